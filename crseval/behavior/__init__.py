@@ -1,0 +1,1 @@
+"""Behavior alignment: recommendation strategies of a CRS compared with a human recommender's."""

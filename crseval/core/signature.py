@@ -1,0 +1,89 @@
+"""Reproducibility signatures (the sacreBLEU idea): everything that determines a number, in one line.
+
+Two runs with the same signature must give the same numbers. Secrets never enter a signature:
+:func:`make_signature` refuses keys that look like credentials.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+from crseval import __version__
+
+_SECRET_WORDS = ("api_key", "apikey", "token", "secret", "password", "authorization")
+
+
+def content_hash(paths: Iterable[str | Path] | bytes | str, length: int = 12) -> str:
+    """sha256 of file contents (in the order given) or of bytes/str; a short hex prefix."""
+    h = hashlib.sha256()
+    if isinstance(paths, bytes):
+        h.update(paths)
+    elif isinstance(paths, str) and not Path(paths).exists():
+        h.update(paths.encode())
+    else:
+        for p in ([paths] if isinstance(paths, (str, Path)) else paths):
+            p = Path(p)
+            files = sorted(x for x in p.rglob("*") if x.is_file()) if p.is_dir() else [p]
+            for f in files:
+                h.update(f.name.encode())
+                with open(f, "rb") as fh:
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        h.update(chunk)
+    return h.hexdigest()[:length]
+
+
+def stable_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def prompt_hash(*parts: Any) -> str:
+    return content_hash(stable_json(parts).encode(), 10)
+
+
+@lru_cache(maxsize=1)
+def git_describe() -> str:
+    """``git describe`` of the checkout crseval runs from, or 'unknown' outside a git checkout."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--tags"],
+                             capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def make_signature(**fields: Any) -> dict[str, Any]:
+    """A signature dict: crseval version and git describe, then the given fields (dataset, llm, metric …)."""
+    for key in _walk_keys(fields):
+        if any(w in key.lower() for w in _SECRET_WORDS):
+            raise ValueError(f"refusing to put {key!r} into a signature (secrets never enter signatures)")
+    return {"crseval": __version__, "git": git_describe(), **fields}
+
+
+def _walk_keys(obj: Any) -> Iterable[str]:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield str(k)
+            yield from _walk_keys(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _walk_keys(v)
+
+
+def format_signature(sig: dict[str, Any]) -> str:
+    """One line: ``crseval:0.1.0|git:abc123|data:inspired@1f2e…|llm:llamacpp/qwen…|T:0|seed:0``."""
+
+    def flat(prefix: str, obj: Any) -> Iterable[str]:
+        if isinstance(obj, dict):
+            for k in obj:
+                yield from flat(f"{prefix}.{k}" if prefix else str(k), obj[k])
+        elif isinstance(obj, (list, tuple)):
+            yield f"{prefix}:{','.join(map(str, obj))}"
+        else:
+            yield f"{prefix}:{obj}"
+
+    return "|".join(flat("", sig))

@@ -1,0 +1,61 @@
+"""The only package that talks to models. ``make_client(LLMConfig(...))`` gives an :class:`LLMClient`."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from crseval.llm.base import Backend, ChatRequest, ChatResponse, Message
+from crseval.llm.cache import ResponseCache
+from crseval.llm.client import CallResult, LLMClient, RatingResult, SchedulerConfig, StructuredResult
+
+
+class LLMConfig(BaseModel):
+    """Which model to use and how to call it. API keys are never part of a config: set the
+    environment variable named by ``api_key_env``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["llamacpp", "openai", "scripted"] = "llamacpp"
+    model: str | None = Field(None, description="llamacpp: embedded model name or .gguf path; openai: model name")
+    base_url: str = "http://127.0.0.1:8000/v1"
+    api_key_env: str | None = "OPENAI_API_KEY"
+    json_mode: Literal["json_schema", "json_object", "none"] = "json_schema"
+    logprobs: bool = True
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(256, ge=1, le=32768)
+    seed: int = 0
+    concurrency: int | None = Field(None, ge=1, le=256)
+    workers: int = Field(1, ge=1, le=64, description="llamacpp: model processes")
+    n_ctx: int = Field(4096, ge=256)
+    timeout_s: float = Field(300.0, gt=0)
+    max_retries: int = Field(4, ge=0, le=20)
+
+    def signature(self) -> dict:
+        return {"backend": self.backend, "model": self.model or "default", "T": self.temperature, "seed": self.seed}
+
+
+def make_backend(config: LLMConfig) -> Backend:
+    if config.backend == "llamacpp":
+        from crseval.llm.llamacpp import LlamaCppBackend
+        return LlamaCppBackend(config.model, n_ctx=config.n_ctx, workers=config.workers)
+    if config.backend == "openai":
+        from crseval.llm.openai_compat import OpenAIBackend
+        return OpenAIBackend(config.model or "default", config.base_url, api_key_env=config.api_key_env,
+                             max_concurrency=config.concurrency or 4, json_mode=config.json_mode,
+                             logprobs=config.logprobs)
+    from crseval.llm.scripted import ScriptedBackend
+    return ScriptedBackend(model=config.model or "scripted")
+
+
+def make_client(config: LLMConfig, cache_path: str | Path | None = None, backend: Backend | None = None) -> LLMClient:
+    """A client for ``config``; responses are cached in ``cache_path`` (SQLite) when given."""
+    scheduler = SchedulerConfig(max_concurrency=config.concurrency, timeout_s=config.timeout_s,
+                                max_retries=config.max_retries)
+    return LLMClient(backend or make_backend(config), ResponseCache(cache_path) if cache_path else None,
+                     scheduler, seed=config.seed)
+
+
+__all__ = ["LLMConfig", "LLMClient", "ChatRequest", "ChatResponse", "Message", "ResponseCache", "CallResult",
+           "RatingResult", "StructuredResult", "SchedulerConfig", "make_backend", "make_client"]

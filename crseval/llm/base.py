@@ -1,0 +1,89 @@
+"""The Backend protocol and the request/response types every backend speaks.
+
+Only ``crseval.llm`` talks to models. A backend turns one :class:`ChatRequest` into one
+:class:`ChatResponse` or raises :class:`~crseval.core.errors.BackendError` (``transient=True`` for
+errors worth retrying: timeouts, 429, 5xx, dropped connections). Caching, concurrency, retries and
+parsing live in :mod:`crseval.llm.client`, the same for every backend.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from crseval.core.signature import stable_json
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat completion. ``json_schema`` asks for schema-constrained JSON, ``grammar`` for a GBNF
+    grammar (llama.cpp only). ``choices`` asks for the probability of each listed single-token answer
+    at the first generated position (e.g. the digits of a rating scale)."""
+
+    messages: tuple[Message, ...]
+    temperature: float = 0.0
+    max_tokens: int = 256
+    seed: int | None = 0
+    stop: tuple[str, ...] = ()
+    json_schema: dict[str, Any] | None = field(default=None, hash=False)
+    grammar: str | None = None
+    choices: tuple[str, ...] = ()
+
+    @classmethod
+    def chat(cls, user: str, system: str | None = None, **kw: Any) -> "ChatRequest":
+        msgs = ((Message("system", system),) if system else ()) + (Message("user", user),)
+        return cls(msgs, **kw)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["messages"] = [asdict(m) for m in self.messages]
+        return d
+
+    def cache_key(self, backend_identity: dict[str, Any]) -> str:
+        """Content address: backend identity (never secrets) + everything that shapes the output."""
+        return hashlib.sha256(stable_json({"backend": backend_identity, "request": self.to_dict()}).encode()).hexdigest()
+
+
+@dataclass
+class ChatResponse:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    finish_reason: str = "stop"
+    choice_probs: dict[str, float] | None = None
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "cached"}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], cached: bool = False) -> "ChatResponse":
+        return cls(**{**d, "cached": cached})
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What a model backend must offer."""
+
+    name: str
+    model: str
+    max_concurrency: int
+    supports_choice_probs: bool
+    supports_json_schema: bool
+
+    def identity(self) -> dict[str, Any]:
+        """What identifies the model for caches and signatures (never an API key)."""
+        ...
+
+    def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        ...
+
+    def close(self) -> None:
+        ...
