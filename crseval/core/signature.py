@@ -29,7 +29,8 @@ def content_hash(paths: Iterable[str | Path] | bytes | str, length: int = 12) ->
             p = Path(p)
             files = sorted(x for x in p.rglob("*") if x.is_file()) if p.is_dir() else [p]
             for f in files:
-                h.update(f.name.encode())
+                if p.is_dir():  # inside a folder, names are content too
+                    h.update(str(f.relative_to(p)).encode())
                 with open(f, "rb") as fh:
                     for chunk in iter(lambda: fh.read(1 << 20), b""):
                         h.update(chunk)

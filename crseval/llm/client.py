@@ -107,7 +107,10 @@ class LLMClient:
             raise BackendError(f"LLM call failed after {result.attempts} attempt(s): {result.error}")
         return result.response
 
-    def try_complete(self, request: ChatRequest) -> CallResult:
+    def try_complete(self, request: ChatRequest,
+                     accept: Callable[[ChatResponse], bool] | None = None) -> CallResult:
+        """One call through cache and scheduler. A response that ``accept`` rejects (empty, unparseable)
+        is returned but not cached, so asking again really asks the model again."""
         key = request.cache_key(self.backend.identity()) if self.cache is not None else None
         if key is not None:
             hit = self.cache.get(key)
@@ -133,19 +136,20 @@ class LLMClient:
                 time.sleep(self._backoff(attempt, e.retry_after))
                 continue
             self._count(prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens)
-            if key is not None:
+            if key is not None and (accept is None or accept(response)):
                 self.cache.put(key, response)
             return CallResult(response, attempts=attempts)
         self._count(failures=1)
         return CallResult(None, last_error, attempts)
 
-    def map(self, requests: Sequence[ChatRequest], fn: Callable[[ChatRequest], Any] | None = None,
+    def map(self, items: Sequence[Any], fn: Callable[[Any], Any] | None = None,
             progress: Callable[[int], None] | None = None) -> list[Any]:
-        """Run ``fn`` (default :meth:`try_complete`) over requests concurrently, results in order."""
+        """Run ``fn`` (default :meth:`try_complete`) over items with as many threads as the backend
+        allows in flight (the semaphore still bounds real requests); results come back in order."""
         fn = fn or self.try_complete
-        out: list[Any] = [None] * len(requests)
+        out: list[Any] = [None] * len(items)
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            futures = {pool.submit(fn, r): i for i, r in enumerate(requests)}
+            futures = {pool.submit(fn, r): i for i, r in enumerate(items)}
             for fut in as_completed(futures):
                 out[futures[fut]] = fut.result()
                 if progress:
@@ -159,7 +163,7 @@ class LLMClient:
         req = replace(request, json_schema=schema if self.backend.supports_json_schema else None)
         attempts, raw, error = 0, None, "no attempt made"
         for repair in range(max_repairs + 1):
-            result = self.try_complete(req)
+            result = self.try_complete(req, accept=lambda r: _valid_json(r.text, schema))
             attempts += result.attempts
             if result.response is None:
                 return StructuredResult(None, raw, f"backend: {result.error}", attempts)
@@ -180,28 +184,32 @@ class LLMClient:
         return StructuredResult(None, raw, f"unparseable output: {error}", attempts)
 
     # ---- ratings -----------------------------------------------------------------------------
-    def rate(self, request: ChatRequest, scale: tuple[int, int] = (1, 5), max_repairs: int = 1) -> RatingResult:
+    def rate(self, request: ChatRequest, scale: tuple[int, int] = (1, 5), max_repairs: int = 2) -> RatingResult:
         """A rating on an integer scale. Probability-weighted expected value over the scale's digits
         where the backend exposes next-token probabilities, else one sampled, validated digit."""
         lo, hi = scale
         digits = tuple(str(d) for d in range(lo, hi + 1))
+        attempts = 0
         if self.backend.supports_choice_probs and all(len(d) == 1 for d in digits):
-            res = self.try_complete(replace(request, choices=digits, max_tokens=1))
-            if res.response is None:
-                return RatingResult(None, "expected", error=f"backend: {res.error}", attempts=res.attempts)
-            probs = res.response.choice_probs
-            if probs:
-                total = sum(probs.get(d, 0.0) for d in digits)
+            choice_req = replace(request, choices=digits, max_tokens=1)
+            for repair in range(max_repairs + 1):  # an empty or probability-less answer is asked again
+                res = self.try_complete(choice_req, accept=lambda r: _mass(r.choice_probs, digits) > 0)
+                attempts += res.attempts
+                if res.response is None:
+                    return RatingResult(None, "expected", error=f"backend: {res.error}", attempts=attempts)
+                total = _mass(res.response.choice_probs, digits)
                 if total > 0:
-                    norm = {d: probs.get(d, 0.0) / total for d in digits}
+                    norm = {d: res.response.choice_probs.get(d, 0.0) / total for d in digits}
                     return RatingResult(sum(int(d) * p for d, p in norm.items()), "expected", norm,
-                                        res.response.text, None, res.attempts)
-            # the server gave no probabilities: fall through to a sampled digit
+                                        res.response.text, None, attempts)
+                if repair < max_repairs:
+                    self._count(repairs=1)
+            # the server never gave probabilities: fall through to a sampled digit
         grammar = f"root ::= [{lo}-{hi}]" if hi < 10 else None
         req = replace(request, grammar=grammar, max_tokens=max(request.max_tokens, 4) if grammar is None else 2)
-        attempts, raw = 0, None
+        raw = None
         for repair in range(max_repairs + 1):
-            res = self.try_complete(req)
+            res = self.try_complete(req, accept=lambda r: parse_rating(r.text, scale) is not None)
             attempts += res.attempts
             if res.response is None:
                 return RatingResult(None, "sampled", error=f"backend: {res.error}", attempts=attempts)
@@ -234,6 +242,18 @@ class LLMClient:
         self.backend.close()
         if self.cache is not None:
             self.cache.close()
+
+
+def _mass(probs: dict[str, float] | None, digits: tuple[str, ...]) -> float:
+    return sum(probs.get(d, 0.0) for d in digits) if probs else 0.0
+
+
+def _valid_json(text: str, schema: dict[str, Any]) -> bool:
+    try:
+        jsonschema.validate(parse_json(text), schema)
+        return True
+    except (ValueError, jsonschema.ValidationError):
+        return False
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)

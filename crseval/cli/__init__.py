@@ -1,0 +1,1 @@
+"""The ``crseval`` command line (typer + rich)."""

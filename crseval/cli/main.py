@@ -1,0 +1,149 @@
+"""crseval — evaluate conversational recommender systems beyond accuracy.
+
+Every command prints a result table (or json, csv, markdown, latex with --format) followed by its
+reproducibility signature. Bad input ends with one line naming the file, line and field — no traceback.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from crseval.cli.output import Format, console, emit, err_console
+from crseval.core.errors import CrsevalError
+
+app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, rich_markup_mode="rich")
+data_app = typer.Typer(help="Inspect datasets: counts, loader notes and a sample.", no_args_is_help=True)
+llm_app = typer.Typer(help="Talk to the configured LLM backend.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+app.add_typer(llm_app, name="llm")
+
+BACKEND_HELP = "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
+
+
+def _llm_config(backend: str, model: Optional[str], base_url: Optional[str], temperature: float = 0.0,
+                config: Optional[Path] = None):
+    from crseval.core.config import load_config, validate
+    from crseval.llm import LLMConfig
+    if config is not None:
+        return load_config(config, LLMConfig)
+    values = {"backend": backend, "model": model, "temperature": temperature}
+    if base_url:
+        values["base_url"] = base_url
+    return validate(LLMConfig, values)
+
+
+@app.command()
+def demo(
+    out: Path = typer.Option(Path("runs/demo"), help="Run directory (an interrupted demo resumes here)."),
+    backend: str = typer.Option("llamacpp", help=BACKEND_HELP),
+    model: Optional[str] = typer.Option(None, help="Model name or .gguf path (default: the embedded Qwen2.5 1.5B)."),
+    base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
+    fresh: bool = typer.Option(False, help="Delete the run directory first instead of resuming."),
+) -> None:
+    """Run the main job on the bundled sample data and the embedded LLM; print the report path."""
+    from crseval.cli.progress import progress_bars
+    from crseval.demo import DemoConfig, run_demo
+    t0 = time.perf_counter()
+    cfg = DemoConfig(llm=_llm_config(backend, model, base_url))
+    with progress_bars() as bars:
+        report = run_demo(cfg, out, fresh=fresh, progress=bars)
+    console.print(f"demo finished in {time.perf_counter() - t0:.1f} s")
+    console.print(f"report: [bold]{report}[/bold]")
+
+
+@app.command()
+def report(run_dir: Path = typer.Argument(..., help="A run directory written by crseval.")) -> None:
+    """(Re)write RUN_DIR/report.html from the run's tables, figures and records."""
+    from crseval.report import write_report
+    if not run_dir.is_dir():
+        raise CrsevalError("run directory not found", file=run_dir)
+    console.print(f"report: [bold]{write_report(run_dir)}[/bold]")
+
+
+@data_app.command("list")
+def data_list(fmt: Format = typer.Option(Format.table, "--format", help="Output format.")) -> None:
+    """List the dataset loaders and the path each expects."""
+    import pandas as pd
+
+    from crseval.data import DATASETS
+    emit(pd.DataFrame([{"name": s.name, "description": s.description, "path (under ../shared/data)": s.default_path}
+                       for s in DATASETS.values()]), fmt, title="datasets")
+
+
+@data_app.command("inspect")
+def data_inspect(
+    name: str = typer.Argument(..., help="Dataset name (see `crseval data list`)."),
+    path: Optional[Path] = typer.Argument(None, help="File or folder of the dataset (not needed for 'sample')."),
+    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+    n: int = typer.Option(1, help="How many records to preview."),
+) -> None:
+    """Load a dataset and print its counts, what the loader repaired or filtered, and a sample."""
+    from crseval.data import load_dataset
+    ds = load_dataset(name, path)
+    summary = ds.summary()
+    notes = getattr(getattr(ds, "info", None), "notes", [])
+    if fmt is Format.json:
+        emit({"summary": summary, "notes": notes}, fmt)
+        return
+    emit(summary, fmt, title=f"{name}: summary")
+    for note in notes:
+        err_console.print(f"[yellow]note:[/yellow] {note}")
+    if fmt is Format.table:
+        console.print(ds.preview(n))
+
+
+@llm_app.command("chat")
+def llm_chat(
+    prompt: str = typer.Argument(..., help="The user message."),
+    system: Optional[str] = typer.Option(None, help="Optional system message."),
+    backend: str = typer.Option("llamacpp", help=BACKEND_HELP),
+    model: Optional[str] = typer.Option(None, help="Model name or .gguf path."),
+    base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
+    config: Optional[Path] = typer.Option(None, help="TOML file with an LLM config (overrides the options)."),
+    temperature: float = typer.Option(0.0, help="Sampling temperature."),
+    max_tokens: int = typer.Option(256, help="Most tokens to generate."),
+    cache: Path = typer.Option(Path("runs/llm_chat_cache.sqlite"), help="Response cache (SQLite)."),
+    rate: bool = typer.Option(False, help="Ask for a 1–5 rating instead of text (probability-weighted)."),
+    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+) -> None:
+    """Send one prompt through the configured backend; show cache hit/miss, tokens and latency."""
+    from crseval.llm import ChatRequest, make_client
+    cfg = _llm_config(backend, model, base_url, temperature, config)
+    client = make_client(cfg, cache)
+    try:
+        req = ChatRequest.chat(prompt, system=system, temperature=cfg.temperature, max_tokens=max_tokens,
+                               seed=cfg.seed)
+        t0 = time.perf_counter()
+        if rate:
+            res = client.rate(req)
+            if res.value is None:
+                raise CrsevalError(f"no rating: {res.error}")
+            text, extra = f"{res.value:.3f}", {"method": res.method, "probs": res.probs}
+        else:
+            r = client.complete(req)
+            text, extra = r.text, {"prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens}
+        s = client.stats
+        emit({"reply": text, "cache": "hit" if s.cache_hits else "miss", **extra,
+              "latency_s": round(time.perf_counter() - t0, 3), "backend": cfg.backend,
+              "model": client.identity().get("model")}, fmt, title="llm chat")
+    finally:
+        client.close()
+
+
+def main() -> None:
+    try:
+        app()
+    except CrsevalError as e:
+        err_console.print(f"[bold red]error:[/bold red] {e}", soft_wrap=True, highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted — completed records are kept; run the same command again to resume")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""TOML configs validated by pydantic; a bad value becomes a CrsevalError naming the key and the
+allowed values, never a pydantic traceback."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from crseval.core.errors import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = None) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        ctx = err.get("ctx") or {}
+        expected = ctx.get("expected")
+        if err["type"] == "extra_forbidden":
+            allowed = _allowed_keys(model, err["loc"][:-1])
+            raise ConfigError(f"unknown key {key!r}", file=file, field=key,
+                              expected="one of " + ", ".join(allowed) if allowed else None,
+                              fix="API keys never go in a config: set the environment variable named by api_key_env"
+                              if "key" in key.lower() else None) from None
+        raise ConfigError(f"{err['msg']} (got {err.get('input')!r})", file=file, field=key,
+                          expected=str(expected) if expected else None) from None
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple) -> list[str]:
+    for part in loc:
+        field = model.model_fields.get(str(part))
+        ann = getattr(field, "annotation", None) if field else None
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+        else:
+            return []
+    return list(model.model_fields)
+
+
+def load_config(path: str | Path, model: type[M]) -> M:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("config file not found", file=p) from None
+    except UnicodeDecodeError:
+        raise ConfigError("config is not UTF-8 text", file=p) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"at line (\d+)", str(e))
+        raise ConfigError(f"invalid TOML: {e}", file=p, line=int(m.group(1)) if m else None) from None
+    return validate(model, data, file=p)

@@ -1,0 +1,96 @@
+"""The main job on embedded defaults: bundled sample data + the embedded LLM → a run directory and
+its report. It grows with each capability; every step is resumable and cached."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict
+from scipy import stats
+
+from crseval.core.signature import make_signature
+from crseval.data import load_dataset
+from crseval.judge.job import judge_dialogues
+from crseval.judge.rubric import RUBRICS
+from crseval.llm import LLMConfig, make_client
+from crseval.report import write_report
+from crseval.report.plots import OKABE_ITO, bar_with_ci
+from crseval.runs import RunStore
+from crseval.stats.bootstrap import bootstrap_ci
+
+ProgressFactory = Callable[[str, int], Callable[[int], None]]
+
+
+class DemoConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    llm: LLMConfig = LLMConfig()
+    seed: int = 0
+
+
+def _no_progress(_: str, __: int) -> Callable[[int], None]:
+    return lambda n: None
+
+
+def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool = False,
+             progress: ProgressFactory = _no_progress) -> Path:
+    """Run the demo into ``out`` (resuming what is already there) and return the report path."""
+    out = Path(out)
+    if fresh and out.exists():
+        shutil.rmtree(out)
+    sample = load_dataset("sample")
+    store = RunStore(out)
+    store.check_config(config.model_dump(mode="json"))
+    client = make_client(config.llm, store.cache_path)
+    try:
+        rubric = RUBRICS["overall"]
+        store.save_signature(make_signature(
+            data=sample.dialogues.info.signature(),
+            llm={**client.identity(), "T": config.llm.temperature, "seed": config.seed,
+                 "prompt": rubric.prompt_hash()},
+            metric={"judge": f"{rubric.name}(scale={rubric.scale[0]}-{rubric.scale[1]},rating=expected|sampled)"}))
+        dialogues = sample.dialogues.dialogues
+        records = judge_dialogues(dialogues, [rubric], client, store, seed=config.seed,
+                                  progress=progress("LLM judge: rating sample dialogues", len(dialogues)))
+        _judge_tables(store, sample, records)
+        usage = pd.DataFrame([{**client.stats.as_dict(), "backend": client.identity()["backend"],
+                               "model": client.identity()["model"]}])
+        store.write_table("llm_usage", usage)
+    finally:
+        client.close()
+    return write_report(out, "crseval demo")
+
+
+def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
+    human = sample.ratings.dimension("satisfaction").groupby("item")["value"].mean()
+    outcome = {d.id: d.metadata.get("outcome") for d in sample.dialogues}
+    scores = pd.DataFrame([{"dialogue": r["dialogue"], "outcome": outcome.get(r["dialogue"]),
+                            "llm_overall": r["score"], "method": r["method"], "error": r["error"] or "",
+                            "human_satisfaction": human.get(r["dialogue"], np.nan)} for r in records])
+    scores = scores.sort_values("dialogue").reset_index(drop=True)
+    store.write_table("judge_scores", scores)
+    ok = scores.dropna(subset=["llm_overall"])
+    rows = []
+    good = ok["outcome"] == "accept_rating_good"
+    for label, grp in [("seeker accepted and liked the movie", ok[good]), ("other outcomes", ok[~good])]:
+        est, lo, hi = bootstrap_ci(grp["llm_overall"])
+        rows.append({"group": label, "n": len(grp), "mean_llm_overall": est, "ci_low": lo, "ci_high": hi})
+    both = ok.dropna(subset=["human_satisfaction"])
+    rho, p = stats.spearmanr(both["llm_overall"], both["human_satisfaction"]) if len(both) > 2 else (np.nan, np.nan)
+    rows.append({"group": f"Spearman rho with human satisfaction (p={p:.3g})", "n": len(both),
+                 "mean_llm_overall": rho, "ci_low": np.nan, "ci_high": np.nan})
+    store.write_table("judge_summary", pd.DataFrame(rows))
+    colors = [OKABE_ITO[0] if o == "accept_rating_good" else OKABE_ITO[5] for o in scores["outcome"]]
+    vals = scores["llm_overall"].fillna(0).tolist()
+    bar_with_ci(scores["dialogue"].tolist(), vals, vals, vals, ylabel="LLM judge score (1–5)",
+                title="Overall score per sample dialogue (red: not accepted-and-liked)",
+                path=store.figure_path("judge_scores"), colors=colors)
+    n_err = int((scores["error"] != "").sum())
+    store.add_section(
+        "LLM judge on the sample dialogues",
+        f"Each bundled dialogue was rated 1–5 by the configured LLM ({len(scores)} ratings, {n_err} failed and "
+        f"recorded). Ratings are probability-weighted over the digits 1–5 where the backend exposes next-token "
+        f"probabilities (method 'expected'), otherwise one sampled digit (method 'sampled').",
+        tables=["judge_summary", "judge_scores"], figures=["judge_scores"])

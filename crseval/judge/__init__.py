@@ -1,0 +1,1 @@
+"""LLM judges: rubric prompts over delimited transcripts, ratings through crseval.llm."""

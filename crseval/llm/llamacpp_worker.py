@@ -1,0 +1,109 @@
+"""One llama.cpp model in its own process, speaking JSON lines on stdin/stdout.
+
+Started by :class:`crseval.llm.llamacpp.LlamaCppBackend` as ``python -m crseval.llm.llamacpp_worker
+CONFIG_JSON``: a fresh interpreter (no fork after loading — that deadlocks in OpenMP — and no
+re-import of the caller's ``__main__`` as multiprocessing's spawn would do). It prints
+``{"ready": true}`` once the model is loaded, then answers one request line with one response line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+_LLM: Any = None
+_FORMATTER: Any = None
+
+
+def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None:
+    global _LLM, _FORMATTER
+    from llama_cpp import Llama
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    _LLM = Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False,
+                 chat_format=chat_format, seed=0)
+    template = _LLM.metadata.get("tokenizer.chat_template")
+    if template and chat_format is None:
+        def text(tok: int) -> str:
+            return _LLM._model.token_get_text(tok) if tok >= 0 else ""
+        _FORMATTER = Jinja2ChatFormatter(template=template, eos_token=text(_LLM.token_eos()),
+                                         bos_token=text(_LLM.token_bos()))
+
+
+def choice_probs(messages: list[dict[str, str]], choices: list[str]) -> tuple[dict[str, float], int]:
+    """Next-token probabilities of single-token ``choices`` after the chat prompt: the prompt is
+    evaluated once (reusing the KV cache of the prefix shared with the previous prompt) and the
+    last position's logits are soft-maxed — no sampling, no per-position logits."""
+    import numpy as np
+
+    llm = _LLM
+    if _FORMATTER is None:
+        raise ValueError("this model has no chat template; choice probabilities need one")
+    prompt = _FORMATTER(messages=messages).prompt
+    tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+    if len(tokens) >= llm.n_ctx():
+        raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context of {llm.n_ctx()}")
+    prev = llm.input_ids[: llm.n_tokens].tolist()
+    common = 0
+    for a, b in zip(prev, tokens):
+        if a != b:
+            break
+        common += 1
+    llm.n_tokens = min(common, len(tokens) - 1)
+    llm.eval(tokens[llm.n_tokens:])
+    # without logits_all, llama.cpp keeps only the last position's logits in the context
+    logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    out = {}
+    for c in choices:
+        ids = llm.tokenize(c.encode("utf-8"), add_bos=False, special=False)
+        out[c] = float(probs[ids[0]]) if ids else 0.0
+    return out, len(tokens)
+
+
+def complete(req: dict[str, Any]) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    messages = req["messages"]
+    if req["choices"]:
+        probs, n_prompt = choice_probs(messages, req["choices"])
+        return {"text": max(probs, key=probs.get), "prompt_tokens": n_prompt, "completion_tokens": 1,
+                "latency_s": time.perf_counter() - t0, "finish_reason": "choices", "choice_probs": probs}
+    kwargs: dict[str, Any] = {"messages": messages, "temperature": req["temperature"],
+                              "max_tokens": req["max_tokens"], "stop": req["stop"] or None}
+    if req["seed"] is not None:
+        kwargs["seed"] = req["seed"]
+    if req["json_schema"] is not None:
+        kwargs["response_format"] = {"type": "json_object", "schema": req["json_schema"]}
+    elif req["grammar"]:
+        from llama_cpp import LlamaGrammar
+        kwargs["grammar"] = LlamaGrammar.from_string(req["grammar"], verbose=False)
+    out = _LLM.create_chat_completion(**kwargs)
+    usage = out.get("usage") or {}
+    choice = out["choices"][0]
+    return {"text": choice["message"].get("content") or "", "prompt_tokens": usage.get("prompt_tokens", 0),
+            "completion_tokens": usage.get("completion_tokens", 0), "latency_s": time.perf_counter() - t0,
+            "finish_reason": choice.get("finish_reason") or "stop", "choice_probs": None}
+
+
+def main() -> None:
+    # the protocol owns the real stdout; anything else printed goes to stderr
+    proto = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1, encoding="utf-8")
+    sys.stdout = sys.stderr
+    cfg = json.loads(sys.argv[1])
+    load(cfg["path"], cfg["n_ctx"], cfg["n_threads"], cfg.get("chat_format"))
+    proto.write(json.dumps({"ready": True}) + "\n")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            reply = {"ok": complete(json.loads(line))}
+        except Exception as e:  # reported to the parent, which decides what is transient
+            reply = {"error": f"{type(e).__name__}: {e}"}
+        proto.write(json.dumps(reply) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""``report.html``: one self-contained file (CSS inline, figures as base64 PNG, no scripts, no
+network requests) built from a run directory. Every string from data — dialogue text, ids, config
+values — goes through ``html.escape``, so hostile text renders as text.
+
+Capabilities describe their part of the report with :meth:`RunStore.add_section` (title, text,
+tables, figures); tables and figures no section names are listed at the end.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from crseval.runs.store import RunStore
+
+MAX_ROWS = 60
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222;
+padding:0 1rem;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;border-bottom:2px solid #0072B2;padding-bottom:.2rem;
+margin-top:2rem}code,.sig{font-family:ui-monospace,Menlo,monospace;font-size:.85rem}
+.sig{background:#f4f6f8;padding:.6rem;border-radius:4px;word-break:break-all}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;
+text-align:left;vertical-align:top}th{background:#eef2f6}tr:nth-child(even) td{background:#fafbfc}
+td.num{text-align:right;font-variant-numeric:tabular-nums}details{margin:.5rem 0}summary{cursor:pointer;
+font-weight:600}img{max-width:100%;border:1px solid #eee;margin:.5rem 0}.warn{color:#b35900}.muted{color:#666}
+"""
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
+    shown = df.head(max_rows)
+    head = "".join(f"<th>{esc(c)}</th>" for c in shown.columns)
+    rows = []
+    for rec in shown.itertuples(index=False):
+        cells = []
+        for v in rec:
+            if isinstance(v, float):
+                cells.append(f'<td class="num">{esc(f"{v:.4g}")}</td>')
+            elif isinstance(v, int) and not isinstance(v, bool):
+                cells.append(f'<td class="num">{v}</td>')
+            else:
+                cells.append(f"<td>{esc('' if v is None or (isinstance(v, float) and v != v) else v)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    more = (f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>' if len(df) > max_rows else "")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+
+
+def _figure(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode()
+    return f'<figure><img alt="{esc(path.stem)}" src="data:image/png;base64,{data}"><figcaption class="muted">' \
+           f'{esc(path.name)}</figcaption></figure>'
+
+
+def _table_block(store: RunStore, name: str, open_: bool) -> str:
+    path = store.path("tables", f"{name}.csv")
+    if not path.exists():
+        return f'<p class="warn">table {esc(name)} is missing</p>'
+    df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    return (f"<details{' open' if open_ else ''}><summary>{esc(name)} ({len(df)} rows)</summary>"
+            f"{html_table(df)}</details>")
+
+
+def write_report(run_dir: str | Path, title: str = "crseval report") -> Path:
+    store = RunStore(run_dir)
+    parts = [f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.root.name)}</code>, "
+             f"report written {esc(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>"]
+    sig_path = store.path("signature.json")
+    if sig_path.exists():
+        sig = json.loads(sig_path.read_text(encoding="utf-8"))
+        parts.append(f"<h2>Signature</h2><div class='sig'>{esc(sig.get('line', ''))}</div>")
+    log = store.path("run.log")
+    warnings = [ln for ln in log.read_text(encoding="utf-8").splitlines() if "WARNING" in ln] if log.exists() else []
+    if warnings:
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{esc(w)}</li>" for w in warnings) + "</ul>")
+    used_tables, used_figures = set(), set()
+    for sec in store.sections():
+        parts.append(f"<h2>{esc(sec['title'])}</h2>")
+        if sec.get("text"):
+            parts.append("".join(f"<p>{esc(p)}</p>" for p in str(sec["text"]).split("\n\n")))
+        for fig in sec.get("figures", []):
+            used_figures.add(fig)
+            p = store.figure_path(fig)
+            if p.exists():
+                parts.append(_figure(p))
+        for i, t in enumerate(sec.get("tables", [])):
+            used_tables.add(t)
+            parts.append(_table_block(store, t, open_=i == 0))
+    rest_t = sorted(p.stem for p in store.path("tables").glob("*.csv") if p.stem not in used_tables)
+    rest_f = sorted(p for p in store.path("figures").glob("*.png") if p.stem not in used_figures)
+    if rest_t or rest_f:
+        parts.append("<h2>Other tables and figures</h2>")
+        parts += [_figure(p) for p in rest_f] + [_table_block(store, t, open_=False) for t in rest_t]
+    cfg = store.path("config.json")
+    if cfg.exists():
+        parts.append(f"<h2>Configuration</h2><details><summary>config.json</summary><pre>"
+                     f"{esc(cfg.read_text(encoding='utf-8'))}</pre></details>")
+    doc = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+           f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
+           f"style-src 'unsafe-inline'\"><title>{esc(title)}</title><style>{CSS}</style></head><body>"
+           + "\n".join(parts) + "</body></html>")
+    out = store.path("report.html")
+    out.write_text(doc, encoding="utf-8")
+    return out

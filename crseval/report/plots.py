@@ -1,0 +1,34 @@
+"""One figure style for every plot: colour-blind-safe (Okabe–Ito) palette, labelled axes, CIs drawn."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+
+
+def style() -> None:
+    plt.rcParams.update({
+        "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO), "figure.dpi": 110, "savefig.dpi": 150,
+        "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
+        "font.size": 10, "axes.titlesize": 11, "savefig.bbox": "tight",
+    })
+
+
+def bar_with_ci(labels, values, lower, upper, *, ylabel: str, title: str, path: Path,
+                colors: list[str] | None = None) -> Path:
+    """Bars with asymmetric error bars from (lower, upper) confidence bounds."""
+    style()
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(labels) + 1.5), 3.4))
+    err = [[max(0.0, v - lo) for v, lo in zip(values, lower)], [max(0.0, hi - v) for v, hi in zip(values, upper)]]
+    ax.bar(range(len(labels)), values, color=colors or OKABE_ITO[0], yerr=err, capsize=3, ecolor="#333333")
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,1 @@
+"""Statistics shared by the capabilities (bootstrap CIs, agreement, tests)."""

@@ -1,0 +1,31 @@
+"""Shared fixtures. Real datasets live in ../shared/data next to the project root; tests that need
+them skip with a message when they are absent (they are never committed: licences)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("CRSEVAL_SHARED_DATA", ROOT.parent / "shared" / "data")).resolve()
+
+
+def shared_path(relative: str) -> Path:
+    p = SHARED / relative
+    if not p.exists():
+        pytest.skip(f"shared dataset {relative} not found under {SHARED} (set CRSEVAL_SHARED_DATA); skipping")
+    return p
+
+
+@pytest.fixture
+def shared():
+    return shared_path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    """Keep crseval's model cache where the developer's is (joining 1 GB once is enough), but never
+    let tests write anywhere else in $HOME."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    yield
