@@ -60,6 +60,7 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms delayed-ACK stalls
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -145,3 +146,27 @@ class FakeOpenAIServer:
         finally:
             if self._slots:
                 self._slots.release()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m crseval.llm.fake_server --latency 0.05 --capacity 8``: serve until stdin closes,
+    after printing the base URL on the first line of stdout."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--capacity", type=int, default=None)
+    ap.add_argument("--fault-rate", type=float, default=0.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hang", type=float, default=3.0)
+    a = ap.parse_args(argv)
+    with FakeOpenAIServer(latency_s=a.latency, capacity=a.capacity, fault_rate=a.fault_rate, seed=a.seed,
+                          hang_s=a.hang) as srv:
+        print(srv.base_url, flush=True)
+        sys.stdin.read()  # until the parent closes our stdin
+        print(json.dumps({"requests": srv.requests, "injected": dict(srv.injected)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The command line as a user meets it: subprocess runs of the installed entry point."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def crseval(*args, check=True):
+    out = subprocess.run([sys.executable, "-m", "crseval.cli.main", *args], capture_output=True, text=True,
+                         timeout=300, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(__import__("pathlib").Path.home())})
+    if check:
+        assert out.returncode == 0, out.stderr[-2000:]
+    return out
+
+
+def test_data_inspect_sample_json():
+    out = crseval("data", "inspect", "sample", "--format", "json")
+    data = json.loads(out.stdout)
+    assert data["summary"]["dialogues"]["dialogues"] == 8 and data["summary"]["movies"]["items"] == 36
+
+
+def test_data_inspect_real_file_prints_counts_and_notes(shared):
+    out = crseval("data", "inspect", "opendialkg-movies", str(shared("opendialkg/opendialkg_movie_data.json")))
+    assert "2164" in out.stdout and "non-genre values" in out.stderr
+
+
+def test_bad_input_is_one_line_not_a_traceback(tmp_path):
+    p = tmp_path / "bad.tsv"
+    p.write_text("dialog_id\tutt_id\tspeaker\tturn_id\ttext\texpert_label\nd1\t1\tRECOMMENDER\t1\thi\tbribery\n")
+    out = crseval("data", "inspect", "inspired", str(p), check=False)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr and "bad.tsv:2" in out.stderr and "expert_label" in out.stderr
+
+
+@pytest.mark.parametrize("fmt,marker", [("csv", "name,description"), ("markdown", "| name |"),
+                                        ("latex", "\\begin{tabular}")])
+def test_machine_readable_formats(fmt, marker):
+    assert marker in crseval("data", "list", "--format", fmt).stdout
+
+
+def test_llm_chat_shows_cache_hit_on_repeat(tmp_path):
+    args = ["llm", "chat", "hello there", "--backend", "scripted", "--cache", str(tmp_path / "c.sqlite"),
+            "--format", "json"]
+    first, second = json.loads(crseval(*args).stdout), json.loads(crseval(*args).stdout)
+    assert first["cache"] == "miss" and second["cache"] == "hit" and first["reply"] == second["reply"]
+
+
+def test_demo_with_scripted_backend_writes_a_report(tmp_path):
+    out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"))
+    assert "report:" in out.stdout
+    run = tmp_path / "demo"
+    for f in ["report.html", "signature.json", "config.json", "records/judgments.jsonl",
+              "tables/judge_scores.csv", "tables/judge_scores.parquet", "figures/judge_scores.png"]:
+        assert (run / f).exists(), f
+    # a second run resumes: nothing new is asked of the model
+    crseval("demo", "--backend", "scripted", "--out", str(run))
+    assert len((run / "records" / "judgments.jsonl").read_text().splitlines()) == 8
+    usage = (run / "tables" / "llm_usage.csv").read_text()
+    assert usage.splitlines()[1].startswith("0,")  # zero requests on the resumed run

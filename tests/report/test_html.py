@@ -1,0 +1,27 @@
+import re
+
+import pandas as pd
+
+from crseval.report.html import write_report
+from crseval.runs import RunStore
+
+HOSTILE = '<script>document.title="pwned"</script><img src=x onerror=alert(1)>'
+
+
+def test_report_escapes_data_and_is_self_contained(tmp_path):
+    s = RunStore(tmp_path / "run")
+    s.write_table("dialogue_turns", pd.DataFrame({"text": [HOSTILE, "fine & dandy"], "score": [1.5, 2.0]}))
+    s.add_section("Section " + HOSTILE, "text " + HOSTILE, tables=["dialogue_turns"])
+    s.save_signature({"crseval": "0", "data": HOSTILE})
+    html = write_report(s.root).read_text()
+    assert "<script" not in html and "onerror=alert" not in html.replace("onerror=alert(1)&gt;", "")
+    assert "&lt;script&gt;" in html and "fine &amp; dandy" in html
+    assert not re.search(r"""(src|href)=["']?https?://""", html)  # no network requests
+    assert "Content-Security-Policy" in html
+
+
+def test_long_tables_are_paged(tmp_path):
+    s = RunStore(tmp_path / "run")
+    s.write_table("big", pd.DataFrame({"i": range(500)}))
+    html = write_report(s.root).read_text()
+    assert "440 more rows" in html and html.count("<tr>") < 100
