@@ -1,0 +1,1 @@
+"""Reliability of judgments: ICC, crossed random-effects REML, Krippendorff's alpha, power, structure."""

@@ -1,0 +1,184 @@
+"""A run is a directory: config, signature, append-only JSONL records, LLM cache, tables, figures, report.
+
+Records are written one JSON line at a time and flushed, so a killed process loses at most the line
+it was writing. On reopening, a torn trailing line (no newline, or not valid JSON) is *reported*
+(``store.repairs``, a warning in ``run.log``) and cut off; every complete record is kept exactly once,
+keyed by its ``key`` field, so a resumed job skips what is done. A corrupt line that is not the last
+one is not a crash artefact and raises a CrsevalError naming the line.
+
+Everything the store writes stays inside the run directory: names are checked before use.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pandas as pd
+
+from crseval.core.errors import CrsevalError
+from crseval.core.signature import format_signature
+
+LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
+
+
+class RunStore:
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+        for sub in LAYOUT.values():
+            (self.root / sub).mkdir(exist_ok=True)
+        self.repairs: list[str] = []
+        self._lock = threading.Lock()
+        self._files: dict[str, Any] = {}
+        self._keys: dict[str, set[str]] = {}
+
+    # ---- paths -------------------------------------------------------------------------------
+    def path(self, *parts: str) -> Path:
+        """A path inside the run directory; anything that would escape it is refused."""
+        p = self.root.joinpath(*parts).resolve()
+        if p != self.root and self.root not in p.parents:
+            raise CrsevalError(f"path {'/'.join(parts)!r} leaves the run directory {self.root}",
+                               fix="use a plain relative name")
+        return p
+
+    @property
+    def cache_path(self) -> Path:
+        return self.path("llm_cache.sqlite")
+
+    def log(self, message: str) -> None:
+        with open(self.path("run.log"), "a", encoding="utf-8") as fh:
+            fh.write(time.strftime("%Y-%m-%d %H:%M:%S ") + message + "\n")
+
+    # ---- config and signature ----------------------------------------------------------------
+    def write_json(self, name: str, obj: Any) -> Path:
+        p = self.path(name)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+        os.replace(tmp, p)
+        return p
+
+    def read_json(self, name: str) -> Any:
+        p = self.path(name)
+        try:
+            return json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CrsevalError("not found in the run directory", file=p) from None
+        except json.JSONDecodeError as e:
+            raise CrsevalError(f"invalid JSON ({e.msg})", file=p, line=e.lineno) from None
+
+    def save_signature(self, signature: dict[str, Any]) -> None:
+        self.write_json("signature.json", {**signature, "line": format_signature(signature)})
+
+    def check_config(self, config: dict[str, Any]) -> None:
+        """Store the resolved config; when resuming, refuse a different one (numbers would mix)."""
+        p = self.path("config.json")
+        if p.exists():
+            old = self.read_json("config.json")
+            if old != json.loads(json.dumps(config, default=str)):
+                raise CrsevalError("this run directory was started with a different configuration", file=p,
+                                   fix="use a new run directory, or the same configuration to resume")
+        else:
+            self.write_json("config.json", config)
+
+    # ---- records -----------------------------------------------------------------------------
+    def _records_path(self, name: str) -> Path:
+        return self.path(LAYOUT["records"], f"{name}.jsonl")
+
+    def records(self, name: str) -> list[dict[str, Any]]:
+        """All complete records of a stream; repairs a torn trailing line (reported, not silent)."""
+        p = self._records_path(name)
+        if not p.exists():
+            return []
+        data = p.read_bytes()
+        lines = data.split(b"\n")
+        out, offset = [], 0
+        for i, raw in enumerate(lines):
+            is_last = i == len(lines) - 1
+            if is_last and raw == b"":
+                break
+            try:
+                rec = json.loads(raw.decode("utf-8"))
+                if not isinstance(rec, dict):
+                    raise ValueError("not an object")
+                if is_last:  # complete JSON but no newline: the write was cut after the payload
+                    raise ValueError("no trailing newline")
+            except (ValueError, UnicodeDecodeError) as e:
+                if is_last or (i == len(lines) - 2 and lines[-1] == b""):
+                    msg = (f"{p.name}: line {i + 1} was torn by an interrupted write ({e}); "
+                           f"dropped {len(raw)} bytes, the record will be recomputed")
+                    self.repairs.append(msg)
+                    self.log("WARNING " + msg)
+                    with open(p, "r+b") as fh:
+                        fh.truncate(offset)
+                    break
+                raise CrsevalError(f"corrupt record ({e})", file=p, line=i + 1,
+                                   fix="this is not an interrupted write; inspect or remove the line") from None
+            out.append(rec)
+            offset += len(raw) + 1
+        return out
+
+    def done_keys(self, name: str) -> set[str]:
+        with self._lock:
+            if name not in self._keys:
+                self._keys[name] = {str(r.get("key")) for r in self.records(name)}
+            return set(self._keys[name])
+
+    def append(self, name: str, record: dict[str, Any]) -> bool:
+        """Append one record (with a ``key``); returns False (writes nothing) if the key is done."""
+        if "key" not in record:
+            raise ValueError("records need a 'key' field")
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        self.done_keys(name)
+        with self._lock:
+            key = str(record["key"])
+            if key in self._keys[name]:
+                return False
+            fh = self._files.get(name)
+            if fh is None:
+                fh = self._files[name] = open(self._records_path(name), "a", encoding="utf-8")
+            fh.write(line)
+            fh.flush()
+            self._keys[name].add(key)
+        return True
+
+    def iter_records(self, name: str) -> Iterator[dict[str, Any]]:
+        yield from self.records(name)
+
+    # ---- tables ------------------------------------------------------------------------------
+    def write_table(self, name: str, df: pd.DataFrame) -> Path:
+        """CSV and Parquet side by side under tables/."""
+        csv_path = self.path(LAYOUT["tables"], f"{name}.csv")
+        df.to_csv(csv_path, index=False)
+        df.to_parquet(csv_path.with_suffix(".parquet"), index=False)
+        return csv_path
+
+    def read_table(self, name: str) -> pd.DataFrame:
+        return pd.read_csv(self.path(LAYOUT["tables"], f"{name}.csv"))
+
+    def add_section(self, title: str, text: str = "", tables: list[str] = (), figures: list[str] = ()) -> None:
+        """Describe a report section (replaces an earlier section of the same title)."""
+        sections = [s for s in self.sections() if s["title"] != title]
+        sections.append({"title": title, "text": text, "tables": list(tables), "figures": list(figures)})
+        self.write_json("report_sections.json", sections)
+
+    def sections(self) -> list[dict[str, Any]]:
+        return self.read_json("report_sections.json") if self.path("report_sections.json").exists() else []
+
+    def figure_path(self, name: str) -> Path:
+        return self.path(LAYOUT["figures"], f"{name}.png")
+
+    def close(self) -> None:
+        with self._lock:
+            for fh in self._files.values():
+                fh.close()
+            self._files.clear()
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,75 @@
+import json
+
+import pandas as pd
+import pytest
+
+from crseval.core.errors import CrsevalError
+from crseval.runs import RunStore
+
+
+def test_append_is_exactly_once_per_key(tmp_path):
+    s = RunStore(tmp_path / "run")
+    assert s.append("items", {"key": "a", "v": 1})
+    assert not s.append("items", {"key": "a", "v": 2})
+    s.close()
+    s2 = RunStore(tmp_path / "run")
+    assert s2.done_keys("items") == {"a"}
+    assert not s2.append("items", {"key": "a", "v": 3})
+    assert [r["v"] for r in s2.records("items")] == [1]
+
+
+def test_torn_trailing_line_is_reported_and_repaired(tmp_path):
+    s = RunStore(tmp_path / "run")
+    for k in "abc":
+        s.append("items", {"key": k})
+    s.close()
+    p = tmp_path / "run" / "records" / "items.jsonl"
+    p.write_bytes(p.read_bytes() + b'{"key": "d", "val')  # a write cut by kill -9
+    s2 = RunStore(tmp_path / "run")
+    assert [r["key"] for r in s2.records("items")] == ["a", "b", "c"]
+    assert len(s2.repairs) == 1 and "torn" in s2.repairs[0]
+    assert "WARNING" in (tmp_path / "run" / "run.log").read_text()
+    assert p.read_bytes().endswith(b'"c"}\n')  # repaired on disk
+    s2.append("items", {"key": "d"})
+    assert [r["key"] for r in RunStore(tmp_path / "run").records("items")] == ["a", "b", "c", "d"]
+
+
+def test_complete_json_without_newline_counts_as_torn(tmp_path):
+    s = RunStore(tmp_path / "run")
+    p = s.path("records", "items.jsonl")
+    p.write_text('{"key": "a"}\n{"key": "b"}')
+    assert [r["key"] for r in s.records("items")] == ["a"] and s.repairs
+
+
+def test_corruption_in_the_middle_is_an_error_with_the_line(tmp_path):
+    s = RunStore(tmp_path / "run")
+    s.path("records", "items.jsonl").write_text('{"key": "a"}\nGARBAGE\n{"key": "c"}\n')
+    with pytest.raises(CrsevalError) as e:
+        s.records("items")
+    assert e.value.line == 2
+
+
+def test_paths_never_leave_the_run_directory(tmp_path):
+    s = RunStore(tmp_path / "run")
+    with pytest.raises(CrsevalError, match="leaves the run directory"):
+        s.path("..", "elsewhere.txt")
+    with pytest.raises(CrsevalError):
+        s.write_table("../../evil", pd.DataFrame({"a": [1]}))
+
+
+def test_resuming_with_a_different_config_is_refused(tmp_path):
+    s = RunStore(tmp_path / "run")
+    s.check_config({"seed": 1})
+    s.check_config({"seed": 1})
+    with pytest.raises(CrsevalError, match="different configuration"):
+        s.check_config({"seed": 2})
+
+
+def test_tables_are_written_as_csv_and_parquet(tmp_path):
+    s = RunStore(tmp_path / "run")
+    df = pd.DataFrame({"model": ["a", "b"], "score": [0.5, 0.25]})
+    s.write_table("scores", df)
+    assert pd.read_parquet(tmp_path / "run" / "tables" / "scores.parquet").equals(df)
+    assert s.read_table("scores").equals(df)
+    s.save_signature({"crseval": "x", "data": "d@1"})
+    assert json.loads((tmp_path / "run" / "signature.json").read_text())["line"] == "crseval:x|data:d@1"
