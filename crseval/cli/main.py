@@ -21,6 +21,14 @@ llm_app = typer.Typer(help="Talk to the configured LLM backend.", no_args_is_hel
 app.add_typer(data_app, name="data")
 app.add_typer(llm_app, name="llm")
 
+
+def _register_subcommands() -> None:
+    from crseval.cli import reliability
+    app.add_typer(reliability.app, name="reliability")
+
+
+_register_subcommands()
+
 BACKEND_HELP = "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
 
 

@@ -49,8 +49,8 @@ def emit(data: pd.DataFrame | dict | list, fmt: Format = Format.table, title: st
         print(df.to_latex(index=False, float_format="%.3f", escape=True))
     else:
         table = Table(title=title, show_lines=False)
-        for c in df.columns:
-            table.add_column(str(c), overflow="fold")
+        for i, c in enumerate(df.columns):
+            table.add_column(str(c), no_wrap=i == 0, overflow="ellipsis" if i == 0 else "fold")
         for row in df.itertuples(index=False):
             table.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row])
         console.print(table)

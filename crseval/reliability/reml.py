@@ -14,7 +14,7 @@ gives β, the (spherical) conditional modes and the penalised residual r², and 
 is minimised over λ ≥ 0 (bounded L-BFGS-B from several starts, boundary λ_k = 0 included — the
 boundary is a legitimate answer, not an optimiser failure). Z'Z has diagonal blocks, so ``A`` is
 factorised by eliminating the larger factor's diagonal block and Cholesky-factorising the dense
-Schur complement of the smaller one; the incidence matrix stays sparse. σ²_e = r² / (n − p).
+Schur complement of the smaller one, accumulated from precomputed rater pairs (O(n) per evaluation). σ²_e = r² / (n − p).
 
 Crossed, not nested: each factor has its own levels across the whole data set (a rater keeps one
 effect for every item they rate). Putting the rater component *inside* item groups (statsmodels
@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.linalg import cho_factor, cho_solve
 
@@ -67,8 +66,24 @@ class _Problem:
         self.sums = [np.bincount(c, weights=self.y, minlength=k) for c, k in zip(self.codes, self.sizes)]
         if len(self.names) == 2:
             a, b = self.order
-            self.N = sp.csr_matrix((np.ones(self.n), (self.codes[a], self.codes[b])),
-                                   shape=(self.sizes[a], self.sizes[b]))
+            self.ca, self.cb = self.codes[a], self.codes[b]
+            # N'diag(w)N = Σ_items w_i n_i n_i': precompute every (item, rater j, rater j') triple once,
+            # so each evaluation is one weighted bincount (O(pairs)) instead of a sparse product
+            order = np.argsort(self.ca, kind="stable")
+            ca_s, cb_s = self.ca[order], self.cb[order]
+            starts = np.flatnonzero(np.r_[True, ca_s[1:] != ca_s[:-1]])
+            ends = np.r_[starts[1:], len(ca_s)]
+            sizes = ends - starts
+            if int(np.sum(sizes.astype(np.int64) ** 2)) > 20_000_000:
+                raise ValueError("design too dense for the pairwise Schur complement")
+            pi, pj, pk = [], [], []
+            for s_, e_ in zip(starts, ends):
+                rs = cb_s[s_:e_]
+                pi.append(np.full(len(rs) ** 2, ca_s[s_]))
+                pj.append(np.repeat(rs, len(rs)))
+                pk.append(np.tile(rs, len(rs)))
+            self.pair_item = np.concatenate(pi)
+            self.pair_flat = np.concatenate(pj) * self.sizes[b] + np.concatenate(pk)
 
     def solve(self, lam: np.ndarray):
         """(log|A|, Schur S, β, spherical modes per factor, penalised RSS r²)."""
@@ -84,13 +99,19 @@ class _Problem:
             ia, ib = self.order
             la, lb = lam[ia], lam[ib]
             a1 = 1.0 + la * la * self.counts[ia]
+            qb = self.sizes[ib]
             rhs1 = np.column_stack([la * self.counts[ia], la * self.sums[ia]])
             rhs2 = np.column_stack([lb * self.counts[ib], lb * self.sums[ib]])
-            scaled = sp.diags(1.0 / a1) @ self.N
-            s22 = np.diag(1.0 + lb * lb * self.counts[ib]) - (la * la * lb * lb) * (self.N.T @ scaled).toarray()
+            ntwn = np.bincount(self.pair_flat, weights=(1.0 / a1)[self.pair_item], minlength=qb * qb).reshape(qb, qb)
+            s22 = np.diag(1.0 + lb * lb * self.counts[ib]) - (la * la * lb * lb) * ntwn
             chol = cho_factor(s22, lower=True)
-            x2 = cho_solve(chol, rhs2 - la * lb * (scaled.T @ rhs1))
-            x1 = (rhs1 - la * lb * (self.N @ x2)) / a1[:, None]
+            scaled1 = rhs1 / a1[:, None]                                   # A11⁻¹ rhs1
+            nt_scaled1 = np.column_stack([np.bincount(self.cb, weights=scaled1[self.ca, c], minlength=qb)
+                                          for c in range(2)])               # N' A11⁻¹ rhs1
+            x2 = cho_solve(chol, rhs2 - la * lb * nt_scaled1)
+            n_x2 = np.column_stack([np.bincount(self.ca, weights=x2[self.cb, c], minlength=self.sizes[ia])
+                                    for c in range(2)])                     # N x2
+            x1 = (rhs1 - la * lb * n_x2) / a1[:, None]
             logdet = float(np.sum(np.log(a1)) + 2.0 * np.sum(np.log(np.diag(chol[0]))))
             b = np.concatenate([rhs1[:, 0], rhs2[:, 0]])
             ainv_b = np.concatenate([x1[:, 0], x2[:, 0]])
@@ -115,19 +136,34 @@ class _Problem:
         return logdet + np.log(schur) + dof * (1.0 + np.log(2.0 * np.pi * max(r2, 1e-300) / dof))
 
 
+def _moment_start(prob: _Problem) -> list[float]:
+    """Relative SDs from per-factor one-way ANOVA estimates: a start near the optimum."""
+    total = float(np.var(prob.y, ddof=1))
+    start = []
+    for counts, sums in zip(prob.counts, prob.sums):
+        means = sums / counts
+        between = float(np.sum(counts * (means - prob.y.mean()) ** 2) / max(len(counts) - 1, 1))
+        n0 = (prob.n - np.sum(counts ** 2) / prob.n) / max(len(counts) - 1, 1)
+        within = max(total - (between - total) / max(n0, 1.0), 1e-6 * total)
+        start.append(float(np.sqrt(max((between - within) / max(n0, 1.0), 1e-4 * total) / within)))
+    return start
+
+
 def fit_reml(y, factors: dict[str, np.ndarray], starts: list[list[float]] | None = None) -> RemlFit:
     """REML variance components of ``factors`` (name → level labels, one per observation)."""
     prob = _Problem(np.asarray(y, dtype=float), factors)
     k = len(prob.names)
     if prob.n < 3 or np.ptp(prob.y) == 0:
         raise ValueError("need at least 3 observations with some variation")
-    starts = starts or [[1.0] * k, [0.2] * k]
+    starts = starts or [_moment_start(prob), [1.0] * k]
     best = None
-    for s in starts:
+    for s in starts:  # the second start only matters when the first does not converge
         res = minimize(prob.deviance, np.asarray(s, float), method="L-BFGS-B", bounds=[(0.0, 50.0)] * k,
                        options={"maxiter": 200})
         if best is None or res.fun < best.fun:
             best = res
+        if res.success:
+            break
     lam = np.maximum(best.x, 0.0)
     # the boundary is a candidate in its own right: compare with each component set to exactly 0
     for i in range(k):
