@@ -13,7 +13,7 @@ from scipy import stats
 
 from crseval.core.signature import make_signature
 from crseval.data import load_dataset
-from crseval.judge.job import judge_dialogues
+from crseval.judge.job import Judge, judge_items
 from crseval.judge.rubric import RUBRICS
 from crseval.llm import LLMConfig, make_client
 from crseval.report import write_report
@@ -52,8 +52,8 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
                  "prompt": rubric.prompt_hash()},
             metric={"judge": f"{rubric.name}(scale={rubric.scale[0]}-{rubric.scale[1]},rating=expected|sampled)"}))
         dialogues = sample.dialogues.dialogues
-        records = judge_dialogues(dialogues, [rubric], client, store, seed=config.seed,
-                                  progress=progress("LLM judge: rating sample dialogues", len(dialogues)))
+        records = judge_items([(d.id, d, None) for d in dialogues], [rubric.name], [Judge("judge", client)], store,
+                              seed=config.seed, progress=progress("LLM judge: rating sample dialogues", len(dialogues)))
         _judge_tables(store, sample, records)
         usage = pd.DataFrame([{**client.stats.as_dict(), "backend": client.identity()["backend"],
                                "model": client.identity()["model"]}])
@@ -66,9 +66,9 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
 def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
     human = sample.ratings.dimension("satisfaction").groupby("item")["value"].mean()
     outcome = {d.id: d.metadata.get("outcome") for d in sample.dialogues}
-    scores = pd.DataFrame([{"dialogue": r["dialogue"], "outcome": outcome.get(r["dialogue"]),
+    scores = pd.DataFrame([{"dialogue": r["item"], "outcome": outcome.get(r["item"]),
                             "llm_overall": r["score"], "method": r["method"], "error": r["error"] or "",
-                            "human_satisfaction": human.get(r["dialogue"], np.nan)} for r in records])
+                            "human_satisfaction": human.get(r["item"], np.nan)} for r in records])
     scores = scores.sort_values("dialogue").reset_index(drop=True)
     store.write_table("judge_scores", scores)
     ok = scores.dropna(subset=["llm_overall"])

@@ -23,8 +23,9 @@ app.add_typer(llm_app, name="llm")
 
 
 def _register_subcommands() -> None:
-    from crseval.cli import reliability
+    from crseval.cli import judge, reliability
     app.add_typer(reliability.app, name="reliability")
+    app.add_typer(judge.app, name="judge")
 
 
 _register_subcommands()

@@ -1,31 +1,53 @@
-"""Rate dialogues with rubric judges through the LLM layer, one resumable record per rating."""
+"""Rate items with a panel of LLM judges, one resumable record per (judge, sample, item, aspect)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from crseval.core.types import Dialogue
-from crseval.judge.rubric import Rubric, judge_request
+from crseval.judge.rubric import judge_request, rubric_for
 from crseval.llm.client import LLMClient
 from crseval.runs.store import RunStore
 
+Item = tuple[str, Dialogue, "int | None"]  # (item id, dialogue, index of the judged utterance or None)
 
-def judge_dialogues(dialogues: Sequence[Dialogue], rubrics: Sequence[Rubric], client: LLMClient, store: RunStore,
-                    *, stream: str = "judgments", seed: int = 0, judge: str = "judge",
-                    progress: Callable[[int], None] | None = None) -> list[dict]:
-    """Append one record per (dialogue, rubric) to ``records/<stream>.jsonl``; what a previous,
-    interrupted run already recorded is skipped. A rating that could not be obtained is recorded
-    with its error (score None), never replaced by a default."""
+
+@dataclass
+class Judge:
+    """One panel member: a client plus how many samples it draws per item (temperature > 0 for R > 1)."""
+
+    name: str
+    client: LLMClient
+    samples: int = 1
+    temperature: float = 0.0
+
+
+def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[Judge], store: RunStore, *,
+                stream: str = "judgments", seed: int = 0, progress: Callable[[int], None] | None = None) -> list[dict]:
+    """Append one record per rating to ``records/<stream>.jsonl``; what an interrupted run already
+    recorded is skipped. A rating that could not be obtained is recorded with its error (score None),
+    never replaced by a default."""
     done = store.done_keys(stream)
-    todo = [(d, r) for d in dialogues for r in rubrics if f"{judge}|{d.id}|{r.name}" not in done]
-    if progress and len(todo) < len(dialogues) * len(rubrics):
-        progress(len(dialogues) * len(rubrics) - len(todo))
+    work = [(j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects]
+    todo = [w for w in work if _key(*w) not in done]
+    if progress and len(todo) < len(work):
+        progress(len(work) - len(todo))
 
-    def rate(pair: tuple[Dialogue, Rubric]) -> None:
-        d, r = pair
-        res = client.rate(judge_request(d, r, seed=seed), r.scale)
-        store.append(stream, {"key": f"{judge}|{d.id}|{r.name}", "judge": judge, "dialogue": d.id, "rubric": r.name,
-                              "score": res.value, "method": res.method, "probs": res.probs, "raw": res.raw,
-                              "error": res.error, "attempts": res.attempts})
+    def rate(w) -> None:
+        judge, sample, (item_id, dialogue, target), aspect = w
+        rubric = rubric_for(aspect, turn_level=target is not None)
+        req = judge_request(dialogue, rubric, target=target, temperature=judge.temperature, seed=seed + sample)
+        res = judge.client.rate(req, rubric.scale)
+        store.append(stream, {"key": _key(*w), "judge": judge.name, "sample": sample, "item": item_id,
+                              "aspect": aspect, "score": res.value, "method": res.method, "probs": res.probs,
+                              "raw": res.raw, "error": res.error, "attempts": res.attempts,
+                              "prompt": rubric.prompt_hash()})
 
-    client.map(todo, rate, progress)
+    for judge in judges:  # each judge's own concurrency limit applies to its own calls
+        mine = [w for w in todo if w[0] is judge]
+        judge.client.map(mine, rate, progress)
     return store.records(stream)
+
+
+def _key(judge: Judge, sample: int, item: Item, aspect: str) -> str:
+    return f"{judge.name}|s{sample}|{item[0]}|{aspect}"

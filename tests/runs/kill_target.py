@@ -5,8 +5,7 @@ usage: python kill_target.py RUN_DIR N_DIALOGUES LATENCY_S
 import sys
 
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.judge.job import judge_dialogues
-from crseval.judge.rubric import RUBRICS
+from crseval.judge.job import Judge, judge_items
 from crseval.llm import LLMClient, ResponseCache, SchedulerConfig
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore
@@ -18,6 +17,6 @@ if __name__ == "__main__":
     store = RunStore(run_dir)
     client = LLMClient(ScriptedBackend(latency_s=latency, max_concurrency=4), ResponseCache(store.cache_path),
                        SchedulerConfig())
-    judge_dialogues(dialogues, [RUBRICS["overall"]], client, store)
+    judge_items([(d.id, d, None) for d in dialogues], ["overall"], [Judge("judge", client)], store)
     store.close()
     print("done", len(store.repairs))
