@@ -36,12 +36,13 @@ def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[
     def rate(w) -> None:
         judge, sample, (item_id, dialogue, target), aspect = w
         rubric = rubric_for(aspect, turn_level=target is not None)
-        req = judge_request(dialogue, rubric, target=target, temperature=judge.temperature, seed=seed + sample)
+        req, neutralised = judge_request(dialogue, rubric, target=target, temperature=judge.temperature,
+                                         seed=seed + sample)
         res = judge.client.rate(req, rubric.scale)
         store.append(stream, {"key": _key(*w), "judge": judge.name, "sample": sample, "item": item_id,
                               "aspect": aspect, "score": res.value, "method": res.method, "probs": res.probs,
                               "raw": res.raw, "error": res.error, "attempts": res.attempts,
-                              "prompt": rubric.prompt_hash()})
+                              "prompt": rubric.prompt_hash(), "neutralised": neutralised})
 
     for judge in judges:  # each judge's own concurrency limit applies to its own calls
         mine = [w for w in todo if w[0] is judge]

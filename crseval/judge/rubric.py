@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from crseval.core.signature import prompt_hash
 from crseval.core.types import Dialogue
+from crseval.judge.guard import neutralise
 from crseval.llm.base import ChatRequest
 
 SYSTEM = ("You are a strict, fair evaluator of conversational movie recommenders. You rate the "
@@ -20,6 +21,7 @@ TEMPLATE = ("<transcript>\n{transcript}\n</transcript>\n\n"
             "Rate from {lo} (very poor) to {hi} (excellent). Answer with a single digit.")
 
 TARGET_MARK = ">>> "
+GUARD_VERSION = "guard-1"  # bump when crseval.judge.guard's patterns change (they shape every prompt)
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class Rubric:
     scale: tuple[int, int] = (1, 5)
 
     def prompt_hash(self) -> str:
-        return prompt_hash(SYSTEM, TEMPLATE, TARGET_MARK, self.name, self.question, self.scale)
+        return prompt_hash(SYSTEM, TEMPLATE, TARGET_MARK, self.name, self.question, self.scale, GUARD_VERSION)
 
 
 _QUESTIONS = {
@@ -61,20 +63,25 @@ def rubric_for(aspect: str, turn_level: bool = False) -> Rubric:
 
 
 def transcript(dialogue: Dialogue, target: int | None = None, roles: tuple[str, str] = ("User", "Assistant"),
-               max_chars: int = 6000) -> str:
-    """One JSON-quoted line per utterance; the judged utterance (turn level) is marked with '>>> '.
-    Long transcripts keep their end (where outcomes and the judged turn are)."""
-    lines = []
+               max_chars: int = 6000) -> tuple[str, int]:
+    """(transcript, evaluator-directed spans neutralised). One JSON-quoted line per utterance; the
+    judged utterance (turn level) is marked with '>>> '. Long transcripts keep their end (where
+    outcomes and the judged turn are)."""
+    lines, hits = [], 0
     for i, u in enumerate(dialogue.utterances):
         who = roles[1] if u.role.is_recommender else roles[0]
-        lines.append(f"{TARGET_MARK if i == target else ''}{who}: {json.dumps(u.text, ensure_ascii=False)}")
+        text, n = neutralise(u.text)
+        hits += n
+        lines.append(f"{TARGET_MARK if i == target else ''}{who}: {json.dumps(text, ensure_ascii=False)}")
     text = "\n".join(lines)
-    return text if len(text) <= max_chars else "…\n" + text[-max_chars:]
+    return (text if len(text) <= max_chars else "…\n" + text[-max_chars:]), hits
 
 
 def judge_request(dialogue: Dialogue, rubric: Rubric, *, target: int | None = None, temperature: float = 0.0,
-                  seed: int = 0) -> ChatRequest:
+                  seed: int = 0) -> tuple[ChatRequest, int]:
+    """(request, number of evaluator-directed spans neutralised in the transcript)."""
     lo, hi = rubric.scale
     question = rubric.question + (" (The judged response is the line marked '>>>'.)" if target is not None else "")
-    user = TEMPLATE.format(transcript=transcript(dialogue, target), question=question, lo=lo, hi=hi)
-    return ChatRequest.chat(user, system=SYSTEM, temperature=temperature, seed=seed, max_tokens=4)
+    text, hits = transcript(dialogue, target)
+    user = TEMPLATE.format(transcript=text, question=question, lo=lo, hi=hi)
+    return ChatRequest.chat(user, system=SYSTEM, temperature=temperature, seed=seed, max_tokens=4), hits

@@ -27,7 +27,7 @@ def client(tmp_path_factory):
 
 def test_probability_weighted_judge_separates_good_from_bad_dialogues(client):
     sample = load_dataset("sample").dialogues
-    scores = {d.id: client.rate(judge_request(d, RUBRICS["overall"])) for d in sample}
+    scores = {d.id: client.rate(judge_request(d, RUBRICS["overall"])[0]) for d in sample}
     assert all(r.method == "expected" and 1 <= r.value <= 5 for r in scores.values())
     liked = [scores[d.id].value for d in sample if d.metadata["outcome"] == "accept_rating_good"]
     assert min(liked) > scores["s05"].value  # the recommender that ignores "comedy" and gets rejected
