@@ -17,11 +17,13 @@ from crseval.judge.job import Judge, judge_items
 from crseval.judge.rubric import RUBRICS
 from crseval.llm import LLMConfig, make_client
 from crseval.report import write_report
+from crseval.reliability.analysis import analyze_into, signature_part
 from crseval.report.plots import OKABE_ITO, bar_with_ci
 from crseval.runs import RunStore
 from crseval.stats.bootstrap import bootstrap_ci
 
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
+RELIABILITY_BOOT = 100
 
 
 class DemoConfig(BaseModel):
@@ -47,14 +49,17 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
     try:
         rubric = RUBRICS["overall"]
         store.save_signature(make_signature(
-            data=sample.dialogues.info.signature(),
+            data=f"{sample.dialogues.info.signature()}+{sample.ratings.info.signature()}",
             llm={**client.identity(), "T": config.llm.temperature, "seed": config.seed,
                  "prompt": rubric.prompt_hash()},
-            metric={"judge": f"{rubric.name}(scale={rubric.scale[0]}-{rubric.scale[1]},rating=expected|sampled)"}))
+            metric={"judge": f"{rubric.name}(scale={rubric.scale[0]}-{rubric.scale[1]},rating=expected|sampled)",
+                    "reliability": signature_part(n_boot=RELIABILITY_BOOT, seed=config.seed)}))
         dialogues = sample.dialogues.dialogues
         records = judge_items([(d.id, d, None) for d in dialogues], [rubric.name], [Judge("judge", client)], store,
                               seed=config.seed, progress=progress("LLM judge: rating sample dialogues", len(dialogues)))
         _judge_tables(store, sample, records)
+        analyze_into(store, sample.ratings, n_boot=RELIABILITY_BOOT, seed=config.seed, n_clusters=2,
+                     progress=progress)
         usage = pd.DataFrame([{**client.stats.as_dict(), "backend": client.identity()["backend"],
                                "model": client.identity()["model"]}])
         store.write_table("llm_usage", usage)
@@ -83,8 +88,7 @@ def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
                  "mean_llm_overall": rho, "ci_low": np.nan, "ci_high": np.nan})
     store.write_table("judge_summary", pd.DataFrame(rows))
     colors = [OKABE_ITO[0] if o == "accept_rating_good" else OKABE_ITO[5] for o in scores["outcome"]]
-    vals = scores["llm_overall"].fillna(0).tolist()
-    bar_with_ci(scores["dialogue"].tolist(), vals, vals, vals, ylabel="LLM judge score (1–5)",
+    bar_with_ci(scores["dialogue"].tolist(), scores["llm_overall"].fillna(0).tolist(), ylabel="LLM judge score (1–5)",
                 title="Overall score per sample dialogue (red: not accepted-and-liked)",
                 path=store.figure_path("judge_scores"), colors=colors)
     n_err = int((scores["error"] != "").sum())

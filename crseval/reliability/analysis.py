@@ -76,20 +76,32 @@ def plot_power(path: Path, observed_icc: float, k_values: Sequence[int] = (2, 3,
     return path
 
 
-def analyze(ratings: Ratings, out: str | Path, *, dims: Sequence[str] | None = None, n_boot: int = 200,
-            seed: int = 0, gold_items: list[str] | None = None, min_seconds: float | None = None,
-            time_col: str | None = None, attention_col: str | None = None, drop_flagged: bool = False,
-            n_clusters: int = 3, progress: Callable[[str, int], Callable[[int], None]] | None = None) -> pd.DataFrame:
+def analyze(ratings: Ratings, out: str | Path, **kw) -> pd.DataFrame:
+    """Full analysis into a run directory of its own (signature included); see :func:`analyze_into`."""
     store = RunStore(out)
+    info = getattr(ratings, "info", None)
+    table = analyze_into(store, ratings, **kw)
+    store.save_signature(make_signature(data=info.signature() if info else ratings.name,
+                                        metric={"reliability": signature_part(**kw)}))
+    store.close()
+    return table
+
+
+def signature_part(n_boot: int = 200, seed: int = 0, drop_flagged: bool = False, **_: object) -> str:
+    return (f"icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)|boot:{n_boot}|seed:{seed}"
+            f"|qc:drop_flagged={drop_flagged}")
+
+
+def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | None = None, n_boot: int = 200,
+                 seed: int = 0, gold_items: list[str] | None = None, min_seconds: float | None = None,
+                 time_col: str | None = None, attention_col: str | None = None, drop_flagged: bool = False,
+                 n_clusters: int = 3, progress: Callable[[str, int], Callable[[int], None]] | None = None
+                 ) -> pd.DataFrame:
+    """QC → reliability table → structure → power: tables, figures and a report section in ``store``."""
     qc = quality_control(ratings, gold_items=gold_items, time_col=time_col, min_seconds=min_seconds,
                          attention_col=attention_col, drop_flagged=drop_flagged)
     data = qc.ratings
     dims = list(dims or data.dimensions)
-    info = getattr(ratings, "info", None)
-    store.save_signature(make_signature(
-        data=info.signature() if info else ratings.name,
-        metric={"reliability": f"icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)"
-                               f"|boot:{n_boot}|seed:{seed}|qc:drop_flagged={drop_flagged}"}))
     table = reliability_table(data, dims, n_boot=n_boot, seed=seed,
                               progress=progress("reliability per dimension", len(dims)) if progress else None)
     store.write_table("reliability", table)
@@ -118,5 +130,4 @@ def analyze(ratings: Ratings, out: str | Path, *, dims: Sequence[str] | None = N
         f"= {med:.2f} against 0 is {power_icc(n, max(k, 2), min(max(med, 1e-6), 0.99)):.2f}.",
         tables=["reliability", "reliability_qc", "reliability_flagged_raters", "reliability_raters_per_item",
                 "reliability_clusters"], figures=figures)
-    store.close()
     return table

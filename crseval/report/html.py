@@ -44,7 +44,7 @@ def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
         cells = []
         for v in rec:
             if isinstance(v, float):
-                cells.append(f'<td class="num">{esc(f"{v:.4g}")}</td>')
+                cells.append(f'<td class="num">{esc(f"{v:.4g}") if v == v else ""}</td>')
             elif isinstance(v, int) and not isinstance(v, bool):
                 cells.append(f'<td class="num">{v}</td>')
             else:

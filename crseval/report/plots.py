@@ -19,12 +19,14 @@ def style() -> None:
     })
 
 
-def bar_with_ci(labels, values, lower, upper, *, ylabel: str, title: str, path: Path,
+def bar_with_ci(labels, values, lower=None, upper=None, *, ylabel: str, title: str, path: Path,
                 colors: list[str] | None = None) -> Path:
-    """Bars with asymmetric error bars from (lower, upper) confidence bounds."""
+    """Bars with asymmetric error bars from (lower, upper) confidence bounds (none when not given)."""
     style()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(labels) + 1.5), 3.4))
-    err = [[max(0.0, v - lo) for v, lo in zip(values, lower)], [max(0.0, hi - v) for v, hi in zip(values, upper)]]
+    err = None
+    if lower is not None and upper is not None:
+        err = [[max(0.0, v - lo) for v, lo in zip(values, lower)], [max(0.0, hi - v) for v, hi in zip(values, upper)]]
     ax.bar(range(len(labels)), values, color=colors or OKABE_ITO[0], yerr=err, capsize=3, ecolor="#333333")
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
