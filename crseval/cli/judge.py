@@ -41,6 +41,10 @@ def meta_eval(
     from crseval.report import write_report
 
     judged = load_judged(data, level)  # type: ignore[arg-type]
+    human = None
+    if judged.info.name.startswith("ab-redial"):  # per-annotator ratings exist: analyse humans + judges together
+        from crseval.data.ratings import load_ab_redial
+        human = load_ab_redial(data if data.is_dir() else data.parent, level)
     out = out or Path("runs") / f"meta-eval-{level}"
     out.mkdir(parents=True, exist_ok=True)
     cache = out / "llm_cache.sqlite"
@@ -53,7 +57,8 @@ def meta_eval(
     try:
         with progress_bars() as bars:
             table = run_meta_eval(judged, judges, out, aspects=[a.strip() for a in aspects.split(",")] if aspects
-                                  else None, limit=limit, seed=seed, n_boot=n_boot, progress=bars)
+                                  else None, limit=limit, seed=seed, n_boot=n_boot, human_ratings=human,
+                                  progress=bars)
     finally:
         for j in judges:
             j.client.close()

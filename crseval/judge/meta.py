@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.signature import make_signature
+from crseval.core.types import Ratings
 from crseval.data.judged import JudgedSet
 from crseval.judge.job import Judge, judge_items
 from crseval.judge.panel import judge_agreement, mean_of_n, panel_ratings
@@ -74,8 +75,19 @@ def plot_meta(table: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+def humans_and_judges(human: Ratings, records: Sequence[dict], aspect: str, items: set[str]) -> pd.DataFrame | None:
+    """Reliability of humans and LLM judges rating together, where both use the judge's 1–5 scale."""
+    if aspect not in human.dimensions or human.scale_of(aspect) != (1, 5):
+        return None
+    h = human.dimension(aspect)
+    h = h[h["item"].isin(items)].assign(rater=lambda d: "human:" + d["rater"], dimension=aspect)
+    j = panel_ratings(records, aspect).data
+    both = Ratings(pd.concat([h, j], ignore_index=True), (1, 5), f"humans+judges:{aspect}")
+    return reliability_table(both).assign(raters="humans + judges") if len(both.items) >= 3 else None
+
+
 def run_meta_eval(judged: JudgedSet, judges: Sequence[Judge], out: str | Path, *, aspects: Sequence[str] | None = None,
-                  limit: int | None = None, seed: int = 0, n_boot: int = 1000,
+                  limit: int | None = None, seed: int = 0, n_boot: int = 1000, human_ratings: Ratings | None = None,
                   progress: Callable[[str, int], Callable[[int], None]] | None = None) -> pd.DataFrame:
     store = RunStore(out)
     aspects = list(aspects or judged.aspects)
@@ -96,6 +108,12 @@ def run_meta_eval(judged: JudgedSet, judges: Sequence[Judge], out: str | Path, *
     plot_meta(table, store.figure_path("meta_eval"))
     tables = ["meta_eval"]
     n_raters = sum(j.samples for j in judges)
+    if human_ratings is not None:
+        ids = {it.id for it in items}
+        parts = [t for a in aspects if (t := humans_and_judges(human_ratings, records, a, ids)) is not None]
+        if parts:
+            store.write_table("humans_and_judges_reliability", pd.concat(parts, ignore_index=True))
+            tables.append("humans_and_judges_reliability")
     if n_raters > 1:
         by_id = {it.id: it for it in items}
         rel, agree, mon = [], [], []

@@ -14,7 +14,9 @@ gives β, the (spherical) conditional modes and the penalised residual r², and 
 is minimised over λ ≥ 0 (bounded L-BFGS-B from several starts, boundary λ_k = 0 included — the
 boundary is a legitimate answer, not an optimiser failure). Z'Z has diagonal blocks, so ``A`` is
 factorised by eliminating the larger factor's diagonal block and Cholesky-factorising the dense
-Schur complement of the smaller one, accumulated from precomputed rater pairs (O(n) per evaluation). σ²_e = r² / (n − p).
+Schur complement of the smaller one, accumulated from precomputed rater pairs (O(n) per evaluation).
+When both factors have thousands of levels, the whole sparse PLS matrix is factorised with SuperLU
+(scipy.sparse.linalg.splu) instead; log|A| comes from the diagonal of U. σ²_e = r² / (n − p).
 
 Crossed, not nested: each factor has its own levels across the whole data set (a rater keeps one
 effect for every item they rate). Putting the rater component *inside* item groups (statsmodels
@@ -26,7 +28,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import minimize
+import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
+from scipy.sparse.linalg import splu
 
 
 @dataclass
@@ -42,6 +46,9 @@ class RemlFit:
     @property
     def residual(self) -> float:
         return self.variances["residual"]
+
+
+DENSE_LIMIT = 3000  # the smaller factor's levels up to which its Schur complement is factorised densely
 
 
 class _Problem:
@@ -74,8 +81,12 @@ class _Problem:
             starts = np.flatnonzero(np.r_[True, ca_s[1:] != ca_s[:-1]])
             ends = np.r_[starts[1:], len(ca_s)]
             sizes = ends - starts
-            if int(np.sum(sizes.astype(np.int64) ** 2)) > 20_000_000:
-                raise ValueError("design too dense for the pairwise Schur complement")
+            self.sparse = self.sizes[b] > DENSE_LIMIT or int(np.sum(sizes.astype(np.int64) ** 2)) > 20_000_000
+            if self.sparse:  # both factors large: sparse LU of the whole PLS matrix instead
+                z = [sp.csc_matrix((np.ones(self.n), (np.arange(self.n), c)), shape=(self.n, k))
+                     for c, k in zip(self.codes, self.sizes)]
+                self.ZtZ = (sp.hstack(z).T @ sp.hstack(z)).tocsc()
+                return
             pi, pj, pk = [], [], []
             for s_, e_ in zip(starts, ends):
                 rs = cb_s[s_:e_]
@@ -95,6 +106,15 @@ class _Problem:
             ainv_b, ainv_c = b / a1, cc / a1
             logdet = float(np.sum(np.log(a1)))
             mode_parts = None
+        elif self.sparse:
+            d = np.concatenate([np.full(k, l) for k, l in zip(self.sizes, lam)])
+            A = (sp.diags(d) @ self.ZtZ @ sp.diags(d) + sp.identity(len(d))).tocsc()
+            lu = splu(A)
+            b = d * np.concatenate(self.counts)
+            cc = d * np.concatenate(self.sums)
+            ainv_b, ainv_c = lu.solve(b), lu.solve(cc)
+            logdet = float(np.sum(np.log(np.abs(lu.U.diagonal()))))
+            mode_parts = (0, 1)
         else:
             ia, ib = self.order
             la, lb = lam[ia], lam[ib]

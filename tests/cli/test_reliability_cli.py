@@ -63,3 +63,6 @@ def test_judge_meta_eval_with_a_scripted_panel(shared, tmp_path):
     rows = json.loads(res.stdout)
     assert {r["judge"] for r in rows} == {"a", "b", "panel mean", "length baseline"}
     assert (tmp_path / "m" / "tables" / "judge_panel_reliability.csv").exists()
+    # AB-ReDial has per-annotator ratings: humans and judges are analysed together where scales match (1–5)
+    both = pd.read_csv(tmp_path / "m" / "tables" / "humans_and_judges_reliability.csv")
+    assert list(both["dimension"]) == ["overall"] and both.loc[0, "n_raters"] > 3

@@ -88,3 +88,14 @@ def test_reliability_formulas_and_bootstrap_ci():
     lo, hi = c.ci["rel_k"]
     assert lo < c.rel_k < hi and 0 <= lo and hi <= 1
     assert c.ci["var_item"][0] < 1.0 < c.ci["var_item"][1]  # the true value is covered here
+
+
+def test_sparse_path_agrees_with_the_schur_path(monkeypatch):
+    from crseval.reliability import reml
+    df = simulate(120, 30, (3, 7), 1.0, 0.6, 0.8, seed=21)
+    dense = fit_reml(df["y"], {"item": df["item"], "rater": df["rater"]})
+    monkeypatch.setattr(reml, "DENSE_LIMIT", 10)  # force the sparse LU path
+    sparse = fit_reml(df["y"], {"item": df["item"], "rater": df["rater"]})
+    for k in ("item", "rater", "residual"):
+        assert sparse.variances[k] == pytest.approx(dense.variances[k], rel=1e-4, abs=1e-6)
+    assert np.allclose(sparse.modes["rater"], dense.modes["rater"], atol=1e-4)
