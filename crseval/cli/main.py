@@ -73,6 +73,17 @@ def report(run_dir: Path = typer.Argument(..., help="A run directory written by 
     console.print(f"report: [bold]{write_report(run_dir)}[/bold]")
 
 
+@app.command()
+def metrics(fmt: Format = typer.Option(Format.table, "--format", help="Output format.")) -> None:
+    """List the registered metrics: name, capability, direction, parameters, description."""
+    import pandas as pd
+
+    from crseval.core.registry import all_metrics
+    emit(pd.DataFrame([{"metric": m.name, "capability": m.capability, "higher is better": m.higher_is_better,
+                        "signature": m.signature(), "description": m.description} for m in all_metrics().values()]),
+         fmt, title="registered metrics")
+
+
 @data_app.command("list")
 def data_list(fmt: Format = typer.Option(Format.table, "--format", help="Output format.")) -> None:
     """List the dataset loaders and the path each expects."""

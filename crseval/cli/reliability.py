@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Optional
 
 import click
+import numpy as np
 import pandas as pd
 import typer
 from typer.core import TyperGroup
@@ -123,7 +124,9 @@ def power(
                                                                                                     alpha=alpha)},
                  {"quantity": f"expected 95% CI width at ICC = {icc:g}", "value": pw.ci_width(icc, n, k)}]
     if r is not None:
-        rows.append({"quantity": f"power to detect r = {r:g}", "value": pw.power_correlation(r, n, alpha=alpha)})
+        rows += [{"quantity": f"power to detect r = {r:g}", "value": pw.power_correlation(r, n, alpha=alpha)},
+                 {"quantity": f"items needed for r = {r:g} at power {target_power:g}",
+                  "value": float(np.ceil(pw.items_for_correlation(r, alpha=alpha, power=target_power)))}]
     emit(pd.DataFrame(rows), fmt, title=f"design: k = {k} raters, n = {n} items")
 
 

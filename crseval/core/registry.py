@@ -42,7 +42,20 @@ def register_metric(name: str, description: str, *, higher_is_better: bool = Tru
     return wrap
 
 
+CAPABILITY_MODULES = ("crseval.reliability.icc", "crseval.reliability.crossed", "crseval.reliability.alpha")
+
+
+def all_metrics() -> dict[str, MetricSpec]:
+    """Every registered metric, after importing the modules that register them."""
+    import importlib
+    for module in CAPABILITY_MODULES:
+        importlib.import_module(module)
+    return dict(sorted(METRICS.items()))
+
+
 def get_metric(name: str) -> MetricSpec:
+    if name not in METRICS:
+        all_metrics()
     if name not in METRICS:
         raise CrsevalError(f"unknown metric {name!r}", field="metric",
                            expected="one of " + ", ".join(sorted(METRICS)) if METRICS else "a registered metric")

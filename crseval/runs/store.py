@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 
@@ -144,9 +144,6 @@ class RunStore:
             fh.flush()
             self._keys[name].add(key)
         return True
-
-    def iter_records(self, name: str) -> Iterator[dict[str, Any]]:
-        yield from self.records(name)
 
     # ---- tables ------------------------------------------------------------------------------
     def write_table(self, name: str, df: pd.DataFrame) -> Path:

@@ -58,3 +58,9 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     assert len((run / "records" / "judgments.jsonl").read_text().splitlines()) == 8
     usage = (run / "tables" / "llm_usage.csv").read_text()
     assert usage.splitlines()[1].startswith("0,")  # zero requests on the resumed run
+
+
+def test_metrics_are_listed_from_the_registry():
+    rows = json.loads(crseval("metrics", "--format", "json").stdout)
+    names = {r["metric"] for r in rows}
+    assert {"icc1", "icc1k", "rel_k", "rel_single", "alpha_ordinal", "alpha_interval"} <= names
