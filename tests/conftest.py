@@ -24,8 +24,6 @@ def shared():
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory, monkeypatch):
-    """Keep crseval's model cache where the developer's is (joining 1 GB once is enough), but never
-    let tests write anywhere else in $HOME."""
+def _offline(monkeypatch):
+    """Nothing may be fetched from a model hub during tests."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    yield

@@ -35,6 +35,14 @@ def existing(path: str | Path, what: str) -> Path:
     return p
 
 
+def files_of(path: Path, pattern: str, expected: str) -> list[Path]:
+    """``path`` itself, or the files matching ``pattern`` in the folder ``path``."""
+    files = sorted(path.glob(pattern)) if path.is_dir() else [path]
+    if not files:
+        raise CrsevalError(f"folder holds no {pattern} files", file=path, expected=expected)
+    return files
+
+
 def read_text(path: str | Path) -> str:
     """Whole file as UTF-8 text; a bad byte is reported with its line and column."""
     p = Path(path)

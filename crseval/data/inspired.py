@@ -17,7 +17,7 @@ from pathlib import Path
 from crseval.behavior.strategies import LABELS
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.data._io import dataset_info, existing, read_rows
+from crseval.data._io import dataset_info, existing, files_of, read_rows
 from crseval.data.base import DialogueDataset
 
 REQUIRED = ("dialog_id", "utt_id", "speaker", "turn_id", "text", "expert_label")
@@ -108,9 +108,7 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
 def load(path: str | Path) -> DialogueDataset:
     """``path``: one INSPIRED .tsv file, or a folder with train/dev/test .tsv files (all are read)."""
     p = existing(path, "INSPIRED data")
-    files = sorted(p.glob("*.tsv")) if p.is_dir() else [p]
-    if not files:
-        raise CrsevalError("folder holds no .tsv files", file=p, expected="dev.tsv / test.tsv from INSPIRED")
+    files = files_of(p, "*.tsv", "dev.tsv / test.tsv from INSPIRED")
     info = dataset_info("inspired", p, *files)
     dialogues: list[Dialogue] = []
     for f in files:

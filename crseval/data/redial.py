@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Item, Role, Utterance
-from crseval.data._io import dataset_info, existing, need, read_json, read_jsonl
+from crseval.data._io import dataset_info, existing, files_of, need, read_json, read_jsonl
 from crseval.data.base import DialogueDataset, ItemCatalog
 
 MENTION = re.compile(r"@(\d+)")
@@ -67,9 +67,7 @@ def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialog
 def load(path: str | Path) -> DialogueDataset:
     """One ReDial ``.jsonl`` file, or a folder of them (every ``*.jsonl`` is read)."""
     p = existing(path, "ReDial data")
-    files = sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
-    if not files:
-        raise CrsevalError("folder holds no .jsonl files", file=p, expected="ReDial *_data.jsonl files")
+    files = files_of(p, "*.jsonl", "ReDial *_data.jsonl files")
     info = dataset_info("redial", p, *files)
     dialogues, seen = [], set()
     for f in files:
