@@ -1,0 +1,108 @@
+"""Multi-class strategy classifier on sentence embeddings (logistic regression), evaluated with
+dialogue-grouped cross-validation: per-class accuracy, confusion matrix, each class's top-2 confusions.
+
+Models are saved as ``.npz`` (weights) + ``.json`` (labels, embedder, signature) — never pickled."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+from crseval.behavior.strategies import LABELS
+from crseval.core.types import Dialogue
+from crseval.text.embed import Embedder
+
+
+def labelled_sentences(dialogues: Sequence[Dialogue]) -> pd.DataFrame:
+    """Every labelled recommender utterance: text, label, dialogue id, turn index."""
+    rows = []
+    for d in dialogues:
+        k = -1
+        for t in d.turns:
+            if not t.role.is_recommender:
+                continue
+            k += 1
+            rows += [{"text": u.text, "label": u.strategy, "dialogue": d.id, "turn": k} for u in t.utterances
+                     if u.strategy]
+    return pd.DataFrame(rows)
+
+
+class StrategyClassifier:
+    def __init__(self, embedder: Embedder, C: float = 2.0, seed: int = 0) -> None:
+        self.embedder, self.C, self.seed = embedder, C, seed
+        self.model = LogisticRegression(C=C, max_iter=3000, class_weight="balanced", random_state=seed)
+
+    def fit(self, texts: Sequence[str], labels: Sequence[str]) -> "StrategyClassifier":
+        self.model.fit(self.embedder.encode(list(texts)), list(labels))
+        return self
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        return self.model.predict(self.embedder.encode(list(texts)))
+
+    def save(self, path: str | Path) -> None:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(p.with_suffix(".npz"), coef=self.model.coef_, intercept=self.model.intercept_)
+        p.with_suffix(".json").write_text(json.dumps({"classes": list(self.model.classes_), "C": self.C,
+                                                      "embedder": self.embedder.name}))
+
+    @classmethod
+    def load(cls, path: str | Path, embedder: Embedder) -> "StrategyClassifier":
+        p = Path(path)
+        meta = json.loads(p.with_suffix(".json").read_text())
+        w = np.load(p.with_suffix(".npz"))
+        clf = cls(embedder, meta["C"])
+        clf.model.classes_ = np.array(meta["classes"])
+        clf.model.coef_, clf.model.intercept_ = w["coef"], w["intercept"]
+        return clf
+
+
+@dataclass
+class ClassifierReport:
+    accuracy: float
+    fold_accuracy: list[float]
+    per_class: pd.DataFrame      # label, n, accuracy (recall)
+    confusion: pd.DataFrame      # true × predicted counts
+    top_confusions: pd.DataFrame  # label, 1st/2nd most frequent wrong prediction and their shares
+    predictions: pd.DataFrame    # out-of-fold predictions per sentence
+
+    def hard_classes(self, threshold: float = 0.7) -> dict[str, str]:
+        """Classes predicted correctly less than ``threshold`` of the time → their most-confused class."""
+        t = self.top_confusions.set_index("label")
+        return {c: t.loc[c, "confused_1"] for c, acc in self.per_class.set_index("label")["accuracy"].items()
+                if acc < threshold and c in t.index and isinstance(t.loc[c, "confused_1"], str)}
+
+
+def evaluate_classifier(sentences: pd.DataFrame, embedder: Embedder, *, n_splits: int = 5, C: float = 2.0,
+                        seed: int = 0) -> ClassifierReport:
+    """Out-of-fold predictions with folds grouped by dialogue (no dialogue in train and test)."""
+    pred = np.empty(len(sentences), dtype=object)
+    fold_acc = []
+    y = sentences["label"].to_numpy()
+    for train, test in GroupKFold(n_splits=n_splits).split(sentences, y, sentences["dialogue"]):
+        clf = StrategyClassifier(embedder, C, seed).fit(sentences["text"].iloc[train], y[train])
+        pred[test] = clf.predict(sentences["text"].iloc[test].tolist())
+        fold_acc.append(float(np.mean(pred[test] == y[test])))
+    labels = [lab for lab in LABELS if lab in set(y)]
+    conf = pd.crosstab(pd.Series(y, name="true"), pd.Series(pred, name="predicted")).reindex(
+        index=labels, columns=labels, fill_value=0)
+    per_class = pd.DataFrame({"label": labels, "n": conf.sum(axis=1).to_numpy(),
+                              "accuracy": np.diag(conf.to_numpy()) / conf.sum(axis=1).clip(lower=1).to_numpy()})
+    tops = []
+    for lab in labels:
+        wrong = conf.loc[lab].drop(lab).sort_values(ascending=False)
+        n = conf.loc[lab].sum()
+        row = {"label": lab}
+        for i in (1, 2):
+            name = wrong.index[i - 1] if len(wrong) >= i and wrong.iloc[i - 1] > 0 else None
+            row[f"confused_{i}"] = name
+            row[f"share_{i}"] = float(wrong.iloc[i - 1] / n) if name else 0.0
+        tops.append(row)
+    out = sentences.assign(predicted=pred)
+    return ClassifierReport(float(np.mean(pred == y)), fold_acc, per_class, conf, pd.DataFrame(tops), out)

@@ -1,0 +1,1 @@
+"""Text representations: sentence embeddings and similarity."""
