@@ -23,7 +23,8 @@ app.add_typer(llm_app, name="llm")
 
 
 def _register_subcommands() -> None:
-    from crseval.cli import judge, reliability
+    from crseval.cli import behavior, judge, reliability
+    app.add_typer(behavior.app, name="behavior")
     app.add_typer(reliability.app, name="reliability")
     app.add_typer(judge.app, name="judge")
 

@@ -42,7 +42,8 @@ def register_metric(name: str, description: str, *, higher_is_better: bool = Tru
     return wrap
 
 
-CAPABILITY_MODULES = ("crseval.reliability.icc", "crseval.reliability.crossed", "crseval.reliability.alpha")
+CAPABILITY_MODULES = ("crseval.reliability.icc", "crseval.reliability.crossed", "crseval.reliability.alpha",
+                      "crseval.behavior.explicit", "crseval.behavior.implicit", "crseval.behavior.generation")
 
 
 def all_metrics() -> dict[str, MetricSpec]:

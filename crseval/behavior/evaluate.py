@@ -1,0 +1,175 @@
+"""Evaluate a system's responses against the human recommender's, turn by turn.
+
+Every recommender turn of a labelled dialogue is a *context* (the dialogue up to that turn); the
+system's response to it is compared with what the human said there: explicit BA (the system
+response's strategy from the trained classifier — or an LLM tagger — against the human label),
+entropy-weighted BA, implicit BA (pair classifier, no labels), BLEU/DIST and strategy
+distributions, plus turns before the first recommendation.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from crseval.behavior.explicit import TransitionModel, entropy_weighted_ba, explicit_ba, turn_labels
+from crseval.behavior.generation import bleu, dist
+from crseval.behavior.implicit import PairClassifier
+from crseval.core.errors import CrsevalError
+from crseval.core.types import Dialogue, Utterance
+from crseval.data._io import read_jsonl, read_rows
+from crseval.llm import ChatRequest, LLMClient, Message
+from crseval.runs.store import RunStore
+
+SYSTEM_PROMPT = ("You are a friendly movie recommender chatting with a seeker who wants a movie to watch. "
+                 "Reply with one short message (one or two sentences), as a human recommender would.")
+
+
+@dataclass
+class Context:
+    dialogue: str
+    turn: int                  # index among the dialogue's recommender turns
+    history: list[Utterance]   # everything before this turn
+    human: str                 # what the human recommender said
+    labels: list[str]          # the human's strategy labels in this turn
+
+
+def contexts(dialogues: Sequence[Dialogue]) -> list[Context]:
+    out = []
+    for d in dialogues:
+        history: list[Utterance] = []
+        k = 0
+        for t in d.turns:
+            if t.role.is_recommender:
+                out.append(Context(d.id, k, list(history), t.text, [u.strategy for u in t.utterances if u.strategy]))
+                k += 1
+            history += t.utterances
+    return out
+
+
+def response_request(ctx: Context, seed: int = 0) -> ChatRequest:
+    msgs = [Message("system", SYSTEM_PROMPT)]
+    for u in ctx.history:
+        role = "assistant" if u.role.is_recommender else "user"
+        if len(msgs) > 1 and msgs[-1].role == role:
+            msgs[-1] = Message(role, msgs[-1].content + " " + u.text)
+        else:
+            msgs.append(Message(role, u.text))
+    if msgs[-1].role != "user":  # the recommender opens the dialogue: prompt it to start
+        msgs.append(Message("user", "(The seeker has joined the chat.)"))
+    return ChatRequest(tuple(msgs), temperature=0.0, max_tokens=60, seed=seed)
+
+
+def generate_responses(ctxs: Sequence[Context], client: LLMClient, store: RunStore, *, stream: str = "responses",
+                       seed: int = 0, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """One resumable record per context; failures are recorded with their error."""
+    done = store.done_keys(stream)
+    todo = [c for c in ctxs if f"{c.dialogue}|{c.turn}" not in done]
+    if progress and len(todo) < len(ctxs):
+        progress(len(ctxs) - len(todo))
+
+    def one(c: Context) -> None:
+        res = client.try_complete(response_request(c, seed))
+        store.append(stream, {"key": f"{c.dialogue}|{c.turn}", "dialogue": c.dialogue, "turn": c.turn,
+                              "response": res.response.text.strip() if res.ok else None, "error": res.error})
+
+    client.map(todo, one, progress)
+    return pd.DataFrame(store.records(stream))
+
+
+def load_responses(path: str | Path) -> pd.DataFrame:
+    """A responses file: JSONL or CSV with ``dialogue``, ``turn`` (recommender-turn index) and ``response``."""
+    p = Path(path)
+    if p.suffix == ".jsonl":
+        rows = []
+        for line, obj in read_jsonl(p):
+            for f in ("dialogue", "turn", "response"):
+                if not isinstance(obj, dict) or f not in obj:
+                    raise CrsevalError("missing field", file=p, line=line, field=f)
+            rows.append({"dialogue": str(obj["dialogue"]), "turn": int(obj["turn"]), "response": obj["response"]})
+        return pd.DataFrame(rows)
+    _, it = read_rows(p, required=("dialogue", "turn", "response"))
+    rows = []
+    for line, r in it:
+        try:
+            rows.append({"dialogue": r["dialogue"], "turn": int(r["turn"]), "response": r["response"]})
+        except ValueError:
+            raise CrsevalError("turn is not an integer", file=p, line=line, field="turn") from None
+    return pd.DataFrame(rows)
+
+
+_TITLE = re.compile(r"\b[A-Z][\w'’:&-]*(?:\s+[A-Z0-9][\w'’:&-]*)*\s*\((?:19|20)\d\d\)")
+
+
+def mentions_movie(text: str, titles: Sequence[str]) -> bool:
+    low = text.lower()
+    return bool(_TITLE.search(text)) or any(t and t.lower() in low for t in titles)
+
+
+def _titles(d: Dialogue) -> list[str]:
+    raw = list((d.metadata.get("movies") or {}).keys()) + [i for u in d.utterances for i in u.items]
+    return sorted({re.sub(r"\s*\(\d{4}\)\s*$", "", t).strip() for t in raw if len(t) > 3})
+
+
+def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, pair: PairClassifier, *,
+                       reference: Sequence[Dialogue] | None = None, system_labels: dict[tuple[str, int], str] | None = None,
+                       order: int = 1) -> tuple[dict[str, float], pd.DataFrame]:
+    """(metrics, per-turn table). ``system_labels`` (dialogue, turn) → strategy overrides the classifier
+    (e.g. an LLM tagger's labels); ``reference`` dialogues fit the entropy model (default: ``dialogues``)."""
+    ctxs = contexts(dialogues)
+    resp = {(str(r.dialogue), int(r.turn)): r.response for r in responses.itertuples()}
+    missing = [c for c in ctxs if not isinstance(resp.get((c.dialogue, c.turn)), str)]
+    ctxs = [c for c in ctxs if c not in missing]
+    if not ctxs:
+        raise CrsevalError("no system response matches a recommender turn", field="responses",
+                           expected="dialogue ids and recommender-turn indices of the evaluated dialogues")
+    sys_text = [resp[(c.dialogue, c.turn)] for c in ctxs]
+    predicted = pair.strategy.predict(pair.embedder.encode(sys_text))
+    labels = [(system_labels or {}).get((c.dialogue, c.turn)) or p for c, p in zip(ctxs, predicted)]
+    p_same = pair.proba([c.human for c in ctxs], sys_text)
+    titles = {d.id: _titles(d) for d in dialogues}
+    table = pd.DataFrame({"dialogue": [c.dialogue for c in ctxs], "turn": [c.turn for c in ctxs],
+                          "human": [c.human for c in ctxs],
+                          "human_label": [c.labels[0] if c.labels else None for c in ctxs],
+                          "system": sys_text, "system_label": labels, "p_same": p_same,
+                          "system_recommends": [mentions_movie(t, titles[c.dialogue]) for c, t in zip(ctxs, sys_text)]})
+    table["match"] = (table["system_label"] == table["human_label"]).astype(int)
+    # explicit BA over complete dialogues (every recommender turn answered)
+    by_d = {d.id: d for d in dialogues}
+    complete = [did for did, g in table.groupby("dialogue", sort=False) if len(g) == len(turn_labels(by_d[did]))]
+    hum = [turn_labels(by_d[did]) for did in complete]
+    sysl = [[[lab] for lab in table[table["dialogue"] == did].sort_values("turn")["system_label"]] for did in complete]
+    model = TransitionModel.fit([[t[0] for t in turn_labels(d) if t] for d in (reference or dialogues)], order)
+    counted = table["turn"] > 0
+    first_rec = table[table["system_recommends"]].groupby("dialogue")["turn"].min()
+    metrics = {
+        "dialogues": len(complete), "turns": len(table), "missing responses": len(missing),
+        "explicit BA (formula)": explicit_ba(sysl, hum, normalise="formula") if complete else np.nan,
+        "explicit BA (counted turns)": explicit_ba(sysl, hum, normalise="counted") if complete else np.nan,
+        "entropy-weighted BA": entropy_weighted_ba(sysl, hum, model) if complete else np.nan,
+        "implicit BA (mean P(same))": float(table.loc[counted, "p_same"].mean()),
+        "implicit BA (share P(same) ≥ 0.5)": float((table.loc[counted, "p_same"] >= 0.5).mean()),
+        "BLEU-4": bleu(table["system"], table["human"], 4), "BLEU-2": bleu(table["system"], table["human"], 2),
+        "DIST-1": dist(table["system"], 1), "DIST-2": dist(table["system"], 2),
+        "human DIST-2": dist(table["human"], 2),
+        "system turns before first recommendation": float(first_rec.reindex(table["dialogue"].unique()).fillna(
+            table.groupby("dialogue")["turn"].max() + 1).mean()),
+    }
+    return metrics, table
+
+
+def strategy_distributions(table: pd.DataFrame) -> pd.DataFrame:
+    h = table["human_label"].value_counts(normalize=True).rename("human")
+    s = table["system_label"].value_counts(normalize=True).rename("system")
+    return pd.concat([h, s], axis=1).fillna(0.0).rename_axis("strategy").reset_index()
+
+
+def write_responses_jsonl(df: pd.DataFrame, path: Path) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in df.itertuples():
+            fh.write(json.dumps({"dialogue": r.dialogue, "turn": int(r.turn), "response": r.response}) + "\n")
