@@ -24,6 +24,7 @@ from crseval.stats.bootstrap import bootstrap_ci
 
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
 RELIABILITY_BOOT = 100
+BEHAVIOR_DIALOGUES = ("s01", "s04")
 
 
 class DemoConfig(BaseModel):
@@ -60,12 +61,40 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
         _judge_tables(store, sample, records)
         analyze_into(store, sample.ratings, n_boot=RELIABILITY_BOOT, seed=config.seed, n_clusters=2,
                      progress=progress)
+        _behavior(store, dialogues, client, config.seed, progress)
         usage = pd.DataFrame([{**client.stats.as_dict(), "backend": client.identity()["backend"],
                                "model": client.identity()["model"]}])
         store.write_table("llm_usage", usage)
     finally:
         client.close()
     return write_report(out, "crseval demo")
+
+
+def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressFactory) -> None:
+    """A small behavior-alignment run: the pair classifier learns from the bundled strategy-labelled
+    dialogues; the LLM answers every recommender turn of two of them; both BA variants are reported."""
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.behavior.evaluate import contexts, evaluate_responses, generate_responses, strategy_distributions
+    from crseval.behavior.implicit import PairClassifier
+    from crseval.behavior.pairs import make_pairs
+    from crseval.text.embed import get_embedder
+    sentences = labelled_sentences(dialogues)
+    pair = PairClassifier(get_embedder(), seed=seed).fit(sentences, make_pairs(sentences, 2000, seed=seed))
+    evaluated = [d for d in dialogues if d.id in BEHAVIOR_DIALOGUES]
+    ctxs = contexts(evaluated)
+    responses = generate_responses(ctxs, client, store, seed=seed, progress=progress("LLM as recommender", len(ctxs)))
+    metrics, table = evaluate_responses(evaluated, responses.dropna(subset=["response"]), pair, reference=dialogues)
+    store.write_table("behavior_metrics", pd.DataFrame([metrics]))
+    store.write_table("behavior_turns", table)
+    store.write_table("behavior_strategy_distribution", strategy_distributions(table))
+    store.add_section(
+        "Behavior alignment with the human recommender",
+        f"The LLM answered the {len(ctxs)} recommender turns of sample dialogues {', '.join(BEHAVIOR_DIALOGUES)}. "
+        "Explicit BA compares the strategy of its response (strategy classifier trained on the bundled labelled "
+        "dialogues) with the human's; implicit BA is the pair classifier's probability that both responses use the "
+        "same strategy. The first turn of each dialogue is not counted. (A toy-sized training set: use "
+        "`crseval behavior run` with INSPIRED for real numbers.)",
+        tables=["behavior_metrics", "behavior_turns", "behavior_strategy_distribution"])
 
 
 def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:

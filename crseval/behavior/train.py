@@ -27,8 +27,9 @@ def train_pair_model(dialogues: Sequence[Dialogue], embedder: Embedder, cfg: Tra
                      ) -> tuple[PairClassifier, dict, ClassifierReport | None]:
     """(model, signature, classifier report or None when the model came from the cache)."""
     sentences = labelled_sentences(dialogues)
-    sig = {"data": data_signature or content_hash(stable_json(sentences[["text", "label"]].values.tolist()).encode()),
-           "embedder": embedder.name, **cfg.__dict__}
+    # keyed by the parsed sentences themselves: a loader fix must not reuse a model trained on old text
+    sig = {"data": data_signature, "sentences": content_hash(stable_json(sentences[["text", "label"]].values.tolist())
+                                                             .encode()), "embedder": embedder.name, **cfg.__dict__}
     path = crseval_home() / "behavior" / f"pair-{content_hash(stable_json(sig).encode())}"
     if path.with_suffix(".npz").exists() and report is None:
         return PairClassifier.load(path, embedder), sig, None

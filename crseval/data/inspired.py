@@ -5,6 +5,7 @@ speaker become separate utterances of one :class:`Turn`. Seeker rows carry no la
 rows carry one of the 13 strategies or ``no_strategy`` — anything else is an error naming the line.
 ``*_dict`` columns are Python literals, parsed with ``ast.literal_eval`` (never ``eval``).
 The acceptance outcome (``fine_label``: accept_rating_good … reject) goes to the dialogue metadata.
+The unquoted files spell a double quote as the token ``QUOTATION_MARK``; it is decoded (and counted).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from crseval.data.base import DialogueDataset
 REQUIRED = ("dialog_id", "utt_id", "speaker", "turn_id", "text", "expert_label")
 OUTCOMES = ("accept_rating_good", "accept_rating_mod", "accept_uninterested", "accept_others", "reject")
 SPEAKERS = {"RECOMMENDER": Role.RECOMMENDER, "SEEKER": Role.SEEKER}
+QUOTE_TOKEN = "QUOTATION_MARK"  # the unquoted TSV spells '"' this way
 
 
 
@@ -60,6 +62,7 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
     if not by_dialogue:
         raise CrsevalError("no rows after the header", file=path, expected="INSPIRED utterance rows")
     dialogues = []
+    quotes = [0]
     for did, rows_ in by_dialogue.items():
         utts = []
         for line, row in rows_:
@@ -87,7 +90,11 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
             for col in ("text_with_placeholder", "second_label", "genres", "people_names"):
                 if row.get(col, "").strip():
                     meta[col] = row[col].strip()
-            utts.append(Utterance(role, row["text"], label, _split(row.get("movies", "")), meta))
+            text = row["text"]
+            if QUOTE_TOKEN in text:
+                quotes[0] += text.count(QUOTE_TOKEN)
+                text = text.replace(QUOTE_TOKEN, '"')
+            utts.append(Utterance(role, text, label, _split(row.get("movies", "")), meta))
         first_line, first = rows_[0]
         outcomes = Counter(r.get("fine_label", "").strip() for _, r in rows_)
         valid = [o for o, _ in outcomes.most_common() if o in OUTCOMES]
@@ -102,6 +109,8 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
             "genres": _literal(first.get("genre_dict", ""), file=path, line=first_line, field="genre_dict", notes=notes),
         }
         dialogues.append(Dialogue.from_utterances(did, utts, meta))
+    if quotes[0]:
+        notes.append(f"{path.name}: {quotes[0]} QUOTATION_MARK tokens decoded to '\"'")
     return dialogues
 
 

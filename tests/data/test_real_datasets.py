@@ -24,6 +24,7 @@ def test_inspired_counts_labels_and_turn_grouping(shared):
     assert {d.metadata["outcome"] for d in ds} <= {"accept_rating_good", "accept_rating_mod", "accept_uninterested",
                                                    "accept_others", "reject"}
     assert any("malformed movie_dict" in n for n in ds.info.notes)  # the repaired real-file quirk is reported
+    assert not any("QUOTATION_MARK" in u.text for u in utts) and any("QUOTATION_MARK" in n for n in ds.info.notes)
 
 
 def test_redial_mentions_resolved_and_text_decoded(shared):
