@@ -23,8 +23,7 @@ def tag_request(text: str, examples: Sequence[tuple[str, str]] = ()) -> ChatRequ
 
 def few_shot_examples(train: pd.DataFrame, per_label: int = 1, seed: int = 0) -> list[tuple[str, str]]:
     """``per_label`` examples of each strategy from *training* sentences (never the evaluated ones)."""
-    picked = train.groupby("label", group_keys=False).apply(
-        lambda g: g.sample(min(per_label, len(g)), random_state=seed))
+    picked = train.sample(frac=1.0, random_state=seed).groupby("label").head(per_label).sort_values("label")
     return list(zip(picked["text"], picked["label"]))
 
 

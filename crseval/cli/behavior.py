@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+import numpy as np
 import pandas as pd
 import typer
 
@@ -96,6 +97,58 @@ def train(
     write_report(out, "crseval behavior classifiers")
     emit(rep.per_class.merge(rep.top_confusions, on="label").round(3), fmt, title="strategy classifier (grouped CV)")
     emit(table.round(3), fmt, title="pair classifier", signature=format_signature(signature))
+
+
+@app.command()
+def tag(
+    data: str = typer.Argument(..., help=DATA_HELP),
+    limit: int = typer.Option(40, help="Held-out sentences to tag (seeded sample)."),
+    shots: int = typer.Option(1, help="Few-shot examples per strategy, from training dialogues (0: zero-shot only)."),
+    backend: str = typer.Option("llamacpp", help="llamacpp, openai or scripted."),
+    model: Optional[str] = typer.Option(None, help="Model name or .gguf path."),
+    base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
+    test_split: str = typer.Option("test", help="Held-out INSPIRED split (the rest trains)."),
+    seed: int = typer.Option(0, help="Seed of the sample and the examples."),
+    out: Path = typer.Option(Path("runs/behavior-tag"), help="Run directory (LLM cache)."),
+    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+) -> None:
+    """Compare the LLM strategy tagger (zero- and few-shot) with the trained classifier on sentences of
+    held-out dialogues: accuracy and Cohen's κ against the human labels."""
+    from sklearn.metrics import cohen_kappa_score
+
+    from crseval.behavior.classifier import StrategyClassifier, labelled_sentences
+    from crseval.behavior.tagger import few_shot_examples, tag as llm_tag
+    from crseval.cli.main import _llm_config
+    from crseval.cli.progress import progress_bars
+    from crseval.llm import make_client
+    from crseval.runs import RunStore
+    from crseval.text.embed import get_embedder
+    ds = _dialogues(data)
+    train_d, test_d = _split(ds, test_split)
+    train_s, test_s = labelled_sentences(train_d), labelled_sentences(test_d)
+    test_s = test_s.sample(min(limit, len(test_s)), random_state=seed)
+    clf = StrategyClassifier(get_embedder(), seed=seed).fit(train_s["text"], train_s["label"])
+    predictions = {"classifier (MiniLM + logistic regression)": list(clf.predict(test_s["text"].tolist()))}
+    store = RunStore(out)
+    client = make_client(_llm_config(backend, model, base_url), store.cache_path)
+    try:
+        with progress_bars() as bars:
+            for name, ex in [("LLM zero-shot", [])] + ([(f"LLM {shots}-shot", few_shot_examples(train_s, shots, seed))]
+                                                       if shots else []):
+                predictions[name] = llm_tag(client, test_s["text"].tolist(), ex, bars(name, len(test_s)))
+    finally:
+        client.close()
+    truth = test_s["label"].tolist()
+    rows = []
+    for name, pred in predictions.items():
+        ok = [p is not None for p in pred]
+        filled = [p if p is not None else "unparsed" for p in pred]
+        rows.append({"tagger": name, "sentences": len(truth), "unparsed": len(pred) - sum(ok),
+                     "accuracy": float(np.mean([p == t for p, t in zip(filled, truth)])),
+                     "kappa": float(cohen_kappa_score(truth, filled))})
+    table = pd.DataFrame(rows)
+    store.write_table("tagger_comparison", table)
+    emit(table.round(3), fmt, title=f"strategy taggers on {len(truth)} held-out sentences")
 
 
 @app.command()

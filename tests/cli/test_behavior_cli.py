@@ -1,0 +1,66 @@
+import json
+
+import pandas as pd
+
+from tests.cli.test_cli import crseval
+
+
+def test_explicit_reference_stats_and_system_labels(tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,personal_experience\ns01,2,credibility\n"
+                      "s01,3,credibility\n")
+    res = json.loads(crseval("behavior", "explicit", "sample", "--labels", str(labels), "--format", "json").stdout)
+    assert res["dialogues"] == 8 and res["evaluated dialogues"] == 1
+    # s01's recommender turns: opinion_inquiry | personal_experience+opinion_inquiry | preference_confirmation |
+    # credibility+encouragement | acknowledgment → counted turns 2..5 match at turn 2 and 4 only
+    assert res["explicit BA (counted turns)"] == 0.5 and res["explicit BA (formula)"] == 0.4
+
+
+def test_run_with_a_responses_file_and_meta(tmp_path):
+    from crseval.behavior.evaluate import contexts
+    from crseval.data import load_dataset
+    ctxs = contexts(load_dataset("sample").dialogues.dialogues)
+    ideal = tmp_path / "ideal.jsonl"
+    worst = tmp_path / "worst.csv"
+    ideal.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+                             for c in ctxs))
+    pd.DataFrame([{"dialogue": c.dialogue, "turn": c.turn, "response": "Watch Titanic (1997)."} for c in ctxs]) \
+        .to_csv(worst, index=False)
+    good = json.loads(crseval("behavior", "run", "sample", "--responses", str(ideal), "--out", str(tmp_path / "r1"),
+                              "--format", "json").stdout)["result"]
+    bad = json.loads(crseval("behavior", "run", "sample", "--responses", str(worst), "--out", str(tmp_path / "r2"),
+                             "--format", "json").stdout)["result"]
+    assert good["implicit BA (mean P(same))"] > bad["implicit BA (mean P(same))"]
+    assert abs(good["BLEU-4"] - 100.0) < 1e-9 and bad["explicit BA (counted turns)"] < good["explicit BA (counted turns)"]
+    assert (tmp_path / "r1" / "tables" / "behavior_mismatches.csv").exists()
+    prefs = tmp_path / "prefs.csv"
+    prefs.write_text("dialogue,turn,preference\n" + "".join(f"{c.dialogue},{c.turn},A\n" for c in ctxs))
+    meta = crseval("behavior", "meta", "sample", "--ideal", str(ideal), "--worst", str(worst), "--human", str(prefs),
+                   "--out", str(tmp_path / "m"), "--format", "json")
+    curve = pd.read_csv(tmp_path / "m" / "tables" / "quality_curve.csv")
+    bleu = curve[curve["metric"] == "BLEU-4"].sort_values("worst_share")["value"].to_numpy()
+    assert (bleu[:-1] >= bleu[1:]).all()  # BLEU falls as the worst system answers more turns
+    assert (tmp_path / "m" / "figures" / "quality_curve.png").exists() and "kappa" in meta.stdout
+
+
+def test_run_generates_with_the_scripted_backend_and_resumes(tmp_path):
+    out = tmp_path / "gen"
+    res = json.loads(crseval("behavior", "run", "sample", "--backend", "scripted", "--out", str(out),
+                             "--format", "json").stdout)["result"]
+    assert res["turns"] == 32 and res["missing responses"] == 0  # 8 dialogues, 32 recommender turns
+    n = len((out / "records" / "responses.jsonl").read_text().splitlines())
+    crseval("behavior", "run", "sample", "--backend", "scripted", "--out", str(out), "--format", "json")
+    assert len((out / "records" / "responses.jsonl").read_text().splitlines()) == n
+
+
+def test_tagger_comparison_with_the_scripted_backend(tmp_path):
+    res = json.loads(crseval("behavior", "tag", "sample", "--backend", "scripted", "--limit", "20", "--shots", "1",
+                             "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    assert [r["tagger"] for r in res][1:] == ["LLM zero-shot", "LLM 1-shot"] and all(r["unparsed"] == 0 for r in res)
+
+
+def test_bad_responses_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "r.jsonl"
+    bad.write_text('{"dialogue": "s01", "turn": 0}\n')
+    res = crseval("behavior", "run", "sample", "--responses", str(bad), "--out", str(tmp_path / "x"), check=False)
+    assert res.returncode == 2 and "r.jsonl:1" in res.stderr and "response" in res.stderr
