@@ -153,7 +153,8 @@ def cross_validate(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int 
     return PairCV(accs, kappas)
 
 
-def evaluate_pairs(clf: PairClassifier, pairs: pd.DataFrame) -> dict[str, float]:
+def evaluate_pairs(clf, pairs: pd.DataFrame) -> dict[str, float]:
+    """Accuracy and κ of any pair model with ``proba(a, b)`` (fast mode or cross-encoder)."""
     pred = (clf.proba(pairs["a"], pairs["b"]) >= 0.5).astype(int)
     return {"pairs": len(pairs), "accuracy": float(np.mean(pred == pairs["same"])),
             "kappa": float(cohen_kappa_score(pairs["same"], pred))}
