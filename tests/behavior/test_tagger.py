@@ -24,7 +24,7 @@ def test_few_shot_examples_come_only_from_the_given_training_sentences():
 
 def test_tagger_parses_structured_answers_and_records_failures():
     def respond(req):
-        msg = req.messages[-1].content
+        msg = req.messages[1].content  # the original prompt: a re-ask does not fix a garbled sentence
         if "garbled" in msg.split("Message:")[-1]:
             return "no json here"
         return json.dumps({"strategy": "credibility"})
