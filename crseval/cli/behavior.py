@@ -230,6 +230,7 @@ def run(
     model: Optional[str] = typer.Option(None, help="Model name or .gguf path."),
     base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
     test_split: str = typer.Option("test", help="INSPIRED split to evaluate (the rest trains the classifiers)."),
+    order: int = typer.Option(1, help="History length t of the entropy model (entropy-weighted BA)."),
     out: Path = typer.Option(Path("runs/behavior"), help="Run directory (generation resumes here)."),
     fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
 ) -> None:
@@ -264,8 +265,8 @@ def run(
         failed = resp["response"].isna().sum()
         if failed:
             err_console.print(f"[yellow]{failed} responses failed and are excluded (see records/responses.jsonl)")
-    metrics, table = evaluate_responses(test_d, resp, pair, reference=train_d)
-    signature = make_signature(data=ds.info.signature(), llm=llm_sig, model=sig)
+    metrics, table = evaluate_responses(test_d, resp, pair, reference=train_d, order=order)
+    signature = make_signature(data=ds.info.signature(), llm=llm_sig, model=sig, metric={"entropy_order": order})
     store.save_signature(signature)
     store.write_table("behavior_metrics", pd.DataFrame([metrics]))
     store.write_table("behavior_turns", table)
