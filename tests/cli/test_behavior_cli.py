@@ -28,8 +28,10 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
         .to_csv(worst, index=False)
     good = json.loads(crseval("behavior", "run", "sample", "--responses", str(ideal), "--out", str(tmp_path / "r1"),
                               "--format", "json").stdout)["result"]
-    bad = json.loads(crseval("behavior", "run", "sample", "--responses", str(worst), "--out", str(tmp_path / "r2"),
-                             "--format", "json").stdout)["result"]
+    bad_out = json.loads(crseval("behavior", "run", "sample", "--responses", str(worst), "--out", str(tmp_path / "r2"),
+                                 "--order", "2", "--format", "json").stdout)
+    bad = bad_out["result"]
+    assert "metric.entropy_order:2" in bad_out["signature"]
     assert good["implicit BA (mean P(same))"] > bad["implicit BA (mean P(same))"]
     assert abs(good["BLEU-4"] - 100.0) < 1e-9 and bad["explicit BA (counted turns)"] < good["explicit BA (counted turns)"]
     assert (tmp_path / "r1" / "tables" / "behavior_mismatches.csv").exists()
