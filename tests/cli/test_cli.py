@@ -46,6 +46,15 @@ def test_llm_chat_shows_cache_hit_on_repeat(tmp_path):
     assert first["cache"] == "miss" and second["cache"] == "hit" and first["reply"] == second["reply"]
 
 
+def test_llm_chat_rate_and_config_file(tmp_path):
+    cfg = tmp_path / "llm.toml"
+    cfg.write_text('backend = "scripted"\nmodel = "from-config"\n')
+    out = json.loads(crseval("llm", "chat", "How good is Heat?", "--config", str(cfg), "--rate", "--cache",
+                             str(tmp_path / "c.sqlite"), "--format", "json").stdout)
+    assert out["model"] == "from-config" and out["method"] == "expected" and 1 <= float(out["reply"]) <= 5
+    assert abs(sum(out["probs"].values()) - 1) < 1e-9
+
+
 def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"))
     assert "report:" in out.stdout
@@ -58,6 +67,8 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     assert len((run / "records" / "judgments.jsonl").read_text().splitlines()) == 8
     usage = (run / "tables" / "llm_usage.csv").read_text()
     assert usage.splitlines()[1].startswith("0,")  # zero requests on the resumed run
+    crseval("demo", "--backend", "scripted", "--out", str(run), "--fresh")  # --fresh starts over: requests again
+    assert not (run / "tables" / "llm_usage.csv").read_text().splitlines()[1].startswith("0,")
 
 
 def test_metrics_are_listed_from_the_registry():

@@ -60,9 +60,42 @@ def test_judge_meta_eval_with_a_scripted_panel(shared, tmp_path):
                      '[[judges]]\nname = "b"\nsamples = 2\n[judges.llm]\nbackend = "scripted"\nmodel = "b"\n')
     res = crseval("judge", "meta-eval", str(shared("judgments/ab_redial")), "--level", "turn", "--limit", "12",
                   "--panel", str(panel), "--n-boot", "50", "--out", str(tmp_path / "m"), "--format", "json")
+    one = json.loads(crseval("judge", "meta-eval", str(shared("judgments/ab_redial")), "--level", "turn", "--limit",
+                             "12", "--aspects", "relevance", "--backend", "scripted", "--samples", "2",
+                             "--temperature", "0.5", "--n-boot", "50", "--out", str(tmp_path / "m2"),
+                             "--format", "json").stdout)
+    assert {r["aspect"] for r in one} == {"relevance"} and "panel mean" not in {r["judge"] for r in one}
+    assert pd.read_csv(tmp_path / "m2" / "tables" / "judge_mean_of_n.csv")["n_judges"].tolist() == [1, 2]
     rows = json.loads(res.stdout)
     assert {r["judge"] for r in rows} == {"a", "b", "panel mean", "length baseline"}
     assert (tmp_path / "m" / "tables" / "judge_panel_reliability.csv").exists()
     # AB-ReDial has per-annotator ratings: humans and judges are analysed together where scales match (1–5)
     both = pd.read_csv(tmp_path / "m" / "tables" / "humans_and_judges_reliability.csv")
     assert list(both["dimension"]) == ["overall"] and both.loc[0, "n_raters"] > 3
+
+
+def test_long_format_gold_items_drop_flagged_and_clusters(tmp_path):
+    import numpy as np
+    rng = np.random.default_rng(1)
+    q = rng.normal(3, 1, 20)
+    rows = []
+    for i in range(20):
+        for r in range(5):
+            for dim, noise in [("fluency", 0.5), ("coherence", 0.5), ("humour", 2.0)]:
+                rows.append({"dialogue": f"d{i}", "worker": f"w{r}", "dimension": dim,
+                             "score": int(min(5, max(1, round(q[i] + rng.normal(0, noise)))))})
+    for r, v in [("w0", 5), ("w1", 1), ("w2", 1), ("w3", 1), ("w4", 1)]:  # w0 calls the bad gold item good
+        rows += [{"dialogue": "GOLD", "worker": r, "dimension": d, "score": v} for d in ("fluency", "coherence", "humour")]
+    csv = tmp_path / "long.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    out = tmp_path / "run"
+    res = crseval("reliability", str(csv), "--item-col", "dialogue", "--rater-col", "worker", "--dimension-col",
+                  "dimension", "--value-col", "score", "--gold", "GOLD", "--drop-flagged", "--clusters", "2",
+                  "--n-boot", "0", "--out", str(out), "--format", "json")
+    table = json.loads(res.stdout)["result"]
+    assert {r["dimension"] for r in table} == {"fluency", "coherence", "humour"}
+    assert all(r["n_raters"] == 4 and r["n_items"] == 20 for r in table)  # w0 dropped, GOLD excluded
+    flagged = pd.read_csv(out / "tables" / "reliability_flagged_raters.csv")
+    assert list(flagged["rater"]) == ["w0"]
+    clusters = pd.read_csv(out / "tables" / "reliability_clusters.csv").set_index("dimension")["cluster"]
+    assert clusters["fluency"] == clusters["coherence"] != clusters["humour"]
