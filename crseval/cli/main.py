@@ -66,12 +66,19 @@ def demo(
 
 
 @app.command()
-def report(run_dir: Path = typer.Argument(..., help="A run directory written by crseval.")) -> None:
+def report(
+    run_dir: Path = typer.Argument(..., help="A run directory written by crseval."),
+    screenshot: Optional[Path] = typer.Option(None, help="Also save a full-page PNG (headless Chromium)."),
+) -> None:
     """(Re)write RUN_DIR/report.html from the run's tables, figures and records."""
     from crseval.report import write_report
     if not run_dir.is_dir():
         raise CrsevalError("run directory not found", file=run_dir)
-    console.print(f"report: [bold]{write_report(run_dir)}[/bold]")
+    html = write_report(run_dir)
+    console.print(f"report: [bold]{html}[/bold]")
+    if screenshot is not None:
+        from crseval.report.screenshot import screenshot as shoot
+        console.print(f"screenshot: [bold]{shoot(html, screenshot)}[/bold]")
 
 
 @app.command()

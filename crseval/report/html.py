@@ -27,7 +27,7 @@ margin-top:2rem}code,.sig{font-family:ui-monospace,Menlo,monospace;font-size:.85
 .sig{background:#f4f6f8;padding:.6rem;border-radius:4px;word-break:break-all}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;
 text-align:left;vertical-align:top}th{background:#eef2f6}tr:nth-child(even) td{background:#fafbfc}
-td.num{text-align:right;font-variant-numeric:tabular-nums}details{margin:.5rem 0}summary{cursor:pointer;
+.scroll{overflow-x:auto;max-width:100%}td.num{text-align:right;font-variant-numeric:tabular-nums}details{margin:.5rem 0}summary{cursor:pointer;
 font-weight:600}img{max-width:100%;border:1px solid #eee;margin:.5rem 0}.warn{color:#b35900}.muted{color:#666}
 """
 
@@ -51,7 +51,8 @@ def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
                 cells.append(f"<td>{esc('' if v is None or (isinstance(v, float) and v != v) else v)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     more = (f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>' if len(df) > max_rows else "")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+    return (f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+            f"{more}")
 
 
 def _figure(path: Path) -> str:
@@ -69,8 +70,12 @@ def _table_block(store: RunStore, name: str, open_: bool) -> str:
             f"{html_table(df)}</details>")
 
 
-def write_report(run_dir: str | Path, title: str = "crseval report") -> Path:
+def write_report(run_dir: str | Path, title: str | None = None) -> Path:
+    """Write ``report.html``; the title is remembered, so rewriting the report later keeps it."""
     store = RunStore(run_dir)
+    meta = store.read_json("report_meta.json") if store.path("report_meta.json").exists() else {}
+    title = title or meta.get("title") or "crseval report"
+    store.write_json("report_meta.json", {"title": title})
     parts = [f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.root.name)}</code>, "
              f"report written {esc(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>"]
     sig_path = store.path("signature.json")
