@@ -82,6 +82,40 @@ def report(
 
 
 @app.command()
+def compare(
+    runs: list[Path] = typer.Argument(..., help="Two or more run directories."),
+    table: Optional[str] = typer.Option(None, help="Per-item table to compare (default: the first shared one)."),
+    metrics: Optional[str] = typer.Option(None, help="Comma-separated columns (default: all shared numeric ones)."),
+    lower_is_better: str = typer.Option("", help="Comma-separated metrics where lower is better."),
+    out: Optional[Path] = typer.Option(None, help="Folder for compare.md / compare.tex / compare.csv."),
+    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+) -> None:
+    """Side-by-side table of shared metrics with significance tests (paired where items match,
+    otherwise Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX."""
+    from crseval.report.compare import compare as run_compare
+    from crseval.report.compare import shared_tables, to_latex, to_markdown
+    shared = shared_tables(runs)
+    if table is None:
+        if not shared:
+            raise CrsevalError("the runs share no per-item table", field="RUNS", fix="compare runs of the same kind")
+        table = shared[0]
+    names = [r.name for r in runs]
+    result = run_compare(runs, table, metrics.split(",") if metrics else None,
+                         lower_is_better=[m for m in lower_is_better.split(",") if m], names=names)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "compare.md").write_text(to_markdown(result, names) + "\n", encoding="utf-8")
+        (out / "compare.tex").write_text(to_latex(result, names) + "\n", encoding="utf-8")
+        result.to_csv(out / "compare.csv", index=False)
+    if fmt is Format.markdown:
+        print(to_markdown(result, names))
+    elif fmt is Format.latex:
+        print(to_latex(result, names))
+    else:
+        emit(result, fmt, title=f"compare on {table}")
+
+
+@app.command()
 def metrics(fmt: Format = typer.Option(Format.table, "--format", help="Output format.")) -> None:
     """List the registered metrics: name, capability, direction, parameters, description."""
     import pandas as pd

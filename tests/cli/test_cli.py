@@ -75,3 +75,16 @@ def test_metrics_are_listed_from_the_registry():
     rows = json.loads(crseval("metrics", "--format", "json").stdout)
     names = {r["metric"] for r in rows}
     assert {"icc1", "icc1k", "rel_k", "rel_single", "alpha_ordinal", "alpha_interval"} <= names
+
+
+def test_compare_writes_markdown_and_latex(tmp_path):
+    import pandas as pd
+    from crseval.runs import RunStore
+    for name, v in [("A", 0.2), ("B", 0.7)]:
+        RunStore(tmp_path / name).write_table("judge_scores", pd.DataFrame(
+            {"dialogue": [f"s{i}" for i in range(6)], "llm_overall": [v + 0.01 * i for i in range(6)]}))
+    crseval("compare", str(tmp_path / "A"), str(tmp_path / "B"), "--out", str(tmp_path / "cmp"))
+    assert "**0.725**" in (tmp_path / "cmp" / "compare.md").read_text()
+    assert "\\textbf{0.725}" in (tmp_path / "cmp" / "compare.tex").read_text()
+    res = crseval("compare", str(tmp_path / "A"), check=False)
+    assert res.returncode == 2 and "at least two runs" in res.stderr
