@@ -53,6 +53,21 @@ def meta_eval_table(records: Sequence[dict], judged: JudgedSet, aspects: Sequenc
     return pd.DataFrame(rows)
 
 
+def item_scores(records: Sequence[dict], items) -> pd.DataFrame:
+    """The drill-down behind every correlation: per item and aspect, each judge's mean score (and how
+    many of its ratings failed) next to the human label and the judged text's length."""
+    df = pd.DataFrame(records)
+    agg = df.groupby(["item", "aspect", "judge"]).agg(score=("score", "mean"),
+                                                     failed=("score", lambda s: int(s.isna().sum()))).reset_index()
+    wide = agg.pivot_table(index=["item", "aspect"], columns="judge", values=["score", "failed"])
+    wide.columns = [f"{j} {'score' if v == 'score' else 'failed'}" for v, j in wide.columns]
+    by_id = {it.id: it for it in items}
+    wide = wide.reset_index()
+    wide["human"] = [by_id[i].labels.get(a) for i, a in zip(wide["item"], wide["aspect"])]
+    wide["length"] = [_length(by_id[i]) for i in wide["item"]]
+    return wide
+
+
 def plot_meta(table: pd.DataFrame, path: Path) -> Path:
     style()
     aspects = list(dict.fromkeys(table["aspect"]))
@@ -105,8 +120,9 @@ def run_meta_eval(judged: JudgedSet, judges: Sequence[Judge], out: str | Path, *
     sub = JudgedSet(judged.info, judged.level, items)
     table = meta_eval_table(records, sub, aspects, n_boot=n_boot, seed=seed)
     store.write_table("meta_eval", table)
+    store.write_table("judge_item_scores", item_scores(records, items))
     plot_meta(table, store.figure_path("meta_eval"))
-    tables = ["meta_eval"]
+    tables = ["meta_eval", "judge_item_scores"]
     n_raters = sum(j.samples for j in judges)
     if human_ratings is not None:
         ids = {it.id for it in items}

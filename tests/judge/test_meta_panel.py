@@ -54,6 +54,10 @@ def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judg
     assert rel.loc[0, "n_raters"] == 4  # good#s0 + noisy#s0..s2 are the panel's raters
     mon = pd.read_csv(tmp_path / "run" / "tables" / "judge_mean_of_n.csv")
     assert list(mon["n_judges"]) == [1, 2, 3, 4]
+    items = pd.read_csv(tmp_path / "run" / "tables" / "judge_item_scores.csv")  # the drill-down per item
+    assert len(items) == 40 and {"good score", "noisy score", "human", "length"} <= set(items.columns)
+    from scipy import stats as st
+    assert st.pearsonr(items["good score"], items["human"])[0] == pytest.approx(table.loc["good", "pearson"])
 
 
 def test_judge_records_resume_and_keep_failures(tmp_path, judged):
