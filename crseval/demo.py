@@ -74,7 +74,7 @@ def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressF
     """A small behavior-alignment run: the pair classifier learns from the bundled strategy-labelled
     dialogues; the LLM answers every recommender turn of two of them; both BA variants are reported."""
     from crseval.behavior.classifier import labelled_sentences
-    from crseval.behavior.evaluate import contexts, evaluate_responses, generate_responses, strategy_distributions
+    from crseval.behavior.evaluate import contexts, evaluate_responses, generate_responses, write_tables
     from crseval.behavior.implicit import PairClassifier
     from crseval.behavior.pairs import make_pairs
     from crseval.text.embed import get_embedder
@@ -84,9 +84,7 @@ def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressF
     ctxs = contexts(evaluated)
     responses = generate_responses(ctxs, client, store, seed=seed, progress=progress("LLM as recommender", len(ctxs)))
     metrics, table = evaluate_responses(evaluated, responses.dropna(subset=["response"]), pair, reference=dialogues)
-    store.write_table("behavior_metrics", pd.DataFrame([metrics]))
-    store.write_table("behavior_turns", table)
-    store.write_table("behavior_strategy_distribution", strategy_distributions(table))
+    tables = write_tables(store, metrics, table)
     store.add_section(
         "Behavior alignment with the human recommender",
         f"The LLM answered the {len(ctxs)} recommender turns of sample dialogues {', '.join(BEHAVIOR_DIALOGUES)}. "
@@ -94,7 +92,7 @@ def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressF
         "dialogues) with the human's; implicit BA is the pair classifier's probability that both responses use the "
         "same strategy. The first turn of each dialogue is not counted. (A toy-sized training set: use "
         "`crseval behavior run` with INSPIRED for real numbers.)",
-        tables=["behavior_metrics", "behavior_turns", "behavior_strategy_distribution"])
+        tables=tables)
 
 
 def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:

@@ -8,7 +8,6 @@ distributions, plus turns before the first recommendation.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,7 +168,11 @@ def strategy_distributions(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([h, s], axis=1).fillna(0.0).rename_axis("strategy").reset_index()
 
 
-def write_responses_jsonl(df: pd.DataFrame, path: Path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for r in df.itertuples():
-            fh.write(json.dumps({"dialogue": r.dialogue, "turn": int(r.turn), "response": r.response}) + "\n")
+def write_tables(store: RunStore, metrics: dict[str, float], table: pd.DataFrame) -> list[str]:
+    """The behavior tables of a run: metrics, per-turn values, mismatched turns (the drill-down of
+    explicit BA) and strategy distributions; returns their names in report order."""
+    store.write_table("behavior_metrics", pd.DataFrame([metrics]))
+    store.write_table("behavior_strategy_distribution", strategy_distributions(table))
+    store.write_table("behavior_mismatches", table[(table["match"] == 0) & (table["turn"] > 0)])
+    store.write_table("behavior_turns", table)
+    return ["behavior_metrics", "behavior_strategy_distribution", "behavior_mismatches", "behavior_turns"]

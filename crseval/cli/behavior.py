@@ -237,7 +237,7 @@ def run(
     """Give every recommender-turn context to a system, collect its responses and report explicit and
     implicit BA, turns before the first recommendation, strategy distributions, BLEU and DIST."""
     from crseval.behavior.evaluate import contexts, evaluate_responses, generate_responses, load_responses, \
-        strategy_distributions
+        write_tables
     from crseval.cli.main import _llm_config
     from crseval.cli.progress import progress_bars
     from crseval.core.signature import format_signature, make_signature
@@ -268,15 +268,11 @@ def run(
     metrics, table = evaluate_responses(test_d, resp, pair, reference=train_d, order=order)
     signature = make_signature(data=ds.info.signature(), llm=llm_sig, model=sig, metric={"entropy_order": order})
     store.save_signature(signature)
-    store.write_table("behavior_metrics", pd.DataFrame([metrics]))
-    store.write_table("behavior_turns", table)
-    store.write_table("behavior_strategy_distribution", strategy_distributions(table))
-    store.write_table("behavior_mismatches", table[(table["match"] == 0) & (table["turn"] > 0)])
+    tables = write_tables(store, metrics, table)
     store.add_section("Behavior alignment", "Explicit BA compares the strategy of the system's response (strategy "
                       "classifier) with the human recommender's at the same turn; implicit BA is the pair classifier's "
                       "probability that both use the same strategy. The first turn of each dialogue is not counted.",
-                      tables=["behavior_metrics", "behavior_strategy_distribution", "behavior_mismatches",
-                              "behavior_turns"])
+                      tables=tables)
     emit(metrics, fmt, title="behavior alignment", signature=format_signature(signature))
     if fmt is Format.table:
         console.print(f"report: [bold]{write_report(out, 'crseval behavior alignment')}[/bold]")
