@@ -9,6 +9,7 @@ import pandas as pd
 import typer
 
 from crseval.cli.output import Format, console, emit, err_console
+from crseval.core.errors import CrsevalError
 
 app = typer.Typer(no_args_is_help=True, help="Behavior alignment with human recommenders (INSPIRED strategies).")
 
@@ -231,6 +232,8 @@ def run(
     base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
     test_split: str = typer.Option("test", help="INSPIRED split to evaluate (the rest trains the classifiers)."),
     order: int = typer.Option(1, help="History length t of the entropy model (entropy-weighted BA)."),
+    tagger: str = typer.Option("classifier", help="Who labels the system's strategies for explicit BA: classifier "
+                                                  "(trained on the other split) or llm (the configured backend)."),
     out: Path = typer.Option(Path("runs/behavior"), help="Run directory (generation resumes here)."),
     fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
 ) -> None:
@@ -249,24 +252,39 @@ def run(
     test_d = test_d[:limit] if limit else test_d
     store = RunStore(out)
     pair, sig, _ = _model(train_d, ds.info.signature(), 20000, 2000, "logreg", 0)
-    llm_sig = {"responses": responses.name} if responses else {}
-    if responses is not None:
-        resp = load_responses(responses)
-    else:
+    if tagger not in ("classifier", "llm"):
+        raise CrsevalError(f"unknown tagger {tagger!r}", field="--tagger", expected="classifier or llm")
+    llm_sig: dict = {"responses": responses.name} if responses else {}
+    system_labels = None
+    client = None
+    if responses is None or tagger == "llm":
         cfg = _llm_config(backend, model, base_url)
         client = make_client(cfg, store.cache_path)
-        llm_sig = {**client.identity(), "T": cfg.temperature, "seed": cfg.seed}
-        try:
-            ctxs = contexts(test_d)
-            with progress_bars() as bars:
+        llm_sig.update({**client.identity(), "T": cfg.temperature, "seed": cfg.seed})
+    try:
+        with progress_bars() as bars:
+            if responses is not None:
+                resp = load_responses(responses)
+            else:
+                ctxs = contexts(test_d)
                 resp = generate_responses(ctxs, client, store, progress=bars("system responses", len(ctxs)))
-        finally:
+                failed = resp["response"].isna().sum()
+                if failed:
+                    err_console.print(f"[yellow]{failed} responses failed and are excluded "
+                                      f"(see records/responses.jsonl)")
+            resp = resp.dropna(subset=["response"])
+            if tagger == "llm":
+                from crseval.behavior.tagger import tag as llm_tag
+                labels = llm_tag(client, resp["response"].tolist(), progress=bars("LLM strategy tagger", len(resp)))
+                system_labels = {(str(d), int(t)): lab for d, t, lab in zip(resp["dialogue"], resp["turn"], labels)
+                                 if lab is not None}
+    finally:
+        if client is not None:
             client.close()
-        failed = resp["response"].isna().sum()
-        if failed:
-            err_console.print(f"[yellow]{failed} responses failed and are excluded (see records/responses.jsonl)")
-    metrics, table = evaluate_responses(test_d, resp, pair, reference=train_d, order=order)
-    signature = make_signature(data=ds.info.signature(), llm=llm_sig, model=sig, metric={"entropy_order": order})
+    metrics, table = evaluate_responses(test_d, resp, pair, reference=train_d, order=order,
+                                        system_labels=system_labels)
+    signature = make_signature(data=ds.info.signature(), llm=llm_sig, model=sig,
+                               metric={"entropy_order": order, "tagger": tagger})
     store.save_signature(signature)
     tables = write_tables(store, metrics, table)
     store.add_section("Behavior alignment", "Explicit BA compares the strategy of the system's response (strategy "

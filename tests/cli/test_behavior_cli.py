@@ -55,6 +55,20 @@ def test_run_generates_with_the_scripted_backend_and_resumes(tmp_path):
     assert len((out / "records" / "responses.jsonl").read_text().splitlines()) == n
 
 
+def test_run_with_the_llm_tagger_labels_system_turns(tmp_path):
+    from crseval.behavior.evaluate import contexts
+    from crseval.data import load_dataset
+    ctxs = contexts(load_dataset("sample").dialogues.dialogues)
+    resp = tmp_path / "r.jsonl"
+    resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+                            for c in ctxs))
+    out = json.loads(crseval("behavior", "run", "sample", "--responses", str(resp), "--tagger", "llm", "--backend",
+                             "scripted", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    assert "metric.tagger:llm" in out["signature"]
+    turns = pd.read_csv(tmp_path / "t" / "tables" / "behavior_turns.csv")
+    assert set(turns["system_label"]) == {"acknowledgment"}  # the scripted LLM answers the schema's first label
+
+
 def test_tagger_comparison_with_the_scripted_backend(tmp_path):
     res = json.loads(crseval("behavior", "tag", "sample", "--backend", "scripted", "--limit", "20", "--shots", "1",
                              "--out", str(tmp_path / "t"), "--format", "json").stdout)
