@@ -43,7 +43,8 @@ def register_metric(name: str, description: str, *, higher_is_better: bool = Tru
 
 
 CAPABILITY_MODULES = ("crseval.reliability.icc", "crseval.reliability.crossed", "crseval.reliability.alpha",
-                      "crseval.behavior.explicit", "crseval.behavior.implicit", "crseval.behavior.generation")
+                      "crseval.behavior.explicit", "crseval.behavior.implicit", "crseval.behavior.generation",
+                      "crseval.serendipity.proxies")
 
 
 def all_metrics() -> dict[str, MetricSpec]:

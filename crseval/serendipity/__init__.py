@@ -1,0 +1,1 @@
+"""Serendipity: proxy metrics and evaluators, meta-evaluated against user-study answers."""

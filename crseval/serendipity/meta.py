@@ -1,0 +1,69 @@
+"""Meta-evaluation of serendipity evaluators against user-study ground truth.
+
+Per evaluator: Pearson correlation (in %), MAE and RMSE of its 1–5 predictions against the ground
+truth, each with a 95 % bootstrap CI (answers resampled), computed on the answers where both exist
+(the excluded count is reported). The best and second-best evaluator by Pearson are marked, and
+every evaluator's absolute errors are compared with the best *baseline* (proxy or random, lowest
+MAE) by a two-sided Wilcoxon signed-rank test on the answers both scored.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+BASELINES = ("random", "sog", "snpr", "purs", "desr")
+
+
+def _boot(fn, x, y, rng, n_boot):
+    idx = rng.integers(0, len(x), (n_boot, len(x)))
+    vals = [fn(x[i], y[i]) for i in idx]
+    return np.nanpercentile(vals, [2.5, 97.5])
+
+
+def _pearson(x, y):
+    return 100 * stats.pearsonr(x, y)[0] if np.ptp(x) > 0 and np.ptp(y) > 0 else np.nan
+
+
+def _mae(x, y):
+    return float(np.mean(np.abs(x - y)))
+
+
+def _rmse(x, y):
+    return float(np.sqrt(np.mean((x - y) ** 2)))
+
+
+def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n_boot: int = 1000,
+                  seed: int = 0) -> pd.DataFrame:
+    truth = np.asarray(truth, float)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name, pred in predictions.items():
+        pred = np.asarray(pred, float)
+        ok = np.isfinite(pred) & np.isfinite(truth)
+        x, y = pred[ok], truth[ok]
+        row = {"evaluator": name, "n": int(ok.sum()), "excluded": int((~ok).sum())}
+        for metric, fn in (("pearson_%", _pearson), ("mae", _mae), ("rmse", _rmse)):
+            row[metric] = fn(x, y) if len(x) > 2 else np.nan
+            lo, hi = _boot(fn, x, y, rng, n_boot) if len(x) > 2 and n_boot else (np.nan, np.nan)
+            row[f"{metric}_lo"], row[f"{metric}_hi"] = lo, hi
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    order = table["pearson_%"].rank(ascending=False, method="first")
+    table["rank"] = np.where(order == 1, "best", np.where(order == 2, "second", ""))
+    base = table[table["evaluator"].isin(BASELINES)]
+    if len(base):
+        best = base.loc[base["mae"].idxmin(), "evaluator"]
+        pb = np.asarray(predictions[best], float)
+        ps = []
+        for name in table["evaluator"]:
+            p = np.asarray(predictions[name], float)
+            ok = np.isfinite(p) & np.isfinite(pb) & np.isfinite(truth)
+            e1, e2 = np.abs(p[ok] - truth[ok]), np.abs(pb[ok] - truth[ok])
+            ps.append(np.nan if name == best or np.all(e1 == e2) else float(stats.wilcoxon(e1, e2).pvalue))
+        table["vs_best_baseline"] = best
+        table["p_abs_error"] = ps
+        table["significant"] = table["p_abs_error"] < 0.05
+    return table

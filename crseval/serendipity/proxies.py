@@ -1,0 +1,144 @@
+"""Serendipity proxy metrics, computed per (user, recommended item) of a user study.
+
+Inputs (documented choices):
+* item features: multi-hot genre vectors (Serendipity-2018: MovieLens genres; items without metadata
+  get no features, their feature-based terms are NaN and they are counted, not dropped);
+* relevance: the recommender's predicted rating rescaled to [0, 1] ((r − 0.5) / 4.5), or the user's
+  own rating with ``relevance="rating"`` (closer to the ground truth — use with care);
+* history (the user's profile): the user's *other* answered movies rated ≥ 3.5;
+* unexpectedness / dissimilarity: mean cosine distance of the item to the history items;
+* diversity: mean cosine distance to all the user's other recommended items;
+* unpopularity: 1 − log(1 + n_i) / log(1 + max n), n_i = answers about the item in the data at hand.
+
+Metrics:
+* SOG = w_rel·rel + w_div·div + w_dis·dissimilarity + w_unpop·unpopularity (equal weights);
+* SNPR = λ·rel + (1 − λ)·unexpectedness (λ = 0.5);
+* PURS = rel + f(unexp) · factor, with unexp the Euclidean distance to the nearest of the user's
+  interest clusters (k-means with k = 3 on history feature vectors; with ≤ 3 distinct history items
+  each is its own cluster), f(x) = x·e^(−x) (unimodal: a
+  little surprise helps, a lot does not) and factor = 1;
+* DESR = acc·dif / (acc + dif) with acc = rel, dif = dissimilarity (0 when both are 0);
+* random: seeded uniform draws.
+
+Scores map to the 1–5 scale by min-max scaling and rounding: round((x − min) / (max − min) × 4 + 1);
+a constant score maps to 3 and NaN stays NaN.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.cluster.vq import kmeans2
+
+from crseval.core.registry import register_metric
+from crseval.data.base import SerendipityStudy
+
+
+def to_likert(x) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    ok = np.isfinite(x)
+    out = np.full(len(x), np.nan)
+    if not ok.any():
+        return out
+    lo, hi = x[ok].min(), x[ok].max()
+    out[ok] = 3.0 if hi == lo else np.rint((x[ok] - lo) / (hi - lo) * 4 + 1)
+    return out
+
+
+@dataclass
+class Features:
+    """Per answer: relevance, unexpectedness (dissimilarity to history), diversity, unpopularity, PURS distance."""
+    table: pd.DataFrame
+    missing_items: int
+
+
+def _cos_dist(v: np.ndarray, m: np.ndarray) -> np.ndarray:
+    nv, nm = np.linalg.norm(v), np.linalg.norm(m, axis=1)
+    ok = (nm > 0) & (nv > 0)
+    d = np.full(len(m), np.nan)
+    d[ok] = 1 - (m[ok] @ v) / (nm[ok] * nv)
+    return d
+
+
+def features(study: SerendipityStudy, relevance: str = "predicted", liked: float = 3.5, seed: int = 0) -> Features:
+    a = study.answers.reset_index(drop=True)
+    genres = sorted({g for it in study.items.values() for g in it.get("genres", [])})
+    index = {g: i for i, g in enumerate(genres)}
+    vec = {}
+    for iid, it in study.items.items():
+        v = np.zeros(len(genres))
+        for g in it.get("genres", []):
+            v[index[g]] = 1.0
+        vec[iid] = v
+    counts = a["item"].value_counts()
+    unpop = 1 - np.log1p(a["item"].map(counts).to_numpy(float)) / np.log1p(counts.max())
+    if relevance == "rating":
+        rel = (a["rating"].to_numpy(float) - 0.5) / 4.5
+    else:
+        rel = (a["predicted_rating"].to_numpy(float) - 0.5) / 4.5
+    n = len(a)
+    unexp, div, purs_d = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    items, ratings = a["item"].to_numpy(), a["rating"].to_numpy(float)
+    has = np.array([i in vec for i in items])
+    feats = np.stack([vec.get(i, np.zeros(len(genres))) for i in items]) if n else np.zeros((0, len(genres)))
+    rng = np.random.default_rng(seed)
+    for idx in a.groupby("user").indices.values():
+        idx = idx[has[idx]]
+        for i in idx:
+            others = idx[idx != i]
+            if not len(others):
+                continue
+            d_all = _cos_dist(feats[i], feats[others])
+            if np.isfinite(d_all).any():
+                div[i] = np.nanmean(d_all)
+            hist = others[ratings[others] >= liked]
+            if not len(hist):
+                continue
+            d = _cos_dist(feats[i], feats[hist])
+            if np.isfinite(d).any():
+                unexp[i] = np.nanmean(d)
+            uniq = np.unique(feats[hist], axis=0)
+            # with at most 3 distinct liked items every item is its own cluster; k-means only beyond that
+            centers = uniq if len(uniq) <= 3 else kmeans2(feats[hist], 3, minit="++", seed=rng)[0]
+            purs_d[i] = float(np.min(np.linalg.norm(centers - feats[i], axis=1)))
+    table = pd.DataFrame({"user": a["user"], "item": a["item"], "relevance": rel, "unexpectedness": unexp,
+                          "diversity": div, "unpopularity": unpop, "purs_distance": purs_d})
+    missing = int((~a["item"].isin(set(vec))).sum())
+    return Features(table, missing)
+
+
+@register_metric("sog", "SOG: weighted sum of relevance, diversity, dissimilarity to history and unpopularity",
+                 capability="serendipity", weights="0.25,0.25,0.25,0.25")
+def sog(f: pd.DataFrame, weights=(0.25, 0.25, 0.25, 0.25)) -> np.ndarray:
+    w = np.asarray(weights, float)
+    parts = np.column_stack([f["relevance"], f["diversity"], f["unexpectedness"], f["unpopularity"]])
+    return parts @ w / w.sum()
+
+
+@register_metric("snpr", "SNPR: λ·relevance + (1−λ)·unexpectedness", capability="serendipity", lam=0.5)
+def snpr(f: pd.DataFrame, lam: float = 0.5) -> np.ndarray:
+    return lam * f["relevance"].to_numpy(float) + (1 - lam) * f["unexpectedness"].to_numpy(float)
+
+
+@register_metric("purs", "PURS: relevance + f(unexpectedness)·factor, unexpectedness = distance to the nearest "
+                 "interest cluster, f(x) = x·exp(−x)", capability="serendipity", factor=1.0)
+def purs(f: pd.DataFrame, factor: float = 1.0) -> np.ndarray:
+    x = f["purs_distance"].to_numpy(float)
+    return f["relevance"].to_numpy(float) + x * np.exp(-x) * factor
+
+
+@register_metric("desr", "DESR: acc·dif / (acc + dif), acc = relevance, dif = dissimilarity to history",
+                 capability="serendipity")
+def desr(f: pd.DataFrame) -> np.ndarray:
+    acc, dif = f["relevance"].to_numpy(float), f["unexpectedness"].to_numpy(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((acc + dif) > 0, acc * dif / (acc + dif), 0.0) * np.where(np.isfinite(dif), 1, np.nan)
+
+
+@register_metric("random", "Seeded uniform random scores (baseline)", capability="serendipity", seed=0)
+def random_scores(f: pd.DataFrame, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).random(len(f))
+
+
+PROXIES = {"sog": sog, "snpr": snpr, "purs": purs, "desr": desr, "random": random_scores}

@@ -1,0 +1,32 @@
+import json
+
+from tests.cli.test_cli import crseval
+
+
+def test_meta_eval_on_serendipity2018(shared, tmp_path):
+    res = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--sample", "400",
+                  "--n-boot", "100", "--out", str(tmp_path / "s"), "--format", "json")
+    rows = {r["evaluator"]: r for r in json.loads(res.stdout)["result"]}
+    assert set(rows) == {"random", "sog", "snpr", "purs", "desr", "import:gpt-rating"}
+    assert sum(r["rank"] == "best" for r in rows.values()) == 1
+    assert (tmp_path / "s" / "figures" / "serendipity_pearson.png").exists()
+
+
+def test_taobao_refuses_history_proxies_but_imports_columns(shared, tmp_path):
+    path = str(shared("serendipity/taobao"))
+    bad = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--out", str(tmp_path / "t"),
+                  check=False)
+    assert bad.returncode == 2 and "history" in bad.stderr
+    ok = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--evaluators",
+                 "random,import:Unexpectedness", "--n-boot", "50", "--out", str(tmp_path / "t2"), "--format", "json")
+    rows = {r["evaluator"]: r for r in json.loads(ok.stdout)["result"]}
+    assert rows["import:Unexpectedness"]["pearson_%"] > rows["random"]["pearson_%"]
+
+
+def test_relevance_from_the_users_own_rating_changes_the_proxies(shared, tmp_path):
+    path = str(shared("serendipity/serendipity2018"))
+    args = ["serendipity", "meta-eval", path, "--evaluators", "snpr", "--n-boot", "0", "--format", "json"]
+    pred = json.loads(crseval(*args, "--out", str(tmp_path / "a")).stdout)
+    own = json.loads(crseval(*args, "--relevance", "rating", "--out", str(tmp_path / "b")).stdout)
+    assert pred["result"][0]["pearson_%"] != own["result"][0]["pearson_%"]
+    assert "metric.relevance:rating" in own["signature"]
