@@ -18,7 +18,16 @@ def meta_eval(
     path: Path = typer.Argument(..., help="The dataset folder or file."),
     dataset: str = typer.Option("serendipity2018", help="serendipity2018 or taobao-serendipity."),
     evaluators: str = typer.Option("random,sog,snpr,purs,desr,import:gpt-rating",
-                                   help="Comma-separated: random, sog, snpr, purs, desr, import:COLUMN."),
+                                   help="Comma-separated: random, sog, snpr, purs, desr, llm, llm-fewshot, "
+                                        "import:COLUMN."),
+    backend: str = typer.Option("llamacpp", help="LLM backend for the llm evaluators."),
+    model: Optional[str] = typer.Option(None, help="Model name or .gguf path."),
+    base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
+    runs: int = typer.Option(5, help="LLM runs averaged per answer."),
+    shots: int = typer.Option(5, help="Examples from other users for llm-fewshot."),
+    history_k: int = typer.Option(10, help="History items shown to the LLM (most recent, oldest first)."),
+    aux: str = typer.Option("", help="Comma-separated auxiliary data for the LLM: popularity, similarity, "
+                                     "curiosity, personality."),
     relevance: str = typer.Option("predicted", help="Relevance from the recommender's 'predicted' rating or the "
                                                     "user's own 'rating'."),
     sample: Optional[int] = typer.Option(None, help="Evaluate a seeded random subset of N answers."),
@@ -47,6 +56,13 @@ def meta_eval(
         raise CrsevalError(f"{dataset} cannot support history-based proxies: " + "; ".join(study.unavailable.values()),
                            field="--evaluators", expected="random or import:COLUMN for this dataset")
     f = features(study, relevance, seed=seed).table if need_features else study.answers[["user", "item"]]
+    store = RunStore(out)
+    client = None
+    aux_flags = {a.strip() for a in aux.split(",") if a.strip()}
+    bad_aux = aux_flags - {"popularity", "similarity", "curiosity", "personality"}
+    if bad_aux:
+        raise CrsevalError(f"unknown auxiliary data {sorted(bad_aux)}", field="--aux",
+                           expected="popularity, similarity, curiosity, personality")
     preds = {}
     for n in names:
         if n.startswith("import:"):
@@ -57,14 +73,29 @@ def meta_eval(
             preds[n] = study.answers[col].to_numpy(float)
         elif n in PROXIES:
             preds[n] = to_likert(PROXIES[n](f, seed=seed) if n == "random" else PROXIES[n](f))
+        elif n in ("llm", "llm-fewshot"):
+            from crseval.cli.main import _llm_config
+            from crseval.cli.progress import progress_bars
+            from crseval.llm import make_client
+            from crseval.serendipity.evaluator import Aux, llm_scores
+            client = client or make_client(_llm_config(backend, model, base_url), store.cache_path)
+            a = Aux(history_k, **{k: k in aux_flags for k in ("popularity", "similarity", "curiosity", "personality")})
+            k = shots if n == "llm-fewshot" else 0
+            with progress_bars() as bars:
+                preds[n] = llm_scores(study, client, store, aux=a, runs=runs, shots=k, seed=seed, name=n,
+                                      progress=bars(f"LLM evaluator {n}", runs * len(study.answers)))
         else:
             raise CrsevalError(f"unknown evaluator {n!r}", field="--evaluators",
-                               expected="random, sog, snpr, purs, desr or import:COLUMN")
+                               expected="random, sog, snpr, purs, desr, llm, llm-fewshot or import:COLUMN")
+    llm_sig = {}
+    if client is not None:
+        llm_sig = {**client.identity(), "runs": runs, "shots": shots, "history_k": history_k,
+                   "aux": ",".join(sorted(aux_flags)) or "none"}
+        client.close()
     table = meta_evaluate(preds, study.answers["ground_truth"].to_numpy(float), n_boot=n_boot, seed=seed)
-    store = RunStore(out)
-    sig = make_signature(data=study.info.signature(), metric={"ground_truth": study.ground_truth,
-                                                              "relevance": relevance, "sample": sample or "all",
-                                                              "boot": n_boot, "seed": seed})
+    sig = make_signature(data=study.info.signature(), llm=llm_sig,
+                         metric={"ground_truth": study.ground_truth, "relevance": relevance,
+                                 "sample": sample or "all", "boot": n_boot, "seed": seed})
     store.save_signature(sig)
     store.write_table("serendipity_meta_eval", table)
     from crseval.report.plots import bar_with_ci

@@ -30,3 +30,15 @@ def test_relevance_from_the_users_own_rating_changes_the_proxies(shared, tmp_pat
     own = json.loads(crseval(*args, "--relevance", "rating", "--out", str(tmp_path / "b")).stdout)
     assert pred["result"][0]["pearson_%"] != own["result"][0]["pearson_%"]
     assert "metric.relevance:rating" in own["signature"]
+
+
+def test_llm_evaluators_with_aux_switches_through_the_cli(shared, tmp_path):
+    out = json.loads(crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--evaluators",
+                             "random,llm,llm-fewshot", "--backend", "scripted", "--sample", "30", "--runs", "2",
+                             "--shots", "2", "--aux", "popularity,similarity", "--n-boot", "20", "--out",
+                             str(tmp_path / "l"), "--format", "json").stdout)
+    assert {r["evaluator"] for r in out["result"]} == {"random", "llm", "llm-fewshot"}
+    assert "llm.aux:popularity,similarity" in out["signature"] and "llm.runs:2" in out["signature"]
+    bad = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--aux", "horoscope",
+                  "--out", str(tmp_path / "x"), check=False)
+    assert bad.returncode == 2 and "horoscope" in bad.stderr

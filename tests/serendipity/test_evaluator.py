@@ -1,0 +1,64 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from crseval.core.types import Item
+from crseval.data._io import DatasetInfo
+from crseval.data.base import SerendipityStudy
+from crseval.llm import LLMClient, ResponseCache
+from crseval.llm.scripted import ScriptedBackend
+from crseval.runs import RunStore
+from crseval.serendipity.evaluator import Aux, few_shot, history, llm_scores, request
+
+
+def study():
+    items = {m: Item(m, t, {"genres": g}) for m, t, g in [
+        ("1", "Heat (1995)", ["Crime", "Thriller"]), ("2", "Toy Story (1995)", ["Animation", "Comedy"]),
+        ("3", "Alien (1979)", ["Horror", "Sci-Fi"]), ("4", "Amelie (2001)", ["Comedy", "Romance"])]}
+    a = pd.DataFrame({"user": ["u1", "u1", "u1", "u2", "u2", "u3"], "item": ["1", "2", "3", "4", "1", "2"],
+                      "rating": [4.0, 3.0, 5.0, 2.0, 4.5, 3.0], "timestamp": [3, 1, 2, 1, 2, 1],
+                      "ground_truth": [2.0, 4.0, 3.0, 1.0, 5.0, 3.0],
+                      "C1": [3, 3, 3, 2, 2, 1], "P1": [5, 5, 5, 4, 4, 2]})
+    return SerendipityStudy(DatasetInfo("toy", "-", "0"), a, items, "toy")
+
+
+def test_history_is_the_k_most_recent_other_items_oldest_first():
+    h = history(study(), "u1", "3", k=5)
+    assert list(h["item"]) == ["2", "1"]  # timestamps 1 then 3; the target item itself is excluded
+    assert list(history(study(), "u1", "3", k=1)["item"]) == ["1"]
+
+
+@pytest.mark.parametrize("flag,marker", [("popularity", "was recommended to"), ("similarity", "Jaccard distance"),
+                                         ("curiosity", "curiosity self-assessment"),
+                                         ("personality", "personality self-assessment")])
+def test_each_auxiliary_switch_adds_its_block_and_only_then(flag, marker):
+    s = study()
+    row = s.answers.iloc[2]
+    on = request(s, row, Aux(**{flag: True})).messages[-1].content
+    off = request(s, row, Aux()).messages[-1].content
+    assert marker in on and marker not in off
+    assert "The platform now recommends: Alien (1979) (Horror, Sci-Fi)." in off
+    assert off.index("Toy Story") < off.index("Heat")  # oldest first
+
+
+def test_few_shot_never_contains_the_target_user():
+    s = study()
+    for seed in range(20):
+        ex = few_shot(s, "u1", 3, seed)
+        assert len(ex) == 3 and all(e["user"] != "u1" for e in ex)
+    req = request(s, s.answers.iloc[0], Aux(), few_shot(s, "u1", 2, 0))
+    assert [m.role for m in req.messages] == ["system", "user", "assistant", "user", "assistant", "user"]
+
+
+def test_runs_are_averaged_recorded_and_cached(tmp_path):
+    s = study()
+    store = RunStore(tmp_path / "run")
+    backend = ScriptedBackend()
+    client = LLMClient(backend, ResponseCache(store.cache_path))
+    scores = llm_scores(s, client, store, runs=3, shots=1)
+    assert scores.shape == (6,) and np.all((scores >= 1) & (scores <= 5))
+    assert len(store.records("serendipity_llm")) == 18
+    n = len(backend.calls)
+    again = llm_scores(s, LLMClient(ScriptedBackend([]), ResponseCache(store.cache_path)), RunStore(tmp_path / "run"),
+                       runs=3, shots=1)
+    assert np.allclose(again, scores) and len(backend.calls) == n  # a re-run asks nothing
