@@ -33,6 +33,8 @@ def meta_eval(
     sample: Optional[int] = typer.Option(None, help="Evaluate a seeded random subset of N answers."),
     n_boot: int = typer.Option(1000, help="Bootstrap resamples for the CIs."),
     seed: int = typer.Option(0, help="Seed for the subset, the random baseline and the bootstrap."),
+    ensemble: Optional[str] = typer.Option(None, help="Comma-separated evaluators to combine: every subset of 2–4 is "
+                                                      "averaged and the grid is reported best first."),
     out: Path = typer.Option(Path("runs/serendipity"), help="Run directory."),
     fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
 ) -> None:
@@ -98,6 +100,20 @@ def meta_eval(
                                  "sample": sample or "all", "boot": n_boot, "seed": seed})
     store.save_signature(sig)
     store.write_table("serendipity_meta_eval", table)
+    tables = ["serendipity_meta_eval"]
+    if ensemble:
+        from crseval.serendipity.meta import ensemble_grid
+        members = [e.strip() for e in ensemble.split(",") if e.strip()]
+        missing = [m for m in members if m not in preds]
+        if missing:
+            raise CrsevalError(f"ensemble member {missing[0]!r} is not among --evaluators", field="--ensemble",
+                               expected="a subset of " + ", ".join(preds))
+        grid = ensemble_grid(preds, study.answers["ground_truth"].to_numpy(float), members)
+        store.write_table("serendipity_ensembles", grid)
+        tables.append("serendipity_ensembles")
+        if fmt is Format.table and len(grid):
+            console.print(f"best ensemble: [bold]{grid.iloc[0]['ensemble']}[/bold] "
+                          f"(Pearson {grid.iloc[0]['pearson_%']:.1f} %, MAE {grid.iloc[0]['mae']:.3f})")
     from crseval.report.plots import bar_with_ci
     bar_with_ci(table["evaluator"].tolist(), table["pearson_%"].fillna(0).tolist(),
                 table["pearson_%_lo"].fillna(0).tolist(), table["pearson_%_hi"].fillna(0).tolist(),
@@ -105,7 +121,7 @@ def meta_eval(
                 path=store.figure_path("serendipity_pearson"))
     store.add_section("Serendipity meta-evaluation", f"Ground truth: {study.ground_truth} on 1–5. Proxy scores are "
                       "min-max mapped to 1–5. " + " ".join(study.info.notes),
-                      tables=["serendipity_meta_eval"], figures=["serendipity_pearson"])
+                      tables=tables, figures=["serendipity_pearson"])
     cols = ["evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse", "rank"] + \
         (["p_abs_error"] if "p_abs_error" in table else [])
     emit(table[cols].round(3), fmt, title=f"serendipity meta-evaluation ({dataset})",

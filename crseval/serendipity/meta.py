@@ -8,7 +8,7 @@ MAE) by a two-sided Wilcoxon signed-rank test on the answers both scored.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -67,3 +67,24 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
         table["p_abs_error"] = ps
         table["significant"] = table["p_abs_error"] < 0.05
     return table
+
+
+def ensemble_grid(predictions: Mapping[str, np.ndarray], truth: np.ndarray, members: Sequence[str] | None = None,
+                  *, max_size: int = 4, metric: str = "pearson_%") -> pd.DataFrame:
+    """Every combination (2…max_size) of the given evaluators, averaged per answer (NaN-aware), scored
+    against the ground truth; sorted best first by ``metric`` (Pearson %; MAE and RMSE: lower first)."""
+    from itertools import combinations
+    names = list(members or predictions)
+    truth = np.asarray(truth, float)
+    rows = []
+    for size in range(2, min(max_size, len(names)) + 1):
+        for combo in combinations(names, size):
+            with np.errstate(all="ignore"):
+                mean = np.nanmean(np.stack([np.asarray(predictions[c], float) for c in combo]), axis=0)
+            ok = np.isfinite(mean) & np.isfinite(truth)
+            x, y = mean[ok], truth[ok]
+            rows.append({"ensemble": " + ".join(combo), "size": size, "n": int(ok.sum()),
+                         "pearson_%": _pearson(x, y) if len(x) > 2 else np.nan,
+                         "mae": _mae(x, y) if len(x) else np.nan, "rmse": _rmse(x, y) if len(x) else np.nan})
+    table = pd.DataFrame(rows)
+    return table.sort_values(metric, ascending=metric != "pearson_%").reset_index(drop=True) if len(table) else table

@@ -42,3 +42,13 @@ def test_llm_evaluators_with_aux_switches_through_the_cli(shared, tmp_path):
     bad = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--aux", "horoscope",
                   "--out", str(tmp_path / "x"), check=False)
     assert bad.returncode == 2 and "horoscope" in bad.stderr
+
+
+def test_ensemble_grid_through_the_cli(shared, tmp_path):
+    import pandas as pd
+    crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--evaluators",
+            "random,sog,snpr", "--ensemble", "random,sog,snpr", "--sample", "300", "--n-boot", "0",
+            "--out", str(tmp_path / "e"), "--format", "json")
+    grid = pd.read_csv(tmp_path / "e" / "tables" / "serendipity_ensembles.csv")
+    assert sorted(grid["ensemble"]) == ["random + snpr", "random + sog", "random + sog + snpr", "sog + snpr"]
+    assert grid["pearson_%"].is_monotonic_decreasing

@@ -76,3 +76,15 @@ def test_gpt_rating_meta_evaluated_end_to_end(shared):
     ok = s.answers[["gpt-rating", "ground_truth"]].dropna()
     assert t["n"] == len(ok) and t["pearson_%"] == pytest.approx(100 * stats.pearsonr(ok["gpt-rating"],
                                                                                        ok["ground_truth"])[0])
+
+
+def test_ensemble_grid_averages_members_and_ranks():
+    from crseval.serendipity.meta import ensemble_grid
+    truth = np.array([1.0, 2, 3, 4, 5, 3])
+    preds = {"a": truth + 1, "b": truth - 1, "c": np.array([3.0, np.nan, 3, 3, 3, 3])}
+    g = ensemble_grid(preds, truth, max_size=3)
+    assert len(g) == 4 and g.iloc[0]["ensemble"] in ("a + b", "a + b + c")
+    ab = g.set_index("ensemble").loc["a + b"]
+    assert ab["mae"] == 0.0 and ab["pearson_%"] == pytest.approx(100)
+    ac = g.set_index("ensemble").loc["a + c"]  # NaN-aware: the answer without c uses a alone
+    assert ac["n"] == 6
