@@ -12,7 +12,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 
 from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
 from crseval.behavior.implicit import PairClassifier

@@ -25,6 +25,7 @@ from crseval.stats.bootstrap import bootstrap_ci
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
 RELIABILITY_BOOT = 100
 BEHAVIOR_DIALOGUES = ("s01", "s04")
+SERENDIPITY_LLM_ANSWERS = 6
 
 
 class DemoConfig(BaseModel):
@@ -62,6 +63,7 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
         analyze_into(store, sample.ratings, n_boot=RELIABILITY_BOOT, seed=config.seed, n_clusters=2,
                      progress=progress)
         _behavior(store, dialogues, client, config.seed, progress)
+        _serendipity(store, sample.serendipity, client, config.seed, progress)
         usage = pd.DataFrame([{**client.stats.as_dict(), "backend": client.identity()["backend"],
                                "model": client.identity()["model"]}])
         store.write_table("llm_usage", usage)
@@ -93,6 +95,17 @@ def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressF
         "same strategy. The first turn of each dialogue is not counted. (A toy-sized training set: use "
         "`crseval behavior run` with INSPIRED for real numbers.)",
         tables=tables)
+
+
+def _serendipity(store: RunStore, study, client, seed: int, progress: ProgressFactory) -> None:
+    """Proxy metrics on the whole bundled user study; the LLM, playing each user, rates a few answers."""
+    from crseval.serendipity.evaluator import llm_scores
+    from crseval.serendipity.run import predictions, write_results
+    preds = predictions(study, ["random", "sog", "snpr", "purs", "desr"], seed=seed)
+    rows = list(range(0, len(study.answers), len(study.answers) // SERENDIPITY_LLM_ANSWERS))[:SERENDIPITY_LLM_ANSWERS]
+    preds["llm"] = llm_scores(study, client, store, runs=1, seed=seed, rows=rows,
+                              progress=progress("LLM as the user (serendipity)", len(rows)))
+    write_results(store, study, preds, n_boot=200, seed=seed)
 
 
 def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:

@@ -8,8 +8,10 @@ from typing import Any
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Item, Ratings, Role, Utterance
-from crseval.data._io import dataset_info, read_json
-from crseval.data.base import DialogueDataset, ItemCatalog
+import pandas as pd
+
+from crseval.data._io import dataset_info, read_json, read_rows, to_float
+from crseval.data.base import DialogueDataset, ItemCatalog, SerendipityStudy
 from crseval.data.ratings import load_ratings
 
 from crseval.behavior.strategies import LABELS
@@ -20,10 +22,11 @@ class SampleData:
     movies: ItemCatalog
     dialogues: DialogueDataset
     ratings: Ratings
+    serendipity: SerendipityStudy
 
     def summary(self) -> dict[str, Any]:
         return {"movies": self.movies.summary(), "dialogues": self.dialogues.summary(),
-                "ratings": self.ratings.summary()}
+                "ratings": self.ratings.summary(), "serendipity": self.serendipity.summary()}
 
     def preview(self, n: int = 1) -> str:
         return self.dialogues.preview(n)
@@ -72,6 +75,19 @@ def load_movies_json(path: Path, name: str) -> ItemCatalog:
 
 def load(path: str | Path | None = None) -> SampleData:
     root = Path(path) if path else sample_dir()
-    return SampleData(load_movies_json(root / "movies.json", "sample-movies"),
-                      load_dialogues_json(root / "dialogues.json", "sample-dialogues"),
-                      load_ratings(root / "ratings.csv", item_col="item", rater_col="rater", name="sample-ratings"))
+    movies = load_movies_json(root / "movies.json", "sample-movies")
+    return SampleData(movies, load_dialogues_json(root / "dialogues.json", "sample-dialogues"),
+                      load_ratings(root / "ratings.csv", item_col="item", rater_col="rater", name="sample-ratings"),
+                      load_serendipity_csv(root / "serendipity.csv", movies))
+
+
+def load_serendipity_csv(path: Path, movies: ItemCatalog) -> SerendipityStudy:
+    """Our simulated user study: user,item,rating,predicted_rating,timestamp,s4,s5,s6 (ground truth =
+    mean of s4–s6, as for Serendipity-2018)."""
+    cols = ("user", "item", "rating", "predicted_rating", "timestamp", "s4", "s5", "s6")
+    _, rows = read_rows(path, required=cols)
+    recs = [{c: (r[c] if c in ("user", "item") else to_float(r[c], file=path, line=line, field=c)) for c in cols}
+            for line, r in rows]
+    answers = pd.DataFrame(recs)
+    answers["ground_truth"] = answers[["s4", "s5", "s6"]].mean(axis=1)
+    return SerendipityStudy(dataset_info("sample-serendipity", path), answers, dict(movies.by_id), "mean(s4,s5,s6)")

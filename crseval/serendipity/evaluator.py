@@ -108,13 +108,15 @@ def few_shot(study: SerendipityStudy, user: str, n: int, seed: int) -> list[pd.S
 
 
 def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, aux: Aux = Aux(), runs: int = 5,
-               shots: int = 0, seed: int = 0, name: str = "llm",
+               shots: int = 0, seed: int = 0, name: str = "llm", rows: Sequence[int] | None = None,
                progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Mean rating per answer over ``runs`` (NaN where every run failed; failures are recorded)."""
+    """Mean rating per answer over ``runs`` (NaN where every run failed — failures are recorded — and
+    for answers outside ``rows`` when only some are rated; histories always come from the whole study)."""
     stream = f"serendipity_{name}"
     tag = prompt_hash(SYSTEM, QUESTION, aux.tag(), shots)
     done = store.done_keys(stream)
-    work = [(i, r) for i in range(runs) for r in range(len(study.answers))]
+    targets = list(rows) if rows is not None else list(range(len(study.answers)))
+    work = [(i, r) for i in range(runs) for r in targets]
     todo = [w for w in work if f"{tag}|{w[0]}|{w[1]}" not in done]
     if progress and len(todo) < len(work):
         progress(len(work) - len(todo))

@@ -1,6 +1,4 @@
-import math
 
-import numpy as np
 import pytest
 
 from crseval.behavior.explicit import (TransitionModel, dialogue_stats, entropy_weighted_ba, explicit_ba,

@@ -2,7 +2,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from crseval.behavior.classifier import evaluate_classifier, labelled_sentences

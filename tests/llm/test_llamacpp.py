@@ -1,6 +1,5 @@
 """The embedded model, for real (slow: loads Qwen2.5-Coder-1.5B in a worker process)."""
 import importlib.util
-import os
 import socket
 import subprocess
 import sys
@@ -10,7 +9,7 @@ import pytest
 
 from crseval.data import load_dataset
 from crseval.judge.rubric import RUBRICS, judge_request
-from crseval.llm import ChatRequest, LLMClient, LLMConfig, ResponseCache, SchedulerConfig, make_client
+from crseval.llm import ChatRequest, LLMConfig, make_client
 
 pytestmark = pytest.mark.slow
 

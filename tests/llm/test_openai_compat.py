@@ -2,7 +2,7 @@
 import pytest
 
 from crseval.core.errors import BackendError
-from crseval.llm import ChatRequest, LLMClient, LLMConfig, ResponseCache, SchedulerConfig, make_client
+from crseval.llm import ChatRequest, LLMClient, LLMConfig, SchedulerConfig, make_client
 from crseval.llm.fake_server import FakeOpenAIServer
 from crseval.llm.openai_compat import OpenAIBackend
 

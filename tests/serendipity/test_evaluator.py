@@ -62,3 +62,12 @@ def test_runs_are_averaged_recorded_and_cached(tmp_path):
     again = llm_scores(s, LLMClient(ScriptedBackend([]), ResponseCache(store.cache_path)), RunStore(tmp_path / "run"),
                        runs=3, shots=1)
     assert np.allclose(again, scores) and len(backend.calls) == n  # a re-run asks nothing
+
+
+def test_rows_restrict_what_is_rated_but_not_the_history(tmp_path):
+    s = study()
+    store = RunStore(tmp_path / "r")
+    scores = llm_scores(s, LLMClient(ScriptedBackend()), store, runs=1, rows=[2])
+    assert np.isnan(scores[[0, 1, 3, 4, 5]]).all() and np.isfinite(scores[2])
+    (rec,) = store.records("serendipity_llm")
+    assert rec["row"] == 2
