@@ -26,7 +26,8 @@ def meta_eval(
     shots: int = typer.Option(5, help="Examples from other users for llm-fewshot."),
     history_k: int = typer.Option(10, help="History items shown to the LLM (most recent, oldest first)."),
     aux: str = typer.Option("", help="Comma-separated auxiliary data for the LLM: popularity, similarity, "
-                                     "curiosity, personality."),
+                                     "curiosity, personality, interaction, profiles (demographics: not in these "
+                                     "studies)."),
     relevance: str = typer.Option("predicted", help="Relevance from the recommender's 'predicted' rating or the "
                                                     "user's own 'rating'."),
     sample: Optional[int] = typer.Option(None, help="Evaluate a seeded random subset of N answers."),
@@ -54,10 +55,13 @@ def meta_eval(
         study.answers = study.answers.sample(sample, random_state=seed).reset_index(drop=True)
     names = [e.strip() for e in evaluators.split(",") if e.strip()]
     aux_flags = {a.strip() for a in aux.split(",") if a.strip()}
-    bad_aux = aux_flags - {"popularity", "similarity", "curiosity", "personality"}
+    if "demographics" in aux_flags:
+        raise CrsevalError("neither Serendipity-2018 nor Taobao publishes demographics", field="--aux",
+                           fix="drop 'demographics' from --aux")
+    switches = ("popularity", "similarity", "curiosity", "personality", "interaction", "profiles")
+    bad_aux = aux_flags - set(switches)
     if bad_aux:
-        raise CrsevalError(f"unknown auxiliary data {sorted(bad_aux)}", field="--aux",
-                           expected="popularity, similarity, curiosity, personality")
+        raise CrsevalError(f"unknown auxiliary data {sorted(bad_aux)}", field="--aux", expected=", ".join(switches))
     store = RunStore(out)
     client, llm_sig = None, {}
     if any(n.startswith("llm") for n in names):
@@ -66,7 +70,7 @@ def meta_eval(
         client = make_client(_llm_config(backend, model, base_url), store.cache_path)
         llm_sig = {**client.identity(), "runs": runs, "shots": shots, "history_k": history_k,
                    "aux": ",".join(sorted(aux_flags)) or "none"}
-    a = Aux(history_k, **{k: k in aux_flags for k in ("popularity", "similarity", "curiosity", "personality")})
+    a = Aux(history_k, **{k: k in aux_flags for k in switches})
     try:
         with progress_bars() as bars:
             preds = predictions(study, names, client=client, store=store, aux=a, runs=runs, shots=shots,

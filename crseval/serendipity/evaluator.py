@@ -7,7 +7,8 @@ backend allows). R runs with different seeds are averaged (with probability-weig
 temperature 0 the runs coincide — R matters for sampled backends). Few-shot examples come from
 *other* users only. Auxiliary switches add what the data supports: item popularity, similarity of
 the item to the history (minimum Jaccard distance of genre sets), curiosity and personality answers,
-and the history length k.
+long-/short-term profiles summarised by the LLM, the interaction type (explicit ratings; Taobao's
+click/purchase), and the history length k. Neither study publishes demographics.
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ class Aux:
     similarity: bool = False
     curiosity: bool = False
     personality: bool = False
+    interaction: bool = False
+    profiles: bool = False
 
     def tag(self) -> str:
         return ",".join(f"{k}={v}" for k, v in asdict(self).items())
@@ -66,9 +69,11 @@ def history(study: SerendipityStudy, user: str, item: str, k: int) -> pd.DataFra
     return h.tail(k)
 
 
-def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux) -> str:
+def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str | None = None) -> str:
     h = history(study, row["user"], row["item"], aux.history_k)
     lines = []
+    if aux.profiles and profile:
+        lines.append(f"Your profile (summarised from your history): {profile}")
     if len(h):
         lines.append("Movies you watched and rated recently (oldest first):")
         lines += [f"- {_item_text(study, r.item)} — you rated it {r.rating:g}/5" for r in h.itertuples()]
@@ -81,6 +86,11 @@ def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux) -> str:
         vals = [row[f"P{i}"] for i in range(1, 11) if f"P{i}" in row and pd.notna(row[f"P{i}"])]
         lines.append(f"Your personality self-assessment (P1–P10, 1–7 scales): {', '.join(f'{v:g}' for v in vals)}.")
     lines.append(f"The platform now recommends: {_item_text(study, row['item'])}.")
+    if aux.interaction:
+        kinds = [f"{k.lower()}: {'yes' if row[k] else 'no'}" for k in ("Clicked", "Purchased")
+                 if k in row and pd.notna(row[k])]
+        lines.append("(Your interaction with it — " + ", ".join(kinds) + ".)" if kinds else
+                     "(Your history consists of explicit ratings on a 0.5–5 scale.)")
     if aux.popularity:
         n = int((study.answers["item"] == row["item"]).sum())
         lines.append(f"(This item was recommended to {n} user(s) in this study.)")
@@ -92,13 +102,29 @@ def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux) -> str:
 
 
 def request(study: SerendipityStudy, row: pd.Series, aux: Aux, examples: Sequence[pd.Series] = (),
-            seed: int = 0) -> ChatRequest:
+            seed: int = 0, profile: str | None = None) -> ChatRequest:
     msgs = [Message("system", SYSTEM)]
-    for ex in examples:  # other users' answers, as completed turns
-        msgs += [Message("user", user_block(study, ex, aux) + "\n\n" + QUESTION),
+    for ex in examples:  # other users' answers, as completed turns (no profile: it would need their summaries)
+        msgs += [Message("user", user_block(study, ex, Aux(**{**asdict(aux), "profiles": False})) + "\n\n" + QUESTION),
                  Message("assistant", str(int(np.clip(np.rint(ex["ground_truth"]), 1, 5))))]
-    msgs.append(Message("user", user_block(study, row, aux) + "\n\n" + QUESTION))
+    msgs.append(Message("user", user_block(study, row, aux, profile) + "\n\n" + QUESTION))
     return ChatRequest(tuple(msgs), temperature=0.0, max_tokens=4, seed=seed)
+
+
+def profile_request(study: SerendipityStudy, user: str) -> ChatRequest:
+    """Ask the LLM for the user's long-term and short-term tastes (all history vs the 3 most recent)."""
+    h = history(study, user, item="", k=10_000)
+    items = [f"{_item_text(study, r.item)} — rated {r.rating:g}/5" for r in h.itertuples()]
+    user_msg = ("A user's movie history, oldest first:\n" + "\n".join(f"- {t}" for t in items) +
+                "\n\nIn one sentence each, describe (1) their long-term tastes from the whole history and (2) their "
+                "short-term tastes from the three most recent movies.")
+    return ChatRequest.chat(user_msg, max_tokens=90, temperature=0.0)
+
+
+def profiles(study: SerendipityStudy, client: LLMClient, users: Sequence[str]) -> dict[str, str | None]:
+    """One cached summary per user (None where the call failed)."""
+    results = client.map([profile_request(study, u) for u in users])
+    return {u: (r.response.text.strip() if r.ok else None) for u, r in zip(users, results)}
 
 
 def few_shot(study: SerendipityStudy, user: str, n: int, seed: int) -> list[pd.Series]:
@@ -120,12 +146,14 @@ def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, a
     todo = [w for w in work if f"{tag}|{w[0]}|{w[1]}" not in done]
     if progress and len(todo) < len(work):
         progress(len(work) - len(todo))
+    summaries = profiles(study, client, sorted({study.answers.iloc[r]["user"] for _, r in todo})) \
+        if aux.profiles and todo else {}
 
     def one(w) -> None:
         run, idx = w
         row = study.answers.iloc[idx]
         ex = few_shot(study, row["user"], shots, seed + idx) if shots else []
-        res = client.rate(request(study, row, aux, ex, seed=seed + run))
+        res = client.rate(request(study, row, aux, ex, seed=seed + run, profile=summaries.get(row["user"])))
         store.append(stream, {"key": f"{tag}|{run}|{idx}", "run": run, "row": idx, "user": row["user"],
                               "item": row["item"], "score": res.value, "method": res.method, "error": res.error})
 

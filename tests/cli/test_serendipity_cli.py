@@ -42,6 +42,9 @@ def test_llm_evaluators_with_aux_switches_through_the_cli(shared, tmp_path):
     bad = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--aux", "horoscope",
                   "--out", str(tmp_path / "x"), check=False)
     assert bad.returncode == 2 and "horoscope" in bad.stderr
+    demo = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--aux", "demographics",
+                   "--out", str(tmp_path / "y"), check=False)
+    assert demo.returncode == 2 and "demographics" in demo.stderr
 
 
 def test_ensemble_grid_through_the_cli(shared, tmp_path):

@@ -30,11 +30,12 @@ def test_history_is_the_k_most_recent_other_items_oldest_first():
 
 @pytest.mark.parametrize("flag,marker", [("popularity", "was recommended to"), ("similarity", "Jaccard distance"),
                                          ("curiosity", "curiosity self-assessment"),
-                                         ("personality", "personality self-assessment")])
+                                         ("personality", "personality self-assessment"),
+                                         ("interaction", "explicit ratings"), ("profiles", "Your profile")])
 def test_each_auxiliary_switch_adds_its_block_and_only_then(flag, marker):
     s = study()
     row = s.answers.iloc[2]
-    on = request(s, row, Aux(**{flag: True})).messages[-1].content
+    on = request(s, row, Aux(**{flag: True}), profile="Likes thrillers; lately animation.").messages[-1].content
     off = request(s, row, Aux()).messages[-1].content
     assert marker in on and marker not in off
     assert "The platform now recommends: Alien (1979) (Horror, Sci-Fi)." in off
@@ -71,3 +72,20 @@ def test_rows_restrict_what_is_rated_but_not_the_history(tmp_path):
     assert np.isnan(scores[[0, 1, 3, 4, 5]]).all() and np.isfinite(scores[2])
     (rec,) = store.records("serendipity_llm")
     assert rec["row"] == 2
+
+
+def test_profiles_are_summarised_once_per_user_by_the_llm(tmp_path):
+    s = study()
+    backend = ScriptedBackend()
+    llm_scores(s, LLMClient(backend), RunStore(tmp_path / "p"), runs=1, aux=Aux(profiles=True))
+    summaries = [c for c in backend.calls if "long-term tastes" in c.messages[-1].content]
+    assert len(summaries) == 3  # one per user
+    rated = [c for c in backend.calls if c.choices]
+    assert all("Your profile (summarised from your history): Scripted reply" in c.messages[-1].content for c in rated)
+
+
+def test_taobao_interaction_type_uses_click_and_purchase():
+    s = study()
+    s.answers["Clicked"], s.answers["Purchased"] = [1, 0, 1, 0, 0, 1], [0, 0, 1, 0, 0, 0]
+    text = request(s, s.answers.iloc[2], Aux(interaction=True)).messages[-1].content
+    assert "(Your interaction with it — clicked: yes, purchased: yes.)" in text
