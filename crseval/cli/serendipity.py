@@ -18,7 +18,8 @@ def meta_eval(
     dataset: str = typer.Option("serendipity2018", help="serendipity2018 or taobao-serendipity."),
     evaluators: str = typer.Option("random,sog,snpr,purs,desr,import:gpt-rating",
                                    help="Comma-separated: random, sog, snpr, purs, desr, llm, llm-fewshot, "
-                                        "import:COLUMN."),
+                                        "import:COLUMN, import-run:RUN_DIR/EVALUATOR (another run's predictions, "
+                                        "e.g. another model or auxiliary data, for ensembles)."),
     backend: str = typer.Option("llamacpp", help="LLM backend for the llm evaluators."),
     model: Optional[str] = typer.Option(None, help="Model name or .gguf path."),
     base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),

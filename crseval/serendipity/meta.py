@@ -53,7 +53,7 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
     table = pd.DataFrame(rows)
     order = table["pearson_%"].rank(ascending=False, method="first")
     table["rank"] = np.where(order == 1, "best", np.where(order == 2, "second", ""))
-    base = table[table["evaluator"].isin(BASELINES)]
+    base = table[table["evaluator"].isin(BASELINES)].dropna(subset=["mae"])  # a baseline may score nothing
     if len(base):
         best = base.loc[base["mae"].idxmin(), "evaluator"]
         pb = np.asarray(predictions[best], float)

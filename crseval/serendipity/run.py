@@ -14,7 +14,25 @@ from crseval.serendipity.evaluator import Aux, llm_scores
 from crseval.serendipity.meta import ensemble_grid, meta_evaluate
 from crseval.serendipity.proxies import PROXIES, features, to_likert
 
-EVALUATORS = "random, sog, snpr, purs, desr, llm, llm-fewshot or import:COLUMN"
+EVALUATORS = "random, sog, snpr, purs, desr, llm, llm-fewshot, import:COLUMN or import-run:RUN_DIR/EVALUATOR"
+
+
+def from_run(study: SerendipityStudy, spec: str) -> np.ndarray:
+    """Predictions of an evaluator from another run's ``serendipity_answers`` table, aligned by
+    (user, item): how configurations of different runs (models × auxiliary data) are ensembled."""
+    run_dir, _, name = spec.rpartition("/")
+    store = RunStore(run_dir)
+    path = store.path("tables", "serendipity_answers.csv")
+    if not path.exists():
+        raise CrsevalError("run has no serendipity_answers table", file=path, field="--evaluators",
+                           fix="point import-run: at a serendipity run directory")
+    other = pd.read_csv(path, dtype={"user": str, "item": str})
+    if name not in other:
+        raise CrsevalError(f"run has no evaluator {name!r}", file=path, field="--evaluators",
+                           expected="one of " + ", ".join(c for c in other.columns if c not in ("user", "item",
+                                                                                                 "ground_truth")))
+    values = dict(zip(zip(other["user"], other["item"]), other[name]))
+    return np.array([values.get((u, i), np.nan) for u, i in zip(study.answers["user"], study.answers["item"])], float)
 
 
 def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMClient | None = None,
@@ -29,7 +47,9 @@ def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMCli
     f = features(study, relevance, seed=seed).table if need_features else study.answers[["user", "item"]]
     out = {}
     for n in names:
-        if n.startswith("import:"):
+        if n.startswith("import-run:"):
+            out[n] = from_run(study, n.split(":", 1)[1])
+        elif n.startswith("import:"):
             col = n.split(":", 1)[1]
             if col not in study.answers:
                 raise CrsevalError(f"no column {col!r} to import", field="--evaluators",

@@ -55,3 +55,23 @@ def test_ensemble_grid_through_the_cli(shared, tmp_path):
     grid = pd.read_csv(tmp_path / "e" / "tables" / "serendipity_ensembles.csv")
     assert sorted(grid["ensemble"]) == ["random + snpr", "random + sog", "random + sog + snpr", "sog + snpr"]
     assert grid["pearson_%"].is_monotonic_decreasing
+
+
+def test_ensembles_across_runs_with_import_run(shared, tmp_path):
+    import pandas as pd
+    path = str(shared("serendipity/serendipity2018"))
+    common = ["--sample", "30", "--n-boot", "0", "--backend", "scripted", "--runs", "1", "--format", "json"]
+    crseval("serendipity", "meta-eval", path, "--evaluators", "llm", "--out", str(tmp_path / "plain"), *common)
+    crseval("serendipity", "meta-eval", path, "--evaluators", "llm", "--aux", "popularity", "--out",
+            str(tmp_path / "pop"), *common)
+    out = json.loads(crseval("serendipity", "meta-eval", path, "--evaluators",
+                             f"sog,import-run:{tmp_path / 'plain'}/llm,import-run:{tmp_path / 'pop'}/llm",
+                             "--ensemble", f"import-run:{tmp_path / 'plain'}/llm,import-run:{tmp_path / 'pop'}/llm,sog",
+                             "--out", str(tmp_path / "ens"), *common).stdout)
+    rows = {r["evaluator"]: r for r in out["result"]}
+    assert rows[f"import-run:{tmp_path / 'plain'}/llm"]["n"] == 30
+    grid = pd.read_csv(tmp_path / "ens" / "tables" / "serendipity_ensembles.csv")
+    assert len(grid) == 4
+    bad = crseval("serendipity", "meta-eval", path, "--evaluators", f"import-run:{tmp_path / 'plain'}/nope",
+                  "--out", str(tmp_path / "bad"), check=False)
+    assert bad.returncode == 2 and "nope" in bad.stderr

@@ -88,3 +88,9 @@ def test_ensemble_grid_averages_members_and_ranks():
     assert ab["mae"] == 0.0 and ab["pearson_%"] == pytest.approx(100)
     ac = g.set_index("ensemble").loc["a + c"]  # NaN-aware: the answer without c uses a alone
     assert ac["n"] == 6
+
+
+def test_baseline_without_any_scored_answer_is_not_the_best_baseline():
+    truth = np.array([1.0, 2, 3, 4])
+    t = meta_evaluate({"sog": np.full(4, np.nan), "random": np.array([2.0, 2, 3, 3])}, truth, n_boot=0)
+    assert set(t["vs_best_baseline"]) == {"random"} and t.set_index("evaluator").loc["sog", "n"] == 0
