@@ -111,7 +111,12 @@ def train(
                       f"dialogues' pairs.", tables=["pair_cv", "strategy_per_class", "strategy_top_confusions",
                                                     "strategy_confusion"])
     write_report(out, "crseval behavior classifiers")
-    emit(rep.per_class.merge(rep.top_confusions, on="label").round(3), fmt, title="strategy classifier (grouped CV)")
+    per_class = rep.per_class.merge(rep.top_confusions, on="label").round(3)
+    if fmt is Format.json:  # one document, not two
+        emit({"signature": format_signature(signature), "classifier": per_class.to_dict(orient="records"),
+              "result": table.round(3).to_dict(orient="records")}, fmt)
+        return
+    emit(per_class, fmt, title="strategy classifier (grouped CV)")
     emit(table.round(3), fmt, title="pair classifier", signature=format_signature(signature))
 
 

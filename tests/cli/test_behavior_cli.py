@@ -80,3 +80,24 @@ def test_bad_responses_file_is_a_clear_error(tmp_path):
     bad.write_text('{"dialogue": "s01", "turn": 0}\n')
     res = crseval("behavior", "run", "sample", "--responses", str(bad), "--out", str(tmp_path / "x"), check=False)
     assert res.returncode == 2 and "r.jsonl:1" in res.stderr and "response" in res.stderr
+
+
+def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.behavior.evaluate import contexts
+    from crseval.data import load_dataset
+    dialogues = load_dataset("sample").dialogues.dialogues
+    ood = tmp_path / "ood.csv"
+    labelled_sentences(dialogues).rename(columns={"label": "strategy"})[["text", "strategy"]].to_csv(ood, index=False)
+    out = json.loads(crseval("behavior", "train", "sample", "--pairs", "600", "--hard", "60", "--folds", "3",
+                             "--head", "mlp", "--ood", str(ood), "--out", str(tmp_path / "t"),
+                             "--format", "json").stdout)
+    designs = [r["design"] for r in out["result"]]
+    assert designs[:2] == ["Original", "Mixed-hard"] and designs[2].startswith("OOD ood.csv")
+    assert "model.head:mlp" in out["signature"] and "model.n_pairs:600" in out["signature"]
+    assert len(pd.read_csv(tmp_path / "t" / "tables" / "strategy_per_class.csv")) > 5
+    resp = tmp_path / "r.jsonl"
+    resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+                            for c in contexts(dialogues)))
+    res = json.loads(crseval("behavior", "implicit", str(resp), "--data", "sample", "--format", "json").stdout)
+    assert res["turns"] == 32 and res["implicit BA (mean P(same))"] > 0.5
