@@ -23,8 +23,9 @@ app.add_typer(llm_app, name="llm")
 
 
 def _register_subcommands() -> None:
-    from crseval.cli import behavior, judge, reliability, serendipity
+    from crseval.cli import behavior, judge, reliability, serendipity, shift
     app.add_typer(behavior.app, name="behavior")
+    app.add_typer(shift.app, name="shift")
     app.add_typer(serendipity.app, name="serendipity")
     app.add_typer(reliability.app, name="reliability")
     app.add_typer(judge.app, name="judge")

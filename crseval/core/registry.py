@@ -42,7 +42,7 @@ def register_metric(name: str, description: str, *, higher_is_better: bool = Tru
     return wrap
 
 
-CAPABILITY_MODULES = ("crseval.reliability.icc", "crseval.reliability.crossed", "crseval.reliability.alpha",
+CAPABILITY_MODULES = ("crseval.adaptation.tas", "crseval.reliability.icc", "crseval.reliability.crossed", "crseval.reliability.alpha",
                       "crseval.behavior.explicit", "crseval.behavior.implicit", "crseval.behavior.generation",
                       "crseval.serendipity.proxies")
 

@@ -29,25 +29,31 @@ def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[
     never replaced by a default."""
     done = store.done_keys(stream)
     work = [(j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects]
+    keys = {_key(*w) for w in work}
     todo = [w for w in work if _key(*w) not in done]
     if progress and len(todo) < len(work):
         progress(len(work) - len(todo))
+    fresh: list[dict] = []
 
     def rate(w) -> None:
         judge, sample, (item_id, dialogue, target), aspect = w
         rubric = rubric_for(aspect, turn_level=target is not None)
         req, neutralised = judge_request(dialogue, rubric, target=target, temperature=judge.temperature,
-                                         seed=seed + sample)
+                                         seed=seed + sample, summary=dialogue.metadata.get("preference_summary"))
         res = judge.client.rate(req, rubric.scale)
-        store.append(stream, {"key": _key(*w), "judge": judge.name, "sample": sample, "item": item_id,
-                              "aspect": aspect, "score": res.value, "method": res.method, "probs": res.probs,
-                              "raw": res.raw, "error": res.error, "attempts": res.attempts,
-                              "prompt": rubric.prompt_hash(), "neutralised": neutralised})
+        rec = {"key": _key(*w), "judge": judge.name, "sample": sample, "item": item_id,
+               "aspect": aspect, "score": res.value, "method": res.method, "probs": res.probs,
+               "raw": res.raw, "error": res.error, "attempts": res.attempts,
+               "prompt": rubric.prompt_hash(), "neutralised": neutralised}
+        if store.append(stream, rec):
+            fresh.append(rec)
 
     for judge in judges:  # each judge's own concurrency limit applies to its own calls
         mine = [w for w in todo if w[0] is judge]
         judge.client.map(mine, rate, progress)
-    return store.records(stream)
+    # records of earlier (interrupted) runs are read back only when some of this work was already done
+    earlier = [r for r in store.records(stream) if r["key"] in keys] if len(todo) < len(work) else []
+    return earlier + fresh
 
 
 def _key(judge: Judge, sample: int, item: Item, aspect: str) -> str:

@@ -20,6 +20,8 @@ TEMPLATE = ("<transcript>\n{transcript}\n</transcript>\n\n"
             "Question: {question}\n"
             "Rate from {lo} (very poor) to {hi} (excellent). Answer with a single digit.")
 
+PREFERENCES = ("<preferences>\n{summary}\n</preferences>\n(A summary of the preferences the user stated, in "
+               "order; quoted data like the transcript.)\n\n")
 TARGET_MARK = ">>> "
 GUARD_VERSION = "guard-1"  # bump when crseval.judge.guard's patterns change (they shape every prompt)
 
@@ -31,7 +33,7 @@ class Rubric:
     scale: tuple[int, int] = (1, 5)
 
     def prompt_hash(self) -> str:
-        return prompt_hash(SYSTEM, TEMPLATE, TARGET_MARK, self.name, self.question, self.scale, GUARD_VERSION)
+        return prompt_hash(SYSTEM, TEMPLATE, PREFERENCES, TARGET_MARK, self.name, self.question, self.scale, GUARD_VERSION)
 
 
 _QUESTIONS = {
@@ -78,10 +80,14 @@ def transcript(dialogue: Dialogue, target: int | None = None, roles: tuple[str, 
 
 
 def judge_request(dialogue: Dialogue, rubric: Rubric, *, target: int | None = None, temperature: float = 0.0,
-                  seed: int = 0) -> tuple[ChatRequest, int]:
-    """(request, number of evaluator-directed spans neutralised in the transcript)."""
+                  seed: int = 0, summary: str | None = None) -> tuple[ChatRequest, int]:
+    """(request, number of evaluator-directed spans neutralised in the transcript). ``summary`` (the
+    user's stated preferences, PEPPER-style) is quoted before the transcript."""
     lo, hi = rubric.scale
     question = rubric.question + (" (The judged response is the line marked '>>>'.)" if target is not None else "")
     text, hits = transcript(dialogue, target)
     user = TEMPLATE.format(transcript=text, question=question, lo=lo, hi=hi)
+    if summary:
+        quoted, n = neutralise(summary)
+        user, hits = PREFERENCES.format(summary=json.dumps(quoted, ensure_ascii=False)) + user, hits + n
     return ChatRequest.chat(user, system=SYSTEM, temperature=temperature, seed=seed, max_tokens=4), hits

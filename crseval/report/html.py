@@ -29,6 +29,7 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}th,td{border:1px 
 text-align:left;vertical-align:top}th{background:#eef2f6}tr:nth-child(even) td{background:#fafbfc}
 .scroll{overflow-x:auto;max-width:100%}td.num{text-align:right;font-variant-numeric:tabular-nums}details{margin:.5rem 0}summary{cursor:pointer;
 font-weight:600}img{max-width:100%;border:1px solid #eee;margin:.5rem 0}.warn{color:#b35900}.muted{color:#666}
+tr.hl td{background:#fff4d6!important}details details{margin-left:1.2rem}
 """
 
 
@@ -36,7 +37,7 @@ def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
+def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, highlight: str | None = None) -> str:
     shown = df.head(max_rows)
     head = "".join(f"<th>{esc(c)}</th>" for c in shown.columns)
     rows = []
@@ -49,7 +50,8 @@ def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
                 cells.append(f'<td class="num">{v}</td>')
             else:
                 cells.append(f"<td>{esc('' if v is None or (isinstance(v, float) and v != v) else v)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+        marked = highlight is not None and str(getattr(rec, highlight, "") or "").strip() not in ("", "nan")
+        rows.append(("<tr class='hl'>" if marked else "<tr>") + "".join(cells) + "</tr>")
     more = (f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>' if len(df) > max_rows else "")
     return (f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
             f"{more}")
@@ -65,9 +67,46 @@ def _table_block(store: RunStore, name: str, open_: bool) -> str:
     path = store.path("tables", f"{name}.csv")
     if not path.exists():
         return f'<p class="warn">table {esc(name)} is missing</p>'
-    df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    try:
+        df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:
+        return f'<p class="muted">table {esc(name)} is empty</p>'
     return (f"<details{' open' if open_ else ''}><summary>{esc(name)} ({len(df)} rows)</summary>"
             f"{html_table(df)}</details>")
+
+
+MAX_GROUPS = 40
+
+
+def _drill_block(store: RunStore, drill: dict) -> str:
+    """Nested <details> per level (e.g. model → session), labelled with the mean of ``value``."""
+    path = store.path("tables", f"{drill['table']}.csv")
+    if not path.exists():
+        return f'<p class="warn">table {esc(drill["table"])} is missing</p>'
+    df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={lv: str for lv in drill["levels"]})
+    levels, value, hl = list(drill["levels"]), drill.get("value"), drill.get("highlight")
+    shown_cols = [c for c in df.columns if c not in levels and c != value]
+
+    def label(d: pd.DataFrame) -> str:
+        if not value or value not in d:
+            return f"{len(d)} rows"
+        v = pd.to_numeric(d.groupby(levels, sort=False)[value].first(), errors="coerce")
+        return f"{esc(value)} {v.mean():.3f}" if v.notna().any() else "no value"
+
+    def block(d: pd.DataFrame, depth: int) -> str:
+        if depth == len(levels):
+            return html_table(d[shown_cols], max_rows=200, highlight=hl if hl in d else None)
+        out, groups = [], list(d.groupby(levels[depth], sort=False))
+        for key, sub in groups[:MAX_GROUPS]:
+            marks = int((sub[hl].fillna("").astype(str).str.strip() != "").sum()) if hl in sub else 0
+            extra = f", {marks} highlighted" if marks else ""
+            out.append(f"<details><summary>{esc(levels[depth])} {esc(key)} — {label(sub)} ({len(sub)} rows{extra})"
+                       f"</summary>{block(sub, depth + 1)}</details>")
+        if len(groups) > MAX_GROUPS:
+            out.append(f'<p class="muted">{len(groups) - MAX_GROUPS} more in {esc(path.name)}.</p>')
+        return "".join(out)
+
+    return f"<h3>Drill-down: {esc(drill['table'])}</h3>" + block(df, 0)
 
 
 def write_report(run_dir: str | Path, title: str | None = None) -> Path:
@@ -99,6 +138,9 @@ def write_report(run_dir: str | Path, title: str | None = None) -> Path:
         for i, t in enumerate(sec.get("tables", [])):
             used_tables.add(t)
             parts.append(_table_block(store, t, open_=i == 0))
+        if sec.get("drill"):
+            used_tables.add(sec["drill"]["table"])
+            parts.append(_drill_block(store, sec["drill"]))
     rest_t = sorted(p.stem for p in store.path("tables").glob("*.csv") if p.stem not in used_tables)
     rest_f = sorted(p for p in store.path("figures").glob("*.png") if p.stem not in used_figures)
     if rest_t or rest_f:

@@ -156,10 +156,15 @@ class RunStore:
     def read_table(self, name: str) -> pd.DataFrame:
         return pd.read_csv(self.path(LAYOUT["tables"], f"{name}.csv"))
 
-    def add_section(self, title: str, text: str = "", tables: list[str] = (), figures: list[str] = ()) -> None:
-        """Describe a report section (replaces an earlier section of the same title)."""
+    def add_section(self, title: str, text: str = "", tables: list[str] = (), figures: list[str] = (),
+                    drill: dict[str, Any] | None = None) -> None:
+        """Describe a report section (replaces an earlier section of the same title). ``drill``:
+        ``{"table", "levels", "value", "highlight"}`` renders a table grouped level by level in nested
+        collapsible blocks, each labelled with the mean of ``value`` (one value per innermost group), rows
+        with a non-empty ``highlight`` column marked."""
         sections = [s for s in self.sections() if s["title"] != title]
-        sections.append({"title": title, "text": text, "tables": list(tables), "figures": list(figures)})
+        sections.append({"title": title, "text": text, "tables": list(tables), "figures": list(figures),
+                         **({"drill": drill} if drill else {})})
         self.write_json("report_sections.json", sections)
 
     def sections(self) -> list[dict[str, Any]]:

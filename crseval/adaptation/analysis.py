@@ -1,0 +1,230 @@
+"""From scored sessions to what a paper needs: per-session and per-turn tables, per-model means with
+95 % bootstrap CIs, one-way ANOVA + Tukey HSD across models per metric (statsmodels), Pearson and
+Spearman between automatic and judge metrics, figures (bars with CIs, judge radar, correlation
+heatmap) and the report section with the drill-down model → sessions → turns.
+
+Sessions whose CRS failed (``errors``) are excluded from the statistics and counted in the report.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.formula.api import ols
+from statsmodels.stats.anova import anova_lm
+from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+from crseval.adaptation.score import detection_summary
+from crseval.report.plots import OKABE_ITO, plt, style
+from crseval.runs.store import RunStore
+from crseval.stats.bootstrap import bootstrap_ci
+
+AUTOMATIC = ("tas", "recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention")
+EXTRA = ("avg_recovery_delay", "topic_interference", "detection_precision", "detection_recall")
+
+
+def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> pd.DataFrame:
+    rows = []
+    for r in results:
+        row = {"model": r["model"], "session": str(r["session"]), "turns": len(r["turns"]),
+               "true_genre": r.get("true_genre"), "failed": bool(r.get("errors")),
+               "error": "; ".join(r.get("errors", []))[:300]}
+        row.update({k: r["tas"].get(k, np.nan) for k in (*AUTOMATIC, *EXTRA, "shifts_detected", "shifts_recovered",
+                                                          "true_shifts")})
+        row.update({a: (r.get("judge") or {}).get(a, np.nan) for a in aspects})
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    return df.sort_values(["model", "session"], key=lambda s: s.map(_natural) if s.name == "session" else s,
+                          kind="stable").reset_index(drop=True)
+
+
+def _natural(v: str):
+    return (0, int(v), "") if str(v).isdigit() else (1, 0, str(v))
+
+
+def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per turn; ``event`` names what happened there (true shift, detected shift, recovery)."""
+    rows = []
+    for r in results:
+        events = r["tas"].get("events", [])
+        recovered_turns = {e["recovered_at"]: e["turn"] for e in events if e.get("recovered_at") is not None}
+        for t, e in zip(r["turns"], events):
+            truth = t.get("truth") or {}
+            marks = []
+            if truth.get("shift"):
+                marks.append(f"true shift: {truth.get('kind')}" + (" (contradiction)" if truth.get("contradiction") else ""))
+            if e["detected"]:
+                marks.append(f"detected ({e['reason']})" + ("" if e.get("recovered_at") is not None else ", not recovered"))
+            if t["turn"] in recovered_turns:
+                marks.append(f"recovers the shift of turn {recovered_turns[t['turn']]}")
+            rows.append({"model": r["model"], "session": str(r["session"]), "session_tas": r["tas"].get("tas"),
+                         "turn": t["turn"], "user": t["user"], "system": t["system"], "event": "; ".join(marks),
+                         "constraints": "" if t.get("constraints") is None else str(t["constraints"])})
+    return pd.DataFrame(rows)
+
+
+def model_metrics(sessions: pd.DataFrame, metrics: Sequence[str], *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    ok = sessions[~sessions["failed"]]
+    rows = []
+    for model, grp in ok.groupby("model", sort=False):
+        for m in metrics:
+            est, lo, hi = bootstrap_ci(grp[m].to_numpy(float), n_resamples=n_boot, seed=seed)
+            rows.append({"model": model, "metric": m, "mean": est, "ci_low": lo, "ci_high": hi,
+                         "n": int(np.isfinite(grp[m].to_numpy(float)).sum())})
+    return pd.DataFrame(rows)
+
+
+def anova_tukey(sessions: pd.DataFrame, metrics: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One-way ANOVA (statsmodels OLS + anova_lm) and Tukey HSD per metric, over the models with at least
+    two finite values; metrics with fewer than two such models are skipped (listed with a reason)."""
+    ok = sessions[~sessions["failed"]]
+    a_rows, t_rows = [], []
+    for m in metrics:
+        d = ok[["model", m]].rename(columns={m: "y"}).dropna()
+        d = d[d.groupby("model")["y"].transform("size") >= 2]
+        if d["model"].nunique() < 2 or not (d.groupby("model")["y"].var() > 0).any():
+            a_rows.append({"metric": m, "F": np.nan, "p": np.nan, "df_between": np.nan, "df_within": np.nan,
+                           "n": len(d), "note": "needs ≥ 2 models with ≥ 2 sessions and variation within models"})
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = anova_lm(ols("y ~ C(model)", data=d).fit(), typ=1)
+        a_rows.append({"metric": m, "F": float(table["F"].iloc[0]), "p": float(table["PR(>F)"].iloc[0]),
+                       "df_between": float(table["df"].iloc[0]), "df_within": float(table["df"].iloc[1]),
+                       "n": len(d), "note": ""})
+        tk = pairwise_tukeyhsd(d["y"].to_numpy(float), d["model"].to_numpy(str))
+        res = pd.DataFrame(tk._results_table.data[1:], columns=tk._results_table.data[0])
+        for _, r in res.iterrows():
+            t_rows.append({"metric": m, "group1": r["group1"], "group2": r["group2"], "meandiff": float(r["meandiff"]),
+                           "p_adj": float(r["p-adj"]), "lower": float(r["lower"]), "upper": float(r["upper"]),
+                           "reject": bool(r["reject"])})
+    return pd.DataFrame(a_rows), pd.DataFrame(t_rows, columns=["metric", "group1", "group2", "meandiff", "p_adj",
+                                                               "lower", "upper", "reject"])
+
+
+def correlations(sessions: pd.DataFrame, automatic: Sequence[str], judged: Sequence[str]) -> pd.DataFrame:
+    ok = sessions[~sessions["failed"]]
+    rows = []
+    for a in automatic:
+        for j in judged:
+            d = ok[[a, j]].dropna()
+            if len(d) < 3 or d[a].nunique() < 2 or d[j].nunique() < 2:
+                rows.append({"automatic": a, "judge": j, "n": len(d), "pearson_r": np.nan, "pearson_p": np.nan,
+                             "spearman_rho": np.nan, "spearman_p": np.nan})
+                continue
+            r, rp = stats.pearsonr(d[a], d[j])
+            rho, sp = stats.spearmanr(d[a], d[j])
+            rows.append({"automatic": a, "judge": j, "n": len(d), "pearson_r": float(r), "pearson_p": float(rp),
+                         "spearman_rho": float(rho), "spearman_p": float(sp)})
+    return pd.DataFrame(rows)
+
+
+# ---- figures ----------------------------------------------------------------------------------
+def plot_metric_bars(mm: pd.DataFrame, metrics: Sequence[str], path, title: str) -> None:
+    style()
+    models = list(dict.fromkeys(mm["model"]))
+    cols = min(3, len(metrics))
+    rows = int(np.ceil(len(metrics) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
+    for ax, m in zip(axes.flat, metrics):
+        d = mm[mm["metric"] == m].set_index("model").reindex(models)
+        v = d["mean"].to_numpy(float)
+        err = np.vstack([np.clip(v - d["ci_low"].to_numpy(float), 0, None), np.clip(d["ci_high"].to_numpy(float) - v, 0, None)])
+        ax.bar(range(len(models)), np.nan_to_num(v), yerr=np.nan_to_num(err), capsize=3, ecolor="#333333",
+               color=[OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(models))])
+        ax.set_xticks(range(len(models)), models, rotation=25, ha="right")
+        ax.set_title(m)
+        ax.set_ylabel("score (1–5)" if m in ("proactiveness", "coherence", "personalization") else "score (0–1)")
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.set_visible(False)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_radar(mm: pd.DataFrame, aspects: Sequence[str], path) -> None:
+    style()
+    angles = np.linspace(0, 2 * np.pi, len(aspects), endpoint=False).tolist()
+    fig = plt.figure(figsize=(4.6, 4.2))
+    ax = fig.add_subplot(polar=True)
+    for i, (model, d) in enumerate(mm[mm["metric"].isin(aspects)].groupby("model", sort=False)):
+        v = d.set_index("metric").reindex(aspects)["mean"].to_numpy(float)
+        ax.plot(angles + angles[:1], list(v) + [v[0]], color=OKABE_ITO[i % len(OKABE_ITO)], label=model, marker="o")
+        ax.fill(angles + angles[:1], list(v) + [v[0]], color=OKABE_ITO[i % len(OKABE_ITO)], alpha=0.12)
+    ax.set_xticks(angles, list(aspects))
+    ax.set_ylim(1, 5)
+    ax.set_title("LLM judge (mean, 1–5)")
+    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize=8)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
+    style()
+    d = sessions[~sessions["failed"]][list(metrics)].astype(float)
+    c = d.corr(method="pearson", min_periods=3).to_numpy()
+    fig, ax = plt.subplots(figsize=(0.55 * len(metrics) + 2.5, 0.5 * len(metrics) + 1.8))
+    im = ax.imshow(c, cmap="RdBu_r", vmin=-1, vmax=1)
+    ax.grid(False)
+    ax.set_xticks(range(len(metrics)), metrics, rotation=40, ha="right")
+    ax.set_yticks(range(len(metrics)), metrics)
+    for i in range(len(metrics)):
+        for j in range(len(metrics)):
+            if np.isfinite(c[i, j]):
+                ax.text(j, i, f"{c[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if abs(c[i, j]) > 0.6 else "black")
+    fig.colorbar(im, ax=ax, label="Pearson r (sessions)")
+    ax.set_title("Correlation of session metrics")
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: Sequence[str], *,
+                   n_boot: int = 2000, seed: int = 0, title: str = "Preference-shift adaptation",
+                   notes: Sequence[str] = ()) -> dict[str, pd.DataFrame]:
+    """Write every table and figure of a preference-shift run and describe its report section."""
+    sessions = session_table(results, aspects)
+    judged = [a for a in aspects if sessions[a].notna().any()]
+    metrics = [*AUTOMATIC, *[m for m in EXTRA if sessions[m].notna().any()], *judged]
+    mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
+    anova, tukey = anova_tukey(sessions, [*AUTOMATIC, *judged])
+    turns = turn_table(results)
+    det = pd.DataFrame([{"model": m, **detection_summary([r for r in results if r["model"] == m])}
+                        for m in dict.fromkeys(r["model"] for r in results)])
+    tables = {"model_metrics": mm, "anova": anova, "tukey": tukey, "shift_sessions": sessions, "shift_turns": turns,
+              "shift_detection": det}
+    if judged:
+        tables["metric_correlations"] = correlations(sessions, AUTOMATIC, judged)
+    for name, df in tables.items():
+        store.write_table(name, df)
+    figures = ["shift_metrics"]
+    plot_metric_bars(mm, AUTOMATIC, store.figure_path("shift_metrics"), "Topic adaptation per model (95 % CI)")
+    if judged:
+        plot_metric_bars(mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)")
+        plot_radar(mm, judged, store.figure_path("shift_radar"))
+        figures += ["shift_judge", "shift_radar"]
+    plot_heatmap(sessions, [*AUTOMATIC, *judged], store.figure_path("shift_correlations"))
+    figures.append("shift_correlations")
+    failed = int(sessions["failed"].sum())
+    tas = mm[mm["metric"] == "tas"].sort_values("mean", ascending=False)
+    lines = [f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
+             "excluded from the statistics, listed in shift_sessions)." if failed else
+             f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
+             "TAS by model: " + "; ".join(f"{r.model} {r.mean:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+                                          for r in tas.itertuples()) + ".",
+             "Shift detector against the simulator's logged shifts: " + "; ".join(
+                 f"{r.model} precision {r.precision:.2f}, recall {r.recall:.2f}" for r in det.itertuples()
+                 if np.isfinite(r.precision) or np.isfinite(r.recall)) + "." if det["true"].sum() else
+             "No simulator ground truth (imported logs): detection precision/recall not available.",
+             "Drill down: model_metrics → shift_sessions (one row per session) → the turns of each session below, "
+             "with true shifts, detected shifts and recoveries highlighted.", *notes]
+    store.add_section(title, "\n\n".join(lines),
+                      tables=[t for t in ("model_metrics", "anova", "tukey", "shift_detection", "metric_correlations",
+                                          "shift_sessions") if t in tables], figures=figures,
+                      drill={"table": "shift_turns", "levels": ["model", "session"], "value": "session_tas",
+                             "highlight": "event"})
+    return tables

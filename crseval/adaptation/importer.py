@@ -1,0 +1,126 @@
+"""Read session logs to score without generating anything (``crseval shift score LOGS``).
+
+Accepted, strict in structure and lenient in names:
+
+- the widely used layout, one JSON file per session (or a list of them in one file):
+  ``{"model_name": …, "true_genre": …, "conversation": [{"speaker": …, "text": …, "constraints": …}]}``;
+  speakers such as User/Seeker/Human and System/Assistant/Recommender/Bot/CRS are recognised;
+- crseval's own session records (``records/results.jsonl`` of a run directory, or any JSONL of them).
+
+Consecutive utterances of one speaker are joined; a leading system greeting and a trailing unanswered
+user utterance are dropped — each such repair is reported in the notes, never silent. Anything else
+malformed raises a CrsevalError naming the file, the line (JSONL) and the field.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from crseval.core.errors import CrsevalError
+from crseval.core.types import Role
+from crseval.data._io import read_json, read_jsonl
+
+
+def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """(session records, notes about repairs)."""
+    p = Path(path)
+    if not p.exists():
+        raise CrsevalError("no such file or directory", file=p, fix="pass a log file, a folder of logs or a run")
+    if p.is_dir():
+        own = p / "records" / "results.jsonl"
+        if own.exists():
+            return _own(own), []
+        files = sorted(p.glob("*.json")) + sorted(p.glob("*.jsonl"))
+        if not files:
+            raise CrsevalError("no .json or .jsonl session logs in this folder", file=p)
+    else:
+        files = [p]
+    sessions, notes = [], []
+    for f in files:
+        if f.suffix == ".jsonl":
+            sessions += _own(f)
+            continue
+        raw = read_json(f)
+        items = raw if isinstance(raw, list) else [raw]
+        for k, obj in enumerate(items):
+            sid = f.stem if len(items) == 1 else f"{f.stem}#{k}"
+            rec, n = _layout(obj, f, sid)
+            sessions.append(rec)
+            notes += n
+    keys = [s["key"] for s in sessions]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise CrsevalError(f"duplicated session {dup[0]!r}", file=p, fix="every (model, session) must appear once")
+    if not sessions:
+        raise CrsevalError("no sessions found", file=p)
+    return sessions, notes
+
+
+def _own(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line, rec in read_jsonl(path):
+        if not isinstance(rec, dict) or not isinstance(rec.get("turns"), list) or "model" not in rec:
+            raise CrsevalError("not a crseval session record", file=path, line=line, field="turns",
+                               expected='{"key", "model", "session", "turns": [{"user", "system", …}]}')
+        for t in rec["turns"]:
+            if not isinstance(t, dict) or not isinstance(t.get("user"), str) or not isinstance(t.get("system"), str):
+                raise CrsevalError("turn without user/system text", file=path, line=line, field="turns")
+        out.append({k: rec[k] for k in ("key", "model", "session", "seed", "true_genre", "start_genre", "turns",
+                                        "errors") if k in rec})
+    return out
+
+
+def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
+    if not isinstance(obj, dict):
+        raise CrsevalError(f"session {sid}: is {type(obj).__name__}", file=f,
+                           expected='{"model_name", "true_genre", "conversation": [...]}')
+    model = obj.get("model_name", obj.get("model"))
+    if not isinstance(model, str) or not model.strip():
+        raise CrsevalError(f"session {sid}: missing model name", file=f, field="model_name", expected="a string")
+    convo = obj.get("conversation")
+    if not isinstance(convo, list) or not convo:
+        raise CrsevalError(f"session {sid}: no conversation", file=f, field="conversation",
+                           expected="a non-empty list of {speaker, text}")
+    merged: list[dict[str, Any]] = []
+    notes = []
+    for i, u in enumerate(convo):
+        if not isinstance(u, dict) or not isinstance(u.get("text"), str):
+            raise CrsevalError(f"session {sid}: utterance {i} has no text", file=f, field=f"conversation[{i}].text",
+                               expected="a string")
+        try:
+            role = "system" if Role.parse(str(u.get("speaker", u.get("role", "")))).is_recommender else "user"
+        except CrsevalError as e:
+            raise CrsevalError(f"session {sid}: utterance {i}: {e.message}", file=f,
+                               field=f"conversation[{i}].speaker", expected=e.expected) from None
+        cons = u.get("constraints")
+        if merged and merged[-1]["speaker"] == role:
+            merged[-1]["text"] += " " + u["text"]
+            merged[-1]["constraints"] = cons if isinstance(cons, dict) else merged[-1]["constraints"]
+            notes.append(f"{f.name} {sid}: joined consecutive {role} utterances at {i}")
+        else:
+            merged.append({"speaker": role, "text": u["text"], "constraints": cons if isinstance(cons, dict) else None})
+    if merged[0]["speaker"] == "system":
+        merged.pop(0)
+        notes.append(f"{f.name} {sid}: dropped a leading system utterance")
+    if merged and merged[-1]["speaker"] == "user":
+        merged.pop()
+        notes.append(f"{f.name} {sid}: dropped a trailing unanswered user utterance")
+    if not merged:
+        raise CrsevalError(f"session {sid}: no user/system exchange", file=f, field="conversation")
+    turns = [{"turn": k, "user": merged[2 * k]["text"], "system": merged[2 * k + 1]["text"],
+              "constraints": merged[2 * k + 1]["constraints"] or merged[2 * k]["constraints"], "truth": None}
+             for k in range(len(merged) // 2)]
+    genre = obj.get("true_genre")
+    return ({"key": f"{model.strip()}|{sid}", "model": model.strip(), "session": sid,
+             "true_genre": genre if isinstance(genre, str) else None, "turns": turns, "errors": []}, notes)
+
+
+def dumps_layout(record: dict[str, Any]) -> str:
+    """A session record in the widely used layout (what :func:`import_logs` reads back)."""
+    convo = []
+    for t in record["turns"]:
+        convo.append({"speaker": "User", "text": t["user"], "constraints": None})
+        convo.append({"speaker": "System", "text": t["system"], "constraints": t.get("constraints")})
+    return json.dumps({"model_name": record["model"], "true_genre": record.get("true_genre"), "conversation": convo},
+                      ensure_ascii=False)

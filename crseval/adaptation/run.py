@@ -1,0 +1,183 @@
+"""The preference-shift job: simulate (or import) sessions → score each (TAS + LLM judge panel) →
+``records/results.jsonl`` (one line per session, exactly once, resumable) → tables, figures, report.
+
+Sessions run concurrently through an executor (local threads or Ray); each finished session is scored
+and judged at once and appended, so an interrupted run loses at most the sessions in flight.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from crseval.adaptation.analysis import write_analysis
+from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
+from crseval.adaptation.score import Scorer
+from crseval.adaptation.tas import params_from
+from crseval.core.errors import CrsevalError
+from crseval.core.signature import make_signature
+from crseval.core.types import Dialogue, Role, Utterance
+from crseval.judge.job import Judge, judge_items
+from crseval.judge.rubric import rubric_for
+from crseval.runs.store import RunStore
+from crseval.simulation.executors import run_sessions
+from crseval.simulation.kb import MovieKB, load_kb
+from crseval.simulation.session import client_for, close_clients
+from crseval.text.similarity import make_similarity
+from crseval.text.topics import make_topics
+
+ProgressFactory = Callable[[str, int], Callable[[int], None]]
+STREAM = "results"
+
+
+def _no_progress(_: str, __: int) -> Callable[[int], None]:
+    return lambda n: None
+
+
+def build_scorer(cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int) -> tuple[Scorer, list[str]]:
+    """The configured similarity and topic models; every fallback is logged as a WARNING (shown in the
+    report) and returned, so it also goes into the signature."""
+    warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
+    sim, n1 = make_similarity(cfg.similarity, kb.texts(), warn)
+    client = client_for(cfg.topics_llm, str(store.cache_path)) if cfg.topics_llm else None
+    topics, n2 = make_topics(cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn)
+    return Scorer(sim, topics, params_from(cfg)), [n for n in (n1, n2) if n]
+
+
+def preference_summary(record: dict[str, Any]) -> str:
+    """What the user asked for, in order (from the simulator's truth; for imported logs, the target genre
+    and the CRS's last constraints)."""
+    turns = record["turns"]
+    if turns and turns[0].get("truth"):
+        parts = [f"turn 0: wants {record.get('start_genre')}"]
+        for t in turns[1:]:
+            tr = t["truth"]
+            if tr.get("shift"):
+                to = " and ".join(tr["to"]) if isinstance(tr["to"], list) else tr["to"]
+                parts.append(f"turn {t['turn']}: {tr['kind']} → {to}" + (" (takes back an earlier wish)"
+                                                                         if tr.get("contradiction") else ""))
+        return "; ".join(parts)
+    last = next((t.get("constraints") for t in reversed(turns) if t.get("constraints")), None)
+    bits = [f"target genre: {record['true_genre']}"] if record.get("true_genre") else []
+    if last:
+        bits.append(f"final constraints: {last}")
+    return "; ".join(bits)
+
+
+def as_dialogue(record: dict[str, Any]) -> Dialogue:
+    utts = [u for t in record["turns"] for u in (Utterance(Role.USER, t["user"]), Utterance(Role.SYSTEM, t["system"]))]
+    return Dialogue.from_utterances(record["key"], utts, {"preference_summary": preference_summary(record)})
+
+
+def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
+           store: RunStore, seed: int) -> dict[str, Any]:
+    """Score one session (TAS + judge panel) and append it to the results."""
+    record = {**record, "tas": scorer.score([record])[0]}
+    if judges and aspects and not record.get("errors") and record["turns"]:
+        recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed)
+        by: dict[str, dict[str, list[float]]] = {}
+        for r in recs:
+            if r["score"] is not None:
+                by.setdefault(r["judge"], {}).setdefault(r["aspect"], []).append(r["score"])
+        per_judge = {j: {a: sum(v) / len(v) for a, v in d.items()} for j, d in by.items()}
+        record["judge_by"] = per_judge
+        record["judge"] = {a: sum(d[a] for d in per_judge.values() if a in d) / n
+                           for a in aspects if (n := sum(a in d for d in per_judge.values()))}
+        record["judge_methods"] = sorted({r["method"] for r in recs})
+        record["judge_failures"] = sum(r["score"] is None for r in recs)
+    store.append(STREAM, record)
+    return record
+
+
+def _judges(section: JudgeSection, store: RunStore) -> list[Judge]:
+    if not section.enabled:
+        return []
+    return [Judge(j.name, client_for(j.llm, str(store.cache_path)), j.samples, j.llm.temperature)
+            for j in section.judges]
+
+
+def _signature(store: RunStore, kb: MovieKB, scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
+               fallbacks: list[str], **extra: Any) -> None:
+    store.save_signature(make_signature(
+        data=kb.info.signature(),
+        metric={"tas": scorer.signature(),
+                "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in aspects) or "off",
+                "rating": "expected|sampled"},
+        judges={j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature} for j in judges},
+        fallbacks=fallbacks or "none", **extra))
+
+
+def run_shift(config: ShiftConfig, out: str | Path, *, progress: ProgressFactory = _no_progress,
+              title: str = "Preference-shift adaptation", n_boot: int = 2000, report: bool = True) -> Path:
+    """Run (or resume) a preference-shift evaluation into ``out``; returns the report path (or the run dir)."""
+    from crseval.report import write_report
+    store = RunStore(out)
+    store.check_config(config.model_dump(mode="json"))
+    kb = load_kb(config.kb)
+    scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
+    judges = _judges(config.judge, store)
+    aspects = list(config.judge.aspects) if judges else []
+    models = {m.name: ({"kind": m.kind, "prompt": m.prompt, "shortlist": m.shortlist,
+                        **({"llm": m.llm.signature()} if m.kind == "llm" else {}),
+                        **({"target": m.target} if m.target else {}), **({"url": m.url} if m.url else {})})
+              for m in config.models}
+    _signature(store, kb, scorer, judges, aspects, fallbacks, models=models, seed=config.seed,
+               simulator=config.simulator.model_dump(mode="json", exclude={"drift"}) |
+               {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
+               sessions=f"{config.sessions}x{config.turns}")
+    done = store.done_keys(STREAM)
+    tasks = [(m.name, s) for s in range(config.sessions) for m in config.models if f"{m.name}|{s}" not in done]
+    bar = progress("preference-shift sessions", len(config.models) * config.sessions)
+    bar(len(config.models) * config.sessions - len(tasks))
+    cache = str(store.cache_path)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, config.workers)) as post:
+            pending = []
+            for _, rec in run_sessions(config.model_dump(mode="json"), tasks, executor=config.executor,
+                                       workers=config.workers, cache_path=cache, address=config.ray_address):
+                pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed))
+                pending[-1].add_done_callback(lambda _: bar(1))
+            for f in pending:
+                f.result()
+    finally:
+        close_clients()
+    results = store.records(STREAM)
+    write_analysis(store, results, aspects, n_boot=n_boot, seed=config.seed, title=title,
+                   notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [])
+    store.close()
+    return write_report(out, title) if report else store.root
+
+
+def score_logs(logs: Sequence[dict[str, Any]], out: str | Path, *, scoring: ScoringSection = ScoringSection(),
+               judge: JudgeSection | None = None, kb_path: str | None = None, seed: int = 0,
+               progress: ProgressFactory = _no_progress, notes: Sequence[str] = (), n_boot: int = 2000) -> Path:
+    """Score existing sessions (imported logs) into a run directory; the same tables and report."""
+    from crseval.report import write_report
+    if not logs:
+        raise CrsevalError("no sessions to score")
+    store = RunStore(out)
+    store.check_config({"scoring": scoring.model_dump(mode="json"), "kb": kb_path, "seed": seed,
+                        "judge": judge.model_dump(mode="json") if judge else None,
+                        "sessions": sorted(r["key"] for r in logs)})
+    for n in notes:
+        store.log("NOTE " + n)
+    kb = load_kb(kb_path)
+    scorer, fallbacks = build_scorer(scoring, kb, store, seed)
+    judges = _judges(judge, store) if judge else []
+    aspects = list(judge.aspects) if judges else []
+    _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs")
+    done = store.done_keys(STREAM)
+    todo = [r for r in logs if r["key"] not in done]
+    bar = progress("scoring sessions", len(logs))
+    bar(len(logs) - len(todo))
+    try:
+        for rec in todo:
+            finish(rec, scorer, judges, aspects, store, seed)
+            bar(1)
+    finally:
+        close_clients()
+    extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
+    write_analysis(store, store.records(STREAM), aspects, n_boot=n_boot, seed=seed, notes=extra + (
+        [f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []))
+    store.close()
+    return write_report(out, "Preference-shift adaptation (imported logs)")

@@ -1,0 +1,139 @@
+"""Topic Adaptation Score (TAS, also called CAS): how well a CRS follows a user who changes topic.
+
+For a session of user turns u_0..u_{T-1} and system replies s_0..s_{T-1} (s_i answers u_i):
+
+- ``cross_coherence``   = mean_i sim(u_i, s_i)
+- ``context_retention`` = mean_{i≥1} sim(s_{i-1}, s_i)
+- shift detection on user turns i ≥ 1: a shift when sim(u_{i-1}, u_i) < ``sim_topic_shift`` (0.55)
+  **or** Jaccard(topics(u_{i-1}), topics(u_i)) < ``topic_jaccard_shift`` (0.35). Two empty topic
+  sets have Jaccard 1 (no evidence of a change).
+- recovery: the new topics are topics(u_i). System turn j ≥ i is aligned when it covers at least
+  ``alignment_threshold`` (0.65) of them (|topics(s_j) ∩ new| / |new|); when u_i has no topics,
+  alignment is sim(s_j, u_i). The search stops at the next detected shift and after ``window`` turns.
+  The delay is j − i + 1 system turns (answered at once: 1).
+- interference: old topics = topics(u_{i-1}) − new; every examined system turn (up to and including
+  the recovering one) that still mentions an old topic is a leakage hit; per shift hits / examined.
+- ``topic_recovery_rate`` = recovered / shifts; ``avg_recovery_delay`` over recovered shifts;
+  ``rd_norm`` = 1 − clamp((delay − 1) / ``delay_scale``); ``ti_norm`` = 1 − clamp(interference).
+- **No shift recovered** (but some detected): the delay is undefined and ``rd_norm`` = 0, the worst
+  value — a CRS that never follows the user must not get a perfect delay. **No shift detected**:
+  rate, rd_norm and ti_norm are undefined (NaN) and TAS averages the two coherence components only
+  (``tas_components`` says how many entered).
+- TAS = Σ w_k v_k / Σ w_k over the defined components {recovery rate, rd_norm, ti_norm,
+  cross_coherence, context_retention}.
+
+Detection quality against the simulator's logged truth: precision and recall of the detected shift
+turns (exact turn match), per session.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from crseval.core.registry import register_metric
+
+COMPONENTS = ("recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention")
+
+
+@dataclass(frozen=True)
+class TASParams:
+    sim_topic_shift: float = 0.55
+    topic_jaccard_shift: float = 0.35
+    alignment_threshold: float = 0.65
+    delay_scale: float = 5.0
+    window: int = 6
+    weights: dict[str, float] = field(default_factory=lambda: dict.fromkeys(COMPONENTS, 1.0))
+
+    def signature(self) -> str:
+        w = ",".join(f"{k}:{self.weights.get(k, 0):g}" for k in COMPONENTS)
+        return (f"tas(sim_shift={self.sim_topic_shift},jaccard_shift={self.topic_jaccard_shift},"
+                f"align={self.alignment_threshold},delay_scale={self.delay_scale:g},window={self.window},w={w})")
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def _clamp(x: float) -> float:
+    return min(1.0, max(0.0, x))
+
+
+@register_metric("tas", "Topic Adaptation Score: weighted mean of recovery rate, normalised recovery delay, "
+                 "normalised topic interference, cross-coherence and context retention (0–1)",
+                 capability="preference-shift", sim_topic_shift=0.55, topic_jaccard_shift=0.35,
+                 alignment_threshold=0.65, delay_scale=5.0)
+def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: Sequence[frozenset],
+                  params: TASParams = TASParams(), true_shifts: Sequence[int] | None = None) -> dict[str, Any]:
+    """Score one session. ``g`` is the (2T × 2T) cosine matrix of [u_0..u_{T-1}, s_0..s_{T-1}]."""
+    n = len(user_topics)
+    U = lambda i: i  # noqa: E731 — row of u_i in g
+    S = lambda i: n + i  # noqa: E731 — row of s_i in g
+    cross = float(np.mean([g[U(i), S(i)] for i in range(n)])) if n else float("nan")
+    retention = float(np.mean([g[S(i - 1), S(i)] for i in range(1, n)])) if n > 1 else float("nan")
+    events: list[dict[str, Any]] = [{"turn": i, "detected": False, "reason": "", "recovered_at": None,
+                                     "aligned": None, "leaks": 0} for i in range(n)]
+    detected = []
+    for i in range(1, n):
+        s, j = g[U(i - 1), U(i)], jaccard(user_topics[i - 1], user_topics[i])
+        reasons = ([f"sim {s:.2f} < {params.sim_topic_shift}"] if s < params.sim_topic_shift else []) + \
+                  ([f"Jaccard {j:.2f} < {params.topic_jaccard_shift}"] if j < params.topic_jaccard_shift else [])
+        if reasons:
+            detected.append(i)
+            events[i].update(detected=True, reason="; ".join(reasons))
+    delays, interference = [], []
+    for k, i in enumerate(detected):
+        new = user_topics[i]
+        old = user_topics[i - 1] - new
+        stop = min(n, i + params.window, detected[k + 1] if k + 1 < len(detected) else n)
+        hits = examined = 0
+        for j in range(i, stop):
+            examined += 1
+            hits += bool(old & sys_topics[j])
+            align = len(new & sys_topics[j]) / len(new) if new else float(g[S(j), U(i)])
+            if align >= params.alignment_threshold:
+                delays.append(j - i + 1)
+                events[i].update(recovered_at=j, aligned=round(align, 3))
+                break
+        events[i]["leaks"] = hits
+        interference.append(hits / examined if examined else 0.0)
+    out: dict[str, Any] = {"cross_coherence": cross, "context_retention": retention, "shifts_detected": len(detected),
+                           "shifts_recovered": len(delays)}
+    if detected:
+        out["recovery_rate"] = len(delays) / len(detected)
+        out["avg_recovery_delay"] = float(np.mean(delays)) if delays else float("nan")
+        out["rd_norm"] = 1 - _clamp((out["avg_recovery_delay"] - 1) / params.delay_scale) if delays else 0.0
+        out["topic_interference"] = float(np.mean(interference))
+        out["ti_norm"] = 1 - _clamp(out["topic_interference"])
+    else:
+        out.update(recovery_rate=float("nan"), avg_recovery_delay=float("nan"), rd_norm=float("nan"),
+                   topic_interference=float("nan"), ti_norm=float("nan"))
+    num = den = 0.0
+    used = 0
+    for c in COMPONENTS:
+        w, v = params.weights.get(c, 0.0), out[c]
+        if w and np.isfinite(v):
+            num, den, used = num + w * v, den + w, used + 1
+    out["tas"] = num / den if den else float("nan")
+    out["tas_components"] = used
+    if true_shifts is not None:
+        truth, det = set(true_shifts), set(detected)
+        out["detection_precision"] = len(truth & det) / len(det) if det else float("nan")
+        out["detection_recall"] = len(truth & det) / len(truth) if truth else float("nan")
+        out["true_shifts"] = len(truth)
+        for e in events:
+            e["true_shift"] = e["turn"] in truth
+    out["events"] = events
+    return out
+
+
+def params_from(section: Any) -> TASParams:
+    return TASParams(section.sim_topic_shift, section.topic_jaccard_shift, section.alignment_threshold,
+                     section.delay_scale, weights=dict(section.weights))
+
+
+def as_dict(params: TASParams) -> dict[str, Any]:
+    return asdict(params)

@@ -1,0 +1,105 @@
+"""The movie knowledge base behind preference-shift runs: one index per attribute.
+
+The same KB feeds the CRS's retrieval, the user simulator's attribute pools and the text models
+(TF-IDF, LDA). Indexes map a lower-cased value to the set of movie positions: genre (canonical
+genres from :mod:`crseval.data.opendialkg`), actor, director, writer, language, name, plot keyword
+and year. Plot keywords are content words that occur in at least 2 and at most ``max_df`` of the
+plots, so "man" or "story" never become a constraint.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from crseval.core.types import Item
+from crseval.data._io import DatasetInfo
+
+ATTRIBUTES = ("actor", "director", "writer", "language")
+WORD = re.compile(r"[a-z][a-z'-]+")
+_GENERIC = {"movie", "film", "story", "life", "young", "new", "world", "man", "woman", "help", "finds", "tries",
+            "years", "year", "time", "family", "friends", "becomes", "must", "after", "when", "lives", "find", "old",
+            "two", "one", "three", "get", "gets", "takes", "set", "make", "begins", "goes", "comes", "day", "way"}
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text.lower())
+
+
+@dataclass
+class MovieKB:
+    info: DatasetInfo
+    movies: list[Item]
+    max_df: float = 0.02
+    genres: dict[str, set[int]] = field(init=False, repr=False)
+    index: dict[str, dict[str, set[int]]] = field(init=False, repr=False)
+    keywords: dict[str, set[int]] = field(init=False, repr=False)
+    years: dict[int, set[int]] = field(init=False, repr=False)
+    names: dict[str, tuple[str, str]] = field(init=False, repr=False)  # lower value → (attribute, display)
+
+    def __post_init__(self) -> None:
+        self.genres = defaultdict(set)
+        self.index = {a: defaultdict(set) for a in (*ATTRIBUTES, "name")}
+        self.years = defaultdict(set)
+        self.names = {}
+        df: dict[str, set[int]] = defaultdict(set)
+        for i, m in enumerate(self.movies):
+            for g in m.get("genres", []):
+                self.genres[g].add(i)
+            for a in ATTRIBUTES:
+                for v in m.get(a, []) or []:
+                    self.index[a][v.lower()].add(i)
+                    self.names.setdefault(v.lower(), (a, v))
+            self.index["name"][m.title.lower()].add(i)
+            if m.get("year"):
+                self.years[int(m.get("year"))].add(i)
+            for w in set(words(m.get("plot", ""))):
+                if len(w) >= 4 and w not in ENGLISH_STOP_WORDS and w not in _GENERIC:
+                    df[w].add(i)
+        cap = max(2, int(self.max_df * len(self.movies)))
+        self.keywords = {w: s for w, s in df.items() if 2 <= len(s) <= cap}
+        self.genres, self.years = dict(self.genres), dict(self.years)
+        self.index = {a: dict(v) for a, v in self.index.items()}
+        self.max_words = max((len(v.split()) for v in self.names), default=1)
+
+    def __len__(self) -> int:
+        return len(self.movies)
+
+    def texts(self) -> list[str]:
+        """Title and plot of every movie: what the text models are fitted on."""
+        return [f"{m.title}. {m.get('plot', '')}" for m in self.movies]
+
+    def plot_keywords(self, i: int) -> list[str]:
+        return sorted({w for w in words(self.movies[i].get("plot", "")) if w in self.keywords})
+
+    def find_names(self, text: str) -> list[tuple[str, str]]:
+        """(attribute, value) for every actor/director/writer/language named in ``text`` (longest match
+        first, by word n-grams; a name inside a longer matched name is not reported twice)."""
+        toks = re.findall(r"[\w'.-]+", text.lower())
+        toks = [t.strip(".") for t in toks]
+        out, used = [], set()
+        for n in range(min(self.max_words, len(toks)), 0, -1):
+            for s in range(len(toks) - n + 1):
+                if any(k in used for k in range(s, s + n)):
+                    continue
+                hit = self.names.get(" ".join(toks[s:s + n]))
+                if hit is not None and (n > 1 or hit[0] == "language"):  # one-word people names are too ambiguous
+                    out.append(hit)
+                    used.update(range(s, s + n))
+        return out
+
+
+def load_kb(path: str | Path | None = None) -> MovieKB:
+    """The OpenDialKG movie KB at ``path``, or the bundled sample catalogue when ``path`` is None."""
+    return _load_kb(str(Path(path).resolve()) if path else None)
+
+
+@lru_cache(maxsize=4)
+def _load_kb(path: str | None) -> MovieKB:
+    from crseval.data import load_dataset
+    catalog = load_dataset("opendialkg-movies", path) if path else load_dataset("sample").movies
+    return MovieKB(catalog.info, catalog.items)

@@ -1,0 +1,85 @@
+"""One simulated session: the user simulator and a CRS talk for T turns; every turn is logged with
+the CRS's constraints and the simulator's ground truth.
+
+:func:`run_session` works in any process (local threads or a Ray worker): it takes the plain config
+and rebuilds the KB (cached per process) and the CRS. Session ``s`` of every model uses the same
+simulator seed, so models meet the same users (a paired design), and the same seed gives the same
+session in any executor.
+"""
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from crseval.adaptation.config import ModelConfig, ShiftConfig
+from crseval.llm import LLMConfig, LLMClient, make_client
+from crseval.simulation.crs import CRS, CallableCRS, HttpCRS, KBCRS, load_callable
+from crseval.simulation.kb import MovieKB, load_kb
+from crseval.simulation.user import SimulatorConfig, UserSimulator
+
+_CLIENTS: dict[tuple[str, str | None], LLMClient] = {}
+_LOCK = threading.Lock()
+
+
+def session_seed(seed: int, session: int) -> int:
+    return int(np.random.SeedSequence([seed, session]).generate_state(1)[0])
+
+
+def client_for(llm: LLMConfig, cache_path: str | None) -> LLMClient:
+    """One client per (LLM config, cache) per process, shared by the sessions running in it."""
+    key = (llm.model_dump_json(), cache_path)
+    with _LOCK:
+        if key not in _CLIENTS:
+            _CLIENTS[key] = make_client(llm, cache_path)
+        return _CLIENTS[key]
+
+
+def close_clients() -> None:
+    with _LOCK:
+        for c in _CLIENTS.values():
+            c.close()
+        _CLIENTS.clear()
+
+
+def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None) -> CRS:
+    if model.kind == "callable":
+        return CallableCRS(model.name, load_callable(model.target or ""))
+    if model.kind == "http":
+        return HttpCRS(model.name, model.url or "")
+    client = client_for(model.llm, cache_path) if model.kind == "llm" else None
+    return KBCRS(model.name, kb, client, prompt=model.prompt, shortlist=model.shortlist,
+                 temperature=model.llm.temperature, seed=seed)
+
+
+def run_session(config: dict[str, Any] | ShiftConfig, model_name: str, session: int,
+                cache_path: str | None = None) -> dict[str, Any]:
+    """Simulate one session and return its record (key ``model|session``)."""
+    cfg = config if isinstance(config, ShiftConfig) else ShiftConfig.model_validate(config)
+    model = next(m for m in cfg.models if m.name == model_name)
+    kb = load_kb(cfg.kb)
+    seed = session_seed(cfg.seed, session)
+    sim = cfg.simulator
+    drift = client_for(sim.drift, cache_path) if sim.drift else None
+    user = UserSimulator(kb, seed, SimulatorConfig(sim.error_rate, sim.contradiction_rate, sim.blend_rate,
+                                                   tuple(sim.shift_every)), drift)
+    crs = make_crs(model, kb, seed, cache_path)
+    history: list[dict[str, str]] = []
+    turns, errors = [], []
+    text, truth = user.opening()
+    for t in range(cfg.turns):
+        history.append({"speaker": "user", "text": text})
+        reply = crs.respond(history)
+        if reply.error:
+            errors.append(f"turn {t}: {reply.error}")
+        history.append({"speaker": "system", "text": reply.text})
+        turns.append({"turn": t, "user": text, "system": reply.text, "constraints": reply.constraints,
+                      "candidates": reply.candidates, "truth": truth})
+        if reply.error:
+            break  # a failed CRS turn ends the session; it is recorded and excluded from the statistics
+        if t + 1 < cfg.turns:
+            text, truth = user.reply(t + 1, reply.text)
+    return {"key": f"{model.name}|{session}", "model": model.name, "session": session, "seed": seed,
+            "true_genre": user.true_genre, "start_genre": user.start_genre, "turns": turns, "errors": errors}

@@ -1,0 +1,144 @@
+"""Topic extractors: a text → a set of topic labels, used by the shift detector (Jaccard) and the
+recovery/interference checks.
+
+- ``keyword`` (default, fast): what the KB can name — genre cues (``genre:comedy``), people and
+  languages (``actor:Tom Hanks``), decades (``year:1990s``), plot keywords (``kw:heist``) and titles,
+  which also contribute their genres (``title:Heat`` + ``genre:crime`` …), so a reply naming a
+  movie is aligned with that movie's genres.
+- ``lda``: scikit-learn LDA trained on the KB's titles and plots (seeded, cached on disk under
+  ``$CRSEVAL_HOME/topics``); a text's topics are the LDA topics holding ≥ ``min_weight`` of its mass.
+- ``llm``: the LLM lists up to 5 short topics (structured JSON, cached by the LLM layer).
+
+:func:`make_topics` falls back to ``keyword`` loudly when the requested extractor cannot run.
+"""
+from __future__ import annotations
+
+import pickle
+import re
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import sklearn
+from sklearn.decomposition import LatentDirichletAllocation
+from sklearn.feature_extraction.text import CountVectorizer
+
+from crseval.core.signature import content_hash
+from crseval.llm.base import ChatRequest
+from crseval.llm.client import LLMClient
+from crseval.llm.models import crseval_home
+from crseval.simulation.crs import DECADE, _genre_mentions, _years, mentioned_titles
+from crseval.simulation.kb import MovieKB, words
+
+Topics = frozenset
+
+
+class _Memo:
+    def extract(self, texts: Sequence[str]) -> list[frozenset[str]]:
+        memo = getattr(self, "_memo", None)
+        if memo is None:
+            memo = self._memo = {}
+        todo = [t for t in dict.fromkeys(texts) if t not in memo]
+        if todo:
+            memo.update(zip(todo, self._extract(todo)))
+        return [memo[t] for t in texts]
+
+    def _extract(self, texts: list[str]) -> list[frozenset[str]]:
+        raise NotImplementedError
+
+
+class KeywordTopics(_Memo):
+    name = "keyword"
+
+    def __init__(self, kb: MovieKB) -> None:
+        self.kb = kb
+        self.signature = f"keyword(kb={kb.info.content_hash})"
+
+    def _extract(self, texts: list[str]) -> list[frozenset[str]]:
+        return [self.one(t) for t in texts]
+
+    def one(self, text: str) -> frozenset[str]:
+        kb = self.kb
+        out = {f"genre:{g}" for g, _ in _genre_mentions(text)}
+        out |= {f"{a}:{v}" for a, v in kb.find_names(text)}
+        if DECADE.search(text) or re.search(r"\b(19|20)\d{2}\b", text):
+            yrs = _years(text)
+            if yrs:
+                y = yrs[0] if yrs[0] is not None else yrs[1]
+                out.add(f"year:{y // 10 * 10}s")
+        out |= {f"kw:{w}" for w in words(text) if w in kb.keywords}
+        for title in mentioned_titles(kb, text):
+            out.add(f"title:{title}")
+            out |= {f"genre:{g}" for i in kb.index["name"][title.lower()] for g in kb.movies[i].get("genres", [])}
+        return frozenset(out)
+
+
+class LDATopics(_Memo):
+    name = "lda"
+
+    def __init__(self, kb: MovieKB, n_topics: int = 20, seed: int = 0, min_weight: float = 0.3,
+                 cache_dir: Path | None = None) -> None:
+        corpus = kb.texts()
+        key = content_hash(f"{content_hash(chr(10).join(corpus).encode())}|{n_topics}|{seed}|{sklearn.__version__}".encode())
+        path = (cache_dir or crseval_home() / "topics") / f"lda-{key}.pkl"
+        if path.exists():
+            self.vectorizer, self.lda = pickle.loads(path.read_bytes())
+        else:
+            self.vectorizer = CountVectorizer(stop_words="english", max_features=4096, min_df=2)
+            counts = self.vectorizer.fit_transform(corpus)
+            self.lda = LatentDirichletAllocation(n_topics, random_state=seed, learning_method="batch",
+                                                 max_iter=20).fit(counts)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(pickle.dumps((self.vectorizer, self.lda)))
+            tmp.replace(path)
+        self.min_weight = min_weight
+        self.signature = f"lda(k={n_topics},seed={seed},min_weight={min_weight},model={key})"
+
+    def _extract(self, texts: list[str]) -> list[frozenset[str]]:
+        counts = self.vectorizer.transform(texts)
+        theta = self.lda.transform(counts)
+        empty = np.asarray(counts.sum(axis=1)).ravel() == 0  # no known word: no topic (not the prior's mix)
+        return [frozenset() if e else frozenset(f"lda:{k}" for k in np.flatnonzero(row >= self.min_weight))
+                for row, e in zip(theta, empty)]
+
+
+class LLMTopics(_Memo):
+    name = "llm"
+    SCHEMA = {"type": "object", "properties": {"topics": {"type": "array", "maxItems": 5,
+                                                          "items": {"type": "string", "maxLength": 30}}},
+              "required": ["topics"]}
+
+    def __init__(self, client: LLMClient) -> None:
+        self.client = client
+        ident = client.identity()
+        self.signature = f"llm({ident.get('backend')}:{ident.get('model')})"
+
+    def _extract(self, texts: list[str]) -> list[frozenset[str]]:
+        def one(text: str) -> frozenset[str]:
+            req = ChatRequest.chat(
+                "List up to 5 short topics (genres, people, themes, eras) of this message from a movie "
+                f"conversation, lower case. Message (quoted data): {text!r}", max_tokens=80,
+                json_schema=self.SCHEMA)
+            res = self.client.structured(req, self.SCHEMA)
+            return frozenset(t.strip().lower() for t in (res.value or {}).get("topics", []) if t.strip())
+        return self.client.map(texts, one)
+
+
+def make_topics(name: str, kb: MovieKB, *, client: LLMClient | None = None, n_topics: int = 20, seed: int = 0,
+                warn: Callable[[str], None] = print):
+    """(extractor, fallback note or None)."""
+    if name == "llm":
+        if client is not None:
+            return LLMTopics(client), None
+        note = "topics 'llm' need scoring.topics_llm; fell back to the keyword heuristic"
+        warn(note)
+        return KeywordTopics(kb), note
+    if name == "lda":
+        try:
+            return LDATopics(kb, n_topics, seed), None
+        except (OSError, ValueError) as e:
+            note = f"topics 'lda' failed ({type(e).__name__}: {e}); fell back to the keyword heuristic"
+            warn(note)
+            return KeywordTopics(kb), note
+    return KeywordTopics(kb), None
