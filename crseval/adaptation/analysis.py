@@ -96,11 +96,10 @@ def anova_tukey(sessions: pd.DataFrame, metrics: Sequence[str]) -> tuple[pd.Data
                        "df_between": float(table["df"].iloc[0]), "df_within": float(table["df"].iloc[1]),
                        "n": len(d), "note": ""})
         tk = pairwise_tukeyhsd(d["y"].to_numpy(float), d["model"].to_numpy(str))
-        res = pd.DataFrame(tk._results_table.data[1:], columns=tk._results_table.data[0])
-        for _, r in res.iterrows():
-            t_rows.append({"metric": m, "group1": r["group1"], "group2": r["group2"], "meandiff": float(r["meandiff"]),
-                           "p_adj": float(r["p-adj"]), "lower": float(r["lower"]), "upper": float(r["upper"]),
-                           "reject": bool(r["reject"])})
+        pairs = [(a, b) for k, a in enumerate(tk.groupsunique) for b in tk.groupsunique[k + 1:]]
+        for (g1, g2), diff, p, (lo, hi), rej in zip(pairs, tk.meandiffs, tk.pvalues, tk.confint, tk.reject):
+            t_rows.append({"metric": m, "group1": str(g1), "group2": str(g2), "meandiff": float(diff),
+                           "p_adj": float(p), "lower": float(lo), "upper": float(hi), "reject": bool(rej)})
     return pd.DataFrame(a_rows), pd.DataFrame(t_rows, columns=["metric", "group1", "group2", "meandiff", "p_adj",
                                                                "lower", "upper", "reject"])
 

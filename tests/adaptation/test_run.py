@@ -1,0 +1,141 @@
+"""The preference-shift job end to end on the scripted backend: files, resume, import round trip, Ray."""
+import json
+
+import pandas as pd
+import pytest
+
+from crseval.adaptation.config import ShiftConfig
+from crseval.adaptation.importer import dumps_layout, import_logs
+from crseval.adaptation.run import run_shift, score_logs
+from crseval.core.config import validate
+from crseval.core.errors import ConfigError, CrsevalError
+from crseval.runs import RunStore
+
+CONFIG = {"seed": 3, "sessions": 3, "turns": 5, "workers": 2, "simulator": {"shift_every": [2, 3]},
+          "models": [{"name": "template", "kind": "template"},
+                     {"name": "scripted", "kind": "llm", "llm": {"backend": "scripted"}}],
+          "judge": {"judges": [{"name": "j", "llm": {"backend": "scripted"}}]}}
+
+
+def _cfg(**kw):
+    return validate(ShiftConfig, {**CONFIG, **kw})
+
+
+def _tas(run_dir):
+    return {r["key"]: (r["tas"]["tas"], r["turns"]) for r in RunStore(run_dir).records("results")}
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("shift") / "run"
+    run_shift(_cfg(), out, n_boot=200)
+    return out
+
+
+def test_writes_every_artifact(full_run):
+    store = RunStore(full_run)
+    results = store.records("results")
+    assert sorted(r["key"] for r in results) == sorted(f"{m}|{s}" for m in ("template", "scripted") for s in range(3))
+    for name in ("model_metrics", "anova", "tukey", "shift_sessions", "shift_turns", "shift_detection"):
+        assert store.path("tables", f"{name}.csv").exists(), name
+    for fig in ("shift_metrics", "shift_judge", "shift_radar", "shift_correlations"):
+        assert store.figure_path(fig).exists(), fig
+    r = results[0]
+    assert len(r["turns"]) == 5 and set(r["judge"]) == {"proactiveness", "coherence", "personalization"}
+    assert r["judge_by"]["j"] and r["tas"]["events"][0]["turn"] == 0
+    assert all(any(t["truth"]["shift"] for t in r["turns"]) for r in results)
+    sig = store.read_json("signature.json")["line"]
+    assert "tas(sim_shift=0.55" in sig and "fallbacks:none" in sig
+    html = store.path("report.html").read_text()
+    assert "Drill-down: shift_turns" in html and "class='hl'" in html and "true shift" in html
+
+
+def test_same_seed_same_numbers_and_paired_users(full_run, tmp_path):
+    again = tmp_path / "again"
+    run_shift(_cfg(), again, n_boot=200, report=False)
+    assert _tas(again) == _tas(full_run)
+    by = _tas(full_run)
+    # session s meets the same user in every model: the opening utterance is identical
+    assert by["template|1"][1][0]["user"] == by["scripted|1"][1][0]["user"]
+
+
+def test_interrupted_run_resumes_exactly_once(full_run, tmp_path):
+    out = tmp_path / "cut"
+    run_shift(_cfg(), out, n_boot=200, report=False)
+    path = RunStore(out).path("records", "results.jsonl")
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:50])  # two complete sessions + a torn one
+    run_shift(_cfg(), out, n_boot=200, report=False)
+    assert _tas(out) == _tas(full_run)
+    assert "torn" in RunStore(out).path("run.log").read_text()
+
+
+def test_imported_logs_score_like_the_generated_sessions(full_run, tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for r in RunStore(full_run).records("results"):
+        (logs / (r["key"].replace("|", "_") + ".json")).write_text(dumps_layout(r))
+    sessions, notes = import_logs(logs)
+    assert len(sessions) == 6 and notes == []
+    score_logs(sessions, tmp_path / "scored", n_boot=200)
+    got = {(r["model"], r["turns"][0]["user"]): r["tas"] for r in RunStore(tmp_path / "scored").records("results")}
+    for r in RunStore(full_run).records("results"):
+        mine = got[(r["model"], r["turns"][0]["user"])]
+        for k in ("cross_coherence", "context_retention", "recovery_rate", "shifts_detected", "ti_norm"):
+            assert mine[k] == pytest.approx(r["tas"][k], nan_ok=True)
+        assert "detection_precision" not in mine  # imported logs carry no simulator truth
+
+
+def test_importer_is_lenient_in_names_and_strict_in_structure(tmp_path):
+    f = tmp_path / "s1.json"
+    f.write_text(json.dumps({"model_name": "m", "true_genre": "comedy", "conversation": [
+        {"speaker": "Assistant", "text": "Hi!"}, {"speaker": "Seeker", "text": "a comedy"},
+        {"speaker": "user", "text": "please"}, {"speaker": "CRS", "text": "Try Superbad.", "constraints": {"g": 1}},
+        {"speaker": "HUMAN", "text": "bye"}]}))
+    sessions, notes = import_logs(f)
+    assert sessions[0]["turns"] == [{"turn": 0, "user": "a comedy please", "system": "Try Superbad.",
+                                     "constraints": {"g": 1}, "truth": None}]
+    assert len(notes) == 3  # joined, leading system dropped, trailing user dropped
+    for bad, field in [({"conversation": []}, "model_name"), ({"model_name": "m", "conversation": "x"}, "conversation"),
+                       ({"model_name": "m", "conversation": [{"speaker": "alien", "text": "x"}]}, "speaker"),
+                       ({"model_name": "m", "conversation": [{"speaker": "user", "text": 3}]}, "text")]:
+        f.write_text(json.dumps(bad))
+        with pytest.raises(CrsevalError) as e:
+            import_logs(f)
+        assert field in str(e.value) and "s1.json" in str(e.value)
+
+
+@pytest.mark.parametrize("patch, key", [
+    ({"models": []}, "models"),
+    ({"models": [{"name": "a", "kind": "template"}, {"name": "a", "kind": "template"}]}, "models"),
+    ({"models": [{"name": "a", "kind": "callable"}]}, "models.0"),
+    ({"models": [{"name": "a", "kind": "robot"}]}, "models.0.kind"),
+    ({"turns": 1}, "turns"),
+    ({"executor": "spark"}, "executor"),
+    ({"scoring": {"topics": "bert"}}, "scoring.topics"),
+    ({"scoring": {"weights": {"speed": 1}}}, "scoring.weights"),
+    ({"simulator": {"shift_every": [5, 2]}}, "simulator.shift_every"),
+    ({"sessionz": 3}, "sessionz"),
+])
+def test_config_errors_name_the_key(patch, key):
+    with pytest.raises(ConfigError) as e:
+        validate(ShiftConfig, {**CONFIG, **patch})
+    assert f"'{key}" in str(e.value)
+
+
+def test_a_different_config_is_refused_on_resume(full_run):
+    with pytest.raises(CrsevalError, match="different configuration"):
+        run_shift(_cfg(seed=4), full_run)
+
+
+def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
+    pytest.importorskip("ray")
+    import ray
+    out = tmp_path / "ray"
+    try:
+        run_shift(_cfg(executor="ray"), out, n_boot=200, report=False)
+    finally:
+        ray.shutdown()
+    assert _tas(out) == _tas(full_run)
+    assert pd.read_csv(RunStore(out).path("tables", "model_metrics.csv")).equals(
+        pd.read_csv(RunStore(full_run).path("tables", "model_metrics.csv")))

@@ -1,0 +1,42 @@
+import json
+
+from tests.cli.test_cli import crseval
+
+CONFIG = """
+seed = 1
+sessions = 2
+turns = 4
+[[models]]
+name = "template"
+kind = "template"
+[[models]]
+name = "mine"
+kind = "callable"
+target = "tests.cli.test_shift_cli:echo_crs"
+[judge]
+enabled = false
+"""
+
+
+def echo_crs(history):
+    return {"text": "How about Heat? It is a crime thriller.", "constraints": {"genres": ["crime"]}}
+
+
+def test_shift_run_then_score_the_logs(tmp_path):
+    cfg = tmp_path / "shift.toml"
+    cfg.write_text(CONFIG)
+    res = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--format", "json")
+    payload = json.loads(res.stdout.split("\nreport:")[0])
+    assert "tas(" in payload["signature"]
+    models = {r["model"] for r in payload["result"]}
+    assert models == {"template", "mine"}
+    assert (tmp_path / "run" / "records" / "results.jsonl").read_text().count("\n") == 4
+    scored = crseval("shift", "score", str(tmp_path / "run"), "--out", str(tmp_path / "scored"))
+    assert "tas" in scored.stdout and (tmp_path / "scored" / "report.html").exists()
+
+
+def test_bad_config_is_one_line_naming_the_key(tmp_path):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(CONFIG.replace('kind = "template"', 'kind = "robot"'))
+    res = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "r"), check=False)
+    assert res.returncode == 2 and "models.0.kind" in res.stderr and "Traceback" not in res.stderr
