@@ -26,6 +26,7 @@ ProgressFactory = Callable[[str, int], Callable[[int], None]]
 RELIABILITY_BOOT = 100
 BEHAVIOR_DIALOGUES = ("s01", "s04")
 SERENDIPITY_LLM_ANSWERS = 6
+SHIFT_SESSIONS, SHIFT_TURNS = 2, 3
 
 
 class DemoConfig(BaseModel):
@@ -69,7 +70,24 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
         store.write_table("llm_usage", usage)
     finally:
         client.close()
+    _shift(out, config, progress)
     return write_report(out, "crseval demo")
+
+
+def _shift(out: Path, config: DemoConfig, progress: ProgressFactory) -> None:
+    """A small preference-shift comparison on the bundled catalogue: the LLM CRS against the no-LLM
+    template baseline, the simulated user changing its mind, TAS + the 3-aspect judge."""
+    from crseval.adaptation.config import ShiftConfig
+    from crseval.adaptation.run import run_shift
+    llm = config.llm.model_dump()
+    cfg = ShiftConfig.model_validate({
+        "seed": config.seed, "sessions": SHIFT_SESSIONS, "turns": SHIFT_TURNS, "workers": 1,
+        "simulator": {"shift_every": [1, 2]},
+        "models": [{"name": "llm-crs", "llm": llm}, {"name": "template-baseline", "kind": "template"}],
+        "judge": {"judges": [{"name": "judge", "llm": llm}]}})
+    run_shift(cfg, out, progress=progress, n_boot=200, report=False, part_of="demo",
+              title=f"Preference-shift adaptation ({SHIFT_SESSIONS} sessions × {SHIFT_TURNS} turns per model; "
+                    "use `crseval shift run` for real numbers)")
 
 
 def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressFactory) -> None:

@@ -35,6 +35,7 @@ def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> 
         row.update({k: r["tas"].get(k, np.nan) for k in (*AUTOMATIC, *EXTRA, "shifts_detected", "shifts_recovered",
                                                           "true_shifts")})
         row.update({a: (r.get("judge") or {}).get(a, np.nan) for a in aspects})
+        row["judge_failures"] = r.get("judge_failures", 0)
         rows.append(row)
     df = pd.DataFrame(rows)
     return df.sort_values(["model", "session"], key=lambda s: s.map(_natural) if s.name == "session" else s,
@@ -209,6 +210,7 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     plot_heatmap(sessions, [*AUTOMATIC, *judged], store.figure_path("shift_correlations"))
     figures.append("shift_correlations")
     failed = int(sessions["failed"].sum())
+    judge_failed = int(sessions["judge_failures"].sum())
     tas = mm[mm["metric"] == "tas"].sort_values("mean", ascending=False)
     lines = [f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
              "excluded from the statistics, listed in shift_sessions)." if failed else
@@ -221,6 +223,10 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
              "No simulator ground truth (imported logs): detection precision/recall not available.",
              "Drill down: model_metrics → shift_sessions (one row per session) → the turns of each session below, "
              "with true shifts, detected shifts and recoveries highlighted.", *notes]
+    if aspects:
+        lines.insert(1, f"LLM judge: {judge_failed} ratings could not be "
+                        "obtained (retries exhausted or unparseable; recorded per item in records/judgments.jsonl, "
+                        "left out of the means)." if judge_failed else "LLM judge: every rating was obtained.")
     store.add_section(title, "\n\n".join(lines),
                       tables=[t for t in ("model_metrics", "anova", "tukey", "shift_detection", "metric_correlations",
                                           "shift_sessions") if t in tables], figures=figures,

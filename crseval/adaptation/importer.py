@@ -60,9 +60,9 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
 def _own(path: Path) -> list[dict[str, Any]]:
     out = []
     for line, rec in read_jsonl(path):
-        if not isinstance(rec, dict) or not isinstance(rec.get("turns"), list) or "model" not in rec:
-            raise CrsevalError("not a crseval session record", file=path, line=line, field="turns",
-                               expected='{"key", "model", "session", "turns": [{"user", "system", …}]}')
+        if not isinstance(rec, dict) or not isinstance(rec.get("turns"), list) or not rec["turns"] or "model" not in rec:
+            raise CrsevalError("not a crseval session record (or a session without turns)", file=path, line=line,
+                               field="turns", expected='{"key", "model", "session", "turns": [{"user", "system", …}]}')
         for t in rec["turns"]:
             if not isinstance(t, dict) or not isinstance(t.get("user"), str) or not isinstance(t.get("system"), str):
                 raise CrsevalError("turn without user/system text", file=path, line=line, field="turns")

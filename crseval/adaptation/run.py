@@ -10,19 +10,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import pandas as pd
+
 from crseval.adaptation.analysis import write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.score import Scorer
 from crseval.adaptation.tas import params_from
 from crseval.core.errors import CrsevalError
-from crseval.core.signature import make_signature
+from crseval.core.signature import format_signature, make_signature
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.judge.job import Judge, judge_items
 from crseval.judge.rubric import rubric_for
 from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
 from crseval.simulation.kb import MovieKB, load_kb
-from crseval.simulation.session import client_for, close_clients
+from crseval.simulation.session import client_for, client_usage, close_clients
 from crseval.text.similarity import make_similarity
 from crseval.text.topics import make_topics
 
@@ -97,22 +99,30 @@ def _judges(section: JudgeSection, store: RunStore) -> list[Judge]:
 
 
 def _signature(store: RunStore, kb: MovieKB, scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
-               fallbacks: list[str], **extra: Any) -> None:
-    store.save_signature(make_signature(
+               fallbacks: list[str], name: str = "signature.json", **extra: Any) -> None:
+    sig = make_signature(
         data=kb.info.signature(),
         metric={"tas": scorer.signature(),
                 "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in aspects) or "off",
                 "rating": "expected|sampled"},
         judges={j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature} for j in judges},
-        fallbacks=fallbacks or "none", **extra))
+        fallbacks=fallbacks or "none", **extra)
+    if name == "signature.json":
+        store.save_signature(sig)
+    else:
+        store.write_json(name, {**sig, "line": format_signature(sig)})
 
 
 def run_shift(config: ShiftConfig, out: str | Path, *, progress: ProgressFactory = _no_progress,
-              title: str = "Preference-shift adaptation", n_boot: int = 2000, report: bool = True) -> Path:
-    """Run (or resume) a preference-shift evaluation into ``out``; returns the report path (or the run dir)."""
+              title: str = "Preference-shift adaptation", n_boot: int = 2000, report: bool = True,
+              part_of: str | None = None) -> Path:
+    """Run (or resume) a preference-shift evaluation into ``out``; returns the report path (or the run dir).
+    ``part_of``: the run directory belongs to a larger job (the demo) that owns config.json and
+    signature.json; this job's signature then goes to ``shift_signature.json``."""
     from crseval.report import write_report
     store = RunStore(out)
-    store.check_config(config.model_dump(mode="json"))
+    if part_of is None:
+        store.check_config(config.model_dump(mode="json"))
     kb = load_kb(config.kb)
     scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
     judges = _judges(config.judge, store)
@@ -121,7 +131,8 @@ def run_shift(config: ShiftConfig, out: str | Path, *, progress: ProgressFactory
                         **({"llm": m.llm.signature()} if m.kind == "llm" else {}),
                         **({"target": m.target} if m.target else {}), **({"url": m.url} if m.url else {})})
               for m in config.models}
-    _signature(store, kb, scorer, judges, aspects, fallbacks, models=models, seed=config.seed,
+    _signature(store, kb, scorer, judges, aspects, fallbacks,
+               name="signature.json" if part_of is None else "shift_signature.json", models=models, seed=config.seed,
                simulator=config.simulator.model_dump(mode="json", exclude={"drift"}) |
                {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
                sessions=f"{config.sessions}x{config.turns}")
@@ -139,6 +150,9 @@ def run_shift(config: ShiftConfig, out: str | Path, *, progress: ProgressFactory
                 pending[-1].add_done_callback(lambda _: bar(1))
             for f in pending:
                 f.result()
+        usage = client_usage()  # the local executor's clients (Ray workers keep their own)
+        if usage:
+            store.write_table("shift_llm_usage", pd.DataFrame(usage))
     finally:
         close_clients()
     results = store.records(STREAM)

@@ -165,41 +165,45 @@ def candidate_set(kb: MovieKB, c: Constraints) -> tuple[set[int], list[str]]:
         relaxed.append(active.pop(0))
 
 
+TOKEN = re.compile(r"\w+(?:'\w+)?")
+
+
 def mentioned_titles(kb: MovieKB, text: str) -> list[str]:
-    """KB titles mentioned in ``text`` (case-insensitive, whole words)."""
-    low = text.lower()
-    found = []
-    for title in _title_index(kb).get_candidates(low):
-        display = kb.movies[min(kb.index["name"][title])].title
-        if " " not in title:  # one-word titles ("Up", "Her") only as written, never stop words
-            if title in ENGLISH_STOP_WORDS or len(title) < 3 or not re.search(rf"(?<!\w){re.escape(display)}(?!\w)", text):
+    """KB titles mentioned in ``text``, in order of appearance (whole words, case-insensitive,
+    punctuation ignored). One-word titles ("Heat", "Up") count only as written and never when they are
+    stop words; a title inside a longer mentioned title ("Batman" in "Batman Returns") is not reported."""
+    toks = TOKEN.findall(text)
+    low = [t.lower() for t in toks]
+    index = _title_index(kb)
+    hits = []
+    for s, w in enumerate(low):
+        for seq, display in index.get(w, ()):
+            if tuple(low[s:s + len(seq)]) != seq:
                 continue
-        elif not re.search(r"(?<![\w])" + re.escape(title) + r"(?![\w])", low):
-            continue
-        found.append(display)
-    found = [t for t in dict.fromkeys(found)
-             if not any(t != o and t.lower() in o.lower() for o in found)]  # "Batman" inside "Batman Returns"
-    return sorted(found, key=lambda t: low.find(t.lower()))
+            if len(seq) == 1 and (w in ENGLISH_STOP_WORDS or len(w) < 3 or toks[s] != TOKEN.findall(display)[0]):
+                continue
+            hits.append((s, len(seq), display))
+    taken: set[int] = set()
+    kept = []
+    for s, n, display in sorted(hits, key=lambda h: -h[1]):
+        if not taken & set(range(s, s + n)):
+            taken |= set(range(s, s + n))
+            kept.append((s, display))
+    return list(dict.fromkeys(d for _, d in sorted(kept)))
 
 
-class _TitleIndex:
-    def __init__(self, kb: MovieKB) -> None:
-        self.by_word: dict[str, list[str]] = {}
-        for t in kb.index["name"]:
-            first = re.findall(r"\w+", t)
-            if first:
-                self.by_word.setdefault(first[0], []).append(t)
-
-    def get_candidates(self, low: str) -> list[str]:
-        return [t for w in dict.fromkeys(re.findall(r"\w+", low)) for t in self.by_word.get(w, [])]
+_TITLE_INDEXES: dict[int, dict[str, list[tuple[tuple[str, ...], str]]]] = {}
 
 
-_TITLE_INDEXES: dict[int, _TitleIndex] = {}
-
-
-def _title_index(kb: MovieKB) -> _TitleIndex:
+def _title_index(kb: MovieKB) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    """First word → [(title words, display title)] (built once per KB)."""
     if id(kb) not in _TITLE_INDEXES:
-        _TITLE_INDEXES[id(kb)] = _TitleIndex(kb)
+        index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for m in kb.movies:
+            seq = tuple(t.lower() for t in TOKEN.findall(m.title))
+            if seq:
+                index.setdefault(seq[0], []).append((seq, m.title))
+        _TITLE_INDEXES[id(kb)] = index
     return _TITLE_INDEXES[id(kb)]
 
 

@@ -37,6 +37,12 @@ def client_for(llm: LLMConfig, cache_path: str | None) -> LLMClient:
         return _CLIENTS[key]
 
 
+def client_usage() -> list[dict[str, Any]]:
+    """Identity and call statistics of every client this process has used."""
+    with _LOCK:
+        return [{**c.identity(), **c.stats.as_dict()} for c in _CLIENTS.values()]
+
+
 def close_clients() -> None:
     with _LOCK:
         for c in _CLIENTS.values():
