@@ -225,7 +225,7 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
              "with true shifts, detected shifts and recoveries highlighted.", *notes]
     if aspects:
         lines.insert(1, f"LLM judge: {judge_failed} ratings could not be "
-                        "obtained (retries exhausted or unparseable; recorded per item in records/judgments.jsonl, "
+                        "obtained (retries exhausted or unparseable; recorded per item in records/shift_judgments.jsonl, "
                         "left out of the means)." if judge_failed else "LLM judge: every rating was obtained.")
     store.add_section(title, "\n\n".join(lines),
                       tables=[t for t in ("model_metrics", "anova", "tukey", "shift_detection", "metric_correlations",

@@ -30,6 +30,7 @@ from crseval.text.topics import make_topics
 
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
 STREAM = "results"
+JUDGE_STREAM = "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
 
 
 def _no_progress(_: str, __: int) -> Callable[[int], None]:
@@ -76,7 +77,8 @@ def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspe
     """Score one session (TAS + judge panel) and append it to the results."""
     record = {**record, "tas": scorer.score([record])[0]}
     if judges and aspects and not record.get("errors") and record["turns"]:
-        recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed)
+        recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed,
+                           stream=JUDGE_STREAM)
         by: dict[str, dict[str, list[float]]] = {}
         for r in recs:
             if r["score"] is not None:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from crseval.core.errors import BackendError, CrsevalError
+from crseval.core.errors import CrsevalError
 from crseval.data.opendialkg import GENRE_MAP
 from crseval.llm.base import ChatRequest
 from crseval.llm.client import LLMClient
@@ -38,7 +38,7 @@ _EXTRA_CUES = {
     "action movies": "action", "adventures": "adventure", "fantasy movies": "fantasy", "indie": "indie",
     "disaster movie": "disaster", "teen movie": "teen", "family movie": "family", "horror movies": "horror",
 }
-GENRE_CUES: dict[str, tuple[str, ...]] = {**{k: v for k, v in GENRE_MAP.items()},
+GENRE_CUES: dict[str, tuple[str, ...]] = {**GENRE_MAP,
                                           **{k: (v,) for k, v in _EXTRA_CUES.items()}}
 _CUE_WORDS = max(len(k.split()) for k in GENRE_CUES)
 NEGATION = re.compile(r"\b(no|not|no more|nothing|without|instead of|enough|tired of|anything but|don't|do not|"
@@ -356,4 +356,4 @@ def load_callable(target: str) -> Callable[[History], Any]:
 
 
 __all__ = ["CRS", "CRSReply", "KBCRS", "CallableCRS", "HttpCRS", "Constraints", "extract", "candidate_set",
-           "mentioned_titles", "load_callable", "PROMPTS", "BackendError"]
+           "mentioned_titles", "load_callable", "PROMPTS"]

@@ -9,7 +9,6 @@ session in any executor.
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
 from typing import Any
 
 import numpy as np

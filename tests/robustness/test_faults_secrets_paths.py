@@ -43,7 +43,7 @@ def test_run_completes_and_judge_outputs_are_parsed(faulty_run):
     assert sum(injected.values()) >= 20 and len(injected) >= 5, injected  # many kinds of faults really happened
     store = RunStore(out)
     assert len(store.records("results")) == 12  # every session present, whatever happened
-    judgments = store.records("judgments")
+    judgments = store.records("shift_judgments")
     parsed = sum(r["score"] is not None for r in judgments)
     assert parsed / len(judgments) >= 0.99, [r["error"] for r in judgments if r["score"] is None]
     assert all(1 <= r["score"] <= 5 for r in judgments if r["score"] is not None)

@@ -64,3 +64,11 @@ def test_llm_topics_parse_structured_output(kb):
     client = LLMClient(ScriptedBackend(lambda req: '{"topics": ["Horror", "the 90s"]}'))
     topics, note = make_topics("llm", kb, client=client)
     assert note is None and topics.extract(["x"]) == [frozenset({"horror", "the 90s"})]
+
+
+def test_minilm_similarity_is_offline_and_semantic(kb):
+    pytest.importorskip("sentence_transformers")
+    backend, note = make_similarity("minilm", kb.texts())
+    assert note is None and backend.signature.startswith("minilm")
+    g = gram(backend.encode(["I want a scary movie", "Something frightening, please", "Who directed it?"]))
+    assert np.allclose(np.diag(g), 1.0, atol=1e-5) and g[0, 1] > g[0, 2]
