@@ -215,8 +215,10 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     lines = [f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
              "excluded from the statistics, listed in shift_sessions)." if failed else
              f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
-             "TAS by model: " + "; ".join(f"{r.model} {r.mean:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
-                                          for r in tas.itertuples()) + ".",
+             "TAS by model: " + "; ".join(f"{r.model} {r.mean:.3f} " + (f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+                                                                         if np.isfinite(r.ci_low) else "(no CI)")
+                                          for r in tas.itertuples()) + "." +
+             (" No CI where a model has fewer than 3 sessions or no variation." if tas["ci_low"].isna().any() else ""),
              "Shift detector against the simulator's logged shifts: " + "; ".join(
                  f"{r.model} precision {r.precision:.2f}, recall {r.recall:.2f}" for r in det.itertuples()
                  if np.isfinite(r.precision) or np.isfinite(r.recall)) + "." if det["true"].sum() else
