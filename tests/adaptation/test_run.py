@@ -139,3 +139,17 @@ def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
     assert _tas(out) == _tas(full_run)
     assert pd.read_csv(RunStore(out).path("tables", "model_metrics.csv")).equals(
         pd.read_csv(RunStore(full_run).path("tables", "model_metrics.csv")))
+
+
+@pytest.mark.slow
+def test_embedded_model_as_crs_and_judge(tmp_path):
+    pytest.importorskip("llama_cpp")
+    cfg = validate(ShiftConfig, {"seed": 0, "sessions": 2, "turns": 2, "workers": 1,
+                                 "models": [{"name": "qwen"}, {"name": "template", "kind": "template"}],
+                                 "judge": {"aspects": ["personalization"], "judges": [{"name": "qwen"}]}})
+    run_shift(cfg, tmp_path / "run", n_boot=100)
+    results = RunStore(tmp_path / "run").records("results")
+    qwen = [r for r in results if r["model"] == "qwen"]
+    assert len(results) == 4 and all(not r["errors"] for r in results)
+    assert all(t["system"].strip() for r in qwen for t in r["turns"])  # the model wrote every reply
+    assert all(1 <= r["judge"]["personalization"] <= 5 and r["judge_methods"] == ["expected"] for r in results)
