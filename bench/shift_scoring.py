@@ -12,7 +12,9 @@ usage: python bench/shift_scoring.py [--models 6] [--sessions 1000] [--turns 20]
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from sklearn.metrics.pairwise import cosine_similarity
@@ -43,23 +45,30 @@ def responder(style: str):
     return reply
 
 
-def generate(kb, models: int, sessions: int, turns: int) -> list[dict]:
+def generate_model(kb_path: str | None, m: int, sessions: int, turns: int) -> list[dict]:
+    kb = load_kb(kb_path)
     out = []
-    for m in range(models):
-        client = LLMClient(ScriptedBackend(responder(STYLES[m % len(STYLES)])))
-        for s in range(sessions):
-            seed = session_seed(0, s)
-            user, crs = UserSimulator(kb, seed), KBCRS(f"m{m}", kb, client, seed=seed)
-            history, log = [], []
-            text, truth = user.opening()
-            for t in range(turns):
-                history.append({"speaker": "user", "text": text})
-                reply = crs.respond(history)
-                history.append({"speaker": "system", "text": reply.text})
-                log.append({"turn": t, "user": text, "system": reply.text, "truth": truth})
-                text, truth = user.reply(t + 1, reply.text)
-            out.append({"key": f"m{m}|{s}", "model": f"m{m}", "session": s, "turns": log})
+    client = LLMClient(ScriptedBackend(responder(STYLES[m % len(STYLES)])))
+    for s in range(sessions):
+        seed = session_seed(0, s)
+        user, crs = UserSimulator(kb, seed), KBCRS(f"m{m}", kb, client, seed=seed)
+        history, log = [], []
+        text, truth = user.opening()
+        for t in range(turns):
+            history.append({"speaker": "user", "text": text})
+            reply = crs.respond(history)
+            history.append({"speaker": "system", "text": reply.text})
+            log.append({"turn": t, "user": text, "system": reply.text, "truth": truth})
+            text, truth = user.reply(t + 1, reply.text)
+        out.append({"key": f"m{m}|{s}", "model": f"m{m}", "session": s, "turns": log})
     return out
+
+
+def generate(kb_path: str | None, models: int, sessions: int, turns: int) -> list[dict]:
+    """One process per model (the simulator and retrieval are pure Python)."""
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        parts = pool.map(generate_model, [kb_path] * models, range(models), [sessions] * models, [turns] * models)
+        return [s for part in parts for s in part]
 
 
 def peer(sessions: list[dict], kb, params: TASParams) -> None:
@@ -95,7 +104,7 @@ def main() -> int:
     kb = load_kb(a.kb)
     print(f"KB: {kb.info.signature()} ({len(kb)} movies)")
     t0 = time.perf_counter()
-    logs = generate(kb, a.models, a.sessions, a.turns)
+    logs = generate(a.kb, a.models, a.sessions, a.turns)
     n = len(logs)
     print(f"generated {n} sessions × {a.turns} turns in {time.perf_counter() - t0:.1f} s (untimed)")
 
