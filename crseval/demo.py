@@ -76,15 +76,17 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
 
 def _shift(out: Path, config: DemoConfig, progress: ProgressFactory) -> None:
     """A small preference-shift comparison on the bundled catalogue: the LLM CRS against the no-LLM
-    template baseline, the simulated user changing its mind, TAS + the 3-aspect judge."""
+    template baseline, the simulated user changing its mind, TAS + the judge on personalization (the
+    full run rates proactiveness and coherence too; left out here to keep the demo quick)."""
     from crseval.adaptation.config import ShiftConfig
     from crseval.adaptation.run import run_shift
     llm = config.llm.model_dump()
     cfg = ShiftConfig.model_validate({
         "seed": config.seed, "sessions": SHIFT_SESSIONS, "turns": SHIFT_TURNS, "workers": 1,
         "simulator": {"shift_every": [1, 2]},
-        "models": [{"name": "llm-crs", "llm": llm}, {"name": "template-baseline", "kind": "template"}],
-        "judge": {"judges": [{"name": "judge", "llm": llm}]}})
+        "models": [{"name": "llm-crs", "llm": llm, "shortlist": 3},
+                   {"name": "template-baseline", "kind": "template", "shortlist": 3}],
+        "judge": {"aspects": ["personalization"], "judges": [{"name": "judge", "llm": llm}]}})
     run_shift(cfg, out, progress=progress, n_boot=200, report=False, part_of="demo",
               title=f"Preference-shift adaptation ({SHIFT_SESSIONS} sessions × {SHIFT_TURNS} turns per model; "
                     "use `crseval shift run` for real numbers)")

@@ -205,8 +205,10 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     plot_metric_bars(mm, AUTOMATIC, store.figure_path("shift_metrics"), "Topic adaptation per model (95 % CI)")
     if judged:
         plot_metric_bars(mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)")
+        figures.append("shift_judge")
+    if len(judged) >= 3:  # a radar needs at least three axes
         plot_radar(mm, judged, store.figure_path("shift_radar"))
-        figures += ["shift_judge", "shift_radar"]
+        figures.append("shift_radar")
     plot_heatmap(sessions, [*AUTOMATIC, *judged], store.figure_path("shift_correlations"))
     figures.append("shift_correlations")
     failed = int(sessions["failed"].sum())

@@ -4,7 +4,8 @@ template) that writes the reply, or any system of your own (a Python callable or
 A CRS sees the conversation so far — ``[{"speaker": "user"|"system", "text": …}, …]`` ending with a
 user turn — and returns a :class:`CRSReply`. Constraints are re-derived from every user utterance in
 order (stateless, so a resumed session is identical): genre cues, years and decades by regex, people
-and languages from the KB indexes, plot keywords after "about/involving/featuring". A later value
+and languages from the KB indexes, plot keywords after "something/a story/a movie about, involving, featuring"
+(genre words excluded). A later value
 replaces an earlier one (contradictions win), a negated value ("no more horror") is removed, blend
 cues ("a mix of", "both", "also") add a genre instead of replacing. Retrieval intersects the
 constraint sets; when nothing is left, the least recently stated constraint is relaxed first.
@@ -21,7 +22,7 @@ import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from crseval.core.errors import CrsevalError
-from crseval.data.opendialkg import GENRE_MAP
+from crseval.data.opendialkg import GENRE_MAP, GENRES
 from crseval.llm.base import ChatRequest
 from crseval.llm.client import LLMClient
 from crseval.simulation.kb import MovieKB
@@ -38,7 +39,7 @@ _EXTRA_CUES = {
     "action movies": "action", "adventures": "adventure", "fantasy movies": "fantasy", "indie": "indie",
     "disaster movie": "disaster", "teen movie": "teen", "family movie": "family", "horror movies": "horror",
 }
-GENRE_CUES: dict[str, tuple[str, ...]] = {**GENRE_MAP,
+GENRE_CUES: dict[str, tuple[str, ...]] = {**{g: (g,) for g in GENRES}, **GENRE_MAP,
                                           **{k: (v,) for k, v in _EXTRA_CUES.items()}}
 _CUE_WORDS = max(len(k.split()) for k in GENRE_CUES)
 NEGATION = re.compile(r"\b(no|not|no more|nothing|without|instead of|enough|tired of|anything but|don't|do not|"
@@ -46,7 +47,8 @@ NEGATION = re.compile(r"\b(no|not|no more|nothing|without|instead of|enough|tire
 BLEND = re.compile(r"\b(mix|blend|both|combine|combination|also|as well|plus|along with)\b")
 DECADE = re.compile(r"\b(?:(19|20)(\d)0s|'?([2-9])0s)\b")
 YEAR = re.compile(r"\b(before|after|since|from|older than|newer than|in|around)?\s*((?:19|20)\d{2})\b(?!s)")
-KEYWORD_CUE = re.compile(r"\b(?:about|involving|featuring|with a plot about|where|plot with|story of)\b(.{0,80})")
+KEYWORD_CUE = re.compile(r"\b(?:(?:something|story|stories|movie|film|one|plot|tale)\s+(?:about|involving|featuring)|"
+                         r"(?:story|tale) of)\b(.{0,80})")
 RESET = re.compile(r"\b(start over|forget everything|from scratch)\b")
 
 
@@ -134,7 +136,8 @@ def extract(kb: MovieKB, utterances: Sequence[str]) -> Constraints:
                 c.set(attr, value, turn)
         m = KEYWORD_CUE.search(low)
         if m:
-            kws = [w for w in re.findall(r"[a-z][a-z'-]+", m.group(1)) if w in kb.keywords]
+            kws = [w for w in dict.fromkeys(re.findall(r"[a-z][a-z'-]+", m.group(1)))
+                   if w in kb.keywords and w not in GENRE_CUES and not (w.endswith("s") and w[:-1] in GENRE_CUES)]
             if kws:
                 c.set("keywords", kws, turn)
     return c
@@ -248,7 +251,7 @@ class KBCRS:
     list of candidates, or by a fixed template when ``client`` is None (a no-LLM baseline)."""
 
     def __init__(self, name: str, kb: MovieKB, client: LLMClient | None = None, *, prompt: str = "default",
-                 shortlist: int = 5, temperature: float = 0.0, seed: int = 0, max_tokens: int = 80) -> None:
+                 shortlist: int = 5, temperature: float = 0.0, seed: int = 0, max_tokens: int = 64) -> None:
         self.name, self.kb, self.client = name, kb, client
         self.system = PROMPTS.get(prompt, prompt)
         self.shortlist, self.temperature, self.seed, self.max_tokens = shortlist, temperature, seed, max_tokens

@@ -112,5 +112,15 @@ def test_real_kb_indexes(shared):
     assert "tom hanks" in kb.index["actor"] and kb.genres["comedy"]
     assert ("director", "Steven Spielberg") in kb.find_names("anything by Steven Spielberg")
     assert all(2 <= len(s) <= 0.02 * len(kb) for s in kb.keywords.values())
-    c = extract(kb, ["a crime movie", "with Tom Hanks", "about a heist"])
+    c = extract(kb, ["a crime movie", "with Tom Hanks", "something about a heist"])
     assert c.as_dict() == {"genres": ["crime"], "actor": "Tom Hanks", "keywords": ["heist"]}
+
+
+def test_keywords_need_a_plot_cue_and_are_never_genres(shared):
+    kb = load_kb(shared("opendialkg/opendialkg_movie_data.json"))
+    assert extract(kb, ["Not sure about Birdman or (The Unexpected Virtue of Ignorance). Another idea?"]).as_dict() == {}
+    said = extract(kb, ["a comedy", "No, forget what I said about comedy, not comedy anymore. Let's switch to musical"])
+    assert said.as_dict() == {"genres": ["musical"]}
+    assert extract(kb, ["I'm curious about a story involving heist and mumbai."]).as_dict() == \
+        {"keywords": ["heist", "mumbai"]}
+    assert extract(kb, ["Let's switch to teen, please."]).as_dict() == {"genres": ["teen"]}  # every canonical genre
