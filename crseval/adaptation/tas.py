@@ -27,7 +27,7 @@ turns (exact turn match), per session.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -133,7 +133,3 @@ def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: S
 def params_from(section: Any) -> TASParams:
     return TASParams(section.sim_topic_shift, section.topic_jaccard_shift, section.alignment_threshold,
                      section.delay_scale, weights=dict(section.weights))
-
-
-def as_dict(params: TASParams) -> dict[str, Any]:
-    return asdict(params)

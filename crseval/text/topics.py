@@ -30,9 +30,6 @@ from crseval.llm.models import crseval_home
 from crseval.simulation.crs import DECADE, _genre_mentions, _years, mentioned_titles
 from crseval.simulation.kb import MovieKB, words
 
-Topics = frozenset
-
-
 class _Memo:
     def extract(self, texts: Sequence[str]) -> list[frozenset[str]]:
         memo = getattr(self, "_memo", None)
