@@ -13,7 +13,6 @@ recovery/interference checks.
 """
 from __future__ import annotations
 
-import pickle
 import re
 from pathlib import Path
 from typing import Callable, Sequence
@@ -77,17 +76,22 @@ class LDATopics(_Memo):
                  cache_dir: Path | None = None) -> None:
         corpus = kb.texts()
         key = content_hash(f"{content_hash(chr(10).join(corpus).encode())}|{n_topics}|{seed}|{sklearn.__version__}".encode())
-        path = (cache_dir or crseval_home() / "topics") / f"lda-{key}.pkl"
-        if path.exists():
-            self.vectorizer, self.lda = pickle.loads(path.read_bytes())
+        path = (cache_dir or crseval_home() / "topics") / f"lda-{key}.npz"
+        self.lda = LatentDirichletAllocation(n_topics, random_state=seed, learning_method="batch", max_iter=20)
+        if path.exists():  # plain arrays (no pickle): vocabulary and the fitted topic-word parameters
+            with np.load(path, allow_pickle=False) as z:
+                self.vectorizer = CountVectorizer(stop_words="english", vocabulary=list(z["vocabulary"]))
+                self.lda.components_, self.lda.exp_dirichlet_component_ = z["components"], z["exp_dirichlet"]
+                self.lda.doc_topic_prior_ = float(z["doc_topic_prior"])
+                self.lda.n_features_in_ = self.lda.components_.shape[1]
         else:
             self.vectorizer = CountVectorizer(stop_words="english", max_features=4096, min_df=2)
-            counts = self.vectorizer.fit_transform(corpus)
-            self.lda = LatentDirichletAllocation(n_topics, random_state=seed, learning_method="batch",
-                                                 max_iter=20).fit(counts)
+            self.lda.fit(self.vectorizer.fit_transform(corpus))
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(pickle.dumps((self.vectorizer, self.lda)))
+            tmp = path.with_name(path.stem + ".tmp.npz")
+            np.savez(tmp, vocabulary=self.vectorizer.get_feature_names_out().astype(str),
+                     components=self.lda.components_, exp_dirichlet=self.lda.exp_dirichlet_component_,
+                     doc_topic_prior=self.lda.doc_topic_prior_)
             tmp.replace(path)
         self.min_weight = min_weight
         self.signature = f"lda(k={n_topics},seed={seed},min_weight={min_weight},model={key})"

@@ -45,7 +45,7 @@ def test_keyword_topics(kb):
 
 def test_lda_is_seeded_cached_and_empty_for_unknown_words(kb, tmp_path):
     a = LDATopics(kb, n_topics=5, seed=1, cache_dir=tmp_path)
-    assert len(list(tmp_path.glob("lda-*.pkl"))) == 1
+    assert len(list(tmp_path.glob("lda-*.npz"))) == 1
     b = LDATopics(kb, n_topics=5, seed=1, cache_dir=tmp_path)  # loaded from the cache
     texts = ["a thief steals secrets from dreams", "zzz qqq"]
     assert a.extract(texts) == b.extract(texts)
