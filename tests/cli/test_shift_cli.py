@@ -40,3 +40,17 @@ def test_bad_config_is_one_line_naming_the_key(tmp_path):
     cfg.write_text(CONFIG.replace('kind = "template"', 'kind = "robot"'))
     res = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "r"), check=False)
     assert res.returncode == 2 and "models.0.kind" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_run_and_score_options(tmp_path):
+    cfg = tmp_path / "shift.toml"
+    cfg.write_text(CONFIG.replace('sessions = 2', 'sessions = 1'))
+    crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
+    bad = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--executor", "spark", check=False)
+    assert bad.returncode == 2 and "executor" in bad.stderr
+    again = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--fresh", "--format", "json")
+    assert len(json.loads(again.stdout.split("\nreport:")[0])["result"]) > 0
+    crseval("shift", "score", str(tmp_path / "run"), "--out", str(tmp_path / "s"), "--topics", "lda",
+            "--judge", "--backend", "scripted")
+    sig = json.loads((tmp_path / "s" / "signature.json").read_text())["line"]
+    assert "topics=lda(" in sig and "judges.judge.backend:scripted" in sig
