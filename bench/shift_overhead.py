@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from crseval.adaptation.config import ShiftConfig
-from crseval.adaptation.run import run_shift
+from crseval import evaluate
 
 DEFAULT_KB = Path(__file__).resolve().parents[2] / "shared" / "data" / "opendialkg" / "opendialkg_movie_data.json"
 
@@ -34,7 +34,7 @@ def main() -> int:
         "sessions": a.sessions, "turns": a.turns, "kb": a.kb, "workers": 2,
         "models": [{"name": "qwen-default", "prompt": "default"}, {"name": "qwen-proactive", "prompt": "proactive"}]})
     t0 = time.perf_counter()
-    run_shift(cfg, out)
+    evaluate("shift.run", cfg, out=out)
     wall = time.perf_counter() - t0
     usage = pd.read_csv(out / "tables" / "shift_llm_usage.csv")
     llm = float(usage["llm_seconds"].sum())

@@ -24,7 +24,7 @@ from crseval.adaptation.tas import TASParams, jaccard
 from crseval.llm.client import LLMClient
 from crseval.llm.scripted import ScriptedBackend
 from crseval.simulation.crs import KBCRS
-from crseval.simulation.kb import load_kb
+from crseval.data.kb import load_kb
 from crseval.simulation.session import session_seed
 from crseval.simulation.user import UserSimulator
 from crseval.text.similarity import TfidfSimilarity

@@ -4,14 +4,17 @@ The public API is a few verbs plus the core types::
 
     import crseval
     ds = crseval.load_dataset("inspired", "../shared/data/inspired")
-    crseval.report("runs/demo")
+    result = crseval.evaluate("reliability", ratings="annotations.csv", preset="crs-que")
+    run = crseval.load_run(result.run_dir)
+    crseval.compare(["runs/a", "runs/b"])
+    crseval.write_report("runs/demo")
 """
-__version__ = "0.1.0"
+from crseval.api import compare, evaluate, load_run
+from crseval.core.errors import CrsevalError
+from crseval.core.types import Dialogue, Item, Ratings, Role, Turn, Utterance
+from crseval.core.version import __version__
+from crseval.data import load_dataset
+from crseval.report.html import write_report
 
-from crseval.core.errors import CrsevalError  # noqa: E402
-from crseval.core.types import Dialogue, Item, Ratings, Role, Turn, Utterance  # noqa: E402
-from crseval.data import load_dataset  # noqa: E402
-from crseval.report.html import write_report as report  # noqa: E402
-
-__all__ = ["CrsevalError", "Dialogue", "Item", "Ratings", "Role", "Turn", "Utterance", "load_dataset", "report",
-           "__version__"]
+__all__ = ["CrsevalError", "Dialogue", "Item", "Ratings", "Role", "Turn", "Utterance", "__version__", "compare",
+           "evaluate", "load_dataset", "load_run", "write_report"]

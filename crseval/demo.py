@@ -2,27 +2,22 @@
 its report. It grows with each capability; every step is resumable and cached."""
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-from typing import Callable
-
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 
+from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
 from crseval.data import load_dataset
-from crseval.judge.job import Judge, judge_items
+from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import RUBRICS
 from crseval.llm import LLMConfig, make_client
-from crseval.report import write_report
 from crseval.reliability.analysis import analyze_into, signature_part
-from crseval.report.plots import OKABE_ITO, bar_with_ci
-from crseval.runs import RunStore
+from crseval.plotting import OKABE_ITO, bar_with_ci
+from crseval.runs.store import RunStore
 from crseval.stats.bootstrap import bootstrap_ci
 
-ProgressFactory = Callable[[str, int], Callable[[int], None]]
 RELIABILITY_BOOT = 100
 BEHAVIOR_DIALOGUES = ("s01", "s04")
 SERENDIPITY_LLM_ANSWERS = 6
@@ -30,33 +25,26 @@ SHIFT_SESSIONS, SHIFT_TURNS = 2, 3
 
 
 class DemoConfig(BaseModel):
+    """The demo: every capability, small, on the bundled sample and the embedded LLM."""
+
     model_config = ConfigDict(extra="forbid")
     llm: LLMConfig = LLMConfig()
-    seed: int = 0
+    seed: int = Field(0, description="Seed of every step.")
 
 
-def _no_progress(_: str, __: int) -> Callable[[int], None]:
-    return lambda n: None
-
-
-def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool = False,
-             progress: ProgressFactory = _no_progress) -> Path:
-    """Run the demo into ``out`` (resuming what is already there) and return the report path."""
-    out = Path(out)
-    if fresh and out.exists():
-        shutil.rmtree(out)
+def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
+    """Run the demo into ``store`` (resuming what is already there)."""
     sample = load_dataset("sample")
-    store = RunStore(out)
     store.check_config(config.model_dump(mode="json"))
     client = make_client(config.llm, store.cache_path)
     try:
         rubric = RUBRICS["overall"]
-        store.save_signature(make_signature(
+        sig = make_signature(
             data=f"{sample.dialogues.info.signature()}+{sample.ratings.info.signature()}",
-            llm={**client.identity(), "T": config.llm.temperature, "seed": config.seed,
-                 "prompt": rubric.prompt_hash()},
+            llm={**client.identity(), "T": config.llm.temperature, "seed": config.seed, "prompt": rubric.prompt_hash()},
             metric={"judge": f"{rubric.name}(scale={rubric.scale[0]}-{rubric.scale[1]},rating=expected|sampled)",
-                    "reliability": signature_part(n_boot=RELIABILITY_BOOT, seed=config.seed)}))
+                    "reliability": signature_part(n_boot=RELIABILITY_BOOT, seed=config.seed)})
+        store.save_signature(sig)
         dialogues = sample.dialogues.dialogues
         records = judge_items([(d.id, d, None) for d in dialogues], [rubric.name], [Judge("judge", client)], store,
                               seed=config.seed, progress=progress("LLM judge: rating sample dialogues", len(dialogues)))
@@ -70,29 +58,31 @@ def run_demo(config: DemoConfig, out: str | Path = "runs/demo", *, fresh: bool =
         store.write_table("llm_usage", usage)
     finally:
         client.close()
-    _shift(out, config, progress)
-    return write_report(out, "crseval demo")
+    _shift(store, config, progress)
+    sections = pd.DataFrame([{"section": s["title"], "tables": ", ".join(s.get("tables", []))}
+                             for s in store.sections()])
+    return Result("demo", "demo sections", sections, sig, store.root)
 
 
-def _shift(out: Path, config: DemoConfig, progress: ProgressFactory) -> None:
+def _shift(store: RunStore, config: DemoConfig, progress: Progress) -> None:
     """A small preference-shift comparison on the bundled catalogue: the LLM CRS against the no-LLM
     template baseline, the simulated user changing its mind, TAS + the judge on personalization (the
     full run rates proactiveness and coherence too; left out here to keep the demo quick)."""
     from crseval.adaptation.config import ShiftConfig
-    from crseval.adaptation.run import run_shift
+    from crseval.adaptation.job import shift_into
     llm = config.llm.model_dump()
     cfg = ShiftConfig.model_validate({
-        "seed": config.seed, "sessions": SHIFT_SESSIONS, "turns": SHIFT_TURNS, "workers": 1,
+        "seed": config.seed, "sessions": SHIFT_SESSIONS, "turns": SHIFT_TURNS, "workers": 1, "n_boot": 200,
         "simulator": {"shift_every": [1, 2]},
         "models": [{"name": "llm-crs", "llm": llm, "shortlist": 3},
                    {"name": "template-baseline", "kind": "template", "shortlist": 3}],
         "judge": {"aspects": ["personalization"], "judges": [{"name": "judge", "llm": llm}]}})
-    run_shift(cfg, out, progress=progress, n_boot=200, report=False, part_of="demo",
-              title=f"Preference-shift adaptation ({SHIFT_SESSIONS} sessions × {SHIFT_TURNS} turns per model; "
+    shift_into(cfg, store, progress, part_of="demo",
+               title=f"Preference-shift adaptation ({SHIFT_SESSIONS} sessions × {SHIFT_TURNS} turns per model; "
                     "use `crseval shift run` for real numbers)")
 
 
-def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressFactory) -> None:
+def _behavior(store: RunStore, dialogues, client, seed: int, progress: Progress) -> None:
     """A small behavior-alignment run: the pair classifier learns from the bundled strategy-labelled
     dialogues; the LLM answers every recommender turn of two of them; both BA variants are reported."""
     from crseval.behavior.classifier import labelled_sentences
@@ -117,10 +107,10 @@ def _behavior(store: RunStore, dialogues, client, seed: int, progress: ProgressF
         tables=tables)
 
 
-def _serendipity(store: RunStore, study, client, seed: int, progress: ProgressFactory) -> None:
+def _serendipity(store: RunStore, study, client, seed: int, progress: Progress) -> None:
     """Proxy metrics on the whole bundled user study; the LLM, playing each user, rates a few answers."""
     from crseval.serendipity.evaluator import llm_scores
-    from crseval.serendipity.run import predictions, write_results
+    from crseval.serendipity.job import predictions, write_results
     preds = predictions(study, ["random", "sog", "snpr", "purs", "desr"], seed=seed)
     rows = list(range(0, len(study.answers), len(study.answers) // SERENDIPITY_LLM_ANSWERS))[:SERENDIPITY_LLM_ANSWERS]
     preds["llm"] = llm_scores(study, client, store, runs=1, seed=seed, rows=rows,
@@ -158,3 +148,7 @@ def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
         f"recorded). Ratings are probability-weighted over the digits 1–5 where the backend exposes next-token "
         f"probabilities (method 'expected'), otherwise one sampled digit (method 'sampled').",
         tables=["judge_summary", "judge_scores"], figures=["judge_scores"])
+
+
+JOB = JobSpec("demo", DemoConfig, run, "runs/demo", "Run every capability, small, on the bundled sample data and the "
+              "embedded LLM; an interrupted demo resumes.", "crseval demo")

@@ -18,7 +18,7 @@ from statsmodels.stats.anova import anova_lm
 from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
 from crseval.adaptation.score import detection_summary
-from crseval.report.plots import OKABE_ITO, plt, style
+from crseval.plotting import OKABE_ITO, plt, save, style
 from crseval.runs.store import RunStore
 from crseval.stats.bootstrap import bootstrap_ci
 
@@ -142,8 +142,7 @@ def plot_metric_bars(mm: pd.DataFrame, metrics: Sequence[str], path, title: str)
         ax.set_visible(False)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def plot_radar(mm: pd.DataFrame, aspects: Sequence[str], path) -> None:
@@ -159,8 +158,7 @@ def plot_radar(mm: pd.DataFrame, aspects: Sequence[str], path) -> None:
     ax.set_ylim(1, 5)
     ax.set_title("LLM judge (mean, 1–5)")
     ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize=8)
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
@@ -179,8 +177,7 @@ def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
                         color="white" if abs(c[i, j]) > 0.6 else "black")
     fig.colorbar(im, ax=ax, label="Pearson r (sessions)")
     ax.set_title("Correlation of session metrics")
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: Sequence[str], *,

@@ -19,7 +19,7 @@ from typing import Any
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Role
-from crseval.data._io import read_json, read_jsonl
+from crseval.data.io import read_json, read_jsonl
 
 
 def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:

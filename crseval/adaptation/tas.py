@@ -27,29 +27,37 @@ turns (exact turn match), per session.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
-
-from crseval.core.registry import register_metric
+from pydantic import BaseModel, ConfigDict, Field
 
 COMPONENTS = ("recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention")
+Component = Literal["recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention"]
 
 
-@dataclass(frozen=True)
-class TASParams:
-    sim_topic_shift: float = 0.55
-    topic_jaccard_shift: float = 0.35
-    alignment_threshold: float = 0.65
-    delay_scale: float = 5.0
-    window: int = 6
-    weights: dict[str, float] = field(default_factory=lambda: dict.fromkeys(COMPONENTS, 1.0))
+class TASParams(BaseModel):
+    """TAS's parameters, declared once: the scoring config extends this model and the metric registry reads
+    its defaults."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    sim_topic_shift: float = Field(0.55, ge=0, le=1, description="a shift when consecutive user turns are less similar")
+    topic_jaccard_shift: float = Field(0.35, ge=0, le=1,
+                                       description="a shift when the Jaccard overlap of their topics is lower")
+    alignment_threshold: float = Field(0.65, ge=0, le=1,
+                                       description="share of the new topics a system turn must cover to recover")
+    delay_scale: float = Field(5.0, gt=0, description="recovery delay (turns beyond 1) that scores rd_norm 0")
+    window: int = Field(6, ge=1, le=100, description="system turns searched for a recovery")
+    weights: dict[Component, float] = Field(default_factory=lambda: dict.fromkeys(COMPONENTS, 1.0),
+                                            description="weight of each TAS component")
 
     def signature(self) -> str:
         w = ",".join(f"{k}:{self.weights.get(k, 0):g}" for k in COMPONENTS)
         return (f"tas(sim_shift={self.sim_topic_shift},jaccard_shift={self.topic_jaccard_shift},"
                 f"align={self.alignment_threshold},delay_scale={self.delay_scale:g},window={self.window},w={w})")
+
+    def signature_params(self) -> dict[str, Any]:
+        return {k: v for k, v in self.model_dump().items() if k != "weights"}
 
 
 def jaccard(a: frozenset, b: frozenset) -> float:
@@ -62,28 +70,24 @@ def _clamp(x: float) -> float:
     return min(1.0, max(0.0, x))
 
 
-@register_metric("tas", "Topic Adaptation Score: weighted mean of recovery rate, normalised recovery delay, "
-                 "normalised topic interference, cross-coherence and context retention (0–1)",
-                 capability="preference-shift", sim_topic_shift=0.55, topic_jaccard_shift=0.35,
-                 alignment_threshold=0.65, delay_scale=5.0)
-def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: Sequence[frozenset],
-                  params: TASParams = TASParams(), true_shifts: Sequence[int] | None = None) -> dict[str, Any]:
-    """Score one session. ``g`` is the (2T × 2T) cosine matrix of [u_0..u_{T-1}, s_0..s_{T-1}]."""
-    n = len(user_topics)
-    U = lambda i: i  # noqa: E731 — row of u_i in g
-    S = lambda i: n + i  # noqa: E731 — row of s_i in g
-    cross = float(np.mean([g[U(i), S(i)] for i in range(n)])) if n else float("nan")
-    retention = float(np.mean([g[S(i - 1), S(i)] for i in range(1, n)])) if n > 1 else float("nan")
-    events: list[dict[str, Any]] = [{"turn": i, "detected": False, "reason": "", "recovered_at": None,
-                                     "aligned": None, "leaks": 0} for i in range(n)]
-    detected = []
+def _detect(g: np.ndarray, user_topics: Sequence[frozenset], params: TASParams,
+            events: list[dict[str, Any]]) -> list[int]:
+    """User turns i ≥ 1 where the similarity or the topic overlap with turn i − 1 drops below threshold."""
+    n, detected = len(user_topics), []
     for i in range(1, n):
-        s, j = g[U(i - 1), U(i)], jaccard(user_topics[i - 1], user_topics[i])
+        s, j = g[i - 1, i], jaccard(user_topics[i - 1], user_topics[i])
         reasons = ([f"sim {s:.2f} < {params.sim_topic_shift}"] if s < params.sim_topic_shift else []) + \
                   ([f"Jaccard {j:.2f} < {params.topic_jaccard_shift}"] if j < params.topic_jaccard_shift else [])
         if reasons:
             detected.append(i)
             events[i].update(detected=True, reason="; ".join(reasons))
+    return detected
+
+
+def _recover(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: Sequence[frozenset], detected: list[int],
+             params: TASParams, events: list[dict[str, Any]]) -> tuple[list[int], list[float]]:
+    """(delays of the recovered shifts, interference per detected shift)."""
+    n = len(user_topics)
     delays, interference = [], []
     for k, i in enumerate(detected):
         new = user_topics[i]
@@ -93,13 +97,37 @@ def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: S
         for j in range(i, stop):
             examined += 1
             hits += bool(old & sys_topics[j])
-            align = len(new & sys_topics[j]) / len(new) if new else float(g[S(j), U(i)])
+            align = len(new & sys_topics[j]) / len(new) if new else float(g[n + j, i])
             if align >= params.alignment_threshold:
                 delays.append(j - i + 1)
                 events[i].update(recovered_at=j, aligned=round(align, 3))
                 break
         events[i]["leaks"] = hits
         interference.append(hits / examined if examined else 0.0)
+    return delays, interference
+
+
+def _combine(out: dict[str, Any], params: TASParams) -> None:
+    num = den = 0.0
+    used = 0
+    for c in COMPONENTS:
+        w, v = params.weights.get(c, 0.0), out[c]
+        if w and np.isfinite(v):
+            num, den, used = num + w * v, den + w, used + 1
+    out["tas"] = num / den if den else float("nan")
+    out["tas_components"] = used
+
+
+def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: Sequence[frozenset],
+                  params: TASParams = TASParams(), true_shifts: Sequence[int] | None = None) -> dict[str, Any]:
+    """Score one session. ``g`` is the (2T × 2T) cosine matrix of [u_0..u_{T-1}, s_0..s_{T-1}]."""
+    n = len(user_topics)
+    cross = float(np.mean([g[i, n + i] for i in range(n)])) if n else float("nan")
+    retention = float(np.mean([g[n + i - 1, n + i] for i in range(1, n)])) if n > 1 else float("nan")
+    events: list[dict[str, Any]] = [{"turn": i, "detected": False, "reason": "", "recovered_at": None,
+                                     "aligned": None, "leaks": 0} for i in range(n)]
+    detected = _detect(g, user_topics, params, events)
+    delays, interference = _recover(g, user_topics, sys_topics, detected, params, events)
     out: dict[str, Any] = {"cross_coherence": cross, "context_retention": retention, "shifts_detected": len(detected),
                            "shifts_recovered": len(delays)}
     if detected:
@@ -111,14 +139,7 @@ def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: S
     else:
         out.update(recovery_rate=float("nan"), avg_recovery_delay=float("nan"), rd_norm=float("nan"),
                    topic_interference=float("nan"), ti_norm=float("nan"))
-    num = den = 0.0
-    used = 0
-    for c in COMPONENTS:
-        w, v = params.weights.get(c, 0.0), out[c]
-        if w and np.isfinite(v):
-            num, den, used = num + w * v, den + w, used + 1
-    out["tas"] = num / den if den else float("nan")
-    out["tas_components"] = used
+    _combine(out, params)
     if true_shifts is not None:
         truth, det = set(true_shifts), set(detected)
         out["detection_precision"] = len(truth & det) / len(det) if det else float("nan")
@@ -128,8 +149,3 @@ def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: S
             e["true_shift"] = e["turn"] in truth
     out["events"] = events
     return out
-
-
-def params_from(section: Any) -> TASParams:
-    return TASParams(section.sim_topic_shift, section.topic_jaccard_shift, section.alignment_threshold,
-                     section.delay_scale, weights=dict(section.weights))

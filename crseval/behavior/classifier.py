@@ -14,7 +14,7 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from crseval.behavior.strategies import LABELS
+from crseval.data.strategies import LABELS
 from crseval.core.types import Dialogue
 from crseval.text.embed import Embedder
 

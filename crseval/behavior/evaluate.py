@@ -21,7 +21,7 @@ from crseval.behavior.generation import bleu, dist
 from crseval.behavior.implicit import PairClassifier
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Utterance
-from crseval.data._io import read_jsonl, read_rows
+from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
 
@@ -147,16 +147,16 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
     counted = table["turn"] > 0
     first_rec = table[table["system_recommends"]].groupby("dialogue")["turn"].min()
     metrics = {
-        "dialogues": len(complete), "turns": len(table), "missing responses": len(missing),
-        "explicit BA (formula)": explicit_ba(sysl, hum, normalise="formula") if complete else np.nan,
-        "explicit BA (counted turns)": explicit_ba(sysl, hum, normalise="counted") if complete else np.nan,
-        "entropy-weighted BA": entropy_weighted_ba(sysl, hum, model) if complete else np.nan,
-        "implicit BA (mean P(same))": float(table.loc[counted, "p_same"].mean()),
-        "implicit BA (share P(same) ≥ 0.5)": float((table.loc[counted, "p_same"] >= 0.5).mean()),
-        "BLEU-4": bleu(table["system"], table["human"], 4), "BLEU-2": bleu(table["system"], table["human"], 2),
-        "DIST-1": dist(table["system"], 1), "DIST-2": dist(table["system"], 2),
-        "human DIST-2": dist(table["human"], 2),
-        "system turns before first recommendation": float(first_rec.reindex(table["dialogue"].unique()).fillna(
+        "dialogues": len(complete), "turns": len(table), "missing_responses": len(missing),
+        "explicit_ba": explicit_ba(sysl, hum, normalise="formula") if complete else np.nan,
+        "explicit_ba_counted": explicit_ba(sysl, hum, normalise="counted") if complete else np.nan,
+        "entropy_ba": entropy_weighted_ba(sysl, hum, model) if complete else np.nan,
+        "implicit_ba": float(table.loc[counted, "p_same"].mean()),
+        "implicit_ba_share": float((table.loc[counted, "p_same"] >= 0.5).mean()),
+        "bleu4": bleu(table["system"], table["human"], 4), "bleu2": bleu(table["system"], table["human"], 2),
+        "dist1": dist(table["system"], 1), "dist2": dist(table["system"], 2),
+        "human_dist2": dist(table["human"], 2),
+        "turns_before_rec": float(first_rec.reindex(table["dialogue"].unique()).fillna(
             table.groupby("dialogue")["turn"].max() + 1).mean()),
     }
     return metrics, table

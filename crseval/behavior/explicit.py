@@ -27,9 +27,8 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from crseval.behavior.strategies import LABELS
+from crseval.data.strategies import LABELS
 from crseval.core.errors import CrsevalError
-from crseval.core.registry import register_metric
 from crseval.core.types import Dialogue, Turn
 
 TurnLabels = list[list[str]]  # per recommender turn, the labels of its utterances
@@ -106,11 +105,6 @@ def entropy_weighted_ba(system: Sequence[TurnLabels], human: Sequence[TurnLabels
     return num / den if den else float("nan")
 
 
-@register_metric("ba", "Explicit behavior alignment: share of recommender turns where the system uses the human's "
-                 "strategy (first turn not counted)", capability="behavior", normalise="formula", turn_label="first")
-def ba(system, human, normalise="formula", turn_label="first") -> float:
-    return explicit_ba(system, human, normalise=normalise, turn_label=turn_label)
-
 
 # ---- dialogue-level behaviour statistics -----------------------------------------------------------
 def recommends(turn: Turn, titles: Sequence[str] = ()) -> bool:
@@ -151,3 +145,25 @@ def summary_stats(dialogues: Sequence[Dialogue], titles: Sequence[str] = ()) -> 
             "success rate (accepted)": float(acc.astype(bool).mean()) if len(acc) else math.nan,
             "success rate (accepted and rated 4-5)": float((good == "accept_rating_good").mean()) if len(good)
             else math.nan}
+
+
+def labels_ba(dialogues: Sequence[Dialogue], path, order: int = 1) -> dict[str, float]:
+    """Explicit and entropy-weighted BA of a system whose strategies are given in a CSV
+    ``dialogue,turn,strategy`` (turn = recommender-turn index), against the human labels."""
+    from crseval.data.io import read_rows
+    _, it = read_rows(path, required=("dialogue", "turn", "strategy"))
+    given: dict[str, dict[int, str]] = {}
+    for line, r in it:
+        try:
+            given.setdefault(r["dialogue"], {})[int(r["turn"])] = r["strategy"]
+        except ValueError:
+            raise CrsevalError("turn is not an integer", file=path, line=line, field="turn") from None
+    evaluated = [d for d in dialogues if d.id in given]
+    if not evaluated:
+        raise CrsevalError("no dialogue id of the labels file is in the data", file=path, field="dialogue")
+    hum = [turn_labels(d) for d in evaluated]
+    sysl = [[[given[d.id].get(k, "")] for k in range(len(h))] for d, h in zip(evaluated, hum)]
+    model = TransitionModel.fit([[t[0] for t in turn_labels(d) if t] for d in dialogues], order)
+    return {"evaluated dialogues": len(evaluated), "explicit_ba": explicit_ba(sysl, hum),
+            "explicit_ba_counted": explicit_ba(sysl, hum, normalise="counted"),
+            "entropy_ba": entropy_weighted_ba(sysl, hum, model)}

@@ -29,7 +29,6 @@ from sklearn.model_selection import GroupKFold, cross_val_predict
 from sklearn.neural_network import MLPClassifier
 
 from crseval.behavior.pairs import make_pairs
-from crseval.core.registry import register_metric
 from crseval.text.embed import Embedder
 
 
@@ -158,9 +157,3 @@ def evaluate_pairs(clf, pairs: pd.DataFrame) -> dict[str, float]:
     pred = (clf.proba(pairs["a"], pairs["b"]) >= 0.5).astype(int)
     return {"pairs": len(pairs), "accuracy": float(np.mean(pred == pairs["same"])),
             "kappa": float(cohen_kappa_score(pairs["same"], pred))}
-
-
-@register_metric("implicit_ba", "Implicit behavior alignment: mean P(same strategy) of (human, system) responses "
-                 "per counted recommender turn (pair classifier)", capability="behavior")
-def implicit_ba(clf: PairClassifier, human: Sequence[str], system: Sequence[str]) -> float:
-    return float(np.mean(clf.proba(human, system))) if len(human) else float("nan")

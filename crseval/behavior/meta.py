@@ -57,7 +57,7 @@ def quality_curve(ideal: pd.DataFrame, worst: pd.DataFrame, metrics: Callable[[p
 
 
 def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
-    from crseval.report.plots import plt, style
+    from crseval.plotting import plt, save, style
     style()
     fig, ax = plt.subplots(figsize=(6, 3.8))
     for name, g in curve.groupby("metric", sort=False):
@@ -68,6 +68,5 @@ def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
     ax.set_ylabel("metric value (min–max scaled)")
     ax.set_title("Do the metrics track quality?")
     ax.legend(fontsize=7)
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
     return path

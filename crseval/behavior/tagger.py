@@ -6,7 +6,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from crseval.behavior.strategies import LABELS, describe
+from crseval.data.strategies import LABELS, describe
 from crseval.llm import ChatRequest, LLMClient
 
 SCHEMA = {"type": "object", "properties": {"strategy": {"type": "string", "enum": list(LABELS)}},

@@ -9,7 +9,7 @@ from crseval.behavior.implicit import PairClassifier
 from crseval.behavior.pairs import make_pairs
 from crseval.core.signature import content_hash, stable_json
 from crseval.core.types import Dialogue
-from crseval.llm.models import crseval_home
+from crseval.core.home import crseval_home
 from crseval.text.embed import Embedder
 
 

@@ -6,12 +6,12 @@ reproducibility signature. Bad input ends with one line naming the file, line an
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from crseval.cli.options import BACKEND_HELP, FORMAT, llm_config, run_job
 from crseval.cli.output import Format, console, emit, err_console
 from crseval.core.errors import CrsevalError
 
@@ -33,38 +33,32 @@ def _register_subcommands() -> None:
 
 _register_subcommands()
 
-BACKEND_HELP = "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
-
-
-def _llm_config(backend: str, model: Optional[str], base_url: Optional[str], temperature: float = 0.0,
-                config: Optional[Path] = None):
-    from crseval.core.config import load_config, validate
-    from crseval.llm import LLMConfig
-    if config is not None:
-        return load_config(config, LLMConfig)
-    values = {"backend": backend, "model": model, "temperature": temperature}
-    if base_url:
-        values["base_url"] = base_url
-    return validate(LLMConfig, values)
+@app.callback(invoke_without_command=True)
+def _root(version: bool = typer.Option(False, "--version", help="Print the crseval version and exit.",
+                                       is_eager=True)) -> None:
+    if version:
+        from crseval.core.version import __version__
+        console.print(f"crseval {__version__}")
+        raise typer.Exit()
 
 
 @app.command()
 def demo(
     out: Path = typer.Option(Path("runs/demo"), help="Run directory (an interrupted demo resumes here)."),
     backend: str = typer.Option("llamacpp", help=BACKEND_HELP),
-    model: Optional[str] = typer.Option(None, help="Model name or .gguf path (default: the embedded Qwen2.5 1.5B)."),
+    model: Optional[str] = typer.Option(None, help="Model name or .gguf path (default: the embedded "
+                                                   "Qwen2.5-Coder-1.5B)."),
     base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
     fresh: bool = typer.Option(False, help="Delete the run directory first instead of resuming."),
+    fmt: Format = FORMAT,
 ) -> None:
-    """Run the main job on the bundled sample data and the embedded LLM; print the report path."""
-    from crseval.cli.progress import progress_bars
-    from crseval.demo import DemoConfig, run_demo
-    t0 = time.perf_counter()
-    cfg = DemoConfig(llm=_llm_config(backend, model, base_url))
-    with progress_bars() as bars:
-        report = run_demo(cfg, out, fresh=fresh, progress=bars)
-    console.print(f"demo finished in {time.perf_counter() - t0:.1f} s")
-    console.print(f"report: [bold]{report}[/bold]")
+    """Run every capability, small, on the bundled sample data and the embedded LLM; print the report path."""
+    import shutil
+
+    from crseval.demo import JOB, DemoConfig
+    if fresh and out.exists():
+        shutil.rmtree(out)
+    run_job(JOB, DemoConfig(llm=llm_config(backend, model, base_url)), out, fmt)
 
 
 @app.command()
@@ -86,35 +80,31 @@ def report(
 @app.command()
 def compare(
     runs: list[Path] = typer.Argument(..., help="Two or more run directories."),
-    table: Optional[str] = typer.Option(None, help="Per-item table to compare (default: the first shared one)."),
-    metrics: Optional[str] = typer.Option(None, help="Comma-separated columns (default: all shared numeric ones)."),
-    lower_is_better: str = typer.Option("", help="Comma-separated metrics where lower is better."),
+    table: Optional[str] = typer.Option(None, help="Result table to compare (default: the first registered table "
+                                                   "all runs share)."),
+    metrics: Optional[str] = typer.Option(None, help="Comma-separated metric columns (default: every registered "
+                                                     "metric the runs share)."),
     out: Optional[Path] = typer.Option(None, help="Folder for compare.md / compare.tex / compare.csv."),
-    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+    fmt: Format = FORMAT,
 ) -> None:
-    """Side-by-side table of shared metrics with significance tests (paired where items match,
-    otherwise Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX."""
-    from crseval.report.compare import compare as run_compare
-    from crseval.report.compare import shared_tables, to_latex, to_markdown
-    shared = shared_tables(runs)
-    if table is None:
-        if not shared:
-            raise CrsevalError("the runs share no per-item table", field="RUNS", fix="compare runs of the same kind")
-        table = shared[0]
-    names = [r.name for r in runs]
-    result = run_compare(runs, table, metrics.split(",") if metrics else None,
-                         lower_is_better=[m for m in lower_is_better.split(",") if m], names=names)
+    """Side-by-side table of shared metrics with significance tests (paired where items match, otherwise
+    Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX; direction from the registry."""
+    from crseval.report.compare import compare as run_compare, to_latex, to_markdown
+    c = run_compare(runs, table, metrics.split(",") if metrics else None)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "compare.md").write_text(to_markdown(result, names) + "\n", encoding="utf-8")
-        (out / "compare.tex").write_text(to_latex(result, names) + "\n", encoding="utf-8")
-        result.to_csv(out / "compare.csv", index=False)
+        (out / "compare.md").write_text(to_markdown(c) + "\n", encoding="utf-8")
+        (out / "compare.tex").write_text(to_latex(c) + "\n", encoding="utf-8")
+        c.table.to_csv(out / "compare.csv", index=False)
     if fmt is Format.markdown:
-        print(to_markdown(result, names))
+        print(to_markdown(c))
     elif fmt is Format.latex:
-        print(to_latex(result, names))
+        print(to_latex(c))
     else:
-        emit(result, fmt, title=f"compare on {table}")
+        emit(c.table if fmt is not Format.json else {"table": c.table_name, "result": c.table, "dropped": c.dropped},
+             fmt, title=f"compare on {c.table_name}")
+    for note in c.dropped if fmt is not Format.json else []:
+        err_console.print(f"[yellow]left out:[/yellow] {note}", soft_wrap=True, highlight=False)
 
 
 @app.command()
@@ -123,9 +113,10 @@ def metrics(fmt: Format = typer.Option(Format.table, "--format", help="Output fo
     import pandas as pd
 
     from crseval.core.registry import all_metrics
-    emit(pd.DataFrame([{"metric": m.name, "capability": m.capability, "higher is better": m.higher_is_better,
-                        "signature": m.signature(), "description": m.description} for m in all_metrics().values()]),
-         fmt, title="registered metrics")
+    emit(pd.DataFrame([{"metric": m.name, "label": m.display, "capability": m.capability,
+                        "higher is better": m.higher_is_better, "signature": m.signature(),
+                        "description": m.description + (f" (note: {m.note})" if m.note else "")}
+                       for m in all_metrics().values()]), fmt, title="registered metrics")
 
 
 @data_app.command("list")
@@ -134,7 +125,8 @@ def data_list(fmt: Format = typer.Option(Format.table, "--format", help="Output 
     import pandas as pd
 
     from crseval.data import DATASETS
-    emit(pd.DataFrame([{"name": s.name, "description": s.description, "path (under ../shared/data)": s.default_path}
+    emit(pd.DataFrame([{"name": s.name, "kind": s.kind, "description": s.description,
+                        "path (under ../shared/data)": s.default_path, "source": s.source}
                        for s in DATASETS.values()]), fmt, title="datasets")
 
 
@@ -142,7 +134,7 @@ def data_list(fmt: Format = typer.Option(Format.table, "--format", help="Output 
 def data_inspect(
     name: str = typer.Argument(..., help="Dataset name (see `crseval data list`)."),
     path: Optional[Path] = typer.Argument(None, help="File or folder of the dataset (not needed for 'sample')."),
-    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+    fmt: Format = FORMAT,
     n: int = typer.Option(1, help="How many records to preview."),
 ) -> None:
     """Load a dataset and print its counts, what the loader repaired or filtered, and a sample."""
@@ -172,28 +164,16 @@ def llm_chat(
     max_tokens: int = typer.Option(256, help="Most tokens to generate."),
     cache: Path = typer.Option(Path("runs/llm_chat_cache.sqlite"), help="Response cache (SQLite)."),
     rate: bool = typer.Option(False, help="Ask for a 1–5 rating instead of text (probability-weighted)."),
-    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+    fmt: Format = FORMAT,
 ) -> None:
     """Send one prompt through the configured backend; show cache hit/miss, tokens and latency."""
     from crseval.llm import ChatRequest, make_client
-    cfg = _llm_config(backend, model, base_url, temperature, config)
+    cfg = llm_config(backend, model, base_url, temperature, config)
     client = make_client(cfg, cache)
     try:
         req = ChatRequest.chat(prompt, system=system, temperature=cfg.temperature, max_tokens=max_tokens,
                                seed=cfg.seed)
-        t0 = time.perf_counter()
-        if rate:
-            res = client.rate(req)
-            if res.value is None:
-                raise CrsevalError(f"no rating: {res.error}")
-            text, extra = f"{res.value:.3f}", {"method": res.method, "probs": res.probs}
-        else:
-            r = client.complete(req)
-            text, extra = r.text, {"prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens}
-        s = client.stats
-        emit({"reply": text, "cache": "hit" if s.cache_hits else "miss", **extra,
-              "latency_s": round(time.perf_counter() - t0, 3), "backend": cfg.backend,
-              "model": client.identity().get("model")}, fmt, title="llm chat")
+        emit(client.ask(req, rate=rate), fmt, title="llm chat")
     finally:
         client.close()
 

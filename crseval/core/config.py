@@ -5,13 +5,23 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, BeforeValidator, ValidationError
 
 from crseval.core.errors import ConfigError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _split_commas(value: Any) -> Any:
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return value
+
+
+CommaList = Annotated[list[str], BeforeValidator(_split_commas)]
+"""A list of names that a CLI flag or TOML value may also give as one comma-separated string."""
 
 
 def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = None) -> M:

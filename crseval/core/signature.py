@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from crseval import __version__
+from crseval.core.version import __version__
 
 _SECRET_WORDS = ("api_key", "apikey", "token", "secret", "password", "authorization")
 
@@ -57,8 +57,13 @@ def git_describe() -> str:
         return "unknown"
 
 
-def make_signature(**fields: Any) -> dict[str, Any]:
-    """A signature dict: crseval version and git describe, then the given fields (dataset, llm, metric …)."""
+def make_signature(*, data: str, metric: dict[str, Any] | None = None, llm: Any = None, model: Any = None,
+                   **extra: Any) -> dict[str, Any]:
+    """The signature of a result, built the same way by every job: crseval version and git describe, the
+    data (name@content-hash), the LLM(s) that produced any number, the trained model, the metric with its
+    parameters, then job-specific fields (seed, fallbacks, …). Empty parts are left out."""
+    fields = {"data": data, "llm": llm, "model": model, "metric": metric, **extra}
+    fields = {k: v for k, v in fields.items() if v not in (None, {}, [])}
     for key in _walk_keys(fields):
         if any(w in key.lower() for w in _SECRET_WORDS):
             raise ValueError(f"refusing to put {key!r} into a signature (secrets never enter signatures)")

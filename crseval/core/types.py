@@ -11,8 +11,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-import numpy as np
 import pandas as pd
+from scipy.stats import hmean
 
 from crseval.core.errors import CrsevalError
 
@@ -181,11 +181,6 @@ class Ratings:
         d = self.data if dimension is None else self.dimension(dimension)
         return d.groupby("item")["rater"].nunique()
 
-    def harmonic_k(self, dimension: str | None = None) -> float:
-        """Harmonic mean number of raters per item (the k of ICC(1,k) on unbalanced data)."""
-        k = self.raters_per_item(dimension).to_numpy(dtype=float)
-        return float(len(k) / np.sum(1.0 / k)) if len(k) else float("nan")
-
     def subset(self, items: Iterable[str] | None = None, raters: Iterable[str] | None = None) -> "Ratings":
         d = self.data
         if items is not None:
@@ -199,9 +194,10 @@ class Ratings:
 
     def summary(self) -> dict[str, Any]:
         k = self.raters_per_item()
+        scale = {d: list(v) for d, v in self.scale.items()} if isinstance(self.scale, dict) else list(self.scale)
         return {"dataset": self.info.signature() if self.info else self.name, "ratings": len(self.data),
                 "items": len(k), "raters": self.data["rater"].nunique(), "dimensions": self.dimensions,
-                "scale": ({d: list(v) for d, v in self.scale.items()} if isinstance(self.scale, dict) else list(self.scale)), "raters per item": f"{k.min()}–{k.max()} (harmonic mean {self.harmonic_k():.2f})"}
+                "scale": scale, "raters per item": f"{k.min()}–{k.max()} (harmonic mean {hmean(k):.2f})"}
 
     def preview(self, n: int = 5) -> str:
         return self.data.head(n).to_string(index=False)

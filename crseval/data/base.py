@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import pandas as pd
 
 from crseval.core.types import Dialogue, Item
-from crseval.data._io import DatasetInfo
+from crseval.data.io import DatasetInfo
 
 
 @dataclass

@@ -15,10 +15,10 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from crseval.behavior.strategies import LABELS
+from crseval.data.strategies import LABELS
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.data._io import dataset_info, existing, files_of, read_rows
+from crseval.data.io import dataset_info, existing, files_of, read_rows
 from crseval.data.base import DialogueDataset
 
 REQUIRED = ("dialog_id", "utt_id", "speaker", "turn_id", "text", "expert_label")

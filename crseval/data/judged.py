@@ -23,7 +23,7 @@ import numpy as np
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.data._io import DatasetInfo, dataset_info, existing, read_json, read_rows, to_float
+from crseval.data.io import DatasetInfo, dataset_info, existing, read_json, read_rows, to_float
 
 Level = Literal["dialogue", "turn"]
 

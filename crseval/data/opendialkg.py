@@ -14,7 +14,7 @@ from pathlib import Path
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Item
-from crseval.data._io import dataset_info, existing, read_json
+from crseval.data.io import dataset_info, existing, read_json
 from crseval.data.base import ItemCatalog
 
 _ALIASES: dict[str, tuple[str, ...]] = {

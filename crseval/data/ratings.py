@@ -20,7 +20,7 @@ import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Ratings
-from crseval.data._io import dataset_info, existing, read_rows, read_text, to_float
+from crseval.data.io import dataset_info, existing, read_rows, read_text, to_float
 
 CRS_QUE_DIMENSIONS = (
     "accuracy", "novelty", "interaction_adequacy", "explainability", "cui_adaptability", "cui_understanding",

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Item, Role, Utterance
-from crseval.data._io import dataset_info, existing, files_of, need, read_json, read_jsonl
+from crseval.data.io import dataset_info, existing, files_of, need, read_json, read_jsonl
 from crseval.data.base import DialogueDataset, ItemCatalog
 
 MENTION = re.compile(r"@(\d+)")

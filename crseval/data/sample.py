@@ -10,11 +10,11 @@ from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Item, Ratings, Role, Utterance
 import pandas as pd
 
-from crseval.data._io import dataset_info, read_json, read_rows, to_float
+from crseval.data.io import dataset_info, read_json, read_rows, to_float
 from crseval.data.base import DialogueDataset, ItemCatalog, SerendipityStudy
 from crseval.data.ratings import load_ratings
 
-from crseval.behavior.strategies import LABELS
+from crseval.data.strategies import LABELS
 
 
 @dataclass

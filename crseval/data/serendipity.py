@@ -20,7 +20,7 @@ import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Item
-from crseval.data._io import dataset_info, existing, read_rows, read_text, to_float
+from crseval.data.io import dataset_info, existing, read_rows, read_text, to_float
 from crseval.data.base import SerendipityStudy
 
 S2018_FILE = "answers_with_gpt_rating.csv"

@@ -226,6 +226,23 @@ class LLMClient:
         return RatingResult(None, "sampled", None, raw, f"no rating in {lo}–{hi} found in output {raw[:80]!r}",
                             attempts)
 
+    def ask(self, request: ChatRequest, rate: bool = False) -> dict[str, Any]:
+        """One request answered for a person: the reply (or a 1–5 rating), cache hit or miss, tokens and
+        latency (``crseval llm chat``)."""
+        t0 = time.perf_counter()
+        hits = self.stats.cache_hits
+        if rate:
+            res = self.rate(request)
+            if res.value is None:
+                raise BackendError(f"no rating: {res.error}")
+            text, extra = f"{res.value:.3f}", {"method": res.method, "probs": res.probs}
+        else:
+            r = self.complete(request)
+            text, extra = r.text, {"prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens}
+        return {"reply": text, "cache": "hit" if self.stats.cache_hits > hits else "miss", **extra,
+                "latency_s": round(time.perf_counter() - t0, 3), "backend": self.backend.name,
+                "model": self.identity().get("model")}
+
     # ---- bookkeeping -------------------------------------------------------------------------
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         base = min(self.config.backoff_max_s, self.config.backoff_base_s * (2 ** attempt))

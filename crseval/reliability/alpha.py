@@ -4,7 +4,8 @@ from __future__ import annotations
 import krippendorff
 import numpy as np
 
-from crseval.core.registry import register_metric
+from crseval.stats.bootstrap import item_bootstrap
+
 
 
 def _matrix(values, items, raters) -> np.ndarray:
@@ -33,21 +34,7 @@ def alpha(values, items, raters, level: str = "ordinal", *, n_boot: int = 0, con
     est = float(krippendorff.alpha(reliability_data=m, **kw))
     if n_boot <= 0:
         return est, float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(n_boot):
-        sample = m[:, rng.integers(0, m.shape[1], m.shape[1])]
-        if len(np.unique(sample[np.isfinite(sample)])) > 1:
-            draws.append(krippendorff.alpha(reliability_data=sample, **kw))
-    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    return est, float(lo), float(hi)
-
-
-@register_metric("alpha_ordinal", "Krippendorff's alpha, ordinal level", capability="reliability")
-def alpha_ordinal(values, items, raters) -> float:
-    return alpha(values, items, raters, "ordinal")[0]
-
-
-@register_metric("alpha_interval", "Krippendorff's alpha, interval level", capability="reliability")
-def alpha_interval(values, items, raters) -> float:
-    return alpha(values, items, raters, "interval")[0]
+    lo, hi = item_bootstrap(lambda i: krippendorff.alpha(reliability_data=m[:, i], **kw), m.shape[1], n_boot=n_boot,
+                            confidence=confidence, seed=seed,
+                            accept=lambda i: len(np.unique(m[:, i][np.isfinite(m[:, i])])) > 1)
+    return est, lo, hi

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.core.signature import make_signature
 from crseval.core.types import Ratings
 from crseval.reliability.alpha import alpha
 from crseval.reliability.crossed import crossed_reliability
@@ -59,7 +58,7 @@ def reliability_table(ratings: Ratings, dims: Sequence[str] | None = None, *, n_
 
 def plot_power(path: Path, observed_icc: float, k_values: Sequence[int] = (2, 3, 5, 8), alpha: float = 0.05,
                power: float = 0.8) -> Path:
-    from crseval.report.plots import plt, style
+    from crseval.plotting import plt, save, style
     style()
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     n = np.arange(10, 401, 5)
@@ -71,20 +70,8 @@ def plot_power(path: Path, observed_icc: float, k_values: Sequence[int] = (2, 3,
     ax.set_ylabel("minimum detectable ICC(1)")
     ax.set_title(f"Detectable ICC vs 0 (α = {alpha:g}, power = {power:g}; Walter et al. 1998)")
     ax.legend(fontsize=8)
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
     return path
-
-
-def analyze(ratings: Ratings, out: str | Path, **kw) -> pd.DataFrame:
-    """Full analysis into a run directory of its own (signature included); see :func:`analyze_into`."""
-    store = RunStore(out)
-    info = getattr(ratings, "info", None)
-    table = analyze_into(store, ratings, **kw)
-    store.save_signature(make_signature(data=info.signature() if info else ratings.name,
-                                        metric={"reliability": signature_part(**kw)}))
-    store.close()
-    return table
 
 
 def signature_part(n_boot: int = 200, seed: int = 0, drop_flagged: bool = False, **_: object) -> str:

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from crseval.core.registry import register_metric
-from crseval.reliability.icc import harmonic_k
+from crseval.stats.design import harmonic_k
 from crseval.reliability.reml import fit_reml
 
 
@@ -67,13 +66,3 @@ def crossed_reliability(values, items, raters, *, n_boot: int = 0, confidence: f
         for j, name in enumerate(("var_item", "var_rater", "var_resid", "rel_single", "rel_k")):
             out.ci[name] = (float(np.percentile(arr[:, j], lo)), float(np.percentile(arr[:, j], hi)))
     return out
-
-
-@register_metric("rel_k", "Crossed item × rater reliability of the mean of k ratings (REML)", capability="reliability")
-def rel_k(values, items, raters) -> float:
-    return crossed_reliability(values, items, raters).rel_k
-
-
-@register_metric("rel_single", "Crossed item × rater reliability of a single rating (REML)", capability="reliability")
-def rel_single(values, items, raters) -> float:
-    return crossed_reliability(values, items, raters).rel_single

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crseval.core.registry import register_metric
 from crseval.reliability.reml import fit_reml
+from crseval.stats.design import harmonic_k
 
 
 def interpret(value: float) -> str:
@@ -28,11 +28,6 @@ def interpret(value: float) -> str:
     if value < 0.9:
         return "good"
     return "excellent"
-
-
-def harmonic_k(items) -> float:
-    counts = np.unique(np.asarray(items), return_counts=True)[1].astype(float)
-    return float(len(counts) / np.sum(1.0 / counts))
 
 
 @dataclass
@@ -71,15 +66,3 @@ def oneway_anova(values, items) -> OneWay:
 def oneway_reml(values, items) -> OneWay:
     fit = fit_reml(values, {"item": np.asarray(items)})
     return OneWay(fit.variances["item"], fit.residual, harmonic_k(items))
-
-
-@register_metric("icc1", "ICC(1): share of rating variance due to the rated item (one-way random effects, REML)",
-                 capability="reliability")
-def icc1(values, items) -> float:
-    return oneway_reml(values, items).icc1
-
-
-@register_metric("icc1k", "ICC(1,k): reliability of the mean of k ratings (k = harmonic mean per item, REML)",
-                 capability="reliability")
-def icc1k(values, items) -> float:
-    return oneway_reml(values, items).icc1k

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from crseval.core.types import Ratings
+from crseval.stats.design import harmonic_k
 
 
 @dataclass
@@ -48,7 +49,7 @@ def quality_control(ratings: Ratings, *, gold_items: list[str] | None = None, ba
     counts = {"gold items excluded": len(gold_items), "raters flagged": int(flagged["rater"].nunique()),
               "raters retained": len(keep.raters), "items retained": len(keep.items), "ratings retained": len(keep),
               "raters per item (min)": int(per_item.min()), "raters per item (max)": int(per_item.max()),
-              "harmonic mean k": round(float(keep.harmonic_k()), 3)}
+              "harmonic mean k": round(harmonic_k(keep.data[["item", "rater"]].drop_duplicates()["item"]), 3)}
     return QCReport(keep, flagged, counts)
 
 

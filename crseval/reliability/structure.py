@@ -46,7 +46,7 @@ def structure(ratings: Ratings, dims: list[str] | None = None, *, method: str = 
 
 
 def plot_structure(s: Structure, path: Path, title: str = "Spearman correlation of item mean scores") -> Path:
-    from crseval.report.plots import plt, style
+    from crseval.plotting import plt, save, style
     style()
     n = len(s.order)
     fig = plt.figure(figsize=(max(6, 0.42 * n + 3), max(5, 0.38 * n + 2)))
@@ -66,6 +66,5 @@ def plot_structure(s: Structure, path: Path, title: str = "Spearman correlation 
     ax.set_title(title)
     cb = fig.add_axes([0.93, 0.1, 0.02, 0.75])
     fig.colorbar(im, cax=cb, label="Spearman ρ")
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
     return path

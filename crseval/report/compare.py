@@ -1,115 +1,148 @@
 """Compare runs side by side on the per-item metrics they share, with significance tests.
 
-For every numeric column of a per-item table present in all runs (e.g. ``behavior_turns``:
-match, p_same; ``judge_scores``: llm_overall), each run gets its mean with a 95 % bootstrap CI.
-Two runs: a paired t-test when the items (the table's key columns) match, otherwise Welch's t-test.
-More runs: one-way ANOVA and Tukey HSD (statsmodels). Markdown and LaTeX (booktabs) mark the best
-value in bold and the second best underlined.
+The registry says what each table is: its id columns (items are paired on them) and which columns are
+metrics (registered, with a direction); everything else — text, CI bounds, counts — is context and is
+never tested. Each run gets the mean of each metric with a 95 % bootstrap CI. Two runs: a paired t-test
+when the items match, otherwise Welch's t-test. More runs: one-way ANOVA (F, p) and Tukey HSD. Markdown
+and LaTeX (booktabs) mark a unique best value in bold and a unique second best underlined; ties are not
+marked. Anything left out is named with the reason.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
 from crseval.core.errors import CrsevalError
-from crseval.runs.store import RunStore
+from crseval.core.registry import all_tables, get_metric, get_table, label, metric_columns
+from crseval.runs.view import Run
 from crseval.stats.bootstrap import bootstrap_ci
-
-PER_ITEM_TABLES = {"behavior_turns": ["dialogue", "turn"], "judge_scores": ["dialogue"],
-                   "reliability": ["dimension"], "meta_eval": ["aspect", "judge"]}
+from crseval.stats.tests import anova_tukey, paired_or_welch
 
 
-def _load(runs: Sequence[Path], table: str) -> list[pd.DataFrame]:
+@dataclass
+class Comparison:
+    table: pd.DataFrame
+    names: list[str]
+    table_name: str
+    dropped: list[str] = field(default_factory=list)
+
+
+def shared_tables(runs: Sequence[Run]) -> list[str]:
+    """Registered tables that every run has, in registry order."""
+    return [t for t in all_tables() if all(t in r.tables for r in runs)]
+
+
+def _columns(frames: list[pd.DataFrame], names: list[str], ids: list[str], wanted: Sequence[str] | None,
+             dropped: list[str]) -> list[str]:
+    shared = [c for c in frames[0].columns if c not in ids and all(c in f for f in frames)]
+    candidates = list(wanted) if wanted else metric_columns(shared)
+    if not wanted:
+        dropped += [f"{c}: not a registered metric (context or a CI bound)" for c in shared
+                    if c not in candidates and c not in ids]
     out = []
-    for r in runs:
-        p = RunStore(r).path("tables", f"{table}.csv")
-        if not p.exists():
-            raise CrsevalError(f"run has no table {table!r}", file=p, fix="compare runs of the same kind")
-        out.append(pd.read_csv(p))
+    for c in candidates:
+        if c not in shared:
+            raise CrsevalError(f"metric {c!r} is not a column shared by all runs", field="--metrics",
+                               expected="one of " + ", ".join(metric_columns(shared)))
+        bad = [n for n, f in zip(names, frames) if not pd.api.types.is_numeric_dtype(f[c])]
+        if bad:
+            dropped.append(f"{c}: not numeric in {', '.join(bad)}")
+            continue
+        out.append(c)
     return out
 
 
-def shared_tables(runs: Sequence[Path]) -> list[str]:
-    names = [{p.stem for p in RunStore(r).path("tables").glob("*.csv")} for r in runs]
-    return [t for t in PER_ITEM_TABLES if all(t in n for n in names)]
+def _row(metric: str, samples: list[np.ndarray], frames: list[pd.DataFrame], names: list[str], ids: list[str],
+         seed: int) -> dict:
+    spec = get_metric(metric) if metric in metric_columns([metric]) else None
+    row = {"metric": metric, "label": label(metric),
+           "higher is better": spec.higher_is_better if spec else None}
+    for name, x in zip(names, samples):
+        est, lo, hi = bootstrap_ci(x, seed=seed)
+        row[name], row[f"{name} CI"] = est, f"[{lo:.3g}, {hi:.3g}]" if np.isfinite(lo) else ""
+    if len(frames) == 2:
+        paired = bool(ids) and frames[0][ids].equals(frames[1][ids])
+        row["test"], row["statistic"], row["p"] = paired_or_welch(samples[0], samples[1], paired)
+    else:
+        res = anova_tukey(np.concatenate(samples), np.repeat(names, [len(s) for s in samples]))
+        row.update({"test": f"ANOVA F({res.df_between:g}, {res.df_within:g})" if np.isfinite(res.F) else "ANOVA",
+                    "statistic": res.F, "p": res.p, "eta_squared": res.eta_squared})
+        sig = res.tukey[res.tukey["reject"].astype(bool)]
+        row["Tukey HSD (p<0.05)"] = "; ".join(f"{a} vs {b}" for a, b in zip(sig["group1"], sig["group2"])) or "none"
+    return row
 
 
-def compare(runs: Sequence[Path], table: str, metrics: Sequence[str] | None = None, *,
-            lower_is_better: Sequence[str] = (), names: Sequence[str] | None = None, seed: int = 0) -> pd.DataFrame:
+def compare(runs: Sequence[Path], table: str | None = None, metrics: Sequence[str] | None = None, *,
+            names: Sequence[str] | None = None, seed: int = 0) -> Comparison:
     if len(runs) < 2:
         raise CrsevalError("compare needs at least two runs", field="RUNS")
+    opened = [Run(r) for r in runs]
     names = list(names or [Path(r).name for r in runs])
-    frames = _load(runs, table)
-    keys = [k for k in PER_ITEM_TABLES.get(table, []) if all(k in f for f in frames)]
-    numeric = [c for c in frames[0].columns if c not in keys and all(
-        c in f and pd.api.types.is_numeric_dtype(f[c]) for f in frames)]
-    metrics = list(metrics or numeric)
-    unknown = [m for m in metrics if m not in numeric]
-    if unknown:
-        raise CrsevalError(f"metric {unknown[0]!r} is not a numeric column shared by all runs", field="--metrics",
-                           expected="one of " + ", ".join(numeric))
-    rows = []
-    for m in metrics:
-        row = {"metric": m, "higher is better": m not in lower_is_better}
-        samples = [f[m].to_numpy(float) for f in frames]
-        for name, x in zip(names, samples):
-            est, lo, hi = bootstrap_ci(x, seed=seed)
-            row[name], row[f"{name} CI"] = est, f"[{lo:.3g}, {hi:.3g}]" if np.isfinite(lo) else ""
-        paired = bool(keys) and len(frames) == 2 and frames[0][keys].equals(frames[1][keys])
-        if len(frames) == 2 and paired:
-            ok = np.isfinite(samples[0]) & np.isfinite(samples[1])
-            t = stats.ttest_rel(samples[0][ok], samples[1][ok])
-            row["test"], row["p"] = f"paired t (n={int(ok.sum())})", float(t.pvalue)
-        elif len(frames) == 2:
-            t = stats.ttest_ind(*(s[np.isfinite(s)] for s in samples), equal_var=False)
-            row["test"], row["p"] = "Welch t", float(t.pvalue)
-        else:
-            clean = [s[np.isfinite(s)] for s in samples]
-            row["test"], row["p"] = "ANOVA", float(stats.f_oneway(*clean).pvalue)
-            tukey = pairwise_tukeyhsd(np.concatenate(clean), np.repeat(names, [len(s) for s in clean]))
-            t = pd.DataFrame(tukey._results_table.data[1:], columns=tukey._results_table.data[0])
-            sig = t[t["reject"]]
-            row["Tukey HSD (p<0.05)"] = "; ".join(f"{a} vs {b}" for a, b in zip(sig["group1"], sig["group2"])) or "none"
-        rows.append(row)
-    return pd.DataFrame(rows)
+    if len(set(names)) < len(names):
+        names = [str(r) for r in runs]
+    if table is None:
+        shared = shared_tables(opened)
+        if not shared:
+            raise CrsevalError("the runs share no registered result table", field="RUNS",
+                               fix="compare runs of the same kind (see `crseval metrics` for the tables)")
+        table = shared[0]
+    missing = [r.root for r in opened if table not in r.tables]
+    if missing:
+        raise CrsevalError(f"run has no table {table!r}", file=missing[0], fix="compare runs of the same kind")
+    frames = [r.tables[table] for r in opened]
+    empty = [r.root for r, f in zip(opened, frames) if f.empty]
+    if empty:
+        raise CrsevalError(f"table {table!r} has no rows", file=empty[0])
+    spec = get_table(table)
+    ids = [k for k in (spec.ids if spec else ()) if all(k in f for f in frames)]
+    dropped: list[str] = [] if spec else [f"table {table!r} is not registered: no id columns, items not paired"]
+    cols = _columns(frames, names, ids, metrics, dropped)
+    rows = [_row(m, [f[m].to_numpy(float) for f in frames], frames, names, ids, seed) for m in cols]
+    return Comparison(pd.DataFrame(rows), names, table, dropped)
 
 
 def _ranked(row: pd.Series, names: Sequence[str]) -> dict[str, int]:
+    """0 for a unique best, 1 for a unique second best; ties and direction-less metrics are not ranked."""
+    if row.get("higher is better") is None or pd.isna(row.get("higher is better")):
+        return {}
     vals = {n: row[n] for n in names if np.isfinite(row[n])}
-    order = sorted(vals, key=vals.get, reverse=bool(row["higher is better"]))
-    return {n: i for i, n in enumerate(order)}
+    order = sorted(vals.values(), reverse=bool(row["higher is better"]))
+    out = {}
+    for rank in (0, 1):
+        if len(order) > rank and order.count(order[rank]) == 1 and (rank == 0 or order[0] != order[1]):
+            out.update({n: rank for n, v in vals.items() if v == order[rank]})
+    return out
 
 
-def to_markdown(table: pd.DataFrame, names: Sequence[str]) -> str:
-    head = ["metric", *names, "test", "p"]
+def to_markdown(c: Comparison) -> str:
+    head = ["metric", *c.names, "test", "p"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + [":---:"] * (len(head) - 1)) + "|"]
-    for _, r in table.iterrows():
-        rank = _ranked(r, names)
+    for _, r in c.table.iterrows():
+        rank = _ranked(r, c.names)
         cells = []
-        for n in names:
+        for n in c.names:
             v = f"{r[n]:.3f}"
-            cells.append(f"**{v}**" if rank.get(n) == 0 else f"<u>{v}</u>" if rank.get(n) == 1 and len(names) > 2 else v)
-        lines.append(f"| {r['metric']} | " + " | ".join(cells) + f" | {r['test']} | {r['p']:.3g} |")
+            cells.append(f"**{v}**" if rank.get(n) == 0 else f"<u>{v}</u>" if rank.get(n) == 1 and len(c.names) > 2 else v)
+        lines.append(f"| {r['label']} | " + " | ".join(cells) + f" | {r['test']} | {r['p']:.3g} |")
     return "\n".join(lines)
 
 
-def to_latex(table: pd.DataFrame, names: Sequence[str]) -> str:
+def to_latex(c: Comparison) -> str:
     def esc(s: str) -> str:
         return str(s).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&")
-    lines = [r"\begin{tabular}{l" + "c" * len(names) + "lr}", r"\toprule",
-             " & ".join(["Metric", *map(esc, names), "Test", "$p$"]) + r" \\", r"\midrule"]
-    for _, r in table.iterrows():
-        rank = _ranked(r, names)
+    lines = [r"\begin{tabular}{l" + "c" * len(c.names) + "lr}", r"\toprule",
+             " & ".join(["Metric", *map(esc, c.names), "Test", "$p$"]) + r" \\", r"\midrule"]
+    for _, r in c.table.iterrows():
+        rank = _ranked(r, c.names)
         cells = []
-        for n in names:
+        for n in c.names:
             v = f"{r[n]:.3f}"
             cells.append(rf"\textbf{{{v}}}" if rank.get(n) == 0 else
-                         rf"\underline{{{v}}}" if rank.get(n) == 1 and len(names) > 2 else v)
-        lines.append(" & ".join([esc(r["metric"]), *cells, esc(r["test"]), f"{r['p']:.3g}"]) + r" \\")
+                         rf"\underline{{{v}}}" if rank.get(n) == 1 and len(c.names) > 2 else v)
+        lines.append(" & ".join([esc(r["label"]), *cells, esc(r["test"]), f"{r['p']:.3g}"]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines)

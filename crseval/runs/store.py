@@ -6,7 +6,8 @@ it was writing. On reopening, a torn trailing line (no newline, or not valid JSO
 keyed by its ``key`` field, so a resumed job skips what is done. A corrupt line that is not the last
 one is not a crash artefact and raises a CrsevalError naming the line.
 
-Everything the store writes stays inside the run directory: names are checked before use.
+Everything the store writes stays inside the run directory: names are checked before use. Folders are
+created on the first write, so opening a store (or validating a job's input) leaves nothing behind.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.signature import format_signature
+from crseval.runs.formats import latex_table, markdown_table
 
 LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
 
@@ -28,9 +30,9 @@ LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
 class RunStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root).resolve()
-        self.root.mkdir(parents=True, exist_ok=True)
-        for sub in LAYOUT.values():
-            (self.root / sub).mkdir(exist_ok=True)
+        if self.root.exists() and not self.root.is_dir():
+            raise CrsevalError("is a file, not a run directory", file=self.root,
+                               fix="pass a folder (it is created when missing)")
         self.repairs: list[str] = []
         self._lock = threading.Lock()
         self._files: dict[str, Any] = {}
@@ -45,17 +47,27 @@ class RunStore:
                                fix="use a plain relative name")
         return p
 
+    def writable(self, *parts: str) -> Path:
+        """Like :meth:`path`, creating the parent folders (the run directory itself included)."""
+        p = self.path(*parts)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise CrsevalError("cannot create a folder here: a file is in the way", file=p.parent,
+                               fix="choose another run directory") from None
+        return p
+
     @property
     def cache_path(self) -> Path:
-        return self.path("llm_cache.sqlite")
+        return self.writable("llm_cache.sqlite")
 
     def log(self, message: str) -> None:
-        with open(self.path("run.log"), "a", encoding="utf-8") as fh:
+        with open(self.writable("run.log"), "a", encoding="utf-8") as fh:
             fh.write(time.strftime("%Y-%m-%d %H:%M:%S ") + message + "\n")
 
     # ---- config and signature ----------------------------------------------------------------
     def write_json(self, name: str, obj: Any) -> Path:
-        p = self.path(name)
+        p = self.writable(name)
         tmp = p.with_name(p.name + ".tmp")
         tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
         os.replace(tmp, p)
@@ -139,7 +151,8 @@ class RunStore:
                 return False
             fh = self._files.get(name)
             if fh is None:
-                fh = self._files[name] = open(self._records_path(name), "a", encoding="utf-8")
+                fh = self._files[name] = open(self.writable(LAYOUT["records"], f"{name}.jsonl"), "a",
+                                              encoding="utf-8")
             fh.write(line)
             fh.flush()
             self._keys[name].add(key)
@@ -148,10 +161,17 @@ class RunStore:
     # ---- tables ------------------------------------------------------------------------------
     def write_table(self, name: str, df: pd.DataFrame) -> Path:
         """CSV and Parquet side by side under tables/."""
-        csv_path = self.path(LAYOUT["tables"], f"{name}.csv")
+        csv_path = self.writable(LAYOUT["tables"], f"{name}.csv")
         df.to_csv(csv_path, index=False)
         df.to_parquet(csv_path.with_suffix(".parquet"), index=False)
         return csv_path
+
+    def write_paper_table(self, name: str, df: pd.DataFrame) -> Path:
+        """Markdown and booktabs LaTeX copies of a (rounded, headline) table under tables/."""
+        md = self.writable(LAYOUT["tables"], f"{name}.md")
+        md.write_text(markdown_table(df) + "\n", encoding="utf-8")
+        md.with_suffix(".tex").write_text(latex_table(df), encoding="utf-8")
+        return md
 
     def read_table(self, name: str) -> pd.DataFrame:
         return pd.read_csv(self.path(LAYOUT["tables"], f"{name}.csv"))
@@ -171,7 +191,7 @@ class RunStore:
         return self.read_json("report_sections.json") if self.path("report_sections.json").exists() else []
 
     def figure_path(self, name: str) -> Path:
-        return self.path(LAYOUT["figures"], f"{name}.png")
+        return self.writable(LAYOUT["figures"], f"{name}.png")
 
     def close(self) -> None:
         with self._lock:

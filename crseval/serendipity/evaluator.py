@@ -29,6 +29,9 @@ QUESTION = ("Serendipity means a pleasant surprise: a recommendation that is rel
             "all) to 5 (very).")
 
 
+AUX_SWITCHES = ("popularity", "similarity", "curiosity", "personality", "interaction", "profiles")
+
+
 @dataclass(frozen=True)
 class Aux:
     history_k: int = 10

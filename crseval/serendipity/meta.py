@@ -14,13 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-BASELINES = ("random", "sog", "snpr", "purs", "desr")
-
-
-def _boot(fn, x, y, rng, n_boot):
-    idx = rng.integers(0, len(x), (n_boot, len(x)))
-    vals = [fn(x[i], y[i]) for i in idx]
-    return np.nanpercentile(vals, [2.5, 97.5])
+from crseval.core.registry import metrics_with
+from crseval.stats.bootstrap import item_bootstrap
 
 
 def _pearson(x, y):
@@ -47,13 +42,14 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
         row = {"evaluator": name, "n": int(ok.sum()), "excluded": int((~ok).sum())}
         for metric, fn in (("pearson_%", _pearson), ("mae", _mae), ("rmse", _rmse)):
             row[metric] = fn(x, y) if len(x) > 2 else np.nan
-            lo, hi = _boot(fn, x, y, rng, n_boot) if len(x) > 2 and n_boot else (np.nan, np.nan)
+            lo, hi = item_bootstrap(lambda i: fn(x[i], y[i]), len(x), n_boot=n_boot, rng=rng) \
+                if len(x) > 2 and n_boot else (np.nan, np.nan)
             row[f"{metric}_lo"], row[f"{metric}_hi"] = lo, hi
         rows.append(row)
     table = pd.DataFrame(rows)
     order = table["pearson_%"].rank(ascending=False, method="first")
     table["rank"] = np.where(order == 1, "best", np.where(order == 2, "second", ""))
-    base = table[table["evaluator"].isin(BASELINES)].dropna(subset=["mae"])  # a baseline may score nothing
+    base = table[table["evaluator"].isin(metrics_with("serendipity", "baseline"))].dropna(subset=["mae"])  # a baseline may score nothing
     if len(base):
         best = base.loc[base["mae"].idxmin(), "evaluator"]
         pb = np.asarray(predictions[best], float)

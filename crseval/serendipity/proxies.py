@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 from scipy.cluster.vq import kmeans2
 
-from crseval.core.registry import register_metric
 from crseval.data.base import SerendipityStudy
 
 
@@ -108,35 +107,27 @@ def features(study: SerendipityStudy, relevance: str = "predicted", liked: float
     return Features(table, missing)
 
 
-@register_metric("sog", "SOG: weighted sum of relevance, diversity, dissimilarity to history and unpopularity",
-                 capability="serendipity", weights="0.25,0.25,0.25,0.25")
 def sog(f: pd.DataFrame, weights=(0.25, 0.25, 0.25, 0.25)) -> np.ndarray:
     w = np.asarray(weights, float)
     parts = np.column_stack([f["relevance"], f["diversity"], f["unexpectedness"], f["unpopularity"]])
     return parts @ w / w.sum()
 
 
-@register_metric("snpr", "SNPR: λ·relevance + (1−λ)·unexpectedness", capability="serendipity", lam=0.5)
 def snpr(f: pd.DataFrame, lam: float = 0.5) -> np.ndarray:
     return lam * f["relevance"].to_numpy(float) + (1 - lam) * f["unexpectedness"].to_numpy(float)
 
 
-@register_metric("purs", "PURS: relevance + f(unexpectedness)·factor, unexpectedness = distance to the nearest "
-                 "interest cluster, f(x) = x·exp(−x)", capability="serendipity", factor=1.0)
 def purs(f: pd.DataFrame, factor: float = 1.0) -> np.ndarray:
     x = f["purs_distance"].to_numpy(float)
     return f["relevance"].to_numpy(float) + x * np.exp(-x) * factor
 
 
-@register_metric("desr", "DESR: acc·dif / (acc + dif), acc = relevance, dif = dissimilarity to history",
-                 capability="serendipity")
 def desr(f: pd.DataFrame) -> np.ndarray:
     acc, dif = f["relevance"].to_numpy(float), f["unexpectedness"].to_numpy(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where((acc + dif) > 0, acc * dif / (acc + dif), 0.0) * np.where(np.isfinite(dif), 1, np.nan)
 
 
-@register_metric("random", "Seeded uniform random scores (baseline)", capability="serendipity", seed=0)
 def random_scores(f: pd.DataFrame, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).random(len(f))
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from crseval.adaptation.config import ModelConfig, ShiftConfig
+from crseval.data.kb import MovieKB, load_kb
 from crseval.llm import LLMConfig, LLMClient, make_client
-from crseval.simulation.crs import CRS, CallableCRS, HttpCRS, KBCRS, load_callable
-from crseval.simulation.kb import MovieKB, load_kb
+from crseval.simulation.config import ModelConfig, SessionSpec
+from crseval.simulation.crs import CRS, KBCRS
+from crseval.simulation.plugins import CallableCRS, HttpCRS, load_callable
 from crseval.simulation.user import SimulatorConfig, UserSimulator
 
 _CLIENTS: dict[tuple[str, str | None], LLMClient] = {}
@@ -59,10 +60,11 @@ def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None)
                  temperature=model.llm.temperature, seed=seed)
 
 
-def run_session(config: dict[str, Any] | ShiftConfig, model_name: str, session: int,
+def run_session(config: dict[str, Any] | SessionSpec, model_name: str, session: int,
                 cache_path: str | None = None) -> dict[str, Any]:
-    """Simulate one session and return its record (key ``model|session``)."""
-    cfg = config if isinstance(config, ShiftConfig) else ShiftConfig.model_validate(config)
+    """Simulate one session and return its record (key ``model|session``). ``config``: a
+    :class:`SessionSpec` or its plain JSON (what a Ray worker receives)."""
+    cfg = config if isinstance(config, SessionSpec) else SessionSpec.model_validate(config)
     model = next(m for m in cfg.models if m.name == model_name)
     kb = load_kb(cfg.kb)
     seed = session_seed(cfg.seed, session)

@@ -23,8 +23,8 @@ import numpy as np
 from crseval.core.errors import CrsevalError
 from crseval.llm.base import ChatRequest
 from crseval.llm.client import LLMClient
-from crseval.simulation.crs import mentioned_titles
-from crseval.simulation.kb import MovieKB
+from crseval.text.movie_text import mentioned_titles
+from crseval.data.kb import MovieKB
 
 SHIFT_KINDS = ("genre", "year", "actor", "director", "writer", "language", "plot")
 SHIFT_WEIGHTS = (0.35, 0.15, 0.15, 0.1, 0.05, 0.05, 0.15)

@@ -1,4 +1,6 @@
-"""Bootstrap confidence intervals (scipy.stats.bootstrap; BCa, falling back to percentile)."""
+"""Bootstrap confidence intervals: one sample (scipy.stats.bootstrap; BCa, falling back to percentile)
+and the item bootstrap every capability uses for statistics of several aligned arrays (correlations,
+errors, κ, α): items are resampled with replacement and the statistic recomputed on each resample."""
 from __future__ import annotations
 
 import warnings
@@ -28,3 +30,24 @@ def bootstrap_ci(values, statistic: Callable = np.mean, *, confidence: float = 0
         if np.isfinite(lo) and np.isfinite(hi):
             return est, lo, hi
     return est, float("nan"), float("nan")
+
+
+def item_bootstrap(statistic: Callable[[np.ndarray], float], n_items: int, *, n_boot: int = 1000,
+                   confidence: float = 0.95, seed: int = 0, rng: np.random.Generator | None = None,
+                   accept: Callable[[np.ndarray], bool] | None = None) -> tuple[float, float]:
+    """Percentile interval of ``statistic(idx)`` over ``n_boot`` resamples of item indices ``idx`` (drawn
+    with replacement). ``accept(idx)`` skips degenerate resamples (e.g. a constant variable); NaN values of
+    the statistic are ignored. Pass ``rng`` to continue a shared random stream, else ``seed`` starts one.
+    (NaN, NaN) when no resample is usable."""
+    rng = rng if rng is not None else np.random.default_rng(seed)
+    draws = []
+    for _ in range(n_boot):
+        idx = rng.integers(0, n_items, n_items)
+        if accept is None or accept(idx):
+            draws.append(statistic(idx))
+    draws = np.asarray(draws, float)
+    draws = draws[np.isfinite(draws)]
+    if not len(draws):
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    return float(lo), float(hi)

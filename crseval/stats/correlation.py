@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from crseval.stats.bootstrap import item_bootstrap
+
 
 def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confidence: float = 0.95,
                    seed: int = 0) -> tuple[float, float, float, float]:
@@ -19,11 +21,6 @@ def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confide
     r, p = fn(x, y)
     if n_boot <= 0:
         return float(r), float("nan"), float("nan"), float(p)
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(n_boot):
-        idx = rng.integers(0, len(x), len(x))
-        if np.ptp(x[idx]) > 0 and np.ptp(y[idx]) > 0:
-            draws.append(fn(x[idx], y[idx])[0])
-    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    return float(r), float(lo), float(hi), float(p)
+    lo, hi = item_bootstrap(lambda i: fn(x[i], y[i])[0], len(x), n_boot=n_boot, confidence=confidence, seed=seed,
+                            accept=lambda i: np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0)
+    return float(r), lo, hi, float(p)

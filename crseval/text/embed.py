@@ -35,7 +35,7 @@ class _Memo:
         self._cache: dict[str, np.ndarray] = {}
         self._db = None
         if persist:
-            from crseval.llm.models import crseval_home
+            from crseval.core.home import crseval_home
             path = crseval_home() / "embeddings" / f"{self.name}.sqlite"
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)

@@ -25,9 +25,9 @@ from sklearn.feature_extraction.text import CountVectorizer
 from crseval.core.signature import content_hash
 from crseval.llm.base import ChatRequest
 from crseval.llm.client import LLMClient
-from crseval.llm.models import crseval_home
-from crseval.simulation.crs import DECADE, _genre_mentions, _years, mentioned_titles
-from crseval.simulation.kb import MovieKB, words
+from crseval.core.home import crseval_home
+from crseval.text.movie_text import DECADE, genre_mentions, mentioned_titles, years
+from crseval.data.kb import MovieKB, words
 
 class _Memo:
     def extract(self, texts: Sequence[str]) -> list[frozenset[str]]:
@@ -55,10 +55,10 @@ class KeywordTopics(_Memo):
 
     def one(self, text: str) -> frozenset[str]:
         kb = self.kb
-        out = {f"genre:{g}" for g, _ in _genre_mentions(text)}
+        out = {f"genre:{g}" for g, _ in genre_mentions(text)}
         out |= {f"{a}:{v}" for a, v in kb.find_names(text)}
         if DECADE.search(text) or re.search(r"\b(19|20)\d{2}\b", text):
-            yrs = _years(text)
+            yrs = years(text)
             if yrs:
                 y = yrs[0] if yrs[0] is not None else yrs[1]
                 out.add(f"year:{y // 10 * 10}s")

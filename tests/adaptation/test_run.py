@@ -6,12 +6,12 @@ import pytest
 
 from crseval.adaptation.config import ShiftConfig
 from crseval.adaptation.importer import dumps_layout, import_logs
-from crseval.adaptation.run import run_shift, score_logs
+from crseval import evaluate
 from crseval.core.config import validate
 from crseval.core.errors import ConfigError, CrsevalError
 from crseval.runs import RunStore
 
-CONFIG = {"seed": 3, "sessions": 3, "turns": 5, "workers": 2, "simulator": {"shift_every": [2, 3]},
+CONFIG = {"seed": 3, "sessions": 3, "turns": 5, "workers": 2, "n_boot": 200, "simulator": {"shift_every": [2, 3]},
           "models": [{"name": "template", "kind": "template"},
                      {"name": "scripted", "kind": "llm", "llm": {"backend": "scripted"}}],
           "judge": {"judges": [{"name": "j", "llm": {"backend": "scripted"}}]}}
@@ -28,7 +28,7 @@ def _tas(run_dir):
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("shift") / "run"
-    run_shift(_cfg(), out, n_boot=200)
+    evaluate("shift.run", _cfg(), out=out)
     return out
 
 
@@ -52,7 +52,7 @@ def test_writes_every_artifact(full_run):
 
 def test_same_seed_same_numbers_and_paired_users(full_run, tmp_path):
     again = tmp_path / "again"
-    run_shift(_cfg(), again, n_boot=200, report=False)
+    evaluate("shift.run", _cfg(), out=again)
     assert _tas(again) == _tas(full_run)
     by = _tas(full_run)
     # session s meets the same user in every model: the opening utterance is identical
@@ -61,11 +61,11 @@ def test_same_seed_same_numbers_and_paired_users(full_run, tmp_path):
 
 def test_interrupted_run_resumes_exactly_once(full_run, tmp_path):
     out = tmp_path / "cut"
-    run_shift(_cfg(), out, n_boot=200, report=False)
+    evaluate("shift.run", _cfg(), out=out)
     path = RunStore(out).path("records", "results.jsonl")
     lines = path.read_bytes().split(b"\n")
     path.write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:50])  # two complete sessions + a torn one
-    run_shift(_cfg(), out, n_boot=200, report=False)
+    evaluate("shift.run", _cfg(), out=out)
     assert _tas(out) == _tas(full_run)
     assert "torn" in RunStore(out).path("run.log").read_text()
 
@@ -77,7 +77,7 @@ def test_imported_logs_score_like_the_generated_sessions(full_run, tmp_path):
         (logs / (r["key"].replace("|", "_") + ".json")).write_text(dumps_layout(r))
     sessions, notes = import_logs(logs)
     assert len(sessions) == 6 and notes == []
-    score_logs(sessions, tmp_path / "scored", n_boot=200)
+    evaluate("shift.score", logs=logs, n_boot=200, out=tmp_path / "scored")
     got = {(r["model"], r["turns"][0]["user"]): r["tas"] for r in RunStore(tmp_path / "scored").records("results")}
     for r in RunStore(full_run).records("results"):
         mine = got[(r["model"], r["turns"][0]["user"])]
@@ -125,7 +125,7 @@ def test_config_errors_name_the_key(patch, key):
 
 def test_a_different_config_is_refused_on_resume(full_run):
     with pytest.raises(CrsevalError, match="different configuration"):
-        run_shift(_cfg(seed=4), full_run)
+        evaluate("shift.run", _cfg(seed=4), out=full_run)
 
 
 def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
@@ -133,7 +133,7 @@ def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
     import ray
     out = tmp_path / "ray"
     try:
-        run_shift(_cfg(executor="ray"), out, n_boot=200, report=False)
+        evaluate("shift.run", _cfg(executor="ray"), out=out)
     finally:
         ray.shutdown()
     assert _tas(out) == _tas(full_run)
@@ -144,10 +144,10 @@ def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
 @pytest.mark.slow
 def test_embedded_model_as_crs_and_judge(tmp_path):
     pytest.importorskip("llama_cpp")
-    cfg = validate(ShiftConfig, {"seed": 0, "sessions": 2, "turns": 2, "workers": 1,
+    cfg = validate(ShiftConfig, {"seed": 0, "sessions": 2, "turns": 2, "workers": 1, "n_boot": 100,
                                  "models": [{"name": "qwen"}, {"name": "template", "kind": "template"}],
                                  "judge": {"aspects": ["personalization"], "judges": [{"name": "qwen"}]}})
-    run_shift(cfg, tmp_path / "run", n_boot=100)
+    evaluate("shift.run", cfg, out=tmp_path / "run")
     results = RunStore(tmp_path / "run").records("results")
     qwen = [r for r in results if r["model"] == "qwen"]
     assert len(results) == 4 and all(not r["errors"] for r in results)

@@ -3,7 +3,7 @@ import pytest
 
 from crseval.behavior.explicit import (TransitionModel, dialogue_stats, entropy_weighted_ba, explicit_ba,
                                        strategy_distribution, turn_labels)
-from crseval.behavior.strategies import DEFINITIONS, LABELS, STRATEGIES, describe
+from crseval.data.strategies import DEFINITIONS, LABELS, STRATEGIES, describe
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
 

@@ -2,7 +2,7 @@ import json
 
 import pandas as pd
 
-from crseval.behavior.strategies import LABELS
+from crseval.data.strategies import LABELS
 from crseval.behavior.tagger import SCHEMA, few_shot_examples, tag, tag_request
 from crseval.llm import LLMClient
 from crseval.llm.scripted import ScriptedBackend

@@ -1,8 +1,14 @@
 import json
 
 import pandas as pd
+import pytest
 
 from tests.cli.test_cli import crseval
+
+
+def values(out: dict) -> dict:
+    """A behavior run's JSON result rows (metric, label, value) as metric → value."""
+    return {r["metric"]: r["value"] for r in out["result"]}
 
 
 def test_explicit_reference_stats_and_system_labels(tmp_path):
@@ -10,10 +16,12 @@ def test_explicit_reference_stats_and_system_labels(tmp_path):
     labels.write_text("dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,personal_experience\ns01,2,credibility\n"
                       "s01,3,credibility\n")
     res = json.loads(crseval("behavior", "explicit", "sample", "--labels", str(labels), "--format", "json").stdout)
-    assert res["dialogues"] == 8 and res["evaluated dialogues"] == 1
+    assert res["dialogues"] == 8
+    assert res["evaluated dialogues"] == 1
     # s01's recommender turns: opinion_inquiry | personal_experience+opinion_inquiry | preference_confirmation |
     # credibility+encouragement | acknowledgment → counted turns 2..5 match at turn 2 and 4 only
-    assert res["explicit BA (counted turns)"] == 0.5 and res["explicit BA (formula)"] == 0.4
+    assert res["explicit_ba_counted"] == 0.5
+    assert res["explicit_ba"] == 0.4
 
 
 def test_run_with_a_responses_file_and_meta(tmp_path):
@@ -26,30 +34,33 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
                              for c in ctxs))
     pd.DataFrame([{"dialogue": c.dialogue, "turn": c.turn, "response": "Watch Titanic (1997)."} for c in ctxs]) \
         .to_csv(worst, index=False)
-    good = json.loads(crseval("behavior", "run", "sample", "--responses", str(ideal), "--out", str(tmp_path / "r1"),
-                              "--format", "json").stdout)["result"]
+    good = values(json.loads(crseval("behavior", "run", "sample", "--responses", str(ideal), "--out",
+                                     str(tmp_path / "r1"), "--format", "json").stdout))
     bad_out = json.loads(crseval("behavior", "run", "sample", "--responses", str(worst), "--out", str(tmp_path / "r2"),
                                  "--order", "2", "--format", "json").stdout)
-    bad = bad_out["result"]
+    bad = values(bad_out)
     assert "metric.entropy_order:2" in bad_out["signature"]
-    assert good["implicit BA (mean P(same))"] > bad["implicit BA (mean P(same))"]
-    assert abs(good["BLEU-4"] - 100.0) < 1e-9 and bad["explicit BA (counted turns)"] < good["explicit BA (counted turns)"]
+    assert good["implicit_ba"] > bad["implicit_ba"]
+    assert good["bleu4"] == pytest.approx(100.0)
+    assert bad["explicit_ba_counted"] < good["explicit_ba_counted"]
     assert (tmp_path / "r1" / "tables" / "behavior_mismatches.csv").exists()
     prefs = tmp_path / "prefs.csv"
     prefs.write_text("dialogue,turn,preference\n" + "".join(f"{c.dialogue},{c.turn},A\n" for c in ctxs))
     meta = crseval("behavior", "meta", "sample", "--ideal", str(ideal), "--worst", str(worst), "--human", str(prefs),
                    "--out", str(tmp_path / "m"), "--format", "json")
     curve = pd.read_csv(tmp_path / "m" / "tables" / "quality_curve.csv")
-    bleu = curve[curve["metric"] == "BLEU-4"].sort_values("worst_share")["value"].to_numpy()
+    bleu = curve[curve["metric"] == "bleu4"].sort_values("worst_share")["value"].to_numpy()
     assert (bleu[:-1] >= bleu[1:]).all()  # BLEU falls as the worst system answers more turns
-    assert (tmp_path / "m" / "figures" / "quality_curve.png").exists() and "kappa" in meta.stdout
+    assert (tmp_path / "m" / "figures" / "quality_curve.png").exists()
+    assert "kappa" in meta.stdout
 
 
 def test_run_generates_with_the_scripted_backend_and_resumes(tmp_path):
     out = tmp_path / "gen"
-    res = json.loads(crseval("behavior", "run", "sample", "--backend", "scripted", "--out", str(out),
-                             "--format", "json").stdout)["result"]
-    assert res["turns"] == 32 and res["missing responses"] == 0  # 8 dialogues, 32 recommender turns
+    res = values(json.loads(crseval("behavior", "run", "sample", "--backend", "scripted", "--out", str(out),
+                                    "--format", "json").stdout))
+    assert res["turns"] == 32  # 8 dialogues, 32 recommender turns
+    assert res["missing_responses"] == 0
     n = len((out / "records" / "responses.jsonl").read_text().splitlines())
     crseval("behavior", "run", "sample", "--backend", "scripted", "--out", str(out), "--format", "json")
     assert len((out / "records" / "responses.jsonl").read_text().splitlines()) == n
@@ -71,15 +82,19 @@ def test_run_with_the_llm_tagger_labels_system_turns(tmp_path):
 
 def test_tagger_comparison_with_the_scripted_backend(tmp_path):
     res = json.loads(crseval("behavior", "tag", "sample", "--backend", "scripted", "--limit", "20", "--shots", "1",
-                             "--out", str(tmp_path / "t"), "--format", "json").stdout)
-    assert [r["tagger"] for r in res][1:] == ["LLM zero-shot", "LLM 1-shot"] and all(r["unparsed"] == 0 for r in res)
+                             "--out", str(tmp_path / "t"), "--format", "json").stdout)["result"]
+    assert [r["tagger"] for r in res][1:] == ["LLM zero-shot", "LLM 1-shot"]
+    assert all(r["unparsed"] == 0 for r in res)
 
 
 def test_bad_responses_file_is_a_clear_error(tmp_path):
     bad = tmp_path / "r.jsonl"
     bad.write_text('{"dialogue": "s01", "turn": 0}\n')
     res = crseval("behavior", "run", "sample", "--responses", str(bad), "--out", str(tmp_path / "x"), check=False)
-    assert res.returncode == 2 and "r.jsonl:1" in res.stderr and "response" in res.stderr
+    assert res.returncode == 2
+    assert "r.jsonl:1" in res.stderr
+    assert "response" in res.stderr
+    assert not (tmp_path / "x").exists()  # the file is checked before anything is written
 
 
 def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
@@ -93,11 +108,15 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
                              "--head", "mlp", "--ood", str(ood), "--out", str(tmp_path / "t"),
                              "--format", "json").stdout)
     designs = [r["design"] for r in out["result"]]
-    assert designs[:2] == ["Original", "Mixed-hard"] and designs[2].startswith("OOD ood.csv")
-    assert "model.head:mlp" in out["signature"] and "model.n_pairs:600" in out["signature"]
+    assert designs[:2] == ["Original", "Mixed-hard"]
+    assert designs[2].startswith("OOD ood.csv")
+    assert "model.head:mlp" in out["signature"]
+    assert "model.n_pairs:600" in out["signature"]
     assert len(pd.read_csv(tmp_path / "t" / "tables" / "strategy_per_class.csv")) > 5
     resp = tmp_path / "r.jsonl"
     resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
                             for c in contexts(dialogues)))
-    res = json.loads(crseval("behavior", "implicit", str(resp), "--data", "sample", "--format", "json").stdout)
-    assert res["turns"] == 32 and res["implicit BA (mean P(same))"] > 0.5
+    res = values(json.loads(crseval("behavior", "implicit", str(resp), "--data", "sample", "--out",
+                                    str(tmp_path / "i"), "--format", "json").stdout))
+    assert res["turns"] == 32
+    assert res["implicit_ba"] > 0.5

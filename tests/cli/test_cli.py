@@ -33,7 +33,7 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path):
     assert "Traceback" not in out.stderr and "bad.tsv:2" in out.stderr and "expert_label" in out.stderr
 
 
-@pytest.mark.parametrize("fmt,marker", [("csv", "name,description"), ("markdown", "| name |"),
+@pytest.mark.parametrize("fmt,marker", [("csv", "name,kind,description"), ("markdown", "| name |"),
                                         ("latex", "\\begin{tabular}")])
 def test_machine_readable_formats(fmt, marker):
     assert marker in crseval("data", "list", "--format", fmt).stdout
@@ -74,7 +74,7 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path):
 def test_metrics_are_listed_from_the_registry():
     rows = json.loads(crseval("metrics", "--format", "json").stdout)
     names = {r["metric"] for r in rows}
-    assert {"icc1", "icc1k", "rel_k", "rel_single", "alpha_ordinal", "alpha_interval"} <= names
+    assert {"icc1", "icc1_k", "rel_k", "rel_single", "alpha_ordinal", "alpha_interval"} <= names
 
 
 def test_compare_writes_markdown_and_latex(tmp_path):

@@ -63,15 +63,17 @@ def test_judge_meta_eval_with_a_scripted_panel(shared, tmp_path):
     one = json.loads(crseval("judge", "meta-eval", str(shared("judgments/ab_redial")), "--level", "turn", "--limit",
                              "12", "--aspects", "relevance", "--backend", "scripted", "--samples", "2",
                              "--temperature", "0.5", "--n-boot", "50", "--out", str(tmp_path / "m2"),
-                             "--format", "json").stdout)
-    assert {r["aspect"] for r in one} == {"relevance"} and "panel mean" not in {r["judge"] for r in one}
+                             "--format", "json").stdout)["result"]
+    assert {r["aspect"] for r in one} == {"relevance"}
+    assert "panel mean" not in {r["judge"] for r in one}
     assert pd.read_csv(tmp_path / "m2" / "tables" / "judge_mean_of_n.csv")["n_judges"].tolist() == [1, 2]
-    rows = json.loads(res.stdout)
+    rows = json.loads(res.stdout)["result"]
     assert {r["judge"] for r in rows} == {"a", "b", "panel mean", "length baseline"}
     assert (tmp_path / "m" / "tables" / "judge_panel_reliability.csv").exists()
     # AB-ReDial has per-annotator ratings: humans and judges are analysed together where scales match (1–5)
     both = pd.read_csv(tmp_path / "m" / "tables" / "humans_and_judges_reliability.csv")
-    assert list(both["dimension"]) == ["overall"] and both.loc[0, "n_raters"] > 3
+    assert list(both["dimension"]) == ["overall"]
+    assert both.loc[0, "n_raters"] > 3
 
 
 def test_long_format_gold_items_drop_flagged_and_clusters(tmp_path):

@@ -53,4 +53,5 @@ def test_run_and_score_options(tmp_path):
     crseval("shift", "score", str(tmp_path / "run"), "--out", str(tmp_path / "s"), "--topics", "lda",
             "--judge", "--backend", "scripted")
     sig = json.loads((tmp_path / "s" / "signature.json").read_text())["line"]
-    assert "topics=lda(" in sig and "judges.judge.backend:scripted" in sig
+    assert "topics=lda(" in sig
+    assert "llm.judge.backend:scripted" in sig

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from crseval.behavior.strategies import LABELS
+from crseval.data.strategies import LABELS
 from crseval.core.types import Role
 from crseval.data import load_dataset
 

@@ -6,10 +6,10 @@ import pytest
 from scipy import stats
 
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.data._io import DatasetInfo
+from crseval.data.io import DatasetInfo
 from crseval.data.judged import JudgedItem, JudgedSet
-from crseval.judge.job import Judge, judge_items
-from crseval.judge.meta import run_meta_eval
+from crseval.judge.judging import Judge, judge_items
+from crseval.judge.job import meta_eval_into
 from crseval.judge.panel import judge_agreement, mean_of_n, panel_ratings
 from crseval.judge.rubric import RUBRICS, judge_request, transcript
 from crseval.llm import ChatResponse, LLMClient
@@ -46,7 +46,7 @@ def judged():
 def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judged):
     judges = [Judge("good", LLMClient(ScriptedBackend(oracle(0.2, 1)))),
               Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=3, temperature=0.7)]
-    table = run_meta_eval(judged, judges, tmp_path / "run", n_boot=200).set_index("judge")
+    table = meta_eval_into(RunStore(tmp_path / "run"), judged, judges, n_boot=200)[0].set_index("judge")
     assert table.loc["good", "pearson"] > 0.9 > table.loc["noisy", "pearson"]
     assert table.loc["good", "pearson_lo"] <= table.loc["good", "pearson"] <= table.loc["good", "pearson_hi"]
     assert "length baseline" in table.index and "panel mean" in table.index
@@ -55,9 +55,11 @@ def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judg
     mon = pd.read_csv(tmp_path / "run" / "tables" / "judge_mean_of_n.csv")
     assert list(mon["n_judges"]) == [1, 2, 3, 4]
     items = pd.read_csv(tmp_path / "run" / "tables" / "judge_item_scores.csv")  # the drill-down per item
-    assert len(items) == 40 and {"good score", "noisy score", "human", "length"} <= set(items.columns)
+    assert len(items) == 80  # 40 dialogues × 2 judges, one row each
+    assert {"item", "aspect", "judge", "score", "failed", "human", "length"} <= set(items.columns)
+    good = items[items["judge"] == "good"]
     from scipy import stats as st
-    assert st.pearsonr(items["good score"], items["human"])[0] == pytest.approx(table.loc["good", "pearson"])
+    assert st.pearsonr(good["score"], good["human"])[0] == pytest.approx(table.loc["good", "pearson"])
 
 
 def test_judge_records_resume_and_keep_failures(tmp_path, judged):

@@ -3,8 +3,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from crseval.core.errors import CrsevalError
 from crseval.report.compare import compare, shared_tables, to_latex, to_markdown
-from crseval.runs import RunStore
+from crseval.runs import Run, RunStore
 
 
 def make_run(root, name, values, dialogues=None):
@@ -21,10 +22,12 @@ def test_paired_test_when_items_match(tmp_path):
     a = rng.random(40)
     b = np.clip(a + rng.normal(0.1, 0.05, 40), 0, 1)
     runs = [make_run(tmp_path, "A", a), make_run(tmp_path, "B", b)]
-    assert shared_tables(runs) == ["behavior_turns"]
-    t = compare(runs, "behavior_turns", ["p_same"]).iloc[0]
-    assert t["test"].startswith("paired t") and t["p"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
-    assert t["A"] == pytest.approx(a.mean()) and t["B"] == pytest.approx(b.mean())
+    assert shared_tables([Run(r) for r in runs]) == ["behavior_turns"]
+    t = compare(runs, "behavior_turns", ["p_same"]).table.iloc[0]
+    assert t["test"].startswith("paired t")
+    assert t["p"] == pytest.approx(stats.ttest_rel(a, b).pvalue)
+    assert t["A"] == pytest.approx(a.mean())
+    assert t["B"] == pytest.approx(b.mean())
 
 
 def test_welch_when_items_differ_and_anova_tukey_for_three(tmp_path):
@@ -32,18 +35,53 @@ def test_welch_when_items_differ_and_anova_tukey_for_three(tmp_path):
     a, b, c = rng.normal(0.3, 0.1, 30), rng.normal(0.5, 0.1, 20), rng.normal(0.52, 0.1, 25)
     runs = [make_run(tmp_path, "A", a), make_run(tmp_path, "B", b, [f"x{i}" for i in range(20)]),
             make_run(tmp_path, "C", c, [f"y{i}" for i in range(25)])]
-    w = compare(runs[:2], "behavior_turns", ["p_same"]).iloc[0]
-    assert w["test"] == "Welch t" and w["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
-    three = compare(runs, "behavior_turns", ["p_same"]).iloc[0]
+    w = compare(runs[:2], "behavior_turns", ["p_same"]).table.iloc[0]
+    assert w["test"] == "Welch t"
+    assert w["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    three = compare(runs, "behavior_turns", ["p_same"]).table.iloc[0]
     assert three["p"] == pytest.approx(stats.f_oneway(a, b, c).pvalue)
-    assert "A vs B" in three["Tukey HSD (p<0.05)"] and "B vs C" not in three["Tukey HSD (p<0.05)"]
+    assert three["statistic"] == pytest.approx(stats.f_oneway(a, b, c).statistic)  # F is reported
+    assert "A vs B" in three["Tukey HSD (p<0.05)"]
+    assert "B vs C" not in three["Tukey HSD (p<0.05)"]
 
 
 def test_best_bold_second_underlined_respecting_direction(tmp_path):
     runs = [make_run(tmp_path, n, v) for n, v in [("A", [0.2] * 8), ("B", [0.9] * 8), ("C", [0.5] * 8)]]
     t = compare(runs, "behavior_turns", ["p_same"])
-    md, tex = to_markdown(t, ["A", "B", "C"]), to_latex(t, ["A", "B", "C"])
-    assert "**0.900**" in md and "<u>0.500</u>" in md
-    assert r"\textbf{0.900}" in tex and r"\underline{0.500}" in tex and r"\toprule" in tex
-    low = compare(runs, "behavior_turns", ["p_same"], lower_is_better=["p_same"])
-    assert "**0.200**" in to_markdown(low, ["A", "B", "C"])
+    md, tex = to_markdown(t), to_latex(t)
+    assert "**0.900**" in md
+    assert "<u>0.500</u>" in md
+    assert r"\textbf{0.900}" in tex
+    assert r"\underline{0.500}" in tex
+    assert r"\toprule" in tex
+
+
+def test_lower_is_better_comes_from_the_registry(tmp_path):
+    for name, v in [("A", 0.2), ("B", 0.9)]:
+        RunStore(tmp_path / name).write_table("serendipity_meta_eval", pd.DataFrame(
+            {"evaluator": ["sog", "random"], "mae": [v, v + 0.01], "mae_lo": [0.0, 0.0]}))
+    c = compare([tmp_path / "A", tmp_path / "B"])
+    assert c.table_name == "serendipity_meta_eval"
+    assert list(c.table["metric"]) == ["mae"]  # the CI bound is context, never tested
+    assert "**0.205**" in to_markdown(c)  # lower MAE is better: A is bold
+
+
+def test_ties_are_never_bold(tmp_path):
+    runs = [make_run(tmp_path, n, [0.5] * 8) for n in ("A", "B")]
+    assert "**" not in to_markdown(compare(runs, "behavior_turns", ["p_same"]))
+
+
+def test_ids_are_not_tested_and_anything_left_out_is_named(tmp_path):
+    runs = [make_run(tmp_path, n, list(np.linspace(0, 1, 8))) for n in ("A", "B")]
+    c = compare(runs, "behavior_turns")
+    assert set(c.table["metric"]) == {"p_same", "match"}  # never dialogue or turn
+    assert not c.dropped
+
+
+def test_missing_runs_and_tables_are_clear_errors_that_create_nothing(tmp_path):
+    run = make_run(tmp_path, "A", [0.1, 0.2, 0.3])
+    with pytest.raises(CrsevalError, match="run directory not found"):
+        compare([run, tmp_path / "nope"])
+    assert not (tmp_path / "nope").exists()
+    with pytest.raises(CrsevalError, match="no table"):
+        compare([run, run], "shift_sessions")

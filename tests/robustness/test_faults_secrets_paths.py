@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from crseval.adaptation.config import ShiftConfig
-from crseval.adaptation.run import run_shift
+from crseval import evaluate
 from crseval.core.config import load_config, validate
 from crseval.core.errors import ConfigError, CrsevalError
 from crseval.llm.fake_server import FakeOpenAIServer
@@ -20,7 +20,7 @@ SECRET = "sk-robustness-test-0123456789abcdef"
 def config(url: str, **kw) -> ShiftConfig:
     llm = {"backend": "openai", "model": "fake", "base_url": url, "api_key_env": "CRSEVAL_TEST_KEY",
            "timeout_s": 1.0, "max_retries": 6, "concurrency": 4}
-    return validate(ShiftConfig, {"seed": 2, "sessions": 6, "turns": 4, "workers": 3,
+    return validate(ShiftConfig, {"seed": 2, "sessions": 6, "turns": 4, "workers": 3, "n_boot": 100,
                                   "models": [{"name": "llm", "llm": llm}, {"name": "template", "kind": "template"}],
                                   "judge": {"judges": [{"name": "j", "llm": llm}]}, **kw})
 
@@ -31,7 +31,7 @@ def faulty_run(tmp_path_factory):
     mp.setenv("CRSEVAL_TEST_KEY", SECRET)
     out = tmp_path_factory.mktemp("faults") / "run"
     with FakeOpenAIServer(fault_rate=0.3, seed=11, hang_s=1.5) as srv:
-        run_shift(config(srv.base_url), out, n_boot=100)
+        evaluate("shift.run", config(srv.base_url), out=out)
         injected = dict(srv.injected)
         headers = list(srv.headers)
     mp.undo()
@@ -78,8 +78,8 @@ def test_an_api_key_in_a_config_is_refused(tmp_path):
 def test_run_directory_stays_inside_itself(tmp_path):
     before = {p for p in tmp_path.rglob("*")}
     out = tmp_path / "run"
-    run_shift(validate(ShiftConfig, {"sessions": 2, "turns": 3, "models": [{"name": "t", "kind": "template"}],
-                                     "judge": {"enabled": False}}), out, n_boot=50)
+    evaluate("shift.run", {"sessions": 2, "turns": 3, "n_boot": 50, "models": [{"name": "t", "kind": "template"}],
+                           "judge": {"enabled": False}}, out=out)
     new = {p for p in tmp_path.rglob("*")} - before
     assert new and all(p == out or out in p.parents for p in new)
     store = RunStore(out)

@@ -5,7 +5,7 @@ usage: python kill_target.py RUN_DIR N_DIALOGUES LATENCY_S
 import sys
 
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.judge.job import Judge, judge_items
+from crseval.judge.judging import Judge, judge_items
 from crseval.llm import LLMClient, ResponseCache, SchedulerConfig
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore

@@ -36,14 +36,15 @@ def test_torn_trailing_line_is_reported_and_repaired(tmp_path):
 
 def test_complete_json_without_newline_counts_as_torn(tmp_path):
     s = RunStore(tmp_path / "run")
-    p = s.path("records", "items.jsonl")
+    p = s.writable("records", "items.jsonl")
     p.write_text('{"key": "a"}\n{"key": "b"}')
-    assert [r["key"] for r in s.records("items")] == ["a"] and s.repairs
+    assert [r["key"] for r in s.records("items")] == ["a"]
+    assert s.repairs
 
 
 def test_corruption_in_the_middle_is_an_error_with_the_line(tmp_path):
     s = RunStore(tmp_path / "run")
-    s.path("records", "items.jsonl").write_text('{"key": "a"}\nGARBAGE\n{"key": "c"}\n')
+    s.writable("records", "items.jsonl").write_text('{"key": "a"}\nGARBAGE\n{"key": "c"}\n')
     with pytest.raises(CrsevalError) as e:
         s.records("items")
     assert e.value.line == 2
@@ -73,3 +74,19 @@ def test_tables_are_written_as_csv_and_parquet(tmp_path):
     assert s.read_table("scores").equals(df)
     s.save_signature({"crseval": "x", "data": "d@1"})
     assert json.loads((tmp_path / "run" / "signature.json").read_text())["line"] == "crseval:x|data:d@1"
+
+
+def test_opening_a_store_creates_nothing_until_the_first_write(tmp_path):
+    s = RunStore(tmp_path / "run")
+    assert s.records("items") == []
+    assert s.sections() == []
+    assert not (tmp_path / "run").exists()
+    s.append("items", {"key": "a"})
+    assert (tmp_path / "run" / "records" / "items.jsonl").exists()
+
+
+def test_a_file_in_place_of_the_run_directory_is_a_clear_error(tmp_path):
+    f = tmp_path / "notadir"
+    f.write_text("x")
+    with pytest.raises(CrsevalError, match="is a file"):
+        RunStore(f)

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from crseval.core.types import Item
-from crseval.data._io import DatasetInfo
+from crseval.data.io import DatasetInfo
 from crseval.data.base import SerendipityStudy
 from crseval.llm import LLMClient, ResponseCache
 from crseval.llm.scripted import ScriptedBackend

@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 
 from crseval.core.types import Item
-from crseval.data._io import DatasetInfo
+from crseval.data.io import DatasetInfo
 from crseval.data.base import SerendipityStudy
 from crseval.serendipity.meta import meta_evaluate
 from crseval.serendipity.proxies import desr, features, purs, snpr, sog, to_likert

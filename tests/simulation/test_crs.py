@@ -3,9 +3,12 @@ import pytest
 
 from crseval.llm.client import LLMClient
 from crseval.llm.scripted import ScriptedBackend
-from crseval.simulation.crs import (CallableCRS, HttpCRS, KBCRS, candidate_set, extract, load_callable,
-                                    mentioned_titles)
-from crseval.simulation.kb import load_kb
+from crseval.simulation.crs import KBCRS
+from crseval.simulation.nlu import extract
+from crseval.simulation.plugins import CallableCRS, HttpCRS, load_callable
+from crseval.simulation.retrieval import candidate_set
+from crseval.text.movie_text import mentioned_titles
+from crseval.data.kb import load_kb
 from crseval.core.errors import CrsevalError
 
 

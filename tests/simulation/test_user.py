@@ -1,6 +1,6 @@
 """The user simulator: deterministic per seed, shifts on schedule, truth logged."""
 from crseval.simulation.crs import KBCRS
-from crseval.simulation.kb import load_kb
+from crseval.data.kb import load_kb
 from crseval.simulation.user import SimulatorConfig, UserSimulator
 
 

@@ -4,7 +4,7 @@ import pytest
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
-from crseval.simulation.kb import load_kb
+from crseval.data.kb import load_kb
 from crseval.text.similarity import TfidfSimilarity, gram, make_similarity
 from crseval.text.topics import KeywordTopics, LDATopics, make_topics
 

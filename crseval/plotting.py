@@ -1,4 +1,5 @@
-"""One figure style for every plot: colour-blind-safe (Okabe–Ito) palette, labelled axes, CIs drawn."""
+"""One figure style for every plot (colour-blind-safe Okabe–Ito palette, labelled axes, CIs drawn) and one
+way to save a figure. Below every capability: capabilities draw, the report only embeds."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,6 +10,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+GREY = "#999999"
+
+__all__ = ["GREY", "OKABE_ITO", "bar_with_ci", "plt", "save", "style"]
 
 
 def style() -> None:
@@ -17,6 +21,13 @@ def style() -> None:
         "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
         "font.size": 10, "axes.titlesize": 11, "savefig.bbox": "tight",
     })
+
+
+def save(fig, path: str | Path) -> Path:
+    """Save ``fig`` to ``path`` and close it (figures are never left open between jobs)."""
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)
 
 
 def bar_with_ci(labels, values, lower=None, upper=None, *, ylabel: str, title: str, path: Path,
@@ -31,6 +42,4 @@ def bar_with_ci(labels, values, lower=None, upper=None, *, ylabel: str, title: s
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)

@@ -17,10 +17,11 @@ from pathlib import Path
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from crseval.core.types import Item
-from crseval.data._io import DatasetInfo
+from crseval.data.io import DatasetInfo
 
 ATTRIBUTES = ("actor", "director", "writer", "language")
 WORD = re.compile(r"[a-z][a-z'-]+")
+TITLE_TOKEN = re.compile(r"\w+(?:'\w+)?")
 _GENERIC = {"movie", "film", "story", "life", "young", "new", "world", "man", "woman", "help", "finds", "tries",
             "years", "year", "time", "family", "friends", "becomes", "must", "after", "when", "lives", "find", "old",
             "two", "one", "three", "get", "gets", "takes", "set", "make", "begins", "goes", "comes", "day", "way"}
@@ -40,6 +41,7 @@ class MovieKB:
     keywords: dict[str, set[int]] = field(init=False, repr=False)
     years: dict[int, set[int]] = field(init=False, repr=False)
     names: dict[str, tuple[str, str]] = field(init=False, repr=False)  # lower value → (attribute, display)
+    title_index: dict[str, list[tuple[tuple[str, ...], str]]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.genres = defaultdict(set)
@@ -65,6 +67,11 @@ class MovieKB:
         self.genres, self.years = dict(self.genres), dict(self.years)
         self.index = {a: dict(v) for a, v in self.index.items()}
         self.max_words = max((len(v.split()) for v in self.names), default=1)
+        self.title_index = {}
+        for m in self.movies:  # first word → [(title words, display title)], for finding titles in text
+            seq = tuple(t.lower() for t in TITLE_TOKEN.findall(m.title))
+            if seq:
+                self.title_index.setdefault(seq[0], []).append((seq, m.title))
 
     def __len__(self) -> int:
         return len(self.movies)

@@ -1,29 +1,37 @@
 """The serendipity meta-evaluation job: evaluators → predictions → table, ensembles, figures, report."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from pathlib import Path
+from typing import Callable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
+from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.registry import metrics_with
+from crseval.core.signature import make_signature
+from crseval.data import load_dataset, names_of
 from crseval.data.base import SerendipityStudy
-from crseval.llm import LLMClient
+from crseval.llm import LLMClient, LLMConfig, make_client
 from crseval.runs.store import RunStore
-from crseval.serendipity.evaluator import Aux, llm_scores
+from crseval.runs.view import Run
+from crseval.serendipity.evaluator import AUX_SWITCHES, Aux, llm_scores
 from crseval.serendipity.meta import ensemble_grid, meta_evaluate
 from crseval.serendipity.proxies import PROXIES, features, to_likert
 
-EVALUATORS = "random, sog, snpr, purs, desr, llm, llm-fewshot, import:COLUMN or import-run:RUN_DIR/EVALUATOR"
+EVALUATORS = ", ".join(metrics_with("serendipity", "baseline") + metrics_with("serendipity", "evaluator")) + \
+    ", import:COLUMN or import-run:RUN_DIR/EVALUATOR"
 
 
 def from_run(study: SerendipityStudy, spec: str) -> np.ndarray:
     """Predictions of an evaluator from another run's ``serendipity_answers`` table, aligned by
     (user, item): how configurations of different runs (models × auxiliary data) are ensembled."""
     run_dir, _, name = spec.rpartition("/")
-    store = RunStore(run_dir)
-    path = store.path("tables", "serendipity_answers.csv")
-    if not path.exists():
+    path = Path(run_dir) / "tables" / "serendipity_answers.csv"
+    if "serendipity_answers" not in Run(run_dir).tables:
         raise CrsevalError("run has no serendipity_answers table", file=path, field="--evaluators",
                            fix="point import-run: at a serendipity run directory")
     other = pd.read_csv(path, dtype={"user": str, "item": str})
@@ -69,7 +77,7 @@ def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMCli
 
 
 def plot_errors(preds: dict[str, np.ndarray], truth: np.ndarray, path) -> None:
-    from crseval.report.plots import plt, style
+    from crseval.plotting import plt, save, style
     style()
     names = list(preds)
     errors = [np.asarray(preds[n], float) - truth for n in names]
@@ -80,13 +88,12 @@ def plot_errors(preds: dict[str, np.ndarray], truth: np.ndarray, path) -> None:
     ax.axhline(0, color="#333333", lw=0.8)
     ax.set_ylabel("prediction − ground truth (Likert points)")
     ax.set_title("Error distribution per evaluator")
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def write_results(store: RunStore, study: SerendipityStudy, preds: dict[str, np.ndarray], *, n_boot: int = 1000,
                   seed: int = 0, ensemble: Sequence[str] = ()) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    from crseval.report.plots import bar_with_ci
+    from crseval.plotting import bar_with_ci
     truth = study.answers["ground_truth"].to_numpy(float)
     table = meta_evaluate(preds, truth, n_boot=n_boot, seed=seed)
     store.write_table("serendipity_meta_eval", table)
@@ -112,3 +119,86 @@ def write_results(store: RunStore, study: SerendipityStudy, preds: dict[str, np.
                       "test of absolute errors against the best baseline. " + " ".join(study.info.notes),
                       tables=tables, figures=["serendipity_pearson", "serendipity_errors"])
     return table, grid
+
+
+class SerendipityConfig(BaseModel):
+    """Serendipity evaluators against user-study ground truth."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: Path = Field(..., description="The dataset folder or file.", json_schema_extra={"argument": True})
+    dataset: str = Field("serendipity2018", description="One of " + ", ".join(names_of("serendipity")) + ".")
+    evaluators: CommaList = Field(["random", "sog", "snpr", "purs", "desr", "import:gpt-rating"],
+                                  description="Comma-separated: " + EVALUATORS + " (another run's predictions, e.g. "
+                                              "another model or auxiliary data, for ensembles).")
+    llm: LLMConfig = LLMConfig()
+    runs: int = Field(5, ge=1, le=100, description="LLM runs averaged per answer.")
+    shots: int = Field(5, ge=0, le=50, description="Examples from other users for llm-fewshot.")
+    history_k: int = Field(10, ge=0, le=1000, description="History items shown to the LLM (most recent, oldest first).")
+    aux: CommaList = Field([], description="Comma-separated auxiliary data for the LLM: " + ", ".join(AUX_SWITCHES) +
+                                           " (demographics: not in these studies).")
+    relevance: Literal["predicted", "rating"] = Field(
+        "predicted", description="Relevance from the recommender's 'predicted' rating or the user's own 'rating'.")
+    sample: int | None = Field(None, ge=1, description="Evaluate a seeded random subset of N answers.")
+    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs.")
+    seed: int = Field(0, description="Seed for the subset, the random baseline and the bootstrap.")
+    ensemble: CommaList | None = Field(None, description="Comma-separated evaluators to combine: every subset of 2–4 "
+                                                         "is averaged and the grid is reported best first.")
+
+    @field_validator("dataset")
+    @classmethod
+    def _dataset(cls, v: str) -> str:
+        if v not in names_of("serendipity"):
+            raise ValueError(f"unknown dataset {v!r}; one of {', '.join(names_of('serendipity'))}")
+        return v
+
+    @field_validator("aux")
+    @classmethod
+    def _aux(cls, v: list[str]) -> list[str]:
+        if "demographics" in v:
+            raise ValueError("neither Serendipity-2018 nor Taobao publishes demographics; drop it")
+        bad = sorted(set(v) - set(AUX_SWITCHES))
+        if bad:
+            raise ValueError(f"unknown auxiliary data {bad}; one of {', '.join(AUX_SWITCHES)}")
+        return v
+
+
+def _study(config: SerendipityConfig) -> SerendipityStudy:
+    study = load_dataset(config.dataset, config.path)
+    if config.sample is not None and config.sample < len(study.answers):
+        study.answers = study.answers.sample(config.sample, random_state=config.seed).reset_index(drop=True)
+    return study
+
+
+def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Result:
+    study = _study(config)
+    client, llm_sig = None, {}
+    if any(n.startswith("llm") for n in config.evaluators):
+        client = make_client(config.llm, store.cache_path)
+        llm_sig = {**client.identity(), "runs": config.runs, "shots": config.shots, "history_k": config.history_k,
+                   "aux": ",".join(sorted(config.aux)) or "none"}
+    aux = Aux(config.history_k, **{k: k in config.aux for k in AUX_SWITCHES})
+    try:
+        preds = predictions(study, config.evaluators, client=client, store=store, aux=aux, runs=config.runs,
+                            shots=config.shots, relevance=config.relevance, seed=config.seed, progress=progress)
+    finally:
+        if client is not None:
+            client.close()
+    sig = make_signature(data=study.info.signature(), llm=llm_sig,
+                         metric={"ground_truth": study.ground_truth, "relevance": config.relevance,
+                                 "sample": config.sample or "all", "boot": config.n_boot, "seed": config.seed})
+    store.save_signature(sig)
+    table, grid = write_results(store, study, preds, n_boot=config.n_boot, seed=config.seed,
+                                ensemble=config.ensemble or ())
+    notes = list(study.info.notes)
+    if grid is not None and len(grid):
+        notes.insert(0, f"best ensemble: {grid.iloc[0]['ensemble']} (Pearson {grid.iloc[0]['pearson_%']:.1f} %, "
+                        f"MAE {grid.iloc[0]['mae']:.3f})")
+    cols = ["evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse", "rank"] + \
+        (["p_abs_error"] if "p_abs_error" in table else [])
+    return Result("serendipity.meta-eval", f"serendipity meta-evaluation ({config.dataset})", table[cols].round(3),
+                  sig, store.root, notes=notes)
+
+
+JOB = JobSpec("serendipity.meta-eval", SerendipityConfig, run, "runs/serendipity",
+              "Pearson (%), MAE and RMSE of every evaluator against the ground truth, with bootstrap CIs, best/second "
+              "marked and a paired test on absolute errors against the best baseline.", "crseval serendipity")

@@ -1,0 +1,255 @@
+"""The preference-shift job: simulate (or import) sessions → score each (TAS + LLM judge panel) →
+``records/results.jsonl`` (one line per session, exactly once, resumable) → tables, figures, report.
+
+Sessions run concurrently through an executor (local threads or Ray); each finished session is scored
+and judged at once and appended, so an interrupted run loses at most the sessions in flight.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from crseval.adaptation.analysis import write_analysis
+from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
+from crseval.adaptation.score import Scorer
+from crseval.adaptation.importer import import_logs
+from crseval.core.job import JobSpec, Progress, Result, no_progress
+from crseval.core.signature import format_signature, make_signature
+from crseval.core.types import Dialogue, Role, Utterance
+from crseval.judge.judging import Judge, judge_items
+from crseval.judge.panel import JudgeSpec
+from crseval.judge.rubric import rubric_for
+from crseval.llm import LLMConfig
+from crseval.runs.store import RunStore
+from crseval.simulation.executors import run_sessions
+from crseval.data.kb import MovieKB, load_kb
+from crseval.simulation.session import client_for, client_usage, close_clients
+from crseval.text.similarity import make_similarity
+from crseval.text.topics import make_topics
+
+STREAM = "results"
+JUDGE_STREAM = "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
+
+
+def build_scorer(cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int) -> tuple[Scorer, list[str]]:
+    """The configured similarity and topic models; every fallback is logged as a WARNING (shown in the
+    report) and returned, so it also goes into the signature."""
+    warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
+    sim, n1 = make_similarity(cfg.similarity, kb.texts(), warn)
+    client = client_for(cfg.topics_llm, str(store.cache_path)) if cfg.topics_llm else None
+    topics, n2 = make_topics(cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn)
+    return Scorer(sim, topics, cfg.tas_params()), [n for n in (n1, n2) if n]
+
+
+def preference_summary(record: dict[str, Any]) -> str:
+    """What the user asked for, in order (from the simulator's truth; for imported logs, the target genre
+    and the CRS's last constraints)."""
+    turns = record["turns"]
+    if turns and turns[0].get("truth"):
+        parts = [f"turn 0: wants {record.get('start_genre')}"]
+        for t in turns[1:]:
+            tr = t["truth"]
+            if tr.get("shift"):
+                to = " and ".join(tr["to"]) if isinstance(tr["to"], list) else tr["to"]
+                parts.append(f"turn {t['turn']}: {tr['kind']} → {to}" + (" (takes back an earlier wish)"
+                                                                         if tr.get("contradiction") else ""))
+        return "; ".join(parts)
+    last = next((t.get("constraints") for t in reversed(turns) if t.get("constraints")), None)
+    bits = [f"target genre: {record['true_genre']}"] if record.get("true_genre") else []
+    if last:
+        bits.append(f"final constraints: {last}")
+    return "; ".join(bits)
+
+
+def as_dialogue(record: dict[str, Any]) -> Dialogue:
+    utts = [u for t in record["turns"] for u in (Utterance(Role.USER, t["user"]), Utterance(Role.SYSTEM, t["system"]))]
+    return Dialogue.from_utterances(record["key"], utts, {"preference_summary": preference_summary(record)})
+
+
+def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
+           store: RunStore, seed: int) -> dict[str, Any]:
+    """Score one session (TAS + judge panel) and append it to the results."""
+    record = {**record, "tas": scorer.score([record])[0]}
+    if judges and aspects and not record.get("errors") and record["turns"]:
+        recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed,
+                           stream=JUDGE_STREAM)
+        by: dict[str, dict[str, list[float]]] = {}
+        for r in recs:
+            if r["score"] is not None:
+                by.setdefault(r["judge"], {}).setdefault(r["aspect"], []).append(r["score"])
+        per_judge = {j: {a: sum(v) / len(v) for a, v in d.items()} for j, d in by.items()}
+        record["judge_by"] = per_judge
+        record["judge"] = {a: sum(d[a] for d in per_judge.values() if a in d) / n
+                           for a in aspects if (n := sum(a in d for d in per_judge.values()))}
+        record["judge_methods"] = sorted({r["method"] for r in recs})
+        record["judge_failures"] = sum(r["score"] is None for r in recs)
+    store.append(STREAM, record)
+    return record
+
+
+def _judges(section: JudgeSection, store: RunStore) -> list[Judge]:
+    if not section.enabled:
+        return []
+    return [Judge(j.name, client_for(j.llm, str(store.cache_path)), j.samples, j.llm.temperature)
+            for j in section.judges]
+
+
+def _signature(store: RunStore, kb: MovieKB, scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
+               fallbacks: list[str], name: str = "signature.json", **extra: Any) -> None:
+    sig = make_signature(
+        data=kb.info.signature(),
+        metric={"tas": scorer.signature(),
+                "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in aspects) or "off",
+                "rating": "expected|sampled"},
+        llm={j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature} for j in judges},
+        fallbacks=fallbacks or "none", **extra)
+    if name == "signature.json":
+        store.save_signature(sig)
+    else:
+        store.write_json(name, {**sig, "line": format_signature(sig)})
+
+
+def _models_signature(config: ShiftConfig) -> dict[str, Any]:
+    return {m.name: ({"kind": m.kind, "prompt": m.prompt, "shortlist": m.shortlist,
+                      **({"llm": m.llm.signature()} if m.kind == "llm" else {}),
+                      **({"target": m.target} if m.target else {}), **({"url": m.url} if m.url else {})})
+            for m in config.models}
+
+
+def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequence[Judge], aspects: list[str],
+              progress: Progress) -> None:
+    """Run the sessions not yet recorded; each is scored, judged and appended as soon as it finishes."""
+    done = store.done_keys(STREAM)
+    tasks = [(m.name, s) for s in range(config.sessions) for m in config.models if f"{m.name}|{s}" not in done]
+    bar = progress("preference-shift sessions", len(config.models) * config.sessions)
+    bar(len(config.models) * config.sessions - len(tasks))
+    cache = str(store.cache_path)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, config.workers)) as post:
+            pending = []
+            for _, rec in run_sessions(config.session_part(), tasks, executor=config.executor,
+                                       workers=config.workers, cache_path=cache, address=config.ray_address):
+                pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed))
+                pending[-1].add_done_callback(lambda _: bar(1))
+            for f in pending:
+                f.result()
+        usage = client_usage()  # the local executor's clients (Ray workers keep their own)
+        if usage:
+            store.write_table("shift_llm_usage", pd.DataFrame(usage))
+    finally:
+        close_clients()
+
+
+def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_progress, *,
+               title: str = "Preference-shift adaptation", part_of: str | None = None) -> None:
+    """Run (or resume) a preference-shift evaluation into ``store``. ``part_of``: the run directory belongs
+    to a larger job (the demo) that owns config.json and signature.json; this job's signature then goes to
+    ``shift_signature.json``."""
+    if part_of is None:
+        store.check_config(config.model_dump(mode="json"))
+    kb = load_kb(config.kb)
+    scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
+    judges = _judges(config.judge, store)
+    aspects = list(config.judge.aspects) if judges else []
+    _signature(store, kb, scorer, judges, aspects, fallbacks,
+               name="signature.json" if part_of is None else "shift_signature.json",
+               models=_models_signature(config), seed=config.seed,
+               simulator=config.simulator.model_dump(mode="json", exclude={"drift"}) |
+               {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
+               sessions=f"{config.sessions}x{config.turns}")
+    _simulate(config, store, scorer, judges, aspects, progress)
+    write_analysis(store, store.records(STREAM), aspects, n_boot=config.n_boot, seed=config.seed, title=title,
+                   notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [])
+
+
+def _result(store: RunStore, job: str, notes: Sequence[str] = ()) -> Result:
+    """One row per model with the mean of every metric; the CIs ('mean [low, high]') and the ANOVA as details."""
+    mm = store.read_table("model_metrics")
+    order = list(dict.fromkeys(mm["metric"]))
+    means = mm.pivot(index="model", columns="metric", values="mean")[order].reset_index()
+    n = mm.groupby("model")["n"].max().rename("sessions").reset_index()
+    cell = [f"{m:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if hi == hi else "")
+            for m, lo, hi in zip(mm["mean"], mm["ci_low"], mm["ci_high"])]
+    cis = mm.assign(value=cell).pivot(index="metric", columns="model", values="value").reindex(order).reset_index()
+    anova = store.read_table("anova")
+    sig = store.read_json("signature.json")
+    sig.pop("line", None)
+    return Result(job, "Per-model means (sessions that failed are excluded)", n.merge(means, on="model"), sig,
+                  store.root, notes=list(notes),
+                  details={"Per-model means with 95 % bootstrap CIs": cis,
+                           "One-way ANOVA across models": anova[["metric", "F", "p"]].assign(
+                               note=anova["note"].astype("string").fillna(""))})
+
+
+def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
+    shift_into(config, store, progress)
+    store.close()
+    return _result(store, "shift.run")
+
+
+class ScoreConfig(BaseModel):
+    """Score existing sessions without generating anything."""
+
+    model_config = ConfigDict(extra="forbid")
+    logs: Path = Field(..., description="Session logs: a JSON file or folder of them ({model_name, true_genre, "
+                                        "conversation: [{speaker, text, constraints}]}), a JSONL of crseval session "
+                                        "records, or a run directory.", json_schema_extra={"argument": True})
+    kb: Path | None = Field(None, description="OpenDialKG movie KB (default: the bundled sample catalogue).")
+    similarity: Literal["tfidf", "minilm"] = Field("tfidf", description="Sentence similarity model.")
+    topics: Literal["keyword", "lda", "llm"] = Field("keyword", description="Topic extractor (llm uses the LLM "
+                                                                              "options).")
+    judge: bool = Field(False, description="Also rate proactiveness, coherence and personalization with the LLM "
+                                           "judge.")
+    llm: LLMConfig = LLMConfig()
+    n_boot: int = Field(2000, ge=0, description="Bootstrap resamples for the per-model CIs.")
+    seed: int = Field(0, description="Seed (LDA, bootstrap).")
+
+
+def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
+    """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
+    simulator truth, optional judge, statistics and report section."""
+    logs, notes = import_logs(config.logs)
+    scoring = ScoringSection(similarity=config.similarity, topics=config.topics,
+                             topics_llm=config.llm if config.topics == "llm" else None)
+    judge = JudgeSection(judges=[JudgeSpec(name="judge", llm=config.llm)]) if config.judge else None
+    kb_path = str(config.kb.resolve()) if config.kb else None
+    store.check_config({"scoring": scoring.model_dump(mode="json"), "kb": kb_path, "seed": config.seed,
+                        "judge": judge.model_dump(mode="json") if judge else None,
+                        "sessions": sorted(r["key"] for r in logs)})
+    for n in notes:
+        store.log("NOTE " + n)
+    kb = load_kb(kb_path)
+    scorer, fallbacks = build_scorer(scoring, kb, store, config.seed)
+    judges = _judges(judge, store) if judge else []
+    aspects = list(judge.aspects) if judges else []
+    _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs")
+    done = store.done_keys(STREAM)
+    todo = [r for r in logs if r["key"] not in done]
+    bar = progress("scoring sessions", len(logs))
+    bar(len(logs) - len(todo))
+    try:
+        for rec in todo:
+            finish(rec, scorer, judges, aspects, store, config.seed)
+            bar(1)
+    finally:
+        close_clients()
+    extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
+    write_analysis(store, store.records(STREAM), aspects, n_boot=config.n_boot, seed=config.seed,
+                   title="Preference-shift adaptation",
+                   notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []))
+    store.close()
+    return _result(store, "shift.score", [f"{len(notes)} import repairs (joined/dropped utterances), listed in "
+                                          f"{store.root / 'run.log'}"] if notes else [])
+
+
+RUN = JobSpec("shift.run", ShiftConfig, run, "runs/shift",
+              "Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics, "
+              "anova, tukey, figures and the report.", "Preference-shift adaptation")
+SCORE = JobSpec("shift.score", ScoreConfig, score, "runs/shift-score",
+                "Score existing sessions without generating anything: TAS components, detection quality where the "
+                "logs carry simulator truth, optional judge, statistics and report.",
+                "Preference-shift adaptation (imported logs)")

@@ -1,0 +1,326 @@
+"""The behavior-alignment jobs: ``train`` (strategy + pair classifiers, grouped CV, OOD), ``tag`` (LLM
+tagger vs classifier), ``run`` (a system answers every recommender turn; explicit, entropy-weighted and
+implicit BA, BLEU, DIST) and ``meta`` (do the metrics track quality and agree with people?)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from crseval.core.errors import CrsevalError
+from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.registry import label
+from crseval.core.signature import make_signature
+from crseval.llm import LLMConfig, make_client
+from crseval.runs.store import RunStore
+
+DATA_HELP = "INSPIRED file or folder (labelled human dialogues), or 'sample' for the bundled dialogues."
+SPLIT_HELP = "Held-out INSPIRED split (the rest trains the classifiers)."
+
+
+def _data_field():
+    return Field(..., description=DATA_HELP, json_schema_extra={"argument": True})
+
+
+def dialogues(data: str):
+    from crseval.data import load_dataset
+    return load_dataset("sample").dialogues if data == "sample" else load_dataset("inspired", data)
+
+
+def split(ds, test_split: str):
+    """(train dialogues, evaluated dialogues): INSPIRED's dev trains, test is evaluated (by dialogue)."""
+    train = [d for d in ds if d.metadata.get("split") != test_split]
+    test = [d for d in ds if d.metadata.get("split") == test_split]
+    return (train, test) if train and test else (list(ds), list(ds))
+
+
+def pair_model(train, data_sig: str, seed: int = 0):
+    """The default pair model trained on ``train`` (cached by a signature naming exactly those dialogues)."""
+    from crseval.behavior.train import TrainConfig, train_pair_model
+    from crseval.core.signature import content_hash
+    from crseval.text.embed import get_embedder
+    ids = content_hash(",".join(sorted(d.id for d in train)).encode(), 8)
+    return train_pair_model(train, get_embedder(), TrainConfig(20000, 2000, 0.7, "logreg", seed),
+                            data_signature=f"{data_sig}|trained-on:{len(train)}-dialogues:{ids}")
+
+
+# ---- train ---------------------------------------------------------------------------------------
+class TrainConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    data: str = _data_field()
+    pairs: int = Field(20000, ge=10, description="Training pairs per fold / for the final model.")
+    hard: int = Field(2000, ge=0, description="Hard negatives (Mixed-hard); 0 for the Original design.")
+    head: Literal["logreg", "mlp"] = Field("logreg", description="Pair head.")
+    folds: int = Field(5, ge=2, le=20, description="Cross-validation folds (grouped by dialogue).")
+    ood: Path | None = Field(None, description="Labelled sentences CSV (text,strategy) for out-of-distribution "
+                                               "evaluation.")
+    cross_encoder_pairs: int = Field(0, ge=0, description="Also fine-tune the MiniLM cross-encoder on this many pairs "
+                                                          "(~32 pairs/s on 2 CPU cores; uses a GPU when present).")
+    seed: int = Field(0, description="Seed for pairs and models.")
+
+
+def _ood_row(model, path: Path, seed: int) -> dict:
+    from crseval.behavior.implicit import evaluate_pairs
+    from crseval.behavior.pairs import ood_pairs
+    from crseval.data.io import read_rows
+    _, it = read_rows(path, required=("text", "strategy"))
+    s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in it])
+    res = evaluate_pairs(model, ood_pairs(s, seed=seed, max_positive=20000))
+    return {"design": f"OOD {path.name} (Mixed-hard model)", "accuracy": res["accuracy"], "kappa": res["kappa"],
+            "fold accuracy": f"{res['pairs']} pairs"}
+
+
+def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
+    from crseval.behavior.implicit import evaluate_pairs
+    from crseval.behavior.pairs import make_pairs
+    train_d, test_d = split(ds, "test")
+    tr = make_pairs(labelled_sentences(train_d), config.cross_encoder_pairs, hard=config.hard,
+                    hard_classes=rep.hard_classes(), seed=config.seed)
+    ce = CrossEncoderPairClassifier(seed=config.seed).fit(tr, progress("fine-tuning the cross-encoder", len(tr)))
+    res = evaluate_pairs(ce, make_pairs(labelled_sentences(test_d), 4000, seed=config.seed + 1))
+    ce.save(store.writable("cross_encoder", "config.json").parent,
+            {"pairs": config.cross_encoder_pairs, "hard": config.hard, "seed": config.seed})
+    return {"design": f"cross-encoder, {config.cross_encoder_pairs} Mixed-hard pairs (held-out split)",
+            "accuracy": res["accuracy"], "kappa": res["kappa"], "fold accuracy": f"{res['pairs']} test pairs"}
+
+
+def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
+    from crseval.behavior.implicit import cross_validate
+    from crseval.behavior.train import TrainConfig as PairTraining, train_pair_model
+    from crseval.text.embed import get_embedder
+    ds, emb = dialogues(config.data), get_embedder()
+    sentences = labelled_sentences(ds)
+    rep = evaluate_classifier(sentences, emb, n_splits=config.folds, seed=config.seed)
+    rows = []
+    for name, h in (("Original", 0), ("Mixed-hard", config.hard)):
+        cv = cross_validate(sentences, emb, n_pairs=config.pairs, hard=h, hard_classes=rep.hard_classes(),
+                            head=config.head, n_splits=config.folds, seed=config.seed)
+        rows.append({"design": name, "accuracy": cv.accuracy, "kappa": cv.kappa,
+                     "fold accuracy": " ".join(f"{a:.3f}" for a in cv.fold_accuracy)})
+    model, sig, _ = train_pair_model(ds, emb, PairTraining(config.pairs, config.hard, 0.7, config.head, config.seed),
+                                     data_signature=ds.info.signature(), report=rep)
+    if config.ood is not None:
+        rows.append(_ood_row(model, config.ood, config.seed))
+    if config.cross_encoder_pairs:
+        rows.append(_cross_encoder_row(config, ds, rep, store, progress))
+    signature = make_signature(data=ds.info.signature(), model=sig)
+    store.save_signature(signature)
+    table = pd.DataFrame(rows)
+    for name, df in (("pair_cv", table), ("strategy_per_class", rep.per_class),
+                     ("strategy_top_confusions", rep.top_confusions), ("strategy_confusion", rep.confusion.reset_index())):
+        store.write_table(name, df)
+    store.add_section("Behavior classifiers",
+                      f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
+                      f"({config.folds}-fold CV grouped by dialogue). Pair classifier: accuracy and Cohen's κ on "
+                      "held-out dialogues' pairs.",
+                      tables=["pair_cv", "strategy_per_class", "strategy_top_confusions", "strategy_confusion"])
+    per_class = rep.per_class.merge(rep.top_confusions, on="label").round(3)
+    return Result("behavior.train", "pair classifier", table.round(3), signature, store.root,
+                  details={"strategy classifier (grouped CV)": per_class})
+
+
+# ---- tag -----------------------------------------------------------------------------------------
+class TagConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    data: str = _data_field()
+    limit: int = Field(40, ge=1, description="Held-out sentences to tag (seeded sample).")
+    shots: int = Field(1, ge=0, le=10, description="Few-shot examples per strategy, from training dialogues "
+                                                   "(0: zero-shot only).")
+    llm: LLMConfig = LLMConfig()
+    test_split: str = Field("test", description=SPLIT_HELP)
+    seed: int = Field(0, description="Seed of the sample and the examples.")
+
+
+def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
+    from crseval.behavior.classifier import StrategyClassifier, labelled_sentences
+    from crseval.behavior.tagger import few_shot_examples, tag as llm_tag
+    from crseval.text.embed import get_embedder
+    ds = dialogues(config.data)
+    train_d, test_d = split(ds, config.test_split)
+    train_s, test_s = labelled_sentences(train_d), labelled_sentences(test_d)
+    test_s = test_s.sample(min(config.limit, len(test_s)), random_state=config.seed)
+    clf = StrategyClassifier(get_embedder(), seed=config.seed).fit(train_s["text"], train_s["label"])
+    predictions = {"classifier (MiniLM + logistic regression)": list(clf.predict(test_s["text"].tolist()))}
+    client = make_client(config.llm, store.cache_path)
+    shots = [(f"LLM {config.shots}-shot", few_shot_examples(train_s, config.shots, config.seed))] if config.shots else []
+    try:
+        for name, ex in [("LLM zero-shot", [])] + shots:
+            predictions[name] = llm_tag(client, test_s["text"].tolist(), ex, progress(name, len(test_s)))
+        identity = client.identity()
+    finally:
+        client.close()
+    truth = test_s["label"].tolist()
+    rows = []
+    for name, pred in predictions.items():
+        filled = [p if p is not None else "unparsed" for p in pred]
+        rows.append({"tagger": name, "sentences": len(truth), "unparsed": sum(p is None for p in pred),
+                     "accuracy": float(np.mean([p == t for p, t in zip(filled, truth)])),
+                     "kappa": float(cohen_kappa_score(truth, filled))})
+    table = pd.DataFrame(rows)
+    store.write_table("tagger_comparison", table)
+    sig = make_signature(data=ds.info.signature(), llm=identity,
+                         metric={"sentences": len(truth), "shots": config.shots, "seed": config.seed})
+    store.save_signature(sig)
+    store.add_section("Strategy taggers", "Accuracy and Cohen's κ of each tagger against the human labels of "
+                      "sentences from held-out dialogues.", tables=["tagger_comparison"])
+    return Result("behavior.tag", f"strategy taggers on {len(truth)} held-out sentences", table.round(3), sig,
+                  store.root)
+
+
+# ---- run -----------------------------------------------------------------------------------------
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    data: str = _data_field()
+    limit: int | None = Field(None, ge=1, description="Evaluate only the first N evaluated dialogues.")
+    responses: Path | None = Field(None, description="Use this responses file (JSONL/CSV: dialogue, turn, response) "
+                                                     "instead of generating.")
+    llm: LLMConfig = LLMConfig()
+    test_split: str = Field("test", description=SPLIT_HELP)
+    order: int = Field(1, ge=0, le=5, description="History length t of the entropy model (entropy-weighted BA).")
+    tagger: Literal["classifier", "llm"] = Field("classifier", description="Who labels the system's strategies for "
+                                                 "explicit BA: classifier (trained on the other split) or llm.")
+
+
+def metrics_table(metrics: dict[str, float]) -> pd.DataFrame:
+    """A metrics dict (registry names) as rows: metric, label, value."""
+    return pd.DataFrame([{"metric": k, "label": label(k), "value": v} for k, v in metrics.items()])
+
+
+def _responses(config: RunConfig, test_d, client, store: RunStore, progress: Progress) -> pd.DataFrame:
+    from crseval.behavior.evaluate import contexts, generate_responses, load_responses
+    if config.responses is not None:
+        return load_responses(config.responses)
+    ctxs = contexts(test_d)
+    resp = generate_responses(ctxs, client, store, progress=progress("system responses", len(ctxs)))
+    failed = int(resp["response"].isna().sum())
+    if failed:
+        store.log(f"WARNING {failed} responses failed and are excluded (see records/responses.jsonl)")
+    return resp.dropna(subset=["response"])
+
+
+def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.behavior.evaluate import evaluate_responses, load_responses, write_tables
+    from crseval.behavior.tagger import tag as llm_tag
+    if config.responses is not None:
+        load_responses(config.responses)  # a bad file fails here, before any training
+    ds = dialogues(config.data)
+    train_d, test_d = split(ds, config.test_split)
+    test_d = test_d[:config.limit] if config.limit else test_d
+    pair, model_sig, _ = pair_model(train_d, ds.info.signature())
+    llm_sig: dict = {"responses": config.responses.name} if config.responses else {}
+    client = None
+    if config.responses is None or config.tagger == "llm":
+        client = make_client(config.llm, store.cache_path)
+        llm_sig.update({**client.identity(), "T": config.llm.temperature, "seed": config.llm.seed})
+    try:
+        resp = _responses(config, test_d, client, store, progress)
+        system_labels = None
+        if config.tagger == "llm":
+            labels = llm_tag(client, resp["response"].tolist(), progress=progress("LLM strategy tagger", len(resp)))
+            system_labels = {(str(d), int(t)): lab for d, t, lab in zip(resp["dialogue"], resp["turn"], labels)
+                             if lab is not None}
+    finally:
+        if client is not None:
+            client.close()
+    metrics, table = evaluate_responses(test_d, resp, pair, reference=train_d, order=config.order,
+                                        system_labels=system_labels)
+    sig = make_signature(data=ds.info.signature(), llm=llm_sig, model=model_sig,
+                         metric={"entropy_order": config.order, "tagger": config.tagger})
+    store.save_signature(sig)
+    store.add_section("Behavior alignment", "Explicit BA compares the strategy of the system's response (strategy "
+                      "classifier) with the human recommender's at the same turn; implicit BA is the pair classifier's "
+                      "probability that both use the same strategy. The first turn of each dialogue is not counted.",
+                      tables=write_tables(store, metrics, table))
+    return Result("behavior.run", "behavior alignment", metrics_table(metrics), sig, store.root)
+
+
+# ---- meta ----------------------------------------------------------------------------------------
+class MetaConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    data: str = _data_field()
+    ideal: Path = Field(..., description="Responses of an 'ideal' system (JSONL/CSV).")
+    worst: Path = Field(..., description="Responses of a 'worst' system.")
+    human: Path | None = Field(None, description="CSV dialogue,turn,preference (A|B|same) comparing ideal (A) and "
+                                                 "worst (B), for κ agreement of each metric.")
+    test_split: str = Field("test", description="INSPIRED split the responses answer.")
+
+
+TRACKED = ["explicit_ba_counted", "entropy_ba", "implicit_ba", "bleu4", "dist2"]
+
+
+def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
+    from crseval.behavior.evaluate import evaluate_responses
+    from crseval.behavior.meta import metric_preferences, preference_kappa
+    from crseval.data.io import read_rows
+    _, it = read_rows(path, required=("dialogue", "turn", "preference"))
+    prefs = {}
+    for line, r in it:
+        try:
+            prefs[(r["dialogue"], int(r["turn"]))] = r["preference"]
+        except ValueError:
+            raise CrsevalError("turn is not an integer", file=path, line=line, field="turn") from None
+    _, ta = evaluate_responses(test_d, a, pair, reference=train_d)
+    _, tb = evaluate_responses(test_d, b, pair, reference=train_d)
+    both = ta.merge(tb, on=["dialogue", "turn"], suffixes=("_a", "_b"))
+    both = both[[(d, t) in prefs for d, t in zip(both["dialogue"], both["turn"])]]
+    hp = [prefs[(d, t)] for d, t in zip(both["dialogue"], both["turn"])]
+    rows = []
+    for name, col in [("explicit BA", "match"), ("implicit BA", "p_same")]:
+        k, lo, hi = preference_kappa(metric_preferences(both[f"{col}_a"], both[f"{col}_b"]), hp)
+        rows.append({"metric": name, "kappa": k, "ci_low": lo, "ci_high": hi, "items": len(hp)})
+    return pd.DataFrame(rows)
+
+
+def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.behavior.evaluate import evaluate_responses, load_responses
+    from crseval.behavior.meta import plot_quality_curve, quality_curve
+    a, b = load_responses(config.ideal), load_responses(config.worst)
+    ds = dialogues(config.data)
+    train_d, test_d = split(ds, config.test_split)
+    pair, model_sig, _ = pair_model(train_d, ds.info.signature())
+
+    def metrics(r):
+        m, _ = evaluate_responses(test_d, r, pair, reference=train_d)
+        return {k: m[k] for k in TRACKED}
+    curve = quality_curve(a, b, metrics)
+    store.write_table("quality_curve", curve)
+    plot_quality_curve(curve.assign(metric=curve["metric"].map(label)), store.figure_path("quality_curve"))
+    tables, details = ["quality_curve"], {}
+    if config.human is not None:
+        details["agreement with human preferences"] = agree = _human_agreement(config.human, test_d, train_d, pair, a, b)
+        store.write_table("preference_agreement", agree)
+        tables.append("preference_agreement")
+    store.add_section("Behavior metric meta-evaluation", "Synthetic systems answer a growing share of turns with the "
+                      "worst system's response; a metric that tracks quality falls as that share grows.",
+                      tables=tables, figures=["quality_curve"])
+    sig = make_signature(data=ds.info.signature(), model=model_sig,
+                         metric={"ideal": config.ideal.name, "worst": config.worst.name})
+    store.save_signature(sig)
+    summary = curve.pivot(index="worst_share", columns="metric", values="value")[TRACKED].round(3).reset_index()
+    return Result("behavior.meta", "metric value vs share of worst responses", summary, sig, store.root,
+                  details={k: v.round(3) for k, v in details.items()})
+
+
+TRAIN = JobSpec("behavior.train", TrainConfig, train, "runs/behavior-train",
+                "Train the strategy classifier and the pair classifier; report grouped CV (per-class accuracy, "
+                "confusions, pair accuracy and κ for Original and Mixed-hard) and optional OOD accuracy.",
+                "crseval behavior classifiers")
+TAG = JobSpec("behavior.tag", TagConfig, tag, "runs/behavior-tag",
+              "Compare the LLM strategy tagger (zero- and few-shot) with the trained classifier on sentences of "
+              "held-out dialogues: accuracy and Cohen's κ against the human labels.", "crseval behavior taggers")
+RUN = JobSpec("behavior.run", RunConfig, run, "runs/behavior",
+              "Give every recommender-turn context to a system, collect its responses and report explicit and "
+              "implicit BA, turns before the first recommendation, strategy distributions, BLEU and DIST.",
+              "crseval behavior alignment")
+META = JobSpec("behavior.meta", MetaConfig, meta, "runs/behavior-meta",
+               "How well do the metrics track quality (synthetic mixtures of ideal and worst, 10–90 %), and — with "
+               "human preferences — how well does each metric's preference agree with humans (κ, 95 % CI)?",
+               "crseval behavior meta-evaluation")

@@ -1,0 +1,117 @@
+"""What every command shares: the LLM options, the output format, and commands built from a job's config.
+
+A job's config (a pydantic model, declared once) becomes the command's options: each field is an option
+named after it (``n_boot`` → ``--n-boot``) with its default and its description as help; a field marked
+``json_schema_extra={"argument": True}`` is a positional argument; an ``LLMConfig`` field becomes
+``--backend``, ``--model``, ``--base-url`` and ``--llm-config FILE.toml``. The command validates the
+values against the model (a bad value is a one-line error naming the option), runs the job and prints
+its result. Nothing about a job's options is written twice.
+"""
+from __future__ import annotations
+
+import inspect
+import time
+import types
+import typing
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from crseval.cli.output import Format, show_result
+from crseval.core.job import JobSpec
+from crseval.llm import LLMConfig
+
+BACKEND_HELP = "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
+FORMAT = typer.Option(Format.table, "--format", help="Output format: table, json, csv, markdown or latex.")
+
+
+def llm_config(backend: str = "llamacpp", model: Optional[str] = None, base_url: Optional[str] = None,
+               temperature: float = 0.0, config: Optional[Path] = None) -> LLMConfig:
+    """An LLM config from a TOML file (``config``) or from the common flags."""
+    from crseval.core.config import load_config, validate
+    if config is not None:
+        return load_config(config, LLMConfig)
+    values: dict[str, Any] = {"backend": backend, "model": model, "temperature": temperature}
+    if base_url:
+        values["base_url"] = base_url
+    return validate(LLMConfig, values)
+
+
+def _llm_params() -> list[inspect.Parameter]:
+    opts = {"backend": (str, typer.Option("llamacpp", help=BACKEND_HELP)),
+            "model": (Optional[str], typer.Option(None, help="Model name or .gguf path (default: the embedded "
+                                                               "Qwen2.5-Coder-1.5B).")),
+            "base_url": (Optional[str], typer.Option(None, help="Server URL for --backend openai.")),
+            "llm_config": (Optional[Path], typer.Option(None, help="TOML file with an LLM config (overrides "
+                                                                   "--backend/--model/--base-url)."))}
+    return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a) for n, (a, d) in opts.items()]
+
+
+def _cli_type(annotation: Any) -> Any:
+    """The type typer shows for a field: Optional kept, comma lists as one string."""
+    args = typing.get_args(annotation)
+    optional = (typing.get_origin(annotation) in (typing.Union, types.UnionType)) and type(None) in args
+    inner = next((a for a in args if a is not type(None)), annotation) if optional else annotation
+    if typing.get_origin(inner) is typing.Annotated:
+        inner = typing.get_args(inner)[0]
+    if typing.get_origin(inner) is list:
+        inner = str
+    return Optional[inner] if optional else inner
+
+
+def _field_param(name: str, field: Any) -> inspect.Parameter:
+    extra = field.json_schema_extra or {}
+    default = None if field.default is PydanticUndefined else field.default
+    if field.default is PydanticUndefined and field.default_factory is not None:
+        default = field.default_factory()
+    if isinstance(default, list):
+        default = ",".join(map(str, default))
+    help_ = field.description or ""
+    if extra.get("argument"):
+        info = typer.Argument(... if field.is_required() else default, help=help_, show_default=False)
+    else:
+        info = typer.Option(default, f"--{name.replace('_', '-')}", help=help_)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=_cli_type(field.annotation))
+
+
+def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = False) -> None:
+    """Add ``name`` to ``app``: options from ``job.config``, then validate → run → print."""
+    params, llm_fields = [], []
+    for fname, field in job.config.model_fields.items():
+        if field.annotation is LLMConfig or LLMConfig in typing.get_args(field.annotation):
+            llm_fields.append(fname)
+            continue
+        params.append(_field_param(fname, field))
+    if llm_fields:
+        params += _llm_params()
+    params += [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path],
+                                 default=typer.Option(None, help=f"Run directory (default: {job.out_help})")),
+               inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, annotation=Format, default=FORMAT)]
+
+    def command(**kw: Any) -> None:
+        fmt, out = kw.pop("fmt"), kw.pop("out")
+        if llm_fields:
+            llm = llm_config(kw.pop("backend"), kw.pop("model"), kw.pop("base_url"), config=kw.pop("llm_config"))
+            kw.update({f: llm for f in llm_fields})
+        run_job(job, kw, out, fmt)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__doc__ = job.help
+    app.command(name, hidden=hidden)(command)
+
+
+def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, fmt: Format) -> None:
+    """Validate the values, run the job into its run directory with progress bars, print the result
+    (the report is written by :func:`crseval.api.execute`)."""
+    from crseval.api import execute
+    from crseval.cli.progress import progress_bars
+    from crseval.core.config import validate
+    config = values if isinstance(values, BaseModel) else validate(job.config, values)
+    t0 = time.perf_counter()
+    with progress_bars() as bars:
+        result = execute(job, config, out, bars)
+    show_result(result, fmt, seconds=time.perf_counter() - t0)

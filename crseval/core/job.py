@@ -1,0 +1,66 @@
+"""The one shape every capability's job has: ``run(config, store, progress) -> Result``.
+
+``config`` is a pydantic model declared once per job (fields, defaults, validation, help text: the CLI
+builds its options from it, TOML files and the Python API validate against it); ``store`` is the run
+directory (:class:`crseval.runs.RunStore`); ``progress(description, total)`` returns an ``advance(n)``
+callback. A job builds its signature through :func:`crseval.core.signature.make_signature`, writes its
+per-item tables (columns named after registered metrics), adds its report section and returns a
+:class:`Result`; the CLI, the demo and :func:`crseval.evaluate` only parse and dispatch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+from pydantic import BaseModel
+
+from crseval.core.signature import format_signature
+
+Advance = Callable[..., None]
+Progress = Callable[[str, int], Advance]
+
+
+def no_progress(description: str, total: int) -> Advance:
+    return lambda n=1: None
+
+
+@dataclass
+class Result:
+    """What a job returns: the headline table, further tables worth showing, the signature, where the
+    run directory and report are, and notes the user should read."""
+
+    job: str
+    title: str
+    summary: pd.DataFrame
+    signature: dict[str, Any]
+    run_dir: Path
+    details: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    report: Path | None = None
+
+    @property
+    def signature_line(self) -> str:
+        return format_signature(self.signature)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A job: its config model, its ``run`` function, where its run directory goes by default and the
+    title of its report. ``default_out`` is a path, or a function of the config for names that depend on
+    the input (``runs/reliability-crs-que``)."""
+
+    name: str
+    config: type[BaseModel]
+    run: Callable[[Any, Any, Progress], Result]
+    default: str | Callable[[Any], Path]
+    help: str
+    report_title: str
+
+    def default_out(self, config: BaseModel) -> Path:
+        return Path(self.default(config)) if callable(self.default) else Path(self.default)
+
+    @property
+    def out_help(self) -> str:
+        return "depends on the input" if callable(self.default) else str(self.default)

@@ -1,0 +1,88 @@
+"""A run directory, read-only: ``crseval.load_run(path)``. Nothing is created, repaired or rewritten —
+tables come back as pandas DataFrames, records as dicts (a torn trailing line is skipped and counted)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterator
+
+import pandas as pd
+
+from crseval.core.errors import CrsevalError
+
+
+class _Tables(Mapping):
+    """name → DataFrame, read from tables/NAME.csv when first asked for."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._cache: dict[str, pd.DataFrame] = {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in self._cache:
+            path = self.folder / f"{name}.csv"
+            if not path.is_file():
+                raise KeyError(name)
+            try:
+                self._cache[name] = pd.read_csv(path)
+            except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+                raise CrsevalError(f"unreadable table ({type(e).__name__})", file=path,
+                                   fix="the file is truncated or not a CSV written by crseval") from None
+        return self._cache[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(p.stem for p in self.folder.glob("*.csv")))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class Run:
+    def __init__(self, path: str | Path) -> None:
+        self.root = Path(path)
+        if not self.root.is_dir():
+            raise CrsevalError("run directory not found", file=self.root,
+                               fix="pass a folder written by a crseval command (see --out)")
+        self.tables: Mapping[str, pd.DataFrame] = _Tables(self.root / "tables")
+        self.skipped_lines = 0
+
+    def _json(self, name: str) -> Any:
+        p = self.root / name
+        if not p.is_file():
+            return None
+        try:
+            return json.loads(p.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CrsevalError(f"invalid JSON ({type(e).__name__})", file=p) from None
+
+    @property
+    def signature(self) -> dict[str, Any] | None:
+        return self._json("signature.json")
+
+    @property
+    def config(self) -> dict[str, Any] | None:
+        return self._json("config.json")
+
+    def records(self, stream: str) -> list[dict[str, Any]]:
+        """The complete records of ``records/STREAM.jsonl`` (a torn line is skipped and counted)."""
+        p = self.root / "records" / f"{stream}.jsonl"
+        out = []
+        if p.is_file():
+            for line in p.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    self.skipped_lines += 1
+                    continue
+                if isinstance(rec, dict):
+                    out.append(rec)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.root)!r}, tables={list(self.tables)})"
+
+
+def load_run(path: str | Path) -> Run:
+    """Open a run directory read-only: ``run.tables['reliability']``, ``run.signature``, ``run.records(...)``."""
+    return Run(path)

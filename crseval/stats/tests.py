@@ -1,0 +1,59 @@
+"""Significance tests shared by every comparison: one-way ANOVA (F, degrees of freedom, p, η²) with
+Tukey HSD (statsmodels' public API), and the two-sample tests ``compare`` chooses between."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+TUKEY_COLUMNS = ["group1", "group2", "meandiff", "p_adj", "lower", "upper", "reject"]
+
+
+@dataclass
+class Anova:
+    F: float
+    p: float
+    df_between: float
+    df_within: float
+    eta_squared: float
+    n: int
+    tukey: pd.DataFrame      # one row per pair of groups (TUKEY_COLUMNS)
+    note: str = ""           # why the test could not run, when it could not
+
+
+def anova_tukey(values, groups) -> Anova:
+    """One-way ANOVA and Tukey HSD over the groups that have at least two finite values. Needs two such
+    groups and some variation within groups; otherwise every number is NaN and ``note`` says why."""
+    d = pd.DataFrame({"y": np.asarray(values, float), "g": np.asarray(groups).astype(str)})
+    d = d[np.isfinite(d["y"])]
+    d = d[d.groupby("g")["y"].transform("size") >= 2]
+    if d["g"].nunique() < 2 or not (d.groupby("g")["y"].var() > 0).any():
+        return Anova(np.nan, np.nan, np.nan, np.nan, np.nan, len(d), pd.DataFrame(columns=TUKEY_COLUMNS),
+                     "needs ≥ 2 groups with ≥ 2 values and variation within groups")
+    samples = [g["y"].to_numpy() for _, g in d.groupby("g", sort=True)]
+    res = stats.f_oneway(*samples)
+    grand = d["y"].mean()
+    ss_between = sum(len(s) * (s.mean() - grand) ** 2 for s in samples)
+    ss_total = float(((d["y"] - grand) ** 2).sum())
+    tk = pairwise_tukeyhsd(d["y"].to_numpy(float), d["g"].to_numpy(str))
+    pairs = [(a, b) for k, a in enumerate(tk.groupsunique) for b in tk.groupsunique[k + 1:]]
+    tukey = pd.DataFrame([{"group1": str(a), "group2": str(b), "meandiff": float(diff), "p_adj": float(p),
+                           "lower": float(lo), "upper": float(hi), "reject": bool(rej)}
+                          for (a, b), diff, p, (lo, hi), rej in zip(pairs, tk.meandiffs, tk.pvalues, tk.confint,
+                                                                     tk.reject)], columns=TUKEY_COLUMNS)
+    return Anova(float(res.statistic), float(res.pvalue), float(len(samples) - 1), float(len(d) - len(samples)),
+                 ss_between / ss_total if ss_total > 0 else np.nan, len(d), tukey)
+
+
+def paired_or_welch(a, b, paired: bool) -> tuple[str, float, float]:
+    """(test name, statistic, p): a paired t-test on the pairs where both are finite, else Welch's t-test."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if paired:
+        ok = np.isfinite(a) & np.isfinite(b)
+        t = stats.ttest_rel(a[ok], b[ok])
+        return f"paired t (n={int(ok.sum())})", float(t.statistic), float(t.pvalue)
+    t = stats.ttest_ind(a[np.isfinite(a)], b[np.isfinite(b)], equal_var=False)
+    return "Welch t", float(t.statistic), float(t.pvalue)

@@ -1,0 +1,90 @@
+"""Rules that read movie talk: genre cues (with negation), years and decades, and KB titles named in a
+text. Public and shared: the rule-based CRS understands users with them (:mod:`crseval.simulation.nlu`)
+and the keyword topic extractor (:mod:`crseval.text.topics`) reads utterances with them, so both
+parse movie text the same way without one importing the other's internals."""
+from __future__ import annotations
+
+import re
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from crseval.data.kb import TITLE_TOKEN, MovieKB
+from crseval.data.opendialkg import GENRE_MAP, GENRES
+
+_EXTRA_CUES = {
+    "sci fi": "sci-fi", "scifi": "sci-fi", "science-fiction": "sci-fi", "comedies": "comedy", "funny": "comedy",
+    "dramas": "drama", "thrillers": "thriller", "scary": "horror", "romantic": "romance", "rom-com": "romance",
+    "animated": "animation", "cartoon": "animation", "cartoons": "animation", "westerns": "western",
+    "musicals": "musical", "mysteries": "mystery", "documentaries": "documentary", "war movie": "war",
+    "war movies": "war", "superhero": "superhero", "superheroes": "superhero", "biopic": "biography",
+    "biopics": "biography", "historical": "history", "sports": "sport", "crime movies": "crime",
+    "action movies": "action", "adventures": "adventure", "fantasy movies": "fantasy", "indie": "indie",
+    "disaster movie": "disaster", "teen movie": "teen", "family movie": "family", "horror movies": "horror",
+}
+GENRE_CUES: dict[str, tuple[str, ...]] = {**{g: (g,) for g in GENRES}, **GENRE_MAP,
+                                          **{k: (v,) for k, v in _EXTRA_CUES.items()}}
+_CUE_WORDS = max(len(k.split()) for k in GENRE_CUES)
+NEGATION = re.compile(r"\b(no|not|no more|nothing|without|instead of|enough|tired of|anything but|don't|do not|"
+                      r"rather than|forget|skip|drop|stop)\b[\w\s'-]{0,24}$")
+DECADE = re.compile(r"\b(?:(19|20)(\d)0s|'?([2-9])0s)\b")
+YEAR = re.compile(r"\b(before|after|since|from|older than|newer than|in|around)?\s*((?:19|20)\d{2})\b(?!s)")
+
+
+def genre_mentions(text: str) -> list[tuple[str, bool]]:
+    """(canonical genre, negated) for every genre cue, longest cue first."""
+    low = text.lower()
+    toks = list(re.finditer(r"[a-z][a-z'-]*", low))
+    out, used = [], set()
+    for n in range(_CUE_WORDS, 0, -1):
+        for s in range(len(toks) - n + 1):
+            if any(k in used for k in range(s, s + n)):
+                continue
+            cue = " ".join(t.group() for t in toks[s:s + n])
+            canon = GENRE_CUES.get(cue) or (GENRE_CUES.get(cue[:-1]) if n == 1 and cue.endswith("s") else None)
+            if canon:
+                used.update(range(s, s + n))
+                neg = bool(NEGATION.search(low[max(0, toks[s].start() - 30):toks[s].start()]))
+                out += [(c, neg) for c in canon]
+    return out
+
+
+def years(text: str) -> tuple[int | None, int | None] | None:
+    """The year range a text asks for: a decade ('90s', '1990s'), or a year with 'before/after/since'."""
+    m = DECADE.search(text)
+    if m:
+        start = int(m.group(1) + m.group(2) + "0") if m.group(1) else 1900 + int(m.group(3)) * 10
+        return (start, start + 9)
+    m = YEAR.search(text.lower())
+    if m:
+        y, how = int(m.group(2)), (m.group(1) or "").strip()
+        if how in ("before", "older than"):
+            return (None, y - 1)
+        if how in ("after", "newer than"):
+            return (y + 1, None)
+        if how == "since":
+            return (y, None)
+        return (y, y)
+    return None
+
+
+def mentioned_titles(kb: MovieKB, text: str) -> list[str]:
+    """KB titles mentioned in ``text``, in order of appearance (whole words, case-insensitive,
+    punctuation ignored). One-word titles ("Heat", "Up") count only as written and never when they are
+    stop words; a title inside a longer mentioned title ("Batman" in "Batman Returns") is not reported."""
+    toks = TITLE_TOKEN.findall(text)
+    low = [t.lower() for t in toks]
+    hits = []
+    for s, w in enumerate(low):
+        for seq, display in kb.title_index.get(w, ()):
+            if tuple(low[s:s + len(seq)]) != seq:
+                continue
+            if len(seq) == 1 and (w in ENGLISH_STOP_WORDS or len(w) < 3 or toks[s] != TITLE_TOKEN.findall(display)[0]):
+                continue
+            hits.append((s, len(seq), display))
+    taken: set[int] = set()
+    kept = []
+    for s, n, display in sorted(hits, key=lambda h: -h[1]):
+        if not taken & set(range(s, s + n)):
+            taken |= set(range(s, s + n))
+            kept.append((s, display))
+    return list(dict.fromkeys(d for _, d in sorted(kept)))

@@ -1,0 +1,53 @@
+import pytest
+
+from crseval.core.errors import CrsevalError
+from crseval.core.registry import (METRICS, TABLES, all_metrics, all_tables, get_metric, label, metric_columns,
+                                   metrics_with, register_metric)
+
+
+def test_registry_finds_metrics_by_name_with_parameters():
+    register_metric("test.double", "twice the input", higher_is_better=False, params={"factor": 2})
+    try:
+        spec = get_metric("test.double")
+        assert spec.higher_is_better is False
+        assert spec.signature() == "test.double(factor=2)"
+    finally:
+        METRICS.pop("test.double")
+    with pytest.raises(CrsevalError, match="unknown metric"):
+        get_metric("nope")
+
+
+def test_a_name_registered_twice_differently_is_refused():
+    register_metric("test.once", "one")
+    try:
+        with pytest.raises(CrsevalError, match="twice"):
+            register_metric("test.once", "another meaning")
+    finally:
+        METRICS.pop("test.once")
+
+
+def test_every_capability_declares_its_metrics_and_tables():
+    caps = {m.capability for m in all_metrics().values()}
+    assert {"behavior", "preference-shift", "reliability", "judge", "serendipity"} <= caps
+    assert {"behavior_turns", "shift_sessions", "reliability", "meta_eval", "serendipity_answers"} <= set(all_tables())
+
+
+def test_labels_and_directions_come_from_the_registry():
+    assert label("explicit_ba") == "explicit BA (formula)"
+    assert label("not-a-metric") == "not-a-metric"
+    assert get_metric("mae").higher_is_better is False
+    # counts and CI bounds are not metrics that can be compared
+    assert metric_columns(["tas", "turns", "pearson_lo", "dialogue"]) == ["tas"]
+
+
+def test_serendipity_evaluators_come_from_the_registry():
+    from crseval.serendipity.proxies import PROXIES
+    assert set(metrics_with("serendipity", "baseline")) == set(PROXIES)
+
+
+def test_tas_parameters_are_declared_once():
+    from crseval.adaptation.config import ScoringSection
+    from crseval.adaptation.tas import TASParams
+    assert get_metric("tas").params == TASParams().signature_params()
+    assert ScoringSection().tas_params() == TASParams()
+    assert TABLES["shift_sessions"].ids == ("model", "session")
