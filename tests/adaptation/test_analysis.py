@@ -47,14 +47,17 @@ def test_tukey_matches_scipy(sessions):
 def test_anova_skips_metrics_without_within_model_variation():
     df = pd.DataFrame({"model": list("aabb"), "session": list("0101"), "failed": False, "x": [1.0, 1.0, 0.0, 0.0]})
     anova, tukey = anova_tukey(df, ["x"])
-    assert np.isnan(anova.iloc[0]["F"]) and "variation" in anova.iloc[0]["note"] and tukey.empty
+    assert np.isnan(anova.iloc[0]["F"])
+    assert "variation" in anova.iloc[0]["note"]
+    assert tukey.empty
 
 
 def test_model_metrics_ci_contains_the_mean_and_excludes_failed_sessions(sessions):
     mm = model_metrics(sessions, ["tas"], n_boot=500)
     a = mm[(mm.model == "a") & (mm.metric == "tas")].iloc[0]
     ok = sessions[(sessions.model == "a") & ~sessions.failed]
-    assert a["mean"] == pytest.approx(ok.tas.mean()) and a["n"] == len(ok)
+    assert a["mean"] == pytest.approx(ok.tas.mean())
+    assert a["n"] == len(ok)
     assert a["ci_low"] < a["mean"] < a["ci_high"]
 
 

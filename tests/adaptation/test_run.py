@@ -4,9 +4,9 @@ import json
 import pandas as pd
 import pytest
 
+from crseval import evaluate
 from crseval.adaptation.config import ShiftConfig
 from crseval.adaptation.importer import dumps_layout, import_logs
-from crseval import evaluate
 from crseval.core.config import validate
 from crseval.core.errors import ConfigError, CrsevalError
 from crseval.runs import RunStore
@@ -41,13 +41,18 @@ def test_writes_every_artifact(full_run):
     for fig in ("shift_metrics", "shift_judge", "shift_radar", "shift_correlations"):
         assert store.figure_path(fig).exists(), fig
     r = results[0]
-    assert len(r["turns"]) == 5 and set(r["judge"]) == {"proactiveness", "coherence", "personalization"}
-    assert r["judge_by"]["j"] and r["tas"]["events"][0]["turn"] == 0
+    assert len(r["turns"]) == 5
+    assert set(r["judge"]) == {"proactiveness", "coherence", "personalization"}
+    assert r["judge_by"]["j"]
+    assert r["tas"]["events"][0]["turn"] == 0
     assert all(any(t["truth"]["shift"] for t in r["turns"]) for r in results)
     sig = store.read_json("signature.json")["line"]
-    assert "tas(sim_shift=0.55" in sig and "fallbacks:none" in sig
+    assert "tas(sim_shift=0.55" in sig
+    assert "fallbacks:none" in sig
     html = store.path("report.html").read_text()
-    assert "Drill-down: shift_turns" in html and "class='hl'" in html and "true shift" in html
+    assert "Drill-down: shift_turns" in html
+    assert "class='hl'" in html
+    assert "true shift" in html
 
 
 def test_same_seed_same_numbers_and_paired_users(full_run, tmp_path):
@@ -76,7 +81,8 @@ def test_imported_logs_score_like_the_generated_sessions(full_run, tmp_path):
     for r in RunStore(full_run).records("results"):
         (logs / (r["key"].replace("|", "_") + ".json")).write_text(dumps_layout(r))
     sessions, notes = import_logs(logs)
-    assert len(sessions) == 6 and notes == []
+    assert len(sessions) == 6
+    assert notes == []
     evaluate("shift.score", logs=logs, n_boot=200, out=tmp_path / "scored")
     got = {(r["model"], r["turns"][0]["user"]): r["tas"] for r in RunStore(tmp_path / "scored").records("results")}
     for r in RunStore(full_run).records("results"):
@@ -102,7 +108,8 @@ def test_importer_is_lenient_in_names_and_strict_in_structure(tmp_path):
         f.write_text(json.dumps(bad))
         with pytest.raises(CrsevalError) as e:
             import_logs(f)
-        assert field in str(e.value) and "s1.json" in str(e.value)
+        assert field in str(e.value)
+        assert "s1.json" in str(e.value)
 
 
 @pytest.mark.parametrize("patch, key", [
@@ -150,6 +157,7 @@ def test_embedded_model_as_crs_and_judge(tmp_path):
     evaluate("shift.run", cfg, out=tmp_path / "run")
     results = RunStore(tmp_path / "run").records("results")
     qwen = [r for r in results if r["model"] == "qwen"]
-    assert len(results) == 4 and all(not r["errors"] for r in results)
+    assert len(results) == 4
+    assert all(not r["errors"] for r in results)
     assert all(t["system"].strip() for r in qwen for t in r["turns"])  # the model wrote every reply
     assert all(1 <= r["judge"]["personalization"] <= 5 and r["judge_methods"] == ["expected"] for r in results)

@@ -31,7 +31,8 @@ def test_recovered_after_two_turns_with_leakage():
     system = [frozenset({C}), frozenset({C}), frozenset({C}), frozenset({H, C})]
     r = score_session(G, USER, system, TASParams(), true_shifts=[2, 3])
     # one detected shift (turn 2: sim 0.1 < 0.55, Jaccard 0); turn 3 has sim 0.6 and Jaccard 0.5 → no shift
-    assert r["shifts_detected"] == 1 and r["shifts_recovered"] == 1
+    assert r["shifts_detected"] == 1
+    assert r["shifts_recovered"] == 1
     assert r["cross_coherence"] == pytest.approx(0.35)
     assert r["context_retention"] == pytest.approx(0.6)
     assert r["recovery_rate"] == 1.0
@@ -40,10 +41,14 @@ def test_recovered_after_two_turns_with_leakage():
     assert r["topic_interference"] == pytest.approx(2 / 2)    # s_2 and s_3 both still mention comedy
     assert r["ti_norm"] == 0.0
     assert r["tas"] == pytest.approx((1 + 0.8 + 0 + 0.35 + 0.6) / 5)
-    assert r["detection_precision"] == 1.0 and r["detection_recall"] == 0.5
+    assert r["detection_precision"] == 1.0
+    assert r["detection_recall"] == 0.5
     ev = r["events"]
-    assert ev[2]["detected"] and ev[2]["recovered_at"] == 3 and ev[2]["leaks"] == 2
-    assert ev[3]["true_shift"] and not ev[3]["detected"]
+    assert ev[2]["detected"]
+    assert ev[2]["recovered_at"] == 3
+    assert ev[2]["leaks"] == 2
+    assert ev[3]["true_shift"]
+    assert not ev[3]["detected"]
 
 
 def test_never_recovered_gets_the_worst_delay_not_a_perfect_one():
@@ -59,7 +64,9 @@ def test_no_shift_averages_the_coherence_components_only():
     g = _g([0.9, 0.9, 0.9], [0.5, 0.4, 0.3, 0.2], [0.9, 0.7, 0.2])
     same = [frozenset({C})] * 4
     r = score_session(g, same, same)
-    assert r["shifts_detected"] == 0 and math.isnan(r["recovery_rate"]) and math.isnan(r["rd_norm"])
+    assert r["shifts_detected"] == 0
+    assert math.isnan(r["recovery_rate"])
+    assert math.isnan(r["rd_norm"])
     assert r["tas_components"] == 2
     assert r["tas"] == pytest.approx((0.35 + 0.6) / 2)
 
@@ -73,14 +80,16 @@ def test_weights_and_thresholds_are_parameters():
     # a stricter similarity threshold also flags turn 3 (sim 0.6 < 0.7)
     strict = score_session(G, USER, system, TASParams(sim_topic_shift=0.7))
     assert strict["shifts_detected"] == 2
-    assert "sim" in TASParams().signature() and "w=recovery_rate:1" in TASParams().signature()
+    assert "sim" in TASParams().signature()
+    assert "w=recovery_rate:1" in TASParams().signature()
 
 
 def test_topicless_shift_is_aligned_by_text_similarity():
     user = [frozenset({C}), frozenset()]
     g = _g([0.1], [0.2, 0.3], [0.5], {(1, 1): 0.7}, n=2)
     r = score_session(g, user, [frozenset({C}), frozenset()])
-    assert r["shifts_detected"] == 1 and r["avg_recovery_delay"] == 1.0  # sim(s_1, u_1) = 0.7 ≥ 0.65
+    assert r["shifts_detected"] == 1
+    assert r["avg_recovery_delay"] == 1.0  # sim(s_1, u_1) = 0.7 ≥ 0.65
     g_low = _g([0.1], [0.2, 0.3], [0.5], {(1, 1): 0.6}, n=2)
     assert score_session(g_low, user, [frozenset({C}), frozenset()])["shifts_recovered"] == 0
 
@@ -91,7 +100,8 @@ def test_recovery_search_stops_at_the_next_shift():
     g = _g([0.0, 0.0], [0.1, 0.1, 0.1], [0.1, 0.1], n=3)
     r = score_session(g, user, [frozenset({C}), frozenset(), frozenset({H, X})])
     assert r["shifts_detected"] == 2
-    assert r["events"][1]["recovered_at"] is None and r["events"][2]["recovered_at"] == 2
+    assert r["events"][1]["recovered_at"] is None
+    assert r["events"][2]["recovered_at"] == 2
 
 
 def test_jaccard_of_two_empty_sets_is_one():

@@ -1,17 +1,24 @@
 
 import pytest
 
-from crseval.behavior.explicit import (TransitionModel, dialogue_stats, entropy_weighted_ba, explicit_ba,
-                                       strategy_distribution, turn_labels)
-from crseval.data.strategies import DEFINITIONS, LABELS, STRATEGIES, describe
+from crseval.behavior.explicit import (
+    TransitionModel,
+    dialogue_stats,
+    entropy_weighted_ba,
+    explicit_ba,
+    strategy_distribution,
+    turn_labels,
+)
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
+from crseval.data.strategies import DEFINITIONS, LABELS, STRATEGIES, describe
 
 R, S = Role.RECOMMENDER, Role.SEEKER
 
 
 def test_taxonomy_has_13_strategies_with_definitions():
-    assert len(STRATEGIES) == 13 and LABELS[-1] == "no_strategy"
+    assert len(STRATEGIES) == 13
+    assert LABELS[-1] == "no_strategy"
     assert all(DEFINITIONS[s].definition and len(DEFINITIONS[s].examples) >= 2 for s in LABELS)
     assert "opinion_inquiry:" in describe()
 
@@ -47,7 +54,8 @@ def test_transition_model_and_entropy_weighting():
     # after a greeting humans do one of four things (≈ 2 bits); after that they always give credibility
     assert m.entropy(["no_strategy", "opinion_inquiry"]) < 0.2 < 1.9 < m.entropy(["no_strategy"])
     p = m.distribution(["no_strategy"])
-    assert p.sum() == pytest.approx(1) and p[LABELS.index("similarity")] == pytest.approx(p[LABELS.index("offer_help")])
+    assert p.sum() == pytest.approx(1)
+    assert p[LABELS.index("similarity")] == pytest.approx(p[LABELS.index("offer_help")])
     human = [[[x] for x in seqs[0]]]
     late_miss = [[["no_strategy"], ["opinion_inquiry"], ["similarity"]]]
     early_miss = [[["no_strategy"], ["similarity"], ["credibility"]]]
@@ -64,8 +72,10 @@ def test_dialogue_stats_turns_before_first_recommendation():
         {"outcome": "accept_rating_good", "accepted": True})
     none = Dialogue.from_utterances("e", [Utterance(R, "hi", "no_strategy")], {"accepted": False})
     s = dialogue_stats([d, none]).set_index("dialogue")
-    assert s.loc["d", "turns_before_first_rec"] == 2 and s.loc["e", "turns_before_first_rec"] == 1
+    assert s.loc["d", "turns_before_first_rec"] == 2
+    assert s.loc["e", "turns_before_first_rec"] == 1
     assert not s.loc["e", "recommended"]
     dist = strategy_distribution([d])
-    assert dist.sum() == pytest.approx(1) and dist["credibility"] == pytest.approx(1 / 3)
+    assert dist.sum() == pytest.approx(1)
+    assert dist["credibility"] == pytest.approx(1 / 3)
     assert turn_labels(d) == [["no_strategy"], ["opinion_inquiry"], ["credibility"]]

@@ -2,15 +2,16 @@ import json
 
 import pandas as pd
 
-from crseval.data.strategies import LABELS
 from crseval.behavior.tagger import SCHEMA, few_shot_examples, tag, tag_request
+from crseval.data.strategies import LABELS
 from crseval.llm import LLMClient
 from crseval.llm.scripted import ScriptedBackend
 
 
 def test_prompt_has_definitions_zero_shot_and_examples_few_shot():
     zero = tag_request("Have you seen Heat?").messages[-1].content
-    assert all(f"- {lab}:" in zero for lab in LABELS) and 'Message: "Have you seen Heat?"' in zero
+    assert all(f"- {lab}:" in zero for lab in LABELS)
+    assert 'Message: "Have you seen Heat?"' in zero
     few = tag_request("Have you seen Heat?", [("I loved it.", "personal_opinion")]).messages[-1].content
     assert 'Message: "I loved it."\nAnswer: {"strategy": "personal_opinion"}' in few
     assert SCHEMA["properties"]["strategy"]["enum"] == list(LABELS)
@@ -19,7 +20,9 @@ def test_prompt_has_definitions_zero_shot_and_examples_few_shot():
 def test_few_shot_examples_come_only_from_the_given_training_sentences():
     train = pd.DataFrame({"text": [f"t{i}" for i in range(20)], "label": ["a", "b"] * 10})
     ex = few_shot_examples(train, per_label=2, seed=1)
-    assert len(ex) == 4 and {lab for _, lab in ex} == {"a", "b"} and all(t in set(train["text"]) for t, _ in ex)
+    assert len(ex) == 4
+    assert {lab for _, lab in ex} == {"a", "b"}
+    assert all(t in set(train["text"]) for t, _ in ex)
 
 
 def test_tagger_parses_structured_answers_and_records_failures():

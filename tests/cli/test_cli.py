@@ -17,12 +17,14 @@ def crseval(*args, check=True):
 def test_data_inspect_sample_json():
     out = crseval("data", "inspect", "sample", "--format", "json")
     data = json.loads(out.stdout)
-    assert data["summary"]["dialogues"]["dialogues"] == 8 and data["summary"]["movies"]["items"] == 36
+    assert data["summary"]["dialogues"]["dialogues"] == 8
+    assert data["summary"]["movies"]["items"] == 36
 
 
 def test_data_inspect_real_file_prints_counts_and_notes(shared):
     out = crseval("data", "inspect", "opendialkg-movies", str(shared("opendialkg/opendialkg_movie_data.json")))
-    assert "2164" in out.stdout and "non-genre values" in out.stderr
+    assert "2164" in out.stdout
+    assert "non-genre values" in out.stderr
 
 
 def test_bad_input_is_one_line_not_a_traceback(tmp_path):
@@ -30,7 +32,9 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path):
     p.write_text("dialog_id\tutt_id\tspeaker\tturn_id\ttext\texpert_label\nd1\t1\tRECOMMENDER\t1\thi\tbribery\n")
     out = crseval("data", "inspect", "inspired", str(p), check=False)
     assert out.returncode == 2
-    assert "Traceback" not in out.stderr and "bad.tsv:2" in out.stderr and "expert_label" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert "bad.tsv:2" in out.stderr
+    assert "expert_label" in out.stderr
 
 
 @pytest.mark.parametrize("fmt,marker", [("csv", "name,kind,description"), ("markdown", "| name |"),
@@ -43,7 +47,9 @@ def test_llm_chat_shows_cache_hit_on_repeat(tmp_path):
     args = ["llm", "chat", "hello there", "--backend", "scripted", "--cache", str(tmp_path / "c.sqlite"),
             "--format", "json"]
     first, second = json.loads(crseval(*args).stdout), json.loads(crseval(*args).stdout)
-    assert first["cache"] == "miss" and second["cache"] == "hit" and first["reply"] == second["reply"]
+    assert first["cache"] == "miss"
+    assert second["cache"] == "hit"
+    assert first["reply"] == second["reply"]
 
 
 def test_llm_chat_rate_and_config_file(tmp_path):
@@ -51,7 +57,9 @@ def test_llm_chat_rate_and_config_file(tmp_path):
     cfg.write_text('backend = "scripted"\nmodel = "from-config"\n')
     out = json.loads(crseval("llm", "chat", "How good is Heat?", "--config", str(cfg), "--rate", "--cache",
                              str(tmp_path / "c.sqlite"), "--format", "json").stdout)
-    assert out["model"] == "from-config" and out["method"] == "expected" and 1 <= float(out["reply"]) <= 5
+    assert out["model"] == "from-config"
+    assert out["method"] == "expected"
+    assert 1 <= float(out["reply"]) <= 5
     assert abs(sum(out["probs"].values()) - 1) < 1e-9
 
 
@@ -79,6 +87,7 @@ def test_metrics_are_listed_from_the_registry():
 
 def test_compare_writes_markdown_and_latex(tmp_path):
     import pandas as pd
+
     from crseval.runs import RunStore
     for name, v in [("A", 0.2), ("B", 0.7)]:
         RunStore(tmp_path / name).write_table("judge_scores", pd.DataFrame(
@@ -87,4 +96,5 @@ def test_compare_writes_markdown_and_latex(tmp_path):
     assert "**0.725**" in (tmp_path / "cmp" / "compare.md").read_text()
     assert "\\textbf{0.725}" in (tmp_path / "cmp" / "compare.tex").read_text()
     res = crseval("compare", str(tmp_path / "A"), check=False)
-    assert res.returncode == 2 and "at least two runs" in res.stderr
+    assert res.returncode == 2
+    assert "at least two runs" in res.stderr

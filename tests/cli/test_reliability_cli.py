@@ -32,23 +32,28 @@ def test_reliability_preset_crs_que(shared, tmp_path):
     res = crseval("reliability", str(shared("judgments/crs_que/annotations.csv")), "--preset", "crs-que",
                   "--n-boot", "0", "--out", str(tmp_path / "r"), "--format", "csv")
     table = pd.read_csv(__import__("io").StringIO(res.stdout))
-    assert len(table) == 18 and table["rel_k"].is_monotonic_decreasing
+    assert len(table) == 18
+    assert table["rel_k"].is_monotonic_decreasing
     assert (table["icc1"] > 0.1).all()
     qc = pd.read_csv(tmp_path / "r" / "tables" / "reliability_qc.csv")
-    assert qc.loc[0, "gold items excluded"] == 2 and qc.loc[0, "items retained"] == 200
+    assert qc.loc[0, "gold items excluded"] == 2
+    assert qc.loc[0, "items retained"] == 200
 
 
 def test_missing_item_col_is_a_clear_error(tmp_path):
     csv = tmp_path / "r.csv"
     csv.write_text("a,b\n1,2\n")
     res = crseval("reliability", str(csv), check=False)
-    assert res.returncode == 2 and "--item-col" in res.stderr and "Traceback" not in res.stderr
+    assert res.returncode == 2
+    assert "--item-col" in res.stderr
+    assert "Traceback" not in res.stderr
 
 
 def test_power_and_plan_commands():
     res = json.loads(crseval("reliability", "power", "--k", "5", "--n", "200", "--icc", "0.25", "--format",
                              "json").stdout)
-    assert res[0]["quantity"] == "minimum detectable ICC" and 0 < res[0]["value"] < 0.1
+    assert res[0]["quantity"] == "minimum detectable ICC"
+    assert 0 < res[0]["value"] < 0.1
     plan = json.loads(crseval("reliability", "plan", "--icc", "0.25", "--max-k", "4", "--format", "json").stdout)
     assert [r["raters per item (k)"] for r in plan] == [2, 3, 4]
     assert plan[0]["items to beat ICC0"] > plan[-1]["items to beat ICC0"]

@@ -32,14 +32,17 @@ def test_shift_run_then_score_the_logs(tmp_path):
     assert models == {"template", "mine"}
     assert (tmp_path / "run" / "records" / "results.jsonl").read_text().count("\n") == 4
     scored = crseval("shift", "score", str(tmp_path / "run"), "--out", str(tmp_path / "scored"))
-    assert "tas" in scored.stdout and (tmp_path / "scored" / "report.html").exists()
+    assert "tas" in scored.stdout
+    assert (tmp_path / "scored" / "report.html").exists()
 
 
 def test_bad_config_is_one_line_naming_the_key(tmp_path):
     cfg = tmp_path / "bad.toml"
     cfg.write_text(CONFIG.replace('kind = "template"', 'kind = "robot"'))
     res = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "r"), check=False)
-    assert res.returncode == 2 and "models.0.kind" in res.stderr and "Traceback" not in res.stderr
+    assert res.returncode == 2
+    assert "models.0.kind" in res.stderr
+    assert "Traceback" not in res.stderr
 
 
 def test_run_and_score_options(tmp_path):
@@ -47,7 +50,8 @@ def test_run_and_score_options(tmp_path):
     cfg.write_text(CONFIG.replace('sessions = 2', 'sessions = 1'))
     crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
     bad = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--executor", "spark", check=False)
-    assert bad.returncode == 2 and "executor" in bad.stderr
+    assert bad.returncode == 2
+    assert "executor" in bad.stderr
     again = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--fresh", "--format", "json")
     assert len(json.loads(again.stdout.split("\nreport:")[0])["result"]) > 0
     crseval("shift", "score", str(tmp_path / "run"), "--out", str(tmp_path / "s"), "--topics", "lda",

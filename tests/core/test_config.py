@@ -9,7 +9,8 @@ def test_valid_toml(tmp_path):
     p = tmp_path / "c.toml"
     p.write_text('backend = "openai"\nmodel = "qwen"\nbase_url = "http://127.0.0.1:9/v1"\ntemperature = 0.2\n')
     cfg = load_config(p, LLMConfig)
-    assert cfg.backend == "openai" and cfg.temperature == 0.2
+    assert cfg.backend == "openai"
+    assert cfg.temperature == 0.2
 
 
 def test_bad_literal_names_key_and_allowed_values(tmp_path):
@@ -17,7 +18,8 @@ def test_bad_literal_names_key_and_allowed_values(tmp_path):
     p.write_text('backend = "gpt"\n')
     with pytest.raises(ConfigError) as e:
         load_config(p, LLMConfig)
-    assert "backend" in str(e.value) and "'llamacpp', 'openai' or 'scripted'" in str(e.value)
+    assert "backend" in str(e.value)
+    assert "'llamacpp', 'openai' or 'scripted'" in str(e.value)
 
 
 def test_api_key_in_config_is_refused(tmp_path):
@@ -25,7 +27,8 @@ def test_api_key_in_config_is_refused(tmp_path):
     p.write_text('backend = "openai"\napi_key = "sk-secret"\n')
     with pytest.raises(ConfigError) as e:
         load_config(p, LLMConfig)
-    assert "api_key" in str(e.value) and "environment variable" in str(e.value)
+    assert "api_key" in str(e.value)
+    assert "environment variable" in str(e.value)
 
 
 def test_toml_syntax_error_has_line(tmp_path):

@@ -1,8 +1,17 @@
 import pytest
 
 from crseval.core.errors import CrsevalError
-from crseval.core.registry import (METRICS, TABLES, all_metrics, all_tables, get_metric, label, metric_columns,
-                                   metrics_with, register_metric)
+from crseval.core.registry import (
+    METRICS,
+    TABLES,
+    all_metrics,
+    all_tables,
+    get_metric,
+    label,
+    metric_columns,
+    metrics_with,
+    register_metric,
+)
 
 
 def test_registry_finds_metrics_by_name_with_parameters():

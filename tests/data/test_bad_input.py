@@ -22,21 +22,25 @@ def test_inspired_label_outside_taxonomy(tmp_path):
     p = write(tmp_path, "x.tsv", HEADER + "d1\t1\tRECOMMENDER\t1\thi\tflattery\n")
     with pytest.raises(CrsevalError) as e:
         load_dataset("inspired", p)
-    assert e.value.line == 2 and e.value.field == "expert_label" and "taxonomy" in str(e.value)
+    assert e.value.line == 2
+    assert e.value.field == "expert_label"
+    assert "taxonomy" in str(e.value)
 
 
 def test_inspired_missing_column(tmp_path):
     p = write(tmp_path, "x.tsv", "dialog_id\tutt_id\tspeaker\tturn_id\ttext\nd1\t1\tSEEKER\t1\thi\n")
     with pytest.raises(CrsevalError) as e:
         load_dataset("inspired", p)
-    assert e.value.field == "expert_label" and e.value.line == 1
+    assert e.value.field == "expert_label"
+    assert e.value.line == 1
 
 
 def test_non_utf8_byte_reports_line(tmp_path):
     p = write(tmp_path, "x.tsv", HEADER.encode() + b"d1\t1\tSEEKER\t1\tcaf\xe9\t\n")
     with pytest.raises(CrsevalError) as e:
         load_dataset("inspired", p)
-    assert e.value.line == 2 and "UTF-8" in str(e.value)
+    assert e.value.line == 2
+    assert "UTF-8" in str(e.value)
 
 
 def test_truncated_jsonl_line(tmp_path):
@@ -45,14 +49,16 @@ def test_truncated_jsonl_line(tmp_path):
     p = write(tmp_path, "r.jsonl", json.dumps(good) + "\n" + json.dumps(good)[:30])
     with pytest.raises(CrsevalError) as e:
         load_dataset("redial", p)
-    assert e.value.line == 2 and "truncated" in str(e.value)
+    assert e.value.line == 2
+    assert "truncated" in str(e.value)
 
 
 def test_redial_missing_field(tmp_path):
     p = write(tmp_path, "r.jsonl", json.dumps({"conversationId": "1", "messages": [{"senderWorkerId": 1}]}) + "\n")
     with pytest.raises(CrsevalError) as e:
         load_dataset("redial", p)
-    assert e.value.field == "text" and e.value.line == 1
+    assert e.value.field == "text"
+    assert e.value.line == 1
 
 
 def test_ratings_duplicate_and_off_scale(tmp_path):
@@ -68,7 +74,8 @@ def test_ratings_duplicate_and_off_scale(tmp_path):
 def test_ratings_empty_cells_are_counted_not_hidden(tmp_path):
     p = write(tmp_path, "r.csv", "item,rater,q,w\ni1,a,3,\ni2,a,4,2\n")
     r = load_ratings(p, item_col="item", rater_col="rater")
-    assert len(r) == 3 and r.info.notes == ["1 empty rating cells skipped"]
+    assert len(r) == 3
+    assert r.info.notes == ["1 empty rating cells skipped"]
 
 
 @pytest.mark.parametrize("name", ["inspired", "redial", "redial-movies", "opendialkg-movies", "crs-que",

@@ -23,7 +23,9 @@ BENIGN = [
 @pytest.mark.parametrize("text", ATTACKS)
 def test_attacks_are_neutralised(text):
     out, hits = neutralise("Try Heat (1995). " + text)
-    assert hits >= 1 and PLACEHOLDER in out and out.startswith("Try Heat (1995).")
+    assert hits >= 1
+    assert PLACEHOLDER in out
+    assert out.startswith("Try Heat (1995).")
     assert "5" not in out.replace("1995", "")
 
 

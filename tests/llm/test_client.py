@@ -6,7 +6,13 @@ import time
 import pytest
 
 from crseval.core.errors import BackendError
-from crseval.llm import ChatRequest, ChatResponse, LLMClient, ResponseCache, SchedulerConfig
+from crseval.llm import (
+    ChatRequest,
+    ChatResponse,
+    LLMClient,
+    ResponseCache,
+    SchedulerConfig,
+)
 from crseval.llm.client import parse_json, parse_rating
 from crseval.llm.scripted import ScriptedBackend
 
@@ -18,8 +24,12 @@ def test_cache_hit_costs_nothing_and_is_counted(tmp_path):
     client = LLMClient(backend, ResponseCache(tmp_path / "c.sqlite"), FAST)
     req = ChatRequest.chat("hello", max_tokens=10)
     a, b = client.complete(req), client.complete(req)
-    assert a.text == b.text and b.cached and not a.cached
-    assert len(backend.calls) == 1 and client.stats.cache_hits == 1 and client.stats.cache_misses == 1
+    assert a.text == b.text
+    assert b.cached
+    assert not a.cached
+    assert len(backend.calls) == 1
+    assert client.stats.cache_hits == 1
+    assert client.stats.cache_misses == 1
     # a different sampling parameter is a different request
     client.complete(ChatRequest.chat("hello", max_tokens=10, temperature=0.7))
     assert len(backend.calls) == 2
@@ -41,14 +51,20 @@ def test_transient_errors_are_retried_then_succeed():
     script = [BackendError("503", transient=True), BackendError("timeout", transient=True), "fine"]
     client = LLMClient(ScriptedBackend(script), None, FAST)
     res = client.try_complete(ChatRequest.chat("x"))
-    assert res.ok and res.response.text == "fine" and res.attempts == 3 and client.stats.retries == 2
+    assert res.ok
+    assert res.response.text == "fine"
+    assert res.attempts == 3
+    assert client.stats.retries == 2
 
 
 def test_retries_are_bounded_and_failure_is_recorded():
     backend = ScriptedBackend(lambda r: BackendError("always 500", transient=True))
     client = LLMClient(backend, None, FAST)
     res = client.try_complete(ChatRequest.chat("x"))
-    assert not res.ok and res.attempts == 4 and "always 500" in res.error and client.stats.failures == 1
+    assert not res.ok
+    assert res.attempts == 4
+    assert "always 500" in res.error
+    assert client.stats.failures == 1
     assert len(backend.calls) == 4
     with pytest.raises(BackendError, match="after 4 attempt"):
         client.complete(ChatRequest.chat("x"))
@@ -57,7 +73,8 @@ def test_retries_are_bounded_and_failure_is_recorded():
 def test_permanent_errors_are_not_retried():
     backend = ScriptedBackend(lambda r: BackendError("HTTP 400 bad request"))
     res = LLMClient(backend, None, FAST).try_complete(ChatRequest.chat("x"))
-    assert not res.ok and res.attempts == 1
+    assert not res.ok
+    assert res.attempts == 1
 
 
 def test_backoff_grows_exponentially_and_honours_retry_after():
@@ -83,34 +100,45 @@ def test_structured_output_repairs_then_records_failure():
               "required": ["rating"]}
     ok = LLMClient(ScriptedBackend(['{"rating": 9}', 'Sure! ```json\n{"rating": 4}\n```']), None, FAST)
     res = ok.structured(ChatRequest.chat("rate"), schema)
-    assert res.ok and res.value == {"rating": 4} and ok.stats.repairs == 1
+    assert res.ok
+    assert res.value == {"rating": 4}
+    assert ok.stats.repairs == 1
     backend = ScriptedBackend(["no idea", "still no idea"])
     bad = LLMClient(backend, None, FAST)
     res = bad.structured(ChatRequest.chat("rate"), schema)
-    assert not res.ok and res.value is None and "unparseable" in res.error and bad.stats.parse_failures == 1
+    assert not res.ok
+    assert res.value is None
+    assert "unparseable" in res.error
+    assert bad.stats.parse_failures == 1
     # the re-ask quotes the bad answer and the error
-    assert backend.calls[1].messages[-2].content == "no idea" and "not valid" in backend.calls[1].messages[-1].content
+    assert backend.calls[1].messages[-2].content == "no idea"
+    assert "not valid" in backend.calls[1].messages[-1].content
 
 
 def test_rate_expected_value_from_choice_probabilities():
     probs = {"1": 0.1, "2": 0.1, "3": 0.2, "4": 0.3, "5": 0.3}
     client = LLMClient(ScriptedBackend([ChatResponse("4", choice_probs=probs)]), None, FAST)
     res = client.rate(ChatRequest.chat("rate"))
-    assert res.method == "expected" and res.value == pytest.approx(1 * .1 + 2 * .1 + 3 * .2 + 4 * .3 + 5 * .3)
+    assert res.method == "expected"
+    assert res.value == pytest.approx(1 * .1 + 2 * .1 + 3 * .2 + 4 * .3 + 5 * .3)
 
 
 def test_rate_falls_back_to_sampled_digit_with_repair():
     backend = ScriptedBackend(["I would say seven", "3"], choice_probs=False)
     client = LLMClient(backend, None, FAST)
     res = client.rate(ChatRequest.chat("rate"))
-    assert res.method == "sampled" and res.value == 3.0 and res.attempts == 2
+    assert res.method == "sampled"
+    assert res.value == 3.0
+    assert res.attempts == 2
     assert backend.calls[0].grammar == "root ::= [1-5]"
 
 
 def test_rate_out_of_scale_is_an_error_not_a_default():
     client = LLMClient(ScriptedBackend(["9", "0", "banana"], choice_probs=False), None, FAST)
     res = client.rate(ChatRequest.chat("rate"))
-    assert res.value is None and "no rating" in res.error and res.attempts == 3
+    assert res.value is None
+    assert "no rating" in res.error
+    assert res.attempts == 3
 
 
 def test_unusable_answers_are_not_cached(tmp_path):
@@ -118,7 +146,9 @@ def test_unusable_answers_are_not_cached(tmp_path):
                                ChatResponse("4", choice_probs={"4": 1.0})])
     client = LLMClient(backend, ResponseCache(tmp_path / "c.sqlite"), FAST)
     res = client.rate(ChatRequest.chat("rate"))
-    assert res.value == 4.0 and res.method == "expected" and len(backend.calls) == 2
+    assert res.value == 4.0
+    assert res.method == "expected"
+    assert len(backend.calls) == 2
     again = LLMClient(ScriptedBackend([]), ResponseCache(tmp_path / "c.sqlite"), FAST).rate(ChatRequest.chat("rate"))
     assert again.value == 4.0  # the good answer came from the cache, the empty one was never stored
 
@@ -142,4 +172,5 @@ def test_scripted_default_is_deterministic_and_schema_valid():
     jsonschema.validate(json.loads(a.text), schema)
     r1 = ScriptedBackend().complete(ChatRequest.chat("x", choices=("1", "2")), 1)
     r2 = ScriptedBackend().complete(ChatRequest.chat("x", choices=("1", "2")), 1)
-    assert r1.choice_probs == r2.choice_probs and sum(r1.choice_probs.values()) == pytest.approx(1)
+    assert r1.choice_probs == r2.choice_probs
+    assert sum(r1.choice_probs.values()) == pytest.approx(1)

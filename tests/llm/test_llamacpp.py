@@ -40,7 +40,8 @@ def test_schema_constrained_json(client):
     res = client.structured(ChatRequest.chat("Name one famous science-fiction movie and its year.", max_tokens=60),
                             schema)
     assert res.ok, res.error
-    assert isinstance(res.value["title"], str) and 1900 <= res.value["year"] <= 2030
+    assert isinstance(res.value["title"], str)
+    assert 1900 <= res.value["year"] <= 2030
 
 
 def test_repeated_request_is_a_cache_hit(client):
@@ -48,14 +49,17 @@ def test_repeated_request_is_a_cache_hit(client):
     first = client.complete(req)
     t0 = time.perf_counter()
     second = client.complete(req)
-    assert second.cached and second.text == first.text and time.perf_counter() - t0 < 0.1
+    assert second.cached
+    assert second.text == first.text
+    assert time.perf_counter() - t0 < 0.1
 
 
 def test_timeout_kills_the_worker_and_the_next_call_works(tmp_path):
     c = make_client(LLMConfig(timeout_s=0.05, max_retries=0))
     try:
         res = c.try_complete(ChatRequest.chat("Write a long story about a dragon.", max_tokens=400))
-        assert not res.ok and "did not answer" in res.error
+        assert not res.ok
+        assert "did not answer" in res.error
         c.config.timeout_s = 300
         assert c.complete(ChatRequest.chat("Say yes.", max_tokens=4)).text
     finally:
@@ -90,7 +94,8 @@ def test_openai_backend_against_a_real_llama_cpp_server(tmp_path):
                         json_mode="json_object", timeout_s=300)
         c = make_client(cfg, tmp_path / "cache.sqlite")
         reply = c.complete(ChatRequest.chat("Recommend one comedy movie. Answer with the title only.", max_tokens=20))
-        assert reply.text.strip() and reply.prompt_tokens > 0
+        assert reply.text.strip()
+        assert reply.prompt_tokens > 0
         rating = c.rate(ChatRequest.chat("How good is the movie Toy Story from 1 to 5? Answer with a digit."))
         assert rating.value is not None and 1 <= rating.value <= 5, rating.error
         c.close()

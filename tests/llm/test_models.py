@@ -30,7 +30,8 @@ def fake_parts(tmp_path, monkeypatch):
 def test_parts_are_joined_in_order_and_cached(fake_parts, tmp_path):
     blob, _ = fake_parts
     path, entry = models.resolve_model("fake")
-    assert path.read_bytes() == blob and entry.name == "fake"
+    assert path.read_bytes() == blob
+    assert entry.name == "fake"
     mtime = path.stat().st_mtime_ns
     assert models.resolve_model("fake")[0].stat().st_mtime_ns == mtime  # second call reuses the joined file
 

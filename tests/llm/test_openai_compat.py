@@ -14,9 +14,13 @@ def test_roundtrip_payload_and_usage():
         b = OpenAIBackend("m1", srv.base_url, api_key_env=None)
         r = b.complete(ChatRequest.chat("hello", system="sys", max_tokens=7, stop=("\n",)), 5)
         body = srv.bodies[0]
-        assert body["model"] == "m1" and body["max_tokens"] == 7 and body["stop"] == ["\n"] and body["seed"] == 0
+        assert body["model"] == "m1"
+        assert body["max_tokens"] == 7
+        assert body["stop"] == ["\n"]
+        assert body["seed"] == 0
         assert body["messages"] == [{"role": "system", "content": "sys"}, {"role": "user", "content": "hello"}]
-        assert r.text.startswith("echo") and r.prompt_tokens == 2
+        assert r.text.startswith("echo")
+        assert r.prompt_tokens == 2
         b.complete(ChatRequest.chat("x", json_schema={"type": "object"}), 5)
         assert srv.bodies[1]["response_format"]["type"] == "json_schema"
 
@@ -25,15 +29,19 @@ def test_logprobs_give_probability_weighted_rating():
     with FakeOpenAIServer() as srv:
         client = LLMClient(OpenAIBackend("m", srv.base_url, api_key_env=None), None, FAST)
         res = client.rate(ChatRequest.chat("rate this"))
-        assert res.method == "expected" and 1 <= res.value <= 5 and sum(res.probs.values()) == pytest.approx(1)
-        assert srv.bodies[0]["logprobs"] is True and srv.bodies[0]["max_tokens"] == 1
+        assert res.method == "expected"
+        assert 1 <= res.value <= 5
+        assert sum(res.probs.values()) == pytest.approx(1)
+        assert srv.bodies[0]["logprobs"] is True
+        assert srv.bodies[0]["max_tokens"] == 1
 
 
 def test_http_errors_map_to_transient_or_permanent():
     with FakeOpenAIServer(fault_rate=1.0, faults=("503",)) as srv:
         with pytest.raises(BackendError) as e:
             OpenAIBackend("m", srv.base_url, api_key_env=None).complete(ChatRequest.chat("x"), 2)
-        assert e.value.transient and e.value.status == 503
+        assert e.value.transient
+        assert e.value.status == 503
     with FakeOpenAIServer(fault_rate=1.0, faults=("truncated",)) as srv:
         with pytest.raises(BackendError, match="malformed") as e:
             OpenAIBackend("m", srv.base_url, api_key_env=None).complete(ChatRequest.chat("x"), 2)

@@ -76,7 +76,8 @@ def test_boundary_zero_rater_variance():
     df = simulate(150, 20, (3, 6), 1.0, 0.0, 1.0, seed=8)
     fit = fit_reml(df["y"], {"item": df["item"], "rater": df["rater"]})
     ref = statsmodels_crossed(df)
-    assert fit.variances["rater"] < 0.05 and fit.variances["item"] == pytest.approx(ref[0], abs=0.02)
+    assert fit.variances["rater"] < 0.05
+    assert fit.variances["item"] == pytest.approx(ref[0], abs=0.02)
 
 
 def test_reliability_formulas_and_bootstrap_ci():
@@ -86,7 +87,9 @@ def test_reliability_formulas_and_bootstrap_ci():
     assert c.rel_single == pytest.approx(c.var_item / total)
     assert c.rel_k == pytest.approx(c.var_item / (c.var_item + (c.var_rater + c.var_resid) / c.k))
     lo, hi = c.ci["rel_k"]
-    assert lo < c.rel_k < hi and 0 <= lo and hi <= 1
+    assert lo < c.rel_k < hi
+    assert 0 <= lo
+    assert hi <= 1
     assert c.ci["var_item"][0] < 1.0 < c.ci["var_item"][1]  # the true value is covered here
 
 

@@ -11,10 +11,13 @@ def test_balanced_by_hand():
     # SSW = 1+1+1+1+0+0 = 4, MSW = 4/3; n0 = 2 → σ²_u = (6 − 4/3)/2 = 7/3
     y, g = [1, 3, 4, 6, 2, 2], ["A", "A", "B", "B", "C", "C"]
     a = oneway_anova(y, g)
-    assert a.var_item == pytest.approx(7 / 3) and a.var_resid == pytest.approx(4 / 3)
-    assert a.icc1 == pytest.approx(7 / 11) and a.icc1k == pytest.approx(7 / 9)  # (MSB − MSW)/MSB
+    assert a.var_item == pytest.approx(7 / 3)
+    assert a.var_resid == pytest.approx(4 / 3)
+    assert a.icc1 == pytest.approx(7 / 11)
+    assert a.icc1k == pytest.approx(7 / 9)  # (MSB − MSW)/MSB
     r = oneway_reml(y, g)  # balanced + positive ANOVA estimate → REML equals ANOVA
-    assert r.icc1 == pytest.approx(7 / 11, abs=1e-5) and r.icc1k == pytest.approx(7 / 9, abs=1e-5)
+    assert r.icc1 == pytest.approx(7 / 11, abs=1e-5)
+    assert r.icc1k == pytest.approx(7 / 9, abs=1e-5)
 
 
 def test_unbalanced_by_hand():
@@ -22,7 +25,8 @@ def test_unbalanced_by_hand():
     # n0 = (6 − 14/6)/2 = 11/6 → σ²_u = (27/4 − 4/3)/(11/6) = 65/22; ICC(1) = 195/283; k = 18/11
     y, g = [1, 3, 4, 5, 6, 2], ["A", "A", "B", "B", "B", "C"]
     a = oneway_anova(y, g)
-    assert a.var_item == pytest.approx(65 / 22) and a.icc1 == pytest.approx(195 / 283)
+    assert a.var_item == pytest.approx(65 / 22)
+    assert a.icc1 == pytest.approx(195 / 283)
     assert a.k == pytest.approx(18 / 11)
     assert a.icc1k == pytest.approx((65 / 22) / (65 / 22 + (4 / 3) / (18 / 11)))
 
@@ -46,7 +50,8 @@ def test_reml_is_zero_only_at_the_boundary_and_anova_can_be_negative():
     g = np.repeat(np.arange(40), 3)
     y = rng.normal(0, 1, len(g))  # no item effect at all
     a, r = oneway_anova(y, g), oneway_reml(y, g)
-    assert r.var_item >= 0 and r.icc1 < 0.1
+    assert r.var_item >= 0
+    assert r.icc1 < 0.1
     if a.var_item < 0:
         assert r.var_item == 0.0
 

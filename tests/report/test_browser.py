@@ -52,7 +52,8 @@ def test_hostile_text_renders_as_text(tmp_path, driver):
     assert driver.execute_script("return window.__pwned === undefined")
     body = driver.find_element("tag name", "body").text
     assert '<script>window.__pwned = "script"</script>' in body  # shown as text
-    assert driver.find_elements("tag name", "script") == [] and driver.find_elements("tag name", "iframe") == []
+    assert driver.find_elements("tag name", "script") == []
+    assert driver.find_elements("tag name", "iframe") == []
     errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     assert errors == [], errors
     ARTIFACTS.mkdir(exist_ok=True)

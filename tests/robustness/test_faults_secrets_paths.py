@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from crseval.adaptation.config import ShiftConfig
 from crseval import evaluate
+from crseval.adaptation.config import ShiftConfig
 from crseval.core.config import load_config, validate
 from crseval.core.errors import ConfigError, CrsevalError
 from crseval.llm.fake_server import FakeOpenAIServer
@@ -55,14 +55,16 @@ def test_run_completes_and_judge_outputs_are_parsed(faulty_run):
     for _, row in failed.iterrows():  # a session whose CRS call failed for good is recorded and excluded
         assert row["error"]
     html = store.path("report.html").read_text()
-    assert "LLM judge:" in html and ("none failed" in html or "excluded from the statistics" in html)
+    assert "LLM judge:" in html
+    assert "none failed" in html or "excluded from the statistics" in html
 
 
 def test_the_api_key_is_sent_but_never_written(faulty_run):
     out, _, headers = faulty_run
     assert any(h.get("Authorization") == f"Bearer {SECRET}" for h in headers)
     files = [p for p in Path(out).rglob("*") if p.is_file()]
-    assert any(p.suffix == ".sqlite" for p in files) and any(p.name == "report.html" for p in files)
+    assert any(p.suffix == ".sqlite" for p in files)
+    assert any(p.name == "report.html" for p in files)
     for p in files:
         assert SECRET.encode() not in p.read_bytes(), p
 
@@ -72,7 +74,8 @@ def test_an_api_key_in_a_config_is_refused(tmp_path):
     cfg.write_text('[[models]]\nname = "m"\nllm = { backend = "openai", api_key = "sk-123" }\n')
     with pytest.raises(ConfigError) as e:
         load_config(cfg, ShiftConfig)
-    assert "api_key" in str(e.value) and "environment" in str(e.value)
+    assert "api_key" in str(e.value)
+    assert "environment" in str(e.value)
 
 
 def test_run_directory_stays_inside_itself(tmp_path):
@@ -81,7 +84,8 @@ def test_run_directory_stays_inside_itself(tmp_path):
     evaluate("shift.run", {"sessions": 2, "turns": 3, "n_boot": 50, "models": [{"name": "t", "kind": "template"}],
                            "judge": {"enabled": False}}, out=out)
     new = {p for p in tmp_path.rglob("*")} - before
-    assert new and all(p == out or out in p.parents for p in new)
+    assert new
+    assert all(p == out or out in p.parents for p in new)
     store = RunStore(out)
     for bad in ("../escape.csv", "/etc/passwd", "tables/../../x"):
         with pytest.raises(CrsevalError):

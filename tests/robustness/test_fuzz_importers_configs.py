@@ -40,11 +40,14 @@ def test_mutated_session_files(tmp_path, obj):
     try:
         sessions, notes = import_logs(p)
     except CrsevalError as e:
-        assert e.file and "s.json" in e.file
+        assert e.file
+        assert "s.json" in e.file
         return
     for s in sessions:  # whatever was accepted is complete
-        assert s["model"] and s["turns"] and all(isinstance(t["user"], str) and isinstance(t["system"], str)
-                                                 for t in s["turns"])
+        assert s["model"]
+        assert s["turns"]
+        assert (all(isinstance(t["user"], str) and isinstance(t["system"], str)
+                                                 for t in s["turns"]))
 
 
 @SETTINGS
@@ -71,7 +74,8 @@ def test_own_records_jsonl(tmp_path, lines):
     except CrsevalError as e:
         assert "results.jsonl" in str(e) and e.line is not None or "duplicated" in str(e) or "empty" in str(e)
         return
-    assert sessions and all(s["key"] == "c" and s["turns"] for s in sessions)
+    assert sessions
+    assert all(s["key"] == "c" and s["turns"] for s in sessions)
 
 
 def test_duplicated_sessions_are_refused(tmp_path):
@@ -115,4 +119,6 @@ def test_config_message_lists_allowed_values(tmp_path):
     p.write_text('executor = "spark"\n[[models]]\nname = "m"\nkind = "template"\n')
     with pytest.raises(CrsevalError) as e:
         load_config(p, ShiftConfig)
-    assert "executor" in str(e.value) and "'local'" in str(e.value) and "'ray'" in str(e.value)
+    assert "executor" in str(e.value)
+    assert "'local'" in str(e.value)
+    assert "'ray'" in str(e.value)

@@ -36,4 +36,5 @@ def test_injected_replies_do_not_move_the_judge(tmp_path):
             hits += sum(r["neutralised"] for r in out) if model == "hostile" else 0
     shift = statistics.mean(scores[("hostile", s)] - scores[("clean", s)] for s in range(CFG.sessions))
     assert hits > 0  # the injections were there and were neutralised
-    assert abs(shift) <= 0.1 and shift == 0.0
+    assert abs(shift) <= 0.1
+    assert shift == 0.0

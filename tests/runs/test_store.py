@@ -27,7 +27,8 @@ def test_torn_trailing_line_is_reported_and_repaired(tmp_path):
     p.write_bytes(p.read_bytes() + b'{"key": "d", "val')  # a write cut by kill -9
     s2 = RunStore(tmp_path / "run")
     assert [r["key"] for r in s2.records("items")] == ["a", "b", "c"]
-    assert len(s2.repairs) == 1 and "torn" in s2.repairs[0]
+    assert len(s2.repairs) == 1
+    assert "torn" in s2.repairs[0]
     assert "WARNING" in (tmp_path / "run" / "run.log").read_text()
     assert p.read_bytes().endswith(b'"c"}\n')  # repaired on disk
     s2.append("items", {"key": "d"})

@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 
 from crseval.core.types import Item
-from crseval.data.io import DatasetInfo
 from crseval.data.base import SerendipityStudy
+from crseval.data.io import DatasetInfo
 from crseval.llm import LLMClient, ResponseCache
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore
@@ -37,7 +37,8 @@ def test_each_auxiliary_switch_adds_its_block_and_only_then(flag, marker):
     row = s.answers.iloc[2]
     on = request(s, row, Aux(**{flag: True}), profile="Likes thrillers; lately animation.").messages[-1].content
     off = request(s, row, Aux()).messages[-1].content
-    assert marker in on and marker not in off
+    assert marker in on
+    assert marker not in off
     assert "The platform now recommends: Alien (1979) (Horror, Sci-Fi)." in off
     assert off.index("Toy Story") < off.index("Heat")  # oldest first
 
@@ -46,7 +47,8 @@ def test_few_shot_never_contains_the_target_user():
     s = study()
     for seed in range(20):
         ex = few_shot(s, "u1", 3, seed)
-        assert len(ex) == 3 and all(e["user"] != "u1" for e in ex)
+        assert len(ex) == 3
+        assert all(e["user"] != "u1" for e in ex)
     req = request(s, s.answers.iloc[0], Aux(), few_shot(s, "u1", 2, 0))
     assert [m.role for m in req.messages] == ["system", "user", "assistant", "user", "assistant", "user"]
 
@@ -57,19 +59,22 @@ def test_runs_are_averaged_recorded_and_cached(tmp_path):
     backend = ScriptedBackend()
     client = LLMClient(backend, ResponseCache(store.cache_path))
     scores = llm_scores(s, client, store, runs=3, shots=1)
-    assert scores.shape == (6,) and np.all((scores >= 1) & (scores <= 5))
+    assert scores.shape == (6,)
+    assert np.all((scores >= 1) & (scores <= 5))
     assert len(store.records("serendipity_llm")) == 18
     n = len(backend.calls)
     again = llm_scores(s, LLMClient(ScriptedBackend([]), ResponseCache(store.cache_path)), RunStore(tmp_path / "run"),
                        runs=3, shots=1)
-    assert np.allclose(again, scores) and len(backend.calls) == n  # a re-run asks nothing
+    assert np.allclose(again, scores)
+    assert len(backend.calls) == n  # a re-run asks nothing
 
 
 def test_rows_restrict_what_is_rated_but_not_the_history(tmp_path):
     s = study()
     store = RunStore(tmp_path / "r")
     scores = llm_scores(s, LLMClient(ScriptedBackend()), store, runs=1, rows=[2])
-    assert np.isnan(scores[[0, 1, 3, 4, 5]]).all() and np.isfinite(scores[2])
+    assert np.isnan(scores[[0, 1, 3, 4, 5]]).all()
+    assert np.isfinite(scores[2])
     (rec,) = store.records("serendipity_llm")
     assert rec["row"] == 2
 

@@ -1,6 +1,6 @@
 """The user simulator: deterministic per seed, shifts on schedule, truth logged."""
-from crseval.simulation.crs import KBCRS
 from crseval.data.kb import load_kb
+from crseval.simulation.crs import KBCRS
 from crseval.simulation.user import SimulatorConfig, UserSimulator
 
 
@@ -21,7 +21,8 @@ def _talk(seed, cfg=SimulatorConfig(), turns=12):
 def test_same_seed_same_session_and_different_seeds_differ():
     a, la = _talk(3)
     b, lb = _talk(3)
-    assert la == lb and a.true_genre == b.true_genre
+    assert la == lb
+    assert a.true_genre == b.true_genre
     others = [_talk(s)[1] for s in range(4, 8)]
     assert any(o != la for o in others)
 
@@ -33,20 +34,25 @@ def test_shifts_follow_the_schedule_and_are_logged():
     for t in shifts:
         truth = log[t][1]
         assert truth["kind"] in ("genre", "year", "actor", "director", "writer", "language", "plot")
-        assert truth["to"] is not None and truth["topics"]
+        assert truth["to"] is not None
+        assert truth["topics"]
 
 
 def test_wrong_start_is_corrected_at_the_first_shift():
     user, log = _talk(1, SimulatorConfig(error_rate=1.0, shift_every=(2, 2)), turns=3)
     assert user.start_genre != user.true_genre
     first = log[2][1]
-    assert first["shift"] and first["kind"] == "genre" and first["to"] == [user.true_genre] and first["contradiction"]
+    assert first["shift"]
+    assert first["kind"] == "genre"
+    assert first["to"] == [user.true_genre]
+    assert first["contradiction"]
 
 
 def test_contradictions_take_back_what_was_said():
     _, log = _talk(2, SimulatorConfig(contradiction_rate=1.0, shift_every=(1, 1)), turns=10)
     contra = [(text, truth) for text, truth in log if truth["contradiction"]]
-    assert contra and all(("not" in text.lower()) for text, _ in contra)
+    assert contra
+    assert all(("not" in text.lower()) for text, _ in contra)
     assert all(truth["from"] is not None for _, truth in contra)
 
 

@@ -7,8 +7,10 @@ from crseval.text.embed import Hashing, MiniLM
 def test_hashing_embeddings_are_normalised_and_deterministic():
     e = Hashing()
     x = e.encode(["I love horror movies", "I love horror movies", "What did you watch last?"])
-    assert x.shape == (3, Hashing.dim) and np.allclose(np.linalg.norm(x, axis=1), 1.0)
-    assert np.array_equal(x[0], x[1]) and x[0] @ x[2] < 0.9
+    assert x.shape == (3, Hashing.dim)
+    assert np.allclose(np.linalg.norm(x, axis=1), 1.0)
+    assert np.array_equal(x[0], x[1])
+    assert x[0] @ x[2] < 0.9
     assert e.encode([]).shape == (0, Hashing.dim)
 
 
@@ -26,5 +28,6 @@ def test_minilm_from_the_pypi_package_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("CRSEVAL_HOME", str(tmp_path))
     e = MiniLM()
     x = e.encode(["I love horror movies", "Scary films are my favourite", "The weather is nice today"])
-    assert x.shape == (3, 384) and np.allclose(np.linalg.norm(x, axis=1), 1.0, atol=1e-5)
+    assert x.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(x, axis=1), 1.0, atol=1e-5)
     assert x[0] @ x[1] > x[0] @ x[2]  # paraphrases are closer than unrelated sentences

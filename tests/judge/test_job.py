@@ -1,0 +1,58 @@
+"""The judge meta-evaluation job recovers a known-good judge and reports panels."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from crseval.core.types import Dialogue, Role, Utterance
+from crseval.data.io import DatasetInfo
+from crseval.data.judged import JudgedItem, JudgedSet
+from crseval.judge.job import meta_eval_into
+from crseval.judge.judging import Judge
+from crseval.llm import ChatResponse, LLMClient
+from crseval.llm.scripted import ScriptedBackend
+from crseval.runs import RunStore
+
+
+def _dialogue(i, quality):
+    reply = "Great pick: " + "a thoughtful recommendation " * quality
+    return Dialogue.from_utterances(f"d{i}", [Utterance(Role.USER, f"I want movie {i}"), Utterance(Role.SYSTEM, reply)])
+
+
+def oracle(noise, seed):
+    """A scripted judge whose expected score follows the quality hidden in the transcript length."""
+    rng = np.random.default_rng(seed)
+
+    def respond(req):
+        q = req.messages[-1].content.count("thoughtful")
+        center = np.clip(1 + q + rng.normal(0, noise), 1, 5)
+        w = np.exp(-((np.arange(1, 6) - center) ** 2))
+        return ChatResponse(str(int(round(center))), choice_probs={str(d): float(p) for d, p in zip(range(1, 6), w / w.sum())})
+    return respond
+
+
+@pytest.fixture
+def judged():
+    rng = np.random.default_rng(0)
+    quality = rng.integers(0, 5, 40)
+    items = [JudgedItem(f"d{i}", _dialogue(i, int(q)), {"overall": float(1 + q)}) for i, q in enumerate(quality)]
+    return JudgedSet(DatasetInfo("toy", "-", "0"), "dialogue", items)
+
+
+def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judged):
+    judges = [Judge("good", LLMClient(ScriptedBackend(oracle(0.2, 1)))),
+              Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=3, temperature=0.7)]
+    table = meta_eval_into(RunStore(tmp_path / "run"), judged, judges, n_boot=200)[0].set_index("judge")
+    assert table.loc["good", "pearson"] > 0.9 > table.loc["noisy", "pearson"]
+    assert table.loc["good", "pearson_lo"] <= table.loc["good", "pearson"] <= table.loc["good", "pearson_hi"]
+    assert "length baseline" in table.index
+    assert "panel mean" in table.index
+    rel = pd.read_csv(tmp_path / "run" / "tables" / "judge_panel_reliability.csv")
+    assert rel.loc[0, "n_raters"] == 4  # good#s0 + noisy#s0..s2 are the panel's raters
+    mon = pd.read_csv(tmp_path / "run" / "tables" / "judge_mean_of_n.csv")
+    assert list(mon["n_judges"]) == [1, 2, 3, 4]
+    items = pd.read_csv(tmp_path / "run" / "tables" / "judge_item_scores.csv")  # the drill-down per item
+    assert len(items) == 80  # 40 dialogues × 2 judges, one row each
+    assert {"item", "aspect", "judge", "score", "failed", "human", "length"} <= set(items.columns)
+    good = items[items["judge"] == "good"]
+    from scipy import stats as st
+    assert st.pearsonr(good["score"], good["human"])[0] == pytest.approx(table.loc["good", "pearson"])

@@ -1,0 +1,56 @@
+"""Serendipity proxies: Likert mapping, formulas and features by hand."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from crseval.core.types import Item
+from crseval.data.base import SerendipityStudy
+from crseval.data.io import DatasetInfo
+from crseval.serendipity.proxies import desr, features, purs, snpr, sog, to_likert
+
+
+def study():
+    items = {"a": Item("a", "A", {"genres": ["Comedy"]}), "b": Item("b", "B", {"genres": ["Comedy"]}),
+             "c": Item("c", "C", {"genres": ["Horror"]})}
+    answers = pd.DataFrame({"user": ["u1"] * 3 + ["u2"] * 2, "item": ["a", "b", "c", "a", "x"],
+                            "rating": [5.0, 4.0, 2.0, 4.0, 5.0], "predicted_rating": [5.0, 0.5, 2.75, 4.0, 3.0],
+                            "ground_truth": [1.0, 2.0, 5.0, 1.0, 3.0]})
+    return SerendipityStudy(DatasetInfo("toy", "-", "0"), answers, items, "toy")
+
+
+def test_likert_mapping_edge_cases():
+    assert list(to_likert([0.0, 0.5, 1.0])) == [1.0, 3.0, 5.0]
+    assert list(to_likert([2.0, 2.0])) == [3.0, 3.0]  # constant scores map to the midpoint
+    out = to_likert([np.nan, 1.0, 3.0])
+    assert np.isnan(out[0])
+    assert list(out[1:]) == [1.0, 5.0]
+    assert np.isnan(to_likert([np.nan, np.nan])).all()
+    assert list(to_likert([0, 0.124, 0.126, 1])) == [1.0, 1.0, 2.0, 5.0]  # round((x−min)/(max−min)·4 + 1)
+
+
+def test_proxy_formulas_by_hand():
+    f = pd.DataFrame({"relevance": [0.8, 0.2], "diversity": [0.4, 0.6], "unexpectedness": [0.5, 0.0],
+                      "unpopularity": [0.2, 1.0], "purs_distance": [1.0, 0.0]})
+    assert sog(f) == pytest.approx([(0.8 + 0.4 + 0.5 + 0.2) / 4, (0.2 + 0.6 + 0.0 + 1.0) / 4])
+    assert snpr(f, lam=0.3) == pytest.approx([0.3 * 0.8 + 0.7 * 0.5, 0.3 * 0.2])
+    assert purs(f) == pytest.approx([0.8 + 1.0 * np.exp(-1.0), 0.2])
+    assert desr(f) == pytest.approx([0.8 * 0.5 / 1.3, 0.0])
+
+
+def test_features_by_hand():
+    f = features(study()).table
+    # u1/c (horror): history = liked others {a, b} (both comedy) → cosine distance 1 to each
+    assert f.loc[2, "unexpectedness"] == pytest.approx(1.0)
+    assert f.loc[2, "diversity"] == pytest.approx(1.0)
+    # u1/a: liked others = {b} (comedy) → distance 0; the unliked c (rating 2) is not history but is in the list
+    assert f.loc[0, "unexpectedness"] == pytest.approx(0.0)
+    assert f.loc[0, "diversity"] == pytest.approx(0.5)
+    assert f.loc[0, "relevance"] == pytest.approx(1.0)
+    assert f.loc[1, "relevance"] == pytest.approx(0.0)
+    # item 'a' is answered twice, the others once: unpopularity = 1 − log(1+n)/log(1+2)
+    assert f.loc[0, "unpopularity"] == pytest.approx(0.0)
+    assert (f.loc[2, "unpopularity"] == pytest.approx(
+        1 - np.log(2) / np.log(3)))
+    assert np.isnan(f.loc[4, "unexpectedness"])  # 'x' has no metadata: NaN, counted — not dropped
+    assert features(study()).missing_items == 1
+    assert f.loc[2, "purs_distance"] == pytest.approx(np.sqrt(2))  # nearest cluster = the comedy item

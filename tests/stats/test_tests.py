@@ -1,0 +1,42 @@
+"""ANOVA + Tukey HSD against statsmodels' OLS ANOVA and a hand-computed η²; the two-sample tests against scipy."""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.formula.api import ols
+from statsmodels.stats.anova import anova_lm
+
+from crseval.stats.tests import anova_tukey, paired_or_welch
+
+
+def test_anova_matches_statsmodels_and_eta_squared_by_hand():
+    rng = np.random.default_rng(0)
+    y = np.concatenate([rng.normal(m, 1, 12) for m in (0, 0.5, 1.5)])
+    g = np.repeat(["a", "b", "c"], 12)
+    res = anova_tukey(y, g)
+    ref = anova_lm(ols("y ~ C(g)", data=pd.DataFrame({"y": y, "g": g})).fit(), typ=1)
+    assert res.F == pytest.approx(ref["F"].iloc[0])
+    assert res.p == pytest.approx(ref["PR(>F)"].iloc[0])
+    assert (res.df_between, res.df_within) == (2, 33)
+    assert res.eta_squared == pytest.approx(ref["sum_sq"].iloc[0] / ref["sum_sq"].sum())
+    assert list(zip(res.tukey["group1"], res.tukey["group2"])) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert bool(res.tukey.set_index(["group1", "group2"]).loc[("a", "c"), "reject"])
+
+
+def test_groups_too_small_or_without_variation_are_explained():
+    res = anova_tukey([1.0, 1.0, 2.0, 2.0], ["a", "a", "b", "b"])
+    assert np.isnan(res.F)
+    assert "variation" in res.note
+    one = anova_tukey([1.0, 2.0, 3.0], ["a", "a", "b"])  # b has one value: dropped, one group left
+    assert np.isnan(one.p)
+
+
+def test_paired_and_welch_match_scipy():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=20), rng.normal(0.3, 1, 20)
+    name, t, p = paired_or_welch(a, b, paired=True)
+    assert name == "paired t (n=20)"
+    assert p == pytest.approx(stats.ttest_rel(a, b).pvalue)
+    name, t, p = paired_or_welch(a, b[:15], paired=False)
+    assert name == "Welch t"
+    assert t == pytest.approx(stats.ttest_ind(a, b[:15], equal_var=False).statistic)
