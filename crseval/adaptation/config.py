@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.adaptation.tas import TASParams
-from crseval.judge.panel import JudgeSpec
+from crseval.judge.config import JudgeSpec
 from crseval.llm import LLMConfig
 from crseval.simulation.config import ModelConfig, SessionSpec, SimulatorSection
 

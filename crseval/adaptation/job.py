@@ -21,7 +21,7 @@ from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import format_signature, make_signature
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.judge.judging import Judge, judge_items
-from crseval.judge.panel import JudgeSpec
+from crseval.judge.config import JudgeSpec
 from crseval.judge.rubric import rubric_for
 from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore

@@ -10,7 +10,8 @@ from crseval.behavior.job import DATA_HELP, META, RUN, TAG, TRAIN, RunConfig
 from crseval.cli.options import FORMAT, job_command, run_job
 from crseval.cli.output import Format, emit
 
-app = typer.Typer(no_args_is_help=True, help="Behavior alignment with human recommenders (INSPIRED strategies).")
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Behavior alignment with human recommenders (INSPIRED strategies).")
 job_command(app, "train", TRAIN)
 job_command(app, "tag", TAG)
 job_command(app, "run", RUN)

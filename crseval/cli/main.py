@@ -9,29 +9,49 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+import importlib
+
+import click
 import typer
+from typer.core import TyperGroup
 
 from crseval.cli.options import BACKEND_HELP, FORMAT, llm_config, run_job
 from crseval.cli.output import Format, console, emit, err_console
 from crseval.core.errors import CrsevalError
 
-app = typer.Typer(help=__doc__, no_args_is_help=True, add_completion=False, rich_markup_mode="rich")
+# command groups in modules of their own, imported only when used (a quick command stays quick)
+GROUPS = {
+    "behavior": "Behavior alignment with human recommenders (INSPIRED strategies).",
+    "shift": "Preference-shift evaluation: user simulator × CRS models × topic adaptation score (TAS) × LLM judge.",
+    "serendipity": "Serendipity evaluation and meta-evaluation.",
+    "reliability": "Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, structure.",
+    "judge": "LLM judges: meta-evaluation against human labels, judge panels.",
+}
+
+
+class LazyGroups(TyperGroup):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*super().list_commands(ctx), *GROUPS]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in GROUPS:
+            sub = importlib.import_module(f"crseval.cli.{name}").app
+            return typer.main.get_group(sub)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, (self.commands[n].get_short_help_str(100) if n in self.commands else GROUPS[n]))
+                for n in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+app = typer.Typer(cls=LazyGroups, help=__doc__, no_args_is_help=True, add_completion=False,
+                  rich_markup_mode=None)
 data_app = typer.Typer(help="Inspect datasets: counts, loader notes and a sample.", no_args_is_help=True)
 llm_app = typer.Typer(help="Talk to the configured LLM backend.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 app.add_typer(llm_app, name="llm")
-
-
-def _register_subcommands() -> None:
-    from crseval.cli import behavior, judge, reliability, serendipity, shift
-    app.add_typer(behavior.app, name="behavior")
-    app.add_typer(shift.app, name="shift")
-    app.add_typer(serendipity.app, name="serendipity")
-    app.add_typer(reliability.app, name="reliability")
-    app.add_typer(judge.app, name="judge")
-
-
-_register_subcommands()
 
 @app.callback(invoke_without_command=True)
 def _root(version: bool = typer.Option(False, "--version", help="Print the crseval version and exit.",

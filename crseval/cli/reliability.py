@@ -23,7 +23,7 @@ class DefaultAnalyze(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-app = typer.Typer(cls=DefaultAnalyze, no_args_is_help=True,
+app = typer.Typer(cls=DefaultAnalyze, no_args_is_help=True, add_completion=False,
                   help="Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, "
                        "structure. `crseval reliability RATINGS --item-col … --rater-col …` analyses a file.")
 job_command(app, "analyze", ANALYZE)

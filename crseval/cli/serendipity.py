@@ -6,5 +6,6 @@ import typer
 from crseval.cli.options import job_command
 from crseval.serendipity.job import JOB as META_EVAL
 
-app = typer.Typer(no_args_is_help=True, help="Serendipity evaluation and meta-evaluation.")
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Serendipity evaluation and meta-evaluation.")
 job_command(app, "meta-eval", META_EVAL)

@@ -11,8 +11,9 @@ from crseval.adaptation.job import RUN, SCORE
 from crseval.cli.options import FORMAT, job_command, run_job
 from crseval.cli.output import Format
 
-app = typer.Typer(no_args_is_help=True, help="Preference-shift evaluation: user simulator × CRS models × topic "
-                                             "adaptation score (TAS) × LLM judge, with ANOVA + Tukey HSD.")
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Preference-shift evaluation: user simulator × CRS models × topic adaptation score "
+                       "(TAS) × LLM judge, with ANOVA + Tukey HSD.")
 job_command(app, "score", SCORE)
 
 

@@ -8,11 +8,11 @@ knows its scale.
 from __future__ import annotations
 
 import enum
+from statistics import harmonic_mean
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 import pandas as pd
-from scipy.stats import hmean
 
 from crseval.core.errors import CrsevalError
 
@@ -197,7 +197,7 @@ class Ratings:
         scale = {d: list(v) for d, v in self.scale.items()} if isinstance(self.scale, dict) else list(self.scale)
         return {"dataset": self.info.signature() if self.info else self.name, "ratings": len(self.data),
                 "items": len(k), "raters": self.data["rater"].nunique(), "dimensions": self.dimensions,
-                "scale": scale, "raters per item": f"{k.min()}–{k.max()} (harmonic mean {hmean(k):.2f})"}
+                "scale": scale, "raters per item": f"{k.min()}–{k.max()} (harmonic mean {harmonic_mean(k.tolist()):.2f})"}
 
     def preview(self, n: int = 5) -> str:
         return self.data.head(n).to_string(index=False)

@@ -15,11 +15,9 @@ from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.core.types import Ratings
 from crseval.data.judged import JudgedSet, load_judged
+from crseval.judge.config import PanelConfig
 from crseval.judge.judging import Judge, judge_items
-from crseval.judge.meta import humans_and_judges, item_scores, meta_eval_table, plot_meta
-from crseval.judge.panel import PanelConfig, judge_agreement, mean_of_n, panel_ratings
 from crseval.llm import LLMConfig, make_client
-from crseval.reliability.analysis import reliability_table
 from crseval.runs.store import RunStore
 
 SUMMARY_COLUMNS = ["aspect", "judge", "n", "failed", "pearson", "pearson_lo", "pearson_hi", "spearman", "spearman_lo",
@@ -66,6 +64,8 @@ def _subset(judged: JudgedSet, limit: int | None, seed: int) -> list:
 
 def _panel_tables(store: RunStore, records: list[dict], items: list, aspects: list[str], seed: int) -> list[str]:
     """Reliability of the panel as raters, each judge's agreement with people, the mean of n judges."""
+    from crseval.judge.panel import judge_agreement, mean_of_n, panel_ratings
+    from crseval.reliability.analysis import reliability_table
     by_id = {it.id: it for it in items}
     rel, agree, mon = [], [], []
     for aspect in aspects:
@@ -84,6 +84,7 @@ def _panel_tables(store: RunStore, records: list[dict], items: list, aspects: li
 
 
 def _humans_too(store: RunStore, human: Ratings | None, records: list[dict], items: list, aspects: list[str]) -> list:
+    from crseval.judge.meta import humans_and_judges
     if human is None:
         return []
     ids = {it.id for it in items}
@@ -98,6 +99,7 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
                    limit: int | None = None, seed: int = 0, n_boot: int = 1000, human: Ratings | None = None,
                    progress: Progress = no_progress) -> tuple[pd.DataFrame, dict]:
     """Rate ``judged`` with ``judges`` into ``store``; (meta-evaluation table, signature)."""
+    from crseval.judge.meta import item_scores, meta_eval_table, plot_meta
     aspects = list(aspects or judged.aspects)
     items = _subset(judged, limit, seed)
     sig = make_signature(

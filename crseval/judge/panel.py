@@ -7,25 +7,11 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from crseval.core.types import Ratings
-from crseval.llm import LLMConfig
 from crseval.reliability.icc import oneway_reml
-
-
-class JudgeSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    llm: LLMConfig = LLMConfig()
-    samples: int = Field(1, ge=1, le=50, description="repeated samples per item (use temperature > 0 for > 1)")
-
-
-class PanelConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    judges: list[JudgeSpec] = Field(..., min_length=1)
 
 
 def panel_ratings(records: Sequence[dict], aspect: str, scale: tuple[float, float] = (1, 5)) -> Ratings:
