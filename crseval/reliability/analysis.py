@@ -22,35 +22,41 @@ MAIN_COLUMNS = ["dimension", "n_items", "n_raters", "k", "icc1", "icc1_k", "rel_
                 "interpretation"]
 
 
-def dimension_row(d: pd.DataFrame, *, n_boot: int = 0, seed: int = 0) -> dict:
+def dimension_row(d: pd.DataFrame, *, ci: str = "none", n_boot: int = 0, seed: int = 0) -> dict:
+    """One dimension's row. ``ci``: "profile" (profile-likelihood intervals for Rel_single and Rel_k, an
+    item bootstrap of ``n_boot`` resamples for α), "bootstrap" (parametric bootstrap for the crossed model,
+    variance components included) or "none"."""
     y, items, raters = d["value"].to_numpy(float), d["item"].to_numpy(), d["rater"].to_numpy()
     reml, anova = oneway_reml(y, items), oneway_anova(y, items)
-    cr = crossed_reliability(y, items, raters, n_boot=n_boot, seed=seed)
-    a_ord = alpha(y, items, raters, "ordinal", n_boot=n_boot, seed=seed)
+    cr = crossed_reliability(y, items, raters, ci=ci, n_boot=n_boot, seed=seed)
+    a_ord = alpha(y, items, raters, "ordinal", n_boot=n_boot if ci != "none" else 0, seed=seed)
     a_int = alpha(y, items, raters, "interval")
     row = {"n_items": len(set(items)), "n_raters": len(set(raters)), "n_ratings": len(y), "k": round(cr.k, 3),
            "icc1": reml.icc1, "icc1_anova": anova.icc1, "icc1_k": reml.icc1k, "icc1_k_anova": anova.icc1k,
            "var_item": cr.var_item, "var_rater": cr.var_rater, "var_resid": cr.var_resid,
            "rel_single": cr.rel_single, "rel_k": cr.rel_k, "alpha_ordinal": a_ord[0], "alpha_interval": a_int[0],
            "interpretation": interpret(cr.rel_k)}
-    if n_boot:
-        for name in ("rel_single", "rel_k", "var_item", "var_rater", "var_resid"):
-            row[f"{name}_lo"], row[f"{name}_hi"] = cr.ci[name]
+    for name, (lo, hi) in cr.ci.items():
+        row[f"{name}_lo"], row[f"{name}_hi"] = lo, hi
+    if ci != "none" and n_boot:
         row["alpha_ordinal_lo"], row["alpha_ordinal_hi"] = a_ord[1], a_ord[2]
     for name in ("icc1", "icc1_k", "rel_single", "alpha_ordinal"):
         row[f"{name}_band"] = interpret(row[name])
     return row
 
 
-def reliability_table(ratings: Ratings, dims: Sequence[str] | None = None, *, n_boot: int = 0, seed: int = 0,
-                      progress: Callable[[int], None] | None = None) -> pd.DataFrame:
-    """One row per dimension, sorted by Rel_k (best first); Koo & Li bands next to each coefficient."""
+def reliability_table(ratings: Ratings, dims: Sequence[str] | None = None, *, ci: str = "none", n_boot: int = 0,
+                      seed: int = 0, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """One row per dimension, sorted by Rel_k (best first); Koo & Li bands next to each coefficient. The
+    fits are thousands of small factorisations: BLAS threads only add overhead there, so they are held at 1."""
+    from threadpoolctl import threadpool_limits
     rows = []
     groups = dict(tuple(ratings.data.groupby("dimension", sort=False)))
     for dim in dims or ratings.dimensions:
         if dim not in groups:
             raise CrsevalError(f"no dimension {dim!r}", field="dims", expected="one of " + ", ".join(groups))
-        rows.append({"dimension": dim, **dimension_row(groups[dim], n_boot=n_boot, seed=seed)})
+        with threadpool_limits(1, user_api="blas"):
+            rows.append({"dimension": dim, **dimension_row(groups[dim], ci=ci, n_boot=n_boot, seed=seed)})
         if progress:
             progress(1)
     return pd.DataFrame(rows).sort_values("rel_k", ascending=False).reset_index(drop=True)
@@ -63,7 +69,7 @@ def plot_power(path: Path, observed_icc: float, k_values: Sequence[int] = (2, 3,
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     n = np.arange(10, 401, 5)
     for k in k_values:
-        ax.plot(n, [min_detectable_icc(int(x), k, alpha=alpha, power=power) for x in n], label=f"k = {k} raters")
+        ax.plot(n, min_detectable_icc(n, k, alpha=alpha, power=power), label=f"k = {k} raters")
     if np.isfinite(observed_icc):
         ax.axhline(observed_icc, color="#333333", ls="--", lw=1, label=f"median observed ICC(1) = {observed_icc:.2f}")
     ax.set_xlabel("number of rated items (dialogues)")
@@ -74,13 +80,16 @@ def plot_power(path: Path, observed_icc: float, k_values: Sequence[int] = (2, 3,
     return path
 
 
-def signature_part(n_boot: int = 200, seed: int = 0, drop_flagged: bool = False, **_: object) -> str:
-    return (f"icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)|boot:{n_boot}|seed:{seed}"
+def signature_part(ci: str = "profile", n_boot: int = 200, seed: int = 0, drop_flagged: bool = False,
+                   **_: object) -> str:
+    cis = {"profile": f"ci:profile-likelihood(rel)+item-bootstrap(alpha,{n_boot})",
+           "bootstrap": f"ci:parametric-bootstrap({n_boot})+item-bootstrap(alpha,{n_boot})", "none": "ci:none"}[ci]
+    return (f"icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)|{cis}|seed:{seed}"
             f"|qc:drop_flagged={drop_flagged}")
 
 
-def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | None = None, n_boot: int = 200,
-                 seed: int = 0, gold_items: list[str] | None = None, min_seconds: float | None = None,
+def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | None = None, ci: str = "profile",
+                 n_boot: int = 200, seed: int = 0, gold_items: list[str] | None = None, min_seconds: float | None = None,
                  time_col: str | None = None, attention_col: str | None = None, drop_flagged: bool = False,
                  n_clusters: int = 3, progress: Callable[[str, int], Callable[[int], None]] | None = None
                  ) -> pd.DataFrame:
@@ -89,7 +98,7 @@ def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | Non
                          attention_col=attention_col, drop_flagged=drop_flagged)
     data = qc.ratings
     dims = list(dims or data.dimensions)
-    table = reliability_table(data, dims, n_boot=n_boot, seed=seed,
+    table = reliability_table(data, dims, ci=ci, n_boot=n_boot, seed=seed,
                               progress=progress("reliability per dimension", len(dims)) if progress else None)
     store.write_table("reliability", table)
     store.write_table("reliability_qc", pd.DataFrame([qc.counts]))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.core.config import CommaList
@@ -35,7 +37,12 @@ class ReliabilityConfig(BaseModel):
     min_seconds: float | None = Field(None, description="Flag raters whose median time is below this.")
     attention_col: str | None = Field(None, description="Column with attention-check results.")
     drop_flagged: bool = Field(False, description="Remove flagged raters (default: flag only).")
-    n_boot: int = Field(200, ge=0, description="Parametric bootstrap resamples for CIs (0: none).")
+    ci: Literal["profile", "bootstrap", "none"] = Field(
+        "profile", description="Confidence intervals: profile (profile likelihood for Rel_single and Rel_k, item "
+                               "bootstrap for alpha; seconds), bootstrap (parametric bootstrap refits, variance "
+                               "components too; minutes) or none.")
+    n_boot: int = Field(200, ge=0, description="Bootstrap resamples (alpha; every interval with --ci bootstrap; "
+                                               "0: no bootstrap intervals).")
     clusters: int = Field(3, ge=1, description="Number of dimension clusters to report.")
     seed: int = Field(0, description="Random seed of the bootstraps.")
 
@@ -78,14 +85,14 @@ def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Resul
     if extra_cols and (ratings.extra is None or not extra_cols <= set(ratings.extra.columns)):
         raise CrsevalError(f"columns {sorted(extra_cols)} are not available for QC", field="--time-col",
                            fix="quality-control columns come with presets (crs-que: time_spent)")
-    table = analyze_into(store, ratings, dims=config.dims, n_boot=config.n_boot, seed=config.seed,
+    table = analyze_into(store, ratings, dims=config.dims, ci=config.ci, n_boot=config.n_boot, seed=config.seed,
                          gold_items=config.gold, time_col=time_col, min_seconds=config.min_seconds,
                          attention_col=config.attention_col, drop_flagged=config.drop_flagged,
                          n_clusters=config.clusters, progress=progress)
     main = table[MAIN_COLUMNS].round(3)
     store.write_paper_table("reliability", main)
     sig = make_signature(data=ratings.info.signature() if ratings.info else ratings.name,
-                         metric={"reliability": signature_part(n_boot=config.n_boot, seed=config.seed,
+                         metric={"reliability": signature_part(ci=config.ci, n_boot=config.n_boot, seed=config.seed,
                                                                drop_flagged=config.drop_flagged)})
     store.save_signature(sig)
     return Result("reliability", "reliability (sorted by Rel_k)", main, sig, store.root,

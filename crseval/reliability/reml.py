@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg.lapack import dpotrf, dpotrs
 from scipy.sparse.linalg import splu
 
 
@@ -42,6 +42,8 @@ class RemlFit:
     levels: dict[str, int]
     converged: bool = True
     modes: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    theta: np.ndarray | None = field(default=None, repr=False)   # relative SDs σ_k / σ_e, in factor order
+    problem: "_Problem | None" = field(default=None, repr=False)  # the PLS system: profile the deviance with it
 
     @property
     def residual(self) -> float:
@@ -61,6 +63,7 @@ class _Problem:
             raise ValueError("one or two random-intercept factors are supported")
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
+        self.yy, self.ysum = float(self.y @ self.y), float(self.y.sum())
         self.names = list(factors)
         self.codes, self.sizes = [], []
         for name in self.names:
@@ -124,30 +127,32 @@ class _Problem:
             rhs2 = np.column_stack([lb * self.counts[ib], lb * self.sums[ib]])
             ntwn = np.bincount(self.pair_flat, weights=(1.0 / a1)[self.pair_item], minlength=qb * qb).reshape(qb, qb)
             s22 = np.diag(1.0 + lb * lb * self.counts[ib]) - (la * la * lb * lb) * ntwn
-            chol = cho_factor(s22, lower=True)
+            chol, info = dpotrf(s22, lower=1, clean=0, overwrite_a=1)    # LAPACK directly: no input checks
+            if info:
+                raise np.linalg.LinAlgError("Schur complement is not positive definite")
             scaled1 = rhs1 / a1[:, None]                                   # A11⁻¹ rhs1
             nt_scaled1 = np.column_stack([np.bincount(self.cb, weights=scaled1[self.ca, c], minlength=qb)
                                           for c in range(2)])               # N' A11⁻¹ rhs1
-            x2 = cho_solve(chol, rhs2 - la * lb * nt_scaled1)
+            x2 = dpotrs(chol, rhs2 - la * lb * nt_scaled1, lower=1)[0]
             n_x2 = np.column_stack([np.bincount(self.ca, weights=x2[self.cb, c], minlength=self.sizes[ia])
                                     for c in range(2)])                     # N x2
             x1 = (rhs1 - la * lb * n_x2) / a1[:, None]
-            logdet = float(np.sum(np.log(a1)) + 2.0 * np.sum(np.log(np.diag(chol[0]))))
+            logdet = float(np.sum(np.log(a1)) + 2.0 * np.sum(np.log(np.diag(chol))))
             b = np.concatenate([rhs1[:, 0], rhs2[:, 0]])
             ainv_b = np.concatenate([x1[:, 0], x2[:, 0]])
             ainv_c = np.concatenate([x1[:, 1], x2[:, 1]])
             cc = np.concatenate([rhs1[:, 1], rhs2[:, 1]])
             mode_parts = (ia, ib)
         schur = self.n - b @ ainv_b
-        beta = (self.y.sum() - b @ ainv_c) / schur
+        beta = (self.ysum - b @ ainv_c) / schur
         u = ainv_c - ainv_b * beta
         if mode_parts is None:
             modes = {0: u}
         else:
             ia, ib = mode_parts
             modes = {ia: u[: self.sizes[ia]], ib: u[self.sizes[ia]:]}
-        fitted = beta + sum(lam[i] * modes[i][self.codes[i]] for i in modes)
-        r2 = float(np.sum((self.y - fitted) ** 2) + np.sum(u ** 2))
+        # at the PLS optimum ||y − Xβ − ZΛu||² + ||u||² = y'y − β Σy − u'ΛZ'y (no pass over the data)
+        r2 = float(self.yy - beta * self.ysum - u @ cc)
         return logdet, float(schur), float(beta), modes, r2
 
     def deviance(self, lam: np.ndarray) -> float:
@@ -197,4 +202,4 @@ def fit_reml(y, factors: dict[str, np.ndarray], starts: list[list[float]] | None
     variances["residual"] = float(sigma2)
     modes = {name: lam[i] * u[i] * np.sqrt(sigma2) for i, name in enumerate(prob.names)}  # BLUPs
     return RemlFit(variances, beta, float(prob.deviance(lam)), prob.n,
-                   dict(zip(prob.names, prob.sizes)), bool(best.success), modes)
+                   dict(zip(prob.names, prob.sizes)), bool(best.success), modes, lam, prob)

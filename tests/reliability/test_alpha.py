@@ -21,3 +21,19 @@ def test_alpha_matches_the_krippendorff_package():
     assert est == pytest.approx(ref_ord)
     assert lo < est < hi
     assert alpha(y, items, raters, "interval")[0] == pytest.approx(ref_int)
+
+
+def test_vectorised_bootstrap_equals_the_package_on_each_resample():
+    from crseval.reliability.alpha import _matrix, alphas_of_resamples
+    rng = np.random.default_rng(4)
+    items = np.repeat(np.arange(30), 4)
+    raters = np.tile(np.arange(4), 30)
+    values = np.clip(np.round(rng.normal(3, 1, 30)[items] + rng.normal(0, 0.8, len(items))), 1, 5)
+    m = _matrix(values, items, raters)
+    domain = np.unique(m[np.isfinite(m)])
+    draws = [rng.integers(0, 30, 30) for _ in range(5)]
+    weights = np.stack([np.bincount(d, minlength=30) for d in draws]).astype(float)
+    for level, kw in (("ordinal", {"value_domain": domain}), ("interval", {})):
+        fast = alphas_of_resamples(m, weights, level)
+        ref = [krippendorff.alpha(reliability_data=m[:, d], level_of_measurement=level, **kw) for d in draws]
+        assert fast == pytest.approx(ref, rel=1e-12)

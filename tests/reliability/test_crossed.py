@@ -82,7 +82,7 @@ def test_boundary_zero_rater_variance():
 
 def test_reliability_formulas_and_bootstrap_ci():
     df = simulate(120, 25, (4, 7), 1.0, 0.5, 0.8, seed=9)
-    c = crossed_reliability(df["y"], df["item"], df["rater"], n_boot=60, seed=1)
+    c = crossed_reliability(df["y"], df["item"], df["rater"], ci="bootstrap", n_boot=60, seed=1)
     total = c.var_item + c.var_rater + c.var_resid
     assert c.rel_single == pytest.approx(c.var_item / total)
     assert c.rel_k == pytest.approx(c.var_item / (c.var_item + (c.var_rater + c.var_resid) / c.k))
@@ -102,3 +102,12 @@ def test_sparse_path_agrees_with_the_schur_path(monkeypatch):
     for k in ("item", "rater", "residual"):
         assert sparse.variances[k] == pytest.approx(dense.variances[k], rel=1e-4, abs=1e-6)
     assert np.allclose(sparse.modes["rater"], dense.modes["rater"], atol=1e-4)
+
+
+def test_profile_and_bootstrap_intervals_agree_roughly():
+    df = simulate(120, 25, (4, 7), 1.0, 0.5, 0.8, seed=9)
+    prof = crossed_reliability(df["y"], df["item"], df["rater"], ci="profile")
+    boot = crossed_reliability(df["y"], df["item"], df["rater"], ci="bootstrap", n_boot=100, seed=1)
+    assert set(prof.ci) == {"rel_single", "rel_k"}  # the profile covers the reliabilities only
+    for name in ("rel_single", "rel_k"):
+        assert prof.ci[name] == pytest.approx(boot.ci[name], abs=0.05)

@@ -24,3 +24,12 @@ def test_ci_width_and_correlation_power():
     # Fisher z: r = 0.3, α = 0.05, power 0.8 → n = (2.8016/atanh 0.3)² + 3 = 84.93 (the textbook 85)
     assert power.items_for_correlation(0.3) == pytest.approx(84.93, abs=0.02)
     assert power.power_correlation(0.3, 85) == pytest.approx(0.80, abs=0.01)
+
+
+def test_closed_form_min_detectable_icc_inverts_walter_exactly():
+    from scipy.optimize import brentq
+    for n, k, rho0 in [(50, 3, 0.0), (200, 5, 0.1), (1000, 2, 0.3)]:
+        root = brentq(lambda r: power.items_needed(r, k, rho0=rho0) - n, rho0 + 1e-9, 1 - 1e-9, xtol=1e-14)
+        assert power.min_detectable_icc(n, k, rho0=rho0) == pytest.approx(root, abs=1e-9)
+    many = power.min_detectable_icc(np.array([50.0, 200.0]), 3)
+    assert many[0] == pytest.approx(power.min_detectable_icc(50, 3))
