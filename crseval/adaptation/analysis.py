@@ -7,20 +7,17 @@ Sessions whose CRS failed (``errors``) are excluded from the statistics and coun
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.formula.api import ols
-from statsmodels.stats.anova import anova_lm
-from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
 from crseval.adaptation.score import detection_summary
 from crseval.plotting import OKABE_ITO, plt, save, style
 from crseval.runs.store import RunStore
 from crseval.stats.bootstrap import bootstrap_ci
+from crseval.stats.tests import TUKEY_COLUMNS, anova_tukey as anova_test
 
 AUTOMATIC = ("tas", "recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention")
 EXTRA = ("avg_recovery_delay", "topic_interference", "detection_precision", "detection_recall")
@@ -79,30 +76,19 @@ def model_metrics(sessions: pd.DataFrame, metrics: Sequence[str], *, n_boot: int
 
 
 def anova_tukey(sessions: pd.DataFrame, metrics: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One-way ANOVA (statsmodels OLS + anova_lm) and Tukey HSD per metric, over the models with at least
-    two finite values; metrics with fewer than two such models are skipped (listed with a reason)."""
+    """One-way ANOVA (F, df, p, η²) and Tukey HSD per metric across models (:func:`crseval.stats.tests.anova_tukey`);
+    a metric it cannot test is listed with the reason."""
     ok = sessions[~sessions["failed"]]
     a_rows, t_rows = [], []
     for m in metrics:
-        d = ok[["model", m]].rename(columns={m: "y"}).dropna()
-        d = d[d.groupby("model")["y"].transform("size") >= 2]
-        if d["model"].nunique() < 2 or not (d.groupby("model")["y"].var() > 0).any():
-            a_rows.append({"metric": m, "F": np.nan, "p": np.nan, "df_between": np.nan, "df_within": np.nan,
-                           "n": len(d), "note": "needs ≥ 2 models with ≥ 2 sessions and variation within models"})
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            table = anova_lm(ols("y ~ C(model)", data=d).fit(), typ=1)
-        a_rows.append({"metric": m, "F": float(table["F"].iloc[0]), "p": float(table["PR(>F)"].iloc[0]),
-                       "df_between": float(table["df"].iloc[0]), "df_within": float(table["df"].iloc[1]),
-                       "n": len(d), "note": ""})
-        tk = pairwise_tukeyhsd(d["y"].to_numpy(float), d["model"].to_numpy(str))
-        pairs = [(a, b) for k, a in enumerate(tk.groupsunique) for b in tk.groupsunique[k + 1:]]
-        for (g1, g2), diff, p, (lo, hi), rej in zip(pairs, tk.meandiffs, tk.pvalues, tk.confint, tk.reject):
-            t_rows.append({"metric": m, "group1": str(g1), "group2": str(g2), "meandiff": float(diff),
-                           "p_adj": float(p), "lower": float(lo), "upper": float(hi), "reject": bool(rej)})
-    return pd.DataFrame(a_rows), pd.DataFrame(t_rows, columns=["metric", "group1", "group2", "meandiff", "p_adj",
-                                                               "lower", "upper", "reject"])
+        res = anova_test(ok[m].to_numpy(float), ok["model"].to_numpy(str))
+        a_rows.append({"metric": m, "F": res.F, "p": res.p, "df_between": res.df_between, "df_within": res.df_within,
+                       "eta_squared": res.eta_squared, "n": res.n, "note": res.note})
+        if len(res.tukey):
+            t_rows.append(res.tukey.assign(metric=m))
+    columns = ["metric", *TUKEY_COLUMNS]
+    tukey = pd.concat(t_rows, ignore_index=True)[columns] if t_rows else pd.DataFrame(columns=columns)
+    return pd.DataFrame(a_rows), tukey
 
 
 def correlations(sessions: pd.DataFrame, automatic: Sequence[str], judged: Sequence[str]) -> pd.DataFrame:

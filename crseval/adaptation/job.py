@@ -71,9 +71,9 @@ def as_dialogue(record: dict[str, Any]) -> Dialogue:
 
 
 def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
-           store: RunStore, seed: int) -> dict[str, Any]:
-    """Score one session (TAS + judge panel) and append it to the results."""
-    record = {**record, "tas": scorer.score([record])[0]}
+           store: RunStore, seed: int, tas: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Score one session (TAS, unless already scored in a batch, + judge panel) and append it to the results."""
+    record = {**record, "tas": tas if tas is not None else scorer.score([record])[0]}
     if judges and aspects and not record.get("errors") and record["turns"]:
         recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed,
                            stream=JUDGE_STREAM)
@@ -227,18 +227,21 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     judges = _judges(judge, store) if judge else []
     aspects = list(judge.aspects) if judges else []
     _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs")
-    done = store.done_keys(STREAM)
+    earlier = store.records(STREAM)  # a resumed run: what is already scored (read once)
+    done = {r["key"] for r in earlier}
     todo = [r for r in logs if r["key"] not in done]
     bar = progress("scoring sessions", len(logs))
     bar(len(logs) - len(todo))
     try:
-        for rec in todo:
-            finish(rec, scorer, judges, aspects, store, config.seed)
+        scored = scorer.score(todo)  # one batch: every distinct utterance is encoded and read once
+        fresh = []
+        for rec, tas in zip(todo, scored):
+            fresh.append(finish(rec, scorer, judges, aspects, store, config.seed, tas=tas))
             bar(1)
     finally:
         close_clients()
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
-    write_analysis(store, store.records(STREAM), aspects, n_boot=config.n_boot, seed=config.seed,
+    write_analysis(store, earlier + fresh, aspects, n_boot=config.n_boot, seed=config.seed,
                    title="Preference-shift adaptation",
                    notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []))
     store.close()

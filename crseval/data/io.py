@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+import orjson
+
 from crseval.core.errors import CrsevalError
 from crseval.core.signature import content_hash
 
@@ -115,8 +117,14 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
 
 
 def read_json(path: str | Path) -> Any:
+    """A JSON document (orjson, ~5× faster than the standard library; files with the non-standard NaN /
+    Infinity that Python writes fall back to ``json``)."""
     p = Path(path)
     text = read_text(p)
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

@@ -18,6 +18,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from crseval.core.types import Item
 from crseval.data.io import DatasetInfo
+from crseval.data.phrases import PhraseIndex
 
 ATTRIBUTES = ("actor", "director", "writer", "language")
 WORD = re.compile(r"[a-z][a-z'-]+")
@@ -41,7 +42,8 @@ class MovieKB:
     keywords: dict[str, set[int]] = field(init=False, repr=False)
     years: dict[int, set[int]] = field(init=False, repr=False)
     names: dict[str, tuple[str, str]] = field(init=False, repr=False)  # lower value → (attribute, display)
-    title_index: dict[str, list[tuple[tuple[str, ...], str]]] = field(init=False, repr=False)
+    title_phrases: PhraseIndex = field(init=False, repr=False)  # title words (lower case) → display titles
+    name_phrases: PhraseIndex = field(init=False, repr=False)   # name words → (attribute, display)
 
     def __post_init__(self) -> None:
         self.genres = defaultdict(set)
@@ -66,12 +68,9 @@ class MovieKB:
         self.keywords = {w: s for w, s in df.items() if 2 <= len(s) <= cap}
         self.genres, self.years = dict(self.genres), dict(self.years)
         self.index = {a: dict(v) for a, v in self.index.items()}
-        self.max_words = max((len(v.split()) for v in self.names), default=1)
-        self.title_index = {}
-        for m in self.movies:  # first word → [(title words, display title)], for finding titles in text
-            seq = tuple(t.lower() for t in TITLE_TOKEN.findall(m.title))
-            if seq:
-                self.title_index.setdefault(seq[0], []).append((seq, m.title))
+        self.title_phrases = PhraseIndex((seq, m.title) for m in self.movies
+                                         if (seq := tuple(t.lower() for t in TITLE_TOKEN.findall(m.title))))
+        self.name_phrases = PhraseIndex((tuple(v.split(" ")), hit) for v, hit in self.names.items())
 
     def __len__(self) -> int:
         return len(self.movies)
@@ -86,17 +85,14 @@ class MovieKB:
     def find_names(self, text: str) -> list[tuple[str, str]]:
         """(attribute, value) for every actor/director/writer/language named in ``text`` (longest match
         first, by word n-grams; a name inside a longer matched name is not reported twice)."""
-        toks = re.findall(r"[\w'.-]+", text.lower())
-        toks = [t.strip(".") for t in toks]
-        out, used = [], set()
-        for n in range(min(self.max_words, len(toks)), 0, -1):
-            for s in range(len(toks) - n + 1):
-                if any(k in used for k in range(s, s + n)):
-                    continue
-                hit = self.names.get(" ".join(toks[s:s + n]))
-                if hit is not None and (n > 1 or hit[0] == "language"):  # one-word people names are too ambiguous
-                    out.append(hit)
-                    used.update(range(s, s + n))
+        toks = [t.strip(".") for t in re.findall(r"[\w'.-]+", text.lower())]
+        hits = sorted((n, s, hit) for s, n, hit in self.name_phrases.find(toks)
+                      if n > 1 or hit[0] == "language")  # one-word people names are too ambiguous
+        out, used = [], bytearray(len(toks))
+        for n, s, hit in sorted(hits, key=lambda h: (-h[0], h[1])):
+            if not any(used[s:s + n]):
+                used[s:s + n] = b"\x01" * n
+                out.append(hit)
         return out
 
 

@@ -83,7 +83,9 @@ def _drill_block(store: RunStore, drill: dict) -> str:
     path = store.path("tables", f"{drill['table']}.csv")
     if not path.exists():
         return f'<p class="warn">table {esc(drill["table"])} is missing</p>'
-    df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={lv: str for lv in drill["levels"]})
+    pq = path.with_suffix(".parquet")  # the same table, read ~10× faster (drill tables can hold 100k turns)
+    df = pd.read_parquet(pq) if pq.exists() else pd.read_csv(path, keep_default_na=False, na_values=[""])
+    df = df.astype({lv: str for lv in drill["levels"]})
     levels, value, hl = list(drill["levels"]), drill.get("value"), drill.get("highlight")
     shown_cols = [c for c in df.columns if c not in levels and c != value]
 

@@ -10,6 +10,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from crseval.data.kb import TITLE_TOKEN, MovieKB
 from crseval.data.opendialkg import GENRE_MAP, GENRES
+from crseval.data.phrases import PhraseIndex
 
 _EXTRA_CUES = {
     "sci fi": "sci-fi", "scifi": "sci-fi", "science-fiction": "sci-fi", "comedies": "comedy", "funny": "comedy",
@@ -23,7 +24,9 @@ _EXTRA_CUES = {
 }
 GENRE_CUES: dict[str, tuple[str, ...]] = {**{g: (g,) for g in GENRES}, **GENRE_MAP,
                                           **{k: (v,) for k, v in _EXTRA_CUES.items()}}
-_CUE_WORDS = max(len(k.split()) for k in GENRE_CUES)
+# every cue, and the plural of every one-word cue that is not a cue itself ("comedies" is; "thrillers" → thriller)
+_CUES = PhraseIndex([(tuple(c.split()), g) for c, g in GENRE_CUES.items()] +
+                    [((c + "s",), g) for c, g in GENRE_CUES.items() if " " not in c and c + "s" not in GENRE_CUES])
 NEGATION = re.compile(r"\b(no|not|no more|nothing|without|instead of|enough|tired of|anything but|don't|do not|"
                       r"rather than|forget|skip|drop|stop)\b[\w\s'-]{0,24}$")
 DECADE = re.compile(r"\b(?:(19|20)(\d)0s|'?([2-9])0s)\b")
@@ -34,17 +37,13 @@ def genre_mentions(text: str) -> list[tuple[str, bool]]:
     """(canonical genre, negated) for every genre cue, longest cue first."""
     low = text.lower()
     toks = list(re.finditer(r"[a-z][a-z'-]*", low))
-    out, used = [], set()
-    for n in range(_CUE_WORDS, 0, -1):
-        for s in range(len(toks) - n + 1):
-            if any(k in used for k in range(s, s + n)):
-                continue
-            cue = " ".join(t.group() for t in toks[s:s + n])
-            canon = GENRE_CUES.get(cue) or (GENRE_CUES.get(cue[:-1]) if n == 1 and cue.endswith("s") else None)
-            if canon:
-                used.update(range(s, s + n))
-                neg = bool(NEGATION.search(low[max(0, toks[s].start() - 30):toks[s].start()]))
-                out += [(c, neg) for c in canon]
+    out, used = [], bytearray(len(toks))
+    for s, n, canon in sorted(_CUES.find([t.group() for t in toks]), key=lambda h: (-h[1], h[0])):
+        if any(used[s:s + n]):
+            continue
+        used[s:s + n] = b"\x01" * n
+        neg = bool(NEGATION.search(low[max(0, toks[s].start() - 30):toks[s].start()]))
+        out += [(c, neg) for c in canon]
     return out
 
 
@@ -73,18 +72,12 @@ def mentioned_titles(kb: MovieKB, text: str) -> list[str]:
     stop words; a title inside a longer mentioned title ("Batman" in "Batman Returns") is not reported."""
     toks = TITLE_TOKEN.findall(text)
     low = [t.lower() for t in toks]
-    hits = []
-    for s, w in enumerate(low):
-        for seq, display in kb.title_index.get(w, ()):
-            if tuple(low[s:s + len(seq)]) != seq:
-                continue
-            if len(seq) == 1 and (w in ENGLISH_STOP_WORDS or len(w) < 3 or toks[s] != TITLE_TOKEN.findall(display)[0]):
-                continue
-            hits.append((s, len(seq), display))
-    taken: set[int] = set()
+    hits = [(s, n, display) for s, n, display in kb.title_phrases.find(low)
+            if n > 1 or not (low[s] in ENGLISH_STOP_WORDS or len(low[s]) < 3 or toks[s] != TITLE_TOKEN.findall(display)[0])]
+    taken = bytearray(len(low))
     kept = []
     for s, n, display in sorted(hits, key=lambda h: -h[1]):
-        if not taken & set(range(s, s + n)):
-            taken |= set(range(s, s + n))
+        if not any(taken[s:s + n]):
+            taken[s:s + n] = b"\x01" * n
             kept.append((s, display))
     return list(dict.fromkeys(d for _, d in sorted(kept)))

@@ -13,12 +13,12 @@ recovery/interference checks.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 import sklearn
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer
 
@@ -26,8 +26,9 @@ from crseval.core.signature import content_hash
 from crseval.llm.base import ChatRequest
 from crseval.llm.client import LLMClient
 from crseval.core.home import crseval_home
-from crseval.text.movie_text import DECADE, genre_mentions, mentioned_titles, years
-from crseval.data.kb import MovieKB, words
+from crseval.data.kb import TITLE_TOKEN, MovieKB
+from crseval.data.phrases import PhraseIndex
+from crseval.text.movie_text import GENRE_CUES, years
 
 class _Memo:
     def extract(self, texts: Sequence[str]) -> list[frozenset[str]]:
@@ -44,28 +45,57 @@ class _Memo:
 
 
 class KeywordTopics(_Memo):
+    """What the KB can name, found in one pass: the text is tokenised once (words and numbers, case kept)
+    and one Aho–Corasick automaton (:class:`~crseval.data.phrases.PhraseIndex`) finds every genre cue,
+    person, language, title and plot keyword. Genres, names and titles each keep their longest
+    non-overlapping matches; a one-word title counts only as written (capitalised, not a stop word);
+    one-word people names are too ambiguous and never count. Independent of the CRS's own understanding
+    (:mod:`crseval.simulation.nlu`), so the scorer does not grade a CRS with the rules it was built on."""
+
     name = "keyword"
 
     def __init__(self, kb: MovieKB) -> None:
         self.kb = kb
-        self.signature = f"keyword(kb={kb.info.content_hash})"
+        self.signature = f"keyword-v2(kb={kb.info.content_hash})"
+        cues = {tuple(TITLE_TOKEN.findall(c)): g for c, g in GENRE_CUES.items()}
+        cues.update({(c[0] + "s",): g for c, g in list(cues.items()) if len(c) == 1 and (c[0] + "s",) not in cues})
+        names = {tuple(TITLE_TOKEN.findall(v)): (a, d) for v, (a, d) in kb.names.items()}
+        self.index = PhraseIndex(
+            [(seq, ("genre", g)) for seq, g in cues.items() if seq] +
+            [(seq, ("name", hit)) for seq, hit in names.items() if seq and (len(seq) > 1 or hit[0] == "language")] +
+            [(seq, ("title", m.title)) for m in kb.movies if (seq := tuple(w.lower() for w in TITLE_TOKEN.findall(m.title)))] +
+            [((w,), ("kw", w)) for w in kb.keywords if TITLE_TOKEN.fullmatch(w)])
 
     def _extract(self, texts: list[str]) -> list[frozenset[str]]:
         return [self.one(t) for t in texts]
 
+    @staticmethod
+    def _longest(hits: list[tuple[int, int, object]], size: int) -> list[object]:
+        used, out = bytearray(size), []
+        for s, n, value in sorted(hits, key=lambda h: (-h[1], h[0])):
+            if not any(used[s:s + n]):
+                used[s:s + n] = b"\x01" * n
+                out.append(value)
+        return out
+
     def one(self, text: str) -> frozenset[str]:
-        kb = self.kb
-        out = {f"genre:{g}" for g, _ in genre_mentions(text)}
-        out |= {f"{a}:{v}" for a, v in kb.find_names(text)}
-        if DECADE.search(text) or re.search(r"\b(19|20)\d{2}\b", text):
-            yrs = years(text)
-            if yrs:
-                y = yrs[0] if yrs[0] is not None else yrs[1]
-                out.add(f"year:{y // 10 * 10}s")
-        out |= {f"kw:{w}" for w in words(text) if w in kb.keywords}
-        for title in mentioned_titles(kb, text):
+        toks = TITLE_TOKEN.findall(text)
+        low = [t.lower() for t in toks]
+        by_kind: dict[str, list] = {"genre": [], "name": [], "title": [], "kw": []}
+        for s, n, (kind, value) in self.index.find(low):
+            if kind == "title" and n == 1 and (low[s] in ENGLISH_STOP_WORDS or len(low[s]) < 3 or not toks[s][0].isupper()):
+                continue
+            by_kind[kind].append((s, n, value))
+        out = {f"genre:{g}" for gs in self._longest(by_kind["genre"], len(low)) for g in gs}
+        out |= {f"{a}:{v}" for a, v in self._longest(by_kind["name"], len(low))}
+        out |= {f"kw:{w}" for _, _, w in by_kind["kw"]}
+        for title in self._longest(by_kind["title"], len(low)):
             out.add(f"title:{title}")
-            out |= {f"genre:{g}" for i in kb.index["name"][title.lower()] for g in kb.movies[i].get("genres", [])}
+            out |= {f"genre:{g}" for i in self.kb.index["name"][title.lower()] for g in self.kb.movies[i].get("genres", [])}
+        yrs = years(text)
+        if yrs:
+            y = yrs[0] if yrs[0] is not None else yrs[1]
+            out.add(f"year:{y // 10 * 10}s")
         return frozenset(out)
 
 

@@ -39,3 +39,10 @@ def test_item_bootstrap_skips_rejected_resamples_and_continues_a_shared_stream()
     assert lo <= hi
     nan = item_bootstrap(lambda i: 1.0, 5, n_boot=10, accept=lambda i: False)
     assert np.isnan(nan[0])
+
+
+def test_vectorised_reductions_give_the_same_interval_as_a_python_statistic():
+    x = np.random.default_rng(2).normal(size=60)
+    fast = bootstrap_ci(x, np.mean, seed=4)
+    slow = bootstrap_ci(x, lambda v: float(np.mean(v)), seed=4)
+    assert fast == pytest.approx(slow, rel=1e-12)
