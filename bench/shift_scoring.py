@@ -1,6 +1,14 @@
 """Scoring preference-shift logs: 6 models × 1,000 sessions × 20 turns (40 utterances each) with TF-IDF
-and keyword topics. Target: ≤ 60 s on 2 cores. The logs are generated first (untimed) with the user
-simulator and KB CRSs whose replies come from the scripted backend (a different reply style per model).
+and keyword topics. The logs are generated first (untimed) with the user simulator and KB CRSs whose
+replies come from the scripted backend: LLM-length replies (~320 characters, naming titles, genres,
+directors and actors, a different wording per model).
+
+Two paths are timed:
+* the scorer in process on the generated session records (target ≤ 60 s);
+* what a user runs on logs in the thesis layout: the sessions are written as one JSON file each (or
+  ``--logs DIR`` points at real ones, e.g. the original study's 6,000 logs) and ``crseval shift score DIR
+  --kb KB`` runs as a command — import, scoring, statistics, tables and report included (target ≤ 20 s,
+  < 500 MB peak memory).
 
 Named peer, measured in the same run on a subset: per-pair scoring as the reference scripts do it —
 ``cosine_similarity`` on freshly transformed TF-IDF vectors for every utterance pair the formulas read,
@@ -8,6 +16,7 @@ topics recomputed for every utterance, no caching. FIELD_NOTES: the reference th
 6,000 sessions at 8.7 sessions/s (with LDA topics).
 
 usage: python bench/shift_scoring.py [--models 6] [--sessions 1000] [--turns 20] [--peer 100] [--kb PATH]
+                                    [--logs DIR]
 """
 from __future__ import annotations
 
@@ -31,17 +40,21 @@ from crseval.text.similarity import TfidfSimilarity
 from crseval.text.topics import KeywordTopics
 
 DEFAULT_KB = Path(__file__).resolve().parents[2] / "shared" / "data" / "opendialkg" / "opendialkg_movie_data.json"
-STYLES = ["How about {a}? It fits what you asked for.", "I recommend {a} and {b}.",
-          "You might enjoy {a}. Do you like older films?", "{a} is a great pick, or maybe {b}.",
-          "Try {a}; it is well liked.", "Based on that, {b} or {a} would work."]
+STYLES = ["Based on what you said, I would recommend", "You might really enjoy", "A great choice could be",
+          "I think you would like", "How about", "Consider watching"]
 
 
 def responder(style: str):
+    """An LLM-length reply about the first candidate (title, year, genres, director, actors) and the second."""
     def reply(req):
-        lines = [ln.split(". ", 1)[1].split(" (")[0].split(":")[0] for ln in req.messages[-1].content.splitlines()
-                 if ln[:1].isdigit() and ". " in ln]
-        a, b = (lines + ["something else", "another one"])[:2]
-        return style.format(a=a, b=b)
+        lines = [ln.split(". ", 1)[1] for ln in req.messages[-1].content.splitlines() if ln[:1].isdigit() and ". " in ln]
+        if not lines:
+            return "I am sorry, I could not find a movie that matches all of that. Could you tell me more?"
+        title, _, rest = lines[0].partition(": ")
+        other = lines[1].split(": ")[0] if len(lines) > 1 else "another classic"
+        return (f"{style} {title}. It is {rest.replace(';', ',')}. It fits what you are looking for and has great "
+                f"reviews. If you want something a bit different, {other} is also worth a look. Would you like more "
+                "options like these?")
     return reply
 
 
@@ -73,7 +86,7 @@ def generate(kb_path: str | None, models: int, sessions: int, turns: int) -> lis
 
 def peer(sessions: list[dict], kb, params: TASParams) -> None:
     """Per-pair scoring without batching or caching (what the reference scripts do)."""
-    vec = TfidfSimilarity(kb.texts()).vectorizer
+    vec = TfidfSimilarity(kb.texts("separate")).vectorizer
     topics = KeywordTopics(kb)
 
     def sim(a, b):
@@ -93,6 +106,38 @@ def peer(sessions: list[dict], kb, params: TASParams) -> None:
                         break
 
 
+def write_thesis_layout(logs: list[dict], folder: Path) -> None:
+    """One JSON file per session: {model_name, true_genre, conversation: [{speaker, text, constraints}]}."""
+    from crseval.adaptation.importer import dumps_layout
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in logs:
+        (folder / f"{r['model']}_{r['session']:04d}.json").write_text(dumps_layout(r), encoding="utf-8")
+
+
+def time_command(logs_dir: Path, kb: str | None) -> None:
+    """``crseval shift score`` as a user runs it: wall time and the child's peak memory."""
+    import subprocess
+    import sys
+    import tempfile
+    out = Path(tempfile.mkdtemp()) / "scored"
+    cmd = [sys.executable, "-m", "crseval.cli.main", "shift", "score", str(logs_dir), "--kb", kb or "sample",
+           "--out", str(out), "--format", "json"]
+    # a fresh parent, so the peak memory is the command's own (not the generator processes')
+    probe = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
+             "r = subprocess.run(json.loads(sys.argv[1]), capture_output=True, text=True); "
+             "print(json.dumps([r.returncode, time.perf_counter() - t, "
+             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.stderr[-2000:]]))")
+    import json
+    res = subprocess.run([sys.executable, "-c", probe, json.dumps(cmd)], capture_output=True, text=True, check=True)
+    code, wall, peak_kb, err = json.loads(res.stdout)
+    if code:
+        raise SystemExit(f"crseval shift score failed: {err}")
+    peak = peak_kb / 1024
+    print(f"`crseval shift score LOGS --kb KB` on {len(list(logs_dir.glob('*.json')))} log files: {wall:.1f} s wall "
+          f"(target ≤ 20 s: {'met' if wall <= 20 else 'NOT met'}), peak memory {peak:.0f} MB "
+          f"(target < 500 MB: {'met' if peak < 500 else 'NOT met'})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", type=int, default=6)
@@ -100,6 +145,7 @@ def main() -> int:
     ap.add_argument("--turns", type=int, default=20)
     ap.add_argument("--peer", type=int, default=100, help="sessions the peer scores (extrapolated)")
     ap.add_argument("--kb", default=str(DEFAULT_KB) if DEFAULT_KB.exists() else None)
+    ap.add_argument("--logs", default=None, help="real logs in the thesis layout (default: the generated ones)")
     a = ap.parse_args()
     kb = load_kb(a.kb)
     print(f"KB: {kb.info.signature()} ({len(kb)} movies)")
@@ -109,7 +155,7 @@ def main() -> int:
     print(f"generated {n} sessions × {a.turns} turns in {time.perf_counter() - t0:.1f} s (untimed)")
 
     t0 = time.perf_counter()
-    scorer = Scorer(TfidfSimilarity(kb.texts()), KeywordTopics(kb))
+    scorer = Scorer(TfidfSimilarity(kb.texts("separate")), KeywordTopics(kb))
     fit = time.perf_counter() - t0
     results = scorer.score(logs)
     total = time.perf_counter() - t0
@@ -118,6 +164,14 @@ def main() -> int:
           f"{'met' if total <= 60 else 'NOT met'})")
     split = {"fit TF-IDF": fit, **scorer.seconds}
     print("  time by component: " + ", ".join(f"{k} {v:.2f} s" for k, v in split.items()))
+
+    if a.logs:
+        time_command(Path(a.logs), a.kb)
+    else:
+        import tempfile
+        folder = Path(tempfile.mkdtemp()) / "logs"
+        write_thesis_layout(logs, folder)
+        time_command(folder, a.kb)
 
     sub = logs[:a.peer]
     t0 = time.perf_counter()

@@ -20,6 +20,9 @@ class ScoringSection(TASParams):
 
     model_config = ConfigDict(extra="forbid", frozen=False)
     similarity: Literal["tfidf", "minilm"] = "tfidf"
+    corpus: Literal["separate", "joined"] = Field(
+        "separate", description="TF-IDF fitted on titles and plots as separate documents (the original study's "
+                                "corpus, reproduces its published numbers) or one 'title. plot' document per movie")
     topics: Literal["keyword", "lda", "llm"] = "keyword"
     topics_llm: LLMConfig | None = Field(None, description="the model for topics = 'llm'")
     lda_topics: int = Field(20, ge=2, le=200)

@@ -3,7 +3,8 @@
 Accepted, strict in structure and lenient in names:
 
 - the widely used layout, one JSON file per session (or a list of them in one file):
-  ``{"model_name": …, "true_genre": …, "conversation": [{"speaker": …, "text": …, "constraints": …}]}``;
+  ``{"model_name": …, "true_genre": …, "conversation": [{"speaker": …, "text": …, "constraints": …}]}``,
+  optionally with the study's own judge scores ``"judge_scores": {aspect: score}``;
   speakers such as User/Seeker/Human and System/Assistant/Recommender/Bot/CRS are recognised;
 - crseval's own session records (``records/results.jsonl`` of a run directory, or any JSONL of them).
 
@@ -112,8 +113,16 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
               "constraints": merged[2 * k + 1]["constraints"] or merged[2 * k]["constraints"], "truth": None}
              for k in range(len(merged) // 2)]
     genre = obj.get("true_genre")
-    return ({"key": f"{model.strip()}|{sid}", "model": model.strip(), "session": sid,
-             "true_genre": genre if isinstance(genre, str) else None, "turns": turns, "errors": []}, notes)
+    record = {"key": f"{model.strip()}|{sid}", "model": model.strip(), "session": sid,
+              "true_genre": genre if isinstance(genre, str) else None, "turns": turns, "errors": []}
+    judged = obj.get("judge_scores")
+    if judged is not None:
+        if not isinstance(judged, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                   for v in judged.values()):
+            raise CrsevalError(f"session {sid}: judge scores must be numbers by aspect", file=f, field="judge_scores",
+                               expected='{"coherence": 4, …}')
+        record.update(judge_scores={str(k).strip().lower(): float(v) for k, v in judged.items()}, source=f.name)
+    return record, notes
 
 
 def dumps_layout(record: dict[str, Any]) -> str:

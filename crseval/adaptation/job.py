@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.adaptation.analysis import write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.score import Scorer
 from crseval.adaptation.importer import import_logs
+from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import format_signature, make_signature
 from crseval.core.types import Dialogue, Role, Utterance
@@ -39,7 +40,7 @@ def build_scorer(cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int) -
     """The configured similarity and topic models; every fallback is logged as a WARNING (shown in the
     report) and returned, so it also goes into the signature."""
     warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
-    sim, n1 = make_similarity(cfg.similarity, kb.texts(), warn)
+    sim, n1 = make_similarity(cfg.similarity, kb.texts(cfg.corpus), warn, label=cfg.corpus)
     client = client_for(cfg.topics_llm, str(store.cache_path)) if cfg.topics_llm else None
     topics, n2 = make_topics(cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn)
     return Scorer(sim, topics, cfg.tas_params()), [n for n in (n1, n2) if n]
@@ -198,25 +199,62 @@ class ScoreConfig(BaseModel):
     logs: Path = Field(..., description="Session logs: a JSON file or folder of them ({model_name, true_genre, "
                                         "conversation: [{speaker, text, constraints}]}), a JSONL of crseval session "
                                         "records, or a run directory.", json_schema_extra={"argument": True})
-    kb: Path | None = Field(None, description="OpenDialKG movie KB (default: the bundled sample catalogue).")
+    kb: str | None = Field(None, description="The movie catalogue the sessions were produced with: an OpenDialKG KB "
+                                             "file, or 'sample' for the bundled one. Required for imported logs (a "
+                                             "crseval run directory brings its own).")
+    corpus: Literal["separate", "joined"] = Field("separate", description="TF-IDF corpus: titles and plots as "
+                                                  "separate documents (the original study's) or one per movie.")
     similarity: Literal["tfidf", "minilm"] = Field("tfidf", description="Sentence similarity model.")
     topics: Literal["keyword", "lda", "llm"] = Field("keyword", description="Topic extractor (llm uses the LLM "
                                                                               "options).")
     judge: bool = Field(False, description="Also rate proactiveness, coherence and personalization with the LLM "
                                            "judge.")
     llm: LLMConfig = LLMConfig()
+    judge_scale: str = Field("1,5", description="Scale of the judge scores that come with the logs ('low,high').")
+    out_of_scale: Literal["report", "drop", "refuse"] = Field(
+        "report", description="Judge scores outside the scale: keep and list them (as the published analysis did), "
+                              "drop them, or refuse the logs.")
+    published: Path | None = Field(None, description="The study's per-model metrics to compare with (default: "
+                                                     "model_metrics.csv beside the logs, when there is one).")
     n_boot: int = Field(2000, ge=0, description="Bootstrap resamples for the per-model CIs.")
     seed: int = Field(0, description="Seed (LDA, bootstrap).")
+
+    @field_validator("judge_scale")
+    @classmethod
+    def _scale(cls, v: str) -> str:
+        try:
+            lo, hi = (float(x) for x in v.split(","))
+        except ValueError:
+            raise ValueError("judge_scale must be 'low,high', e.g. 1,5") from None
+        if lo >= hi:
+            raise ValueError("judge_scale needs low < high")
+        return v
+
+
+def _catalogue(config: ScoreConfig) -> str | None:
+    """The KB path to score against (None: the bundled sample), refusing to guess for imported logs."""
+    if config.kb == "sample":
+        return None
+    if config.kb:
+        return str(Path(config.kb).resolve())
+    own = config.logs / "config.json" if config.logs.is_dir() else None
+    if own is not None and own.is_file():
+        import json
+        return json.loads(own.read_text(encoding="utf-8")).get("kb")
+    raise CrsevalError("imported logs need the movie catalogue they were produced with", field="--kb",
+                       fix="pass --kb path/to/opendialkg_movie_data.json (or --kb sample for the bundled catalogue); "
+                           "scores against the wrong catalogue differ by up to .12")
 
 
 def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
-    simulator truth, optional judge, statistics and report section."""
+    simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
+    from crseval.adaptation.published import published_into
+    kb_path = _catalogue(config)
     logs, notes = import_logs(config.logs)
-    scoring = ScoringSection(similarity=config.similarity, topics=config.topics,
+    scoring = ScoringSection(similarity=config.similarity, topics=config.topics, corpus=config.corpus,
                              topics_llm=config.llm if config.topics == "llm" else None)
     judge = JudgeSection(judges=[JudgeSpec(name="judge", llm=config.llm)]) if config.judge else None
-    kb_path = str(config.kb.resolve()) if config.kb else None
     store.check_config({"scoring": scoring.model_dump(mode="json"), "kb": kb_path, "seed": config.seed,
                         "judge": judge.model_dump(mode="json") if judge else None,
                         "sessions": sorted(r["key"] for r in logs)})
@@ -227,26 +265,35 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     judges = _judges(judge, store) if judge else []
     aspects = list(judge.aspects) if judges else []
     _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs")
-    earlier = store.records(STREAM)  # a resumed run: what is already scored (read once)
+    records = _score_all(logs, store, scorer, judges, aspects, config.seed, progress)
+    extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
+    write_analysis(store, records, aspects, n_boot=config.n_boot, seed=config.seed,
+                   title="Preference-shift adaptation",
+                   notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []))
+    details, checks = published_into(store, config, logs, store.read_table("model_metrics"))
+    store.close()
+    result = _result(store, "shift.score", [f"catalogue: {kb.info.signature()} ({len(kb)} movies)"] + checks + (
+        [f"{len(notes)} import repairs (joined/dropped utterances), listed in {store.root / 'run.log'}"] if notes else []))
+    result.details.update(details)
+    return result
+
+
+def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int, progress: Progress) -> list[dict]:
+    """Every session scored in one batch (a resumed run reads what is already scored), judged, appended."""
+    earlier = store.records(STREAM)
     done = {r["key"] for r in earlier}
     todo = [r for r in logs if r["key"] not in done]
     bar = progress("scoring sessions", len(logs))
     bar(len(logs) - len(todo))
+    fresh = []
     try:
         scored = scorer.score(todo)  # one batch: every distinct utterance is encoded and read once
-        fresh = []
         for rec, tas in zip(todo, scored):
-            fresh.append(finish(rec, scorer, judges, aspects, store, config.seed, tas=tas))
+            fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas))
             bar(1)
     finally:
         close_clients()
-    extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
-    write_analysis(store, earlier + fresh, aspects, n_boot=config.n_boot, seed=config.seed,
-                   title="Preference-shift adaptation",
-                   notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []))
-    store.close()
-    return _result(store, "shift.score", [f"{len(notes)} import repairs (joined/dropped utterances), listed in "
-                                          f"{store.root / 'run.log'}"] if notes else [])
+    return earlier + fresh
 
 
 RUN = JobSpec("shift.run", ShiftConfig, run, "runs/shift",

@@ -75,8 +75,12 @@ class MovieKB:
     def __len__(self) -> int:
         return len(self.movies)
 
-    def texts(self) -> list[str]:
-        """Title and plot of every movie: what the text models are fitted on."""
+    def texts(self, corpus: str = "joined") -> list[str]:
+        """What the text models are fitted on: ``joined`` — one document "title. plot" per movie;
+        ``separate`` — every title, then every non-empty plot, as documents of their own (the original
+        preference-shift study's TF-IDF corpus)."""
+        if corpus == "separate":
+            return [m.title for m in self.movies] + [m.get("plot") for m in self.movies if m.get("plot")]
         return [f"{m.title}. {m.get('plot', '')}" for m in self.movies]
 
     def plot_keywords(self, i: int) -> list[str]:

@@ -32,8 +32,11 @@ class Comparison:
 
 
 def shared_tables(runs: Sequence[Run]) -> list[str]:
-    """Registered tables that every run has, in registry order."""
-    return [t for t in all_tables() if all(t in r.tables for r in runs)]
+    """Registered tables that every run has and that hold metric columns: per-item tables (with id columns)
+    first, in registry order."""
+    tables = all_tables()
+    shared = [t for t in tables if all(t in r.tables for r in runs) and metric_columns(runs[0].tables[t].columns)]
+    return sorted(shared, key=lambda t: not tables[t].ids)
 
 
 def _columns(frames: list[pd.DataFrame], names: list[str], ids: list[str], wanted: Sequence[str] | None,
@@ -99,6 +102,8 @@ def compare(runs: Sequence[Path], table: str | None = None, metrics: Sequence[st
         raise CrsevalError(f"table {table!r} has no rows", file=empty[0])
     spec = get_table(table)
     ids = [k for k in (spec.ids if spec else ()) if all(k in f for f in frames)]
+    if ids and all(not f.duplicated(ids).any() for f in frames):  # the same items in another order still pair
+        frames = [f.sort_values(ids, kind="stable").reset_index(drop=True) for f in frames]
     dropped: list[str] = [] if spec else [f"table {table!r} is not registered: no id columns, items not paired"]
     cols = _columns(frames, names, ids, metrics, dropped)
     rows = [_row(m, [f[m].to_numpy(float) for f in frames], frames, names, ids, seed) for m in cols]

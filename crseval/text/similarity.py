@@ -17,10 +17,12 @@ from crseval.core.signature import content_hash
 
 
 class TfidfSimilarity:
-    def __init__(self, corpus: Sequence[str], max_features: int = 4096) -> None:
+    def __init__(self, corpus: Sequence[str], max_features: int = 4096, label: str = "") -> None:
         self.vectorizer = TfidfVectorizer(ngram_range=(1, 2), stop_words="english", max_features=max_features)
         self.vectorizer.fit(corpus)
-        self.signature = f"tfidf(ngrams=1-2,stop=english,max_features={max_features},fit={content_hash(chr(10).join(corpus).encode())})"
+        fit = content_hash(chr(10).join(corpus).encode())
+        self.signature = (f"tfidf(ngrams=1-2,stop=english,max_features={max_features}," +
+                          (f"corpus={label}," if label else "") + f"fit={fit})")
 
     def encode(self, texts: Sequence[str]) -> sparse.csr_matrix:
         return self.vectorizer.transform(texts).tocsr()
@@ -43,13 +45,13 @@ def gram(x) -> np.ndarray:
     return np.asarray(g.toarray() if sparse.issparse(g) else g, dtype=np.float64)
 
 
-def make_similarity(name: str, corpus: Sequence[str], warn: Callable[[str], None] = print):
-    """(backend, fallback note or None)."""
+def make_similarity(name: str, corpus: Sequence[str], warn: Callable[[str], None] = print, label: str = ""):
+    """(backend, fallback note or None); ``label`` names the TF-IDF corpus in the signature."""
     if name == "minilm":
         try:
             return MiniLMSimilarity(), None
         except Exception as e:  # sentence-transformers or the packaged model missing
             note = f"similarity 'minilm' unavailable ({type(e).__name__}: {e}); fell back to TF-IDF"
             warn(note)
-            return TfidfSimilarity(corpus), note
-    return TfidfSimilarity(corpus), None
+            return TfidfSimilarity(corpus, label=label), note
+    return TfidfSimilarity(corpus, label=label), None

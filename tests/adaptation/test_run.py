@@ -83,7 +83,7 @@ def test_imported_logs_score_like_the_generated_sessions(full_run, tmp_path):
     sessions, notes = import_logs(logs)
     assert len(sessions) == 6
     assert notes == []
-    evaluate("shift.score", logs=logs, n_boot=200, out=tmp_path / "scored")
+    evaluate("shift.score", logs=logs, kb="sample", n_boot=200, out=tmp_path / "scored")
     got = {(r["model"], r["turns"][0]["user"]): r["tas"] for r in RunStore(tmp_path / "scored").records("results")}
     for r in RunStore(full_run).records("results"):
         mine = got[(r["model"], r["turns"][0]["user"])]
