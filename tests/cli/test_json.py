@@ -2,7 +2,6 @@
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from crseval.cli.main import app
