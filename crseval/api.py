@@ -56,6 +56,33 @@ def execute(job: JobSpec, config: BaseModel, out: str | Path | None = None,
     return result
 
 
+def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
+    """The LLM calls ``job`` would make into ``out`` and how many its cache already holds — the job runs once
+    in a scratch copy of the run directory with recording stand-ins for every LLM (nothing is called, the
+    run directory is not touched). Returns a :class:`crseval.llm.planning.Plan`."""
+    import shutil
+    import tempfile
+
+    from crseval.llm.planning import planning
+    from crseval.runs import RunStore
+    real = Path(out or job.default_out(config))
+    with tempfile.TemporaryDirectory(prefix="crseval-plan-") as tmp:
+        scratch = Path(tmp) / "run"
+        if (real / "records").is_dir():  # resumed work is not planned again
+            shutil.copytree(real / "records", scratch / "records")
+        if (real / "config.json").is_file():
+            scratch.mkdir(exist_ok=True)
+            shutil.copy(real / "config.json", scratch / "config.json")
+        with planning(real / "llm_cache.sqlite") as recorder:
+            store = RunStore(scratch)
+            try:
+                job.run(config, store, no_progress)
+            finally:
+                store.close()
+        backend = next(iter(recorder.plan.by_model), "scripted/").split("/")[0]
+        return recorder.finish(backend)
+
+
 def evaluate(job: str, config: BaseModel | dict[str, Any] | str | Path | None = None, *,
              out: str | Path | None = None, progress: Progress = no_progress, **fields: Any) -> Result:
     """Run job ``job`` (see ``JOBS``). ``config``: the job's config model, a dict of its fields or a TOML

@@ -151,4 +151,4 @@ def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
 
 
 JOB = JobSpec("demo", DemoConfig, run, "runs/demo", "Run every capability, small, on the bundled sample data and the "
-              "embedded LLM; an interrupted demo resumes.", "crseval demo")
+              "embedded LLM; an interrupted demo resumes.", "crseval demo", uses_llm=lambda c: True)

@@ -17,6 +17,7 @@ from crseval.adaptation.analysis import write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.score import Scorer
 from crseval.adaptation.importer import import_logs
+from crseval.core.cancel import cancelled
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import format_signature, make_signature
@@ -129,19 +130,20 @@ def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequ
     bar = progress("preference-shift sessions", len(config.models) * config.sessions)
     bar(len(config.models) * config.sessions - len(tasks))
     cache = str(store.cache_path)
+    post = ThreadPoolExecutor(max_workers=max(1, config.workers))
     try:
-        with ThreadPoolExecutor(max_workers=max(1, config.workers)) as post:
-            pending = []
-            for _, rec in run_sessions(config.session_part(), tasks, executor=config.executor,
-                                       workers=config.workers, cache_path=cache, address=config.ray_address):
-                pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed))
-                pending[-1].add_done_callback(lambda _: bar(1))
-            for f in pending:
-                f.result()
+        pending = []
+        for _, rec in run_sessions(config.session_part(), tasks, executor=config.executor,
+                                   workers=config.workers, cache_path=cache, address=config.ray_address):
+            pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed))
+            pending[-1].add_done_callback(lambda _: bar(1))
+        for f in pending:
+            f.result()
         usage = client_usage()  # the local executor's clients (Ray workers keep their own)
         if usage:
             store.write_table("shift_llm_usage", pd.DataFrame(usage))
     finally:
+        post.shutdown(wait=not cancelled(), cancel_futures=True)
         close_clients()
 
 
@@ -298,8 +300,10 @@ def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int
 
 RUN = JobSpec("shift.run", ShiftConfig, run, "runs/shift",
               "Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics, "
-              "anova, tukey, figures and the report.", "Preference-shift adaptation")
+              "anova, tukey, figures and the report.", "Preference-shift adaptation",
+              uses_llm=lambda c: any(m.kind == "llm" for m in c.models) or bool(c.simulator.drift) or
+              c.scoring.topics == "llm" or (c.judge.enabled and bool(c.judge.aspects)))
 SCORE = JobSpec("shift.score", ScoreConfig, score, "runs/shift-score",
                 "Score existing sessions without generating anything: TAS components, detection quality where the "
                 "logs carry simulator truth, optional judge, statistics and report.",
-                "Preference-shift adaptation (imported logs)")
+                "Preference-shift adaptation (imported logs)", uses_llm=lambda c: c.judge or c.topics == "llm")

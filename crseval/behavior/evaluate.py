@@ -90,7 +90,13 @@ def load_responses(path: str | Path) -> pd.DataFrame:
             for f in ("dialogue", "turn", "response"):
                 if not isinstance(obj, dict) or f not in obj:
                     raise CrsevalError("missing field", file=p, line=line, field=f)
-            rows.append({"dialogue": str(obj["dialogue"]), "turn": int(obj["turn"]), "response": obj["response"]})
+            turn = obj["turn"]
+            if isinstance(turn, bool) or not isinstance(turn, (int, str)) or not str(turn).strip().isdigit():
+                raise CrsevalError(f"turn {turn!r} is not a whole number", file=p, line=line, field="turn",
+                                   expected="the recommender-turn index: 0, 1, 2 …")
+            if not isinstance(obj["response"], str):
+                raise CrsevalError("response is not text", file=p, line=line, field="response")
+            rows.append({"dialogue": str(obj["dialogue"]), "turn": int(turn), "response": obj["response"]})
         return pd.DataFrame(rows)
     _, it = read_rows(p, required=("dialogue", "turn", "response"))
     rows = []

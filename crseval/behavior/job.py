@@ -315,11 +315,12 @@ TRAIN = JobSpec("behavior.train", TrainConfig, train, "runs/behavior-train",
                 "crseval behavior classifiers")
 TAG = JobSpec("behavior.tag", TagConfig, tag, "runs/behavior-tag",
               "Compare the LLM strategy tagger (zero- and few-shot) with the trained classifier on sentences of "
-              "held-out dialogues: accuracy and Cohen's κ against the human labels.", "crseval behavior taggers")
+              "held-out dialogues: accuracy and Cohen's κ against the human labels.", "crseval behavior taggers",
+              uses_llm=lambda c: True)
 RUN = JobSpec("behavior.run", RunConfig, run, "runs/behavior",
               "Give every recommender-turn context to a system, collect its responses and report explicit and "
               "implicit BA, turns before the first recommendation, strategy distributions, BLEU and DIST.",
-              "crseval behavior alignment")
+              "crseval behavior alignment", uses_llm=lambda c: c.responses is None or c.tagger == "llm")
 META = JobSpec("behavior.meta", MetaConfig, meta, "runs/behavior-meta",
                "How well do the metrics track quality (synthetic mixtures of ideal and worst, 10–90 %), and — with "
                "human preferences — how well does each metric's preference agree with humans (κ, 95 % CI)?",

@@ -5,18 +5,19 @@ reproducibility signature. Bad input ends with one line naming the file, line an
 """
 from __future__ import annotations
 
-import sys
+import os
+import signal
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import importlib
 
-import click
 import typer
 from typer.core import TyperGroup
 
-from crseval.cli.options import BACKEND_HELP, FORMAT, llm_config, run_job
+from crseval.cli.options import BACKEND_HELP, DRY_RUN, FORMAT, llm_config, run_job
 from crseval.cli.output import Format, console, emit, err_console
+from crseval.core.cancel import Interrupted, cancel
 from crseval.core.errors import CrsevalError
 
 # command groups in modules of their own, imported only when used (a quick command stays quick)
@@ -30,16 +31,37 @@ GROUPS = {
 
 
 class LazyGroups(TyperGroup):
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: typer.Context) -> list[str]:
         return [*super().list_commands(ctx), *GROUPS]
 
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+    def get_command(self, ctx: typer.Context, name: str) -> Any:
         if name in GROUPS:
             sub = importlib.import_module(f"crseval.cli.{name}").app
             return typer.main.get_group(sub)
         return super().get_command(ctx, name)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def invoke(self, ctx: typer.Context):
+        """Every failure ends in one line: bad input → the CrsevalError (exit 2); Ctrl-C/SIGTERM → resume hint
+        (exit 130); anything unexpected → one line naming the file that holds the traceback (exit 1)."""
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):  # usage errors, --help, exits: typer's own
+            raise
+        except CrsevalError as e:
+            err_console.print(f"[bold red]error:[/bold red] {e}", soft_wrap=True, highlight=False)
+            raise typer.Exit(2) from None
+        except (KeyboardInterrupt, Interrupted):
+            cancel()
+            err_console.print("interrupted; completed records are kept — run the same command to resume",
+                              highlight=False)
+            raise typer.Exit(130) from None
+        except Exception as e:  # a bug, not bad input: keep the traceback, print one line
+            err_console.print(f"[bold red]unexpected error:[/bold red] {type(e).__name__}: {e} — the full "
+                              f"traceback is in {crash_report(e)}; please report it", soft_wrap=True,
+                              highlight=False)
+            raise typer.Exit(1) from None
+
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
         rows = [(n, (self.commands[n].get_short_help_str(100) if n in self.commands else GROUPS[n]))
                 for n in self.list_commands(ctx)]
         with formatter.section("Commands"):
@@ -71,14 +93,15 @@ def demo(
     base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
     fresh: bool = typer.Option(False, help="Delete the run directory first instead of resuming."),
     fmt: Format = FORMAT,
+    dry_run: bool = DRY_RUN,
 ) -> None:
     """Run every capability, small, on the bundled sample data and the embedded LLM; print the report path."""
     import shutil
 
     from crseval.demo import JOB, DemoConfig
-    if fresh and out.exists():
+    if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
-    run_job(JOB, DemoConfig(llm=llm_config(backend, model, base_url)), out, fmt)
+    run_job(JOB, DemoConfig(llm=llm_config(backend, model, base_url)), out, fmt, dry_run=dry_run)
 
 
 @app.command()
@@ -198,15 +221,27 @@ def llm_chat(
         client.close()
 
 
+def crash_report(e: BaseException) -> Path:
+    """Write the traceback of an unexpected exception to $CRSEVAL_HOME/logs and return the file."""
+    import time
+    import traceback
+
+    from crseval.core.home import home_dir
+    path = home_dir("logs") / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    path.write_text("".join(traceback.format_exception(e)), encoding="utf-8")
+    return path
+
+
+def _stop(signum: int, frame) -> None:
+    """SIGINT and SIGTERM: stop the work in every thread now, then unwind the main thread."""
+    cancel()
+    raise KeyboardInterrupt
+
+
 def main() -> None:
-    try:
-        app()
-    except CrsevalError as e:
-        err_console.print(f"[bold red]error:[/bold red] {e}", soft_wrap=True, highlight=False)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        err_console.print("interrupted — completed records are kept; run the same command again to resume")
-        sys.exit(130)
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    app()
 
 
 if __name__ == "__main__":

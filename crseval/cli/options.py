@@ -26,6 +26,8 @@ from crseval.llm import LLMConfig
 
 BACKEND_HELP = "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
 FORMAT = typer.Option(Format.table, "--format", help="Output format: table, json, csv, markdown or latex.")
+DRY_RUN = typer.Option(False, "--dry-run", help="Print the planned LLM calls (and how many are cached) and the "
+                                                "time they would take; call nothing, write nothing.")
 
 
 def llm_config(backend: str = "llamacpp", model: Optional[str] = None, base_url: Optional[str] = None,
@@ -90,13 +92,16 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
     params += [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path],
                                  default=typer.Option(None, help=f"Run directory (default: {job.out_help})")),
                inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, annotation=Format, default=FORMAT)]
+    if job.uses_llm is not None:
+        params.append(inspect.Parameter("dry_run", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+                                        default=DRY_RUN))
 
     def command(**kw: Any) -> None:
-        fmt, out = kw.pop("fmt"), kw.pop("out")
+        fmt, out, dry_run = kw.pop("fmt"), kw.pop("out"), kw.pop("dry_run", False)
         if llm_fields:
             llm = llm_config(kw.pop("backend"), kw.pop("model"), kw.pop("base_url"), config=kw.pop("llm_config"))
             kw.update({f: llm for f in llm_fields})
-        run_job(job, kw, out, fmt)
+        run_job(job, kw, out, fmt, dry_run=dry_run)
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
@@ -104,13 +109,22 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
     app.command(name, hidden=hidden)(command)
 
 
-def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, fmt: Format) -> None:
-    """Validate the values, run the job into its run directory with progress bars, print the result
-    (the report is written by :func:`crseval.api.execute`)."""
-    from crseval.api import execute
+def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, fmt: Format, *,
+            dry_run: bool = False) -> None:
+    """Validate the values; when the job calls an LLM, print its plan (calls, cached, time) first — and only
+    that with ``dry_run``; run the job into its run directory with progress bars; print the result (the
+    report is written by :func:`crseval.api.execute`)."""
+    from crseval.api import execute, plan
+    from crseval.cli.output import err_console
     from crseval.cli.progress import progress_bars
     from crseval.core.config import validate
     config = values if isinstance(values, BaseModel) else validate(job.config, values)
+    if job.uses_llm is not None and job.uses_llm(config):
+        err_console.print(plan(job, config, out).line(), soft_wrap=True, highlight=False)
+    elif dry_run:
+        err_console.print("plan: no LLM calls", highlight=False)
+    if dry_run:
+        return
     t0 = time.perf_counter()
     with progress_bars() as bars:
         result = execute(job, config, out, bars)

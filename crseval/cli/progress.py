@@ -1,7 +1,9 @@
-"""Rich progress bars for long work (thread-safe advance callbacks)."""
+"""Progress for long work: rich bars on a terminal; when stderr is not a terminal (a log file, CI, a pipe)
+a plain line per task every few seconds and when it finishes, so progress stays visible."""
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -9,10 +11,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from crseval.cli.output import err_console
 
+LINE_EVERY_S = 5.0
+
 
 @contextmanager
 def progress_bars() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
-    """Yields ``factory(description, total) -> advance(n)``; bars render on stderr."""
+    """Yields ``factory(description, total) -> advance(n)``; thread-safe; renders on stderr."""
+    if not err_console.is_terminal:
+        yield _lines
+        return
     lock = threading.Lock()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=err_console, transient=False) as prog:
@@ -24,3 +31,23 @@ def progress_bars() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
                     prog.advance(task, n)
             return advance
         yield factory
+
+
+def _lines(description: str, total: int) -> Callable[[int], None]:
+    now = time.monotonic()
+    state = {"done": 0, "start": now, "last": now}
+    lock = threading.Lock()
+
+    def advance(n: int = 1) -> None:
+        with lock:
+            state["done"] += n
+            now = time.monotonic()
+            finished = state["done"] >= total
+            if not finished and now - state["last"] < LINE_EVERY_S:
+                return
+            state["last"] = now
+            elapsed = now - state["start"]
+            left = elapsed / state["done"] * (total - state["done"]) if state["done"] else float("nan")
+            eta = "" if finished or left != left else f", ~{left:.0f} s left"
+            err_console.print(f"{description}: {state['done']}/{total} ({elapsed:.0f} s{eta})", highlight=False)
+    return advance

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-import click
 import numpy as np
 import pandas as pd
 import typer
@@ -17,7 +16,7 @@ from crseval.reliability.job import JOB as ANALYZE
 class DefaultAnalyze(TyperGroup):
     """`crseval reliability RATINGS …` runs `analyze`; `power` and `plan` are subcommands."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["analyze", *args]
         return super().parse_args(ctx, args)

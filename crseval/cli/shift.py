@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from crseval.adaptation.job import RUN, SCORE
-from crseval.cli.options import FORMAT, job_command, run_job
+from crseval.cli.options import DRY_RUN, FORMAT, job_command, run_job
 from crseval.cli.output import Format
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -24,6 +24,7 @@ def run(
     executor: Optional[str] = typer.Option(None, help="Override the config's executor: local or ray."),
     fresh: bool = typer.Option(False, help="Delete the run directory first."),
     fmt: Format = FORMAT,
+    dry_run: bool = DRY_RUN,
 ) -> None:
     """Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics,
     anova, tukey, figures and the report."""
@@ -32,6 +33,6 @@ def run(
     cfg = load_config(config, ShiftConfig).resolved(config.parent)
     if executor:
         cfg = validate(ShiftConfig, {**cfg.model_dump(mode="json"), "executor": executor})
-    if fresh and out.exists():
+    if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
-    run_job(RUN, cfg, out, fmt)
+    run_job(RUN, cfg, out, fmt, dry_run=dry_run)

@@ -55,6 +55,8 @@ def _allowed_keys(model: type[BaseModel], loc: tuple) -> list[str]:
 
 def load_config(path: str | Path, model: type[M]) -> M:
     p = Path(path)
+    if p.is_dir():
+        raise ConfigError("is a folder, not a TOML file", file=p, fix="pass the config file itself")
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:

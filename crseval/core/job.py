@@ -57,6 +57,7 @@ class JobSpec:
     default: str | Callable[[Any], Path]
     help: str
     report_title: str
+    uses_llm: Callable[[Any], bool] | None = None   # whether a config of this job calls an LLM (None: never)
 
     def default_out(self, config: BaseModel) -> Path:
         return Path(self.default(config)) if callable(self.default) else Path(self.default)

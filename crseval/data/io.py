@@ -11,6 +11,7 @@ from typing import Any, Iterator
 import orjson
 
 from crseval.core.errors import CrsevalError
+from crseval.core.files import check_lines
 from crseval.core.signature import content_hash
 
 csv.field_size_limit(1 << 24)
@@ -46,12 +47,17 @@ def files_of(path: Path, pattern: str, expected: str) -> list[Path]:
 
 
 def read_text(path: str | Path) -> str:
-    """Whole file as UTF-8 text; a bad byte is reported with its line and column."""
+    """Whole file as UTF-8 text; a bad byte is reported with its line and column, an overlong line is
+    refused (:mod:`crseval.core.files`)."""
     p = Path(path)
+    if p.is_dir():
+        raise CrsevalError("is a folder, not a file", file=p, fix="pass a file (or the folder form the command "
+                                                                  "documents)")
     try:
         data = p.read_bytes()
     except OSError as e:
         raise CrsevalError(f"cannot read file: {e.strerror}", file=p) from None
+    check_lines(data, p)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

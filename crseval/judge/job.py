@@ -149,4 +149,4 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
 JOB = JobSpec("judge.meta-eval", JudgeMetaConfig, run, default_out,
               "Rate labelled dialogues with the judge(s) and report per aspect Pearson/Spearman with the human labels "
               "(bootstrap CIs) next to a length baseline; panels add reliability and agreement tables.",
-              "crseval judge meta-evaluation")
+              "crseval judge meta-evaluation", uses_llm=lambda c: True)

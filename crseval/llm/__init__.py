@@ -50,7 +50,16 @@ def make_backend(config: LLMConfig) -> Backend:
 
 
 def make_client(config: LLMConfig, cache_path: str | Path | None = None, backend: Backend | None = None) -> LLMClient:
-    """A client for ``config``; responses are cached in ``cache_path`` (SQLite) when given."""
+    """A client for ``config``; responses are cached in ``cache_path`` (SQLite) when given. While a plan
+    is being made (:mod:`crseval.llm.planning`) the client records its requests instead of sending them."""
+    from crseval.llm import planning
+    recorder = planning.active()
+    if recorder is not None:
+        real = backend or make_backend(config)
+        stand_in = planning.PlanningBackend(real, recorder)
+        if backend is None:
+            real.close()  # only its identity was needed (no model process was started)
+        return LLMClient(stand_in, None, SchedulerConfig(max_retries=0))
     scheduler = SchedulerConfig(max_concurrency=config.concurrency, timeout_s=config.timeout_s,
                                 max_retries=config.max_retries)
     return LLMClient(backend or make_backend(config), ResponseCache(cache_path) if cache_path else None,

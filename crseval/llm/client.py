@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import jsonschema
 
+from crseval.core.cancel import cancelled, check as check_cancelled
 from crseval.core.errors import BackendError
 from crseval.llm.base import Backend, ChatRequest, ChatResponse, Message
 from crseval.llm.cache import ResponseCache
@@ -121,6 +122,7 @@ class LLMClient:
         attempts, last_error = 0, "no attempt made"
         for attempt in range(self.config.max_retries + 1):  # bounded: 1 try + max_retries
             attempts = attempt + 1
+            check_cancelled()  # an interrupted run sends nothing more (and records nothing as failed)
             try:
                 with self._slots:
                     t0 = time.perf_counter()
@@ -129,6 +131,7 @@ class LLMClient:
                     finally:
                         self._count(requests=1, llm_seconds=time.perf_counter() - t0)
             except BackendError as e:
+                check_cancelled()  # the failure came from aborting the request: not a result
                 last_error = str(e)
                 if not e.transient or attempt == self.config.max_retries:
                     break
@@ -148,12 +151,15 @@ class LLMClient:
         allows in flight (the semaphore still bounds real requests); results come back in order."""
         fn = fn or self.try_complete
         out: list[Any] = [None] * len(items)
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.concurrency)
+        try:
             futures = {pool.submit(fn, r): i for i, r in enumerate(items)}
             for fut in as_completed(futures):
                 out[futures[fut]] = fut.result()
                 if progress:
                     progress(1)
+        finally:  # interrupted: queued work is dropped, not waited for
+            pool.shutdown(wait=not cancelled(), cancel_futures=True)
         return out
 
     # ---- structured output -------------------------------------------------------------------

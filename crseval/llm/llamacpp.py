@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from crseval.core.cancel import forget, on_cancel
 from crseval.core.errors import BackendError, CrsevalError
 from crseval.llm.base import ChatRequest, ChatResponse
 from crseval.core.home import crseval_home
@@ -122,6 +123,7 @@ class LlamaCppBackend:
             self._idle.put(None)  # a slot; the worker starts on first use
         self._all: list[_Worker] = []
         self._lock = threading.Lock()
+        on_cancel(self, self.abort)
 
     def identity(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model, "gguf": self._fingerprint, "n_ctx": self.n_ctx}
@@ -146,7 +148,15 @@ class LlamaCppBackend:
         out["latency_s"] = time.perf_counter() - t0
         return ChatResponse(**out)
 
+    def abort(self) -> None:
+        """Kill every worker now (a cancelled run): a request in flight fails at once."""
+        with self._lock:
+            for w in self._all:
+                if w.alive:
+                    w.proc.kill()  # the reading thread sees the pipe close and gives up
+
     def close(self) -> None:
+        forget(self)
         with self._lock:
             for w in self._all:
                 w.close()

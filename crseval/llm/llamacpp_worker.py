@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from typing import Any
 
@@ -88,7 +89,21 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
             "finish_reason": choice.get("finish_reason") or "stop", "choice_probs": None}
 
 
+def exit_with_parent(parent: int, every_s: float = 1.0) -> threading.Thread:
+    """The worker dies with the process that started it, however that one ends (SIGKILL included): a
+    watchdog notices within a second that it was re-parented and exits (llama.cpp releases the GIL while
+    it computes, so the watchdog runs even mid-generation)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        os._exit(1)
+    t = threading.Thread(target=watch, daemon=True, name="exit-with-parent")
+    t.start()
+    return t
+
+
 def main() -> None:
+    exit_with_parent(os.getppid())
     # the protocol owns the real stdout; anything else printed goes to stderr
     proto = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1, encoding="utf-8")
     sys.stdout = sys.stderr

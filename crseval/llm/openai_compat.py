@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import httpx
 
+from crseval.core.cancel import forget, on_cancel
+
 from crseval.core.errors import BackendError
 from crseval.llm.base import ChatRequest, ChatResponse
 
@@ -36,6 +38,7 @@ class OpenAIBackend:
         self.supports_json_schema = json_mode != "none"
         self.supports_choice_probs = logprobs
         self._http = httpx.Client(limits=httpx.Limits(max_connections=max_concurrency * 2))
+        on_cancel(self, self._http.close)  # a cancelled run drops its connections (requests in flight fail)
 
     def identity(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model, "base_url": self.base_url}
@@ -90,6 +93,7 @@ class OpenAIBackend:
                             _choice_probs(choice, request.choices) if request.choices else None)
 
     def close(self) -> None:
+        forget(self)
         self._http.close()
 
 

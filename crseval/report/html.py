@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import time
 from pathlib import Path
 
 import pandas as pd
 
+from crseval.core.errors import CrsevalError
 from crseval.runs.store import RunStore
 
 MAX_ROWS = 60
@@ -71,6 +71,8 @@ def _table_block(store: RunStore, name: str, open_: bool) -> str:
         df = pd.read_csv(path, keep_default_na=False, na_values=[""])
     except pd.errors.EmptyDataError:
         return f'<p class="muted">table {esc(name)} is empty</p>'
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        return f'<p class="warn">table {esc(name)} could not be read ({esc(type(e).__name__)}): {esc(path.name)}</p>'
     return (f"<details{' open' if open_ else ''}><summary>{esc(name)} ({len(df)} rows)</summary>"
             f"{html_table(df)}</details>")
 
@@ -115,16 +117,19 @@ def write_report(run_dir: str | Path, title: str | None = None) -> Path:
     """Write ``report.html``; the title is remembered, so rewriting the report later keeps it."""
     store = RunStore(run_dir)
     meta = store.read_json("report_meta.json") if store.path("report_meta.json").exists() else {}
-    title = title or meta.get("title") or "crseval report"
+    title = title or (meta.get("title") if isinstance(meta, dict) else None) or "crseval report"
     store.write_json("report_meta.json", {"title": title})
     parts = [f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.root.name)}</code>, "
              f"report written {esc(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>"]
     sig_path = store.path("signature.json")
     if sig_path.exists():
-        sig = json.loads(sig_path.read_text(encoding="utf-8"))
+        sig = store.read_json("signature.json")
+        if not isinstance(sig, dict):
+            raise CrsevalError("signature is not a JSON object", file=sig_path, fix="rerun the command that wrote it")
         parts.append(f"<h2>Signature</h2><div class='sig'>{esc(sig.get('line', ''))}</div>")
     log = store.path("run.log")
-    warnings = [ln for ln in log.read_text(encoding="utf-8").splitlines() if "WARNING" in ln] if log.exists() else []
+    warnings = [ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if "WARNING" in ln] \
+        if log.exists() else []
     if warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{esc(w)}</li>" for w in warnings) + "</ul>")
     used_tables, used_figures = set(), set()
@@ -151,7 +156,7 @@ def write_report(run_dir: str | Path, title: str | None = None) -> Path:
     cfg = store.path("config.json")
     if cfg.exists():
         parts.append(f"<h2>Configuration</h2><details><summary>config.json</summary><pre>"
-                     f"{esc(cfg.read_text(encoding='utf-8'))}</pre></details>")
+                     f"{esc(cfg.read_text(encoding='utf-8', errors='replace'))}</pre></details>")
     doc = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
            f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
            f"style-src 'unsafe-inline'\"><title>{esc(title)}</title><style>{CSS}</style></head><body>"

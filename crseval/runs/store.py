@@ -81,6 +81,9 @@ class RunStore:
             raise CrsevalError("not found in the run directory", file=p) from None
         except json.JSONDecodeError as e:
             raise CrsevalError(f"invalid JSON ({e.msg})", file=p, line=e.lineno) from None
+        except UnicodeDecodeError:
+            raise CrsevalError("not UTF-8 text", file=p, fix="the file is damaged: rerun the command that wrote it") \
+                from None
 
     def save_signature(self, signature: dict[str, Any]) -> None:
         self.write_json("signature.json", {**signature, "line": format_signature(signature)})
@@ -188,7 +191,18 @@ class RunStore:
         self.write_json("report_sections.json", sections)
 
     def sections(self) -> list[dict[str, Any]]:
-        return self.read_json("report_sections.json") if self.path("report_sections.json").exists() else []
+        """The report sections, each checked: a title, text, table and figure names."""
+        if not self.path("report_sections.json").exists():
+            return []
+        raw = self.read_json("report_sections.json")
+        ok = isinstance(raw, list) and all(
+            isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("text", ""), str)
+            and all(isinstance(x, str) for k in ("tables", "figures") for x in s.get(k, [])) for s in raw)
+        if not ok:
+            raise CrsevalError("report sections are not what crseval writes", file=self.path("report_sections.json"),
+                               expected='[{"title": …, "text": …, "tables": [names], "figures": [names]}]',
+                               fix="delete the file and rerun the command that wrote the run")
+        return raw
 
     def figure_path(self, name: str) -> Path:
         return self.writable(LAYOUT["figures"], f"{name}.png")

@@ -10,6 +10,7 @@ from typing import Any, Iterator
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
+from crseval.core.files import check_lines
 
 
 class _Tables(Mapping):
@@ -24,6 +25,7 @@ class _Tables(Mapping):
             path = self.folder / f"{name}.csv"
             if not path.is_file():
                 raise KeyError(name)
+            check_lines(path.read_bytes(), path)
             try:
                 self._cache[name] = pd.read_csv(path)
             except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:

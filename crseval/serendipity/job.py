@@ -201,4 +201,5 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
 
 JOB = JobSpec("serendipity.meta-eval", SerendipityConfig, run, "runs/serendipity",
               "Pearson (%), MAE and RMSE of every evaluator against the ground truth, with bootstrap CIs, best/second "
-              "marked and a paired test on absolute errors against the best baseline.", "crseval serendipity")
+              "marked and a paired test on absolute errors against the best baseline.", "crseval serendipity",
+              uses_llm=lambda c: any(e.startswith("llm") for e in c.evaluators))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, Iterator, Sequence
 
+from crseval.core.cancel import cancelled
 from crseval.core.errors import CrsevalError
 from crseval.simulation.session import run_session
 
@@ -14,12 +15,15 @@ Task = tuple[str, int]  # (model name, session index)
 
 def run_local(config: dict[str, Any], tasks: Sequence[Task], workers: int,
               cache_path: str | None) -> Iterator[tuple[Task, dict[str, Any]]]:
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         pending = {pool.submit(run_session, config, m, s, cache_path): (m, s) for m, s in tasks}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 yield pending.pop(fut), fut.result()
+    finally:  # interrupted: sessions not started are dropped, running ones stop at their next LLM call
+        pool.shutdown(wait=not cancelled(), cancel_futures=True)
 
 
 def run_ray(config: dict[str, Any], tasks: Sequence[Task], workers: int, cache_path: str | None,

@@ -17,7 +17,7 @@ def _app():
 def test_options_and_help_come_from_the_config():
     out = CliRunner().invoke(_app(), ["analyze", "--help"], env={"COLUMNS": "200"}).output
     assert "--n-boot" in out
-    assert "Parametric bootstrap resamples for CIs" in out
+    assert "Bootstrap resamples" in out
     assert "--drop-flagged" in out
     assert "RATINGS" in out.upper()
 

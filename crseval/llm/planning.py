@@ -1,0 +1,115 @@
+"""Counting the LLM calls a run would make, without making one.
+
+The job runs once, in a scratch copy of its run directory, with every LLM client answered by a stand-in:
+the scripted backend's deterministic replies under the *real* backend's identity, so each request's
+cache key is the real one and the run's own cache says which calls are already paid for. Calls whose
+prompt depends on an earlier reply (a CRS's next turn, a judgment of a generated dialogue) cannot be
+found in the cache this way and count as new: the plan is an upper bound there.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from crseval.llm.base import ChatRequest, ChatResponse
+from crseval.llm.cache import ResponseCache
+from crseval.llm.scripted import ScriptedBackend
+
+DEFAULT_SECONDS = {"llamacpp": 8.0, "openai": 2.0, "scripted": 0.0}  # per call, when the cache has no history
+
+
+@dataclass
+class Plan:
+    calls: int = 0
+    cached: int = 0
+    by_model: dict[str, int] = field(default_factory=dict)
+    seconds_per_call: float = 0.0
+    measured: bool = False
+
+    @property
+    def new(self) -> int:
+        return self.calls - self.cached
+
+    def line(self) -> str:
+        if not self.calls:
+            return "plan: no LLM calls to make (nothing needs one, or the run directory already holds the work)"
+        eta = self.new * self.seconds_per_call
+        how = "measured in this run's cache" if self.measured else "a typical speed for this backend"
+        models = ", ".join(f"{m}: {n}" for m, n in self.by_model.items())
+        return (f"plan: {self.calls} LLM calls ({self.cached} already cached, {self.new} to make; {models}) — "
+                f"about {_duration(eta)} at ~{self.seconds_per_call:.1f} s per call ({how})")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
+        f"{seconds / 3600:.1f} h"
+
+
+class _Recorder:
+    def __init__(self, cache_path: Path | None) -> None:
+        self.plan = Plan()
+        self.cache = ResponseCache(cache_path) if cache_path and Path(cache_path).exists() else None
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+        self._latency: list[float] = []
+
+    def record(self, request: ChatRequest, identity: dict[str, Any]) -> None:
+        key = request.cache_key(identity)
+        hit = self.cache.get(key) if self.cache is not None else None
+        with self._lock:
+            self.plan.calls += 1
+            model = f"{identity.get('backend')}/{identity.get('model')}"
+            self.plan.by_model[model] = self.plan.by_model.get(model, 0) + 1
+            if hit is not None or key in self._seen:
+                self.plan.cached += 1
+            if hit is not None and hit.latency_s > 0:
+                self._latency.append(hit.latency_s)
+            self._seen.add(key)
+
+    def finish(self, backend: str) -> Plan:
+        if self._latency:
+            self.plan.seconds_per_call, self.plan.measured = sum(self._latency) / len(self._latency), True
+        else:
+            self.plan.seconds_per_call = DEFAULT_SECONDS.get(backend, 5.0)
+        if self.cache is not None:
+            self.cache.close()
+        return self.plan
+
+
+class PlanningBackend(ScriptedBackend):
+    """Answers like the scripted backend, records every request under the real backend's identity."""
+
+    def __init__(self, real, recorder: _Recorder) -> None:
+        super().__init__(model=real.model, max_concurrency=real.max_concurrency,
+                         choice_probs=real.supports_choice_probs)
+        self.name = real.name
+        self.supports_json_schema = real.supports_json_schema
+        self._identity, self._recorder = real.identity(), recorder
+
+    def identity(self) -> dict[str, Any]:
+        return self._identity
+
+    def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        self._recorder.record(request, self._identity)
+        return super().complete(request, timeout)
+
+
+_ACTIVE: list[_Recorder] = []
+
+
+def active() -> _Recorder | None:
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+@contextmanager
+def planning(cache_path: Path | None) -> Iterator[_Recorder]:
+    """While active, :func:`crseval.llm.make_client` hands out planning clients that record, not call."""
+    recorder = _Recorder(cache_path)
+    _ACTIVE.append(recorder)
+    try:
+        yield recorder
+    finally:
+        _ACTIVE.remove(recorder)
