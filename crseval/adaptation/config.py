@@ -50,7 +50,10 @@ class ShiftConfig(SessionSpec):
     judge: JudgeSection = JudgeSection()
 
     def resolved(self, base: Path) -> "ShiftConfig":
-        """Relative KB paths are relative to the config file."""
+        """Relative KB paths are relative to the config file; plug-in modules are found beside it."""
+        update: dict = {}
         if self.kb and not Path(self.kb).is_absolute():
-            return self.model_copy(update={"kb": str((base / self.kb).resolve())})
-        return self
+            update["kb"] = str((base / self.kb).resolve())
+        models = [m.model_copy(update={"folder": str(base.resolve())}) if m.kind == "callable" and not m.folder else m
+                  for m in self.models]
+        return self.model_copy(update={**update, "models": models})

@@ -191,7 +191,12 @@ def _result(store: RunStore, job: str, notes: Sequence[str] = ()) -> Result:
 def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
     shift_into(config, store, progress)
     store.close()
-    return _result(store, "shift.run")
+    result = _result(store, "shift.run")
+    failed = [r for r in store.records(STREAM) if r.get("errors")]
+    if failed:
+        result.failures = (f"{len(failed)} session(s) ended because the CRS failed (first: {failed[0]['key']}: "
+                           f"{failed[0]['errors'][0]}); they are recorded and left out of the statistics")
+    return result
 
 
 class ScoreConfig(BaseModel):
@@ -302,7 +307,7 @@ RUN = JobSpec("shift.run", ShiftConfig, run, "runs/shift",
               "Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics, "
               "anova, tukey, figures and the report.", "Preference-shift adaptation",
               uses_llm=lambda c: any(m.kind == "llm" for m in c.models) or bool(c.simulator.drift) or
-              c.scoring.topics == "llm" or (c.judge.enabled and bool(c.judge.aspects)))
+              c.scoring.topics == "llm" or (c.judge.enabled and bool(c.judge.aspects)), can_fail=True)
 SCORE = JobSpec("shift.score", ScoreConfig, score, "runs/shift-score",
                 "Score existing sessions without generating anything: TAS components, detection quality where the "
                 "logs carry simulator truth, optional judge, statistics and report.",

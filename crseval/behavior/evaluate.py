@@ -19,6 +19,7 @@ import pandas as pd
 from crseval.behavior.explicit import TransitionModel, entropy_weighted_ba, explicit_ba, turn_labels
 from crseval.behavior.generation import bleu, dist
 from crseval.behavior.implicit import PairClassifier
+from crseval.core.cancel import check as check_cancelled
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Utterance
 from crseval.data.io import read_jsonl, read_rows
@@ -78,6 +79,29 @@ def generate_responses(ctxs: Sequence[Context], client: LLMClient, store: RunSto
                               "response": res.response.text.strip() if res.ok else None, "error": res.error})
 
     client.map(todo, one, progress)
+    return pd.DataFrame(store.records(stream))
+
+
+def history(ctx: Context) -> list[dict[str, str]]:
+    """A context as the plug-in protocol's history: ``[{"speaker": "user"|"system", "text": …}]``."""
+    return [{"speaker": "system" if u.role.is_recommender else "user", "text": u.text} for u in ctx.history]
+
+
+def generate_with(ctxs: Sequence[Context], crs, store: RunStore, *, stream: str = "responses",
+                  progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """Your own system (a :mod:`crseval.simulation.plugins` CRS) answers every context; resumable, failures
+    recorded with their error."""
+    done = store.done_keys(stream)
+    todo = [c for c in ctxs if f"{c.dialogue}|{c.turn}" not in done]
+    if progress and len(todo) < len(ctxs):
+        progress(len(ctxs) - len(todo))
+    for c in todo:
+        check_cancelled()
+        reply = crs.respond(history(c))
+        store.append(stream, {"key": f"{c.dialogue}|{c.turn}", "dialogue": c.dialogue, "turn": c.turn,
+                              "response": None if reply.error else reply.text.strip(), "error": reply.error})
+        if progress:
+            progress(1)
     return pd.DataFrame(store.records(stream))
 
 

@@ -182,6 +182,9 @@ class RunConfig(BaseModel):
     limit: int | None = Field(None, ge=1, description="Evaluate only the first N evaluated dialogues.")
     responses: Path | None = Field(None, description="Use this responses file (JSONL/CSV: dialogue, turn, response) "
                                                      "instead of generating.")
+    system: str | None = Field(None, description="Your own system answers instead of the LLM: 'module:function' "
+                                                 "(a module in the working folder is found) or an http(s):// "
+                                                 "endpoint, both speaking the plug-in protocol (see the README).")
     llm: LLMConfig = LLMConfig()
     test_split: str = Field("test", description=SPLIT_HELP)
     order: int = Field(1, ge=0, le=5, description="History length t of the entropy model (entropy-weighted BA).")
@@ -194,16 +197,26 @@ def metrics_table(metrics: dict[str, float]) -> pd.DataFrame:
     return pd.DataFrame([{"metric": k, "label": label(k), "value": v} for k, v in metrics.items()])
 
 
-def _responses(config: RunConfig, test_d, client, store: RunStore, progress: Progress) -> pd.DataFrame:
-    from crseval.behavior.evaluate import contexts, generate_responses, load_responses
+def _plugin(target: str):
+    from crseval.simulation.plugins import CallableCRS, HttpCRS, load_callable
+    if target.startswith(("http://", "https://")):
+        return HttpCRS("system", target)
+    return CallableCRS("system", load_callable(target, Path.cwd()))
+
+
+def _responses(config: RunConfig, test_d, client, store: RunStore, progress: Progress) -> tuple[pd.DataFrame, int]:
+    """(responses, how many could not be generated)."""
+    from crseval.behavior.evaluate import contexts, generate_responses, generate_with, load_responses
     if config.responses is not None:
-        return load_responses(config.responses)
+        return load_responses(config.responses), 0
     ctxs = contexts(test_d)
-    resp = generate_responses(ctxs, client, store, progress=progress("system responses", len(ctxs)))
+    bar = progress("system responses", len(ctxs))
+    resp = generate_with(ctxs, _plugin(config.system), store, progress=bar) if config.system else \
+        generate_responses(ctxs, client, store, progress=bar)
     failed = int(resp["response"].isna().sum())
     if failed:
         store.log(f"WARNING {failed} responses failed and are excluded (see records/responses.jsonl)")
-    return resp.dropna(subset=["response"])
+    return resp.dropna(subset=["response"]), failed
 
 
 def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
@@ -211,17 +224,20 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.tagger import tag as llm_tag
     if config.responses is not None:
         load_responses(config.responses)  # a bad file fails here, before any training
+    if config.system:
+        _plugin(config.system)  # and an unimportable plug-in too
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
     test_d = test_d[:config.limit] if config.limit else test_d
     pair, model_sig, _ = pair_model(train_d, ds.info.signature())
-    llm_sig: dict = {"responses": config.responses.name} if config.responses else {}
+    llm_sig: dict = {"responses": config.responses.name} if config.responses else \
+        {"system": config.system} if config.system else {}
     client = None
-    if config.responses is None or config.tagger == "llm":
+    if (config.responses is None and config.system is None) or config.tagger == "llm":
         client = make_client(config.llm, store.cache_path)
         llm_sig.update({**client.identity(), "T": config.llm.temperature, "seed": config.llm.seed})
     try:
-        resp = _responses(config, test_d, client, store, progress)
+        resp, failed = _responses(config, test_d, client, store, progress)
         system_labels = None
         if config.tagger == "llm":
             labels = llm_tag(client, resp["response"].tolist(), progress=progress("LLM strategy tagger", len(resp)))
@@ -239,7 +255,11 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
                       "classifier) with the human recommender's at the same turn; implicit BA is the pair classifier's "
                       "probability that both use the same strategy. The first turn of each dialogue is not counted.",
                       tables=write_tables(store, metrics, table))
-    return Result("behavior.run", "behavior alignment", metrics_table(metrics), sig, store.root)
+    result = Result("behavior.run", "behavior alignment", metrics_table(metrics), sig, store.root)
+    if failed:
+        result.failures = (f"{failed} response(s) could not be generated (errors in records/responses.jsonl); BA is "
+                           "computed over the answered turns")
+    return result
 
 
 # ---- meta ----------------------------------------------------------------------------------------
@@ -320,7 +340,8 @@ TAG = JobSpec("behavior.tag", TagConfig, tag, "runs/behavior-tag",
 RUN = JobSpec("behavior.run", RunConfig, run, "runs/behavior",
               "Give every recommender-turn context to a system, collect its responses and report explicit and "
               "implicit BA, turns before the first recommendation, strategy distributions, BLEU and DIST.",
-              "crseval behavior alignment", uses_llm=lambda c: c.responses is None or c.tagger == "llm")
+              "crseval behavior alignment", can_fail=True,
+              uses_llm=lambda c: (c.responses is None and c.system is None) or c.tagger == "llm")
 META = JobSpec("behavior.meta", MetaConfig, meta, "runs/behavior-meta",
                "How well do the metrics track quality (synthetic mixtures of ideal and worst, 10–90 %), and — with "
                "human preferences — how well does each metric's preference agree with humans (κ, 95 % CI)?",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -50,6 +51,9 @@ class LazyGroups(TyperGroup):
         except CrsevalError as e:
             err_console.print(f"[bold red]error:[/bold red] {e}", soft_wrap=True, highlight=False)
             raise typer.Exit(2) from None
+        except BrokenPipeError:  # `crseval … | head`: the reader left; stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141) from None
         except (KeyboardInterrupt, Interrupted):
             cancel()
             err_console.print("interrupted; completed records are kept — run the same command to resume",

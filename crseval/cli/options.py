@@ -26,6 +26,8 @@ from crseval.llm import LLMConfig
 
 BACKEND_HELP = "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
 FORMAT = typer.Option(Format.table, "--format", help="Output format: table, json, csv, markdown or latex.")
+KEEP_GOING = typer.Option(False, "--keep-going", help="Exit 0 even when some work failed (a CRS or plug-in that "
+                                                      "crashed); the failures stay recorded and reported.")
 DRY_RUN = typer.Option(False, "--dry-run", help="Print the planned LLM calls (and how many are cached) and the "
                                                 "time they would take; call nothing, write nothing.")
 
@@ -95,13 +97,17 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
     if job.uses_llm is not None:
         params.append(inspect.Parameter("dry_run", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
                                         default=DRY_RUN))
+    if job.can_fail:
+        params.append(inspect.Parameter("keep_going", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+                                        default=KEEP_GOING))
 
     def command(**kw: Any) -> None:
         fmt, out, dry_run = kw.pop("fmt"), kw.pop("out"), kw.pop("dry_run", False)
+        keep_going = kw.pop("keep_going", False)
         if llm_fields:
             llm = llm_config(kw.pop("backend"), kw.pop("model"), kw.pop("base_url"), config=kw.pop("llm_config"))
             kw.update({f: llm for f in llm_fields})
-        run_job(job, kw, out, fmt, dry_run=dry_run)
+        run_job(job, kw, out, fmt, dry_run=dry_run, keep_going=keep_going)
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
@@ -110,7 +116,7 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
 
 
 def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, fmt: Format, *,
-            dry_run: bool = False) -> None:
+            dry_run: bool = False, keep_going: bool = False) -> None:
     """Validate the values; when the job calls an LLM, print its plan (calls, cached, time) first — and only
     that with ``dry_run``; run the job into its run directory with progress bars; print the result (the
     report is written by :func:`crseval.api.execute`)."""
@@ -129,3 +135,9 @@ def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, 
     with progress_bars() as bars:
         result = execute(job, config, out, bars)
     show_result(result, fmt, seconds=time.perf_counter() - t0)
+    if result.failures:
+        err_console.print(f"[bold red]failed:[/bold red] {result.failures}" +
+                          ("" if keep_going else " — exit 1 (--keep-going accepts failures)"), soft_wrap=True,
+                          highlight=False)
+        if not keep_going:
+            raise typer.Exit(1)

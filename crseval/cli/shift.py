@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from crseval.adaptation.job import RUN, SCORE
-from crseval.cli.options import DRY_RUN, FORMAT, job_command, run_job
+from crseval.cli.options import DRY_RUN, FORMAT, KEEP_GOING, job_command, run_job
 from crseval.cli.output import Format
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -25,6 +25,7 @@ def run(
     fresh: bool = typer.Option(False, help="Delete the run directory first."),
     fmt: Format = FORMAT,
     dry_run: bool = DRY_RUN,
+    keep_going: bool = KEEP_GOING,
 ) -> None:
     """Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics,
     anova, tukey, figures and the report."""
@@ -35,4 +36,4 @@ def run(
         cfg = validate(ShiftConfig, {**cfg.model_dump(mode="json"), "executor": executor})
     if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
-    run_job(RUN, cfg, out, fmt, dry_run=dry_run)
+    run_job(RUN, cfg, out, fmt, dry_run=dry_run, keep_going=keep_going)

@@ -39,6 +39,7 @@ class Result:
     details: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     report: Path | None = None
+    failures: str = ""   # what failed (a CRS, a plug-in, an LLM call) — non-empty makes the CLI exit 1
 
     @property
     def signature_line(self) -> str:
@@ -58,6 +59,7 @@ class JobSpec:
     help: str
     report_title: str
     uses_llm: Callable[[Any], bool] | None = None   # whether a config of this job calls an LLM (None: never)
+    can_fail: bool = False                           # results may record failures (the CLI offers --keep-going)
 
     def default_out(self, config: BaseModel) -> Path:
         return Path(self.default(config)) if callable(self.default) else Path(self.default)

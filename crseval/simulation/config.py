@@ -23,8 +23,11 @@ class ModelConfig(BaseModel):
     llm: LLMConfig = LLMConfig()
     prompt: str = "default"
     shortlist: int = Field(5, ge=1, le=50)
-    target: str | None = None
-    url: str | None = None
+    target: str | None = Field(None, description="kind 'callable': 'module:function' (a module beside the config "
+                                                  "file is found)")
+    url: str | None = Field(None, description="kind 'http': the endpoint")
+    folder: str | None = Field(None, description="where 'target' is imported from first (default: the config's "
+                                                 "folder)")
 
     @model_validator(mode="after")
     def _needs(self) -> "ModelConfig":

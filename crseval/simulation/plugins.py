@@ -7,6 +7,8 @@ crash of the run."""
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from crseval.core.errors import CrsevalError
@@ -60,16 +62,24 @@ def _reply_from(out: Any, name: str) -> CRSReply:
                               "{'text': ..., 'constraints': {...}}")
 
 
-def load_callable(target: str) -> Callable[[History], Any]:
-    """``package.module:function`` → the function."""
+def load_callable(target: str, folder: str | Path | None = None) -> Callable[[History], Any]:
+    """``package.module:function`` → the function; ``folder`` (the config file's folder) is searched first,
+    so a ``my_crs.py`` beside the config works without touching PYTHONPATH."""
     mod, _, attr = target.partition(":")
     if not mod or not attr:
         raise CrsevalError(f"bad callable {target!r}", field="models.target", expected="'package.module:function'")
+    added = folder is not None and str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
     try:
         fn = getattr(importlib.import_module(mod), attr)
     except (ImportError, AttributeError) as e:
         raise CrsevalError(f"cannot import {target!r}: {e}", field="models.target",
-                           fix="make the module importable (installed or on PYTHONPATH)") from None
+                           fix=f"put {mod.replace('.', '/')}.py beside the config"
+                               f"{f' ({folder})' if folder else ''} or make it importable") from None
+    finally:
+        if added:
+            sys.path.remove(str(folder))
     if not callable(fn):
         raise CrsevalError(f"{target!r} is not callable", field="models.target")
     return fn

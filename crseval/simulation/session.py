@@ -52,7 +52,7 @@ def close_clients() -> None:
 
 def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None) -> CRS:
     if model.kind == "callable":
-        return CallableCRS(model.name, load_callable(model.target or ""))
+        return CallableCRS(model.name, load_callable(model.target or "", model.folder))
     if model.kind == "http":
         return HttpCRS(model.name, model.url or "")
     client = client_for(model.llm, cache_path) if model.kind == "llm" else None
