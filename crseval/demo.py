@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
-from scipy import stats
 
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
@@ -14,9 +13,10 @@ from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import RUBRICS
 from crseval.llm import LLMConfig, make_client
 from crseval.reliability.analysis import analyze_into, signature_part
-from crseval.plotting import OKABE_ITO, bar_with_ci
-from crseval.runs.store import RunStore
+from crseval.plotting import OKABE_ITO, plt, save, style
+from crseval.runs.store import RunStore, entries
 from crseval.stats.bootstrap import bootstrap_ci
+from crseval.stats.correlation import correlation_ci
 
 RELIABILITY_BOOT = 100
 BEHAVIOR_DIALOGUES = ("s01", "s04")
@@ -59,7 +59,7 @@ def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
     finally:
         client.close()
     _shift(store, config, progress)
-    sections = pd.DataFrame([{"section": s["title"], "tables": ", ".join(s.get("tables", []))}
+    sections = pd.DataFrame([{"section": s["title"], "tables": ", ".join(n for n, _ in entries(s, "tables"))}
                              for s in store.sections()])
     return Result("demo", "demo sections", sections, sig, store.root)
 
@@ -118,6 +118,21 @@ def _serendipity(store: RunStore, study, client, seed: int, progress: Progress) 
     write_results(store, study, preds, n_boot=200, seed=seed)
 
 
+def _plot_judge(scores: pd.DataFrame, path) -> None:
+    style()
+    fig, ax = plt.subplots(figsize=(5.2, 3.6))
+    for good, color, name in ((True, OKABE_ITO[0], "accepted and liked"), (False, OKABE_ITO[5], "other outcomes")):
+        d = scores[(scores["outcome"] == "accept_rating_good") == good]
+        ax.scatter(d["human_satisfaction"], d["llm_overall"], color=color, label=name, s=40)
+        for r in d.itertuples():
+            ax.annotate(r.dialogue, (r.human_satisfaction, r.llm_overall), fontsize=7, xytext=(3, 3),
+                        textcoords="offset points")
+    ax.set_xlabel("mean human satisfaction (1–5)")
+    ax.set_ylabel("LLM judge, overall (1–5)")
+    ax.legend(fontsize=8, title="seeker's outcome", title_fontsize=8)
+    save(fig, path)
+
+
 def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
     human = sample.ratings.dimension("satisfaction").groupby("item")["value"].mean()
     outcome = {d.id: d.metadata.get("outcome") for d in sample.dialogues}
@@ -127,27 +142,29 @@ def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
     scores = scores.sort_values("dialogue").reset_index(drop=True)
     store.write_table("judge_scores", scores)
     ok = scores.dropna(subset=["llm_overall"])
-    rows = []
     good = ok["outcome"] == "accept_rating_good"
-    for label, grp in [("seeker accepted and liked the movie", ok[good]), ("other outcomes", ok[~good])]:
-        est, lo, hi = bootstrap_ci(grp["llm_overall"])
-        rows.append({"group": label, "n": len(grp), "mean_llm_overall": est, "ci_low": lo, "ci_high": hi})
-    both = ok.dropna(subset=["human_satisfaction"])
-    rho, p = stats.spearmanr(both["llm_overall"], both["human_satisfaction"]) if len(both) > 2 else (np.nan, np.nan)
-    rows.append({"group": f"Spearman rho with human satisfaction (p={p:.3g})", "n": len(both),
-                 "mean_llm_overall": rho, "ci_low": np.nan, "ci_high": np.nan})
+    rows = [{"group": label, "n": len(grp), **dict(zip(("mean", "ci_low", "ci_high"), bootstrap_ci(grp["llm_overall"])))}
+            for label, grp in [("seeker accepted and liked the movie", ok[good]), ("other outcomes", ok[~good])]]
     store.write_table("judge_summary", pd.DataFrame(rows))
-    colors = [OKABE_ITO[0] if o == "accept_rating_good" else OKABE_ITO[5] for o in scores["outcome"]]
-    bar_with_ci(scores["dialogue"].tolist(), scores["llm_overall"].fillna(0).tolist(), ylabel="LLM judge score (1–5)",
-                title="Overall score per sample dialogue (red: not accepted-and-liked)",
-                path=store.figure_path("judge_scores"), colors=colors)
+    both = ok.dropna(subset=["human_satisfaction"])
+    agree = [{"with": "mean human satisfaction", "n": len(both),
+              **dict(zip((m, f"{m}_lo", f"{m}_hi", f"{m}_p"),
+                         correlation_ci(both["llm_overall"], both["human_satisfaction"], m, seed=0)))}
+             for m in ("pearson", "spearman")]
+    store.write_table("judge_agreement", pd.DataFrame([{**agree[0], **agree[1]}]))
+    _plot_judge(scores, store.figure_path("judge_scores"))
     n_err = int((scores["error"] != "").sum())
     store.add_section(
         "LLM judge on the sample dialogues",
         f"Each bundled dialogue was rated 1–5 by the configured LLM ({len(scores)} ratings, {n_err} failed and "
         f"recorded). Ratings are probability-weighted over the digits 1–5 where the backend exposes next-token "
         f"probabilities (method 'expected'), otherwise one sampled digit (method 'sampled').",
-        tables=["judge_summary", "judge_scores"], figures=["judge_scores"])
+        tables=[("judge_summary", "Mean LLM judge score by the seeker's outcome, with 95 % bootstrap CIs"),
+                ("judge_agreement", "Agreement of the LLM judge with the mean human satisfaction (95 % bootstrap "
+                                    "CIs; 8 dialogues: illustrative only)"),
+                ("judge_scores", "The judge's score and the human satisfaction of every sample dialogue")],
+        figures=[("judge_scores", "The LLM judge's overall score against the mean human satisfaction of each "
+                                  "sample dialogue; colour: the seeker's outcome")])
 
 
 JOB = JobSpec("demo", DemoConfig, run, "runs/demo", "Run every capability, small, on the bundled sample data and the "

@@ -24,8 +24,10 @@ def style() -> None:
 
 
 def save(fig, path: str | Path) -> Path:
-    """Save ``fig`` to ``path`` and close it (figures are never left open between jobs)."""
+    """Save ``fig`` as ``path`` (PNG, for the report) and beside it as PDF (vector, for a paper), then close
+    it (figures are never left open between jobs)."""
     fig.savefig(path)
+    fig.savefig(Path(path).with_suffix(".pdf"))
     plt.close(fig)
     return Path(path)
 

@@ -16,6 +16,7 @@ from scipy import stats
 from crseval.adaptation.score import detection_summary
 from crseval.plotting import OKABE_ITO, plt, save, style
 from crseval.runs.store import RunStore
+from crseval.core.registry import label
 from crseval.stats.bootstrap import bootstrap_ci
 from crseval.stats.tests import TUKEY_COLUMNS, anova_tukey as anova_test
 
@@ -117,12 +118,17 @@ def plot_metric_bars(mm: pd.DataFrame, metrics: Sequence[str], path, title: str)
     fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
     for ax, m in zip(axes.flat, metrics):
         d = mm[mm["metric"] == m].set_index("model").reindex(models)
-        v = d["mean"].to_numpy(float)
-        err = np.vstack([np.clip(v - d["ci_low"].to_numpy(float), 0, None), np.clip(d["ci_high"].to_numpy(float) - v, 0, None)])
-        ax.bar(range(len(models)), np.nan_to_num(v), yerr=np.nan_to_num(err), capsize=3, ecolor="#333333",
-               color=[OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(models))])
+        v, lo, hi = (d[c].to_numpy(float) for c in ("mean", "ci_low", "ci_high"))
+        colors = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(models))]
+        for i in range(len(models)):
+            if not np.isfinite(v[i]):  # no value: say so instead of drawing a zero bar
+                ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=8, color="#666666")
+                continue
+            ci = np.isfinite(lo[i]) and np.isfinite(hi[i])
+            ax.bar(i, v[i], color=colors[i], yerr=[[max(v[i] - lo[i], 0)], [max(hi[i] - v[i], 0)]] if ci else None,
+                   capsize=3, ecolor="#333333")
         ax.set_xticks(range(len(models)), models, rotation=25, ha="right")
-        ax.set_title(m)
+        ax.set_title(label(m))
         ax.set_ylabel("score (1–5)" if m in ("proactiveness", "coherence", "personalization") else "score (0–1)")
     for ax in list(axes.flat)[len(metrics):]:
         ax.set_visible(False)
@@ -150,12 +156,14 @@ def plot_radar(mm: pd.DataFrame, aspects: Sequence[str], path) -> None:
 def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
     style()
     d = sessions[~sessions["failed"]][list(metrics)].astype(float)
+    metrics = [m for m in metrics if d[m].nunique() > 1]  # a constant metric has no correlation: no blank row
+    d = d[metrics]
     c = d.corr(method="pearson", min_periods=3).to_numpy()
     fig, ax = plt.subplots(figsize=(0.55 * len(metrics) + 2.5, 0.5 * len(metrics) + 1.8))
     im = ax.imshow(c, cmap="RdBu_r", vmin=-1, vmax=1)
     ax.grid(False)
-    ax.set_xticks(range(len(metrics)), metrics, rotation=40, ha="right")
-    ax.set_yticks(range(len(metrics)), metrics)
+    ax.set_xticks(range(len(metrics)), [label(m) for m in metrics], rotation=40, ha="right")
+    ax.set_yticks(range(len(metrics)), [label(m) for m in metrics])
     for i in range(len(metrics)):
         for j in range(len(metrics)):
             if np.isfinite(c[i, j]):
@@ -164,6 +172,30 @@ def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
     fig.colorbar(im, ax=ax, label="Pearson r (sessions)")
     ax.set_title("Correlation of session metrics")
     save(fig, path)
+
+
+def wide_metrics(mm: pd.DataFrame) -> pd.DataFrame:
+    """Model × metric, each cell 'mean [low, high]' (the paper table; model_metrics keeps the numbers)."""
+    cell = [f"{m:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) else "")
+            for m, lo, hi in zip(mm["mean"], mm["ci_low"], mm["ci_high"])]
+    wide = mm.assign(cell=cell).pivot(index="model", columns="metric", values="cell")
+    return wide[list(dict.fromkeys(mm["metric"]))].reset_index()
+
+
+def _figures(store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: list[str]) -> list:
+    out = [("shift_metrics", "Topic adaptation per model: TAS and its components (mean over sessions, 95 % "
+            "bootstrap CI; no bar where a metric is undefined)")]
+    plot_metric_bars(mm, AUTOMATIC, store.figure_path("shift_metrics"), "Topic adaptation per model (95 % CI)")
+    if judged:
+        plot_metric_bars(mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)")
+        out.append(("shift_judge", "The LLM judge's aspects per model (1–5, mean over sessions, 95 % bootstrap CI)"))
+    if len(judged) >= 3:  # a radar needs at least three axes
+        plot_radar(mm, judged, store.figure_path("shift_radar"))
+        out.append(("shift_radar", "The judge's aspects per model on one radar (means)"))
+    plot_heatmap(sessions, [*AUTOMATIC, *judged], store.figure_path("shift_correlations"))
+    out.append(("shift_correlations", "Pearson correlation of the session metrics across sessions (constant metrics "
+                "left out)"))
+    return out
 
 
 def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: Sequence[str], *,
@@ -182,18 +214,10 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
               "shift_detection": det}
     if judged:
         tables["metric_correlations"] = correlations(sessions, AUTOMATIC, judged)
+    tables["model_metrics_wide"] = wide_metrics(mm)
     for name, df in tables.items():
         store.write_table(name, df)
-    figures = ["shift_metrics"]
-    plot_metric_bars(mm, AUTOMATIC, store.figure_path("shift_metrics"), "Topic adaptation per model (95 % CI)")
-    if judged:
-        plot_metric_bars(mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)")
-        figures.append("shift_judge")
-    if len(judged) >= 3:  # a radar needs at least three axes
-        plot_radar(mm, judged, store.figure_path("shift_radar"))
-        figures.append("shift_radar")
-    plot_heatmap(sessions, [*AUTOMATIC, *judged], store.figure_path("shift_correlations"))
-    figures.append("shift_correlations")
+    figures = _figures(store, mm, sessions, judged)
     failed = int(sessions["failed"].sum())
     judge_failed = int(sessions["judge_failures"].sum())
     tas = mm[mm["metric"] == "tas"].sort_values("mean", ascending=False)
@@ -214,9 +238,14 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
         lines.insert(1, f"LLM judge: {judge_failed} ratings could not be "
                         "obtained (retries exhausted or unparseable; recorded per item in records/shift_judgments.jsonl, "
                         "left out of the means)." if judge_failed else "LLM judge: every rating was obtained.")
-    store.add_section(title, "\n\n".join(lines),
-                      tables=[t for t in ("model_metrics", "anova", "tukey", "shift_detection", "metric_correlations",
-                                          "shift_sessions") if t in tables], figures=figures,
+    captions = {"model_metrics_wide": "Per-model means with 95 % bootstrap CIs (sessions that failed excluded)",
+                "anova": "One-way ANOVA across models per metric (F, degrees of freedom, p, η²)",
+                "tukey": "Tukey HSD: which pairs of models differ", "shift_detection":
+                "The shift detector against the simulator's logged shifts (pooled over sessions)",
+                "metric_correlations": "Correlation of automatic metrics with the judge's aspects across sessions",
+                "shift_sessions": "One row per session: every metric"}
+    store.add_section(title, "\n\n".join(lines), tables=[(t, c) for t, c in captions.items() if t in tables],
+                      figures=figures,
                       drill={"table": "shift_turns", "levels": ["model", "session"], "value": "session_tas",
                              "highlight": "event"})
     return tables

@@ -13,7 +13,7 @@ from typing import Any, Literal, Sequence
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from crseval.adaptation.analysis import write_analysis
+from crseval.adaptation.analysis import wide_metrics, write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.score import Scorer
 from crseval.adaptation.importer import import_logs
@@ -175,9 +175,7 @@ def _result(store: RunStore, job: str, notes: Sequence[str] = ()) -> Result:
     order = list(dict.fromkeys(mm["metric"]))
     means = mm.pivot(index="model", columns="metric", values="mean")[order].reset_index()
     n = mm.groupby("model")["n"].max().rename("sessions").reset_index()
-    cell = [f"{m:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if hi == hi else "")
-            for m, lo, hi in zip(mm["mean"], mm["ci_low"], mm["ci_high"])]
-    cis = mm.assign(value=cell).pivot(index="metric", columns="model", values="value").reindex(order).reset_index()
+    cis = wide_metrics(mm)
     anova = store.read_table("anova")
     sig = store.read_json("signature.json")
     sig.pop("line", None)

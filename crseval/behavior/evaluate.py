@@ -193,16 +193,20 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
 
 
 def strategy_distributions(table: pd.DataFrame) -> pd.DataFrame:
-    h = table["human_label"].value_counts(normalize=True).rename("human")
-    s = table["system_label"].value_counts(normalize=True).rename("system")
+    h = table["human_label"].value_counts(normalize=True).rename("human_share")
+    s = table["system_label"].value_counts(normalize=True).rename("system_share")
     return pd.concat([h, s], axis=1).fillna(0.0).rename_axis("strategy").reset_index()
 
 
-def write_tables(store: RunStore, metrics: dict[str, float], table: pd.DataFrame) -> list[str]:
+def write_tables(store: RunStore, metrics: dict[str, float], table: pd.DataFrame) -> list[tuple[str, str]]:
     """The behavior tables of a run: metrics, per-turn values, mismatched turns (the drill-down of
-    explicit BA) and strategy distributions; returns their names in report order."""
+    explicit BA) and strategy distributions; returns (name, caption) pairs in report order."""
     store.write_table("behavior_metrics", pd.DataFrame([metrics]))
     store.write_table("behavior_strategy_distribution", strategy_distributions(table))
     store.write_table("behavior_mismatches", table[(table["match"] == 0) & (table["turn"] > 0)])
     store.write_table("behavior_turns", table)
-    return ["behavior_metrics", "behavior_strategy_distribution", "behavior_mismatches", "behavior_turns"]
+    return [("behavior_metrics", "Behavior alignment, lexical overlap and diversity of the system's responses"),
+            ("behavior_strategy_distribution", "Share of each strategy among the human's and the system's responses"),
+            ("behavior_mismatches", "Counted turns where the system's strategy differs from the human's"),
+            ("behavior_turns", "Every answered recommender turn: both responses, their strategies, match and "
+                               "P(same strategy)")]

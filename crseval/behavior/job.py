@@ -320,7 +320,9 @@ def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
         tables.append("preference_agreement")
     store.add_section("Behavior metric meta-evaluation", "Synthetic systems answer a growing share of turns with the "
                       "worst system's response; a metric that tracks quality falls as that share grows.",
-                      tables=tables, figures=["quality_curve"])
+                      tables=tables, figures=[("quality_curve", "Each metric (min–max scaled) as a growing share of "
+                                               "turns is answered by the worst system: a metric that tracks quality "
+                                               "falls")])
     sig = make_signature(data=ds.info.signature(), model=model_sig,
                          metric={"ideal": config.ideal.name, "worst": config.worst.name})
     store.save_signature(sig)

@@ -15,9 +15,11 @@ metric("implicit_ba", "Implicit BA: mean P(same strategy) of (human, system) res
        "(pair classifier)", label="implicit BA (mean P(same))", capability=C)
 metric("implicit_ba_share", "Share of counted turns where the pair classifier's P(same strategy) ≥ 0.5",
        label="implicit BA (share P(same) ≥ 0.5)", capability=C, params={"threshold": 0.5})
-metric("bleu4", "Corpus BLEU-4 of system responses against the human responses (sacrebleu, 13a)", label="BLEU-4",
+metric("bleu4", "Corpus BLEU-4 (0–100) of system responses against the human responses (sacrebleu, 13a)",
+       label="BLEU-4 (0–100)",
        capability=C, params={"k": 4})
-metric("bleu2", "Corpus BLEU-2 of system responses against the human responses (sacrebleu, 13a)", label="BLEU-2",
+metric("bleu2", "Corpus BLEU-2 (0–100) of system responses against the human responses (sacrebleu, 13a)",
+       label="BLEU-2 (0–100)",
        capability=C, params={"k": 2})
 metric("dist1", "DIST-1: distinct unigrams / all unigrams over the system responses", label="DIST-1", capability=C)
 metric("dist2", "DIST-2: distinct bigrams / all bigrams over the system responses", label="DIST-2", capability=C)

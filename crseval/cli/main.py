@@ -112,6 +112,9 @@ def demo(
 def report(
     run_dir: Path = typer.Argument(..., help="A run directory written by crseval."),
     screenshot: Optional[Path] = typer.Option(None, help="Also save a full-page PNG (headless Chromium)."),
+    latex: bool = typer.Option(False, "--latex", help="Also write RUN_DIR/paper/: every table as booktabs LaTeX and "
+                                                      "every figure as PDF, with captions and labels, and a main.tex "
+                                                      "that compiles them in report order."),
 ) -> None:
     """(Re)write RUN_DIR/report.html from the run's tables, figures and records."""
     from crseval.report import write_report
@@ -119,6 +122,9 @@ def report(
         raise CrsevalError("run directory not found", file=run_dir)
     html = write_report(run_dir)
     console.print(f"report: [bold]{html}[/bold]")
+    if latex:
+        from crseval.report.paper import write_paper
+        console.print(f"paper tables and figures: [bold]{write_paper(run_dir)}[/bold]")
     if screenshot is not None:
         from crseval.report.screenshot import screenshot as shoot
         console.print(f"screenshot: [bold]{shoot(html, screenshot)}[/bold]")

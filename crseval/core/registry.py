@@ -48,6 +48,7 @@ class TableSpec:
     ids: tuple[str, ...]
     description: str
     capability: str = "general"
+    headline: tuple[str, ...] = ()   # the columns a reader needs first (the rest stays one click away)
 
 
 METRICS: dict[str, MetricSpec] = {}
@@ -67,8 +68,9 @@ def register_metric(name: str, description: str, *, label: str = "", higher_is_b
     return spec
 
 
-def register_table(name: str, ids: Iterable[str], description: str, *, capability: str = "general") -> TableSpec:
-    spec = TableSpec(name, tuple(ids), description, capability)
+def register_table(name: str, ids: Iterable[str], description: str, *, capability: str = "general",
+                   headline: Iterable[str] = ()) -> TableSpec:
+    spec = TableSpec(name, tuple(ids), description, capability, tuple(headline))
     TABLES[name] = spec
     return spec
 

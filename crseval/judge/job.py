@@ -125,7 +125,9 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
         f"failed and are recorded, not imputed. Correlations with the mean human label carry 95% paired-bootstrap "
         f"CIs ({n_boot} resamples). The length baseline correlates the judged text's length with the label: "
         f"a judge that does not beat it may be measuring length.",
-        tables=tables, figures=["meta_eval"])
+        tables=[(t, None) for t in tables],
+        figures=[("meta_eval", "Spearman correlation of each judge's scores with the mean human label, per aspect, "
+                  "with 95 % bootstrap CIs; grey: the length baseline (the judged text's length)")])
     return table, sig
 
 

@@ -110,10 +110,12 @@ def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | Non
         plot_structure(s, store.figure_path("reliability_structure"))
         store.write_table("reliability_correlations", s.correlations.round(4).reset_index(names="dimension"))
         store.write_table("reliability_clusters", s.clusters.reset_index().rename(columns={"index": "dimension"}))
-        figures.append("reliability_structure")
+        figures.append(("reliability_structure", "Spearman correlations between the dimensions' item mean scores, "
+                        "ordered by hierarchical clustering: blocks of dimensions that carry one signal"))
     med = float(np.nanmedian(table["icc1"]))
     plot_power(store.figure_path("reliability_power"), med)
-    figures.append("reliability_power")
+    figures.append(("reliability_power", "The smallest ICC(1) a design can tell from 0 (α = .05 one-sided, power "
+                    ".8) as the number of rated items grows, for 2–8 raters per item; dashed: the median observed"))
     k = int(round(float(np.nanmedian(table["k"]))))
     n = int(table["n_items"].max())
     store.add_section(
@@ -124,6 +126,9 @@ def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | Non
         f"Rel_single and Rel_k from the crossed item × rater REML model (k = harmonic mean raters per item); "
         f"bands after Koo & Li (2016). With n = {n} items and k = {k}, the power to detect the median ICC(1) "
         f"= {med:.2f} against 0 is {power_icc(n, max(k, 2), min(max(med, 1e-6), 0.99)):.2f}.",
-        tables=["reliability", "reliability_qc", "reliability_flagged_raters", "reliability_raters_per_item",
-                "reliability_clusters"], figures=figures)
+        tables=[("reliability", "Reliability per dimension, sorted by Rel_k (95 % CIs per the signature)"),
+                ("reliability_qc", "Quality control: what was excluded and kept"),
+                ("reliability_flagged_raters", "Raters flagged by quality control, with the reason"),
+                ("reliability_raters_per_item", "How many items have how many raters"),
+                ("reliability_clusters", "Dimension clusters (Ward on the correlation distance)")], figures=figures)
     return table

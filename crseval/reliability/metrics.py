@@ -20,4 +20,6 @@ metric("var_rater", "Rater variance component of the crossed model", label="σ²
 metric("var_resid", "Residual variance of the crossed model", label="σ² residual", capability=C,
        higher_is_better=None)
 
-table("reliability", ["dimension"], "one row per rating dimension, sorted by Rel_k", capability=C)
+table("reliability", ["dimension"], "Reliability per rating dimension, sorted by Rel_k", capability=C,
+      headline=["n_items", "n_raters", "k", "icc1", "icc1_k", "rel_single", "rel_k", "rel_k_lo", "rel_k_hi",
+                "alpha_ordinal", "interpretation"])

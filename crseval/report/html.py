@@ -2,8 +2,12 @@
 network requests) built from a run directory. Every string from data — dialogue text, ids, config
 values — goes through ``html.escape``, so hostile text renders as text.
 
-Capabilities describe their part of the report with :meth:`RunStore.add_section` (title, text,
-tables, figures); tables and figures no section names are listed at the end.
+Capabilities describe their part of the report with :meth:`RunStore.add_section` (title, text, tables
+and figures with captions, a drill-down); tables and figures no section names are listed at the end.
+The report is written for a paper: numbered, captioned figures and tables; column headers are the
+registry's labels (the raw names in a tooltip) and a glossary at the end describes every column shown;
+a table's headline columns come first (the rest one click away) and a one-row table is shown as
+label/value pairs.
 """
 from __future__ import annotations
 
@@ -11,13 +15,18 @@ import base64
 import html
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.runs.store import RunStore
+from crseval.core.glossary import describe
+from crseval.core.registry import get_table
+from crseval.runs.store import RunStore, entries
 
 MAX_ROWS = 60
+MAX_COLUMNS = 9  # more than this and a table without declared headline columns is split
+MAX_GROUPS = 40
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222;
@@ -25,11 +34,13 @@ padding:0 1rem;line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;border-bottom:2px solid #0072B2;padding-bottom:.2rem;
 margin-top:2rem}code,.sig{font-family:ui-monospace,Menlo,monospace;font-size:.85rem}
 .sig{background:#f4f6f8;padding:.6rem;border-radius:4px;word-break:break-all}
-table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;
+table{border-collapse:collapse;margin:.4rem 0;font-size:.85rem}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;
 text-align:left;vertical-align:top}th{background:#eef2f6}tr:nth-child(even) td{background:#fafbfc}
-.scroll{overflow-x:auto;max-width:100%}td.num{text-align:right;font-variant-numeric:tabular-nums}details{margin:.5rem 0}summary{cursor:pointer;
-font-weight:600}img{max-width:100%;border:1px solid #eee;margin:.5rem 0}.warn{color:#b35900}.muted{color:#666}
-tr.hl td{background:#fff4d6!important}details details{margin-left:1.2rem}
+.scroll{overflow-x:auto;max-width:100%}td.num{text-align:right;font-variant-numeric:tabular-nums}
+details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}figure{margin:1rem 0}
+img{max-width:min(100%,760px);border:1px solid #eee}figcaption,.caption{font-size:.9rem;color:#444}
+.warn{color:#b35900}.muted{color:#666}tr.hl td{background:#fff4d6!important}details details{margin-left:1.2rem}
+dl.glossary dt{font-weight:600;margin-top:.4rem}dl.glossary dd{margin-left:1.2rem}
 """
 
 
@@ -37,50 +48,98 @@ def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, highlight: str | None = None) -> str:
+class _Doc:
+    """Numbering of figures and tables, and every column shown (for the glossary)."""
+
+    def __init__(self) -> None:
+        self.figures = self.tables = 0
+        self.columns: dict[str, None] = {}
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return f'<td class="num">{esc(f"{v:.4g}") if v == v else ""}</td>'
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f'<td class="num">{v}</td>'
+    return f"<td>{esc('' if v is None or (isinstance(v, float) and v != v) else v)}</td>"
+
+
+def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, highlight: str | None = None,
+               doc: _Doc | None = None) -> str:
     shown = df.head(max_rows)
-    head = "".join(f"<th>{esc(c)}</th>" for c in shown.columns)
+    if doc is not None:
+        doc.columns.update(dict.fromkeys(map(str, shown.columns)))
+    head = "".join(f"<th title='{esc(c)}'>{esc(describe(str(c))[0])}</th>" for c in shown.columns)
     rows = []
     for rec in shown.itertuples(index=False):
-        cells = []
-        for v in rec:
-            if isinstance(v, float):
-                cells.append(f'<td class="num">{esc(f"{v:.4g}") if v == v else ""}</td>')
-            elif isinstance(v, int) and not isinstance(v, bool):
-                cells.append(f'<td class="num">{v}</td>')
-            else:
-                cells.append(f"<td>{esc('' if v is None or (isinstance(v, float) and v != v) else v)}</td>")
         marked = highlight is not None and str(getattr(rec, highlight, "") or "").strip() not in ("", "nan")
-        rows.append(("<tr class='hl'>" if marked else "<tr>") + "".join(cells) + "</tr>")
+        rows.append(("<tr class='hl'>" if marked else "<tr>") + "".join(_cell(v) for v in rec) + "</tr>")
     more = (f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>' if len(df) > max_rows else "")
     return (f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
             f"{more}")
 
 
-def _figure(path: Path) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<figure><img alt="{esc(path.stem)}" src="data:image/png;base64,{data}"><figcaption class="muted">' \
-           f'{esc(path.name)}</figcaption></figure>'
+def _pairs(df: pd.DataFrame, doc: _Doc) -> str:
+    """A one-row table as label / value pairs (a wide row does not fit a page)."""
+    doc.columns.update(dict.fromkeys(map(str, df.columns)))
+    rows = "".join(f"<tr><th title='{esc(c)}'>{esc(describe(str(c))[0])}</th>{_cell(v)}</tr>"
+                   for c, v in zip(df.columns, df.iloc[0]))
+    return f"<table><tbody>{rows}</tbody></table>"
 
 
-def _table_block(store: RunStore, name: str, open_: bool) -> str:
+def _split(name: str, df: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(headline columns, the rest): declared in the registry, else the first ones."""
+    spec = get_table(name)
+    if spec is not None and spec.headline:
+        first = [c for c in (*spec.ids, *spec.headline) if c in df.columns]
+    else:
+        first = list(df.columns[:MAX_COLUMNS])
+    return first, [c for c in df.columns if c not in first]
+
+
+def _read(path: Path) -> pd.DataFrame | str:
+    try:
+        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:
+        return "is empty"
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        return f"could not be read ({type(e).__name__})"
+
+
+def _table_block(store: RunStore, name: str, caption: str | None, open_: bool, doc: _Doc) -> str:
     path = store.path("tables", f"{name}.csv")
     if not path.exists():
         return f'<p class="warn">table {esc(name)} is missing</p>'
-    try:
-        df = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    except pd.errors.EmptyDataError:
-        return f'<p class="muted">table {esc(name)} is empty</p>'
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        return f'<p class="warn">table {esc(name)} could not be read ({esc(type(e).__name__)}): {esc(path.name)}</p>'
-    return (f"<details{' open' if open_ else ''}><summary>{esc(name)} ({len(df)} rows)</summary>"
-            f"{html_table(df)}</details>")
+    df = _read(path)
+    if isinstance(df, str):
+        return f'<p class="warn">table {esc(name)} {esc(df)}: {esc(path.name)}</p>'
+    doc.tables += 1
+    spec = get_table(name)
+    caption = caption or _sentence(spec.description if spec else name.replace("_", " "))
+    summary = f"Table {doc.tables}. {esc(caption)} <span class='muted'>({len(df)} rows; {esc(name)}.csv)</span>"
+    if len(df) == 1 and len(df.columns) > 4:
+        body = _pairs(df, doc)
+    else:
+        first, rest = _split(name, df)
+        body = html_table(df[first], doc=doc)
+        if rest:
+            body += (f"<details><summary>all {len(df.columns)} columns</summary>{html_table(df, doc=doc)}</details>")
+    return f"<details{' open' if open_ else ''}><summary>{summary}</summary>{body}</details>"
 
 
-MAX_GROUPS = 40
+def _figure(path: Path, caption: str | None, doc: _Doc) -> str:
+    doc.figures += 1
+    data = base64.b64encode(path.read_bytes()).decode()
+    text = caption or _sentence(path.stem.replace("_", " "))
+    return (f'<figure><img alt="{esc(text)}" src="data:image/png;base64,{data}"><figcaption>Figure {doc.figures}. '
+            f'{esc(text)} <span class="muted">(figures/{esc(path.stem)}.png, .pdf)</span></figcaption></figure>')
 
 
-def _drill_block(store: RunStore, drill: dict) -> str:
+def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
     """Nested <details> per level (e.g. model → session), labelled with the mean of ``value``."""
     path = store.path("tables", f"{drill['table']}.csv")
     if not path.exists():
@@ -99,7 +158,7 @@ def _drill_block(store: RunStore, drill: dict) -> str:
 
     def block(d: pd.DataFrame, depth: int) -> str:
         if depth == len(levels):
-            return html_table(d[shown_cols], max_rows=200, highlight=hl if hl in d else None)
+            return html_table(d[shown_cols], max_rows=200, highlight=hl if hl in d else None, doc=doc)
         out, groups = [], list(d.groupby(levels[depth], sort=False))
         for key, sub in groups[:MAX_GROUPS]:
             marks = int((sub[hl].fillna("").astype(str).str.strip() != "").sum()) if hl in sub else 0
@@ -113,12 +172,14 @@ def _drill_block(store: RunStore, drill: dict) -> str:
     return f"<h3>Drill-down: {esc(drill['table'])}</h3>" + block(df, 0)
 
 
-def write_report(run_dir: str | Path, title: str | None = None) -> Path:
-    """Write ``report.html``; the title is remembered, so rewriting the report later keeps it."""
-    store = RunStore(run_dir)
-    meta = store.read_json("report_meta.json") if store.path("report_meta.json").exists() else {}
-    title = title or (meta.get("title") if isinstance(meta, dict) else None) or "crseval report"
-    store.write_json("report_meta.json", {"title": title})
+def _glossary(doc: _Doc) -> str:
+    rows = [(c, *describe(c)) for c in doc.columns]
+    items = "".join(f"<dt>{esc(label)} <code>{esc(c)}</code></dt><dd>{esc(text or 'as named')}</dd>"
+                    for c, label, text in sorted(rows, key=lambda r: r[1].lower()))
+    return f"<h2>Glossary</h2><p class='muted'>Every column shown above.</p><dl class='glossary'>{items}</dl>"
+
+
+def _head(store: RunStore, title: str) -> list[str]:
     parts = [f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.root.name)}</code>, "
              f"report written {esc(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>"]
     sig_path = store.path("signature.json")
@@ -132,35 +193,54 @@ def write_report(run_dir: str | Path, title: str | None = None) -> Path:
         if log.exists() else []
     if warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{esc(w)}</li>" for w in warnings) + "</ul>")
-    used_tables, used_figures = set(), set()
+    return parts
+
+
+def _sections(store: RunStore, doc: _Doc) -> tuple[list[str], set[str], set[str]]:
+    parts, used_tables, used_figures = [], set(), set()
     for sec in store.sections():
         parts.append(f"<h2>{esc(sec['title'])}</h2>")
         if sec.get("text"):
             parts.append("".join(f"<p>{esc(p)}</p>" for p in str(sec["text"]).split("\n\n")))
-        for fig in sec.get("figures", []):
-            used_figures.add(fig)
-            p = store.figure_path(fig)
+        for name, caption in entries(sec, "figures"):
+            used_figures.add(name)
+            p = store.path("figures", f"{name}.png")
             if p.exists():
-                parts.append(_figure(p))
-        for i, t in enumerate(sec.get("tables", [])):
-            used_tables.add(t)
-            parts.append(_table_block(store, t, open_=i == 0))
+                parts.append(_figure(p, caption, doc))
+        for i, (name, caption) in enumerate(entries(sec, "tables")):
+            used_tables.add(name)
+            parts.append(_table_block(store, name, caption, open_=i == 0, doc=doc))
         if sec.get("drill"):
             used_tables.add(sec["drill"]["table"])
-            parts.append(_drill_block(store, sec["drill"]))
+            parts.append(_drill_block(store, sec["drill"], doc))
+    return parts, used_tables, used_figures
+
+
+def write_report(run_dir: str | Path, title: str | None = None) -> Path:
+    """Write ``report.html``; the title is remembered, so rewriting the report later keeps it."""
+    store = RunStore(run_dir)
+    meta = store.read_json("report_meta.json") if store.path("report_meta.json").exists() else {}
+    title = title or (meta.get("title") if isinstance(meta, dict) else None) or "crseval report"
+    store.write_json("report_meta.json", {"title": title})
+    doc = _Doc()
+    parts = _head(store, title)
+    body, used_tables, used_figures = _sections(store, doc)
+    parts += body
     rest_t = sorted(p.stem for p in store.path("tables").glob("*.csv") if p.stem not in used_tables)
     rest_f = sorted(p for p in store.path("figures").glob("*.png") if p.stem not in used_figures)
     if rest_t or rest_f:
         parts.append("<h2>Other tables and figures</h2>")
-        parts += [_figure(p) for p in rest_f] + [_table_block(store, t, open_=False) for t in rest_t]
+        parts += [_figure(p, None, doc) for p in rest_f] + [_table_block(store, t, None, False, doc) for t in rest_t]
+    if doc.columns:
+        parts.append(_glossary(doc))
     cfg = store.path("config.json")
     if cfg.exists():
         parts.append(f"<h2>Configuration</h2><details><summary>config.json</summary><pre>"
                      f"{esc(cfg.read_text(encoding='utf-8', errors='replace'))}</pre></details>")
-    doc = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-           f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
-           f"style-src 'unsafe-inline'\"><title>{esc(title)}</title><style>{CSS}</style></head><body>"
-           + "\n".join(parts) + "</body></html>")
-    out = store.path("report.html")
-    out.write_text(doc, encoding="utf-8")
+    html_doc = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+                f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
+                f"style-src 'unsafe-inline'\"><title>{esc(title)}</title><style>{CSS}</style></head><body>"
+                + "\n".join(parts) + "</body></html>")
+    out = store.writable("report.html")
+    out.write_text(html_doc, encoding="utf-8")
     return out

@@ -27,6 +27,11 @@ from crseval.runs.formats import latex_table, markdown_table
 LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
 
 
+def entries(section: dict[str, Any], kind: str) -> list[tuple[str, str | None]]:
+    """A section's tables or figures (``kind``) as (name, caption or None) pairs."""
+    return [(x, None) if isinstance(x, str) else (x[0], x[1]) for x in section.get(kind, [])]
+
+
 class RunStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root).resolve()
@@ -179,14 +184,18 @@ class RunStore:
     def read_table(self, name: str) -> pd.DataFrame:
         return pd.read_csv(self.path(LAYOUT["tables"], f"{name}.csv"))
 
-    def add_section(self, title: str, text: str = "", tables: list[str] = (), figures: list[str] = (),
+    def add_section(self, title: str, text: str = "", tables: list = (), figures: list = (),
                     drill: dict[str, Any] | None = None) -> None:
-        """Describe a report section (replaces an earlier section of the same title). ``drill``:
+        """Describe a report section (replaces an earlier section of the same title). ``tables`` and
+        ``figures`` hold names or (name, caption) pairs — a caption says what the figure shows. ``drill``:
         ``{"table", "levels", "value", "highlight"}`` renders a table grouped level by level in nested
         collapsible blocks, each labelled with the mean of ``value`` (one value per innermost group), rows
         with a non-empty ``highlight`` column marked."""
         sections = [s for s in self.sections() if s["title"] != title]
-        sections.append({"title": title, "text": text, "tables": list(tables), "figures": list(figures),
+        def entry(x: Any) -> str | list[str]:  # a bare name where there is no caption
+            return x if isinstance(x, str) else x[0] if x[1] is None else [x[0], x[1]]
+        sections.append({"title": title, "text": text, "tables": [entry(t) for t in tables],
+                         "figures": [entry(f) for f in figures],
                          **({"drill": drill} if drill else {})})
         self.write_json("report_sections.json", sections)
 
@@ -195,9 +204,11 @@ class RunStore:
         if not self.path("report_sections.json").exists():
             return []
         raw = self.read_json("report_sections.json")
+        def entry(x: Any) -> bool:  # a name, or [name, caption]
+            return isinstance(x, str) or (isinstance(x, list) and len(x) == 2 and all(isinstance(v, str) for v in x))
         ok = isinstance(raw, list) and all(
             isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("text", ""), str)
-            and all(isinstance(x, str) for k in ("tables", "figures") for x in s.get(k, [])) for s in raw)
+            and all(entry(x) for k in ("tables", "figures") for x in s.get(k, [])) for s in raw)
         if not ok:
             raise CrsevalError("report sections are not what crseval writes", file=self.path("report_sections.json"),
                                expected='[{"title": …, "text": …, "tables": [names], "figures": [names]}]',

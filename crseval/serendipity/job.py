@@ -114,10 +114,19 @@ def write_results(store: RunStore, study: SerendipityStudy, preds: dict[str, np.
                 ylabel="Pearson r with ground truth (%)", title=f"Serendipity evaluators on {study.info.name}",
                 path=store.figure_path("serendipity_pearson"))
     plot_errors(preds, truth, store.figure_path("serendipity_errors"))
+    partial = table[table["n"] < table["n"].max()]
+    caveat = (" Evaluators scored on fewer answers than the others (" + ", ".join(
+        f"{r.evaluator}: n = {r.n}" for r in partial.itertuples()) + f" of {int(table['n'].max())}) are not "
+        "ranked: their correlations are not comparable." if len(partial) else "")
     store.add_section("Serendipity meta-evaluation", f"Ground truth: {study.ground_truth} on 1–5; proxy scores are "
                       "min-max mapped to 1–5. Pearson (%), MAE and RMSE with 95% bootstrap CIs; p: two-sided Wilcoxon "
-                      "test of absolute errors against the best baseline. " + " ".join(study.info.notes),
-                      tables=tables, figures=["serendipity_pearson", "serendipity_errors"])
+                      "test of absolute errors against the best baseline." + caveat + " " + " ".join(study.info.notes),
+                      tables=[(t, None) for t in tables],
+                      figures=[("serendipity_pearson", "Pearson correlation (%) of each evaluator's 1–5 prediction "
+                                "with the user-study ground truth, with 95 % bootstrap CIs (n per evaluator in the "
+                                "table)"),
+                               ("serendipity_errors", "Distribution of prediction errors per evaluator (box: "
+                                "quartiles, triangle: mean); 0 = exact")])
     return table, grid
 
 

@@ -47,8 +47,11 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
             row[f"{metric}_lo"], row[f"{metric}_hi"] = lo, hi
         rows.append(row)
     table = pd.DataFrame(rows)
-    order = table["pearson_%"].rank(ascending=False, method="first")
-    table["rank"] = np.where(order == 1, "best", np.where(order == 2, "second", ""))
+    # only evaluators scored on every answer are ranked: a Pearson on 6 answers is not comparable with one on 60
+    full = table["n"] == table["n"].max()
+    order = table["pearson_%"].where(full).rank(ascending=False, method="first")
+    table["rank"] = np.where(order == 1, "best", np.where(order == 2, "second",
+                                                          np.where(full, "", "not ranked (fewer answers)")))
     base = table[table["evaluator"].isin(metrics_with("serendipity", "baseline"))].dropna(subset=["mae"])  # a baseline may score nothing
     if len(base):
         best = base.loc[base["mae"].idxmin(), "evaluator"]

@@ -70,6 +70,10 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     for f in ["report.html", "signature.json", "config.json", "records/judgments.jsonl",
               "tables/judge_scores.csv", "tables/judge_scores.parquet", "figures/judge_scores.png"]:
         assert (run / f).exists(), f
+    _every_report_column_is_described(run)
+    crseval("report", str(run), "--latex")
+    assert "\\input{judge_summary}" in (run / "paper" / "main.tex").read_text()
+    assert "\\includegraphics" in (run / "paper" / "main.tex").read_text()
     # a second run resumes: nothing new is asked of the model
     crseval("demo", "--backend", "scripted", "--out", str(run))
     assert len((run / "records" / "judgments.jsonl").read_text().splitlines()) == 8
@@ -77,6 +81,19 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     assert usage.splitlines()[1].startswith("0,")  # zero requests on the resumed run
     crseval("demo", "--backend", "scripted", "--out", str(run), "--fresh")  # --fresh starts over: requests again
     assert not (run / "tables" / "llm_usage.csv").read_text().splitlines()[1].startswith("0,")
+
+
+def _every_report_column_is_described(run):
+    """A reader of the report finds every column of every table in the glossary."""
+    import pandas as pd
+
+    from crseval.core.glossary import describe
+    from crseval.runs.store import RunStore, entries
+    sections = RunStore(run).sections()
+    names = [n for s in sections for n, _ in entries(s, "tables")] + [s["drill"]["table"] for s in sections if "drill" in s]
+    undescribed = {(n, c) for n in names for c in pd.read_csv(run / "tables" / f"{n}.csv").columns if not describe(c)[1]}
+    assert not undescribed
+    assert all(caption for s in sections for _, caption in entries(s, "figures"))
 
 
 def test_metrics_are_listed_from_the_registry():

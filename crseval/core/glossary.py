@@ -1,0 +1,93 @@
+"""The glossary of result-table columns: a label and a one-line description for every column a
+report shows — registered metrics from the registry, context columns (ids, counts, test statistics)
+from CONTEXT, and derived columns by suffix (CI ends, bands, p-values)."""
+from crseval.core.registry import all_metrics
+
+CONTEXT = {
+    "ci_low": ("95 % CI low", "lower end of the 95 % bootstrap CI of the mean"),
+    "ci_high": ("95 % CI high", "upper end of the 95 % bootstrap CI of the mean"),
+    "n": ("n", "number of items (dialogues, sessions, answers) the value is computed on"),
+    "n_items": ("items", "rated items (dialogues)"), "n_raters": ("raters", "distinct raters"),
+    "n_ratings": ("ratings", "ratings"), "k": ("k", "harmonic mean number of raters per item"),
+    "mean": ("mean", "mean over items"), "p": ("p", "p-value of the test in the same row"),
+    "F": ("F", "one-way ANOVA F statistic"), "df_between": ("df₁", "ANOVA degrees of freedom between groups"),
+    "df_within": ("df₂", "ANOVA degrees of freedom within groups"),
+    "eta_squared": ("η²", "ANOVA effect size: share of variance between groups"),
+    "statistic": ("statistic", "the test statistic (t or F)"), "test": ("test", "the significance test used"),
+    "note": ("note", "why a value could not be computed, or a caveat"),
+    "group1": ("group 1", "first group of a Tukey HSD pair"), "group2": ("group 2", "second group of the pair"),
+    "meandiff": ("mean difference", "mean of group 2 minus mean of group 1"),
+    "p_adj": ("p (Tukey)", "family-wise adjusted p-value (Tukey HSD)"),
+    "lower": ("lower", "lower end of the Tukey 95 % interval of the difference"),
+    "upper": ("upper", "upper end of the Tukey 95 % interval of the difference"),
+    "reject": ("different", "Tukey HSD: the two groups differ at α = .05"),
+    "interpretation": ("band", "Koo & Li (2016) band of Rel_k: poor < .5 ≤ moderate < .75 ≤ good < .9 ≤ excellent"),
+    "label": ("label", "display name of the metric"), "value": ("value", "the metric's value"),
+    "metric": ("metric", "registered metric name"), "dimension": ("dimension", "rated dimension"),
+    "aspect": ("aspect", "judged aspect"), "judge": ("judge", "judge (panel member), or a baseline"),
+    "evaluator": ("evaluator", "serendipity evaluator"), "model": ("model", "CRS under evaluation"),
+    "session": ("session", "session index"), "dialogue": ("dialogue", "dialogue id"),
+    "turn": ("turn", "turn index (recommender turns for behavior alignment)"), "item": ("item", "rated item id"),
+    "rank": ("rank", "best / second by Pearson among evaluators scored on every answer"),
+    "excluded": ("excluded", "answers without a prediction or ground truth"),
+    "failed": ("failed", "ratings or sessions that failed and are recorded, not imputed"),
+    "level": ("level", "dialogue or turn level"),
+    "human": ("human", "the human side: the human recommender's response (behavior) or the mean human label (judge)"),
+    "system": ("system", "the system's (CRS) response at the same turn"),
+    "human_share": ("human share", "share of the human recommender's responses with this strategy"),
+    "system_share": ("system share", "share of the system's responses with this strategy"),
+    "strategy": ("strategy", "INSPIRED recommendation strategy"),
+    "human_label": ("human strategy", "strategy of the human recommender's response (label or tagger)"),
+    "system_label": ("system strategy", "strategy of the system's response (strategy classifier)"),
+    "system_recommends": ("system recommends", "the system's response names a movie"),
+    "user": ("user", "user id, or the simulated user's utterance (shift turns)"),
+    "event": ("event", "what the turn holds: a true (simulated) shift, a detected shift, a recovery"),
+    "constraints": ("constraints", "the simulated user's active preferences at the turn"),
+    "session_tas": ("session TAS", "TAS of the whole session the turn belongs to"),
+    "true_genre": ("start genre", "the genre the simulated user starts from"),
+    "error": ("error", "why the rating, response or session failed (empty when it did not)"),
+    "judge_failures": ("judge failures", "judge ratings of the session that failed (recorded, not imputed)"),
+    "precision": ("precision", "detected shifts that match a simulated (true) shift"),
+    "recall": ("recall", "simulated shifts that were detected"), "detected": ("detected", "shifts detected"),
+    "true": ("true", "shifts the simulator logged (ground truth)"),
+    "true_positive": ("true positives", "detected shifts that match a true shift"),
+    "automatic": ("automatic metric", "automatic (TAS family) metric"),
+    "pearson_r": ("Pearson r", "Pearson correlation"), "spearman_rho": ("Spearman ρ", "Spearman rank correlation"),
+    "with": ("compared with", "the human reference the judge is correlated with"),
+    "group": ("group", "the group of dialogues the row summarises"),
+    "outcome": ("outcome", "the seeker's outcome recorded with the dialogue"),
+    "method": ("method", "'expected': probability-weighted over the scale; 'sampled': one sampled rating"),
+    "cluster": ("cluster", "Ward cluster of the dimension on the correlation distance"),
+    "rater": ("rater", "rater id"), "reason": ("reason", "why quality control flagged the rater"),
+    "items": ("items", "items (dialogues)"), "raters per item": ("raters per item", "raters who rated an item"),
+    "gold items excluded": ("gold items excluded", "attention-check items left out of the reliability"),
+    "raters flagged": ("raters flagged", "raters quality control flagged"),
+    "raters retained": ("raters retained", "raters whose ratings enter the reliability"),
+    "items retained": ("items retained", "items that enter the reliability"),
+    "ratings retained": ("ratings retained", "ratings that enter the reliability"),
+    "raters per item (min)": ("raters per item (min)", "fewest raters of an item"),
+    "raters per item (max)": ("raters per item (max)", "most raters of an item"),
+    "harmonic mean k": ("harmonic mean k", "harmonic mean of raters per item (the k of ICC(1,k) and Rel_k)"),
+    "length": ("length", "characters of the judged text (the length baseline)"),
+    "p_abs_error": ("p vs best baseline", "Wilcoxon signed-rank test of absolute errors against the best baseline"),
+    "vs_best_baseline": ("best baseline", "the baseline with the lowest MAE"),
+    "significant": ("significant", "p_abs_error < .05"), "ground_truth": ("ground truth", "user-study answer, 1–5"),
+}
+
+
+def describe(column: str) -> tuple[str, str]:
+    """(label, description) of a result-table column: a registered metric, a known context column, or a
+    derived one (``X_lo`` / ``X_hi`` CI ends, ``X_band``, ``X_anova``, ``X_p``)."""
+    metrics = all_metrics()
+    if column in metrics:
+        return metrics[column].display, metrics[column].description
+    if column in CONTEXT:
+        return CONTEXT[column]
+    for suffix, what in (("_lo", "lower end of the 95 % CI of"), ("_hi", "upper end of the 95 % CI of"),
+                         ("_band", "Koo & Li band of"), ("_anova", "ANOVA (moment) estimate of"),
+                         ("_p", "p-value of"), ("_low", "lower end of the 95 % CI of"),
+                         ("_high", "upper end of the 95 % CI of")):
+        if column.endswith(suffix) and column[:-len(suffix)]:
+            base_label = describe(column[:-len(suffix)])[0]
+            return f"{base_label} {suffix.strip('_')}", f"{what} {base_label}"
+    return column, ""

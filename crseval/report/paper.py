@@ -1,0 +1,103 @@
+"""``crseval report RUN --latex``: the tables and figures a paper needs, in RUN/paper/.
+
+Every table a report section names becomes ``<table>.tex`` (booktabs, the registry's labels as column
+heads, the headline columns of wide tables, a one-row table as label/value pairs, long text cut, scaled
+to the text width where wider, the section's caption and a ``tab:<table>`` label); every figure's vector
+PDF is copied beside. ``main.tex`` holds one section per report section with its ``figure``
+environments (caption, ``fig:<figure>`` label) and ``\\input``s of its tables, so the folder compiles
+as it is (pdflatex; checked in the tests where pdflatex is installed).
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from crseval.core.glossary import describe
+from crseval.core.registry import get_table
+from crseval.runs.store import RunStore, entries
+
+MAX_COLUMNS = 9
+MAX_ROWS = 30  # longer tables are per-row data, left to the CSV
+MAX_TEXT = 60  # characters of a text cell
+
+
+_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+            "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            # symbols the labels use, as math so that plain pdflatex typesets them
+            "α": r"$\alpha$", "κ": r"$\kappa$", "ρ": r"$\rho$", "η": r"$\eta$", "τ": r"$\tau$", "σ": r"$\sigma$",
+            "²": r"$^2$", "₁": r"$_1$", "₂": r"$_2$", "≥": r"$\geq$", "≤": r"$\leq$", "×": r"$\times$",
+            "−": r"$-$", "≈": r"$\approx$", "→": r"$\rightarrow$", "…": r"\ldots{}"}
+_SPECIAL_RE = re.compile("|".join(re.escape(k) for k in _SPECIAL))
+
+
+def _tex(text: object) -> object:
+    """LaTeX-escape plain text in one pass (a replacement is never escaped again); non-text passes through."""
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text) if isinstance(text, str) else text
+
+
+def _shown(name: str, df: pd.DataFrame) -> pd.DataFrame:
+    if len(df) == 1 and len(df.columns) > 4:
+        return pd.DataFrame({"": [describe(c)[0] for c in df.columns], "value": list(df.iloc[0])})
+    spec = get_table(name)
+    cols = [c for c in (*spec.ids, *spec.headline) if c in df] if spec and spec.headline else list(df.columns[:MAX_COLUMNS])
+    return df[cols].rename(columns=lambda c: describe(c)[0])
+
+
+def _cell(v: object) -> object:
+    if isinstance(v, str) and len(v) > MAX_TEXT:
+        v = v[:MAX_TEXT - 1] + "…"
+    return _tex(v)
+
+
+def table_tex(name: str, df: pd.DataFrame, caption: str) -> str:
+    """One booktabs table, scaled down to the text width where it is wider."""
+    shown = _shown(name, df).map(_cell).rename(columns=_tex)
+    body = shown.to_latex(index=False, float_format="%.3f", escape=False, na_rep="--")
+    return ("\\begin{table}[htbp]\n\\centering\n\\small\n\\fitwidth{%\n" + body + "}\n"
+            f"\\caption{{{_tex(caption)}}}\n\\label{{tab:{name}}}\n\\end{{table}}\n")
+
+
+def figure_tex(name: str, caption: str) -> str:
+    return ("\\begin{figure}[htbp]\n\\centering\n" + f"\\includegraphics[width=\\linewidth,height=.4\\textheight,keepaspectratio]{{{name}.pdf}}\n"
+            f"\\caption{{{_tex(caption)}}}\n\\label{{fig:{name}}}\n\\end{{figure}}\n")
+
+
+PREAMBLE = ("\\documentclass{article}\n\\usepackage{booktabs,graphicx}\n"
+            "% scale a table down to the text width only where it is wider\n"
+            "\\newcommand{\\fitwidth}[1]{\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{#1}}\n"
+            "\\begin{document}\n")
+
+
+def _section(store: RunStore, sec: dict, out: Path) -> list[str]:
+    """The LaTeX of one report section: its figures (PDFs copied beside) and inputs of its tables."""
+    lines = [f"\\clearpage\n\\section{{{_tex(sec['title'])}}}\n"]  # a section's floats stay in it
+    for name, caption in entries(sec, "figures"):
+        pdf = store.path("figures", f"{name}.pdf")
+        if pdf.exists():
+            shutil.copy(pdf, out / pdf.name)
+            lines.append(figure_tex(name, caption or name.replace("_", " ")))
+    for name, caption in entries(sec, "tables"):
+        path = store.path("tables", f"{name}.csv")
+        if not path.exists():
+            continue
+        df = pd.read_csv(path)
+        if len(df) > MAX_ROWS:  # per-row data (turns, answers) belongs in the supplement, not the paper
+            lines.append(f"% {name}: {len(df)} rows, not typeset; the data is tables/{name}.csv\n")
+            continue
+        spec = get_table(name)
+        (out / f"{name}.tex").write_text(table_tex(name, df, caption or (spec.description if spec else name)))
+        lines.append(f"\\input{{{name}}}\n")
+    return lines
+
+
+def write_paper(run_dir: str | Path) -> Path:
+    """RUN/paper/: a ``<table>.tex`` per report table of at most MAX_ROWS rows, the figures' PDFs, and
+    ``main.tex`` putting them in report order (compiles with pdflatex)."""
+    store = RunStore(run_dir)
+    out = store.writable("paper", "main.tex").parent
+    body = [line for sec in store.sections() for line in _section(store, sec, out)]
+    (out / "main.tex").write_text(PREAMBLE + "".join(body) + "\\end{document}\n")
+    return out
