@@ -34,7 +34,7 @@ class Role(str, enum.Enum):
         aliases = {
             "seeker": cls.SEEKER, "user": cls.USER, "human": cls.USER,
             "recommender": cls.RECOMMENDER, "system": cls.SYSTEM, "assistant": cls.SYSTEM,
-            "bot": cls.SYSTEM, "crs": cls.SYSTEM, "agent": cls.SYSTEM,
+            "bot": cls.SYSTEM, "crs": cls.SYSTEM, "agent": cls.SYSTEM, "asst": cls.SYSTEM,
         }
         if v not in aliases:
             raise CrsevalError(f"unknown speaker role {value!r}", field="role",

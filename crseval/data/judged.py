@@ -1,12 +1,20 @@
-"""Dialogues with human quality labels, for judge meta-evaluation.
+"""Dialogues with human quality labels, for judge meta-evaluation, read as published.
 
-Two layouts:
-
-* JSON: ``[{conv_id, dialogue: [{role, utterance, turn_level_aggregated?: {aspect: value}}],
-  dial_level_aggregated: {aspect: value}}]``;
+* JSON (crseval's own layout and CRSArena-Eval's): ``[{conv_id, dialogue: [{role, utterance,
+  turn_level_aggregated?: {aspect: value}}], dial_level_aggregated: {aspect: value}}]``; roles such as
+  ``USER``/``ASST`` are accepted; an optional ``system`` field names the CRS;
+* the CRS arena's dialogue layout (CRSArena-Dial): ``[{"conversation ID", "agent": {"id"},
+  "conversation": [{"participant": USER|AGENT, "utterance"}], "metadata": {"sentiment":
+  satisfied|frustrated}}]`` → aspect ``satisfied`` (1/0);
 * AB-ReDial: ``annotated_dialogues.csv`` (dialogue level; one row per annotator, labels averaged) and
   ``annotated_turns.csv`` (turn level: each turn = two context utterances, the system response being
-  judged and the user's next message; labels averaged over annotators).
+  judged and the user's next message; labels averaged over annotators);
+* USS-ReDial ``ReDial.txt``: dialogue level = the ``OVERALL`` line (``dialogue-overall``, 1–5, mean of
+  the annotators); turn level = each rated user turn's ``satisfaction`` with the system reply before it.
+
+Aspect names are canonical: lower case with ``-`` (``dialogue_overall`` and ``Dialogue-Overall`` are
+the same aspect). Every set keeps the human scale of each aspect (published, or the observed range
+where a layout does not state one, marked as such).
 
 Each :class:`JudgedItem` is what one judge call sees: a dialogue, optionally the index of the one
 utterance to judge (turn level), and the human labels per aspect.
@@ -14,18 +22,25 @@ utterance to judge (turn level), and the human labels per aspect.
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.data.io import DatasetInfo, dataset_info, existing, read_json, read_rows, to_float
+from crseval.data.io import DatasetInfo, dataset_info, existing, read_json, read_rows, read_text, to_float
 
 Level = Literal["dialogue", "turn"]
+
+
+def aspect_key(name: str) -> str:
+    """The canonical aspect name: ``dialogue_overall``, ``Dialogue Overall`` → ``dialogue-overall``."""
+    return re.sub(r"[\s_\-]+", "-", str(name).strip().lower())
 
 
 @dataclass
@@ -34,6 +49,7 @@ class JudgedItem:
     dialogue: Dialogue
     labels: dict[str, float]
     target: int | None = None  # utterance index judged at turn level; None = the whole dialogue
+    system: str | None = None  # the CRS that produced the dialogue, where known
 
 
 @dataclass
@@ -41,17 +57,49 @@ class JudgedSet:
     info: DatasetInfo
     level: str
     items: list[JudgedItem] = field(default_factory=list)
+    scales: dict[str, tuple[float, float]] = field(default_factory=dict)  # human scale per aspect
+    observed_scales: bool = False  # True where the layout states no scale and ``scales`` is the observed range
 
     @property
     def aspects(self) -> list[str]:
         return sorted({a for it in self.items for a in it.labels})
 
+    def scale(self, aspect: str) -> tuple[float, float]:
+        if aspect not in self.scales:
+            values = [it.labels[aspect] for it in self.items if aspect in it.labels]
+            return (min(values), max(values)) if values else (float("nan"), float("nan"))
+        return self.scales[aspect]
+
+    def systems(self) -> dict[str, str]:
+        """item id → system where every item's system is known (explicit, or the shared prefix of conv ids
+        such as ``kbrd_redial_…``) and there are at least two systems; else empty."""
+        explicit = {it.id: it.system for it in self.items if it.system}
+        if len(explicit) == len(self.items) and len(set(explicit.values())) > 1:
+            return explicit
+        prefix = {it.id: m.group(1) for it in self.items if (m := re.match(r"(.+)[_-][^_-]+$", it.id.split("#")[0]))}
+        counts = pd.Series(list(prefix.values())).value_counts() if prefix else pd.Series(dtype=int)
+        if len(prefix) == len(self.items) and len(counts) > 1 and counts.min() >= 2:
+            return prefix
+        return {}
+
     def __len__(self) -> int:
         return len(self.items)
 
+    def summary(self) -> dict:
+        return {"items": len(self.items), "level": self.level, "systems": len(set(self.systems().values())),
+                **{f"{a} (scale {lo:g}–{hi:g}{', observed' if self.observed_scales else ''})":
+                   sum(a in it.labels for it in self.items) for a in self.aspects for lo, hi in [self.scale(a)]}}
 
-def _json(path: Path, level: Level) -> JudgedSet:
-    raw = read_json(path)
+    def preview(self, n: int = 1) -> str:
+        out = []
+        for it in self.items[: max(n, 1)]:
+            lines = [f"{'>>> ' if k == it.target else ''}{u.role.value}: {u.text[:100]}"
+                     for k, u in enumerate(it.dialogue.utterances)]
+            out.append(f"{it.id} {it.labels}\n" + "\n".join(lines[:12]))
+        return "\n\n".join(out)
+
+
+def _json(path: Path, level: Level, raw) -> JudgedSet:
     if not isinstance(raw, list):
         raise CrsevalError("top level is not a list", file=path, expected="a list of conversations")
     out = JudgedSet(dataset_info(f"judged-json-{level}", path), level)
@@ -70,26 +118,42 @@ def _json(path: Path, level: Level) -> JudgedSet:
                 raise CrsevalError(e.message, file=path, field=f"{cid}.dialogue[{j}].role", expected=e.expected) from None
             utts.append(Utterance(role, str(u["utterance"]), metadata={"labels": u.get("turn_level_aggregated")}))
         d = Dialogue.from_utterances(cid, utts)
+        system = conv.get("system") or conv.get("crs")
+        system = str(system) if system else None
         if level == "dialogue":
             labels = conv.get("dial_level_aggregated") or {}
             if labels:
-                out.items.append(JudgedItem(cid, d, _numbers(labels, path, cid)))
+                out.items.append(JudgedItem(cid, d, _numbers(labels, path, f"{cid}.dial_level_aggregated"),
+                                            system=system))
         else:
             for j, u in enumerate(utts):
                 if u.metadata.get("labels") and u.role.is_recommender:
                     ctx = Dialogue.from_utterances(f"{cid}#u{j}", utts[: j + 1])
-                    out.items.append(JudgedItem(f"{cid}#u{j}", ctx, _numbers(u.metadata["labels"], path, cid), j))
+                    labels = _numbers(u.metadata["labels"], path, f"{cid}.dialogue[{j}].turn_level_aggregated")
+                    out.items.append(JudgedItem(f"{cid}#u{j}", ctx, labels, j, system))
     if not out.items:
         raise CrsevalError(f"no {level}-level labels found", file=path,
                            expected="dial_level_aggregated or turn_level_aggregated objects")
+    out.observed_scales = True
     return out
 
 
-def _numbers(labels: dict, path: Path, cid: str) -> dict[str, float]:
-    try:
-        return {str(k): float(v) for k, v in labels.items() if v is not None}
-    except (TypeError, ValueError):
-        raise CrsevalError(f"conversation {cid}: non-numeric label", file=path, field="labels") from None
+def _numbers(labels: dict, path: Path, where: str) -> dict[str, float]:
+    """Canonical aspect → finite number; anything else is refused with the file and the field."""
+    if not isinstance(labels, dict):
+        raise CrsevalError("labels are not an object", file=path, field=where, expected="{aspect: number}")
+    out = {}
+    for k, v in labels.items():
+        if v is None:
+            continue
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            x = float("nan")
+        if isinstance(v, bool) or not np.isfinite(x):
+            raise CrsevalError(f"non-numeric label {v!r}", file=path, field=f"{where}.{k}", expected="a finite number")
+        out[aspect_key(k)] = x
+    return out
 
 
 _ROLE_PREFIX = re.compile(r"^\s*(SYSTEM|USER)(?:\s+|$)", re.I)
@@ -106,7 +170,7 @@ def _ab_utterance(cell: str, path: Path, line: int, col: str) -> Utterance | Non
 
 
 def _ab_redial(folder: Path, level: Level) -> JudgedSet:
-    from crseval.data.ratings import AB_DIALOGUE_DIMENSIONS, AB_TURN_DIMENSIONS
+    from crseval.data.ratings import AB_DIALOGUE_DIMENSIONS, AB_SCALES, AB_TURN_DIMENSIONS
     f = folder / ("annotated_dialogues.csv" if level == "dialogue" else "annotated_turns.csv")
     header, rows = read_rows(existing(f, "AB-ReDial file"), required=("ConvId",))
     utt_cols = sorted((c for c in header if re.fullmatch(r"utterance\d+", c)), key=lambda c: int(c[9:]))
@@ -119,15 +183,17 @@ def _ab_redial(folder: Path, level: Level) -> JudgedSet:
             for a in AB_DIALOGUE_DIMENSIONS:
                 v = to_float(row.get(a, ""), file=f, line=line, field=a, allow_empty=True)
                 if v is not None:
-                    labels[conv][a].append(v)
+                    labels[conv][a].append(_in_scale(v, AB_SCALES[a], f, line, a))
         else:
             for c in header:
                 m = re.fullmatch(r"(relevance|interestingness|overall)(\d+)", c)
                 if m:
                     v = to_float(row[c], file=f, line=line, field=c, allow_empty=True)
                     if v is not None:
-                        labels[f"{conv}#t{m.group(2)}"][m.group(1)].append(v)
+                        labels[f"{conv}#t{m.group(2)}"][m.group(1)].append(_in_scale(v, AB_SCALES[m.group(1)], f, line, c))
     out = JudgedSet(dataset_info(f"ab-redial-{level}", folder, f), level)
+    out.scales = {a: tuple(map(float, AB_SCALES[a])) for a in (AB_DIALOGUE_DIMENSIONS if level == "dialogue" else
+                                                                AB_TURN_DIMENSIONS)}
     for conv, (line, row) in first.items():
         utts = [u for c in utt_cols if (u := _ab_utterance(row[c], f, line, c)) is not None]
         if level == "dialogue":
@@ -146,11 +212,103 @@ def _ab_redial(folder: Path, level: Level) -> JudgedSet:
     return out
 
 
+def _in_scale(v: float, scale: tuple[float, float], path: Path, line: int, field_: str) -> float:
+    if not scale[0] <= v <= scale[1]:
+        raise CrsevalError(f"label {v:g} is outside the scale {scale[0]:g}–{scale[1]:g}", file=path, line=line,
+                           field=field_)
+    return v
+
+
+def _uss(path: Path, level: Level) -> JudgedSet:
+    """USS-ReDial: ``ROLE<TAB>text<TAB>action<TAB>r1,r2,…``; the ``USER<TAB>OVERALL`` line closes a dialogue."""
+    text = read_text(path)
+    out = JudgedSet(dataset_info(f"uss-redial-{level}", path), level,
+                    scales={"dialogue-overall" if level == "dialogue" else "satisfaction": (1.0, 5.0)})
+    utts: list[Utterance] = []
+    k = 0
+
+    def ratings(raw: str, line: int, field_: str) -> float:
+        vals = [_in_scale(to_float(x, file=path, line=line, field=field_), (1, 5), path, line, field_)
+                for x in raw.split(",")]
+        return float(np.mean(vals))
+
+    for line, row in enumerate(text.split("\n"), 1):
+        if not row.strip():
+            continue
+        parts = row.split("\t")
+        if len(parts) < 2 or parts[0].strip().upper() not in ("USER", "SYSTEM"):
+            raise CrsevalError("line is not ROLE<TAB>text", file=path, line=line,
+                               expected="USER or SYSTEM, a tab, the text (tab, action, tab, ratings on user lines)")
+        role, body = parts[0].strip().upper(), urllib.parse.unquote(parts[1])
+        rated = len(parts) >= 4 and parts[3].strip()
+        if role == "USER" and body.strip() == "OVERALL":
+            cid = f"d{k}"
+            if level == "dialogue" and rated and utts:
+                out.items.append(JudgedItem(cid, Dialogue.from_utterances(cid, utts),
+                                            {"dialogue-overall": ratings(parts[3], line, "OVERALL")}))
+            utts, k = [], k + 1
+            continue
+        utts.append(Utterance(Role.USER if role == "USER" else Role.SYSTEM, body))
+        if level == "turn" and role == "USER" and rated:
+            # the satisfaction of a user turn rates the system reply just before it
+            prev = max((i for i, u in enumerate(utts[:-1]) if u.role.is_recommender), default=None)
+            if prev is not None:
+                iid = f"d{k}#u{len(utts) - 1}"
+                out.items.append(JudgedItem(iid, Dialogue.from_utterances(iid, list(utts)),
+                                            {"satisfaction": ratings(parts[3], line, "satisfaction")}, prev))
+    if not out.items:
+        raise CrsevalError(f"no {level}-level ratings found", file=path,
+                           expected="USER<TAB>OVERALL<TAB><TAB>r1,r2,… lines closing each dialogue")
+    return out
+
+
+def _arena(raw: list, path: Path) -> JudgedSet:
+    """CRSArena-Dial dialogues: one item per conversation, aspect ``satisfied`` (1 satisfied, 0 frustrated)."""
+    out = JudgedSet(dataset_info("crs-arena-dialogues", path), "dialogue", scales={"satisfied": (0.0, 1.0)})
+    for i, conv in enumerate(raw):
+        where = f"[{i}]"
+        if not isinstance(conv, dict) or not isinstance(conv.get("conversation"), list):
+            raise CrsevalError("conversation has no 'conversation' list", file=path, field=f"{where}.conversation")
+        cid = str(conv.get("conversation ID", i))
+        utts = []
+        for j, u in enumerate(conv["conversation"]):
+            if not isinstance(u, dict) or "participant" not in u or "utterance" not in u:
+                raise CrsevalError("turn needs participant and utterance", file=path, field=f"{cid}.conversation[{j}]")
+            try:
+                role = Role.parse(u["participant"])
+            except CrsevalError as e:
+                raise CrsevalError(e.message, file=path, field=f"{cid}.conversation[{j}].participant",
+                                   expected=e.expected) from None
+            utts.append(Utterance(role, str(u["utterance"])))
+        sentiment = str((conv.get("metadata") or {}).get("sentiment", "")).strip().lower()
+        if sentiment not in ("satisfied", "frustrated"):
+            raise CrsevalError(f"sentiment {sentiment!r}", file=path, field=f"{cid}.metadata.sentiment",
+                               expected="satisfied or frustrated")
+        agent = conv.get("agent")
+        system = str(agent["id"]) if isinstance(agent, dict) and agent.get("id") else cid.rsplit("_", 1)[0]
+        out.items.append(JudgedItem(cid, Dialogue.from_utterances(cid, utts),
+                                    {"satisfied": float(sentiment == "satisfied")}, system=system))
+    if not out.items:
+        raise CrsevalError("no conversations", file=path)
+    return out
+
+
 def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
-    """A JSON file in the layout above, or an AB-ReDial folder (or one of its CSV files)."""
+    """A JSON file (crseval / CRSArena-Eval layout, or the arena's dialogue layout), an AB-ReDial folder
+    (or one of its CSV files), or USS-ReDial's ``ReDial.txt`` (or its folder)."""
     p = existing(path, "judged dialogues")
     if level not in ("dialogue", "turn"):
         raise CrsevalError(f"unknown level {level!r}", field="level", expected="dialogue or turn")
+    if p.is_dir() and (p / "ReDial.txt").exists():
+        p = p / "ReDial.txt"
+    if p.suffix == ".txt":
+        return _uss(p, level)
     if p.is_dir() or p.name.startswith("annotated_"):
         return _ab_redial(p if p.is_dir() else p.parent, level)
-    return _json(p, level)
+    raw = read_json(p)
+    if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "conversation" in raw[0]:
+        if level != "dialogue":
+            raise CrsevalError("the arena's dialogues carry dialogue-level labels only", file=p, field="level",
+                               fix="use --level dialogue")
+        return _arena(raw, p)
+    return _json(p, level, raw)

@@ -153,7 +153,9 @@ def load_ab_redial(path: str | Path, level: str = "dialogue") -> Ratings:
 
 def load_uss_redial(path: str | Path) -> Ratings:
     """USS ReDial.txt: ``ROLE\\ttext\\taction\\tr1,r2,r3,r4`` on user lines, blank line between dialogues.
-    Items are user turns ``d{dialogue}#u{turn}``; raters are the four annotator slots a1…a4."""
+    Items are user turns ``d{dialogue}#u{turn}`` (dimension ``satisfaction``) and, from the closing
+    ``USER\\tOVERALL`` line, dialogues ``d{dialogue}`` (dimension ``dialogue-overall``); raters are the
+    annotator slots a1…a5."""
     p = existing(path, "USS ReDial file")
     if p.is_dir():
         p = p / "ReDial.txt"
@@ -171,12 +173,13 @@ def load_uss_redial(path: str | Path) -> Ratings:
         role = parts[0].strip().upper()
         if role not in ("USER", "SYSTEM"):
             raise CrsevalError(f"unknown role {parts[0]!r}", file=p, line=line_no, field="role", expected="USER or SYSTEM")
-        turn += 1
+        overall = role == "USER" and parts[1].strip() == "OVERALL"  # the dialogue's rating, not a turn
+        turn += not overall
         if role == "USER" and len(parts) >= 4 and parts[3].strip():
+            item, dim = (f"d{dialogue}", "dialogue-overall") if overall else (f"d{dialogue}#u{turn}", "satisfaction")
             for slot, raw in enumerate(parts[3].split(","), 1):
-                value = to_float(raw, file=p, line=line_no, field=f"satisfaction[{slot}]")
-                records.append((f"d{dialogue}#u{turn}", f"a{slot}", "satisfaction",
-                                _check_scale(value, (1, 5), file=p, line=line_no, field="satisfaction")))
+                value = to_float(raw, file=p, line=line_no, field=f"{dim}[{slot}]")
+                records.append((item, f"a{slot}", dim, _check_scale(value, (1, 5), file=p, line=line_no, field=dim)))
     if not records:
         raise CrsevalError("no rated user turns", file=p, expected="USER lines with comma-separated ratings")
     r = Ratings(pd.DataFrame(records, columns=["item", "rater", "dimension", "value"]), (1, 5), "uss-redial")

@@ -45,3 +45,73 @@ def test_ab_redial_levels(shared):
     assert list(first.dialogue.utterances)[2].role.is_recommender
     # em-space separated cells ("USER \u2003 Hi") are parsed, not rejected
     assert all(not u.text.startswith(("USER", "SYSTEM")) for it in d.items for u in it.dialogue.utterances)
+
+
+def test_crsarena_eval_layout_as_published(tmp_path):
+    convs = [{"conv_id": f"kbrd_redial_{i}", "dial_level_aggregated": {"dialogue_overall": i % 4, "Task_Completion": 1},
+              "dialogue": [{"role": "USER", "utterance": "hi"}, {"role": "ASST", "utterance": "hello"}]}
+             for i in range(3)] + [{"conv_id": "chatgpt_opendialkg_9", "dial_level_aggregated": {"dialogue_overall": 3},
+                                    "dialogue": [{"role": "USER", "utterance": "hi"}, {"role": "ASST", "utterance": "yo"}]}]
+    p = tmp_path / "eval.json"
+    p.write_text(json.dumps(convs))
+    d = load_judged(p)
+    assert d.aspects == ["dialogue-overall", "task-completion"]  # '_' and case do not matter
+    assert list(d.items[0].dialogue.utterances)[1].role.is_recommender
+    assert d.observed_scales and d.scale("dialogue-overall") == (0, 3)
+    assert d.systems() == {}  # one dialogue of chatgpt_opendialkg is not a system sample
+    convs.append({**convs[-1], "conv_id": "chatgpt_opendialkg_10"})
+    p.write_text(json.dumps(convs))
+    assert set(load_judged(p).systems().values()) == {"kbrd_redial", "chatgpt_opendialkg"}
+
+
+@pytest.mark.parametrize("bad", ["great", None, True, float("inf")])
+def test_non_numeric_labels_are_refused_with_the_field(tmp_path, bad):
+    p = tmp_path / "c.json"
+    labels = {"overall": bad}
+    if bad is None:
+        labels = "4"  # not an object
+    p.write_text(json.dumps([{"conv_id": "c9", "dial_level_aggregated": labels,
+                              "dialogue": [{"role": "user", "utterance": "hi"}]}]).replace("Infinity", "1e999"))
+    with pytest.raises(CrsevalError, match="c9.dial_level_aggregated") as e:
+        load_judged(p)
+    assert str(p) in str(e.value)
+
+
+def test_arena_dialogue_layout(tmp_path):
+    convs = [{"conversation ID": f"{crs}_{u}", "agent": {"id": crs}, "user": {"id": u},
+              "conversation": [{"participant": "USER", "utterance": "a comedy?", "utterance ID": 0},
+                               {"participant": "AGENT", "utterance": "Try Airplane!", "utterance ID": 1}],
+              "metadata": {"sentiment": s}}
+             for crs, u, s in [("kbrd_redial", "u1", "satisfied"), ("kbrd_redial", "u2", "frustrated"),
+                               ("unicrs_redial", "u1", "frustrated"), ("unicrs_redial", "u3", "frustrated")]]
+    p = tmp_path / "crs_arena_dial_open.json"
+    p.write_text(json.dumps(convs))
+    d = load_judged(p)
+    assert [it.labels["satisfied"] for it in d.items] == [1, 0, 0, 0]
+    assert d.scale("satisfied") == (0, 1)
+    assert d.systems()["kbrd_redial_u2"] == "kbrd_redial"
+    convs[0]["metadata"]["sentiment"] = "meh"
+    p.write_text(json.dumps(convs))
+    with pytest.raises(CrsevalError, match="kbrd_redial_u1.metadata.sentiment"):
+        load_judged(p)
+
+
+def test_uss_redial_levels(shared):
+    path = shared("judgments/uss_redial")
+    d, t = load_judged(path, "dialogue"), load_judged(path / "ReDial.txt", "turn")
+    assert len(d) == 1000 and d.aspects == ["dialogue-overall"]
+    first = d.items[0]  # the OVERALL line is the label (4,5,4,4), never an utterance
+    assert first.labels["dialogue-overall"] == pytest.approx(4.25)
+    assert all(u.text != "OVERALL" for u in first.dialogue.utterances)
+    assert t.aspects == ["satisfaction"]
+    it = t.items[0]  # "hello!" rated by the user's next turn (3,3,4,3)
+    utts = list(it.dialogue.utterances)
+    assert utts[it.target].text == "hello!" and it.labels["satisfaction"] == pytest.approx(3.25)
+    assert "?" in " ".join(u.text for its in d.items[:20] for u in its.dialogue.utterances)  # %3F unescaped
+
+
+def test_uss_ratings_outside_the_scale_name_the_line(tmp_path):
+    p = tmp_path / "ReDial.txt"
+    p.write_text("USER\thi\t\t3,3\nSYSTEM\thello\t\t\nUSER\tOVERALL\t\t3,9\n")
+    with pytest.raises(CrsevalError, match=r"ReDial.txt:3.*OVERALL"):
+        load_judged(p)

@@ -88,8 +88,12 @@ def test_ab_redial_levels(shared):
 
 def test_uss_redial(shared):
     r = load_dataset("uss-redial", shared("judgments/uss_redial/ReDial.txt"))
-    assert r.dimensions == ["satisfaction"]
-    assert r.data["item"].str.extract(r"^d(\d+)#")[0].astype(int).nunique() == 1000
+    assert r.dimensions == ["satisfaction", "dialogue-overall"]
+    turns = r.dimension("satisfaction")
+    assert turns["item"].str.extract(r"^d(\d+)#")[0].astype(int).nunique() == 1000
+    overall = r.dimension("dialogue-overall")  # the OVERALL line rates the dialogue, it is not a user turn
+    assert overall["item"].nunique() == 1000 and not overall["item"].str.contains("#").any()
+    assert overall[overall["item"] == "d0"]["value"].tolist() == [4, 5, 4, 4]
 
 
 def test_serendipity2018(shared):
