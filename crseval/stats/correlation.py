@@ -1,4 +1,6 @@
-"""Correlations with paired-bootstrap confidence intervals (items resampled with replacement)."""
+"""Correlations with paired-bootstrap confidence intervals (items resampled with replacement): Pearson,
+Spearman, Kendall; partial correlation controlling for a covariate (e.g. transcript length); and the
+paired bootstrap test of the difference between two correlations with the same target."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,18 +11,77 @@ from crseval.stats.bootstrap import item_bootstrap
 
 def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confidence: float = 0.95,
                    seed: int = 0) -> tuple[float, float, float, float]:
-    """(r, lower, upper, p-value) for Pearson or Spearman; NaN when fewer than 3 complete pairs or a
-    constant variable."""
+    """(r, lower, upper, p-value) for Pearson, Spearman or Kendall (tau-b); NaN when fewer than 3 complete
+    pairs or a constant variable."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
     nan = (float("nan"),) * 4
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return nan
-    fn = stats.pearsonr if method == "pearson" else stats.spearmanr
+    fn = _METHODS[method]
     r, p = fn(x, y)
     if n_boot <= 0:
         return float(r), float("nan"), float("nan"), float(p)
     lo, hi = item_bootstrap(lambda i: fn(x[i], y[i])[0], len(x), n_boot=n_boot, confidence=confidence, seed=seed,
                             accept=lambda i: np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0)
     return float(r), lo, hi, float(p)
+
+
+_METHODS = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+
+
+def _complete(*cols) -> list[np.ndarray]:
+    arrs = [np.asarray(c, float) for c in cols]
+    ok = np.logical_and.reduce([np.isfinite(a) for a in arrs])
+    return [a[ok] for a in arrs]
+
+
+def partial_r(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> float:
+    """Pearson correlation of x and y with z held constant (of the residuals of x~z and y~z)."""
+    Z = np.column_stack([np.ones(len(z)), z])
+    rx = x - Z @ np.linalg.lstsq(Z, x, rcond=None)[0]
+    ry = y - Z @ np.linalg.lstsq(Z, y, rcond=None)[0]
+    if np.ptp(rx) < 1e-12 or np.ptp(ry) < 1e-12:
+        return float("nan")
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def partial_correlation_ci(x, y, z, *, n_boot: int = 1000, confidence: float = 0.95,
+                           seed: int = 0) -> tuple[float, float, float]:
+    """(partial r, lower, upper): x with y, controlling for z (e.g. a judge with people, length held constant)."""
+    x, y, z = _complete(x, y, z)
+    if len(x) < 4 or np.ptp(z) == 0:
+        return (float("nan"),) * 3
+    r = partial_r(x, y, z)
+    if n_boot <= 0:
+        return r, float("nan"), float("nan")
+    lo, hi = item_bootstrap(lambda i: partial_r(x[i], y[i], z[i]), len(x), n_boot=n_boot, confidence=confidence,
+                            seed=seed, accept=lambda i: np.ptp(z[i]) > 0)
+    return r, lo, hi
+
+
+def correlation_difference(a, b, y, method: str = "pearson", *, n_boot: int = 1000, confidence: float = 0.95,
+                           seed: int = 0) -> tuple[float, float, float, float]:
+    """Is r(a, y) larger than r(b, y)? (difference, lower, upper, two-sided p) from the paired bootstrap:
+    the same resampled items feed both correlations, so their dependence is kept."""
+    a, b, y = _complete(a, b, y)
+    fn = _METHODS[method]
+    if len(a) < 4 or min(np.ptp(a), np.ptp(b), np.ptp(y)) == 0:
+        return (float("nan"),) * 4
+    diff = float(fn(a, y)[0] - fn(b, y)[0])
+    if n_boot <= 0:
+        return diff, float("nan"), float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(n_boot):
+        i = rng.integers(0, len(a), len(a))
+        if np.ptp(a[i]) > 0 and np.ptp(b[i]) > 0 and np.ptp(y[i]) > 0:
+            draws.append(fn(a[i], y[i])[0] - fn(b[i], y[i])[0])
+    d = np.asarray(draws, float)
+    d = d[np.isfinite(d)]
+    if not len(d):
+        return diff, float("nan"), float("nan"), float("nan")
+    lo, hi = np.percentile(d, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    p = min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))
+    return diff, float(lo), float(hi), float(p)
