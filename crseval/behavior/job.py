@@ -36,8 +36,12 @@ def split(ds, test_split: str):
     return (train, test) if train and test else (list(ds), list(ds))
 
 
-def pair_model(train, data_sig: str, seed: int = 0):
-    """The default pair model trained on ``train`` (cached by a signature naming exactly those dialogues)."""
+def pair_model(train, data_sig: str, seed: int = 0, saved: Path | None = None):
+    """The pair model: ``saved`` (from `behavior train`) when given, else the default model trained on
+    ``train`` (cached by a signature naming exactly those dialogues)."""
+    if saved is not None:
+        from crseval.behavior.reuse import load_pair_model
+        return (*load_pair_model(saved), None)
     from crseval.behavior.train import TrainConfig, train_pair_model
     from crseval.core.signature import content_hash
     from crseval.text.embed import get_embedder
@@ -61,15 +65,19 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _ood_row(model, path: Path, seed: int) -> dict:
+def _ood_row(model, path: Path, seed: int, design: str) -> dict:
+    """The model on every same-strategy pair of an out-of-distribution ``text,strategy`` file and as many
+    seeded different-strategy pairs; the row names the design that trained the model and the pair counts."""
     from crseval.behavior.implicit import evaluate_pairs
     from crseval.behavior.pairs import ood_pairs
     from crseval.data.io import read_rows
     _, it = read_rows(path, required=("text", "strategy"))
     s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in it])
-    res = evaluate_pairs(model, ood_pairs(s, seed=seed, max_positive=20000))
-    return {"design": f"OOD {path.name} (Mixed-hard model)", "accuracy": res["accuracy"], "kappa": res["kappa"],
-            "fold accuracy": f"{res['pairs']} pairs"}
+    pairs = ood_pairs(s, seed=seed)
+    res = evaluate_pairs(model, pairs)
+    n_pos = int(pairs["same"].sum())
+    return {"design": f"OOD {path.name} ({design} model)", "accuracy": res["accuracy"], "kappa": res["kappa"],
+            "fold accuracy": f"{res['pairs']} pairs ({n_pos} same-strategy + {res['pairs'] - n_pos} different)"}
 
 
 def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
@@ -84,7 +92,8 @@ def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: 
     res = evaluate_pairs(ce, make_pairs(labelled_sentences(test_d), 4000, seed=config.seed + 1))
     ce.save(store.writable("cross_encoder", "config.json").parent,
             {"pairs": config.cross_encoder_pairs, "hard": config.hard, "seed": config.seed})
-    return {"design": f"cross-encoder, {config.cross_encoder_pairs} Mixed-hard pairs (held-out split)",
+    design = "Mixed-hard" if config.hard else "Original"
+    return {"design": f"cross-encoder, {config.cross_encoder_pairs} {design} pairs (held-out split)",
             "accuracy": res["accuracy"], "kappa": res["kappa"], "fold accuracy": f"{res['pairs']} test pairs"}
 
 
@@ -95,17 +104,29 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.text.embed import get_embedder
     ds, emb = dialogues(config.data), get_embedder()
     sentences = labelled_sentences(ds)
+    designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
+    steps = 2 + len(designs) + bool(config.ood is not None and config.hard)
+    tick = progress("training (strategy CV, pair CV per design, final model)", steps)
     rep = evaluate_classifier(sentences, emb, n_splits=config.folds, seed=config.seed)
+    tick(1)
     rows = []
-    for name, h in (("Original", 0), ("Mixed-hard", config.hard)):
+    for name, h in designs:
         cv = cross_validate(sentences, emb, n_pairs=config.pairs, hard=h, hard_classes=rep.hard_classes(),
                             head=config.head, n_splits=config.folds, seed=config.seed)
         rows.append({"design": name, "accuracy": cv.accuracy, "kappa": cv.kappa,
                      "fold accuracy": " ".join(f"{a:.3f}" for a in cv.fold_accuracy)})
+        tick(1)
     model, sig, _ = train_pair_model(ds, emb, PairTraining(config.pairs, config.hard, 0.7, config.head, config.seed),
                                      data_signature=ds.info.signature(), report=rep)
+    model.save(store.writable("model.npz").with_suffix(""), sig)  # reusable: `behavior run|meta|implicit --model`
+    tick(1)
     if config.ood is not None:
-        rows.append(_ood_row(model, config.ood, config.seed))
+        if config.hard:  # the Original design's model too, so the two designs meet out of distribution
+            original, *_ = train_pair_model(ds, emb, PairTraining(config.pairs, 0, 0.7, config.head, config.seed),
+                                            data_signature=ds.info.signature(), report=rep)
+            rows.append(_ood_row(original, config.ood, config.seed, "Original"))
+            tick(1)
+        rows.append(_ood_row(model, config.ood, config.seed, designs[-1][0]))
     if config.cross_encoder_pairs:
         rows.append(_cross_encoder_row(config, ds, rep, store, progress))
     signature = make_signature(data=ds.info.signature(), model=sig)
@@ -190,6 +211,8 @@ class RunConfig(BaseModel):
     order: int = Field(1, ge=0, le=5, description="History length t of the entropy model (entropy-weighted BA).")
     tagger: Literal["classifier", "llm"] = Field("classifier", description="Who labels the system's strategies for "
                                                  "explicit BA: classifier (trained on the other split) or llm.")
+    pair_model: Path | None = Field(None, description="A pair model saved by `behavior train` (its run directory, or "
+                                                 "model.json): used as is, nothing is retrained.")
 
 
 def metrics_table(metrics: dict[str, float]) -> pd.DataFrame:
@@ -229,7 +252,7 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
     test_d = test_d[:config.limit] if config.limit else test_d
-    pair, model_sig, _ = pair_model(train_d, ds.info.signature())
+    pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
     llm_sig: dict = {"responses": config.responses.name} if config.responses else \
         {"system": config.system} if config.system else {}
     client = None
@@ -271,6 +294,8 @@ class MetaConfig(BaseModel):
     human: Path | None = Field(None, description="CSV dialogue,turn,preference (A|B|same) comparing ideal (A) and "
                                                  "worst (B), for κ agreement of each metric.")
     test_split: str = Field("test", description="INSPIRED split the responses answer.")
+    pair_model: Path | None = Field(None, description="A pair model saved by `behavior train` (its run directory, or "
+                                                 "model.json): used as is, nothing is retrained.")
 
 
 TRACKED = ["explicit_ba_counted", "entropy_ba", "implicit_ba", "bleu4", "dist2"]
@@ -305,7 +330,7 @@ def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
     a, b = load_responses(config.ideal), load_responses(config.worst)
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
-    pair, model_sig, _ = pair_model(train_d, ds.info.signature())
+    pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
 
     def metrics(r):
         m, _ = evaluate_responses(test_d, r, pair, reference=train_d)

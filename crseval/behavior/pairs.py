@@ -55,8 +55,8 @@ def make_pairs(sentences: pd.DataFrame, n: int, *, hard: int = 0, hard_classes: 
 
 
 def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | None = None) -> pd.DataFrame:
-    """Out-of-distribution evaluation pairs: every same-strategy pair (or a seeded sample of
-    ``max_positive``) plus as many random different-strategy pairs."""
+    """Out-of-distribution evaluation pairs: every same-strategy pair (as the Behavior Alignment paper
+    does; ``max_positive`` takes a seeded sample instead) plus as many random different-strategy pairs."""
     rng = np.random.default_rng(seed)
     groups: dict[str, list[int]] = defaultdict(list)
     for i, lab in enumerate(sentences["label"]):

@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from crseval.behavior.job import DATA_HELP, META, RUN, TAG, TRAIN, RunConfig
+from crseval.behavior.reuse import EVAL, EvalConfig
 from crseval.cli.options import FORMAT, job_command, run_job
 from crseval.cli.output import Format, emit
 
@@ -39,12 +40,27 @@ def explicit(
 
 @app.command()
 def implicit(
-    responses: Path = typer.Argument(..., help="System responses: JSONL/CSV with dialogue, turn, response."),
-    data: str = typer.Option(..., help=DATA_HELP),
+    responses: Optional[Path] = typer.Argument(None, help="System responses: JSONL/CSV with dialogue, turn, response."),
+    data: Optional[str] = typer.Option(None, help=DATA_HELP),
+    model: Optional[Path] = typer.Option(None, help="A pair model saved by `behavior train` (its run directory): "
+                                                    "nothing is retrained."),
+    eval_file: Optional[Path] = typer.Option(None, help="Instead of responses: a labelled text,strategy CSV; every "
+                                                        "same-strategy pair and as many different ones are scored."),
     test_split: str = typer.Option("test", help="INSPIRED split the responses answer (the rest trains)."),
     out: Optional[Path] = typer.Option(None, help="Run directory (default: runs/behavior-implicit)."),
     fmt: Format = FORMAT,
 ) -> None:
-    """Implicit (label-free) and explicit BA, BLEU and DIST of a responses file (`behavior run --responses`)."""
-    run_job(RUN, RunConfig(data=data, responses=responses, test_split=test_split),
+    """Implicit (label-free) and explicit BA, BLEU and DIST of a responses file (`behavior run --responses`);
+    or, with --eval-file and --model, a saved pair model's accuracy and κ on any labelled file."""
+    from crseval.core.errors import CrsevalError
+    if eval_file is not None:
+        if model is None or responses is not None:
+            raise CrsevalError("--eval-file scores a saved model", field="--eval-file",
+                               fix="pass --model RUN (from `behavior train --out RUN`) and no responses file")
+        run_job(EVAL, EvalConfig(eval_file=eval_file, model=model), out or Path("runs/behavior-eval"), fmt)
+        return
+    if responses is None or data is None:
+        raise CrsevalError("a responses file and --data are needed", field="responses",
+                           fix="crseval behavior implicit RESPONSES --data inspired|sample|PATH [--model RUN]")
+    run_job(RUN, RunConfig(data=data, responses=responses, test_split=test_split, pair_model=model),
             out or Path("runs/behavior-implicit"), fmt)

@@ -66,6 +66,11 @@ def _cli_type(annotation: Any) -> Any:
     return Optional[inner] if optional else inner
 
 
+def _is_list(annotation: Any) -> bool:
+    inner = typing.get_args(annotation)[0] if typing.get_origin(annotation) is typing.Annotated else annotation
+    return typing.get_origin(inner) is list
+
+
 def _field_param(name: str, field: Any) -> inspect.Parameter:
     extra = field.json_schema_extra or {}
     default = None if field.default is PydanticUndefined else field.default
@@ -76,6 +81,8 @@ def _field_param(name: str, field: Any) -> inspect.Parameter:
     help_ = field.description or ""
     if extra.get("argument"):
         info = typer.Argument(... if field.is_required() else default, help=help_, show_default=False)
+        if _is_list(field.annotation):  # a list argument takes one or more values: `crseval arena a.csv b.csv`
+            return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=list[str])
     else:
         info = typer.Option(default, f"--{name.replace('_', '-')}", help=help_)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=_cli_type(field.annotation))

@@ -108,8 +108,10 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
                              "--head", "mlp", "--ood", str(ood), "--out", str(tmp_path / "t"),
                              "--format", "json").stdout)
     designs = [r["design"] for r in out["result"]]
-    assert designs[:2] == ["Original", "Mixed-hard"]
-    assert designs[2].startswith("OOD ood.csv")
+    assert designs == ["Original", "Mixed-hard", "OOD ood.csv (Original model)", "OOD ood.csv (Mixed-hard model)"]
+    sentences = labelled_sentences(dialogues)
+    same = sum(n * (n - 1) // 2 for n in sentences["label"].value_counts())  # every same-strategy pair, no cap
+    assert out["result"][3]["fold accuracy"] == f"{2 * same} pairs ({same} same-strategy + {same} different)"
     assert "model.head:mlp" in out["signature"]
     assert "model.n_pairs:600" in out["signature"]
     assert len(pd.read_csv(tmp_path / "t" / "tables" / "strategy_per_class.csv")) > 5
@@ -120,3 +122,42 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
                                     str(tmp_path / "i"), "--format", "json").stdout))
     assert res["turns"] == 32
     assert res["implicit_ba"] > 0.5
+
+
+def test_hard_zero_never_says_mixed_hard(tmp_path):
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.data import load_dataset
+    ood = tmp_path / "ood.csv"
+    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
+        ["text", "strategy"]].to_csv(ood, index=False)
+    out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
+                             "--ood", str(ood), "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    designs = [r["design"] for r in out["result"]]
+    assert designs == ["Original", "OOD ood.csv (Original model)"]
+
+
+def test_a_trained_model_is_reused_without_retraining(tmp_path):
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.behavior.evaluate import contexts
+    from crseval.data import load_dataset
+    dialogues = load_dataset("sample").dialogues.dialogues
+    crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3", "--out",
+            str(tmp_path / "t"))
+    assert (tmp_path / "t" / "model.npz").exists() and (tmp_path / "t" / "model.json").exists()
+    labelled = tmp_path / "l.csv"
+    labelled_sentences(dialogues).rename(columns={"label": "strategy"})[["text", "strategy"]].to_csv(labelled,
+                                                                                                    index=False)
+    res = json.loads(crseval("behavior", "implicit", "--model", str(tmp_path / "t"), "--eval-file", str(labelled),
+                             "--out", str(tmp_path / "e"), "--format", "json").stdout)
+    row = res["result"][0]
+    assert row["pairs"] == 2 * row["same_strategy_pairs"] and 0.5 < row["accuracy"] <= 1
+    assert "model.n_pairs:400" in res["signature"]
+    resp = tmp_path / "r.jsonl"
+    resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+                            for c in contexts(dialogues)))
+    res = json.loads(crseval("behavior", "implicit", str(resp), "--data", "sample", "--model", str(tmp_path / "t"),
+                             "--out", str(tmp_path / "i"), "--format", "json").stdout)
+    assert "model.n_pairs:400" in res["signature"]  # the saved model, not the default one
+    bad = crseval("behavior", "implicit", "--model", str(tmp_path / "nowhere"), "--eval-file", str(labelled),
+                  "--out", str(tmp_path / "x"), check=False)
+    assert bad.returncode == 2 and "no saved pair model" in bad.stderr

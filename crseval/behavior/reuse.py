@@ -1,0 +1,69 @@
+"""Trained pair models you can reuse: `behavior train` saves RUN/model.npz + model.json (NPZ arrays and
+JSON, no pickle); `behavior run|meta|implicit --model RUN` use it as is; `behavior implicit --model RUN
+--eval-file CSV` scores every same-strategy pair of any labelled ``text,strategy`` file (and as many
+seeded different-strategy pairs) without retraining."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from crseval.core.errors import CrsevalError
+from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.signature import make_signature
+from crseval.runs.store import RunStore
+
+
+def load_pair_model(path: Path):
+    """(model, its signature) from a `behavior train` run directory or its model.json / model.npz."""
+    from crseval.behavior.implicit import PairClassifier
+    from crseval.text.embed import get_embedder
+    p = Path(path)
+    stem = (p / "model") if p.is_dir() else p.with_suffix("")
+    if not stem.with_suffix(".json").exists() or not stem.with_suffix(".npz").exists():
+        raise CrsevalError("no saved pair model", file=p, expected="a `behavior train` run directory (model.json + "
+                           "model.npz)", fix="run `crseval behavior train … --out DIR` and pass DIR")
+    try:
+        model = PairClassifier.load(stem, get_embedder())
+        signature = json.loads(stem.with_suffix(".json").read_text()).get("signature", {})
+    except (ValueError, KeyError, OSError) as e:
+        raise CrsevalError(f"unreadable pair model ({e})", file=stem.with_suffix(".json")) from None
+    return model, signature
+
+
+class EvalConfig(BaseModel):
+    """A saved pair model on a labelled file."""
+
+    model_config = ConfigDict(extra="forbid")
+    eval_file: Path = Field(..., description="Labelled sentences CSV (text,strategy).")
+    model: Path = Field(..., description="A pair model saved by `behavior train` (its run directory or model.json).")
+    seed: int = Field(0, description="Seed of the different-strategy pairs.")
+
+
+def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.behavior.implicit import evaluate_pairs
+    from crseval.behavior.pairs import ood_pairs
+    from crseval.data.io import dataset_info, read_rows
+    model, model_sig = load_pair_model(config.model)
+    _, rows = read_rows(config.eval_file, required=("text", "strategy"))
+    sentences = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
+    pairs = ood_pairs(sentences, seed=config.seed)
+    res = evaluate_pairs(model, pairs)
+    sig = make_signature(data=dataset_info("labelled-sentences", config.eval_file).signature(), model=model_sig,
+                         metric={"pairs": "all-same-strategy+equal-random-different", "seed": config.seed})
+    store.save_signature(sig)
+    same = int(pairs["same"].sum())
+    table = pd.DataFrame([{"design": f"{Path(config.eval_file).name} (saved model)", "accuracy": res["accuracy"],
+                           "kappa": res["kappa"], "pairs": res["pairs"], "same_strategy_pairs": same}])
+    store.write_table("pair_eval", table)
+    store.add_section("Saved pair model on a labelled file",
+                      f"{len(sentences)} sentences; every same-strategy pair ({same}) and as many seeded "
+                      "different-strategy pairs; no retraining.", tables=["pair_eval"])
+    return Result("behavior.eval", "pair model on a labelled file", table.round(3), sig, store.root)
+
+
+EVAL = JobSpec("behavior.eval", EvalConfig, evaluate, "runs/behavior-eval",
+               "Score a saved pair model on every pair of a labelled text,strategy file, without retraining.",
+               "crseval behavior pair model evaluation")
