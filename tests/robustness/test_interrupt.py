@@ -72,11 +72,12 @@ def test_a_signal_stops_the_run_within_seconds_and_the_rerun_completes_it(tmp_pa
 
 
 def test_a_worker_dies_with_its_parent_even_after_sigkill(tmp_path):
-    child_pid = tmp_path / "child.pid"
+    child_pid, ready = tmp_path / "child.pid", tmp_path / "watchdog.ready"
     parent = f"""
 import subprocess, sys, time
-code = "import os, time; from crseval.llm.llamacpp_worker import exit_with_parent; exit_with_parent(os.getppid(), 0.2); time.sleep(60)"
-p = subprocess.Popen([sys.executable, "-c", code])
+code = ("import os, sys, time; from crseval.llm.llamacpp_worker import exit_with_parent; "
+        "exit_with_parent(os.getppid(), 0.2); open(sys.argv[1], 'w').close(); time.sleep(60)")
+p = subprocess.Popen([sys.executable, "-c", code, {str(ready)!r}])
 open({str(child_pid)!r}, "w").write(str(p.pid))
 time.sleep(60)
 """
@@ -84,11 +85,13 @@ time.sleep(60)
     deadline = time.monotonic() + 30
     while not child_pid.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    time.sleep(1.0)  # the child has started its watchdog
+    while not ready.exists() and time.monotonic() < deadline + 30:  # the child has started its watchdog
+        time.sleep(0.1)                                              # (a loaded machine imports slowly)
+    assert ready.exists(), "the child never started its watchdog"
     pid = int(child_pid.read_text())
     proc.kill()
     proc.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
