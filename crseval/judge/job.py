@@ -1,6 +1,9 @@
-"""The judge meta-evaluation job: rate human-labelled dialogues with a judge or a panel and report how far
-its ratings agree with people (per aspect Pearson/Spearman with CIs, next to a length baseline); panels
-add reliability, per-judge agreement and the reliability of the mean of n judges."""
+"""The judge meta-evaluation job: rate human-labelled dialogues with a judge — the shipped calibrated judge
+where it covers an aspect, a judge fitted with ``judge fit``, the LLM's rubric question, or a panel — and
+report how far its ratings agree with people: Pearson/Spearman/Kendall with CIs, the length baseline, the
+partial correlation with length held constant, paired tests, agreement within and across CRS systems;
+panels add reliability (degenerate panels flagged), per-judge agreement, the mean of n judges and the
+panel's gain over its best member."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,6 +14,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.config import CommaList, load_config
+from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.core.types import Ratings
@@ -20,18 +24,25 @@ from crseval.judge.judging import Judge, judge_items
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
 
-SUMMARY_COLUMNS = ["aspect", "judge", "n", "failed", "pearson", "pearson_lo", "pearson_hi", "spearman", "spearman_lo",
-                   "spearman_hi"]
+SUMMARY_COLUMNS = ["aspect", "judge", "n", "failed", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
+                   "partial_length"]
 
 
 class JudgeMetaConfig(BaseModel):
     """Judge vs human labels."""
 
     model_config = ConfigDict(extra="forbid")
-    data: Path = Field(..., description="JSON file of labelled conversations, or an AB-ReDial folder.",
+    data: Path = Field(..., description="Labelled dialogues: a JSON file (crseval / CRSArena-Eval layout, or the "
+                                        "arena's dialogues), an AB-ReDial folder or USS-ReDial's ReDial.txt.",
                        json_schema_extra={"argument": True})
     level: Literal["dialogue", "turn"] = Field("dialogue", description="Judge whole dialogues or single turns.")
-    aspects: CommaList | None = Field(None, description="Comma-separated aspects (default: every labelled aspect).")
+    aspects: CommaList | None = Field(None, description="Comma-separated aspects, '_' or '-' alike (default: every "
+                                                        "labelled aspect).")
+    judge: str = Field("default", description="'default' (the shipped calibrated judge where it covers an aspect), "
+                                              "a judge fitted with `judge fit` (folder or judge.json), or 'none' "
+                                              "(the LLM's single rubric question only).")
+    question: str | None = Field(None, description="The judge's question for aspects without a rubric (or to "
+                                                   "replace the rubric's).")
     limit: int | None = Field(None, ge=1, description="Evaluate a seeded random subset of this many items.")
     llm: LLMConfig = LLMConfig()
     samples: int = Field(1, ge=1, le=50, description="Ratings per item from the judge (a panel of repeated samples).")
@@ -44,6 +55,21 @@ class JudgeMetaConfig(BaseModel):
 
 def default_out(config: JudgeMetaConfig) -> Path:
     return Path("runs") / f"meta-eval-{config.level}"
+
+
+def calibrated_judge(spec: str, level: str):
+    """The calibrated judge a ``--judge`` value names; None for 'none', or for 'default' at a level the shipped
+    judge was not fitted for."""
+    from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
+    if spec == "none":
+        return None
+    judge = CalibratedJudge.load(DEFAULT_JUDGE if spec == "default" else spec)
+    if judge.level != level:
+        if spec == "default":
+            return None
+        raise CrsevalError(f"the judge was fitted on {judge.level}-level labels", field="judge",
+                           fix=f"use --level {judge.level} or fit a {level}-level judge")
+    return judge
 
 
 def _judges(config: JudgeMetaConfig, cache: Path) -> list[Judge]:
@@ -72,7 +98,7 @@ def _panel_tables(store: RunStore, records: list[dict], items: list, aspects: li
         human = pd.Series({i: it.labels[aspect] for i, it in by_id.items() if aspect in it.labels})
         pr = panel_ratings(records, aspect)
         if len(pr.items) >= 3:
-            rel.append(reliability_table(pr))
+            rel.append(_flag_degenerate(reliability_table(pr), pr.wide(aspect)))
             mon.append(mean_of_n(pr, human, seed=seed).assign(aspect=aspect))
         agree.append(judge_agreement(records, human, aspect))
     written = []
@@ -81,6 +107,33 @@ def _panel_tables(store: RunStore, records: list[dict], items: list, aspects: li
             store.write_table(name, pd.concat(parts, ignore_index=True))
             written.append(name)
     return written
+
+
+def _flag_degenerate(table: pd.DataFrame, wide: pd.DataFrame) -> pd.DataFrame:
+    """A panel whose members give identical readings (the same model reading the same probabilities at any
+    temperature) is one judge counted several times: flagged as degenerate, never banded 'excellent'."""
+    spread = (wide.max(axis=1) - wide.min(axis=1)).max()
+    degenerate = bool(wide.shape[1] > 1 and spread < 1e-9)
+    table = table.assign(degenerate=degenerate)
+    if degenerate:
+        for col in [c for c in table.columns if c.endswith("_band")] + ["interpretation"]:
+            if col in table:
+                table[col] = "degenerate (identical readings)"
+    return table
+
+
+def _panel_gain(meta: pd.DataFrame) -> pd.DataFrame:
+    """Per aspect: the panel mean's Pearson r with people minus its best member's."""
+    rows = []
+    for aspect, g in meta.groupby("aspect", sort=False):
+        panel = g[g["judge"] == "panel mean"]
+        members = g[~g["judge"].isin(["panel mean", "length baseline"]) & ~g["judge"].str.startswith("calibrated")]
+        if len(panel) and len(members):
+            best = members.loc[members["pearson"].idxmax()] if members["pearson"].notna().any() else members.iloc[0]
+            rows.append({"aspect": aspect, "best_member": best["judge"], "best_member_pearson": best["pearson"],
+                         "panel_pearson": panel["pearson"].iloc[0],
+                         "panel_gain": panel["pearson"].iloc[0] - best["pearson"]})
+    return pd.DataFrame(rows)
 
 
 def _humans_too(store: RunStore, human: Ratings | None, records: list[dict], items: list, aspects: list[str]) -> list:
@@ -95,39 +148,115 @@ def _humans_too(store: RunStore, human: Ratings | None, records: list[dict], ite
     return ["humans_and_judges_reliability"]
 
 
-def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, aspects: list[str] | None = None,
-                   limit: int | None = None, seed: int = 0, n_boot: int = 1000, human: Ratings | None = None,
-                   progress: Progress = no_progress) -> tuple[pd.DataFrame, dict]:
-    """Rate ``judged`` with ``judges`` into ``store``; (meta-evaluation table, signature)."""
-    from crseval.judge.meta import item_scores, meta_eval_table, plot_meta
-    aspects = list(aspects or judged.aspects)
-    items = _subset(judged, limit, seed)
-    sig = make_signature(
-        data=f"{judged.info.signature()}|level:{judged.level}|n:{len(items)}|seed:{seed}",
-        llm=[{**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature} for j in judges],
-        metric={"meta-eval": f"pearson+spearman(boot:{n_boot})|baseline:length", "aspects": aspects})
-    store.save_signature(sig)
-    total = len(items) * len(aspects) * sum(j.samples for j in judges)
-    records = judge_items([(it.id, it.dialogue, it.target) for it in items], aspects, judges, store, seed=seed,
-                          progress=progress("LLM judge ratings", total))
-    table = meta_eval_table(records, JudgedSet(judged.info, judged.level, items), aspects, n_boot=n_boot, seed=seed)
+def _calibrated_scores(calibrated, probs: dict, items: list, judged: JudgedSet, aspects: list[str],
+                       judge: str) -> dict[str, dict[str, pd.Series]]:
+    """aspect → {design: score per item}: the calibrated judge (items whose LLM ratings failed are NaN,
+    counted as failed) and each of its questions' raw readings (the expected digit; a turn question's mean
+    P(yes)); a question named like the aspect is the single-question judge and keeps the judge's name."""
+    from crseval.judge.calibrated import design_name, question_scores
+    out: dict[str, dict[str, pd.Series]] = {}
+    ok = [it for it in items if all(q in probs.get(it.id, {}) for q in calibrated.questions)]
+    ids = [it.id for it in items]
+    for aspect in aspects:
+        pred = calibrated.predict(ok, aspect, probs, judged.scale(aspect))
+        out[aspect] = {f"calibrated ({calibrated.name})":
+                       pd.Series(pred, index=[it.id for it in ok], dtype=float).reindex(ids)}
+        for q in calibrated.questions:
+            out[aspect][judge if q == aspect else f"{judge}: {design_name(q)}"] = question_scores(items, probs, q)
+    return out
+
+
+def _write_tables(store: RunStore, table: pd.DataFrame, records: list[dict], subset: JudgedSet, aspects: list[str],
+                  extra: dict, judges: list[Judge], human: Ratings | None, n_boot: int, seed: int) -> list[str]:
+    """The meta-evaluation's tables and figure: agreement, paired tests, per-item scores, per system, humans
+    and judges together, panels."""
+    from crseval.judge.meta import item_scores, paired_tests, plot_meta, system_tables
+    items = subset.items
     store.write_table("meta_eval", table)
-    store.write_table("judge_item_scores", item_scores(records, items))
+    store.write_table("judge_item_scores", item_scores(records, items, extra))
+    store.write_table("judge_paired_tests", paired_tests(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra))
     plot_meta(table, store.figure_path("meta_eval"))
-    tables = ["meta_eval", "judge_item_scores"] + _humans_too(store, human, records, items, aspects)
-    n_raters = sum(j.samples for j in judges)
-    if n_raters > 1:
+    tables = ["meta_eval", "judge_paired_tests", "judge_item_scores"]
+    within, system_level = system_tables(records, subset, aspects, extra=extra)
+    if len(within):
+        store.write_table("judge_within_system", within)
+        store.write_table("judge_system_level", system_level)
+        tables += ["judge_within_system", "judge_system_level"]
+    tables += _humans_too(store, human, records, items, aspects)
+    if sum(j.samples for j in judges) > 1:
         tables += _panel_tables(store, records, items, aspects, seed)
+        if len(gain := _panel_gain(table)):
+            store.write_table("judge_panel_gain", gain)
+            tables.append("judge_panel_gain")
+    return tables
+
+
+def _add_section(store: RunStore, table: pd.DataFrame, tables: list[str], judged: JudgedSet, n_items: int,
+                 aspects: list[str], asked: list[str], n_raters: int, n_boot: int, calibrated, covered: list[str]) -> None:
+    in_sample = calibrated is not None and judged.info.signature() in {t["data"] for t in calibrated.trained_on}
+    if in_sample:
+        store.log("WARNING the calibrated judge was fitted on this data set: its correlations are in-sample")
     failed = int(table[~table["judge"].isin(["length baseline", "panel mean"])]["failed"].sum())
+    scale_note = " (human scales are the observed ranges: the layout states none)" if judged.observed_scales else ""
     store.add_section(
         f"Judge meta-evaluation ({judged.level} level)",
-        f"{len(items)} {judged.level}s × {len(aspects)} aspects × {n_raters} judge sample(s); {failed} ratings "
-        f"failed and are recorded, not imputed. Correlations with the mean human label carry 95% paired-bootstrap "
-        f"CIs ({n_boot} resamples). The length baseline correlates the judged text's length with the label: "
-        f"a judge that does not beat it may be measuring length.",
+        f"{n_items} {judged.level}s × {len(aspects)} aspects; LLM questions asked: {', '.join(asked)}; "
+        f"{n_raters} judge sample(s); {failed} ratings failed and are recorded, not imputed. Correlations with the "
+        f"mean human label carry 95% paired-bootstrap CIs ({n_boot} resamples); partial_length holds the judged "
+        f"text's length constant. The length baseline correlates length with the label: a judge that does not "
+        f"beat it may be measuring length (see the paired tests)."
+        + (f" Calibrated judge '{calibrated.name}' (fitted on "
+           f"{', '.join(t['data'] for t in calibrated.trained_on)}) for {', '.join(covered)}; its predictions are "
+           f"mapped onto each aspect's human scale{scale_note}." if calibrated is not None else "")
+        + (" IN-SAMPLE: the calibrated judge was fitted on (part of) this set, so its row overstates how it does on "
+           "new dialogues — its cross-validated numbers are in `judge fit`'s report." if in_sample else ""),
         tables=[(t, None) for t in tables],
         figures=[("meta_eval", "Spearman correlation of each judge's scores with the mean human label, per aspect, "
                   "with 95 % bootstrap CIs; grey: the length baseline (the judged text's length)")])
+
+
+def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, aspects: list[str] | None = None,
+                   limit: int | None = None, seed: int = 0, n_boot: int = 1000, human: Ratings | None = None,
+                   calibrated=None, question: str | None = None,
+                   progress: Progress = no_progress) -> tuple[pd.DataFrame, dict]:
+    """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect) into ``store``;
+    (meta-evaluation table, signature)."""
+    from crseval.data.judged import aspect_key
+    from crseval.judge.decomposed import ask, calls
+    from crseval.judge.meta import meta_eval_table
+    from crseval.judge.rubric import rubric_for
+    aspects = list(dict.fromkeys(aspect_key(a) for a in (aspects or judged.aspects)))
+    missing = [a for a in aspects if a not in judged.aspects]
+    if missing:
+        raise CrsevalError(f"no human labels for {', '.join(missing)}", field="aspects",
+                           expected="one of " + ", ".join(judged.aspects))
+    covered = [a for a in aspects if calibrated is not None and a in calibrated.models]
+    plain = [a for a in aspects if a not in covered]
+    for a in plain:  # an aspect without a rubric (and no --question) is refused before any call
+        rubric_for(a, judged.level == "turn", question)
+    asked = list(dict.fromkeys((calibrated.questions if covered else []) + plain))
+    items = _subset(judged, limit, seed)
+    subset = JudgedSet(judged.info, judged.level, items, judged.scales, judged.observed_scales)
+    sig = make_signature(
+        data=f"{judged.info.signature()}|level:{judged.level}|n:{len(items)}|seed:{seed}",
+        llm=[{**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature} for j in judges],
+        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if covered else None,
+        metric={"meta-eval": f"pearson+spearman+kendall(boot:{n_boot})|partial:length|baseline:length",
+                "aspects": aspects, "asked": asked, **({"question": question} if question else {})})
+    store.save_signature(sig)
+    triples = [(it.id, it.dialogue, it.target) for it in items]
+    tick = progress("LLM judge ratings", len(items) * len(plain) * sum(j.samples for j in judges)
+                    + (calls(triples, calibrated.questions) if covered else 0))
+    records = judge_items(triples, plain, judges, store, seed=seed, progress=tick,
+                          questions={a: question for a in plain if question}) if plain else []
+    extra = {}
+    if covered:
+        _, probs = ask(triples, calibrated.questions, judges[0], store, seed=seed, progress=tick)
+        extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
+    table = meta_eval_table(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
+    tables = _write_tables(store, table, records, subset, aspects, extra, judges, human, n_boot, seed)
+    _add_section(store, table, tables, judged, len(items), aspects, asked, sum(j.samples for j in judges), n_boot,
+                 calibrated if covered else None, covered)
     return table, sig
 
 
@@ -137,10 +266,24 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     if judged.info.name.startswith("ab-redial"):  # per-annotator ratings exist: analyse humans + judges together
         from crseval.data.ratings import load_ab_redial
         human = load_ab_redial(config.data if config.data.is_dir() else config.data.parent, config.level)
+    if config.panel is not None and config.judge not in ("default", "none"):
+        raise CrsevalError("a calibrated judge and a panel do not mix", field="judge",
+                           fix="compare them in two runs (the panel with --judge none)")
+    calibrated = calibrated_judge("none" if config.panel is not None else config.judge, judged.level)
     judges = _judges(config, store.cache_path)
+    if calibrated is not None and calibrated.llm and calibrated.questions:
+        ours, theirs = judges[0].client.identity().get("model"), calibrated.llm.get("model")
+        if ours != theirs and config.judge == "default":  # the shipped judge learned another model's readings
+            store.log(f"WARNING the shipped calibrated judge read {theirs!r}, not {ours!r}: LLM questions only")
+            calibrated = None
+        elif ours != theirs:
+            raise CrsevalError(f"the calibrated judge read {theirs!r}, not {ours!r}", field="judge",
+                               fix="use the judge's model, fit a judge for this model with `crseval judge fit`, "
+                                   "or pass --judge none")
     try:
         table, sig = meta_eval_into(store, judged, judges, aspects=config.aspects, limit=config.limit,
-                                    seed=config.seed, n_boot=config.n_boot, human=human, progress=progress)
+                                    seed=config.seed, n_boot=config.n_boot, human=human, calibrated=calibrated,
+                                    question=config.question, progress=progress)
     finally:
         for j in judges:
             j.client.close()

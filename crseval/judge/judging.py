@@ -23,9 +23,10 @@ class Judge:
 
 
 def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[Judge], store: RunStore, *,
-                stream: str = "judgments", seed: int = 0, progress: Callable[[int], None] | None = None) -> list[dict]:
+                stream: str = "judgments", seed: int = 0, progress: Callable[[int], None] | None = None,
+                questions: dict[str, str] | None = None) -> list[dict]:
     """Append one record per rating to ``records/<stream>.jsonl``; what an interrupted run already
-    recorded is skipped. A rating that could not be obtained is recorded with its error (score None),
+    recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A rating that could not be obtained is recorded with its error (score None),
     never replaced by a default."""
     done = store.done_keys(stream)
     work = [(j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects]
@@ -37,7 +38,7 @@ def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[
 
     def rate(w) -> None:
         judge, sample, (item_id, dialogue, target), aspect = w
-        rubric = rubric_for(aspect, turn_level=target is not None)
+        rubric = rubric_for(aspect, turn_level=target is not None, question=(questions or {}).get(aspect))
         req, neutralised = judge_request(dialogue, rubric, target=target, temperature=judge.temperature,
                                          seed=seed + sample, summary=dialogue.metadata.get("preference_summary"))
         res = judge.client.rate(req, rubric.scale)

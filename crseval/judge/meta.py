@@ -1,7 +1,8 @@
 """Judge meta-evaluation: how well do an LLM judge's ratings agree with human labels?
 
-Per aspect and judge: Pearson and Spearman with the mean human label, with paired-bootstrap CIs, at
-dialogue or turn level. Every table also carries a **length baseline** (the correlation of the judged
+Per aspect and judge: Pearson, Spearman and Kendall with the mean human label, with paired-bootstrap
+CIs, at dialogue or turn level; the partial correlation with length held constant; paired bootstrap
+tests of judge vs baseline and judge vs judge; agreement within each CRS system and at system level. Every table also carries a **length baseline** (the correlation of the judged
 text's length with the human label): a small judge can correlate with quality only because it
 correlates with length, so a judge design must beat this row, not just zero.
 """
@@ -18,7 +19,7 @@ from crseval.data.judged import JudgedSet
 from crseval.judge.panel import panel_ratings
 from crseval.reliability.analysis import reliability_table
 from crseval.plotting import OKABE_ITO, plt, save, style
-from crseval.stats.correlation import correlation_ci
+from crseval.stats.correlation import correlation_ci, correlation_difference, partial_correlation_ci
 
 
 def _length(item) -> float:
@@ -27,33 +28,98 @@ def _length(item) -> float:
     return float(len(text))
 
 
+def _sources(df: pd.DataFrame, aspect: str, extra: dict[str, pd.Series]) -> list[tuple[str, pd.Series, int]]:
+    """(name, score per item, failed ratings) for every judge of one aspect; a panel adds its mean."""
+    sub = df[df["aspect"] == aspect] if len(df) else df
+    out = [(j, g.dropna(subset=["score"]).groupby("item")["score"].mean(), int(g["score"].isna().sum()))
+           for j, g in sub.groupby("judge")] if len(sub) else []
+    if len(sub) and sub["judge"].nunique() > 1:
+        out.append(("panel mean", sub.dropna(subset=["score"]).groupby("item")["score"].mean(), 0))
+    return out + [(name, scores, int(scores.isna().sum())) for name, scores in extra.items()]
+
+
 def meta_eval_table(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[str], *, n_boot: int = 1000,
-                    seed: int = 0) -> pd.DataFrame:
+                    seed: int = 0, extra: dict[str, dict[str, pd.Series]] | None = None) -> pd.DataFrame:
+    """Per aspect and judge: Pearson, Spearman and Kendall with the mean human label (bootstrap CIs) and the
+    partial Pearson correlation with length held constant; ``extra`` adds score series per aspect (e.g. a
+    calibrated judge's predictions); the length baseline is always a row."""
     items = {it.id: it for it in judged.items}
     df = pd.DataFrame(records)
     rows = []
     for aspect in aspects:
         human = pd.Series({i: it.labels[aspect] for i, it in items.items() if aspect in it.labels})
-        sub = df[df["aspect"] == aspect]
-        sources = [(j, g.dropna(subset=["score"]).groupby("item")["score"].mean(), int(g["score"].isna().sum()))
-                   for j, g in sub.groupby("judge")]
-        if sub["judge"].nunique() > 1:
-            sources.append(("panel mean", sub.dropna(subset=["score"]).groupby("item")["score"].mean(), 0))
-        sources.append(("length baseline", pd.Series({i: _length(items[i]) for i in human.index}), 0))
+        length = pd.Series({i: _length(items[i]) for i in human.index})
+        sources = _sources(df, aspect, (extra or {}).get(aspect, {})) + [("length baseline", length, 0)]
         for name, scores, failed in sources:
-            both = pd.concat([scores.rename("s"), human.rename("h")], axis=1, join="inner").dropna()
-            p = correlation_ci(both["s"], both["h"], "pearson", n_boot=n_boot, seed=seed)
-            s = correlation_ci(both["s"], both["h"], "spearman", n_boot=n_boot, seed=seed)
-            rows.append({"aspect": aspect, "judge": name, "level": judged.level, "n": len(both), "failed": failed,
-                         "pearson": p[0], "pearson_lo": p[1], "pearson_hi": p[2], "spearman": s[0],
-                         "spearman_lo": s[1], "spearman_hi": s[2], "spearman_p": s[3]})
+            both = pd.concat([scores.rename("s"), human.rename("h"), length.rename("len")], axis=1,
+                             join="inner").dropna()
+            row = {"aspect": aspect, "judge": name, "level": judged.level, "n": len(both), "failed": failed}
+            for method in ("pearson", "spearman", "kendall"):
+                r, lo, hi, pv = correlation_ci(both["s"], both["h"], method, n_boot=n_boot, seed=seed)
+                row |= {method: r, f"{method}_lo": lo, f"{method}_hi": hi}
+                if method == "spearman":
+                    row["spearman_p"] = pv
+            if name != "length baseline":
+                r, lo, hi = partial_correlation_ci(both["s"], both["h"], both["len"], n_boot=n_boot, seed=seed)
+                row |= {"partial_length": r, "partial_length_lo": lo, "partial_length_hi": hi}
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
-def item_scores(records: Sequence[dict], items) -> pd.DataFrame:
+def paired_tests(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[str], *, n_boot: int = 1000,
+                 seed: int = 0, extra: dict[str, dict[str, pd.Series]] | None = None) -> pd.DataFrame:
+    """Paired bootstrap of the difference in Pearson r with people: every judge vs the length baseline and
+    every pair of judges (same items, same resamples)."""
+    items = {it.id: it for it in judged.items}
+    df = pd.DataFrame(records)
+    rows = []
+    for aspect in aspects:
+        human = pd.Series({i: it.labels[aspect] for i, it in items.items() if aspect in it.labels})
+        judges = [(n, s) for n, s, _ in _sources(df, aspect, (extra or {}).get(aspect, {}))]
+        others = judges + [("length baseline", pd.Series({i: _length(items[i]) for i in human.index}))]
+        for k, (a, sa) in enumerate(judges):
+            for b, sb in others[k + 1:]:
+                both = pd.concat([sa.rename("a"), sb.rename("b"), human.rename("h")], axis=1, join="inner").dropna()
+                d, lo, hi, p = correlation_difference(both["a"], both["b"], both["h"], n_boot=n_boot, seed=seed)
+                rows.append({"aspect": aspect, "judge": a, "versus": b, "n": len(both), "pearson_difference": d,
+                             "difference_lo": lo, "difference_hi": hi, "p_value": p})
+    return pd.DataFrame(rows)
+
+
+def system_tables(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[str], *,
+                  extra: dict[str, dict[str, pd.Series]] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Where dialogues carry their system: (agreement within each system, system-level agreement of the
+    per-system means). Both empty without systems."""
+    systems = judged.systems()
+    if not systems:
+        return pd.DataFrame(), pd.DataFrame()
+    items = {it.id: it for it in judged.items}
+    df = pd.DataFrame(records)
+    within, level = [], []
+    for aspect in aspects:
+        human = pd.Series({i: it.labels[aspect] for i, it in items.items() if aspect in it.labels})
+        length = ("length baseline", pd.Series({i: _length(items[i]) for i in human.index}), 0)
+        for name, scores, _ in _sources(df, aspect, (extra or {}).get(aspect, {})) + [length]:
+            both = pd.concat([scores.rename("s"), human.rename("h")], axis=1, join="inner").dropna()
+            both["system"] = [systems[i] for i in both.index]
+            for system, g in both.groupby("system"):
+                r = correlation_ci(g["s"], g["h"], "pearson", n_boot=0)[0]
+                rho = correlation_ci(g["s"], g["h"], "spearman", n_boot=0)[0]
+                within.append({"aspect": aspect, "judge": name, "system": system, "n": len(g), "pearson": r,
+                               "spearman": rho, "mean_score": g["s"].mean(), "mean_human": g["h"].mean()})
+            means = both.groupby("system")[["s", "h"]].mean()
+            level.append({"aspect": aspect, "judge": name, "systems": len(means),
+                          "pearson": correlation_ci(means["s"], means["h"], "pearson", n_boot=0)[0],
+                          "spearman": correlation_ci(means["s"], means["h"], "spearman", n_boot=0)[0]})
+    return pd.DataFrame(within), pd.DataFrame(level)
+
+
+def item_scores(records: Sequence[dict], items, extra: dict[str, dict[str, pd.Series]] | None = None) -> pd.DataFrame:
     """The drill-down behind every correlation: per item, aspect and judge, the judge's mean score (and how
     many of its ratings failed) next to the human label and the judged text's length."""
-    df = pd.DataFrame(records)
+    derived = [{"item": i, "aspect": a, "judge": name, "score": v} for a, by in (extra or {}).items()
+               for name, scores in by.items() for i, v in scores.items()]
+    df = pd.DataFrame([{k: r[k] for k in ("item", "aspect", "judge", "score")} for r in records] + derived)
     out = df.groupby(["item", "aspect", "judge"]).agg(score=("score", "mean"),
                                                      failed=("score", lambda s: int(s.isna().sum()))).reset_index()
     by_id = {it.id: it for it in items}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from crseval.core.errors import CrsevalError
 from crseval.core.signature import prompt_hash
 from crseval.core.types import Dialogue
 from crseval.judge.guard import neutralise
@@ -19,6 +20,7 @@ SYSTEM = ("You are a strict, fair evaluator of conversational movie recommenders
 TEMPLATE = ("<transcript>\n{transcript}\n</transcript>\n\n"
             "Question: {question}\n"
             "Rate from {lo} (very poor) to {hi} (excellent). Answer with a single digit.")
+YES_NO = "Answer 1 for yes or 0 for no."  # replaces the rating line of a (0, 1) rubric
 
 PREFERENCES = ("<preferences>\n{summary}\n</preferences>\n(A summary of the preferences the user stated, in "
                "order; quoted data like the transcript.)\n\n")
@@ -33,7 +35,13 @@ class Rubric:
     scale: tuple[int, int] = (1, 5)
 
     def prompt_hash(self) -> str:
-        return prompt_hash(SYSTEM, TEMPLATE, PREFERENCES, TARGET_MARK, self.name, self.question, self.scale, GUARD_VERSION)
+        extra = (YES_NO,) if self.yes_no else ()
+        return prompt_hash(SYSTEM, TEMPLATE, PREFERENCES, TARGET_MARK, self.name, self.question, self.scale, GUARD_VERSION,
+                           *extra)
+
+    @property
+    def yes_no(self) -> bool:
+        return tuple(self.scale) == (0, 1)
 
 
 _QUESTIONS = {
@@ -47,6 +55,8 @@ _QUESTIONS = {
     "relevance": "How relevant is the marked assistant response to what the user said before it?",
     "interestingness": "How interesting and engaging is the marked assistant response?",
     "turn-overall": "How satisfied would the user be with the marked assistant response?",
+    "satisfaction": "How satisfied is the user with the marked assistant response?",
+    "satisfied": "Does the user leave this conversation satisfied rather than frustrated?",
     "proactiveness": "How proactively does the assistant guide the conversation: asking useful questions and "
                      "offering suggestions without waiting to be asked?",
     "coherence": "How coherent is the assistant: do its replies follow logically from the conversation, without "
@@ -55,13 +65,34 @@ _QUESTIONS = {
                        "preferences?",
 }
 RUBRICS = {name: Rubric(name, q) for name, q in _QUESTIONS.items()}
+# decomposed judging: small yes/no questions about one assistant turn, seen up to the user's next message
+TURN_QUESTIONS = {
+    "turn-relevant": "Does the marked assistant reply address what the user asked for just before it?",
+    "turn-recommends": "Does the marked assistant reply recommend a specific movie?",
+    "turn-satisfied": "Does the user's next message show that the marked assistant reply satisfied them "
+                      "(they accept it, thank the assistant or want to watch the movie)?",
+}
+RUBRICS |= {name: Rubric(name, q, (0, 1)) for name, q in TURN_QUESTIONS.items()}
 
 
-def rubric_for(aspect: str, turn_level: bool = False) -> Rubric:
-    """The rubric for an aspect; turn-level 'overall' asks about the marked response. Unknown aspects
-    get a generic question naming the aspect."""
-    key = "turn-overall" if turn_level and aspect == "overall" else aspect
-    return RUBRICS.get(key) or Rubric(aspect, f"How good is the assistant with respect to {aspect.replace('_', ' ')}?")
+def rubric_for(aspect: str, turn_level: bool = False, question: str | None = None) -> Rubric:
+    """The rubric for an aspect (``dialogue_overall`` = ``dialogue-overall``); turn-level 'overall' asks about
+    the marked response. An explicit ``question`` makes a rubric for any aspect; an unknown aspect without
+    one is an error naming the known ones, never a silent generic question."""
+    from crseval.data.judged import aspect_key
+    key = aspect_key(aspect)
+    if question:
+        return Rubric(key, question)
+    key = "turn-overall" if turn_level and key == "overall" else key
+    if key not in RUBRICS:
+        raise CrsevalError(f"no rubric for the aspect {aspect!r}", field="aspects",
+                           expected="one of " + ", ".join(known_aspects()),
+                           fix="choose known aspects with --aspects, or give the judge's question with --question")
+    return RUBRICS[key]
+
+
+def known_aspects() -> list[str]:
+    return sorted(k for k in RUBRICS if k != "turn-overall" and k not in TURN_QUESTIONS)
 
 
 def transcript(dialogue: Dialogue, target: int | None = None, roles: tuple[str, str] = ("User", "Assistant"),
@@ -87,6 +118,8 @@ def judge_request(dialogue: Dialogue, rubric: Rubric, *, target: int | None = No
     question = rubric.question + (" (The judged response is the line marked '>>>'.)" if target is not None else "")
     text, hits = transcript(dialogue, target)
     user = TEMPLATE.format(transcript=text, question=question, lo=lo, hi=hi)
+    if rubric.yes_no:
+        user = user.rsplit("\n", 1)[0] + "\n" + YES_NO
     if summary:
         quoted, n = neutralise(summary)
         user, hits = PREFERENCES.format(summary=json.dumps(quoted, ensure_ascii=False)) + user, hits + n

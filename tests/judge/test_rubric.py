@@ -19,3 +19,17 @@ def test_transcript_quotes_hostile_text_and_marks_the_judged_turn():
     req, _ = judge_request(d, RUBRICS["relevance"], target=1)
     assert req.messages[-1].content.count("</transcript>") == 1
     assert json.loads(t.splitlines()[1].split(": ", 1)[1])
+
+
+def test_aspects_match_with_underscores_and_unknown_ones_are_refused():
+    import pytest
+
+    from crseval.core.errors import CrsevalError
+    from crseval.judge.rubric import RUBRICS, rubric_for
+    assert rubric_for("dialogue_overall") is RUBRICS["dialogue-overall"]
+    assert rubric_for("Task_Completion") is RUBRICS["task-completion"]
+    with pytest.raises(CrsevalError, match="no rubric for the aspect 'humour'") as e:
+        rubric_for("humour")
+    assert "dialogue-overall" in str(e.value) and "--question" in str(e.value)
+    own = rubric_for("humour", question="How funny is the assistant?")
+    assert own.question == "How funny is the assistant?" and own.prompt_hash() != rubric_for("overall").prompt_hash()

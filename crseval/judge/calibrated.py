@@ -1,0 +1,180 @@
+"""Calibrated judges: a small regularised model from judge evidence to a human aspect.
+
+Evidence per dialogue = the rule-read transcript features of :mod:`crseval.judge.features` plus, for
+each whole-dialogue LLM question, the judge's digit-probability vector (p1…p5) and its expected value,
+and for each decomposed turn question (:mod:`crseval.judge.decomposed`) the mean, minimum and last
+turn's P(yes). The model is a
+standardised ridge regression; its penalty is chosen by grouped inner cross-validation, and its
+accuracy is estimated by grouped *outer* cross-validation (nested: the outer test folds never choose
+the penalty), with groups = dialogues, so turns of one dialogue never sit on both sides.
+
+A judge is saved as plain JSON (no pickle): feature names, standardisation, coefficients, penalty,
+human scale, the LLM it read, the questions it asked, its cross-validated accuracy, and the signature
+and content hash of the data it was fitted on.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from crseval.core.errors import CrsevalError
+from crseval.core.version import __version__
+from crseval.data.judged import JudgedItem, aspect_key
+from crseval.judge.decomposed import AGGREGATES, aggregate
+from crseval.judge.features import NAMES, transcript_features
+from crseval.judge.rubric import TURN_QUESTIONS
+
+ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
+DIGITS = ("1", "2", "3", "4", "5")
+FORMAT = "crseval-calibrated-judge/1"
+DEFAULT_JUDGE = Path(__file__).with_name("default_judge.json")
+
+Probs = Mapping[str, Mapping[str, "Mapping[str, float] | list[float]"]]  # item → question → digit probs | P(yes)/turn
+
+
+def feature_names(questions: Sequence[str]) -> list[str]:
+    names = list(NAMES)
+    for q in questions:
+        parts = AGGREGATES if q in TURN_QUESTIONS else (*(f"p{d}" for d in DIGITS), "mean")
+        names += [f"{q}:{x}" for x in parts]
+    return names
+
+
+def feature_matrix(items: Sequence[JudgedItem], questions: Sequence[str], probs: Probs | None = None) -> np.ndarray:
+    """Rows = items, columns = :func:`feature_names`. An item without probabilities for a question it needs
+    is an error (the LLM rating failed or was not made): the judge never imputes evidence."""
+    rows = []
+    for it in items:
+        row = list(transcript_features(it.dialogue))
+        for q in questions:
+            p = (probs or {}).get(it.id, {}).get(q)
+            if not p:
+                raise CrsevalError(f"no LLM probabilities for item {it.id!r}, question {q!r}",
+                                   fix="the rating failed or was not made; rerun to retry failed ratings")
+            if q in TURN_QUESTIONS:
+                row += aggregate(p)
+                continue
+            vec = [float(p.get(d, 0.0)) for d in DIGITS]
+            row += vec + [float(np.dot(vec, np.arange(1, 6)) / max(sum(vec), 1e-12))]
+        rows.append(row)
+    return np.asarray(rows, dtype=float).reshape(len(items), -1)
+
+
+def question_scores(items: Sequence[JudgedItem], probs: dict, q: str) -> pd.Series:
+    """One question's raw reading: the expected digit, or a turn question's mean P(yes) over turns."""
+    return pd.Series({it.id: float(np.mean(p)) if q in TURN_QUESTIONS else sum(int(d) * p.get(d, 0.0) for d in DIGITS)
+                      for it in items if (p := probs.get(it.id, {}).get(q))}, dtype=float)
+
+
+def design_name(q: str) -> str:
+    return f"decomposed: {q} (mean P(yes))" if q in TURN_QUESTIONS else f"LLM: {q} question"
+
+
+@dataclass
+class AspectModel:
+    aspect: str
+    human_scale: tuple[float, float]
+    mean: list[float]
+    std: list[float]
+    coef: list[float]
+    intercept: float
+    alpha: float
+    cv: dict = field(default_factory=dict)  # nested-CV predictions' agreement on the training data
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        z = (X - np.asarray(self.mean)) / np.asarray(self.std)
+        return z @ np.asarray(self.coef) + self.intercept
+
+
+@dataclass
+class CalibratedJudge:
+    name: str
+    level: str
+    questions: list[str]
+    llm: dict | None
+    features: list[str]
+    models: dict[str, AspectModel]
+    trained_on: list[dict]
+    version: str = __version__
+    format: str = FORMAT
+
+    @property
+    def aspects(self) -> list[str]:
+        return list(self.models)
+
+    def predict(self, items: Sequence[JudgedItem], aspect: str, probs: Probs | None = None,
+                scale: tuple[float, float] | None = None) -> np.ndarray:
+        """Predicted human score per item; mapped linearly onto ``scale`` when the target data's human
+        scale differs from the one the judge learned (correlations are unchanged by the mapping)."""
+        model = self.models[aspect_key(aspect)]
+        pred = model.predict(feature_matrix(items, self.questions, probs))
+        lo, hi = model.human_scale
+        pred = np.clip(pred, lo, hi)
+        if scale is not None and tuple(scale) != (lo, hi) and hi > lo:
+            pred = scale[0] + (pred - lo) * (scale[1] - scale[0]) / (hi - lo)
+        return pred
+
+    def save(self, path: str | Path) -> Path:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(asdict(self), indent=1, ensure_ascii=False) + "\n")
+        return p
+
+    @classmethod
+    def load(cls, path: str | Path) -> "CalibratedJudge":
+        p = Path(path)
+        if p.is_dir():
+            p = p / "judge.json"
+        if not p.exists():
+            raise CrsevalError("calibrated judge not found", file=p,
+                               fix="fit one with `crseval judge fit DATA --out DIR` and pass DIR or DIR/judge.json")
+        try:
+            raw = json.loads(p.read_text())
+            if raw.get("format") != FORMAT:
+                raise ValueError(f"format {raw.get('format')!r}")
+            raw["models"] = {k: AspectModel(**{**m, "human_scale": tuple(m["human_scale"])})
+                             for k, m in raw["models"].items()}
+            judge = cls(**raw)
+        except (ValueError, TypeError, KeyError, AttributeError) as e:
+            raise CrsevalError(f"not a calibrated judge ({e})", file=p, expected=FORMAT) from None
+        if judge.features != feature_names(judge.questions):
+            raise CrsevalError("the judge was fitted with other features than this version computes", file=p,
+                               fix="refit it with `crseval judge fit`")
+        return judge
+
+
+def _search(groups: np.ndarray) -> GridSearchCV:
+    folds = min(5, len(np.unique(groups)))
+    return GridSearchCV(make_pipeline(StandardScaler(), Ridge()), {"ridge__alpha": list(ALPHAS)},
+                        cv=GroupKFold(folds), scoring="neg_mean_squared_error")
+
+
+def nested_cv_predictions(X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5) -> np.ndarray:
+    """Out-of-fold predictions: the outer fold's rows are predicted by a model whose penalty was chosen by
+    grouped CV on the other rows only."""
+    pred = np.empty(len(y))
+    for train, test in GroupKFold(min(folds, len(np.unique(groups)))).split(X, y, groups):
+        pred[test] = _search(groups[train]).fit(X[train], y[train], groups=groups[train]).predict(X[test])
+    return pred
+
+
+def fit_aspect(X: np.ndarray, y: np.ndarray, groups: np.ndarray, aspect: str,
+               human_scale: tuple[float, float]) -> AspectModel:
+    best = _search(groups).fit(X, y, groups=groups).best_estimator_
+    scaler, ridge = best.named_steps["standardscaler"], best.named_steps["ridge"]
+    return AspectModel(aspect, tuple(human_scale), scaler.mean_.tolist(), scaler.scale_.tolist(),
+                       ridge.coef_.tolist(), float(ridge.intercept_), float(ridge.alpha))
+
+
+def dialogue_groups(items: Sequence[JudgedItem], prefix: str = "") -> np.ndarray:
+    """Turn items ``conv#t3`` / ``conv#u5`` group by their dialogue."""
+    return np.array([prefix + it.id.split("#")[0] for it in items])

@@ -1,0 +1,79 @@
+"""Decomposed judging: instead of one question about a whole transcript, the judge answers small yes/no
+questions about each assistant turn (:data:`crseval.judge.rubric.TURN_QUESTIONS`: does the reply address
+the request, does it recommend a movie, does the user's next message show satisfaction), reading the
+transcript up to the user's next message with the judged reply marked. The turn evidence (P(yes) per
+turn) is aggregated into dialogue features (mean, minimum, last turn) that a calibrated judge learns
+from.
+
+Cost: the questions of one dialogue are asked in transcript order, so each prompt shares the preceding
+prompt's prefix up to the judged turn and llama.cpp re-reads only the new lines and the question (the
+embedded backend keeps one model process: requests run in order).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from crseval.core.types import Dialogue
+from crseval.judge.judging import Judge, judge_items
+from crseval.judge.rubric import TURN_QUESTIONS
+from crseval.runs.store import RunStore
+
+SEP = "#q"  # sub-item ids: "<item>#q<utterance index>"
+AGGREGATES = ("mean", "min", "last")
+
+
+def turn_items(item_id: str, dialogue: Dialogue) -> list[tuple[str, Dialogue, int]]:
+    """(sub-item id, transcript up to the next user message, index of the judged assistant utterance)."""
+    utts = list(dialogue.utterances)
+    out = []
+    for i, u in enumerate(utts):
+        if u.role.is_recommender:
+            nxt = next((j for j in range(i + 1, len(utts)) if not utts[j].role.is_recommender), len(utts) - 1)
+            sub = f"{item_id}{SEP}{i}"
+            out.append((sub, Dialogue.from_utterances(sub, utts[: nxt + 1]), i))
+    return out
+
+
+def ask(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[str], judge: Judge, store: RunStore,
+        *, seed: int = 0, progress: Callable[[int], None] | None = None) -> tuple[list[dict], dict]:
+    """Ask whole-item questions once per item and turn questions once per assistant turn (dialogue-level
+    items only); (records, probabilities: item → question → digit probabilities, or → list of P(yes) per
+    turn in order). Failed ratings leave their question out of the item's probabilities."""
+    whole = [q for q in questions if q not in TURN_QUESTIONS]
+    per_turn = [q for q in questions if q in TURN_QUESTIONS]
+    records = judge_items(list(items), whole, [judge], store, seed=seed, progress=progress) if whole else []
+    if per_turn:
+        subs = [s for i, d, _ in items for s in turn_items(i, d)]
+        records += judge_items(subs, per_turn, [judge], store, seed=seed, progress=progress)
+    probs: dict[str, dict] = {}
+    turns: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for r in records:
+        if not r.get("probs"):
+            continue
+        if r["aspect"] in TURN_QUESTIONS:
+            parent, _, idx = r["item"].rpartition(SEP)
+            turns.setdefault((parent, r["aspect"]), []).append((int(idx), float(r["probs"].get("1", 0.0))))
+        else:
+            probs.setdefault(r["item"], {})[r["aspect"]] = r["probs"]
+    for (parent, q), vals in turns.items():
+        probs.setdefault(parent, {})[q] = [p for _, p in sorted(vals)]
+    for i, d, _ in items:  # a dialogue is complete only if every one of its turns was answered
+        expected = len(turn_items(i, d))
+        for q in per_turn:
+            if len(probs.get(i, {}).get(q, [])) != expected or not expected:
+                probs.get(i, {}).pop(q, None)
+    return records, probs
+
+
+def calls(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[str]) -> int:
+    """LLM calls :func:`ask` makes for these items (before the cache)."""
+    per_turn = sum(q in TURN_QUESTIONS for q in questions)
+    return sum((len(questions) - per_turn) + per_turn * len(turn_items(i, d)) for i, d, _ in items)
+
+
+def aggregate(values: Sequence[float]) -> list[float]:
+    """Turn evidence → dialogue features, in :data:`AGGREGATES` order."""
+    v = np.asarray(values, float)
+    return [float(v.mean()), float(v.min()), float(v[-1])]

@@ -1,0 +1,112 @@
+"""`crseval judge fit` and `judge meta-eval --judge` end to end (scripted LLM), and their bad input."""
+import json
+
+import numpy as np
+import pandas as pd
+
+from tests.cli.test_cli import crseval
+
+
+def _labelled(path, n=60, seed=0):
+    """Dialogues of three systems whose human label follows what the rules read (recommendations accepted)."""
+    rng = np.random.default_rng(seed)
+    convs = []
+    for i in range(n):
+        q = int(rng.integers(0, 4))
+        turns = [{"role": "USER", "utterance": "Any sci-fi movie?"}]
+        for k in range(q + 1):
+            turns += [{"role": "ASST", "utterance": f'Try "Movie {i}{k} (19{80 + k})".'},
+                      {"role": "USER", "utterance": "Great, thanks!" if k < q else "No, something else."}]
+        convs.append({"conv_id": f"{['kbrd', 'barcor', 'unicrs'][i % 3]}_redial_{i}",
+                      "dial_level_aggregated": {"dialogue_overall": float(np.clip(q + rng.normal(0, .4), 0, 3))},
+                      "dialogue": turns})
+    path.write_text(json.dumps(convs))
+    return path
+
+
+def test_fit_then_meta_eval_with_the_fitted_judge(tmp_path):
+    data = _labelled(tmp_path / "train.json")
+    test = _labelled(tmp_path / "test.json", n=45, seed=1)
+    res = crseval("judge", "fit", str(data), "--backend", "scripted", "--test", str(test), "--n-boot", "50",
+                  "--out", str(tmp_path / "fit"), "--format", "json")
+    rows = json.loads(res.stdout)["result"]
+    assert {r["judge"] for r in rows} == {"calibrated (rules + LLM)", "calibrated (rules only)",
+                                          "calibrated (LLM only)", "LLM: dialogue-overall question"}
+    cv = {r["judge"]: r for r in rows}
+    assert cv["calibrated (rules only)"]["pearson"] > 0.7  # the rules read what the labels follow
+    judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
+    assert judge["format"] == "crseval-calibrated-judge/1" and judge["questions"] == ["dialogue-overall"]
+    assert judge["trained_on"][0]["data"].startswith("judged-json-dialogue@")
+    transfer = pd.read_csv(tmp_path / "fit" / "tables" / "judge_transfer.csv")
+    assert transfer[transfer["judge"].str.startswith("calibrated")]["pearson"].iloc[0] > 0.6
+    assert (tmp_path / "fit" / "tables" / "judge_fit_paired_tests.csv").exists()
+
+    out = tmp_path / "meta"
+    res = crseval("judge", "meta-eval", str(test), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
+                  "--aspects", "dialogue_overall", "--n-boot", "50", "--out", str(out), "--format", "json")
+    meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    assert set(meta) == {"calibrated (judged-json-dialogue)", "scripted", "length baseline"}
+    assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.6
+    assert "partial_length" in meta["scripted"] and "kendall" in meta["scripted"]
+    tests = pd.read_csv(out / "tables" / "judge_paired_tests.csv")
+    assert {"calibrated (judged-json-dialogue)", "scripted"} <= set(tests["judge"])
+    within = pd.read_csv(out / "tables" / "judge_within_system.csv")
+    assert set(within["system"]) == {"kbrd_redial", "barcor_redial", "unicrs_redial"}
+    assert len(pd.read_csv(out / "tables" / "judge_system_level.csv")) == 3  # one row per judge
+    scores = pd.read_csv(out / "tables" / "judge_item_scores.csv")
+    assert (scores["judge"] == "calibrated (judged-json-dialogue)").sum() == 45
+
+
+def test_bad_judges_and_aspects_are_one_line_errors(tmp_path):
+    data = _labelled(tmp_path / "d.json", n=30)
+    bad = tmp_path / "judge.json"
+    bad.write_text('{"format": "something else"}')
+    for args, words in [(["--judge", str(bad)], "not a calibrated judge"),
+                        (["--judge", str(tmp_path / "missing")], "calibrated judge not found"),
+                        (["--aspects", "humour"], "no human labels for humour")]:
+        res = crseval("judge", "meta-eval", str(data), "--backend", "scripted", *args, "--out",
+                      str(tmp_path / "x"), check=False)
+        assert res.returncode == 2, res.stderr
+        assert words in res.stderr and "Traceback" not in res.stderr
+
+
+def test_an_aspect_without_a_rubric_needs_a_question(tmp_path):
+    convs = json.loads(_labelled(tmp_path / "d.json", n=12).read_text())
+    for c in convs:
+        c["dial_level_aggregated"] = {"humour": 1.0 + len(c["dialogue"]) % 3}
+    (tmp_path / "h.json").write_text(json.dumps(convs))
+    res = crseval("judge", "meta-eval", str(tmp_path / "h.json"), "--backend", "scripted", "--out",
+                  str(tmp_path / "x"), check=False)
+    assert res.returncode == 2 and "no rubric for the aspect 'humour'" in res.stderr
+    res = crseval("judge", "meta-eval", str(tmp_path / "h.json"), "--backend", "scripted", "--question",
+                  "How funny is the assistant?", "--n-boot", "0", "--out", str(tmp_path / "y"), "--format", "json")
+    assert {r["aspect"] for r in json.loads(res.stdout)["result"]} == {"humour"}
+
+
+def test_a_panel_of_identical_readings_is_degenerate(tmp_path):
+    data = _labelled(tmp_path / "d.json", n=20)
+    panel = tmp_path / "panel.toml"
+    panel.write_text('[[judges]]\nname = "cold"\n[judges.llm]\nbackend = "scripted"\n\n'
+                     '[[judges]]\nname = "warm"\n[judges.llm]\nbackend = "scripted"\ntemperature = 0.8\n')
+    crseval("judge", "meta-eval", str(data), "--panel", str(panel), "--judge", "none", "--n-boot", "20",
+            "--out", str(tmp_path / "p"))
+    rel = pd.read_csv(tmp_path / "p" / "tables" / "judge_panel_reliability.csv")
+    assert rel["degenerate"].all() and (rel["icc1_band"] == "degenerate (identical readings)").all()
+    gain = pd.read_csv(tmp_path / "p" / "tables" / "judge_panel_gain.csv")
+    assert gain["panel_gain"].abs().max() < 1e-9
+
+
+def test_decomposed_questions_are_asked_per_assistant_turn(tmp_path):
+    data = _labelled(tmp_path / "d.json", n=24)
+    turns = sum(1 for c in json.loads(data.read_text()) for u in c["dialogue"] if u["role"] == "ASST")
+    out = tmp_path / "fit"
+    res = crseval("judge", "fit", str(data), "--backend", "scripted", "--questions", "turn-satisfied",
+                  "--n-boot", "0", "--out", str(out), "--format", "json")
+    assert "decomposed: turn-satisfied (mean P(yes))" in {r["judge"] for r in json.loads(res.stdout)["result"]}
+    records = [json.loads(line) for line in (out / "records" / "judgments.jsonl").read_text().splitlines()]
+    assert len(records) == turns and all("#q" in r["item"] for r in records)
+    judge = json.loads((out / "judge.json").read_text())
+    assert judge["features"][-3:] == ["turn-satisfied:mean", "turn-satisfied:min", "turn-satisfied:last"]
+    res = crseval("judge", "fit", str(data), "--level", "turn", "--backend", "scripted", "--questions",
+                  "turn-satisfied", "--out", str(tmp_path / "t"), check=False)
+    assert res.returncode == 2 and "dialogue level only" in res.stderr
