@@ -26,11 +26,14 @@ JOBS = {
     "behavior.run": "crseval.behavior.job:RUN",
     "behavior.tag": "crseval.behavior.job:TAG",
     "behavior.meta": "crseval.behavior.job:META",
+    "behavior.eval": "crseval.behavior.reuse:EVAL",
     "shift.run": "crseval.adaptation.job:RUN",
     "shift.score": "crseval.adaptation.job:SCORE",
     "judge.meta-eval": "crseval.judge.job:JOB",
+    "judge.fit": "crseval.judge.fit:JOB",
     "reliability": "crseval.reliability.job:JOB",
     "serendipity.meta-eval": "crseval.serendipity.job:JOB",
+    "arena": "crseval.arena.job:JOB",
     "demo": "crseval.demo:JOB",
 }
 

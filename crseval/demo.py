@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from crseval.arena.job import ArenaConfig, signature_part as arena_part
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
 from crseval.data import load_dataset
@@ -22,6 +23,7 @@ RELIABILITY_BOOT = 100
 BEHAVIOR_DIALOGUES = ("s01", "s04")
 SERENDIPITY_LLM_ANSWERS = 6
 SHIFT_SESSIONS, SHIFT_TURNS = 2, 3
+ARENA_BOOT = 200
 
 
 class DemoConfig(BaseModel):
@@ -43,7 +45,8 @@ def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
             data=f"{sample.dialogues.info.signature()}+{sample.ratings.info.signature()}",
             llm={**client.identity(), "T": config.llm.temperature, "seed": config.seed, "prompt": rubric.prompt_hash()},
             metric={"judge": f"{rubric.name}(scale={rubric.scale[0]}-{rubric.scale[1]},rating=expected|sampled)",
-                    "reliability": signature_part(n_boot=RELIABILITY_BOOT, seed=config.seed)})
+                    "reliability": signature_part(n_boot=RELIABILITY_BOOT, seed=config.seed),
+                    "arena": arena_part(ArenaConfig(votes=["votes.csv"], n_boot=ARENA_BOOT, seed=config.seed))})
         store.save_signature(sig)
         dialogues = sample.dialogues.dialogues
         records = judge_items([(d.id, d, None) for d in dialogues], [rubric.name], [Judge("judge", client)], store,
@@ -59,6 +62,7 @@ def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
     finally:
         client.close()
     _shift(store, config, progress)
+    _arena(store, config.seed, progress)
     sections = pd.DataFrame([{"section": s["title"], "tables": ", ".join(n for n, _ in entries(s, "tables"))}
                              for s in store.sections()])
     return Result("demo", "demo sections", sections, sig, store.root)
@@ -80,6 +84,16 @@ def _shift(store: RunStore, config: DemoConfig, progress: Progress) -> None:
     shift_into(cfg, store, progress, part_of="demo",
                title=f"Preference-shift adaptation ({SHIFT_SESSIONS} sessions × {SHIFT_TURNS} turns per model; "
                     "use `crseval shift run` for real numbers)")
+
+
+def _arena(store: RunStore, seed: int, progress: Progress) -> None:
+    """Rankings from the bundled simulated pairwise votes (no LLM)."""
+    from crseval.arena.job import rank_into
+    from crseval.data.sample import sample_dir
+    from crseval.data.votes import load_votes
+    votes = load_votes(sample_dir() / "votes.csv")
+    rank_into(store, [("sample votes", votes)], ArenaConfig(votes=[str(votes.info.path)], n_boot=ARENA_BOOT, seed=seed),
+              progress, title="Arena rankings (simulated sample votes)")
 
 
 def _behavior(store: RunStore, dialogues, client, seed: int, progress: Progress) -> None:

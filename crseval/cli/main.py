@@ -27,7 +27,8 @@ GROUPS = {
     "shift": "Preference-shift evaluation: user simulator × CRS models × topic adaptation score (TAS) × LLM judge.",
     "serendipity": "Serendipity evaluation and meta-evaluation.",
     "reliability": "Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, structure.",
-    "judge": "LLM judges: meta-evaluation against human labels, judge panels.",
+    "judge": "LLM judges: calibrated judges, meta-evaluation against human labels, judge panels.",
+    "arena": "Rank systems from pairwise votes: Elo, Bradley–Terry with CIs, agreement between crowds.",
 }
 
 

@@ -55,7 +55,7 @@ METRICS: dict[str, MetricSpec] = {}
 TABLES: dict[str, TableSpec] = {}
 
 CAPABILITY_MODULES = ("crseval.behavior.metrics", "crseval.adaptation.metrics", "crseval.reliability.metrics",
-                      "crseval.judge.metrics", "crseval.serendipity.metrics")
+                      "crseval.judge.metrics", "crseval.serendipity.metrics", "crseval.arena.metrics")
 
 
 def register_metric(name: str, description: str, *, label: str = "", higher_is_better: bool | None = True,

@@ -51,6 +51,13 @@ DATASETS: dict[str, DatasetSpec] = {s.name: s for s in [
                 "judgments/ab_redial", "ratings", _GH + "Clemenciah/AB-ReDial"),
     DatasetSpec("uss-redial", _lazy("ratings", "load_uss_redial"), "USS ReDial user-turn satisfaction",
                 "judgments/uss_redial/ReDial.txt", "ratings", _GH + "sunnweiwei/user-satisfaction-simulation"),
+    DatasetSpec("judged", _lazy("judged", "load_judged"), "dialogues with human labels, read as published: "
+                "CRSArena-Eval / crseval JSON, the arena's dialogues, AB-ReDial, USS-ReDial (dialogue level)",
+                "judgments/ab_redial", "judged", "CRSArena-Eval (iai-group), AB-ReDial, USS-ReDial, CRSArena-Dial"),
+    DatasetSpec("judged-turns", _lazy("judged", "load_judged", level="turn"), "the same sets at turn level",
+                "judgments/uss_redial/ReDial.txt", "judged", "as above"),
+    DatasetSpec("arena-votes", _lazy("votes", "load_votes"), "pairwise votes between CRSs (CRSArena-Dial layout)",
+                "arena/crsarena_dial/votes_open.csv", "votes", _GH + "iai-group/crsarena-dial (data/)"),
     DatasetSpec("serendipity2018", _lazy("serendipity", "load_serendipity2018"), "Serendipity-2018 user study",
                 "serendipity/serendipity2018", "serendipity", "https://grouplens.org/datasets/serendipity-2018/"),
     DatasetSpec("taobao-serendipity", _lazy("serendipity", "load_taobao"), "Taobao Serendipity user study",

@@ -1,0 +1,207 @@
+"""The arena job: rank systems from pairwise human votes with uncertainty.
+
+Per vote set (each file, and all files combined in the given order): the arena's sequential Elo,
+Bradley–Terry ratings with bootstrap CIs over votes, rank intervals and stability, win probabilities,
+the votes a CI of a given width needs; between vote sets (e.g. open vs closed crowd): the agreement of
+their ratings with CIs and of their pairwise orderings; with the arena's dialogues: each system's
+satisfaction rate (Wilson CI) and its agreement with the pairwise ranking.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from crseval.arena.rating import (bootstrap, bradley_terry, elo, ranks, record, votes_needed, win_probability)
+from crseval.core.config import CommaList
+from crseval.core.errors import CrsevalError
+from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.signature import make_signature
+from crseval.data.votes import TIE, Votes, load_votes
+from crseval.runs.store import RunStore
+
+RESULT_COLUMNS = ["system", "elo", "bt", "bt_low", "bt_high", "rank", "wins", "losses", "ties", "satisfaction",
+                  "satisfaction_low", "satisfaction_high", "vote_set"]
+
+
+class ArenaConfig(BaseModel):
+    """Pairwise votes → rankings with uncertainty."""
+
+    model_config = ConfigDict(extra="forbid")
+    votes: CommaList = Field(..., description="Vote files (crs1, crs2, vote[, session_id, user_id, feedback]); "
+                                              "several are ranked one by one, combined, and compared.",
+                             json_schema_extra={"argument": True})
+    dialogues: CommaList | None = Field(None, description="The arena's dialogue files (JSON, satisfied/frustrated "
+                                                          "per dialogue) for per-system satisfaction rates.")
+    k: float = Field(16, gt=0, description="Elo K factor (the arena's: 16).")
+    initial: float = Field(1000, description="Elo starting rating (the arena's: 1000).")
+    alpha: float = Field(0.01, ge=0, description="Bradley–Terry regularisation (keeps systems without wins finite).")
+    ci_width: float = Field(100, gt=0, description="Target width (Elo points) of a 95 % CI for the votes-needed table.")
+    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples of the votes.")
+    seed: int = Field(0, description="Seed of the bootstrap.")
+
+
+def default_out(config: ArenaConfig) -> Path:
+    return Path("runs") / "arena"
+
+
+def _satisfaction(paths: list[str]) -> pd.DataFrame:
+    from crseval.data.judged import load_judged
+    rows = [{"system": it.system, "satisfied": it.labels["satisfied"]} for p in paths for it in load_judged(p).items]
+    g = pd.DataFrame(rows).groupby("system")["satisfied"].agg(["sum", "count"])
+    lo, hi = proportion_confint(g["sum"], g["count"], method="wilson")
+    return pd.DataFrame({"satisfaction": g["sum"] / g["count"], "satisfaction_low": lo, "satisfaction_high": hi,
+                         "dialogues": g["count"]})
+
+
+def _rate(name: str, votes: pd.DataFrame, config: ArenaConfig) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """(ratings table, win-probability table, bootstrap matrix) of one vote set."""
+    systems = sorted(set(votes["crs1"]) | set(votes["crs2"]))
+    bt = bradley_terry(votes, systems, alpha=config.alpha)
+    boot = bootstrap(votes, systems, n_boot=config.n_boot, seed=config.seed, alpha=config.alpha)
+    ranked = ranks(bt)
+    table = record(votes, systems).loc[systems].reset_index(names="system")
+    e = elo(votes, k=config.k, initial=config.initial)
+    table.insert(1, "elo", [e[s] for s in systems])
+    table.insert(2, "bt", bt)
+    table.insert(3, "rank", ranked)
+    if len(boot):
+        boot_ranks = np.array([ranks(b) for b in boot])
+        lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+        table.insert(3, "bt_low", lo)
+        table.insert(4, "bt_high", hi)
+        table["rank_low"] = np.percentile(boot_ranks, 2.5, axis=0, method="lower")
+        table["rank_high"] = np.percentile(boot_ranks, 97.5, axis=0, method="higher")
+        table["rank_stability"] = (boot_ranks == ranked).mean(axis=0)
+        table["votes_for_ci_width"] = [votes_needed(h - l_, len(votes), config.ci_width) for l_, h in zip(lo, hi)]
+    table["vote_set"] = name
+    p = win_probability(bt)
+    better = (boot[:, :, None] > boot[:, None, :]).mean(axis=0) if len(boot) else np.full(p.shape, np.nan)
+    wins = pd.DataFrame([{"vote_set": name, "system": a, "opponent": b, "p_win": p[i, j], "p_better": better[i, j]}
+                         for i, a in enumerate(systems) for j, b in enumerate(systems) if i != j])
+    return table.sort_values("rank", kind="stable").reset_index(drop=True), wins, boot
+
+
+def _majorities(votes: pd.DataFrame) -> dict[frozenset, str | None]:
+    """Per system pair: the system with more votes (None on a tie)."""
+    out: dict[frozenset, list] = {}
+    for a, b, vote in zip(votes["crs1"], votes["crs2"], votes["vote"]):
+        out.setdefault(frozenset((a, b)), []).append(vote)
+    result = {}
+    for pair, vs in out.items():
+        counts = pd.Series([v for v in vs if v != TIE]).value_counts()
+        result[pair] = counts.index[0] if len(counts) and (len(counts) == 1 or counts.iloc[0] > counts.iloc[1]) else None
+    return result
+
+
+def _fisher_ci(r: float, n: int, spearman: bool = False) -> tuple[float, float]:
+    """95 % CI of a correlation over n systems (Fisher z; Bonett–Wright standard error for Spearman)."""
+    if n < 4 or not np.isfinite(r) or abs(r) >= 1:
+        return float("nan"), float("nan")
+    se = np.sqrt((1 + r * r / 2) / (n - 3)) if spearman else 1 / np.sqrt(n - 3)
+    z = np.arctanh(r)
+    return float(np.tanh(z - 1.96 * se)), float(np.tanh(z + 1.96 * se))
+
+
+def _agreement(a: tuple, b: tuple) -> dict:
+    """Two vote sets: correlation of their Bradley–Terry ratings over the common systems (Fisher-z CIs:
+    systems are the sample), of their Elo ratings (what the arena could report), how many system pairs
+    both order the same way, and whether their direct majorities agree."""
+    (na, ta, va), (nb, tb, vb) = a, b
+    common = sorted(set(ta["system"]) & set(tb["system"]))
+    ta, tb = ta.set_index("system").loc[common], tb.set_index("system").loc[common]
+    ra, rb = ta["bt"].to_numpy(), tb["bt"].to_numpy()
+    row = {"vote_set_a": na, "vote_set_b": nb, "systems": len(common)}
+    if len(common) < 3:
+        return row
+    for method, fn in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
+        row[method] = r = float(fn(ra, rb)[0])
+        row[f"{method}_lo"], row[f"{method}_hi"] = _fisher_ci(r, len(common), method == "spearman")
+    row["elo_pearson"] = float(stats.pearsonr(ta["elo"], tb["elo"])[0])
+    pairs = list(combinations(range(len(common)), 2))
+    row["pair_order_agreement"] = float(np.mean([np.sign(ra[i] - ra[j]) == np.sign(rb[i] - rb[j]) for i, j in pairs]))
+    ma, mb = _majorities(va), _majorities(vb)
+    both = [p for p in set(ma) & set(mb) if ma[p] is not None and mb[p] is not None]
+    row["direct_pairs"] = len(both)
+    row["direct_agreement"] = float(np.mean([ma[p] == mb[p] for p in both])) if both else float("nan")
+    return row
+
+
+def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfig, progress: Progress,
+              title: str = "Arena rankings") -> pd.DataFrame:
+    """Rate every vote set (and all combined) into ``store``; the ratings table."""
+    from crseval.arena.plots import plot_ratings, plot_win_probability
+    named = [(n, v.data) for n, v in sets]
+    if len(sets) > 1:
+        named.append(("combined", pd.concat([v.data for _, v in sets], ignore_index=True)))
+    tick = progress("Bradley–Terry bootstrap", len(named))
+    rated = []
+    for name, votes in named:
+        table, wins, boot = _rate(name, votes, config)
+        rated.append((name, table, boot, votes, wins))
+        tick(1)
+    ratings = pd.concat([t for _, t, *_ in rated], ignore_index=True)
+    tables = ["arena_ratings", "arena_win_probability"]
+    if config.dialogues:
+        sat = _satisfaction(config.dialogues)
+        ratings = ratings.join(sat, on="system")
+        agree = []
+        for name, table, *_ in rated:
+            both = table.join(sat, on="system", rsuffix="_").dropna(subset=["satisfaction"])
+            if len(both) >= 3:
+                agree.append({"vote_set": name, "systems": len(both),
+                              "spearman": float(stats.spearmanr(both["bt"], both["satisfaction"])[0]),
+                              "pearson": float(stats.pearsonr(both["bt"], both["satisfaction"])[0])})
+        if agree:
+            store.write_table("arena_satisfaction_agreement", pd.DataFrame(agree))
+            tables.append("arena_satisfaction_agreement")
+    store.write_table("arena_ratings", ratings)
+    store.write_table("arena_win_probability", pd.concat([w for *_, w in rated], ignore_index=True))
+    if len(sets) > 1:
+        files = [(n, t, v) for n, t, _, v, _ in rated[: len(sets)]]
+        store.write_table("arena_agreement", pd.DataFrame([_agreement(a, b) for a, b in combinations(files, 2)]))
+        tables.append("arena_agreement")
+    main = rated[-1]
+    plot_ratings(ratings, store.figure_path("arena_ratings"))
+    plot_win_probability(main[4], store.figure_path("arena_win_probability"), main[0])
+    store.add_section(
+        title,
+        f"{' + '.join(f'{n} ({len(v)} votes)' for n, v in sets)}. elo: the arena's sequential Elo (file order, "
+        f"K = {config.k:g}, start {config.initial:g}, tie = ½), which depends on the vote order and carries no "
+        f"uncertainty. bt: Bradley–Terry on the same scale with 95 % bootstrap CIs over votes ({config.n_boot} "
+        "resamples); rank_low–rank_high: the 95 % rank interval; rank_stability: how often the rank holds under "
+        f"resampling; votes_for_ci_width: votes a CI of {config.ci_width:g} points would need (widths shrink as "
+        "1/√votes)." + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else ""),
+        tables=[(t, None) for t in tables],
+        figures=[("arena_ratings", "Bradley–Terry ratings with 95 % bootstrap CIs (bars) and the arena's sequential "
+                                   "Elo (diamonds), per vote set"),
+                 ("arena_win_probability", f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)")])
+    return ratings[ratings["vote_set"] == main[0]]
+
+
+def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Result:
+    sets: list[tuple[str, Votes]] = [(v.info.name.split(":", 1)[1], v) for v in map(load_votes, config.votes)]
+    if len({n for n, _ in sets}) < len(sets):
+        raise CrsevalError("two vote files share a name", field="votes", fix="give each vote set its own file name")
+    sig = make_signature(data=" + ".join(v.info.signature() for _, v in sets), metric={"arena": signature_part(config)})
+    store.save_signature(sig)
+    shown = rank_into(store, sets, config, progress)
+    name = shown["vote_set"].iloc[0]
+    return Result("arena", f"arena rankings ({name} votes)",
+                  shown.reindex(columns=RESULT_COLUMNS).dropna(axis=1, how="all").round(3), sig, store.root)
+
+
+def signature_part(config: ArenaConfig) -> str:
+    return (f"elo(K={config.k:g},init={config.initial:g},file-order,tie=0.5)|bradley-terry(choix-ilsr,"
+            f"alpha={config.alpha:g},tie=0.5)|boot:{config.n_boot}|seed:{config.seed}")
+
+
+JOB = JobSpec("arena", ArenaConfig, run, default_out,
+              "Rank systems from pairwise votes: the arena's Elo, Bradley–Terry with bootstrap CIs, rank stability, "
+              "win probabilities, votes needed; agreement between vote sets; satisfaction from the arena's dialogues.",
+              "crseval arena rankings")
