@@ -287,7 +287,8 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     finally:
         for j in judges:
             j.client.close()
-    return Result("judge.meta-eval", f"judge meta-evaluation ({judged.level} level)", table[SUMMARY_COLUMNS].round(3),
+    return Result("judge.meta-eval", f"judge meta-evaluation ({judged.level} level)",
+                  table.reindex(columns=SUMMARY_COLUMNS).round(3),
                   sig, store.root)
 
 

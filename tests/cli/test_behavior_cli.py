@@ -24,6 +24,7 @@ def test_explicit_reference_stats_and_system_labels(tmp_path):
     assert res["explicit_ba"] == 0.4
 
 
+@pytest.mark.slow  # trains classifiers
 def test_run_with_a_responses_file_and_meta(tmp_path):
     from crseval.behavior.evaluate import contexts
     from crseval.data import load_dataset
@@ -136,6 +137,7 @@ def test_hard_zero_never_says_mixed_hard(tmp_path):
     assert designs == ["Original", "OOD ood.csv (Original model)"]
 
 
+@pytest.mark.slow  # trains classifiers
 def test_a_trained_model_is_reused_without_retraining(tmp_path):
     from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.evaluate import contexts

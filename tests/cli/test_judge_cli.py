@@ -3,6 +3,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from tests.cli.test_cli import crseval
 
@@ -96,6 +97,7 @@ def test_a_panel_of_identical_readings_is_degenerate(tmp_path):
     assert gain["panel_gain"].abs().max() < 1e-9
 
 
+@pytest.mark.slow  # fits three designs with nested CV, twice through the CLI
 def test_decomposed_questions_are_asked_per_assistant_turn(tmp_path):
     data = _labelled(tmp_path / "d.json", n=24)
     turns = sum(1 for c in json.loads(data.read_text()) for u in c["dialogue"] if u["role"] == "ASST")
