@@ -11,6 +11,8 @@ class JudgeSpec(BaseModel):
     name: str
     llm: LLMConfig = LLMConfig()
     samples: int = Field(1, ge=1, le=50, description="repeated samples per item (use temperature > 0 for > 1)")
+    question: str | None = Field(None, description="this member's own question for every aspect (a panel that "
+                                                   "mixes prompts, not only models)")
 
 
 class PanelConfig(BaseModel):

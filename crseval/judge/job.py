@@ -47,7 +47,7 @@ class JudgeMetaConfig(BaseModel):
     llm: LLMConfig = LLMConfig()
     samples: int = Field(1, ge=1, le=50, description="Ratings per item from the judge (a panel of repeated samples).")
     temperature: float = Field(0.0, ge=0, le=2, description="Judge temperature (use > 0 with --samples > 1).")
-    panel: Path | None = Field(None, description="TOML with [[judges]] entries (name, samples, [judges.llm]); "
+    panel: Path | None = Field(None, description="TOML with [[judges]] entries (name, samples, question, [judges.llm]); "
                                                  "replaces --backend/--model/--samples.")
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the correlation CIs.")
     seed: int = Field(0, description="Seed for the subset and the bootstrap.")
@@ -74,7 +74,7 @@ def calibrated_judge(spec: str, level: str):
 
 def _judges(config: JudgeMetaConfig, cache: Path) -> list[Judge]:
     if config.panel is not None:
-        return [Judge(s.name, make_client(s.llm, cache), s.samples, s.llm.temperature)
+        return [Judge(s.name, make_client(s.llm, cache), s.samples, s.llm.temperature, s.question)
                 for s in load_config(config.panel, PanelConfig).judges]
     llm = config.llm.model_copy(update={"temperature": config.temperature})
     return [Judge(llm.model or llm.backend, make_client(llm, cache), config.samples, config.temperature)]

@@ -20,6 +20,7 @@ class Judge:
     client: LLMClient
     samples: int = 1
     temperature: float = 0.0
+    question: str | None = None  # replaces the rubric's question for this member (panels that mix prompts)
 
 
 def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[Judge], store: RunStore, *,
@@ -38,7 +39,8 @@ def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[
 
     def rate(w) -> None:
         judge, sample, (item_id, dialogue, target), aspect = w
-        rubric = rubric_for(aspect, turn_level=target is not None, question=(questions or {}).get(aspect))
+        rubric = rubric_for(aspect, turn_level=target is not None,
+                            question=judge.question or (questions or {}).get(aspect))
         req, neutralised = judge_request(dialogue, rubric, target=target, temperature=judge.temperature,
                                          seed=seed + sample, summary=dialogue.metadata.get("preference_summary"))
         res = judge.client.rate(req, rubric.scale)

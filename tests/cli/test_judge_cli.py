@@ -112,3 +112,16 @@ def test_decomposed_questions_are_asked_per_assistant_turn(tmp_path):
     res = crseval("judge", "fit", str(data), "--level", "turn", "--backend", "scripted", "--questions",
                   "turn-satisfied", "--out", str(tmp_path / "t"), check=False)
     assert res.returncode == 2 and "dialogue level only" in res.stderr
+
+
+def test_a_panel_that_mixes_prompts_is_not_degenerate(tmp_path):
+    data = _labelled(tmp_path / "d.json", n=20)
+    panel = tmp_path / "panel.toml"
+    panel.write_text('[[judges]]\nname = "rubric"\n[judges.llm]\nbackend = "scripted"\n\n'
+                     '[[judges]]\nname = "plain"\nquestion = "Was the user happy at the end?"\n'
+                     '[judges.llm]\nbackend = "scripted"\n')
+    crseval("judge", "meta-eval", str(data), "--panel", str(panel), "--n-boot", "20", "--out", str(tmp_path / "p"))
+    rel = pd.read_csv(tmp_path / "p" / "tables" / "judge_panel_reliability.csv")
+    assert not rel["degenerate"].any()
+    records = [json.loads(x) for x in (tmp_path / "p" / "records" / "judgments.jsonl").read_text().splitlines()]
+    assert len({r["prompt"] for r in records}) == 2  # two prompts, recorded per rating
