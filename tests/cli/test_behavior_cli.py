@@ -98,6 +98,7 @@ def test_bad_responses_file_is_a_clear_error(tmp_path):
     assert not (tmp_path / "x").exists()  # the file is checked before anything is written
 
 
+@pytest.mark.slow  # trains classifiers
 def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.evaluate import contexts
@@ -125,6 +126,7 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     assert res["implicit_ba"] > 0.5
 
 
+@pytest.mark.slow  # trains classifiers
 def test_hard_zero_never_says_mixed_hard(tmp_path):
     from crseval.behavior.classifier import labelled_sentences
     from crseval.data import load_dataset
