@@ -88,6 +88,19 @@ def _field_param(name: str, field: Any) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=_cli_type(field.annotation))
 
 
+def default_command_group(default: str) -> type:
+    """A command group whose first argument, when it is not a subcommand, goes to ``default``
+    (`crseval reliability RATINGS …` runs `analyze`, `crseval arena VOTES…` runs `rank`)."""
+    from typer.core import TyperGroup
+
+    class DefaultGroup(TyperGroup):
+        def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+            if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+                args = [default, *args]
+            return super().parse_args(ctx, args)
+    return DefaultGroup
+
+
 def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = False) -> None:
     """Add ``name`` to ``app``: options from ``job.config``, then validate → run → print."""
     params, llm_fields = [], []

@@ -6,23 +6,12 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 import typer
-from typer.core import TyperGroup
 
-from crseval.cli.options import FORMAT, job_command
+from crseval.cli.options import FORMAT, default_command_group, job_command
 from crseval.cli.output import Format, emit
 from crseval.reliability.job import JOB as ANALYZE
 
-
-class DefaultAnalyze(TyperGroup):
-    """`crseval reliability RATINGS …` runs `analyze`; `power` and `plan` are subcommands."""
-
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
-            args = ["analyze", *args]
-        return super().parse_args(ctx, args)
-
-
-app = typer.Typer(cls=DefaultAnalyze, no_args_is_help=True, add_completion=False,
+app = typer.Typer(cls=default_command_group("analyze"), no_args_is_help=True, add_completion=False,
                   help="Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, "
                        "structure. `crseval reliability RATINGS --item-col … --rater-col …` analyses a file.")
 job_command(app, "analyze", ANALYZE)

@@ -44,8 +44,9 @@ def ask(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[s
     whole = [q for q in questions if q not in TURN_QUESTIONS]
     per_turn = [q for q in questions if q in TURN_QUESTIONS]
     records = judge_items(list(items), whole, [judge], store, seed=seed, progress=progress) if whole else []
+    turns_of = {i: turn_items(i, d) for i, d, _ in items} if per_turn else {}
     if per_turn:
-        subs = [s for i, d, _ in items for s in turn_items(i, d)]
+        subs = [s for subs_ in turns_of.values() for s in subs_]
         records += judge_items(subs, per_turn, [judge], store, seed=seed, progress=progress)
     probs: dict[str, dict] = {}
     turns: dict[tuple[str, str], list[tuple[int, float]]] = {}
@@ -59,8 +60,8 @@ def ask(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[s
             probs.setdefault(r["item"], {})[r["aspect"]] = r["probs"]
     for (parent, q), vals in turns.items():
         probs.setdefault(parent, {})[q] = [p for _, p in sorted(vals)]
-    for i, d, _ in items:  # a dialogue is complete only if every one of its turns was answered
-        expected = len(turn_items(i, d))
+    for i, subs_ in turns_of.items():  # a dialogue is complete only if every one of its turns was answered
+        expected = len(subs_)
         for q in per_turn:
             if len(probs.get(i, {}).get(q, [])) != expected or not expected:
                 probs.get(i, {}).pop(q, None)
