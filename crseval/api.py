@@ -22,7 +22,7 @@ from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 
 JOBS = {
-    "behavior.train": "crseval.behavior.job:TRAIN",
+    "behavior.train": "crseval.behavior.train_job:TRAIN",
     "behavior.run": "crseval.behavior.job:RUN",
     "behavior.tag": "crseval.behavior.job:TAG",
     "behavior.meta": "crseval.behavior.job:META",

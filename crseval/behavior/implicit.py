@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -133,23 +133,43 @@ class PairCV:
     def kappa(self) -> float:
         return float(np.mean(self.fold_kappa))
 
+    def accuracy_ci(self, level: float = 0.95) -> tuple[float, float]:
+        """t interval of the mean over folds (folds share training dialogues, so it is, if anything, narrow)."""
+        from scipy import stats
+        a = np.asarray(self.fold_accuracy)
+        half = stats.t.ppf((1 + level) / 2, len(a) - 1) * a.std(ddof=1) / np.sqrt(len(a))
+        return float(a.mean() - half), float(a.mean() + half)
+
 
 def cross_validate(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 20000, hard: int = 0,
                    hard_classes: dict[str, str] | None = None, head: str = "logreg", with_embeddings: bool = False,
-                   n_splits: int = 5, test_pairs: int = 4000, seed: int = 0) -> PairCV:
+                   n_splits: int = 5, test_pairs: int = 4000, seed: int = 0,
+                   encoder: Callable[[pd.DataFrame, int], Embedder] | None = None) -> PairCV:
     """Grouped k-fold: train pairs from training dialogues only, test pairs (Original design) from
-    the held-out dialogues only."""
+    the held-out dialogues only. ``encoder(train_sentences, fold)``, when given, makes each fold's own
+    encoder (e.g. fine-tuned on that fold's training sentences only) instead of ``embedder``."""
     accs, kappas = [], []
     folds = GroupKFold(n_splits=n_splits).split(sentences, groups=sentences["dialogue"])
     for f, (train, test) in enumerate(folds):
         train_s = sentences.iloc[train]
         tr = make_pairs(train_s, n_pairs, hard=hard, hard_classes=hard_classes, seed=seed + f)
         te = make_pairs(sentences.iloc[test], test_pairs, seed=seed + 100 + f)
-        clf = PairClassifier(embedder, head, with_embeddings, seed).fit(train_s, tr)
+        emb = encoder(train_s, f) if encoder else embedder
+        clf = PairClassifier(emb, head, with_embeddings, seed).fit(train_s, tr)
         pred = (clf.proba(te["a"], te["b"]) >= 0.5).astype(int)
         accs.append(float(np.mean(pred == te["same"])))
         kappas.append(float(cohen_kappa_score(te["same"], pred)))
     return PairCV(accs, kappas)
+
+
+def random_split(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 20000, head: str = "logreg",
+                 test_pairs: int = 4000, seed: int = 0) -> dict[str, float]:
+    """The Behavior Alignment paper's protocol (Original design): one pool of pairs split at random, so
+    the test pairs' sentences also occur in training pairs (and trained the strategy model and encoder)."""
+    pool = make_pairs(sentences, n_pairs + test_pairs, seed=seed + 200)
+    order = np.random.default_rng(seed).permutation(len(pool))
+    clf = PairClassifier(embedder, head, seed=seed).fit(sentences, pool.iloc[order[:n_pairs]])
+    return evaluate_pairs(clf, pool.iloc[order[n_pairs:]])
 
 
 def evaluate_pairs(clf, pairs: pd.DataFrame) -> dict[str, float]:

@@ -1,5 +1,4 @@
-"""The behavior-alignment jobs: ``train`` (strategy + pair classifiers, grouped CV, OOD), ``tag`` (LLM
-tagger vs classifier), ``run`` (a system answers every recommender turn; explicit, entropy-weighted and
+"""The behavior-alignment jobs: ``tag`` (LLM tagger vs classifier), ``run`` (a system answers every recommender turn; explicit, entropy-weighted and
 implicit BA, BLEU, DIST) and ``meta`` (do the metrics track quality and agree with people?)."""
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ DATA_HELP = "INSPIRED file or folder (labelled human dialogues), or 'sample' for
 SPLIT_HELP = "Held-out INSPIRED split (the rest trains the classifiers)."
 
 
-def _data_field():
+def data_field():
     return Field(..., description=DATA_HELP, json_schema_extra={"argument": True})
 
 
@@ -50,105 +49,10 @@ def pair_model(train, data_sig: str, seed: int = 0, saved: Path | None = None):
                             data_signature=f"{data_sig}|trained-on:{len(train)}-dialogues:{ids}")
 
 
-# ---- train ---------------------------------------------------------------------------------------
-class TrainConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    data: str = _data_field()
-    pairs: int = Field(20000, ge=10, description="Training pairs per fold / for the final model.")
-    hard: int = Field(2000, ge=0, description="Hard negatives (Mixed-hard); 0 for the Original design.")
-    head: Literal["logreg", "mlp"] = Field("logreg", description="Pair head.")
-    folds: int = Field(5, ge=2, le=20, description="Cross-validation folds (grouped by dialogue).")
-    ood: Path | None = Field(None, description="Labelled sentences CSV (text,strategy) for out-of-distribution "
-                                               "evaluation.")
-    cross_encoder_pairs: int = Field(0, ge=0, description="Also fine-tune the MiniLM cross-encoder on this many pairs "
-                                                          "(~32 pairs/s on 2 CPU cores; uses a GPU when present).")
-    seed: int = Field(0, description="Seed for pairs and models.")
-
-
-def _ood_row(model, path: Path, seed: int, design: str) -> dict:
-    """The model on every same-strategy pair of an out-of-distribution ``text,strategy`` file and as many
-    seeded different-strategy pairs; the row names the design that trained the model and the pair counts."""
-    from crseval.behavior.implicit import evaluate_pairs
-    from crseval.behavior.pairs import ood_pairs
-    from crseval.data.io import read_rows
-    _, it = read_rows(path, required=("text", "strategy"))
-    s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in it])
-    pairs = ood_pairs(s, seed=seed)
-    res = evaluate_pairs(model, pairs)
-    n_pos = int(pairs["same"].sum())
-    return {"design": f"OOD {path.name} ({design} model)", "accuracy": res["accuracy"], "kappa": res["kappa"],
-            "fold accuracy": f"{res['pairs']} pairs ({n_pos} same-strategy + {res['pairs'] - n_pos} different)"}
-
-
-def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
-    from crseval.behavior.classifier import labelled_sentences
-    from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
-    from crseval.behavior.implicit import evaluate_pairs
-    from crseval.behavior.pairs import make_pairs
-    train_d, test_d = split(ds, "test")
-    tr = make_pairs(labelled_sentences(train_d), config.cross_encoder_pairs, hard=config.hard,
-                    hard_classes=rep.hard_classes(), seed=config.seed)
-    ce = CrossEncoderPairClassifier(seed=config.seed).fit(tr, progress("fine-tuning the cross-encoder", len(tr)))
-    res = evaluate_pairs(ce, make_pairs(labelled_sentences(test_d), 4000, seed=config.seed + 1))
-    ce.save(store.writable("cross_encoder", "config.json").parent,
-            {"pairs": config.cross_encoder_pairs, "hard": config.hard, "seed": config.seed})
-    design = "Mixed-hard" if config.hard else "Original"
-    return {"design": f"cross-encoder, {config.cross_encoder_pairs} {design} pairs (held-out split)",
-            "accuracy": res["accuracy"], "kappa": res["kappa"], "fold accuracy": f"{res['pairs']} test pairs"}
-
-
-def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
-    from crseval.behavior.implicit import cross_validate
-    from crseval.behavior.train import TrainConfig as PairTraining, train_pair_model
-    from crseval.text.embed import get_embedder
-    ds, emb = dialogues(config.data), get_embedder()
-    sentences = labelled_sentences(ds)
-    designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
-    steps = 2 + len(designs) + bool(config.ood is not None and config.hard)
-    tick = progress("training (strategy CV, pair CV per design, final model)", steps)
-    rep = evaluate_classifier(sentences, emb, n_splits=config.folds, seed=config.seed)
-    tick(1)
-    rows = []
-    for name, h in designs:
-        cv = cross_validate(sentences, emb, n_pairs=config.pairs, hard=h, hard_classes=rep.hard_classes(),
-                            head=config.head, n_splits=config.folds, seed=config.seed)
-        rows.append({"design": name, "accuracy": cv.accuracy, "kappa": cv.kappa,
-                     "fold accuracy": " ".join(f"{a:.3f}" for a in cv.fold_accuracy)})
-        tick(1)
-    model, sig, _ = train_pair_model(ds, emb, PairTraining(config.pairs, config.hard, 0.7, config.head, config.seed),
-                                     data_signature=ds.info.signature(), report=rep)
-    model.save(store.writable("model.npz").with_suffix(""), sig)  # reusable: `behavior run|meta|implicit --model`
-    tick(1)
-    if config.ood is not None:
-        if config.hard:  # the Original design's model too, so the two designs meet out of distribution
-            original, *_ = train_pair_model(ds, emb, PairTraining(config.pairs, 0, 0.7, config.head, config.seed),
-                                            data_signature=ds.info.signature(), report=rep)
-            rows.append(_ood_row(original, config.ood, config.seed, "Original"))
-            tick(1)
-        rows.append(_ood_row(model, config.ood, config.seed, designs[-1][0]))
-    if config.cross_encoder_pairs:
-        rows.append(_cross_encoder_row(config, ds, rep, store, progress))
-    signature = make_signature(data=ds.info.signature(), model=sig)
-    store.save_signature(signature)
-    table = pd.DataFrame(rows)
-    for name, df in (("pair_cv", table), ("strategy_per_class", rep.per_class),
-                     ("strategy_top_confusions", rep.top_confusions), ("strategy_confusion", rep.confusion.reset_index())):
-        store.write_table(name, df)
-    store.add_section("Behavior classifiers",
-                      f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
-                      f"({config.folds}-fold CV grouped by dialogue). Pair classifier: accuracy and Cohen's κ on "
-                      "held-out dialogues' pairs.",
-                      tables=["pair_cv", "strategy_per_class", "strategy_top_confusions", "strategy_confusion"])
-    per_class = rep.per_class.merge(rep.top_confusions, on="label").round(3)
-    return Result("behavior.train", "pair classifier", table.round(3), signature, store.root,
-                  details={"strategy classifier (grouped CV)": per_class})
-
-
 # ---- tag -----------------------------------------------------------------------------------------
 class TagConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    data: str = _data_field()
+    data: str = data_field()
     limit: int = Field(40, ge=1, description="Held-out sentences to tag (seeded sample).")
     shots: int = Field(1, ge=0, le=10, description="Few-shot examples per strategy, from training dialogues "
                                                    "(0: zero-shot only).")
@@ -199,7 +103,7 @@ def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
 # ---- run -----------------------------------------------------------------------------------------
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    data: str = _data_field()
+    data: str = data_field()
     limit: int | None = Field(None, ge=1, description="Evaluate only the first N evaluated dialogues.")
     responses: Path | None = Field(None, description="Use this responses file (JSONL/CSV: dialogue, turn, response) "
                                                      "instead of generating.")
@@ -288,7 +192,7 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
 # ---- meta ----------------------------------------------------------------------------------------
 class MetaConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    data: str = _data_field()
+    data: str = data_field()
     ideal: Path = Field(..., description="Responses of an 'ideal' system (JSONL/CSV).")
     worst: Path = Field(..., description="Responses of a 'worst' system.")
     human: Path | None = Field(None, description="CSV dialogue,turn,preference (A|B|same) comparing ideal (A) and "
@@ -356,10 +260,6 @@ def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
                   details={k: v.round(3) for k, v in details.items()})
 
 
-TRAIN = JobSpec("behavior.train", TrainConfig, train, "runs/behavior-train",
-                "Train the strategy classifier and the pair classifier; report grouped CV (per-class accuracy, "
-                "confusions, pair accuracy and κ for Original and Mixed-hard) and optional OOD accuracy.",
-                "crseval behavior classifiers")
 TAG = JobSpec("behavior.tag", TagConfig, tag, "runs/behavior-tag",
               "Compare the LLM strategy tagger (zero- and few-shot) with the trained classifier on sentences of "
               "held-out dialogues: accuracy and Cohen's κ against the human labels.", "crseval behavior taggers",

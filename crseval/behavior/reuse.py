@@ -1,5 +1,5 @@
 """Trained pair models you can reuse: `behavior train` saves RUN/model.npz + model.json (NPZ arrays and
-JSON, no pickle); `behavior run|meta|implicit --model RUN` use it as is; `behavior implicit --model RUN
+JSON, no pickle) and, with --fine-tune, the fine-tuned encoder in RUN/encoder/ (safetensors); `behavior run|meta|implicit --model RUN` use it as is; `behavior implicit --model RUN
 --eval-file CSV` scores every same-strategy pair of any labelled ``text,strategy`` file (and as many
 seeded different-strategy pairs) without retraining."""
 from __future__ import annotations
@@ -19,18 +19,26 @@ from crseval.runs.store import RunStore
 def load_pair_model(path: Path):
     """(model, its signature) from a `behavior train` run directory or its model.json / model.npz."""
     from crseval.behavior.implicit import PairClassifier
-    from crseval.text.embed import get_embedder
+    from crseval.text.embed import SentenceEncoder, get_embedder, load_sentence_transformer
     p = Path(path)
     stem = (p / "model") if p.is_dir() else p.with_suffix("")
     if not stem.with_suffix(".json").exists() or not stem.with_suffix(".npz").exists():
         raise CrsevalError("no saved pair model", file=p, expected="a `behavior train` run directory (model.json + "
                            "model.npz)", fix="run `crseval behavior train … --out DIR` and pass DIR")
     try:
-        model = PairClassifier.load(stem, get_embedder())
-        signature = json.loads(stem.with_suffix(".json").read_text()).get("signature", {})
+        meta = json.loads(stem.with_suffix(".json").read_text())
+        encoder = stem.parent / "encoder"  # `behavior train --fine-tune`: the fine-tuned MiniLM (safetensors)
+        if "+supcon:" not in meta["embedder"]:
+            embedder = get_embedder()
+        elif encoder.is_dir():
+            embedder = SentenceEncoder(load_sentence_transformer(str(encoder)), meta["embedder"])
+        else:
+            raise CrsevalError("the model's fine-tuned encoder is missing", file=encoder,
+                               fix="keep the run directory of `behavior train --fine-tune` whole")
+        model = PairClassifier.load(stem, embedder)
     except (ValueError, KeyError, OSError) as e:
         raise CrsevalError(f"unreadable pair model ({e})", file=stem.with_suffix(".json")) from None
-    return model, signature
+    return model, meta.get("signature", {})
 
 
 class EvalConfig(BaseModel):

@@ -6,7 +6,8 @@ from typing import Optional
 
 import typer
 
-from crseval.behavior.job import DATA_HELP, META, RUN, TAG, TRAIN, RunConfig
+from crseval.behavior.job import DATA_HELP, META, RUN, TAG, RunConfig
+from crseval.behavior.train_job import TRAIN
 from crseval.behavior.reuse import EVAL, EvalConfig
 from crseval.cli.options import FORMAT, job_command, run_job
 from crseval.cli.output import Format, emit

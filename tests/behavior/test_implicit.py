@@ -52,3 +52,10 @@ def test_strategy_classifier_and_pair_classifier_beat_chance_on_held_out_inspire
     cv = cross_validate(inspired, emb, n_pairs=8000, n_splits=3, test_pairs=2000)
     assert cv.accuracy > 0.7
     assert cv.kappa > 0.4  # balanced pairs: chance is 0.5 / κ 0
+
+
+def test_fold_accuracy_interval_is_the_t_interval_by_hand():
+    from crseval.behavior.implicit import PairCV
+    cv = PairCV([0.80, 0.82, 0.78, 0.84, 0.81], [0.6] * 5)
+    half = 2.7764451 * np.std([0.80, 0.82, 0.78, 0.84, 0.81], ddof=1) / np.sqrt(5)  # t(.975, df=4)
+    assert cv.accuracy_ci() == pytest.approx((0.81 - half, 0.81 + half), abs=1e-6)

@@ -1,9 +1,12 @@
 import json
+import shutil
 
 import pandas as pd
 import pytest
 
 from tests.cli.test_cli import crseval
+
+PAPER = "Original, random pair split (the paper's protocol)"
 
 
 def values(out: dict) -> dict:
@@ -110,10 +113,11 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
                              "--head", "mlp", "--ood", str(ood), "--out", str(tmp_path / "t"),
                              "--format", "json").stdout)
     designs = [r["design"] for r in out["result"]]
-    assert designs == ["Original", "Mixed-hard", "OOD ood.csv (Original model)", "OOD ood.csv (Mixed-hard model)"]
+    assert designs == ["Original", "Mixed-hard", PAPER, "OOD ood.csv (Original model)",
+                       "OOD ood.csv (Mixed-hard model)"]
     sentences = labelled_sentences(dialogues)
     same = sum(n * (n - 1) // 2 for n in sentences["label"].value_counts())  # every same-strategy pair, no cap
-    assert out["result"][3]["fold accuracy"] == f"{2 * same} pairs ({same} same-strategy + {same} different)"
+    assert out["result"][4]["fold accuracy"] == f"{2 * same} pairs ({same} same-strategy + {same} different)"
     assert "model.head:mlp" in out["signature"]
     assert "model.n_pairs:600" in out["signature"]
     assert len(pd.read_csv(tmp_path / "t" / "tables" / "strategy_per_class.csv")) > 5
@@ -136,7 +140,7 @@ def test_hard_zero_never_says_mixed_hard(tmp_path):
     out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
                              "--ood", str(ood), "--out", str(tmp_path / "t"), "--format", "json").stdout)
     designs = [r["design"] for r in out["result"]]
-    assert designs == ["Original", "OOD ood.csv (Original model)"]
+    assert designs == ["Original", PAPER, "OOD ood.csv (Original model)"]
 
 
 @pytest.mark.slow  # trains classifiers
@@ -165,3 +169,27 @@ def test_a_trained_model_is_reused_without_retraining(tmp_path):
     bad = crseval("behavior", "implicit", "--model", str(tmp_path / "nowhere"), "--eval-file", str(labelled),
                   "--out", str(tmp_path / "x"), check=False)
     assert bad.returncode == 2 and "no saved pair model" in bad.stderr
+
+
+@pytest.mark.slow  # fine-tunes MiniLM
+def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.data import load_dataset
+    ood = tmp_path / "ood.csv"
+    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
+        ["text", "strategy"]].to_csv(ood, index=False)
+    run = tmp_path / "t"
+    out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "40", "--folds", "2",
+                             "--fine-tune", "1", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
+    assert {r["encoder"] for r in out["result"][:3]} == {"all-MiniLM-L6-v2 + 1 epoch(s) supervised contrastive"}
+    assert "fine_tuning.epochs:1" in out["signature"]
+    assert (run / "encoder" / "model.safetensors").exists()
+    assert "+supcon:" in json.loads((run / "model.json").read_text())["embedder"]
+    trained = out["result"][-1]  # the saved (Mixed-hard) model on the OOD file, scored inside `train`
+    again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
+                               str(tmp_path / "e"), "--format", "json").stdout)["result"][0]
+    assert again["accuracy"] == pytest.approx(trained["accuracy"], abs=1e-9)
+    shutil.rmtree(run / "encoder")
+    res = crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out", str(tmp_path / "f"),
+                  check=False)
+    assert res.returncode == 2 and "fine-tuned encoder is missing" in res.stderr

@@ -1,0 +1,114 @@
+"""Contrastive fine-tuning of the sentence encoder on strategy labels, CPU-trainable.
+
+The supervised contrastive loss (Khosla et al. 2020; sentence-transformers has no label-based
+InfoNCE) pulls sentences with the same strategy together and pushes the others in the batch away.
+What the batch holds decides which negatives the encoder learns from:
+
+- *Original*: a seeded permutation of the sentences cut into batches (random negatives).
+- *Mixed-hard*: each batch is half whole dialogues (the same context, different strategies) and
+  half sentences of the confusable class pairs (a class the frozen classifier gets right < 70 % of
+  the time and its most-confused class), so the hardest negatives meet in every batch.
+
+The lower ``frozen_layers`` transformer layers and the word embeddings stay fixed: on 2 CPU cores
+that cuts an epoch over INSPIRED from ~75 s to ~50 s at no measured loss (one epoch lifts
+dialogue-grouped pair accuracy from .80 to .83; later epochs add < .01).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from crseval.core.signature import content_hash, stable_json
+
+
+@dataclass(frozen=True)
+class FineTuning:
+    epochs: int = 1
+    batch_size: int = 64
+    lr: float = 5e-5
+    temperature: float = 0.1
+    frozen_layers: int = 3
+    max_seq_length: int = 64
+    seed: int = 0
+
+
+def supcon_loss(z, labels, temperature: float):
+    """Mean over anchors with a positive of −mean log p(positive | anchor) over the other batch members."""
+    import torch
+    z = torch.nn.functional.normalize(z, dim=1)
+    eye = torch.eye(len(labels), dtype=torch.bool, device=z.device)
+    sim = (z @ z.T / temperature).masked_fill(eye, float("-inf"))
+    logp = sim - torch.logsumexp(sim, dim=1, keepdim=True)
+    pos = (labels[:, None] == labels[None, :]) & ~eye
+    count = pos.sum(1)
+    keep = count > 0
+    return -(logp.masked_fill(~pos, 0).sum(1)[keep] / count[keep]).mean()
+
+
+def batches(sentences: pd.DataFrame, batch_size: int, rng: np.random.Generator,
+            hard_classes: dict[str, str] | None = None) -> list[np.ndarray]:
+    """Row positions per batch, every sentence once per epoch (Original) or about once (Mixed-hard)."""
+    n = len(sentences)
+    if not hard_classes:
+        perm = rng.permutation(n)
+        return [perm[i:i + batch_size] for i in range(0, n, batch_size)]
+    labels = sentences["label"].to_numpy()
+    by_dialogue = list(sentences.groupby("dialogue", sort=False).indices.values())
+    confusable = [np.flatnonzero(np.isin(labels, [a, b])) for a, b in hard_classes.items()]
+    confusable = [c for c in confusable if len(np.unique(labels[c])) == 2]
+    out = []
+    for _ in range(-(-n // batch_size)):
+        rows: list[int] = []
+        while len(rows) < batch_size // 2:  # whole dialogues (a long one is cut)
+            rows += list(by_dialogue[rng.integers(len(by_dialogue))])
+        rows = rows[:batch_size // 2]
+        if confusable:
+            pool = confusable[rng.integers(len(confusable))]
+            rows += list(rng.choice(pool, min(len(pool), batch_size - len(rows)), replace=False))
+        out.append(np.unique(np.array(rows)))
+    return out
+
+
+def fine_tune(sentences: pd.DataFrame, base_path: str, cfg: FineTuning = FineTuning(), *,
+              hard_classes: dict[str, str] | None = None, tick: Callable[[int], None] | None = None):
+    """A copy of the encoder at ``base_path`` fine-tuned on ``sentences`` (text, label, dialogue)."""
+    import torch
+    from crseval.text.embed import load_sentence_transformer
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    model = load_sentence_transformer(base_path)
+    model.max_seq_length = cfg.max_seq_length
+    frozen = ("embeddings.",) + tuple(f"layer.{k}." for k in range(cfg.frozen_layers))
+    params = []
+    for name, p in model.named_parameters():
+        p.requires_grad = not any(f in name for f in frozen)
+        params += [p] if p.requires_grad else []
+    opt = torch.optim.AdamW(params, lr=cfg.lr)
+    codes = {lab: i for i, lab in enumerate(sorted(sentences["label"].unique()))}
+    texts = sentences["text"].to_numpy()
+    y = torch.tensor([codes[lab] for lab in sentences["label"]])
+    model.train()
+    for _ in range(cfg.epochs):
+        for b in batches(sentences, cfg.batch_size, rng, hard_classes):
+            features = model.preprocess(list(texts[b]))
+            loss = supcon_loss(model(features)["sentence_embedding"], y[b], cfg.temperature)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if tick:
+                tick(len(b))
+    model.eval()
+    return model
+
+
+def fine_tuned_encoder(sentences: pd.DataFrame, base_path: str, base_name: str, cfg: FineTuning = FineTuning(), *,
+                       hard_classes: dict[str, str] | None = None, tick: Callable[[int], None] | None = None):
+    """The fine-tuned model as an Embedder, named after its base, its training sentences and settings."""
+    from crseval.text.embed import SentenceEncoder
+    key = stable_json({"sentences": sentences[["text", "label"]].values.tolist(), "cfg": cfg.__dict__,
+                       "hard": sorted((hard_classes or {}).items())})
+    name = f"{base_name}+supcon:{content_hash(key.encode(), 12)}"
+    return SentenceEncoder(fine_tune(sentences, base_path, cfg, hard_classes=hard_classes, tick=tick), name)
