@@ -73,8 +73,9 @@ def as_dialogue(record: dict[str, Any]) -> Dialogue:
 
 
 def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
-           store: RunStore, seed: int, tas: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Score one session (TAS, unless already scored in a batch, + judge panel) and append it to the results."""
+           store: RunStore, seed: int, tas: dict[str, Any] | None = None, calibrated=None) -> dict[str, Any]:
+    """Score one session (TAS, unless already scored in a batch, + judge panel + calibrated judge) and
+    append it to the results."""
     record = {**record, "tas": tas if tas is not None else scorer.score([record])[0]}
     if judges and aspects and not record.get("errors") and record["turns"]:
         recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed,
@@ -89,8 +90,25 @@ def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspe
                            for a in aspects if (n := sum(a in d for d in per_judge.values()))}
         record["judge_methods"] = sorted({r["method"] for r in recs})
         record["judge_failures"] = sum(r["score"] is None for r in recs)
+        if calibrated is not None:
+            scores = calibrated.rate(record["key"], as_dialogue(record), judges[0], store, stream=JUDGE_STREAM,
+                                     seed=seed)
+            record["judge"].update(scores)
+            record["judge_failures"] += not scores
     store.append(STREAM, record)
     return record
+
+
+def _calibrated(section: JudgeSection, judges: Sequence[Judge]):
+    """The calibrated judge the config names (None when it names none or nothing is judged)."""
+    if section.calibrated is None or not judges:
+        return None
+    from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
+    judge = CalibratedJudge.load(DEFAULT_JUDGE if section.calibrated == "default" else section.calibrated)
+    if judge.level != "dialogue":
+        raise CrsevalError(f"the calibrated judge was fitted on {judge.level}-level labels", field="judge.calibrated",
+                           fix="a session is judged as one dialogue: fit a dialogue-level judge")
+    return judge
 
 
 def _judges(section: JudgeSection, store: RunStore) -> list[Judge]:
@@ -123,7 +141,7 @@ def _models_signature(config: ShiftConfig) -> dict[str, Any]:
 
 
 def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequence[Judge], aspects: list[str],
-              progress: Progress) -> None:
+              progress: Progress, calibrated=None) -> None:
     """Run the sessions not yet recorded; each is scored, judged and appended as soon as it finishes."""
     done = store.done_keys(STREAM)
     tasks = [(m.name, s) for s in range(config.sessions) for m in config.models if f"{m.name}|{s}" not in done]
@@ -135,7 +153,7 @@ def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequ
         pending = []
         for _, rec in run_sessions(config.session_part(), tasks, executor=config.executor,
                                    workers=config.workers, cache_path=cache, address=config.ray_address):
-            pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed))
+            pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed, None, calibrated))
             pending[-1].add_done_callback(lambda _: bar(1))
         for f in pending:
             f.result()
@@ -158,14 +176,17 @@ def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_pro
     scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
     judges = _judges(config.judge, store)
     aspects = list(config.judge.aspects) if judges else []
+    calibrated = _calibrated(config.judge, judges)
     _signature(store, kb, scorer, judges, aspects, fallbacks,
                name="signature.json" if part_of is None else "shift_signature.json",
                models=_models_signature(config), seed=config.seed,
                simulator=config.simulator.model_dump(mode="json", exclude={"drift"}) |
                {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
-               sessions=f"{config.sessions}x{config.turns}")
-    _simulate(config, store, scorer, judges, aspects, progress)
-    write_analysis(store, store.records(STREAM), aspects, n_boot=config.n_boot, seed=config.seed, title=title,
+               sessions=f"{config.sessions}x{config.turns}",
+               model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
+    _simulate(config, store, scorer, judges, aspects, progress, calibrated)
+    rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
+    write_analysis(store, store.records(STREAM), rated, n_boot=config.n_boot, seed=config.seed, title=title,
                    notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [])
 
 

@@ -29,9 +29,12 @@ from sklearn.preprocessing import StandardScaler
 from crseval.core.errors import CrsevalError
 from crseval.core.version import __version__
 from crseval.data.judged import JudgedItem, aspect_key
-from crseval.judge.decomposed import AGGREGATES, aggregate
+from crseval.core.types import Dialogue
+from crseval.judge.decomposed import AGGREGATES, aggregate, ask
+from crseval.judge.judging import Judge
 from crseval.judge.features import NAMES, transcript_features
 from crseval.judge.rubric import TURN_QUESTIONS
+from crseval.runs.store import RunStore
 
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
 DIGITS = ("1", "2", "3", "4", "5")
@@ -122,6 +125,20 @@ class CalibratedJudge:
         if scale is not None and tuple(scale) != (lo, hi) and hi > lo:
             pred = scale[0] + (pred - lo) * (scale[1] - scale[0]) / (hi - lo)
         return pred
+
+    def rate(self, key: str, dialogue: Dialogue, judge: Judge, store: RunStore, *, stream: str = "judgments",
+             seed: int = 0) -> dict[str, float]:
+        """This judge's aspects for one unlabelled dialogue, as '<aspect> (calibrated)' (the preference-shift
+        job's sessions); its questions are asked with ``judge`` (cached, resumable). {} when a rating failed."""
+        ours, theirs = judge.client.identity().get("model"), (self.llm or {}).get("model")
+        if theirs and ours != theirs:
+            raise CrsevalError(f"the calibrated judge read {theirs!r}, not {ours!r}", field="judge.calibrated",
+                               fix="judge with the model it was fitted on, or fit one on yours (`crseval judge fit`)")
+        _, probs = ask([(key, dialogue, None)], self.questions, judge, store, seed=seed, stream=stream)
+        if any(q not in probs.get(key, {}) for q in self.questions):
+            return {}
+        item = JudgedItem(key, dialogue, {})
+        return {f"{a} (calibrated)": float(self.predict([item], a, probs)[0]) for a in self.aspects}
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)

@@ -37,17 +37,19 @@ def turn_items(item_id: str, dialogue: Dialogue) -> list[tuple[str, Dialogue, in
 
 
 def ask(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[str], judge: Judge, store: RunStore,
-        *, seed: int = 0, progress: Callable[[int], None] | None = None) -> tuple[list[dict], dict]:
+        *, seed: int = 0, progress: Callable[[int], None] | None = None,
+        stream: str = "judgments") -> tuple[list[dict], dict]:
     """Ask whole-item questions once per item and turn questions once per assistant turn (dialogue-level
     items only); (records, probabilities: item → question → digit probabilities, or → list of P(yes) per
     turn in order). Failed ratings leave their question out of the item's probabilities."""
     whole = [q for q in questions if q not in TURN_QUESTIONS]
     per_turn = [q for q in questions if q in TURN_QUESTIONS]
-    records = judge_items(list(items), whole, [judge], store, seed=seed, progress=progress) if whole else []
+    records = judge_items(list(items), whole, [judge], store, seed=seed, progress=progress,
+                          stream=stream) if whole else []
     turns_of = {i: turn_items(i, d) for i, d, _ in items} if per_turn else {}
     if per_turn:
         subs = [s for subs_ in turns_of.values() for s in subs_]
-        records += judge_items(subs, per_turn, [judge], store, seed=seed, progress=progress)
+        records += judge_items(subs, per_turn, [judge], store, seed=seed, progress=progress, stream=stream)
     probs: dict[str, dict] = {}
     turns: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for r in records:

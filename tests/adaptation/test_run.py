@@ -161,3 +161,34 @@ def test_embedded_model_as_crs_and_judge(tmp_path):
     assert all(not r["errors"] for r in results)
     assert all(t["system"].strip() for r in qwen for t in r["turns"])  # the model wrote every reply
     assert all(1 <= r["judge"]["personalization"] <= 5 and r["judge_methods"] == ["expected"] for r in results)
+
+
+def _calibrated_judge(path, model="scripted"):
+    """A calibrated judge whose only weight is on the number of turns: its score is known by hand."""
+    from crseval.judge.calibrated import DEFAULT_JUDGE
+    j = json.loads(DEFAULT_JUDGE.read_text())
+    m = j["models"]["dialogue-overall"]
+    m.update(mean=[0.0] * len(m["mean"]), std=[1.0] * len(m["std"]), coef=[0.0] * len(m["coef"]), intercept=0.0,
+             human_scale=[0, 100])
+    m["coef"][j["features"].index("turns")] = 1.0
+    j.update(name="turns-only", llm={"backend": "scripted", "model": model})
+    path.write_text(json.dumps(j))
+    return path
+
+
+def test_a_calibrated_judge_rates_every_session_and_enters_the_analysis(tmp_path):
+    from crseval.judge.features import transcript_features, NAMES
+    from crseval.adaptation.job import as_dialogue
+    judge = _calibrated_judge(tmp_path / "judge.json")
+    out = tmp_path / "run"
+    evaluate("shift.run", _cfg(sessions=2, judge={**CONFIG["judge"], "calibrated": str(judge)}), out=out)
+    results = RunStore(out).records("results")
+    for r in results:
+        turns = transcript_features(as_dialogue(r))[NAMES.index("turns")]
+        assert r["judge"]["dialogue-overall (calibrated)"] == pytest.approx(turns)
+    metrics = set(pd.read_csv(out / "tables" / "model_metrics.csv")["metric"])
+    assert "dialogue-overall (calibrated)" in metrics
+    assert "turns-only" in (out / "signature.json").read_text()
+    with pytest.raises(CrsevalError, match="read 'qwen'"):
+        evaluate("shift.run", _cfg(sessions=1, judge={**CONFIG["judge"], "calibrated": str(
+            _calibrated_judge(tmp_path / "other.json", "qwen"))}), out=tmp_path / "run2")
