@@ -163,7 +163,8 @@ def main() -> int:
     print(f"crseval: {n} sessions in {total:.1f} s = {n / total:.0f} sessions/s (target ≤ 60 s: "
           f"{'met' if total <= 60 else 'NOT met'})")
     split = {"fit TF-IDF": fit, **scorer.seconds}
-    print("  time by component: " + ", ".join(f"{k} {v:.2f} s" for k, v in split.items()))
+    print("  time by component (CPU seconds summed over worker processes): " +
+          ", ".join(f"{k} {v:.2f} s" for k, v in split.items()))
 
     if a.logs:
         time_command(Path(a.logs), a.kb)

@@ -1,9 +1,10 @@
 """Score session records: encode every distinct utterance once, extract topics once, then TAS per
 session from its (2T × 2T) cosine block. Keeps the time spent per component.
 
-Encoding and topic extraction are per text and independent: for large batches (imported logs) on Linux
-the distinct texts are split over forked worker processes (one per core, up to 8) that inherit the fitted
-TF-IDF model and the topic extractor; the results are identical to one process. (Forked, not spawned: a
+Sessions are scored independently: for large batches (imported logs) on Linux they are split, whole
+sessions at a time, over forked worker processes (one per core, up to 8) that inherit the fitted TF-IDF
+model and the topic extractor, and each scores its share end to end (encoding, topics, TAS); the results
+are identical to one process. (Forked, not spawned: a
 spawned worker would re-import the caller's ``__main__``, which breaks scripts without a main guard.)
 """
 from __future__ import annotations
@@ -17,24 +18,23 @@ from multiprocessing import get_context
 from typing import Any, Sequence
 
 import numpy as np
-from scipy import sparse
 
 from crseval.adaptation.tas import TASParams, score_session
 from crseval.text.similarity import TfidfSimilarity, gram
 from crseval.text.topics import KeywordTopics
 
-PARALLEL_MIN_TEXTS = 20_000
-_WORKER: tuple = ()  # (similarity, topics), inherited by forked workers
+PARALLEL_MIN_UTTERANCES = 40_000
+_WORKER: list = []  # the Scorer, inherited by forked workers
 
 
-def _encode_and_extract(texts: list[str]):
-    similarity, topics = _WORKER
-    return similarity.encode(texts), topics.extract(texts)
+def _score_part(sessions: list[dict[str, Any]]):
+    scorer = _WORKER[0]
+    return scorer._score(sessions), dict(scorer.seconds)
 
 
-def workers_for(n_texts: int, similarity, topics) -> int:
+def workers_for(n_utterances: int, similarity, topics) -> int:
     """Processes worth starting: large batches, pure-Python models (TF-IDF, keyword topics), Linux."""
-    if n_texts < PARALLEL_MIN_TEXTS or not sys.platform.startswith("linux") or \
+    if n_utterances < PARALLEL_MIN_UTTERANCES or not sys.platform.startswith("linux") or \
             not isinstance(similarity, TfidfSimilarity) or not isinstance(topics, KeywordTopics):
         return 1
     return max(1, min(os.cpu_count() or 1, 8))
@@ -53,28 +53,31 @@ class Scorer:
         self.seconds[part] += t1 - t0
         return t1
 
-    def _prepare(self, texts: list[str]):
-        """(encoded texts, topic sets): in this process, or split over worker processes for large batches."""
-        workers = workers_for(len(texts), self.similarity, self.topics)
+    def score(self, sessions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """TAS components, detection quality (when the record has simulator truth) and per-turn events; large
+        batches are split, whole sessions at a time, over forked worker processes."""
+        sessions = list(sessions)
+        workers = workers_for(sum(2 * len(s["turns"]) for s in sessions), self.similarity, self.topics)
         if workers == 1:
-            return self.similarity.encode(texts), self.topics.extract(texts)
-        global _WORKER
-        chunks = [list(c) for c in np.array_split(np.array(texts, dtype=object), workers) if len(c)]
-        _WORKER = (self.similarity, self.topics)
+            return self._score(sessions)
+        chunks = [list(c) for c in np.array_split(np.array(sessions, dtype=object), workers) if len(c)]
+        _WORKER.append(self)
         try:
             with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-                parts = list(pool.map(_encode_and_extract, chunks))
+                parts = list(pool.map(_score_part, chunks))
         finally:
-            _WORKER = ()
-        return sparse.vstack([p[0] for p in parts]).tocsr(), [t for p in parts for t in p[1]]
+            _WORKER.clear()
+        for _, seconds in parts:  # CPU seconds summed over workers
+            for k, v in seconds.items():
+                self.seconds[k] += v
+        return [r for part, _ in parts for r in part]
 
-    def score(self, sessions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """TAS components, detection quality (when the record has simulator truth) and per-turn events."""
+    def _score(self, sessions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
         texts = list(dict.fromkeys(t[k] for s in sessions for t in s["turns"] for k in ("user", "system")))
         row = {t: i for i, t in enumerate(texts)}
-        x, topic_sets = self._prepare(texts)
-        topics = dict(zip(texts, topic_sets))
+        x = self.similarity.encode(texts)
+        topics = dict(zip(texts, self.topics.extract(texts)))
         t0 = self._timed("encode + topics", t0)
         out = []
         for s in sessions:

@@ -1,5 +1,6 @@
 """The preference-shift job end to end on the scripted backend: files, resume, import round trip, Ray."""
 import json
+import os
 
 import pandas as pd
 import pytest
@@ -192,3 +193,17 @@ def test_a_calibrated_judge_rates_every_session_and_enters_the_analysis(tmp_path
     with pytest.raises(CrsevalError, match="read 'qwen'"):
         evaluate("shift.run", _cfg(sessions=1, judge={**CONFIG["judge"], "calibrated": str(
             _calibrated_judge(tmp_path / "other.json", "qwen"))}), out=tmp_path / "run2")
+
+
+def test_sessions_split_over_worker_processes_score_exactly_as_in_one(full_run, monkeypatch):
+    import crseval.adaptation.score as score
+    from crseval.adaptation.config import ScoringSection
+    from crseval.adaptation.job import build_scorer
+    from crseval.data.kb import load_kb
+    sessions = [{k: v for k, v in r.items() if k != "tas"} for r in RunStore(full_run).records("results")]
+    store = RunStore(full_run.parent / "scratch")
+    one = build_scorer(ScoringSection(), load_kb(None), store, 0)[0].score(sessions)
+    monkeypatch.setattr(score, "PARALLEL_MIN_UTTERANCES", 1)
+    scorer = build_scorer(ScoringSection(), load_kb(None), store, 0)[0]
+    assert score.workers_for(10, scorer.similarity, scorer.topics) == min(os.cpu_count() or 1, 8)
+    assert json.dumps(scorer.score(sessions), sort_keys=True) == json.dumps(one, sort_keys=True)  # NaN == NaN here
