@@ -29,6 +29,7 @@ JOBS = {
     "behavior.eval": "crseval.behavior.reuse:EVAL",
     "shift.run": "crseval.adaptation.job:RUN",
     "shift.score": "crseval.adaptation.job:SCORE",
+    "shift.validate": "crseval.adaptation.validate:VALIDATE",
     "judge.meta-eval": "crseval.judge.job:JOB",
     "judge.fit": "crseval.judge.fit:JOB",
     "reliability": "crseval.reliability.job:JOB",

@@ -62,6 +62,7 @@ def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
     finally:
         client.close()
     _shift(store, config, progress)
+    _validity(store, config.seed, progress)
     _arena(store, config.seed, progress)
     sections = pd.DataFrame([{"section": s["title"], "tables": ", ".join(n for n, _ in entries(s, "tables"))}
                              for s in store.sections()])
@@ -84,6 +85,17 @@ def _shift(store: RunStore, config: DemoConfig, progress: Progress) -> None:
     shift_into(cfg, store, progress, part_of="demo",
                title=f"Preference-shift adaptation ({SHIFT_SESSIONS} sessions × {SHIFT_TURNS} turns per model; "
                     "use `crseval shift run` for real numbers)")
+
+
+def _validity(store: RunStore, seed: int, progress: Progress) -> None:
+    """The demo's simulated users against the bundled human dialogues (`crseval shift validate` at small size)."""
+    from crseval.adaptation.validate import human_turns, validate_into
+    from crseval.data.kb import load_kb
+    ds, human = human_turns("sample")
+    records = [r for r in store.records("results") if not r.get("errors") and r["turns"]]
+    validate_into(store, records, load_kb(None), {}, ds, human, seed=seed, progress=progress,
+                  source="the demo's shift sessions",
+                  title="Simulator validity (demo sessions against the bundled dialogues; use `crseval shift validate`)")
 
 
 def _arena(store: RunStore, seed: int, progress: Progress) -> None:

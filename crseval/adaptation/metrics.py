@@ -37,3 +37,7 @@ for aspect, text in (("proactiveness", "guides the conversation with useful ques
 
 table("shift_sessions", ["model", "session"], "one row per simulated or imported session", capability=C)
 table("model_metrics", ["model", "metric"], "per model and metric: mean with a 95 % bootstrap CI", capability=C)
+table("shift_validity", ["model"], "simulator validity per model: leakage, shifts stated/reverted, words per turn, "
+      "dialogue-act distance and Fréchet distance to human seeker turns", capability=C)
+table("shift_detector_sweep", ["sim_shift", "jaccard_shift"], "the shift detector's precision, recall and F1 per "
+      "threshold pair against the simulator's logged shifts", capability=C)

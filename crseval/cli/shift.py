@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from crseval.adaptation.job import RUN, SCORE
+from crseval.adaptation.validate import VALIDATE
 from crseval.cli.options import DRY_RUN, FORMAT, KEEP_GOING, job_command, run_job
 from crseval.cli.output import Format
 
@@ -15,6 +16,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Preference-shift evaluation: user simulator × CRS models × topic adaptation score "
                        "(TAS) × LLM judge, with ANOVA + Tukey HSD.")
 job_command(app, "score", SCORE)
+job_command(app, "validate", VALIDATE)
 
 
 @app.command("run")
