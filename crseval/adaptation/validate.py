@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from crseval.adaptation.tas import TASParams
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 
-ORIGINAL_THRESHOLDS = (0.55, 0.35)
+ORIGINAL_THRESHOLDS = (TASParams().sim_topic_shift, TASParams().topic_jaccard_shift)  # the original study's
 
 
 class ValidateConfig(BaseModel):
@@ -138,7 +139,8 @@ def _sweep_note(sweep: pd.DataFrame) -> str:
     best = sweep.assign(near=near).sort_values(["f1", "near"], ascending=[False, True]).iloc[0]  # ties: nearest
     orig = sweep[np.isclose(sweep["sim_shift"], ORIGINAL_THRESHOLDS[0]) &
                  np.isclose(sweep["jaccard_shift"], ORIGINAL_THRESHOLDS[1])]
-    return ("Shift detector: the original thresholds (similarity < 0.55 or Jaccard < 0.35) give "
+    return (f"Shift detector: the original thresholds (similarity < {ORIGINAL_THRESHOLDS[0]} or Jaccard < "
+            f"{ORIGINAL_THRESHOLDS[1]}) give "
             + (f"precision {orig['precision'].iloc[0]:.2f}, recall {orig['recall'].iloc[0]:.2f}; " if len(orig) else "")
             + f"the best F1 on this run ({best['f1']:.2f}: precision {best['precision']:.2f}, recall "
               f"{best['recall']:.2f}) is at similarity < {best['sim_shift']:.2f} or Jaccard < "

@@ -84,7 +84,8 @@ def shift_following(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
         shifts = [i for i, t in enumerate(turns) if (t.get("truth") or {}).get("shift")]
         for k, i in enumerate(shifts):
             truth, text = turns[i]["truth"], turns[i]["user"].lower()
-            new, old = _values(truth.get("to")), [v for v in _values(truth.get("from")) if v not in _values(truth.get("to"))]
+            new = _values(truth.get("to"))
+            old = [v for v in _values(truth.get("from")) if v not in new]
             end = shifts[k + 1] if k + 1 < len(shifts) else len(turns)
             later = " ".join(t["user"].lower() for t in turns[i + 1:end])
             rows.append({"model": r["model"], "kind": truth.get("kind"), "stated": all(v in text for v in new),
@@ -121,7 +122,7 @@ def human_likeness(simulated: dict[str, list[str]], human: list[str], embedder, 
     emb_h = embedder.encode(human)
     h_len, h_acts, h_vocab = _profile(human)
     h_share = np.array([h_acts[a] for a in ACTS], float) / max(len(human), 1)
-    sets = {"human (split half)": (human[:half], embedder.encode(human[:half]), emb_h[half:])}
+    sets = {"human (split half)": (human[:half], emb_h[:half], emb_h[half:])}
     sets.update({m: (texts, embedder.encode(texts), emb_h) for m, texts in simulated.items()})
     rows = []
     for name, (texts, emb, ref) in sets.items():

@@ -1,5 +1,7 @@
 import json
 
+import pandas as pd
+
 from tests.cli.test_cli import crseval
 
 CONFIG = """
@@ -65,12 +67,14 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     cfg = tmp_path / "shift.toml"
     cfg.write_text(CONFIG.replace("turns = 4", "turns = 8"))
     crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
-    res = crseval("shift", "validate", str(tmp_path / "run"), "--format", "json")
+    res = crseval("shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--format", "json")
     rows = {r["model"]: r for r in json.loads(res.stdout.split("\nreport:")[0], parse_constant=lambda c: 1 / 0)["result"]}
     assert set(rows) == {"human (split half)", "template", "mine"}
     assert rows["template"]["shifts_stated"] == 1.0  # the rule-based user states every shift
     out = tmp_path / "run" / "validity"
     assert (out / "tables" / "shift_detector_sweep.csv").exists() and (out / "report.html").exists()
+    like = pd.read_csv(out / "tables" / "shift_human_likeness.csv").set_index("source")
+    assert like.loc["template", "turns"] == 10  # 16 user turns, sampled down to --max-turns
     bad = crseval("shift", "validate", str(tmp_path), check=False)
     assert bad.returncode == 2 and "no scored sessions" in bad.stderr
     bad = crseval("shift", "validate", str(tmp_path / "run"), "--human", str(cfg), check=False)
