@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from crseval.adaptation.config import ShiftConfig  # noqa: E402
-from crseval.adaptation.importer import import_logs  # noqa: E402
+from crseval.data.session_logs import import_logs  # noqa: E402
 from crseval.core.config import load_config  # noqa: E402
 from crseval.core.errors import CrsevalError  # noqa: E402
 from crseval.llm import ChatRequest, LLMClient, SchedulerConfig  # noqa: E402

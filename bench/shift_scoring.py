@@ -108,7 +108,7 @@ def peer(sessions: list[dict], kb, params: TASParams) -> None:
 
 def write_thesis_layout(logs: list[dict], folder: Path) -> None:
     """One JSON file per session: {model_name, true_genre, conversation: [{speaker, text, constraints}]}."""
-    from crseval.adaptation.importer import dumps_layout
+    from crseval.data.session_logs import dumps_layout
     folder.mkdir(parents=True, exist_ok=True)
     for r in logs:
         (folder / f"{r['model']}_{r['session']:04d}.json").write_text(dumps_layout(r), encoding="utf-8")

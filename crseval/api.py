@@ -35,6 +35,7 @@ JOBS = {
     "reliability": "crseval.reliability.job:JOB",
     "serendipity.meta-eval": "crseval.serendipity.job:JOB",
     "arena": "crseval.arena.job:JOB",
+    "dialogues.metrics": "crseval.dialogues.job:JOB",
     "demo": "crseval.demo:JOB",
 }
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.arena.job import ArenaConfig, signature_part as arena_part
 from crseval.core.job import JobSpec, Progress, Result
+from crseval.dialogues.job import DialogueMetricsConfig, signature_part as dialogues_part
 from crseval.core.signature import make_signature
 from crseval.data import load_dataset
 from crseval.judge.judging import Judge, judge_items
@@ -24,6 +25,7 @@ BEHAVIOR_DIALOGUES = ("s01", "s04")
 SERENDIPITY_LLM_ANSWERS = 6
 SHIFT_SESSIONS, SHIFT_TURNS = 2, 3
 ARENA_BOOT = 200
+DIALOGUE_METRICS = DialogueMetricsConfig(data=["sample", "the demo's shift sessions"], catalog="sample")
 
 
 class DemoConfig(BaseModel):
@@ -46,7 +48,8 @@ def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
             llm={**client.identity(), "T": config.llm.temperature, "seed": config.seed, "prompt": rubric.prompt_hash()},
             metric={"judge": f"{rubric.name}(scale={rubric.scale[0]}-{rubric.scale[1]},rating=expected|sampled)",
                     "reliability": signature_part(n_boot=RELIABILITY_BOOT, seed=config.seed),
-                    "arena": arena_part(ArenaConfig(votes=["votes.csv"], n_boot=ARENA_BOOT, seed=config.seed))})
+                    "arena": arena_part(ArenaConfig(votes=["votes.csv"], n_boot=ARENA_BOOT, seed=config.seed)),
+                    "dialogues": dialogues_part(DIALOGUE_METRICS)})
         store.save_signature(sig)
         dialogues = sample.dialogues.dialogues
         records = judge_items([(d.id, d, None) for d in dialogues], [rubric.name], [Judge("judge", client)], store,
@@ -64,6 +67,7 @@ def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
     _shift(store, config, progress)
     _validity(store, config.seed, progress)
     _arena(store, config.seed, progress)
+    _dialogue_metrics(store, progress)
     sections = pd.DataFrame([{"section": s["title"], "tables": ", ".join(n for n, _ in entries(s, "tables"))}
                              for s in store.sections()])
     return Result("demo", "demo sections", sections, sig, store.root)
@@ -106,6 +110,15 @@ def _arena(store: RunStore, seed: int, progress: Progress) -> None:
     votes = load_votes(sample_dir() / "votes.csv")
     rank_into(store, [("sample votes", votes)], ArenaConfig(votes=[str(votes.info.path)], n_boot=ARENA_BOOT, seed=seed),
               progress, title="Arena rankings (simulated sample votes)")
+
+
+def _dialogue_metrics(store: RunStore, progress: Progress) -> None:
+    """What the demo's CRSs (shift sessions) and the bundled human recommenders name, in the bundled catalogue."""
+    from crseval.data.any_dialogues import read_dialogues
+    from crseval.dialogues.job import measure_into
+    measure_into(store, [read_dialogues("sample"), read_dialogues(store.root)], DIALOGUE_METRICS, progress,
+                 title="What the systems recommend inside dialogues (demo sessions and the bundled dialogues; use "
+                       "`crseval dialogues metrics`)")
 
 
 def _behavior(store: RunStore, dialogues, client, seed: int, progress: Progress) -> None:

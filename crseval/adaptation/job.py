@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from crseval.adaptation.analysis import wide_metrics, write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.score import Scorer
-from crseval.adaptation.importer import import_logs
+from crseval.data.session_logs import import_logs
 from crseval.core.cancel import cancelled
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress

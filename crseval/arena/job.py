@@ -24,6 +24,7 @@ from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
 from crseval.data.votes import TIE, Votes, load_votes
 from crseval.runs.store import RunStore
+from crseval.stats.correlation import fisher_ci
 
 RESULT_COLUMNS = ["system", "elo", "bt", "bt_low", "bt_high", "rank", "wins", "losses", "ties", "satisfaction",
                   "satisfaction_low", "satisfaction_high", "vote_set"]
@@ -99,15 +100,6 @@ def _majorities(votes: pd.DataFrame) -> dict[frozenset, str | None]:
     return result
 
 
-def _fisher_ci(r: float, n: int, spearman: bool = False) -> tuple[float, float]:
-    """95 % CI of a correlation over n systems (Fisher z; Bonett–Wright standard error for Spearman)."""
-    if n < 4 or not np.isfinite(r) or abs(r) >= 1:
-        return float("nan"), float("nan")
-    se = np.sqrt((1 + r * r / 2) / (n - 3)) if spearman else 1 / np.sqrt(n - 3)
-    z = np.arctanh(r)
-    return float(np.tanh(z - 1.96 * se)), float(np.tanh(z + 1.96 * se))
-
-
 def _agreement(a: tuple, b: tuple) -> dict:
     """Two vote sets: correlation of their Bradley–Terry ratings over the common systems (Fisher-z CIs:
     systems are the sample), of their Elo ratings (what the arena could report), how many system pairs
@@ -121,7 +113,7 @@ def _agreement(a: tuple, b: tuple) -> dict:
         return row
     for method, fn in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
         row[method] = r = float(fn(ra, rb)[0])
-        row[f"{method}_lo"], row[f"{method}_hi"] = _fisher_ci(r, len(common), method == "spearman")
+        row[f"{method}_lo"], row[f"{method}_hi"] = fisher_ci(r, len(common), method == "spearman")
     row["elo_pearson"] = float(stats.pearsonr(ta["elo"], tb["elo"])[0])
     pairs = list(combinations(range(len(common)), 2))
     row["pair_order_agreement"] = float(np.mean([np.sign(ra[i] - ra[j]) == np.sign(rb[i] - rb[j]) for i, j in pairs]))

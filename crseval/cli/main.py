@@ -29,6 +29,7 @@ GROUPS = {
     "reliability": "Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, structure.",
     "judge": "LLM judges: calibrated judges, meta-evaluation against human labels, judge panels.",
     "arena": "Rank systems from pairwise votes: Elo, Bradley–Terry with CIs, agreement between crowds.",
+    "dialogues": "What CRSs recommend inside dialogues: out-of-catalogue rate, repetition, novelty, diversity.",
 }
 
 

@@ -55,7 +55,8 @@ METRICS: dict[str, MetricSpec] = {}
 TABLES: dict[str, TableSpec] = {}
 
 CAPABILITY_MODULES = ("crseval.behavior.metrics", "crseval.adaptation.metrics", "crseval.reliability.metrics",
-                      "crseval.judge.metrics", "crseval.serendipity.metrics", "crseval.arena.metrics")
+                      "crseval.judge.metrics", "crseval.serendipity.metrics", "crseval.arena.metrics",
+                      "crseval.dialogues.metrics")
 
 
 def register_metric(name: str, description: str, *, label: str = "", higher_is_better: bool | None = True,

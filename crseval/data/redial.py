@@ -47,18 +47,20 @@ def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialog
         text = need(m, "text", str, file=path, line=line, context=f"messages[{i}]")
         sender = need(m, "senderWorkerId", (int, str), file=path, line=line, context=f"messages[{i}]")
         role = Role.SEEKER if sender == seeker else Role.RECOMMENDER
-        items = []
+        items, ids = [], []
 
         def resolve(match: re.Match) -> str:
             mid = match.group(1)
             if mid in mentions:
                 items.append(mentions[mid])
+                ids.append(mid)
                 return mentions[mid]
             unresolved.append(mid)
             return match.group(0)
 
         utts.append(Utterance(role, MENTION.sub(resolve, clean_text(text)), None, items,
-                              {"message_id": m.get("messageId"), "time_offset": m.get("timeOffset")}))
+                              {"message_id": m.get("messageId"), "time_offset": m.get("timeOffset"),
+                               "mention_ids": ids}))
     meta = {"movie_mentions": mentions, "seeker_questions": obj.get("initiatorQuestions") or {},
             "recommender_questions": obj.get("respondentQuestions") or {}}
     return Dialogue.from_utterances(cid, utts, meta)

@@ -43,8 +43,8 @@ def _numeric_frame(path: Path, required: Sequence[str], optional_numeric: Sequen
     return pd.DataFrame(records)
 
 
-def _read_movies(path: Path, wanted: set[str], notes: list[str]) -> dict[str, Item]:
-    """MovieLens movies.csv. Some titles hold an unquoted comma ("Million Dollar Duck;The (a.k.a. $1,000
+def read_movielens(path: Path, wanted: set[str] | None, notes: list[str]) -> dict[str, Item]:
+    """MovieLens movies.csv (every movie, or those in ``wanted``). Some titles hold an unquoted comma ("Million Dollar Duck;The (a.k.a. $1,000
     000 Duck)"): the id is the first field and the genres the last, so the middle is re-joined as the
     title and the repair is counted in the notes."""
     text = read_text(path)
@@ -61,7 +61,7 @@ def _read_movies(path: Path, wanted: set[str], notes: list[str]) -> dict[str, It
                                expected="movieId,title,genres")
         repaired += len(values) > 3
         mid, title, genres = values[0].strip(), ",".join(values[1:-1]).strip(), values[-1]
-        if mid in wanted:
+        if wanted is None or mid in wanted:
             items[mid] = Item(mid, title, {"genres": [] if genres == "(no genres listed)" else genres.split("|")})
     if repaired:
         notes.append(f"movies.csv: {repaired} rows with an unquoted comma in the title re-joined")
@@ -90,7 +90,7 @@ def load_serendipity2018(path: str | Path, statements: Sequence[str] = DEFAULT_S
     info = dataset_info("serendipity2018", p, *files)
     items: dict[str, Item] = {}
     if movies_path.exists():
-        items = _read_movies(movies_path, {str(int(m)) for m in df["movieId"]}, info.notes)
+        items = read_movielens(movies_path, {str(int(m)) for m in df["movieId"]}, info.notes)
     else:
         info.notes.append("movies.csv not found beside the answers: no titles or genres")
     out = pd.DataFrame({

@@ -1,5 +1,5 @@
 """Correlations with paired-bootstrap confidence intervals (items resampled with replacement): Pearson,
-Spearman, Kendall; partial correlation controlling for a covariate (e.g. transcript length); and the
+Spearman, Kendall (or Fisher-z intervals); partial correlation controlling for a covariate (e.g. transcript length); and the
 paired bootstrap test of the difference between two correlations with the same target."""
 from __future__ import annotations
 
@@ -85,3 +85,12 @@ def correlation_difference(a, b, y, method: str = "pearson", *, n_boot: int = 10
     lo, hi = np.percentile(d, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
     p = min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))
     return diff, float(lo), float(hi), float(p)
+
+
+def fisher_ci(r: float, n: int, spearman: bool = False) -> tuple[float, float]:
+    """95 % CI of a correlation over n units (Fisher z; Bonett–Wright standard error for Spearman)."""
+    if n < 4 or not np.isfinite(r) or abs(r) >= 1:
+        return float("nan"), float("nan")
+    se = np.sqrt((1 + r * r / 2) / (n - 3)) if spearman else 1 / np.sqrt(n - 3)
+    z = np.arctanh(r)
+    return float(np.tanh(z - 1.96 * se)), float(np.tanh(z + 1.96 * se))

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from crseval import evaluate
-from crseval.adaptation.importer import dumps_layout
+from crseval.data.session_logs import dumps_layout
 from crseval.adaptation.published import apply_policy, judge_anova, read_judge_scores
 from crseval.core.errors import CrsevalError
 

@@ -7,7 +7,7 @@ import pytest
 
 from crseval import evaluate
 from crseval.adaptation.config import ShiftConfig
-from crseval.adaptation.importer import dumps_layout, import_logs
+from crseval.data.session_logs import dumps_layout, import_logs
 from crseval.core.config import validate
 from crseval.core.errors import ConfigError, CrsevalError
 from crseval.runs import RunStore

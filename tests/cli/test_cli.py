@@ -92,6 +92,7 @@ def _every_report_column_is_described(run):
     sections = RunStore(run).sections()
     names = [n for s in sections for n, _ in entries(s, "tables")] + [s["drill"]["table"] for s in sections if "drill" in s]
     assert {"shift_validity", "shift_detector_sweep"} <= set(names)  # the simulator-validity section
+    assert {"dialogue_systems", "dialogue_metrics", "dialogue_turns"} <= set(names)  # what the systems recommend
     undescribed = {(n, c) for n in names for c in pd.read_csv(run / "tables" / f"{n}.csv").columns if not describe(c)[1]}
     assert not undescribed
     assert all(caption for s in sections for _, caption in entries(s, "figures"))

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crseval.adaptation.config import ShiftConfig
-from crseval.adaptation.importer import import_logs
+from crseval.data.session_logs import import_logs
 from crseval.core.config import load_config
 from crseval.core.errors import CrsevalError
 

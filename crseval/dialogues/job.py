@@ -1,0 +1,161 @@
+"""``crseval dialogues metrics``: what CRSs recommend inside their dialogues, per turn, dialogue and system.
+
+Titles are grounded in a catalogue (:mod:`crseval.text.titles`); where the dialogues label their
+mentions (ReDial ``@id``, INSPIRED), those are used and the matcher's precision on them is reported, so
+the numbers on unlabelled dialogues (LLM CRSs, the arena, shift runs) come with a measured matcher.
+Where dialogues carry human labels, every metric is correlated with them, per dialogue and per system.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+from scipy import stats
+
+from crseval.core.config import CommaList
+from crseval.core.errors import CrsevalError
+from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.signature import make_signature
+from crseval.data.any_dialogues import DialogueSource, read_dialogues
+from crseval.data.catalogs import load_catalog
+from crseval.dialogues.matcher_check import matcher_check
+from crseval.dialogues.measures import DIALOGUE_METRICS, dialogue_table, ground, popularity, system_table
+from crseval.runs.store import RunStore
+from crseval.stats.correlation import fisher_ci
+from crseval.text.titles import TitleMatcher
+
+
+class DialogueMetricsConfig(BaseModel):
+    """Dialogues (+ a catalogue) → beyond-accuracy metrics of what the systems recommend."""
+
+    model_config = ConfigDict(extra="forbid")
+    data: CommaList = Field(..., description="Dialogue sources: ReDial *.jsonl, INSPIRED *.tsv, AB-ReDial, USS-ReDial, "
+                                             "CRSArena-Eval or arena dialogue JSON, a shift run, session logs, or "
+                                             "'sample'; several are read together.", json_schema_extra={"argument": True})
+    catalog: str = Field("sample", description="Catalogue to ground titles in: ReDial movies_id2info.json, the "
+                                               "OpenDialKG KB, MovieLens movies.csv, or 'sample' (the bundled one).")
+    mentions: Literal["auto", "labelled", "text"] = Field(
+        "auto", description="Where titles come from: the dialogues' labelled mentions (ReDial @id, INSPIRED), the "
+                            "text read by the title matcher, or auto (labelled where a source has them).")
+    popularity: CommaList | None = Field(None, description="Dialogue sources counted for item popularity (novelty); "
+                                                           "default: the evaluated dialogues themselves.")
+    embeddings: Literal["minilm", "hashing"] = Field("minilm", description="Item-text embeddings for diversity.")
+    min_score: float = Field(90, ge=50, le=100, description="Least rapidfuzz ratio for a fuzzy title match.")
+
+
+def default_out(config: DialogueMetricsConfig) -> Path:
+    return Path("runs") / "dialogue-metrics"
+
+
+def _labelled(source: DialogueSource, mode: str) -> bool:
+    if mode == "labelled" and not source.labelled_mentions:
+        raise CrsevalError(f"{source.info.name} does not label its mentions", field="mentions",
+                           fix="use --mentions text (or auto)")
+    return source.labelled_mentions if mode == "auto" else mode == "labelled"
+
+
+def _embed_items(turns: pd.DataFrame, items: dict, name: str):
+    from crseval.text.embed import get_embedder
+    ids = sorted({i for lst in turns["items"] for i in lst})
+    if len(ids) < 2:
+        return lambda xs: np.zeros((len(xs), 1))
+    texts = [f"{items[i].title}. {', '.join(items[i].get('genres') or [])}. {items[i].get('plot') or ''}" for i in ids]
+    x = np.asarray(get_embedder(name).encode(texts), dtype=float)
+    x /= np.where((n := np.linalg.norm(x, axis=1, keepdims=True)) == 0, 1, n)
+    row = {i: k for k, i in enumerate(ids)}
+    return lambda xs: x[[row[i] for i in xs]]
+
+
+def label_correlations(dialogues: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    """Spearman ρ (Fisher-z CI, Bonett–Wright SE) of each metric with each human label, over dialogues and over
+    system means (three systems or more)."""
+    rows = []
+    by_system = dialogues.groupby("system")[[*DIALOGUE_METRICS, *labels]].mean()
+    for level, frame in (("dialogue", dialogues), ("system", by_system)):
+        for label in labels:
+            for metric in DIALOGUE_METRICS:
+                ok = frame[[metric, label]].dropna()
+                if len(ok) < 3 or ok[metric].nunique() < 2 or ok[label].nunique() < 2:
+                    continue
+                rho, p = stats.spearmanr(ok[metric], ok[label])
+                lo, hi = fisher_ci(float(rho), len(ok), spearman=True)
+                rows.append({"level": level, "aspect": label, "metric": metric, "n": len(ok),
+                             "spearman_rho": float(rho), "spearman_rho_lo": lo, "spearman_rho_hi": hi, "p": float(p)})
+    return pd.DataFrame(rows)
+
+
+def measure_into(store: RunStore, sources: list[DialogueSource], config: DialogueMetricsConfig, progress: Progress,
+                 title: str = "What the systems recommend inside dialogues") -> pd.DataFrame:
+    """Ground, measure and write every table and the report section; the per-system table."""
+    catalog = load_catalog(config.catalog)
+    matcher = TitleMatcher(catalog.items, config.min_score)
+    tick = progress("grounding titles", sum(len(s) for s in sources))
+    turns = pd.concat([ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources], ignore_index=True)
+    reference = [read_dialogues(p) for p in config.popularity] if config.popularity else sources
+    pop = popularity([(s.dialogues, _labelled(s, "auto" if config.popularity else config.mentions)) for s in reference],
+                     matcher)
+    dialogues = dialogue_table(turns, matcher.items, pop, _embed_items(turns, matcher.items, config.embeddings))
+    labels = sorted({k for s in sources for d in s.dialogues for k in d.labels})
+    if labels:
+        lab = pd.DataFrame([{"dialogue": d.id, **d.labels} for s in sources for d in s.dialogues])
+        dialogues = dialogues.merge(lab.drop_duplicates("dialogue"), on="dialogue", how="left")
+    systems = system_table(dialogues, turns, len(catalog))
+    out = turns.assign(items=turns["items"].str.join("; "), titles=turns["titles"].str.join("; ")).rename(
+        columns={"items": "item_ids"})
+    store.write_table("dialogue_turns", out)
+    store.write_table("dialogue_metrics", dialogues)
+    store.write_table("dialogue_systems", systems)
+    tables = ["dialogue_systems", "dialogue_metrics", "dialogue_turns"]
+    checks = [matcher_check(s, matcher, catalog.info.name == "redial-movies").assign(data=s.info.name)
+              for s in sources if s.labelled_mentions]
+    if checks:
+        store.write_table("dialogue_matcher", pd.concat(checks, ignore_index=True))
+        tables.insert(1, "dialogue_matcher")
+    if labels and len(corr := label_correlations(dialogues, labels)):
+        store.write_table("dialogue_label_correlation", corr)
+        tables.insert(1, "dialogue_label_correlation")
+    from crseval.dialogues.plots import plot_systems
+    plot_systems(systems, store.figure_path("dialogue_systems"))
+    store.add_section(title, _note(sources, catalog, config, turns), tables=[(t, None) for t in tables],
+                      figures=[("dialogue_systems", "Per system: out-of-catalogue and repetition rates, genre "
+                                                    "diversity and novelty, means over dialogues with 95 % t-intervals")])
+    return systems
+
+
+def _note(sources: list[DialogueSource], catalog, config: DialogueMetricsConfig, turns: pd.DataFrame) -> str:
+    how = ", ".join(f"{s.info.name} ({len(s)} dialogues, {'labelled mentions' if _labelled(s, config.mentions) else 'titles read from the text'})"
+                    for s in sources)
+    return (f"{how}; catalogue {catalog.info.name} ({len(catalog)} items). {int(turns['recommendations'].sum())} titles "
+            "named in system turns. Every title a system turn names counts as a recommendation; out-of-catalogue = no "
+            f"catalogue item matches it (exact title key or rapidfuzz ratio ≥ {config.min_score:g}, year within one). "
+            "Novelty: self-information of the item's share of dialogues in "
+            f"{'the popularity reference' if config.popularity else 'these dialogues'}. Means over dialogues with 95 % "
+            "t-intervals (dialogues are the unit); dialogue_matcher: the matcher's precision on labelled mentions.")
+
+
+def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> Result:
+    sources = [read_dialogues(p) for p in config.data]
+    catalog = load_catalog(config.catalog)
+    sig = make_signature(data=" + ".join(s.info.signature() for s in sources) + f" | catalog {catalog.info.signature()}",
+                         metric={"dialogues": signature_part(config)})
+    store.save_signature(sig)
+    systems = measure_into(store, sources, config, progress)
+    cols = ["system", "dialogues", "recommendations", "out_of_catalogue_rate", "repetition_rate", "rejected_repeat_rate",
+            "novelty", "genre_diversity", "embedding_diversity", "first_rec_turn", "coverage"]
+    return Result("dialogues.metrics", "what the systems recommend inside dialogues", systems[cols].round(3), sig,
+                  store.root)
+
+
+def signature_part(config: DialogueMetricsConfig) -> str:
+    return (f"titles(key+year±1,rapidfuzz-ratio>={config.min_score:g},mentions={config.mentions})|novelty(-log2 "
+            f"(df+1)/(N+1),{'reference' if config.popularity else 'self'})|diversity(genre-jaccard,"
+            f"{config.embeddings}-cosine)|ci(t,dialogues)")
+
+
+JOB = JobSpec("dialogues.metrics", DialogueMetricsConfig, run, default_out,
+              "Beyond accuracy inside dialogues: ground the titles systems name in a catalogue and report "
+              "out-of-catalogue rate, repetition, novelty, diversity, coverage and the first recommending turn.",
+              "crseval dialogue metrics")

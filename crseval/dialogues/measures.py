@@ -1,0 +1,166 @@
+"""What a CRS recommends inside a dialogue: grounding, out-of-catalogue rate, repetition, novelty,
+diversity and the turn of the first recommendation — per system turn, per dialogue and per system.
+
+Every title a system turn names counts as a recommendation (CRSs name items to offer them: of the
+movies ReDial's recommenders introduce, its questionnaire marks 98 % as suggested, test split). A recommendation *repeats* when its
+item was already named in the dialogue (by the user, or by the system in an earlier turn) and is a
+*rejected repeat* when the user answered its earlier recommendation with a rejection or "seen it".
+*Novelty* is the self-information −log2 p of an item, p = (dialogues naming it + 1) / (dialogues + 1)
+in the popularity reference. *Diversity* is the mean pairwise distance between the distinct grounded
+items of a dialogue: Jaccard over genre sets, cosine over item-text embeddings.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from itertools import combinations
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from crseval.core.types import Item, Turn
+from crseval.data.any_dialogues import DialogueSource, SourcedDialogue
+from crseval.text.titles import Mention, TitleMatcher, title_key
+
+REACTION = re.compile(
+    r"\b(seen (?:it|that|this|them|those|both|all)|already (?:seen|watched|saw)|saw (?:it|that|them)|"
+    r"watched (?:it|that|them)|not (?:a fan|into|interested|really|for me|my (?:thing|type|style|cup))|"
+    r"(?:don't|do not|didn't|did not|won't) (?:like|want|care|enjoy|love|watch)|no thanks|hated?|boring|"
+    r"something else|anything else|nah|nope)\b", re.I)
+
+DIALOGUE_METRICS = ["recommendations", "out_of_catalogue_rate", "repetition_rate", "rejected_repeat_rate", "novelty",
+                    "genre_diversity", "embedding_diversity", "distinct_items", "first_rec_turn"]
+BOUNDS = {"out_of_catalogue_rate": (0, 1), "repetition_rate": (0, 1), "novelty": (0, np.inf), "genre_diversity": (0, 1),
+          "embedding_diversity": (0, 2)}
+_RATES = {"out_of_catalogue_rate": ("out_of_catalogue", "recommendations"), "repetition_rate": ("repeated",
+          "recommendations"), "rejected_repeat_rate": ("rejected_repeats", "recommendations")}
+
+
+def mentions_of(turn: Turn, matcher: TitleMatcher, labelled: bool) -> list[Mention]:
+    """The titles a turn names: its labelled items (ReDial @id mentions, INSPIRED movie lists) or, in
+    text mode, what the matcher finds in its text."""
+    if not labelled:
+        return [m for u in turn.utterances for m in matcher.find(u.text)]
+    out = []
+    for u in turn.utterances:
+        for name in u.items:
+            it = matcher.items.get(name)
+            out.append(Mention(it.title, it.id, "id") if it else matcher.match_title(name))
+    return out
+
+
+def ident(m: Mention) -> str:
+    return m.item or "?" + title_key(m.surface)[0]
+
+
+def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> list[dict]:
+    """One row per system turn of one dialogue."""
+    rows: list[dict] = []
+    known: set[str] = set()
+    rejected: set[str] = set()
+    pending: list[str] = []
+    for pos, turn in enumerate(sd.dialogue.turns):
+        found = list({ident(m): m for m in mentions_of(turn, matcher, labelled)}.values())
+        if not turn.role.is_recommender:
+            if pending and REACTION.search(turn.text):
+                rejected |= set(pending)
+            pending = []
+            known |= {ident(m) for m in found}
+            continue
+        ids = [ident(m) for m in found]
+        rows.append({"dialogue": sd.id, "system": sd.system, "turn": len(rows) + 1, "position": pos,
+                     "recommendations": len(found), "grounded": sum(m.item is not None for m in found),
+                     "out_of_catalogue": sum(m.item is None for m in found),
+                     "repeated": sum(i in known for i in ids), "rejected_repeats": sum(i in rejected for i in ids),
+                     "items": [m.item for m in found if m.item], "titles": [m.surface for m in found]})
+        known |= set(ids)
+        pending = ids
+    return rows
+
+
+def popularity(sources: list[tuple[list[SourcedDialogue], bool]], matcher: TitleMatcher) -> tuple[Counter, int]:
+    """(dialogues naming each grounded item, by either speaker; number of dialogues) over (dialogues, labelled
+    mentions?) pairs."""
+    counts: Counter = Counter()
+    n = 0
+    for dialogues, labelled in sources:
+        for sd in dialogues:
+            counts.update({m.item for t in sd.dialogue.turns for m in mentions_of(t, matcher, labelled) if m.item})
+        n += len(dialogues)
+    return counts, n
+
+
+def _mean_pairwise(vectors: list, distance: Callable) -> float:
+    pairs = list(combinations(vectors, 2))
+    return float(np.mean([distance(a, b) for a, b in pairs])) if pairs else float("nan")
+
+
+def _jaccard(a: set, b: set) -> float:
+    return 1 - len(a & b) / len(a | b)
+
+
+def dialogue_table(turns: pd.DataFrame, items: dict[str, Item], pop: tuple[Counter, int],
+                   embed: Callable[[list[str]], np.ndarray]) -> pd.DataFrame:
+    """Per dialogue: counts, rates, mean novelty, diversity, distinct items and the first recommending turn."""
+    counts, n = pop
+    info = -math.log2(1 / (n + 1))
+    rows = []
+    for (system, did), g in turns.groupby(["system", "dialogue"], sort=False):
+        recs = int(g["recommendations"].sum())
+        grounded = [i for lst in g["items"] for i in lst]
+        distinct = list(dict.fromkeys(grounded))
+        genres = [set(items[i].get("genres") or []) for i in distinct if items[i].get("genres")]
+        vecs = list(embed(distinct)) if len(distinct) > 1 else []
+        first = g.loc[g["recommendations"] > 0, "turn"]
+        row = {"system": system, "dialogue": did, "system_turns": len(g), "recommendations": recs,
+               **{k: int(g[k].sum()) for k in ("grounded", "out_of_catalogue", "repeated", "rejected_repeats")},
+               "novelty": float(np.mean([-math.log2((counts[i] + 1) / (n + 1)) for i in grounded]))
+               if grounded else float("nan"),
+               "genre_diversity": _mean_pairwise(genres, _jaccard),
+               "embedding_diversity": _mean_pairwise(vecs, lambda a, b: 1 - float(a @ b)),
+               "distinct_items": len(distinct), "first_rec_turn": float(first.iloc[0]) if len(first) else float("nan")}
+        for rate, (num, den) in _RATES.items():
+            row[rate] = row[num] / row[den] if row[den] else float("nan")
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out.attrs["max_novelty"] = info
+    return out
+
+
+def _t_ci(values: pd.Series) -> tuple[float, float]:
+    v = values.dropna()
+    if len(v) < 2 or v.std(ddof=1) == 0:
+        return (float(v.mean()), float(v.mean())) if len(v) else (float("nan"), float("nan"))
+    lo, hi = stats.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=v.std(ddof=1) / np.sqrt(len(v)))
+    return float(lo), float(hi)
+
+
+def system_table(dialogues: pd.DataFrame, turns: pd.DataFrame, catalogue_size: int) -> pd.DataFrame:
+    """Per system: dialogue means with 95 % t-intervals over dialogues (dialogues are the unit; rates
+    over the dialogues that recommend), pooled counts, catalogue coverage."""
+    rows = []
+    for system, g in dialogues.groupby("system", sort=True):
+        row = {"system": system, "dialogues": len(g), "recommending_dialogues": int((g["recommendations"] > 0).sum()),
+               "recommendations": int(g["recommendations"].sum())}
+        for m in DIALOGUE_METRICS[1:]:
+            row[m] = float(g[m].mean())
+            if m in BOUNDS:  # t-intervals, clipped to the metric's range (small samples overshoot it)
+                lo, hi = _t_ci(g[m])
+                row[f"{m}_low"], row[f"{m}_high"] = max(lo, BOUNDS[m][0]), min(hi, BOUNDS[m][1])
+        row["coverage"] = len({i for lst in turns.loc[turns["system"] == system, "items"] for i in lst}) / catalogue_size
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ground(source: DialogueSource, matcher: TitleMatcher, labelled: bool,
+           tick: Callable[[int], None] = lambda n: None) -> pd.DataFrame:
+    """The per-system-turn table of every dialogue."""
+    rows = []
+    for sd in source.dialogues:
+        rows += walk(sd, matcher, labelled)
+        tick(1)
+    return pd.DataFrame(rows, columns=["dialogue", "system", "turn", "position", "recommendations", "grounded",
+                                       "out_of_catalogue", "repeated", "rejected_repeats", "items", "titles"])

@@ -1,0 +1,184 @@
+"""Ground movie titles written in dialogue text in a catalogue: exact and fuzzy title + year matching.
+
+A title's *key* is its lower-case words without the year, a leading article or a MovieLens-style moved
+article (``Matrix, The (1999)`` → ``matrix``). :meth:`TitleMatcher.match_title` grounds one title
+string: its key (or, for a span such as "Try Police Academy", the longest key among its word suffixes),
+else the closest key by ``rapidfuzz`` ratio ≥ ``min_score``; a written year must agree within a year.
+Several items under one key (remakes) are told apart by the year, else the earliest is taken and the
+mention is marked ambiguous.
+
+:meth:`TitleMatcher.find` reads free text. It finds (1) catalogue titles written as whole words (one-word
+titles and lower-case two-word ones only when a year follows, they are quoted or, for one word, not at
+the start of a sentence) and (2) *title-like spans* whatever the catalogue holds: quoted or bold text,
+the head of a list item, capitalised words before ``(YYYY)``. A span is grounded as a whole or not at
+all, so "The Dark Knight Returns 2 (2019)" is out of catalogue rather than "The Dark Knight". Spans that
+no catalogue item matches are the *out-of-catalogue* (possibly hallucinated) mentions.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from crseval.core.types import Item
+from crseval.data.phrases import PhraseIndex
+
+WORD = re.compile(r"\w+(?:['’]\w+)*")
+ARTICLES = ("the", "a", "an")
+_YEAR_TAIL = re.compile(r"\s*\((\d{4})\)\s*$")
+_MOVED_ARTICLE = re.compile(r"^(.*), (The|A|An)(\s*\(.*)?$")
+_AKA = re.compile(r"\s*\((?:a\.k\.a\.|aka)[^)]*\)", re.I)
+_YEAR_AFTER = re.compile(r"^\s*[(\[]\s*((?:19|20)\d{2})\s*[)\]]|^,?\s*((?:19|20)\d{2})\b")
+_FUNCTION = {"of", "the", "a", "an", "and", "in", "on", "to", "for", "with", "at", "from", "vs", "or", "is", "&"}
+_SPANS = [re.compile(p) for p in (
+    r'"([^"\n]{2,80})"', r"“([^”\n]{2,80})”", r"\*\*([^*\n]{2,80})\*\*", r"(?<!\*)\*([^*\n]{2,80})\*(?!\*)",
+    r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+(?:\*\*)?([^\n:–—(*\"]{2,80}?)(?:\*\*)?\s*(?=[:–—(]| - |$)",
+)]
+_BEFORE_YEAR = re.compile(r"((?:[\w'’:&.,!?–—-]+\s+){0,9}[\w'’:&.,!?–—-]+)\s*\(((?:19|20)\d{2})\)")
+
+
+def _connector(word: str) -> bool:
+    """A word that may sit inside a title between capitalised words ("of", "vs.", "&", "–")."""
+    return word.lower().strip(".,:;") in _FUNCTION or not any(ch.isalnum() for ch in word)
+
+
+def _tail(title: str, n: int) -> str:
+    """The last ``n`` words of a written title (its year dropped), with the punctuation between them."""
+    t = _YEAR_TAIL.sub("", title)
+    toks = list(WORD.finditer(t))
+    return t[toks[-n].start():].strip() if 0 < n <= len(toks) else title
+
+
+def title_key(title: str) -> tuple[str, int | None]:
+    """(key, year) of a catalogue or written title."""
+    t = _AKA.sub("", title.strip())
+    m = _YEAR_TAIL.search(t)
+    year = int(m.group(1)) if m else None
+    t = t[: m.start()] if m else t
+    moved = _MOVED_ARTICLE.match(t)
+    if moved:
+        t = f"{moved.group(2)} {moved.group(1)}"
+    words = [w.lower().replace("’", "'") for w in WORD.findall(t)]
+    if len(words) > 1 and words[0] in ARTICLES:
+        words = words[1:]
+    return " ".join(words), year
+
+
+@dataclass(frozen=True)
+class Mention:
+    surface: str          # as written (a catalogue title when read from labelled mentions)
+    item: str | None      # catalogue id; None = out of catalogue
+    how: str              # exact | fuzzy | none
+    ambiguous: bool = False
+    start: int = 0        # character offset in the text
+
+
+class TitleMatcher:
+    def __init__(self, items: list[Item], min_score: float = 90.0) -> None:
+        self.items = {it.id: it for it in items}
+        self.min_score = min_score
+        self.by_key: dict[str, list[Item]] = {}
+        for it in items:
+            key, year = title_key(it.title)
+            if key:
+                self.by_key.setdefault(key, []).append(it)
+        for group in self.by_key.values():
+            group.sort(key=lambda it: (it.get("year") or 9999, it.id))
+        self._keys = list(self.by_key)
+        # words written in lower case in at least two plots are everyday words, not evidence of a title
+        plots = Counter(w for it in items for w in set(re.findall(r"\b[a-z][a-z']+\b", it.get("plot") or "")))
+        self._common = set(ENGLISH_STOP_WORDS) | {w for w, c in plots.items() if c >= 2}
+        self._phrases = PhraseIndex((tuple(k.split(" ")), k) for k in self._keys)
+
+    def _pick(self, key: str, year: int | None) -> tuple[Item, bool] | None:
+        group = self.by_key[key]
+        if year is None:
+            return group[0], len(group) > 1
+        near = sorted((abs((it.get("year") or -99) - year), i) for i, it in enumerate(group))
+        return (group[near[0][1]], False) if near[0][0] <= 1 else None
+
+    def match_title(self, title: str, year: int | None = None) -> Mention:
+        """Ground one written title (``Title (Year)``, or a span ending in a title); ``year`` overrides."""
+        key, written = title_key(title)
+        year = year if year is not None else written
+        words = key.split(" ")
+        for i in range(len(words)):  # the whole span, then shorter word suffixes ("try police academy")
+            sub = " ".join(words[i:] if i == 0 or words[i] not in ARTICLES else words[i + 1:])
+            if sub in self.by_key and (i == 0 or len(words) - i >= 2 or sub not in ENGLISH_STOP_WORDS):
+                hit = self._pick(sub, year)
+                if hit:
+                    return Mention(title if i == 0 else _tail(title, len(words) - i), hit[0].id, "exact", hit[1])
+        if key and len(key) >= 4:
+            best = process.extractOne(key, self._keys, scorer=fuzz.ratio, score_cutoff=self.min_score)
+            if best and (hit := self._pick(best[0], year)):
+                return Mention(title, hit[0].id, "fuzzy", hit[1])
+        return Mention(title, None, "none")
+
+    def find(self, text: str) -> list[Mention]:
+        """Every title in ``text`` (catalogue titles and title-like spans), in order, once per item/span."""
+        toks = list(WORD.finditer(text))
+        spans = self._spans(text)
+        taken = [(s, e) for s, e, _ in spans]
+        out = [(s, self.match_title(surface, year)) for s, e, (surface, year) in spans]
+        low = [t.group().lower().replace("’", "'") for t in toks]
+        for s, n, key in sorted(self._phrases.find(low), key=lambda h: (-h[1], h[0])):
+            a, b = toks[s].start(), toks[s + n - 1].end()
+            if any(a < e and s_ < b for s_, e in taken):
+                continue
+            year = _YEAR_AFTER.match(text[b:])
+            if not self._plausible(text, toks, s, n, bool(year), key):
+                continue
+            taken.append((a, b))
+            y = int(year.group(1) or year.group(2)) if year else None
+            hit = self._pick(key, y) or self._pick(key, None)
+            out.append((a, Mention(text[a:b], hit[0].id, "exact", hit[1], a)))
+        seen, result = set(), []
+        for start, m in sorted(out, key=lambda x: x[0]):
+            ident = m.item or title_key(m.surface)[0]
+            if ident not in seen:
+                seen.add(ident)
+                result.append(Mention(m.surface, m.item, m.how, m.ambiguous, start))
+        return result
+
+    def _plausible(self, text: str, toks: list, s: int, n: int, year: bool, key: str) -> bool:
+        """A catalogue title written without a year or quotes counts only when it does not read as everyday
+        words: not all words common; one word capitalised, 3+ letters, not opening a sentence."""
+        first = toks[s].group()
+        quoted = toks[s].start() > 0 and text[toks[s].start() - 1] in "\"“*'"
+        if year or quoted:
+            return True
+        if all(w in self._common for w in key.split(" ")):
+            return False
+        if n == 1:
+            before = text[: toks[s].start()].rstrip()
+            return first[0].isupper() and len(first) >= 3 and bool(before) and before[-1] not in ".!?:\n"
+        return first[0].isupper() or first[0].isdigit() or n >= 3
+
+    def _spans(self, text: str) -> list[tuple[int, int, tuple[str, int | None]]]:
+        """(start, end, (surface, year)) of title-like spans, non-overlapping, first found wins."""
+        found: list[tuple[int, int, tuple[str, int | None]]] = []
+        for m in _BEFORE_YEAR.finditer(text):
+            words = m.group(1).split()
+            k = len(words)
+            while k > 0 and (words[k - 1][0].isupper() or words[k - 1][0].isdigit() or _connector(words[k - 1])):
+                k -= 1
+            head = words[k:]
+            while head and (_connector(head[0]) and head[0].lower() not in ARTICLES):
+                head = head[1:]
+            if head and (head[0][0].isupper() or head[0][0].isdigit()):
+                surface = " ".join(head)
+                found.append((m.end(1) - len(surface) if m.group(1).endswith(surface) else m.start(1), m.end(), (
+                    surface, int(m.group(2)))))
+        for pattern in _SPANS:
+            for m in pattern.finditer(text):
+                surface = m.group(1).strip().strip(",.;")
+                n_words = len(surface.split())
+                if (surface and (surface[0].isupper() or surface[0].isdigit()) and n_words <= 10
+                        and not surface.endswith("?") and not any(a < m.end() and m.start() < b for a, b, _ in found)):
+                    year = _YEAR_AFTER.match(text[m.end():])
+                    found.append((m.start(), m.end() + (year.end() if year else 0),
+                                  (surface, int(year.group(1) or year.group(2)) if year else None)))
+        return sorted(found)

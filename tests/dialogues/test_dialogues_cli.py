@@ -1,0 +1,80 @@
+"""`crseval dialogues metrics` on ReDial (matcher precision on its @id mentions), the arena's dialogue layout,
+session logs, other catalogues, and bad input."""
+import json
+
+import pandas as pd
+import pytest
+
+from tests.cli.test_cli import crseval
+
+
+def test_redial_with_its_movie_table(shared, tmp_path):
+    data, movies = shared("redial/test_data.jsonl"), shared("redial/movies_id2info.json")
+    res = crseval("dialogues", "metrics", str(data), "--catalog", str(movies), "--embeddings", "hashing",
+                  "--out", str(tmp_path / "r"), "--format", "json")
+    row = json.loads(res.stdout)["result"][0]
+    assert row["system"] == "redial-human" and row["dialogues"] == 1342
+    assert row["out_of_catalogue_rate"] < 0.01           # labelled @id mentions: 9 ids lack a table entry
+    assert 0 < row["repetition_rate"] < 0.2 and row["first_rec_turn"] >= 1
+    check = pd.read_csv(tmp_path / "r" / "tables" / "dialogue_matcher.csv").set_index("reading")
+    assert check.loc["title", "in_catalogue"] == 8512    # every @id mention whose id is in the movie table
+    assert check.loc["title", "matcher_precision"] >= 0.985 and check.loc["text", "matcher_precision"] >= 0.98
+    assert check.loc["text", "matcher_recall"] >= 0.97
+    turns = pd.read_csv(tmp_path / "r" / "tables" / "dialogue_turns.csv")
+    assert turns["recommendations"].sum() == row["recommendations"]
+
+
+def test_the_arenas_dialogue_layout_with_satisfaction(tmp_path):
+    replies = {"good": ["I'd suggest Inception (2010).", "Then try The Matrix (1999)."],
+               "bad": ["Watch Starfall Legacy (2031)!", "Watch Starfall Legacy (2031) again!"]}
+    convs = [{"conversation ID": f"{crs}_{k}", "agent": {"id": crs},
+              "conversation": [{"participant": "USER", "utterance": "Any sci-fi?"},
+                               {"participant": "AGENT", "utterance": replies[crs][0]},
+                               {"participant": "USER", "utterance": "Not a fan, seen it."},
+                               {"participant": "AGENT", "utterance": replies[crs][k % 2]}],
+              "metadata": {"sentiment": "satisfied" if crs == "good" else "frustrated"}}
+             for crs in replies for k in range(4)]
+    (tmp_path / "dial.json").write_text(json.dumps(convs))
+    res = crseval("dialogues", "metrics", str(tmp_path / "dial.json"), "--embeddings", "hashing",
+                  "--out", str(tmp_path / "r"), "--format", "json")
+    rows = {r["system"]: r for r in json.loads(res.stdout)["result"]}
+    assert rows["good"]["out_of_catalogue_rate"] == 0 and rows["bad"]["out_of_catalogue_rate"] == 1
+    assert rows["bad"]["rejected_repeat_rate"] == 0.5   # every second recommendation re-offers the rejected title
+    metrics = pd.read_csv(tmp_path / "r" / "tables" / "dialogue_metrics.csv")
+    assert set(metrics["satisfied"]) == {0.0, 1.0}
+    corr = pd.read_csv(tmp_path / "r" / "tables" / "dialogue_label_correlation.csv")
+    oc = corr[(corr["level"] == "dialogue") & (corr["metric"] == "out_of_catalogue_rate")].iloc[0]
+    assert oc["aspect"] == "satisfied" and oc["spearman_rho"] == pytest.approx(-1.0) and oc["n"] == 8
+
+
+def test_session_logs_and_a_movielens_catalogue(tmp_path):
+    (tmp_path / "movies.csv").write_text("movieId,title,genres\n1,\"Matrix, The (1999)\",Action|Sci-Fi\n"
+                                         "2,Heat (1995),Action|Crime|Thriller\n")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "s1.json").write_text(json.dumps({"model_name": "m1", "conversation": [
+        {"speaker": "User", "text": "action please"}, {"speaker": "System", "text": "See The Matrix (1999) or Heat."},
+        {"speaker": "User", "text": "ok"}, {"speaker": "System", "text": "Also The Matrix (1999)."}]}))
+    res = crseval("dialogues", "metrics", str(logs), "--catalog", str(tmp_path / "movies.csv"), "--embeddings",
+                  "hashing", "--out", str(tmp_path / "r"), "--format", "json")
+    row = json.loads(res.stdout)["result"][0]
+    assert row["system"] == "m1" and row["recommendations"] == 3 and row["repetition_rate"] == pytest.approx(1 / 3, abs=1e-3)
+    assert row["coverage"] == 1.0 and row["genre_diversity"] == pytest.approx(1 - 1 / 4, abs=1e-3)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["nowhere.jsonl"], "dialogues not found"),
+    (["sample", "--catalog", "nowhere.json"], "catalogue not found"),
+    (["sample", "--mentions", "labelled"], "does not label its mentions"),
+    (["sample", "--min-score", "20"], "min_score"),
+])
+def test_bad_input(tmp_path, args, words):
+    res = crseval("dialogues", "metrics", *args, "--out", str(tmp_path / "x"), check=False)
+    assert res.returncode == 2 and words in res.stderr.lower() and "Traceback" not in res.stderr
+
+
+def test_a_file_that_is_no_catalogue(tmp_path):
+    (tmp_path / "c.json").write_text(json.dumps({"x": 1}))
+    res = crseval("dialogues", "metrics", "sample", "--catalog", str(tmp_path / "c.json"), "--out",
+                  str(tmp_path / "x"), check=False)
+    assert res.returncode == 2 and "not a movie catalogue" in res.stderr
