@@ -115,8 +115,10 @@ def _arena(store: RunStore, seed: int, progress: Progress) -> None:
 def _dialogue_metrics(store: RunStore, progress: Progress) -> None:
     """What the demo's CRSs (shift sessions) and the bundled human recommenders name, in the bundled catalogue."""
     from crseval.data.any_dialogues import read_dialogues
+    from crseval.data.catalogs import load_catalog
     from crseval.dialogues.job import measure_into
-    measure_into(store, [read_dialogues("sample"), read_dialogues(store.root)], DIALOGUE_METRICS, progress,
+    measure_into(store, [read_dialogues("sample"), read_dialogues(store.root)], load_catalog("sample"), DIALOGUE_METRICS,
+                 progress,
                  title="What the systems recommend inside dialogues (demo sessions and the bundled dialogues; use "
                        "`crseval dialogues metrics`)")
 

@@ -116,6 +116,7 @@ CONTEXT = {
     "false_out_of_catalogue": ("false out-of-catalogue", "title-like spans left out of catalogue in utterances whose "
                                                          "labelled items are all in the catalogue"),
     "utterances": ("utterances", "utterances read"),
+    "p_holm": ("p (Holm)", "p-value adjusted by Holm's method over the table's tests at the same level"),
     "user_turns": ("user turns", "simulated user turns"), "sessions": ("sessions", "sessions the value is computed on"),
     "leaked_turns": ("leaked turns", "user turns naming a catalogue title the CRS had not named yet"),
     "leak_turn_share": ("leak share", "share of user turns that name a title before the CRS does"),

@@ -14,12 +14,14 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
 from crseval.data.any_dialogues import DialogueSource, read_dialogues
+from crseval.data.base import ItemCatalog
 from crseval.data.catalogs import load_catalog
 from crseval.dialogues.matcher_check import matcher_check
 from crseval.dialogues.measures import DIALOGUE_METRICS, dialogue_table, ground, popularity, system_table
@@ -71,7 +73,7 @@ def _embed_items(turns: pd.DataFrame, items: dict, name: str):
 
 def label_correlations(dialogues: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
     """Spearman ρ (Fisher-z CI, Bonett–Wright SE) of each metric with each human label, over dialogues and over
-    system means (three systems or more)."""
+    system means (three systems or more), with Holm-adjusted p-values per level."""
     rows = []
     by_system = dialogues.groupby("system")[[*DIALOGUE_METRICS, *labels]].mean()
     for level, frame in (("dialogue", dialogues), ("system", by_system)):
@@ -84,13 +86,15 @@ def label_correlations(dialogues: pd.DataFrame, labels: list[str]) -> pd.DataFra
                 lo, hi = fisher_ci(float(rho), len(ok), spearman=True)
                 rows.append({"level": level, "aspect": label, "metric": metric, "n": len(ok),
                              "spearman_rho": float(rho), "spearman_rho_lo": lo, "spearman_rho_hi": hi, "p": float(p)})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if len(out):  # many metrics × labels: Holm's correction over each level's family of tests
+        out["p_holm"] = out.groupby("level")["p"].transform(lambda p: multipletests(p, method="holm")[1])
+    return out
 
 
-def measure_into(store: RunStore, sources: list[DialogueSource], config: DialogueMetricsConfig, progress: Progress,
-                 title: str = "What the systems recommend inside dialogues") -> pd.DataFrame:
+def measure_into(store: RunStore, sources: list[DialogueSource], catalog: ItemCatalog, config: DialogueMetricsConfig,
+                 progress: Progress, title: str = "What the systems recommend inside dialogues") -> pd.DataFrame:
     """Ground, measure and write every table and the report section; the per-system table."""
-    catalog = load_catalog(config.catalog)
     matcher = TitleMatcher(catalog.items, config.min_score)
     tick = progress("grounding titles", sum(len(s) for s in sources))
     turns = pd.concat([ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources], ignore_index=True)
@@ -125,9 +129,10 @@ def measure_into(store: RunStore, sources: list[DialogueSource], config: Dialogu
     return systems
 
 
-def _note(sources: list[DialogueSource], catalog, config: DialogueMetricsConfig, turns: pd.DataFrame) -> str:
-    how = ", ".join(f"{s.info.name} ({len(s)} dialogues, {'labelled mentions' if _labelled(s, config.mentions) else 'titles read from the text'})"
-                    for s in sources)
+def _note(sources: list[DialogueSource], catalog: ItemCatalog, config: DialogueMetricsConfig,
+          turns: pd.DataFrame) -> str:
+    read = {True: "labelled mentions", False: "titles read from the text"}
+    how = ", ".join(f"{s.info.name} ({len(s)} dialogues, {read[_labelled(s, config.mentions)]})" for s in sources)
     return (f"{how}; catalogue {catalog.info.name} ({len(catalog)} items). {int(turns['recommendations'].sum())} titles "
             "named in system turns. Every title a system turn names counts as a recommendation; out-of-catalogue = no "
             f"catalogue item matches it (exact title key or rapidfuzz ratio ≥ {config.min_score:g}, year within one). "
@@ -139,10 +144,12 @@ def _note(sources: list[DialogueSource], catalog, config: DialogueMetricsConfig,
 def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> Result:
     sources = [read_dialogues(p) for p in config.data]
     catalog = load_catalog(config.catalog)
-    sig = make_signature(data=" + ".join(s.info.signature() for s in sources) + f" | catalog {catalog.info.signature()}",
-                         metric={"dialogues": signature_part(config)})
+    data = " + ".join(s.info.signature() for s in sources) + f" | catalog {catalog.info.signature()}"
+    if config.popularity:
+        data += " | popularity " + " + ".join(read_dialogues(p).info.signature() for p in config.popularity)
+    sig = make_signature(data=data, metric={"dialogues": signature_part(config)})
     store.save_signature(sig)
-    systems = measure_into(store, sources, config, progress)
+    systems = measure_into(store, sources, catalog, config, progress)
     cols = ["system", "dialogues", "recommendations", "out_of_catalogue_rate", "repetition_rate", "rejected_repeat_rate",
             "novelty", "genre_diversity", "embedding_diversity", "first_rec_turn", "coverage"]
     return Result("dialogues.metrics", "what the systems recommend inside dialogues", systems[cols].round(3), sig,

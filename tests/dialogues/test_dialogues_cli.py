@@ -1,6 +1,7 @@
 """`crseval dialogues metrics` on ReDial (matcher precision on its @id mentions), the arena's dialogue layout,
 session logs, other catalogues, and bad input."""
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -60,6 +61,16 @@ def test_session_logs_and_a_movielens_catalogue(tmp_path):
     row = json.loads(res.stdout)["result"][0]
     assert row["system"] == "m1" and row["recommendations"] == 3 and row["repetition_rate"] == pytest.approx(1 / 3, abs=1e-3)
     assert row["coverage"] == 1.0 and row["genre_diversity"] == pytest.approx(1 - 1 / 4, abs=1e-3)
+    # popularity from another corpus: 2 dialogues, one names The Matrix → novelty by hand
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    for k, text in enumerate(["The Matrix (1999) then.", "No idea."]):
+        (ref / f"r{k}.json").write_text(json.dumps({"model_name": "h", "conversation": [
+            {"speaker": "User", "text": "hi"}, {"speaker": "System", "text": text}]}))
+    res = crseval("dialogues", "metrics", str(logs), "--catalog", str(tmp_path / "movies.csv"), "--popularity",
+                  str(ref), "--embeddings", "hashing", "--out", str(tmp_path / "p"), "--format", "json")
+    bits = [-math.log2(2 / 3), -math.log2(1 / 3), -math.log2(2 / 3)]  # Matrix, Heat, Matrix
+    assert json.loads(res.stdout)["result"][0]["novelty"] == pytest.approx(sum(bits) / 3, abs=1e-3)
 
 
 @pytest.mark.parametrize("args, words", [

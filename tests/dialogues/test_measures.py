@@ -92,3 +92,7 @@ def test_label_correlations_match_scipy():
     assert corr.loc[("system", "novelty"), "spearman_rho"] == pytest.approx(
         stats.spearmanr(means["novelty"], means["overall"])[0])
     assert (corr["spearman_rho_lo"] <= corr["spearman_rho"]).all()
+    dial = corr.loc["dialogue"]
+    p = np.sort(dial["p"].to_numpy())  # Holm by hand: running max of (m - i) · p_(i), capped at 1
+    holm = np.minimum(1, np.maximum.accumulate([(len(p) - i) * v for i, v in enumerate(p)]))
+    assert np.sort(dial["p_holm"].to_numpy()) == pytest.approx(holm)
