@@ -21,8 +21,12 @@ from crseval.arena.rating import (bootstrap, bradley_terry, elo, ranks, record, 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
-from crseval.core.signature import make_signature
+from crseval.core.signature import make_signature, prompt_hash
+from crseval.arena.llm_votes import PROMPT, STREAM
+from crseval.judge.rubric import SYSTEM
+from crseval.data.io import DatasetInfo
 from crseval.data.votes import TIE, Votes, load_votes
+from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.stats.correlation import fisher_ci
 
@@ -38,22 +42,34 @@ class ArenaConfig(BaseModel):
                                               "several are ranked one by one, combined, and compared.",
                              json_schema_extra={"argument": True})
     dialogues: CommaList | None = Field(None, description="The arena's dialogue files (JSON, satisfied/frustrated "
-                                                          "per dialogue) for per-system satisfaction rates.")
+                                                          "per dialogue) for per-system satisfaction rates; any "
+                                                          "dialogue source (a shift run …) for --llm-votes.")
     k: float = Field(16, gt=0, description="Elo K factor (the arena's: 16).")
     initial: float = Field(1000, description="Elo starting rating (the arena's: 1000).")
     alpha: float = Field(0.01, ge=0, description="Bradley–Terry regularisation (keeps systems without wins finite).")
     ci_width: float = Field(100, gt=0, description="Target width (Elo points) of a 95 % CI for the votes-needed table.")
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples of the votes.")
-    seed: int = Field(0, description="Seed of the bootstrap.")
+    seed: int = Field(0, description="Seed of the bootstrap (and of the LLM vote sample).")
+    llm_votes: bool = Field(False, description="Let the LLM vote too: pairs of --dialogues of different systems that "
+                                               "open with the same user request, judged in both orders (a tie when "
+                                               "the orders disagree); ranked like a vote file and compared with the "
+                                               "human votes.")
+    llm_pairs: int = Field(200, ge=1, description="Most dialogue pairs the LLM votes on (a seeded sample).")
+    llm: LLMConfig = LLMConfig()
 
 
 def default_out(config: ArenaConfig) -> Path:
     return Path("runs") / "arena"
 
 
-def _satisfaction(paths: list[str]) -> pd.DataFrame:
-    from crseval.data.judged import load_judged
-    rows = [{"system": it.system, "satisfied": it.labels["satisfied"]} for p in paths for it in load_judged(p).items]
+def _satisfaction(paths: list[str]) -> pd.DataFrame | None:
+    """Per system: the share of its dialogues labelled satisfied (Wilson CI); None when no dialogue carries
+    that label (dialogues from other sources still serve LLM votes)."""
+    from crseval.data.any_dialogues import read_dialogues
+    rows = [{"system": d.system, "satisfied": d.labels["satisfied"]} for p in paths for d in read_dialogues(p).dialogues
+            if "satisfied" in d.labels]
+    if not rows:
+        return None
     g = pd.DataFrame(rows).groupby("system")["satisfied"].agg(["sum", "count"])
     lo, hi = proportion_confint(g["sum"], g["count"], method="wilson")
     return pd.DataFrame({"satisfaction": g["sum"] / g["count"], "satisfaction_low": lo, "satisfaction_high": hi,
@@ -125,12 +141,16 @@ def _agreement(a: tuple, b: tuple) -> dict:
 
 
 def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfig, progress: Progress,
-              title: str = "Arena rankings") -> pd.DataFrame:
-    """Rate every vote set (and all combined) into ``store``; the ratings table."""
+              title: str = "Arena rankings", extra: list[tuple[str, Votes]] = ()) -> pd.DataFrame:
+    """Rate every vote set, all of ``sets`` combined, and the ``extra`` sets (LLM votes: compared, never
+    combined with people's) into ``store``; the ratings table of the combined (else the first) set."""
     from crseval.arena.plots import plot_ratings, plot_win_probability
     named = [(n, v.data) for n, v in sets]
     if len(sets) > 1:
         named.append(("combined", pd.concat([v.data for _, v in sets], ignore_index=True)))
+    main_name = named[-1][0]
+    named += [(n, v.data) for n, v in extra]
+    sets = [*sets, *extra]
     tick = progress("Bradley–Terry bootstrap", len(named))
     rated = []
     for name, votes in named:
@@ -139,8 +159,7 @@ def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfi
         tick(1)
     ratings = pd.concat([t for _, t, *_ in rated], ignore_index=True)
     tables = ["arena_ratings", "arena_win_probability"]
-    if config.dialogues:
-        sat = _satisfaction(config.dialogues)
+    if config.dialogues and (sat := _satisfaction(config.dialogues)) is not None:
         ratings = ratings.join(sat, on="system")
         agree = []
         for name, table, *_ in rated:
@@ -155,10 +174,10 @@ def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfi
     store.write_table("arena_ratings", ratings)
     store.write_table("arena_win_probability", pd.concat([w for *_, w in rated], ignore_index=True))
     if len(sets) > 1:
-        files = [(n, t, v) for n, t, _, v, _ in rated[: len(sets)]]
+        files = [(n, t, v) for n, t, _, v, _ in rated if n != "combined"]
         store.write_table("arena_agreement", pd.DataFrame([_agreement(a, b) for a, b in combinations(files, 2)]))
         tables.append("arena_agreement")
-    main = rated[-1]
+    main = next(r for r in rated if r[0] == main_name)
     plot_ratings(ratings, store.figure_path("arena_ratings"))
     plot_win_probability(main[4], store.figure_path("arena_win_probability"), main[0])
     store.add_section(
@@ -168,21 +187,58 @@ def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfi
         f"uncertainty. bt: Bradley–Terry on the same scale with 95 % bootstrap CIs over votes ({config.n_boot} "
         "resamples); rank_low–rank_high: the 95 % rank interval; rank_stability: how often the rank holds under "
         f"resampling; votes_for_ci_width: votes a CI of {config.ci_width:g} points would need (widths shrink as "
-        "1/√votes)." + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else ""),
-        tables=[(t, None) for t in tables],
+        "1/√votes)." + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "") + _llm_note(extra),
+        tables=[(t, None) for t in tables + (["arena_llm_votes"] if extra else [])],
         figures=[("arena_ratings", "Bradley–Terry ratings with 95 % bootstrap CIs (bars) and the arena's sequential "
                                    "Elo (diamonds), per vote set"),
                  ("arena_win_probability", f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)")])
     return ratings[ratings["vote_set"] == main[0]]
 
 
+def _llm_note(extra: list[tuple[str, Votes]]) -> str:
+    return "".join(f" {n}: the LLM's votes on {len(v)} dialogue pairs that open with the same user request, each "
+                   f"judged in both orders; {v.data['position_consistent'].mean():.0%} of pairs got the same answer "
+                   "in both orders, the rest are ties (arena_llm_votes)." for n, v in extra)
+
+
+def _llm_vote_set(config: ArenaConfig, store: RunStore, progress: Progress) -> tuple[tuple[str, Votes], dict]:
+    """The LLM's votes on pairs of the arena's dialogues, as one more vote set; the LLM's identity."""
+    from crseval.arena.llm_votes import dialogue_pairs, llm_votes
+    from crseval.data.any_dialogues import read_dialogues
+    from crseval.llm import make_client
+    if not config.dialogues:
+        raise CrsevalError("LLM votes compare dialogues", field="llm_votes", fix="pass --dialogues DIAL.json")
+    items = [(d.id, d.system, d.dialogue) for p in config.dialogues for d in read_dialogues(p).dialogues]
+    pairs = dialogue_pairs(items, config.llm_pairs, config.seed)
+    if not pairs:
+        raise CrsevalError("no two dialogues of different systems open with the same user request", field="dialogues",
+                           fix="LLM votes need dialogues of several systems answering the same requests")
+    client = make_client(config.llm, store.cache_path)
+    try:
+        votes = llm_votes(pairs, client, store, config.seed, progress("LLM votes (both orders)", 2 * len(pairs)))
+        identity = client.identity()
+    finally:
+        client.close()
+    store.write_table("arena_llm_votes", votes)
+    if votes.empty:
+        raise CrsevalError("every LLM vote failed", file=store.root / "records" / f"{STREAM}.jsonl")
+    info = DatasetInfo(f"votes:llm-{identity.get('model') or identity.get('backend')}", str(store.root),
+                       f"{len(votes)}")
+    return ("llm", Votes(info, votes)), {**identity, "T": 0.0, "prompt": prompt_hash(SYSTEM, PROMPT)}
+
+
 def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Result:
     sets: list[tuple[str, Votes]] = [(v.info.name.split(":", 1)[1], v) for v in map(load_votes, config.votes)]
     if len({n for n, _ in sets}) < len(sets):
         raise CrsevalError("two vote files share a name", field="votes", fix="give each vote set its own file name")
-    sig = make_signature(data=" + ".join(v.info.signature() for _, v in sets), metric={"arena": signature_part(config)})
+    llm, extra = None, []
+    if config.llm_votes:
+        llm_set, llm = _llm_vote_set(config, store, progress)
+        extra.append(llm_set)
+    sig = make_signature(data=" + ".join(v.info.signature() for _, v in sets), llm=llm,
+                         metric={"arena": signature_part(config)})
     store.save_signature(sig)
-    shown = rank_into(store, sets, config, progress)
+    shown = rank_into(store, sets, config, progress, extra=extra)
     name = shown["vote_set"].iloc[0]
     return Result("arena", f"arena rankings ({name} votes)",
                   shown.reindex(columns=RESULT_COLUMNS).dropna(axis=1, how="all").round(3), sig, store.root)
@@ -196,4 +252,4 @@ def signature_part(config: ArenaConfig) -> str:
 JOB = JobSpec("arena", ArenaConfig, run, default_out,
               "Rank systems from pairwise votes: the arena's Elo, Bradley–Terry with bootstrap CIs, rank stability, "
               "win probabilities, votes needed; agreement between vote sets; satisfaction from the arena's dialogues.",
-              "crseval arena rankings")
+              "crseval arena rankings", uses_llm=lambda c: c.llm_votes)

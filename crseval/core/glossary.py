@@ -116,6 +116,13 @@ CONTEXT = {
     "false_out_of_catalogue": ("false out-of-catalogue", "title-like spans left out of catalogue in utterances whose "
                                                          "labelled items are all in the catalogue"),
     "utterances": ("utterances", "utterances read"),
+    "crs1": ("system 1", "first system of the voted pair"), "crs2": ("system 2", "second system of the voted pair"),
+    "vote": ("vote", "the winning system, or tie"), "line": ("line", "line of the vote in its file (the vote order)"),
+    "feedback": ("feedback", "the voter's free-text feedback, where given"),
+    "order": ("order", "which dialogue the judge read first (ab: system 1's)"),
+    "p_crs1_first": ("P(1 better), 1 first", "the judge's probability that system 1's dialogue is better, read first"),
+    "p_crs1_second": ("P(1 better), 1 second", "the same with system 1's dialogue read second (position swap)"),
+    "position_consistent": ("position consistent", "both orders prefer the same dialogue (else the vote is a tie)"),
     "p_holm": ("p (Holm)", "p-value adjusted by Holm's method over the table's tests at the same level"),
     "user_turns": ("user turns", "simulated user turns"), "sessions": ("sessions", "sessions the value is computed on"),
     "leaked_turns": ("leaked turns", "user turns naming a catalogue title the CRS had not named yet"),
