@@ -235,6 +235,9 @@ class ScoreConfig(BaseModel):
                                                                               "options).")
     judge: bool = Field(False, description="Also rate proactiveness, coherence and personalization with the LLM "
                                            "judge.")
+    calibrated: str | None = Field(None, description="With --judge, also the calibrated judge: 'default' (the "
+                                                     "shipped one) or a file from `crseval judge fit`; reported as "
+                                                     "'dialogue-overall (calibrated)'.")
     llm: LLMConfig = LLMConfig()
     judge_scale: str = Field("1,5", description="Scale of the judge scores that come with the logs ('low,high').")
     out_of_scale: Literal["report", "drop", "refuse"] = Field(
@@ -280,7 +283,11 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     logs, notes = import_logs(config.logs)
     scoring = ScoringSection(similarity=config.similarity, topics=config.topics, corpus=config.corpus,
                              topics_llm=config.llm if config.topics == "llm" else None)
-    judge = JudgeSection(judges=[JudgeSpec(name="judge", llm=config.llm)]) if config.judge else None
+    if config.calibrated and not config.judge:
+        raise CrsevalError("the calibrated judge asks its questions with the judge's LLM", field="--calibrated",
+                           fix="add --judge")
+    judge = (JudgeSection(judges=[JudgeSpec(name="judge", llm=config.llm)], calibrated=config.calibrated)
+             if config.judge else None)
     store.check_config({"scoring": scoring.model_dump(mode="json"), "kb": kb_path, "seed": config.seed,
                         "judge": judge.model_dump(mode="json") if judge else None,
                         "sessions": sorted(r["key"] for r in logs)})
@@ -290,10 +297,13 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     scorer, fallbacks = build_scorer(scoring, kb, store, config.seed)
     judges = _judges(judge, store) if judge else []
     aspects = list(judge.aspects) if judges else []
-    _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs")
-    records = _score_all(logs, store, scorer, judges, aspects, config.seed, progress)
+    calibrated = _calibrated(judge, judges) if judge else None
+    _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs",
+               model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
+    records = _score_all(logs, store, scorer, judges, aspects, config.seed, progress, calibrated)
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
-    write_analysis(store, records, aspects, n_boot=config.n_boot, seed=config.seed,
+    rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
+    write_analysis(store, records, rated, n_boot=config.n_boot, seed=config.seed,
                    title="Preference-shift adaptation",
                    notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []))
     details, checks = published_into(store, config, logs, store.read_table("model_metrics"))
@@ -304,7 +314,8 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     return result
 
 
-def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int, progress: Progress) -> list[dict]:
+def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int, progress: Progress,
+               calibrated=None) -> list[dict]:
     """Every session scored in one batch (a resumed run reads what is already scored), judged, appended."""
     earlier = store.records(STREAM)
     done = {r["key"] for r in earlier}
@@ -315,7 +326,7 @@ def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int
     try:
         scored = scorer.score(todo)  # one batch: every distinct utterance is encoded and read once
         for rec, tas in zip(todo, scored):
-            fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas))
+            fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas, calibrated=calibrated))
             bar(1)
     finally:
         close_clients()

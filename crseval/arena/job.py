@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from crseval.arena.rating import (bootstrap, bradley_terry, elo, ranks, record, votes_needed, win_probability)
+from crseval.arena.rating import bootstrap, davidson, elo, fit, ranks, record, votes_needed, win_probability
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
@@ -47,6 +48,9 @@ class ArenaConfig(BaseModel):
     k: float = Field(16, gt=0, description="Elo K factor (the arena's: 16).")
     initial: float = Field(1000, description="Elo starting rating (the arena's: 1000).")
     alpha: float = Field(0.01, ge=0, description="Bradley–Terry regularisation (keeps systems without wins finite).")
+    ties: Literal["half", "davidson"] = Field("half", description="Ties in Bradley–Terry: half a win each way (as the "
+                                                                  "arena's Elo) or Davidson's model with a tie "
+                                                                  "parameter ν.")
     ci_width: float = Field(100, gt=0, description="Target width (Elo points) of a 95 % CI for the votes-needed table.")
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples of the votes.")
     seed: int = Field(0, description="Seed of the bootstrap (and of the LLM vote sample).")
@@ -79,8 +83,8 @@ def _satisfaction(paths: list[str]) -> pd.DataFrame | None:
 def _rate(name: str, votes: pd.DataFrame, config: ArenaConfig) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
     """(ratings table, win-probability table, bootstrap matrix) of one vote set."""
     systems = sorted(set(votes["crs1"]) | set(votes["crs2"]))
-    bt = bradley_terry(votes, systems, alpha=config.alpha)
-    boot = bootstrap(votes, systems, n_boot=config.n_boot, seed=config.seed, alpha=config.alpha)
+    bt = fit(votes, systems, alpha=config.alpha, ties=config.ties)
+    boot = bootstrap(votes, systems, n_boot=config.n_boot, seed=config.seed, alpha=config.alpha, ties=config.ties)
     ranked = ranks(bt)
     table = record(votes, systems).loc[systems].reset_index(names="system")
     e = elo(votes, k=config.k, initial=config.initial)
@@ -97,6 +101,8 @@ def _rate(name: str, votes: pd.DataFrame, config: ArenaConfig) -> tuple[pd.DataF
         table["rank_stability"] = (boot_ranks == ranked).mean(axis=0)
         table["votes_for_ci_width"] = [votes_needed(h - l_, len(votes), config.ci_width) for l_, h in zip(lo, hi)]
     table["vote_set"] = name
+    if config.ties == "davidson":
+        table["davidson_nu"] = davidson(votes, systems, alpha=config.alpha)[1]
     p = win_probability(bt)
     better = (boot[:, :, None] > boot[:, None, :]).mean(axis=0) if len(boot) else np.full(p.shape, np.nan)
     wins = pd.DataFrame([{"vote_set": name, "system": a, "opponent": b, "p_win": p[i, j], "p_better": better[i, j]}
@@ -180,11 +186,12 @@ def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfi
     main = next(r for r in rated if r[0] == main_name)
     plot_ratings(ratings, store.figure_path("arena_ratings"))
     plot_win_probability(main[4], store.figure_path("arena_win_probability"), main[0])
+    davidson = " with Davidson's tie model (tie parameter ν in davidson_nu)" if config.ties == "davidson" else ""
     store.add_section(
         title,
         f"{' + '.join(f'{n} ({len(v)} votes)' for n, v in sets)}. elo: the arena's sequential Elo (file order, "
         f"K = {config.k:g}, start {config.initial:g}, tie = ½), which depends on the vote order and carries no "
-        f"uncertainty. bt: Bradley–Terry on the same scale with 95 % bootstrap CIs over votes ({config.n_boot} "
+        f"uncertainty. bt: Bradley–Terry{davidson} on the same scale with 95 % bootstrap CIs over votes ({config.n_boot} "
         "resamples); rank_low–rank_high: the 95 % rank interval; rank_stability: how often the rank holds under "
         f"resampling; votes_for_ci_width: votes a CI of {config.ci_width:g} points would need (widths shrink as "
         "1/√votes)." + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "") + _llm_note(extra),
@@ -245,8 +252,9 @@ def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Result:
 
 
 def signature_part(config: ArenaConfig) -> str:
-    return (f"elo(K={config.k:g},init={config.initial:g},file-order,tie=0.5)|bradley-terry(choix-ilsr,"
-            f"alpha={config.alpha:g},tie=0.5)|boot:{config.n_boot}|seed:{config.seed}")
+    bt = (f"davidson(mle,alpha={config.alpha:g})" if config.ties == "davidson"
+          else f"bradley-terry(choix-ilsr,alpha={config.alpha:g},tie=0.5)")
+    return f"elo(K={config.k:g},init={config.initial:g},file-order,tie=0.5)|{bt}|boot:{config.n_boot}|seed:{config.seed}"
 
 
 JOB = JobSpec("arena", ArenaConfig, run, default_out,

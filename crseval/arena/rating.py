@@ -5,6 +5,9 @@
   uncertainty.
 * **Bradley–Terry** (choix's ILSR maximum likelihood; a tie counts as half a win for each side, the same
   convention as the arena's Elo; a small regularisation ``alpha`` keeps systems that never won finite),
+  or **Davidson's** (1970) extension that models ties: P(i beats j) = πᵢ / (πᵢ + πⱼ + ν√(πᵢπⱼ)),
+  P(tie) = ν√(πᵢπⱼ) / (…), fitted by maximum likelihood (L-BFGS with the analytic gradient, the same
+  L2 penalty ``alpha`` on log-strengths) — no library implements it;
   reported on the Elo scale (1000 + 400/ln 10 · strength, centred) so the two read alike, with
   bootstrap CIs over votes, the probability that each system beats each other, how often each rank holds
   under resampling, and how many votes a CI of a given width would need.
@@ -54,18 +57,55 @@ def bradley_terry(votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.0
     return 1000 + ELO_SCALE * (theta - theta.mean())
 
 
+def _davidson_nll(x: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.ndarray, alpha: float):
+    """Negative log-likelihood and its gradient; x = (log-strengths…, log ν); out = 1 (i won), 0 (tie), -1 (j won)."""
+    theta, log_nu = x[:-1], x[-1]
+    a, b = theta[i], theta[j]
+    ea, eb, t = np.exp(a), np.exp(b), np.exp(log_nu + (a + b) / 2)
+    den = ea + eb + t
+    ll = np.where(out == 1, a, np.where(out == -1, b, log_nu + (a + b) / 2)) - np.log(den)
+    pa, pb, pt = (ea + t / 2) / den, (eb + t / 2) / den, t / den
+    da = np.where(out == 1, 1.0, np.where(out == 0, 0.5, 0.0)) - pa
+    db = np.where(out == -1, 1.0, np.where(out == 0, 0.5, 0.0)) - pb
+    grad = np.zeros_like(x)
+    np.add.at(grad, i, -da)
+    np.add.at(grad, j, -db)
+    grad[:-1] += 2 * alpha * theta
+    grad[-1] = -np.sum((out == 0) - pt)
+    return -ll.sum() + alpha * float(theta @ theta), grad
+
+
+def davidson(votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01) -> tuple[np.ndarray, float]:
+    """(strengths on the Elo scale centred on 1000, in the order of ``systems``; the tie parameter ν)."""
+    from scipy.optimize import minimize
+    index = {s: k for k, s in enumerate(systems)}
+    i = np.array([index[a] for a in votes["crs1"]], dtype=int)
+    j = np.array([index[b] for b in votes["crs2"]], dtype=int)
+    out = np.where(votes["vote"] == TIE, 0, np.where(votes["vote"] == votes["crs1"], 1, -1))
+    x0 = np.zeros(len(systems) + 1)
+    res = minimize(_davidson_nll, x0, args=(i, j, out, alpha), jac=True, method="L-BFGS-B",
+                   bounds=[(None, None)] * len(systems) + [(-30, 10)])
+    theta = res.x[:-1]
+    return 1000 + ELO_SCALE * (theta - theta.mean()), float(np.exp(res.x[-1]))
+
+
 def win_probability(ratings: np.ndarray) -> np.ndarray:
     """P(row system beats column system) under the Bradley–Terry model (ties split)."""
     d = (ratings[:, None] - ratings[None, :]) / ELO_SCALE
     return 1 / (1 + np.exp(-d))
 
 
+def fit(votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01, ties: str = "half") -> np.ndarray:
+    """Ratings on the Elo scale: Bradley–Terry with ties as half wins, or Davidson's tie model."""
+    return davidson(votes, systems, alpha=alpha)[0] if ties == "davidson" else bradley_terry(votes, systems, alpha=alpha)
+
+
 def bootstrap(votes: pd.DataFrame, systems: list[str], *, n_boot: int = 1000, seed: int = 0,
-              alpha: float = 0.01) -> np.ndarray:
-    """(n_boot × systems) Bradley–Terry ratings refitted on votes resampled with replacement."""
+              alpha: float = 0.01, ties: str = "half") -> np.ndarray:
+    """(n_boot × systems) ratings refitted on votes resampled with replacement."""
     rng = np.random.default_rng(seed)
     n = len(votes)
-    return np.array([bradley_terry(votes.iloc[rng.integers(0, n, n)], systems, alpha=alpha) for _ in range(n_boot)])
+    return np.array([fit(votes.iloc[rng.integers(0, n, n)], systems, alpha=alpha, ties=ties) for _ in range(n_boot)])
 
 
 def ranks(ratings: np.ndarray) -> np.ndarray:

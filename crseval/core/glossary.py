@@ -123,6 +123,7 @@ CONTEXT = {
     "p_crs1_first": ("P(1 better), 1 first", "the judge's probability that system 1's dialogue is better, read first"),
     "p_crs1_second": ("P(1 better), 1 second", "the same with system 1's dialogue read second (position swap)"),
     "position_consistent": ("position consistent", "both orders prefer the same dialogue (else the vote is a tie)"),
+    "davidson_nu": ("Davidson ν", "tie parameter of Davidson's model: P(tie) = ν√(πᵢπⱼ) / (πᵢ + πⱼ + ν√(πᵢπⱼ))"),
     "p_holm": ("p (Holm)", "p-value adjusted by Holm's method over the table's tests at the same level"),
     "user_turns": ("user turns", "simulated user turns"), "sessions": ("sessions", "sessions the value is computed on"),
     "leaked_turns": ("leaked turns", "user turns naming a catalogue title the CRS had not named yet"),

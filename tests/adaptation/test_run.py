@@ -195,6 +195,26 @@ def test_a_calibrated_judge_rates_every_session_and_enters_the_analysis(tmp_path
             _calibrated_judge(tmp_path / "other.json", "qwen"))}), out=tmp_path / "run2")
 
 
+def test_imported_logs_get_the_calibrated_judge_too(full_run, tmp_path):
+    from crseval.judge.features import NAMES, transcript_features
+    from crseval.adaptation.job import as_dialogue
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for r in RunStore(full_run).records("results")[:2]:
+        (logs / (r["key"].replace("|", "_") + ".json")).write_text(dumps_layout(r))
+    judge = _calibrated_judge(tmp_path / "judge.json")
+    with pytest.raises(CrsevalError, match="add --judge"):
+        evaluate("shift.score", logs=logs, kb="sample", calibrated=str(judge), out=tmp_path / "no")
+    out = tmp_path / "scored"
+    evaluate("shift.score", logs=logs, kb="sample", judge=True, calibrated=str(judge), n_boot=50,
+             llm={"backend": "scripted"}, out=out)
+    for r in RunStore(out).records("results"):
+        turns = transcript_features(as_dialogue(r))[NAMES.index("turns")]
+        assert r["judge"]["dialogue-overall (calibrated)"] == pytest.approx(turns)
+    assert "dialogue-overall (calibrated)" in set(pd.read_csv(out / "tables" / "model_metrics.csv")["metric"])
+    assert "turns-only" in (out / "signature.json").read_text()
+
+
 def test_sessions_split_over_worker_processes_score_exactly_as_in_one(full_run, monkeypatch):
     import crseval.adaptation.score as score
     from crseval.adaptation.config import ScoringSection

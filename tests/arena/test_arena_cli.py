@@ -55,3 +55,15 @@ def test_bad_vote_files(tmp_path, body, words):
     p.write_text(body)
     res = crseval("arena", str(p), "--out", str(tmp_path / "x"), check=False)
     assert res.returncode == 2 and words in res.stderr and "Traceback" not in res.stderr
+
+
+def test_davidson_ties(tmp_path):
+    votes = tmp_path / "votes.csv"
+    votes.write_text("crs1,crs2,vote\n" + "x,y,x\ny,z,tie\nx,z,tie\nz,x,x\ny,x,tie\n" * 4)
+    res = crseval("arena", str(votes), "--ties", "davidson", "--n-boot", "30", "--out", str(tmp_path / "r"),
+                  "--format", "json")
+    rows = {r["system"]: r for r in json.loads(res.stdout)["result"]}
+    assert rows["x"]["rank"] == 1 and rows["x"]["bt_low"] <= rows["x"]["bt"] <= rows["x"]["bt_high"]
+    ratings = pd.read_csv(tmp_path / "r" / "tables" / "arena_ratings.csv")
+    assert ratings["davidson_nu"].iloc[0] > 0.5          # 12 of 20 votes are ties
+    assert "davidson(mle" in (tmp_path / "r" / "signature.json").read_text()

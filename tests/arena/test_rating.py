@@ -70,3 +70,49 @@ def test_a_system_that_never_wins_stays_finite_and_records_count():
     rec = record(v, ["a", "b", "c"])
     assert rec.loc["a"].tolist() == [2, 0, 1] and rec.loc["c"].tolist() == [0, 1, 1]
     assert votes_needed(200, 100, 100) == 400
+
+
+def test_davidson_without_ties_is_bradley_terry():
+    from crseval.arena.rating import davidson
+    rng = np.random.default_rng(1)
+    systems = ["a", "b", "c"]
+    strength = np.array([0.8, 0.0, -0.5])
+    rows = []
+    for _ in range(300):
+        i, j = rng.choice(3, 2, replace=False)
+        rows.append((systems[i], systems[j], systems[i] if rng.random() < 1 / (1 + np.exp(strength[j] - strength[i]))
+                     else systems[j]))
+    wins = np.zeros((3, 3))
+    for a, b, vote in rows:
+        w, l_ = (systems.index(a), systems.index(b)) if vote == a else (systems.index(b), systems.index(a))
+        wins[w, l_] += 1
+    ratings, nu = davidson(_votes(rows), systems, alpha=0)
+    ref = _mm(3, wins)
+    assert (ratings - 1000) / ELO_SCALE == pytest.approx(ref - ref.mean(), abs=1e-4)
+    assert nu < 1e-4  # ν → 0: no ties, no tie parameter
+
+
+def test_davidson_recovers_strengths_and_tie_rate_from_its_own_model():
+    """Votes drawn from the Davidson model with known strengths and ν: the fit finds them again."""
+    from scipy.optimize import approx_fprime
+
+    from crseval.arena.rating import _davidson_nll, davidson
+    rng = np.random.default_rng(2)
+    systems, theta, nu = ["a", "b", "c", "d"], np.array([0.6, 0.2, -0.1, -0.7]), 0.8
+    rows = []
+    for _ in range(6000):
+        i, j = rng.choice(4, 2, replace=False)
+        pi, pj, t = np.exp(theta[i]), np.exp(theta[j]), nu * np.exp((theta[i] + theta[j]) / 2)
+        u = rng.random() * (pi + pj + t)
+        rows.append((systems[i], systems[j], systems[i] if u < pi else systems[j] if u < pi + pj else "tie"))
+    v = _votes(rows)
+    ratings, got_nu = davidson(v, systems, alpha=0)
+    assert (ratings - 1000) / ELO_SCALE == pytest.approx(theta - theta.mean(), abs=0.06)
+    assert got_nu == pytest.approx(nu, abs=0.05)
+    # the analytic gradient agrees with finite differences
+    i = np.array([systems.index(a) for a in v["crs1"]])
+    j = np.array([systems.index(b) for b in v["crs2"]])
+    out = np.where(v["vote"] == "tie", 0, np.where(v["vote"] == v["crs1"], 1, -1))
+    x = np.array([0.3, -0.2, 0.1, 0.0, np.log(0.5)])
+    num = approx_fprime(x, lambda z: _davidson_nll(z, i, j, out, 0.1)[0], 1e-6)
+    assert _davidson_nll(x, i, j, out, 0.1)[1] == pytest.approx(num, rel=1e-4, abs=1e-3)
