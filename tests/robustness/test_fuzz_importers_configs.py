@@ -122,3 +122,23 @@ def test_config_message_lists_allowed_values(tmp_path):
     assert "executor" in str(e.value)
     assert "'local'" in str(e.value)
     assert "'ray'" in str(e.value)
+
+
+@SETTINGS
+@given(obj=json_values | _mutations(), suffix=st.sampled_from([".json", ".jsonl"]))
+def test_any_file_through_read_dialogues_and_load_catalog(tmp_path, obj, suffix):
+    """Whatever layout the detection guesses, a malformed file ends in a CrsevalError, never a traceback."""
+    from crseval.data.any_dialogues import read_dialogues
+    from crseval.data.catalogs import load_catalog
+    p = tmp_path / f"x{suffix}"
+    p.write_text(json.dumps(obj))
+    try:
+        src = read_dialogues(p)
+        assert all(isinstance(d.system, str) and d.dialogue.turns for d in src.dialogues)
+    except CrsevalError:
+        pass
+    try:
+        cat = load_catalog(p)
+        assert all(it.title for it in cat.items)
+    except CrsevalError:
+        pass
