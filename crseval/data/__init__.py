@@ -40,6 +40,9 @@ DATASETS: dict[str, DatasetSpec] = {s.name: s for s in [
                 "redial/movies_id2info.json", "items", _GH + "RUCAIBox/iEvaLM-CRS (data/redial/id2info.json)"),
     DatasetSpec("opendialkg-movies", _lazy("opendialkg", "load"), "OpenDialKG movie knowledge base",
                 "opendialkg/opendialkg_movie_data.json", "items", _GH + "happysnail06/PEPPER"),
+    DatasetSpec("movielens-movies", _lazy("catalogs", "load_movielens"), "MovieLens movies.csv (titles, years, "
+                "genres): a catalogue for `dialogues metrics`", "serendipity/serendipity2018/movies.csv", "items",
+                "https://grouplens.org/datasets/movielens/"),
     DatasetSpec("ratings", _lazy("ratings", "load_ratings", item_col="item", rater_col="rater"),
                 "generic wide ratings CSV with 'item' and 'rater' columns (see load_ratings for other layouts)", "",
                 "generic", "your own file"),

@@ -34,7 +34,7 @@ def load_catalog(path: str | Path | None) -> ItemCatalog:
                                expected="movies_id2info.json (ReDial), opendialkg_movie_data.json or movies.csv")
         p = found[0]
     if p.suffix == ".csv":
-        return _movielens(p)
+        return load_movielens(p)
     raw = read_json(p)
     first = next(iter(raw.values()), None) if isinstance(raw, dict) else None
     if not isinstance(first, dict) or "name" not in first:
@@ -45,8 +45,10 @@ def load_catalog(path: str | Path | None) -> ItemCatalog:
     return load_dataset("redial-movies", p)
 
 
-def _movielens(path: Path) -> ItemCatalog:
+def load_movielens(path: str | Path) -> ItemCatalog:
+    """MovieLens ``movies.csv``: every movie with its year (from the title) and genres (lower case)."""
     from crseval.data.serendipity import read_movielens
+    path = existing(path, "MovieLens movies.csv")
     info = dataset_info("movielens-movies", path)
     items = []
     for it in read_movielens(path, None, info.notes).values():

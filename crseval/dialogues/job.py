@@ -59,13 +59,18 @@ def _labelled(source: DialogueSource, mode: str) -> bool:
     return source.labelled_mentions if mode == "auto" else mode == "labelled"
 
 
-def _embed_items(turns: pd.DataFrame, items: dict, name: str):
+def _embed_items(turns: pd.DataFrame, items: dict, name: str, progress: Progress):
+    """item ids → unit vectors of their texts (title, genres, plot), every recommended item embedded once."""
     from crseval.text.embed import get_embedder
     ids = sorted({i for lst in turns["items"] for i in lst})
     if len(ids) < 2:
         return lambda xs: np.zeros((len(xs), 1))
     texts = [f"{items[i].title}. {', '.join(items[i].get('genres') or [])}. {items[i].get('plot') or ''}" for i in ids]
-    x = np.asarray(get_embedder(name).encode(texts), dtype=float)
+    embedder, tick, parts = get_embedder(name), progress(f"embedding recommended items ({name})", len(ids)), []
+    for k in range(0, len(texts), 256):
+        parts.append(np.asarray(embedder.encode(texts[k:k + 256]), dtype=float))
+        tick(len(parts[-1]))
+    x = np.vstack(parts)
     x /= np.where((n := np.linalg.norm(x, axis=1, keepdims=True)) == 0, 1, n)
     row = {i: k for k, i in enumerate(ids)}
     return lambda xs: x[[row[i] for i in xs]]
@@ -98,10 +103,13 @@ def measure_into(store: RunStore, sources: list[DialogueSource], catalog: ItemCa
     matcher = TitleMatcher(catalog.items, config.min_score)
     tick = progress("grounding titles", sum(len(s) for s in sources))
     turns = pd.concat([ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources], ignore_index=True)
+    if turns.empty:
+        raise CrsevalError("no system turns in these dialogues: nothing was recommended", field="data",
+                           fix="pass dialogues in which a recommender (system, assistant, agent) speaks")
     reference = [read_dialogues(p) for p in config.popularity] if config.popularity else sources
     pop = popularity([(s.dialogues, _labelled(s, "auto" if config.popularity else config.mentions)) for s in reference],
                      matcher)
-    dialogues = dialogue_table(turns, matcher.items, pop, _embed_items(turns, matcher.items, config.embeddings))
+    dialogues = dialogue_table(turns, matcher.items, pop, _embed_items(turns, matcher.items, config.embeddings, progress))
     labels = sorted({k for s in sources for d in s.dialogues for k in d.labels})
     if labels:
         lab = pd.DataFrame([{"dialogue": d.id, **d.labels} for s in sources for d in s.dialogues])

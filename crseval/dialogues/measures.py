@@ -106,7 +106,6 @@ def dialogue_table(turns: pd.DataFrame, items: dict[str, Item], pop: tuple[Count
                    embed: Callable[[list[str]], np.ndarray]) -> pd.DataFrame:
     """Per dialogue: counts, rates, mean novelty, diversity, distinct items and the first recommending turn."""
     counts, n = pop
-    info = -math.log2(1 / (n + 1))
     rows = []
     for (system, did), g in turns.groupby(["system", "dialogue"], sort=False):
         recs = int(g["recommendations"].sum())
@@ -125,9 +124,7 @@ def dialogue_table(turns: pd.DataFrame, items: dict[str, Item], pop: tuple[Count
         for rate, (num, den) in _RATES.items():
             row[rate] = row[num] / row[den] if row[den] else float("nan")
         rows.append(row)
-    out = pd.DataFrame(rows)
-    out.attrs["max_novelty"] = info
-    return out
+    return pd.DataFrame(rows)
 
 
 def _t_ci(values: pd.Series) -> tuple[float, float]:

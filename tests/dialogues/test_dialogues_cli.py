@@ -84,6 +84,14 @@ def test_bad_input(tmp_path, args, words):
     assert res.returncode == 2 and words in res.stderr.lower() and "Traceback" not in res.stderr
 
 
+def test_dialogues_without_a_system_turn(tmp_path):
+    conv = [{"conversation ID": "x_1", "agent": {"id": "x"}, "conversation": [{"participant": "USER", "utterance": "hi"}],
+             "metadata": {"sentiment": "frustrated"}}]
+    (tmp_path / "d.json").write_text(json.dumps(conv))
+    res = crseval("dialogues", "metrics", str(tmp_path / "d.json"), "--out", str(tmp_path / "x"), check=False)
+    assert res.returncode == 2 and "no system turns" in res.stderr
+
+
 def test_a_file_that_is_no_catalogue(tmp_path):
     (tmp_path / "c.json").write_text(json.dumps({"x": 1}))
     res = crseval("dialogues", "metrics", "sample", "--catalog", str(tmp_path / "c.json"), "--out",
