@@ -44,12 +44,21 @@ def _natural(v: str):
     return (0, int(v), "") if str(v).isdigit() else (1, 0, str(v))
 
 
+def turn_parts(results: Sequence[dict[str, Any]], sessions: int = 500):
+    """The turn table in parts of ``sessions`` sessions (6,000 sessions × 20 turns held at once would be the
+    run's memory peak)."""
+    for k in range(0, len(results), sessions):
+        yield turn_table(results[k:k + sessions])
+
+
 def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """One row per turn; ``event`` names what happened there (true shift, detected shift, recovery)."""
-    rows = []
+    cols: dict[str, list] = {c: [] for c in ("model", "session", "session_tas", "turn", "user", "system", "event",
+                                             "constraints")}
     for r in results:
         events = r["tas"].get("events", [])
         recovered_turns = {e["recovered_at"]: e["turn"] for e in events if e.get("recovered_at") is not None}
+        session, tas = str(r["session"]), r["tas"].get("tas")
         for t, e in zip(r["turns"], events):
             truth = t.get("truth") or {}
             marks = []
@@ -59,10 +68,11 @@ def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
                 marks.append(f"detected ({e['reason']})" + ("" if e.get("recovered_at") is not None else ", not recovered"))
             if t["turn"] in recovered_turns:
                 marks.append(f"recovers the shift of turn {recovered_turns[t['turn']]}")
-            rows.append({"model": r["model"], "session": str(r["session"]), "session_tas": r["tas"].get("tas"),
-                         "turn": t["turn"], "user": t["user"], "system": t["system"], "event": "; ".join(marks),
-                         "constraints": "" if t.get("constraints") is None else str(t["constraints"])})
-    return pd.DataFrame(rows)
+            for c, v in (("model", r["model"]), ("session", session), ("session_tas", tas), ("turn", t["turn"]),
+                         ("user", t["user"]), ("system", t["system"]), ("event", "; ".join(marks)),
+                         ("constraints", "" if t.get("constraints") is None else str(t["constraints"]))):
+                cols[c].append(v)
+    return pd.DataFrame(cols)
 
 
 def model_metrics(sessions: pd.DataFrame, metrics: Sequence[str], *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -207,11 +217,10 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     metrics = [*AUTOMATIC, *[m for m in EXTRA if sessions[m].notna().any()], *judged]
     mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
     anova, tukey = anova_tukey(sessions, [*AUTOMATIC, *judged])
-    turns = turn_table(results)
+    store.write_table_parts("shift_turns", turn_parts(results))
     det = pd.DataFrame([{"model": m, **detection_summary([r for r in results if r["model"] == m])}
                         for m in dict.fromkeys(r["model"] for r in results)])
-    tables = {"model_metrics": mm, "anova": anova, "tukey": tukey, "shift_sessions": sessions, "shift_turns": turns,
-              "shift_detection": det}
+    tables = {"model_metrics": mm, "anova": anova, "tukey": tukey, "shift_sessions": sessions, "shift_detection": det}
     if judged:
         tables["metric_correlations"] = correlations(sessions, AUTOMATIC, judged)
     tables["model_metrics_wide"] = wide_metrics(mm)

@@ -24,12 +24,12 @@ from crseval.text.similarity import TfidfSimilarity, gram
 from crseval.text.topics import KeywordTopics
 
 PARALLEL_MIN_UTTERANCES = 40_000
-_WORKER: list = []  # the Scorer, inherited by forked workers
+_WORKER: list = []  # (the Scorer, the session chunks), inherited by forked workers: nothing is pickled to them
 
 
-def _score_part(sessions: list[dict[str, Any]]):
-    scorer = _WORKER[0]
-    return scorer._score(sessions), dict(scorer.seconds)
+def _score_part(k: int):
+    scorer, chunks = _WORKER[0]
+    return scorer._score(chunks[k]), dict(scorer.seconds)
 
 
 def workers_for(n_utterances: int, similarity, topics) -> int:
@@ -61,10 +61,10 @@ class Scorer:
         if workers == 1:
             return self._score(sessions)
         chunks = [list(c) for c in np.array_split(np.array(sessions, dtype=object), workers) if len(c)]
-        _WORKER.append(self)
+        _WORKER.append((self, chunks))
         try:
             with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-                parts = list(pool.map(_score_part, chunks))
+                parts = list(pool.map(_score_part, range(len(chunks))))
         finally:
             _WORKER.clear()
         for _, seconds in parts:  # CPU seconds summed over workers

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
@@ -139,16 +140,34 @@ def _figure(path: Path, caption: str | None, doc: _Doc) -> str:
             f'{esc(text)} <span class="muted">(figures/{esc(path.stem)}.png, .pdf)</span></figcaption></figure>')
 
 
+def _drill_rows(pq: Path, keep: np.ndarray) -> pd.DataFrame:
+    """The rows of ``pq`` where ``keep`` is true, read one row group at a time (a 100,000-turn table written in
+    parts is never held whole)."""
+    import pyarrow as pa
+    import pyarrow.parquet as papq
+    f, parts, start = papq.ParquetFile(pq), [], 0
+    for g in range(f.num_row_groups):
+        n = f.metadata.row_group(g).num_rows
+        if keep[start:start + n].any():
+            parts.append(f.read_row_group(g).filter(pa.array(keep[start:start + n])))
+        start += n
+    return pa.concat_tables(parts).to_pandas() if parts else pd.DataFrame()
+
+
 def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
     """Nested <details> per level (e.g. model → session), labelled with the mean of ``value``."""
     path = store.path("tables", f"{drill['table']}.csv")
     if not path.exists():
         return f'<p class="warn">table {esc(drill["table"])} is missing</p>'
-    pq = path.with_suffix(".parquet")  # the same table, read ~10× faster (drill tables can hold 100k turns)
-    df = pd.read_parquet(pq) if pq.exists() else pd.read_csv(path, keep_default_na=False, na_values=[""])
-    df = df.astype({lv: str for lv in drill["levels"]})
     levels, value, hl = list(drill["levels"]), drill.get("value"), drill.get("highlight")
-    shown_cols = [c for c in df.columns if c not in levels and c != value]
+    pq = path.with_suffix(".parquet")  # the same table, read ~10× faster (drill tables can hold 100k turns)
+    if pq.exists():  # the level, value and highlight columns first; full rows only for the groups shown
+        import pyarrow.parquet as papq
+        names = papq.read_schema(pq).names
+        light = pd.read_parquet(pq, columns=[c for c in dict.fromkeys([*levels, value, hl]) if c and c in names])
+    else:
+        light = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    light = light.astype({lv: str for lv in levels})
 
     def label(d: pd.DataFrame) -> str:
         if not value or value not in d:
@@ -156,20 +175,30 @@ def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
         v = pd.to_numeric(d.groupby(levels, sort=False)[value].first(), errors="coerce")
         return f"{esc(value)} {v.mean():.3f}" if v.notna().any() else "no value"
 
-    def block(d: pd.DataFrame, depth: int) -> str:
+    def shown(d: pd.DataFrame, depth: int) -> list[tuple]:
         if depth == len(levels):
-            return html_table(d[shown_cols], max_rows=200, highlight=hl if hl in d else None, doc=doc)
+            return [tuple(d[levels].iloc[0])]
+        return [k for _, sub in list(d.groupby(levels[depth], sort=False))[:MAX_GROUPS] for k in shown(sub, depth + 1)]
+
+    keep = pd.MultiIndex.from_frame(light[levels]).isin(shown(light, 0))
+    full = _drill_rows(pq, np.asarray(keep)) if pq.exists() else light
+    full = full.astype({lv: str for lv in levels}) if len(full) else full
+    shown_cols = [c for c in full.columns if c not in levels and c != value]
+
+    def block(d: pd.DataFrame, depth: int, where: pd.DataFrame) -> str:
+        if depth == len(levels):
+            return html_table(where[shown_cols], max_rows=200, highlight=hl if hl in where else None, doc=doc)
         out, groups = [], list(d.groupby(levels[depth], sort=False))
         for key, sub in groups[:MAX_GROUPS]:
             marks = int((sub[hl].fillna("").astype(str).str.strip() != "").sum()) if hl in sub else 0
             extra = f", {marks} highlighted" if marks else ""
             out.append(f"<details><summary>{esc(levels[depth])} {esc(key)} — {label(sub)} ({len(sub)} rows{extra})"
-                       f"</summary>{block(sub, depth + 1)}</details>")
+                       f"</summary>{block(sub, depth + 1, where[where[levels[depth]] == key])}</details>")
         if len(groups) > MAX_GROUPS:
             out.append(f'<p class="muted">{len(groups) - MAX_GROUPS} more in {esc(path.name)}.</p>')
         return "".join(out)
 
-    return f"<h3>Drill-down: {esc(drill['table'])}</h3>" + block(df, 0)
+    return f"<h3>Drill-down: {esc(drill['table'])}</h3>" + block(light, 0, full)
 
 
 def _glossary(doc: _Doc) -> str:

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import pandas as pd
 
@@ -172,6 +172,25 @@ class RunStore:
         csv_path = self.writable(LAYOUT["tables"], f"{name}.csv")
         df.to_csv(csv_path, index=False)
         df.to_parquet(csv_path.with_suffix(".parquet"), index=False)
+        return csv_path
+
+    def write_table_parts(self, name: str, parts: Iterable[pd.DataFrame]) -> Path:
+        """A table too large to hold at once (100,000s of turns), written part by part: the CSV appended, one
+        Parquet row group per part (each part cast to the first part's schema). Reads back as one table."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        csv_path = self.writable(LAYOUT["tables"], f"{name}.csv")
+        writer = None
+        try:
+            for k, df in enumerate(parts):
+                df.to_csv(csv_path, index=False, header=k == 0, mode="w" if k == 0 else "a")
+                table = pa.Table.from_pandas(df, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(csv_path.with_suffix(".parquet"), table.schema)
+                writer.write_table(table.cast(writer.schema))
+        finally:
+            if writer is not None:
+                writer.close()
         return csv_path
 
     def write_paper_table(self, name: str, df: pd.DataFrame) -> Path:

@@ -77,6 +77,22 @@ def test_tables_are_written_as_csv_and_parquet(tmp_path):
     assert json.loads((tmp_path / "run" / "signature.json").read_text())["line"] == "crseval:x|data:d@1"
 
 
+def test_a_table_written_in_parts_reads_back_as_one(tmp_path):
+    parts = [pd.DataFrame({"model": ["a", "a"], "tas": [0.5, 0.25], "event": ["x", ""]}),
+             pd.DataFrame({"model": ["b"], "tas": [None], "event": [None]}),  # all-null columns: cast to part 1's types
+             pd.DataFrame({"model": ["c"], "tas": [1.0], "event": ["y"]})]
+    s = RunStore(tmp_path / "run")
+    s.write_table_parts("turns", iter(parts))
+    whole = pd.concat(parts, ignore_index=True)
+    s.write_table("whole", whole)
+    tables = tmp_path / "run" / "tables"
+    assert (tables / "turns.csv").read_text() == (tables / "whole.csv").read_text()
+    back = pd.read_parquet(tables / "turns.parquet")
+    assert back["model"].tolist() == ["a", "a", "b", "c"] and back["tas"].isna().tolist() == [False, False, True, False]
+    import pyarrow.parquet as pq
+    assert pq.ParquetFile(tables / "turns.parquet").num_row_groups == 3
+
+
 def test_opening_a_store_creates_nothing_until_the_first_write(tmp_path):
     s = RunStore(tmp_path / "run")
     assert s.records("items") == []
