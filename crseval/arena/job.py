@@ -18,15 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+from crseval.arena.llm_votes import PROMPT, STREAM
 from crseval.arena.rating import bootstrap, davidson, elo, fit, ranks, record, votes_needed, win_probability
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature, prompt_hash
-from crseval.arena.llm_votes import PROMPT, STREAM
-from crseval.judge.rubric import SYSTEM
 from crseval.data.io import DatasetInfo
 from crseval.data.votes import TIE, Votes, load_votes
+from crseval.judge.rubric import SYSTEM
 from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.stats.correlation import fisher_ci

@@ -2,9 +2,10 @@
 diversity and the turn of the first recommendation — per system turn, per dialogue and per system.
 
 Every title a system turn names counts as a recommendation (CRSs name items to offer them: of the
-movies ReDial's recommenders introduce, its questionnaire marks 98 % as suggested, test split). A recommendation *repeats* when its
-item was already named in the dialogue (by the user, or by the system in an earlier turn) and is a
-*rejected repeat* when the user answered its earlier recommendation with a rejection or "seen it".
+movies ReDial's recommenders introduce, its questionnaire marks 98 % as suggested, test split). A
+recommendation *repeats* when its item was already named in the dialogue (by the user, or by the
+system in an earlier turn) and is a *rejected repeat* when the user answered its earlier
+recommendation with a rejection or "seen it".
 *Novelty* is the self-information −log2 p of an item, p = (dialogues naming it + 1) / (dialogues + 1)
 in the popularity reference. *Diversity* is the mean pairwise distance between the distinct grounded
 items of a dialogue: Jaccard over genre sets, cosine over item-text embeddings.
