@@ -29,6 +29,9 @@ def _commands(tmp: Path, shared) -> list[list[str]]:
         ["serendipity", "meta-eval", str(ser), "--sample", "120", "--n-boot", "20", "--out", str(tmp / "ser")],
         ["llm", "chat", "hello", "--backend", "scripted", "--cache", str(tmp / "c.sqlite")],
         ["compare", str(tmp / "judge"), str(tmp / "judge")],
+        ["arena", str(SAMPLE / "votes.csv"), "--n-boot", "20", "--out", str(tmp / "arena")],
+        ["dialogues", "metrics", str(shared("judgments/ab_redial")), "--embeddings", "hashing", "--out",
+         str(tmp / "dial")],
     ]
 
 
