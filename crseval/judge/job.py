@@ -48,7 +48,9 @@ class JudgeMetaConfig(BaseModel):
     samples: int = Field(1, ge=1, le=50, description="Ratings per item from the judge (a panel of repeated samples).")
     temperature: float = Field(0.0, ge=0, le=2, description="Judge temperature (use > 0 with --samples > 1).")
     panel: Path | None = Field(None, description="TOML with [[judges]] entries (name, samples, question, [judges.llm]); "
-                                                 "replaces --backend/--model/--samples.")
+                                                 "replaces --backend/--model/--samples. The calibrated --judge joins "
+                                                 "the panel as one more member (its questions asked with the first "
+                                                 "member's model); --judge none leaves it out.")
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the correlation CIs.")
     seed: int = Field(0, description="Seed for the subset and the bootstrap.")
 
@@ -122,14 +124,15 @@ def _flag_degenerate(table: pd.DataFrame, wide: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _panel_gain(meta: pd.DataFrame) -> pd.DataFrame:
+def _panel_gain(meta: pd.DataFrame, members: set[str]) -> pd.DataFrame:
     """Per aspect: the panel mean's Pearson r with people minus its best member's."""
     rows = []
     for aspect, g in meta.groupby("aspect", sort=False):
         panel = g[g["judge"] == "panel mean"]
-        members = g[~g["judge"].isin(["panel mean", "length baseline"]) & ~g["judge"].str.startswith("calibrated")]
-        if len(panel) and len(members):
-            best = members.loc[members["pearson"].idxmax()] if members["pearson"].notna().any() else members.iloc[0]
+        members_ = g[g["judge"].isin(members)]
+        if len(panel) and len(members_):
+            best = (members_.loc[members_["pearson"].idxmax()] if members_["pearson"].notna().any()
+                    else members_.iloc[0])
             rows.append({"aspect": aspect, "best_member": best["judge"], "best_member_pearson": best["pearson"],
                          "panel_pearson": panel["pearson"].iloc[0],
                          "panel_gain": panel["pearson"].iloc[0] - best["pearson"]})
@@ -166,6 +169,23 @@ def _calibrated_scores(calibrated, probs: dict, items: list, judged: JudgedSet, 
     return out
 
 
+def _member_records(name: str, extra: dict, judged: JudgedSet, first: str) -> list[dict]:
+    """The calibrated judge as a panel member: its predictions as rating records, mapped from each aspect's
+    human scale onto the members' 1–5 (correlations are unchanged); its series leave ``extra`` (no row twice),
+    and so does the single-question reading the first member already gave as a rating."""
+    out = []
+    for aspect, series in extra.items():
+        pred = series.pop(f"calibrated ({name})")
+        series.pop(first, None)
+        lo, hi = judged.scale(aspect)
+        for item, v in pred.items():
+            score = None if pd.isna(v) else float(1 + 4 * (v - lo) / (hi - lo)) if hi > lo else float(v)
+            out.append({"key": f"calibrated|{item}|{aspect}", "judge": f"calibrated ({name})", "sample": 0,
+                        "item": item, "aspect": aspect, "score": score, "method": "calibrated",
+                        "error": None if score is not None else "a question of the calibrated judge failed"})
+    return out
+
+
 def _write_tables(store: RunStore, table: pd.DataFrame, records: list[dict], subset: JudgedSet, aspects: list[str],
                   extra: dict, judges: list[Judge], human: Ratings | None, n_boot: int, seed: int) -> list[str]:
     """The meta-evaluation's tables and figure: agreement, paired tests, per-item scores, per system, humans
@@ -183,16 +203,18 @@ def _write_tables(store: RunStore, table: pd.DataFrame, records: list[dict], sub
         store.write_table("judge_system_level", system_level)
         tables += ["judge_within_system", "judge_system_level"]
     tables += _humans_too(store, human, records, items, aspects)
-    if sum(j.samples for j in judges) > 1:
+    members = {r["judge"] for r in records}
+    if sum(j.samples for j in judges) > 1 or len(members) > 1:
         tables += _panel_tables(store, records, items, aspects, seed)
-        if len(gain := _panel_gain(table)):
+        if len(gain := _panel_gain(table, members)):
             store.write_table("judge_panel_gain", gain)
             tables.append("judge_panel_gain")
     return tables
 
 
 def _add_section(store: RunStore, table: pd.DataFrame, tables: list[str], judged: JudgedSet, n_items: int,
-                 aspects: list[str], asked: list[str], n_raters: int, n_boot: int, calibrated, covered: list[str]) -> None:
+                 aspects: list[str], asked: list[str], n_raters: int, n_boot: int, calibrated, covered: list[str],
+                 member: bool = False) -> None:
     in_sample = calibrated is not None and judged.info.signature() in {t["data"] for t in calibrated.trained_on}
     if in_sample:
         store.log("WARNING the calibrated judge was fitted on this data set: its correlations are in-sample")
@@ -207,7 +229,9 @@ def _add_section(store: RunStore, table: pd.DataFrame, tables: list[str], judged
         f"beat it may be measuring length (see the paired tests)."
         + (f" Calibrated judge '{calibrated.name}' (fitted on "
            f"{', '.join(t['data'] for t in calibrated.trained_on)}) for {', '.join(covered)}; its predictions are "
-           f"mapped onto each aspect's human scale{scale_note}." if calibrated is not None else "")
+           f"mapped onto each aspect's human scale{scale_note}"
+           + (" and, as one more panel member, onto the members' 1–5." if member else ".")
+           if calibrated is not None else "")
         + (" IN-SAMPLE: the calibrated judge was fitted on (part of) this set, so its row overstates how it does on "
            "new dialogues — its cross-validated numbers are in `judge fit`'s report." if in_sample else ""),
         tables=[(t, None) for t in tables],
@@ -217,10 +241,11 @@ def _add_section(store: RunStore, table: pd.DataFrame, tables: list[str], judged
 
 def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, aspects: list[str] | None = None,
                    limit: int | None = None, seed: int = 0, n_boot: int = 1000, human: Ratings | None = None,
-                   calibrated=None, question: str | None = None,
+                   calibrated=None, question: str | None = None, member: bool = False,
                    progress: Progress = no_progress) -> tuple[pd.DataFrame, dict]:
     """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect) into ``store``;
-    (meta-evaluation table, signature)."""
+    (meta-evaluation table, signature). ``member``: the calibrated judge joins the panel ``judges`` as one
+    more member (every member still rates every aspect) instead of replacing the LLM question."""
     from crseval.data.judged import aspect_key
     from crseval.judge.decomposed import ask, calls
     from crseval.judge.meta import meta_eval_table
@@ -231,7 +256,7 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
         raise CrsevalError(f"no human labels for {', '.join(missing)}", field="aspects",
                            expected="one of " + ", ".join(judged.aspects))
     covered = [a for a in aspects if calibrated is not None and a in calibrated.models]
-    plain = [a for a in aspects if a not in covered]
+    plain = aspects if member else [a for a in aspects if a not in covered]
     for a in plain:  # an aspect without a rubric (and no --question) is refused before any call
         rubric_for(a, judged.level == "turn", question)
     asked = list(dict.fromkeys((calibrated.questions if covered else []) + plain))
@@ -253,10 +278,12 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
     if covered:
         _, probs = ask(triples, calibrated.questions, judges[0], store, seed=seed, progress=tick)
         extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
+        if member:
+            records = records + _member_records(calibrated.name, extra, subset, judges[0].name)
     table = meta_eval_table(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
     tables = _write_tables(store, table, records, subset, aspects, extra, judges, human, n_boot, seed)
     _add_section(store, table, tables, judged, len(items), aspects, asked, sum(j.samples for j in judges), n_boot,
-                 calibrated if covered else None, covered)
+                 calibrated if covered else None, covered, member)
     return table, sig
 
 
@@ -266,10 +293,7 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     if judged.info.name.startswith("ab-redial"):  # per-annotator ratings exist: analyse humans + judges together
         from crseval.data.ratings import load_ab_redial
         human = load_ab_redial(config.data if config.data.is_dir() else config.data.parent, config.level)
-    if config.panel is not None and config.judge not in ("default", "none"):
-        raise CrsevalError("a calibrated judge and a panel do not mix", field="judge",
-                           fix="compare them in two runs (the panel with --judge none)")
-    calibrated = calibrated_judge("none" if config.panel is not None else config.judge, judged.level)
+    calibrated = calibrated_judge(config.judge, judged.level)
     judges = _judges(config, store.cache_path)
     if calibrated is not None and calibrated.llm and calibrated.questions:
         ours, theirs = judges[0].client.identity().get("model"), calibrated.llm.get("model")
@@ -283,7 +307,7 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     try:
         table, sig = meta_eval_into(store, judged, judges, aspects=config.aspects, limit=config.limit,
                                     seed=config.seed, n_boot=config.n_boot, human=human, calibrated=calibrated,
-                                    question=config.question, progress=progress)
+                                    question=config.question, member=config.panel is not None, progress=progress)
     finally:
         for j in judges:
             j.client.close()

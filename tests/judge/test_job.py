@@ -56,3 +56,41 @@ def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judg
     good = items[items["judge"] == "good"]
     from scipy import stats as st
     assert st.pearsonr(good["score"], good["human"])[0] == pytest.approx(table.loc["good", "pearson"])
+
+
+def test_a_calibrated_judge_joins_a_panel_as_one_more_member(tmp_path):
+    """Panels mix decompositions: the calibrated judge (decomposed questions + learned weights) rates beside
+    single-question members; here a hand-made judge whose only weight is on the number of turns."""
+    import json
+
+    from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
+    from crseval.judge.features import NAMES, transcript_features
+    raw = json.loads(DEFAULT_JUDGE.read_text())
+    m = raw["models"]["dialogue-overall"]
+    m.update(mean=[0.0] * len(m["mean"]), std=[1.0] * len(m["std"]), coef=[0.0] * len(m["coef"]), intercept=0.0,
+             human_scale=[0, 100])
+    m["coef"][raw["features"].index("turns")] = 1.0
+    raw.update(name="turns-only", llm={"backend": "scripted", "model": "scripted"})
+    (tmp_path / "judge.json").write_text(json.dumps(raw))
+    calibrated = CalibratedJudge.load(tmp_path / "judge.json")
+    items = []
+    for i, q in enumerate([0, 1, 2, 3, 4, 1, 2, 3]):
+        utts = [u for k in range(q + 1) for u in (Utterance(Role.USER, f"movie {i}?"),
+                                                  Utterance(Role.SYSTEM, "a thoughtful pick"))]
+        items.append(JudgedItem(f"d{i}", Dialogue.from_utterances(f"d{i}", utts), {"dialogue-overall": float(1 + q)}))
+    judged = JudgedSet(DatasetInfo("toy", "-", "0"), "dialogue", items)
+    judges = [Judge("good", LLMClient(ScriptedBackend(oracle(0.2, 1)))),
+              Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=2, temperature=0.7)]
+    table = meta_eval_into(RunStore(tmp_path / "run"), judged, judges, n_boot=50, calibrated=calibrated,
+                           member=True)[0].set_index("judge")
+    name = "calibrated (turns-only)"
+    assert {"good", "noisy", name, "panel mean"} <= set(table.index)
+    scores = pd.read_csv(tmp_path / "run" / "tables" / "judge_item_scores.csv")
+    mine = scores[scores["judge"] == name].set_index("item")["score"]
+    for it in items:  # the prediction (turns, on the judge's 0–100 scale) mapped onto the set's 1–5, then kept
+        turns = transcript_features(it.dialogue)[NAMES.index("turns")]
+        assert mine[it.id] == pytest.approx(1 + 4 * turns / 100)
+    rel = pd.read_csv(tmp_path / "run" / "tables" / "judge_panel_reliability.csv")
+    assert rel.loc[0, "n_raters"] == 4  # good, noisy × 2 samples, and the calibrated judge
+    gain = pd.read_csv(tmp_path / "run" / "tables" / "judge_panel_gain.csv")
+    assert gain.loc[0, "best_member"] in {"good", "noisy", name}
