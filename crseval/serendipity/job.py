@@ -71,8 +71,31 @@ def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMCli
             total = runs * len(study.answers)
             out[n] = llm_scores(study, client, store, aux=aux, runs=runs, shots=shots if n == "llm-fewshot" else 0,
                                 seed=seed, name=n, progress=progress(f"LLM evaluator {n}", total) if progress else None)
-        else:
+        elif n != "calibrated":
             raise CrsevalError(f"unknown evaluator {n!r}", field="--evaluators", expected=EVALUATORS)
+    if "calibrated" in names:
+        out = {n: out[n] if n != "calibrated" else calibrated_scores(study, out) for n in names}
+    return out
+
+
+def calibrated_scores(study: SerendipityStudy, preds: dict[str, np.ndarray]) -> np.ndarray:
+    """The judges' calibration applied to serendipity: a ridge model from the other evaluators' predictions
+    (the LLM's readings, proxies, imported scores; random left out) to the ground truth, its penalty chosen by
+    user-grouped CV inside each of 5 user-grouped outer folds — every answer is predicted by a model that never
+    saw its user. Answers missing an input are NaN."""
+    from crseval.judge.calibrated import nested_cv_predictions
+    inputs = [n for n in preds if n not in ("random", "calibrated")]
+    if not inputs:
+        raise CrsevalError("the calibrated evaluator learns from the other evaluators", field="--evaluators",
+                           fix="list it with others, e.g. llm,sog,snpr,calibrated")
+    X = np.column_stack([preds[n] for n in inputs])
+    y = study.answers["ground_truth"].to_numpy(float)
+    ok = np.isfinite(X).all(axis=1) & np.isfinite(y)
+    groups = study.answers["user"].astype(str).to_numpy()
+    if len(np.unique(groups[ok])) < 2:
+        raise CrsevalError("the calibrated evaluator needs answers of at least two users", field="--evaluators")
+    out = np.full(len(y), np.nan)
+    out[ok] = np.clip(nested_cv_predictions(X[ok], y[ok], groups[ok]), 1, 5)
     return out
 
 

@@ -16,6 +16,9 @@ metric("llm", "The LLM plays the user and rates serendipity 1–5 (zero-shot)", 
        role="evaluator")
 metric("llm-fewshot", "The LLM plays the user, with rated examples from other users", label="LLM (few-shot)",
        capability=C, role="evaluator")
+metric("calibrated", "Ridge over the other evaluators' predictions, fitted to the ground truth in user-grouped "
+       "nested cross-validation (out-of-fold: no answer is predicted by a model that saw its user)",
+       label="calibrated (grouped CV)", capability=C, role="evaluator")
 metric("pearson_%", "Pearson correlation (%) of an evaluator's 1–5 predictions with the ground truth",
        label="Pearson (%)", capability=C)
 metric("mae", "Mean absolute error of the 1–5 predictions", label="MAE", capability=C, higher_is_better=False)
