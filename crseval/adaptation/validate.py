@@ -35,10 +35,13 @@ def human_turns(spec: str):
     if spec == "sample":
         ds = load_dataset("sample").dialogues
     else:
+        from crseval.data.any_dialogues import detect_layout
         p = Path(spec)
-        has = (lambda suffix: p.suffix == suffix or (p.is_dir() and any(p.glob(f"*{suffix}"))))  # noqa: E731
-        kind = "inspired" if has(".tsv") else "redial" if has(".jsonl") else None
-        if not p.exists() or kind is None:
+        try:
+            kind = detect_layout(p) if p.exists() else None
+        except CrsevalError:
+            kind = None
+        if kind not in ("redial", "inspired"):
             raise CrsevalError("not a ReDial or INSPIRED file or folder", file=p, field="--human",
                                fix="pass 'sample', ../shared/data/redial or ../shared/data/inspired")
         ds = load_dataset(kind, p)

@@ -40,19 +40,18 @@ class DialogueSource:
         return len(self.dialogues)
 
 
-LAYOUTS = ("sample", "redial", "inspired", "judged", "sessions")
+LAYOUTS = ("redial", "inspired", "judged", "sessions")  # "sample" is a path of its own
 
 
-def _first_json(path: Path) -> object:
-    """The first JSON value of a .jsonl file (None when empty or unreadable)."""
+def _jsonl_layout(path: Path) -> str:
+    """ReDial when the first record of a .jsonl file has ``messages``, else crseval session records."""
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if line.strip():
-                try:
-                    return json.loads(line)
-                except ValueError:
-                    return None
-    return None
+        line = next((ln for ln in f if ln.strip()), "")
+    try:
+        first = json.loads(line) if line else None
+    except ValueError:
+        first = None
+    return "redial" if isinstance(first, dict) and "messages" in first else "sessions"
 
 
 def detect_layout(p: Path) -> str:
@@ -65,7 +64,7 @@ def detect_layout(p: Path) -> str:
             return "judged"
         jsonl = sorted(p.glob("*.jsonl"))
         if jsonl:
-            return "redial" if isinstance(first := _first_json(jsonl[0]), dict) and "messages" in first else "sessions"
+            return _jsonl_layout(jsonl[0])
         if any(p.glob("*.json")):
             return "sessions"
         raise CrsevalError("no dialogues in this folder", file=p, expected="ReDial *.jsonl, INSPIRED *.tsv, a shift "
@@ -75,8 +74,7 @@ def detect_layout(p: Path) -> str:
     if p.suffix in (".txt", ".csv"):
         return "judged"
     if p.suffix == ".jsonl":
-        first = _first_json(p)
-        return "redial" if isinstance(first, dict) and "messages" in first else "sessions"
+        return _jsonl_layout(p)
     from crseval.data.io import read_json
     raw = read_json(p)
     first = raw[0] if isinstance(raw, list) and raw else raw

@@ -7,6 +7,7 @@ Where dialogues carry human labels, every metric is correlated with them, per di
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Literal
 
@@ -98,17 +99,22 @@ def label_correlations(dialogues: pd.DataFrame, labels: list[str]) -> pd.DataFra
 
 
 def measure_into(store: RunStore, sources: list[DialogueSource], catalog: ItemCatalog, config: DialogueMetricsConfig,
-                 progress: Progress, title: str = "What the systems recommend inside dialogues") -> pd.DataFrame:
-    """Ground, measure and write every table and the report section; the per-system table."""
+                 progress: Progress, title: str = "What the systems recommend inside dialogues",
+                 reference: list[DialogueSource] | None = None) -> pd.DataFrame:
+    """Ground, measure and write every table and the report section; the per-system table. ``reference``: the
+    popularity sources already read (default: read from ``config.popularity``, else these dialogues)."""
     matcher = TitleMatcher(catalog.items, config.min_score)
     tick = progress("grounding titles", sum(len(s) for s in sources))
-    turns = pd.concat([ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources], ignore_index=True)
+    grounded = [ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources]
+    turns = pd.concat([t for t, _ in grounded], ignore_index=True)
     if turns.empty:
         raise CrsevalError("no system turns in these dialogues: nothing was recommended", field="data",
                            fix="pass dialogues in which a recommender (system, assistant, agent) speaks")
-    reference = [read_dialogues(p) for p in config.popularity] if config.popularity else sources
-    pop = popularity([(s.dialogues, _labelled(s, "auto" if config.popularity else config.mentions)) for s in reference],
-                     matcher)
+    if config.popularity:
+        reference = reference or [read_dialogues(p) for p in config.popularity]
+        pop = popularity([(s.dialogues, _labelled(s, "auto")) for s in reference], matcher)
+    else:
+        pop = (sum((named for _, named in grounded), Counter()), sum(len(s) for s in sources))
     dialogues = dialogue_table(turns, matcher.items, pop, _embed_items(turns, matcher.items, config.embeddings, progress))
     labels = sorted({k for s in sources for d in s.dialogues for k in d.labels})
     if labels:
@@ -152,12 +158,13 @@ def _note(sources: list[DialogueSource], catalog: ItemCatalog, config: DialogueM
 def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> Result:
     sources = [read_dialogues(p) for p in config.data]
     catalog = load_catalog(config.catalog)
+    reference = [read_dialogues(p) for p in config.popularity] if config.popularity else None
     data = " + ".join(s.info.signature() for s in sources) + f" | catalog {catalog.info.signature()}"
-    if config.popularity:
-        data += " | popularity " + " + ".join(read_dialogues(p).info.signature() for p in config.popularity)
+    if reference:
+        data += " | popularity " + " + ".join(s.info.signature() for s in reference)
     sig = make_signature(data=data, metric={"dialogues": signature_part(config)})
     store.save_signature(sig)
-    systems = measure_into(store, sources, catalog, config, progress)
+    systems = measure_into(store, sources, catalog, config, progress, reference=reference)
     cols = ["system", "dialogues", "recommendations", "out_of_catalogue_rate", "repetition_rate", "rejected_repeat_rate",
             "novelty", "genre_diversity", "embedding_diversity", "first_rec_turn", "coverage"]
     return Result("dialogues.metrics", "what the systems recommend inside dialogues", systems[cols].round(3), sig,

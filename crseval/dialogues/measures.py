@@ -57,8 +57,8 @@ def ident(m: Mention) -> str:
     return m.item or "?" + title_key(m.surface)[0]
 
 
-def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> list[dict]:
-    """One row per system turn of one dialogue."""
+def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> tuple[list[dict], set[str]]:
+    """(one row per system turn of one dialogue, the catalogue items either speaker named in it)."""
     rows: list[dict] = []
     known: set[str] = set()
     rejected: set[str] = set()
@@ -79,19 +79,15 @@ def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> list[dic
                      "items": [m.item for m in found if m.item], "titles": [m.surface for m in found]})
         known |= set(ids)
         pending = ids
-    return rows
+    return rows, {i for i in known if not i.startswith("?")}
 
 
 def popularity(sources: list[tuple[list[SourcedDialogue], bool]], matcher: TitleMatcher) -> tuple[Counter, int]:
     """(dialogues naming each grounded item, by either speaker; number of dialogues) over (dialogues, labelled
     mentions?) pairs."""
-    counts: Counter = Counter()
-    n = 0
-    for dialogues, labelled in sources:
-        for sd in dialogues:
-            counts.update({m.item for t in sd.dialogue.turns for m in mentions_of(t, matcher, labelled) if m.item})
-        n += len(dialogues)
-    return counts, n
+    counts: Counter = Counter(i for dialogues, labelled in sources for sd in dialogues
+                              for i in walk(sd, matcher, labelled)[1])
+    return counts, sum(len(dialogues) for dialogues, _ in sources)
 
 
 def _mean_pairwise(vectors: list, distance: Callable) -> float:
@@ -154,11 +150,15 @@ def system_table(dialogues: pd.DataFrame, turns: pd.DataFrame, catalogue_size: i
 
 
 def ground(source: DialogueSource, matcher: TitleMatcher, labelled: bool,
-           tick: Callable[[int], None] = lambda n: None) -> pd.DataFrame:
-    """The per-system-turn table of every dialogue."""
-    rows = []
+           tick: Callable[[int], None] = lambda n: None) -> tuple[pd.DataFrame, Counter]:
+    """(the per-system-turn table of every dialogue, how many dialogues name each catalogue item) — the
+    counts are the popularity of these dialogues, read in the same pass."""
+    rows: list[dict] = []
+    named: Counter = Counter()
     for sd in source.dialogues:
-        rows += walk(sd, matcher, labelled)
+        turn_rows, items = walk(sd, matcher, labelled)
+        rows += turn_rows
+        named.update(items)
         tick(1)
     return pd.DataFrame(rows, columns=["dialogue", "system", "turn", "position", "recommendations", "grounded",
-                                       "out_of_catalogue", "repeated", "rejected_repeats", "items", "titles"])
+                                       "out_of_catalogue", "repeated", "rejected_repeats", "items", "titles"]), named

@@ -73,6 +73,20 @@ def test_session_logs_and_a_movielens_catalogue(tmp_path):
     assert json.loads(res.stdout)["result"][0]["novelty"] == pytest.approx(sum(bits) / 3, abs=1e-3)
 
 
+def test_labelled_mentions_or_the_text(tmp_path):
+    """ReDial marks '@1' only: labelled mode counts it alone, --mentions text also reads the unmarked title."""
+    (tmp_path / "movies.csv").write_text("movieId,title,genres\n1,Heat (1995),Crime\n2,Alien (1979),Horror\n")
+    (tmp_path / "d.jsonl").write_text(json.dumps({
+        "conversationId": "c1", "initiatorWorkerId": 1, "respondentWorkerId": 2, "movieMentions": {"1": "Heat (1995)"},
+        "messages": [{"text": "hi", "senderWorkerId": 1}, {"text": "Try @1 or Alien (1979)", "senderWorkerId": 2}]}))
+    counts = {}
+    for mode in ("auto", "text"):
+        res = crseval("dialogues", "metrics", str(tmp_path / "d.jsonl"), "--catalog", str(tmp_path / "movies.csv"),
+                      "--mentions", mode, "--embeddings", "hashing", "--out", str(tmp_path / mode), "--format", "json")
+        counts[mode] = json.loads(res.stdout)["result"][0]["recommendations"]
+    assert counts == {"auto": 1, "text": 2}
+
+
 @pytest.mark.parametrize("args, words", [
     (["nowhere.jsonl"], "dialogues not found"),
     (["sample", "--catalog", "nowhere.json"], "catalogue not found"),

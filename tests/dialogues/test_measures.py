@@ -35,7 +35,7 @@ def source():
 
 
 def test_turn_rows_count_repeats_rejections_and_ungrounded(source):
-    turns = ground(source, TitleMatcher(ITEMS), labelled=False)
+    turns, _ = ground(source, TitleMatcher(ITEMS), labelled=False)
     d1 = turns[turns["dialogue"] == "d1"].set_index("turn")
     assert d1["recommendations"].tolist() == [1, 3, 2]
     assert d1["out_of_catalogue"].tolist() == [0, 1, 0]          # Zorblax (2020)
@@ -46,7 +46,7 @@ def test_turn_rows_count_repeats_rejections_and_ungrounded(source):
 
 def test_dialogue_and_system_tables_by_hand(source):
     m = TitleMatcher(ITEMS)
-    turns = ground(source, m, labelled=False)
+    turns, _ = ground(source, m, labelled=False)
     counts, n = popularity([(source.dialogues, False)], m)
     assert n == 2 and counts == {"a": 1, "b": 2, "c": 1, "d": 1}
     table = dialogue_table(turns, m.items, (counts, n), lambda ids: np.eye(4)[["abcd".index(i) for i in ids]])
