@@ -43,7 +43,7 @@ def main(path: str = str(DEFAULT)) -> int:
     # fresh sentences (not in any cache): embed + score
     fresh = MiniLM(persist=False)
     ours_fresh = PairClassifier(fresh)
-    ours_fresh.strategy, ours_fresh.model = model.strategy, model.model
+    ours_fresh.strategy, ours_fresh.model, ours_fresh.lexical = model.strategy, model.model, model.lexical
     sub = score.head(2000)
     t0 = time.perf_counter()
     ours_fresh.proba(sub["a"], sub["b"])

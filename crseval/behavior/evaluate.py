@@ -158,7 +158,7 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
         raise CrsevalError("no system response matches a recommender turn", field="responses",
                            expected="dialogue ids and recommender-turn indices of the evaluated dialogues")
     sys_text = [resp[(c.dialogue, c.turn)] for c in ctxs]
-    predicted = pair.strategy.predict(pair.embedder.encode(sys_text))
+    predicted = pair.predict_strategy(sys_text)
     labels = [(system_labels or {}).get((c.dialogue, c.turn)) or p for c, p in zip(ctxs, predicted)]
     p_same = pair.proba([c.human for c in ctxs], sys_text)
     titles = {d.id: _titles(d) for d in dialogues}

@@ -28,6 +28,7 @@ from sklearn.metrics import cohen_kappa_score
 from sklearn.model_selection import GroupKFold, cross_val_predict
 from sklearn.neural_network import MLPClassifier
 
+from crseval.behavior.classifier import Lexical, strategy_inputs
 from crseval.behavior.pairs import make_pairs
 from crseval.text.embed import Embedder
 
@@ -45,10 +46,12 @@ def _strategy_model(seed: int) -> LogisticRegression:
 
 
 class PairClassifier:
-    def __init__(self, embedder: Embedder, head: str = "logreg", with_embeddings: bool = False, seed: int = 0) -> None:
+    def __init__(self, embedder: Embedder, head: str = "logreg", with_embeddings: bool = False, seed: int = 0,
+                 lexical: bool = True) -> None:
         if head not in ("logreg", "mlp"):
             raise ValueError("head must be 'logreg' or 'mlp'")
         self.embedder, self.head, self.with_embeddings, self.seed = embedder, head, with_embeddings, seed
+        self.use_lexical, self.lexical = lexical, None  # TF-IDF terms beside the embedding (see classifier.py)
         self.strategy = _strategy_model(seed)
         self.model = (LogisticRegression(C=4.0, max_iter=3000, random_state=seed) if head == "logreg" else
                       MLPClassifier(hidden_layer_sizes=(64,), early_stopping=True, max_iter=200, random_state=seed))
@@ -63,7 +66,8 @@ class PairClassifier:
     def fit(self, sentences: pd.DataFrame, pairs: pd.DataFrame) -> "PairClassifier":
         """``sentences`` (text, label, dialogue) train the strategy model; ``pairs`` (built from the same
         sentences) train the head on out-of-fold posteriors."""
-        x = self.embedder.encode(sentences["text"].tolist())
+        self.lexical = Lexical().fit(sentences["text"]) if self.use_lexical else None
+        x = strategy_inputs(self.embedder, self.lexical, sentences["text"])
         y = sentences["label"].to_numpy()
         self.strategy.fit(x, y)
         folds = min(4, sentences["dialogue"].nunique())
@@ -75,7 +79,10 @@ class PairClassifier:
 
     def posteriors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         uniq = list(dict.fromkeys(texts))
-        return dict(zip(uniq, self.strategy.predict_proba(self.embedder.encode(uniq))))
+        return dict(zip(uniq, self.strategy.predict_proba(strategy_inputs(self.embedder, self.lexical, uniq))))
+
+    def predict_strategy(self, texts: Sequence[str]) -> np.ndarray:
+        return self.strategy.predict(strategy_inputs(self.embedder, self.lexical, texts))
 
     def proba(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """P(same strategy) for each pair."""
@@ -86,6 +93,8 @@ class PairClassifier:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         arrays = {"s_coef": self.strategy.coef_, "s_intercept": self.strategy.intercept_}
+        if self.lexical is not None:
+            arrays["lexical_idf"] = self.lexical.v.idf_
         if self.head == "logreg":
             arrays.update(coef=self.model.coef_, intercept=self.model.intercept_)
         else:
@@ -94,7 +103,8 @@ class PairClassifier:
         np.savez(p.with_suffix(".npz"), **arrays)
         p.with_suffix(".json").write_text(json.dumps({
             "head": self.head, "with_embeddings": self.with_embeddings, "embedder": self.embedder.name,
-            "classes": list(self.strategy.classes_), "signature": signature or {}}, indent=2))
+            "classes": list(self.strategy.classes_), "signature": signature or {},
+            "lexical_vocabulary": self.lexical.vocabulary if self.lexical is not None else None}, indent=2))
 
     @classmethod
     def load(cls, path: str | Path, embedder: Embedder) -> "PairClassifier":
@@ -103,7 +113,9 @@ class PairClassifier:
         if meta["embedder"] != embedder.name:
             raise ValueError(f"model was trained with embedder {meta['embedder']!r}, not {embedder.name!r}")
         w = np.load(p.with_suffix(".npz"))
-        clf = cls(embedder, meta["head"], meta["with_embeddings"])
+        clf = cls(embedder, meta["head"], meta["with_embeddings"], lexical=bool(meta.get("lexical_vocabulary")))
+        if clf.use_lexical:
+            clf.lexical = Lexical(meta["lexical_vocabulary"], w["lexical_idf"])
         clf.strategy.classes_ = np.array(meta["classes"])
         clf.strategy.coef_, clf.strategy.intercept_ = w["s_coef"], w["s_intercept"]
         m = clf.model
@@ -143,7 +155,7 @@ class PairCV:
 
 def cross_validate(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 20000, hard: int = 0,
                    hard_classes: dict[str, str] | None = None, head: str = "logreg", with_embeddings: bool = False,
-                   n_splits: int = 5, test_pairs: int = 4000, seed: int = 0,
+                   n_splits: int = 5, test_pairs: int = 4000, seed: int = 0, lexical: bool = True,
                    encoder: Callable[[pd.DataFrame, int], Embedder] | None = None) -> PairCV:
     """Grouped k-fold: train pairs from training dialogues only, test pairs (Original design) from
     the held-out dialogues only. ``encoder(train_sentences, fold)``, when given, makes each fold's own
@@ -155,7 +167,7 @@ def cross_validate(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int 
         tr = make_pairs(train_s, n_pairs, hard=hard, hard_classes=hard_classes, seed=seed + f)
         te = make_pairs(sentences.iloc[test], test_pairs, seed=seed + 100 + f)
         emb = encoder(train_s, f) if encoder else embedder
-        clf = PairClassifier(emb, head, with_embeddings, seed).fit(train_s, tr)
+        clf = PairClassifier(emb, head, with_embeddings, seed, lexical).fit(train_s, tr)
         pred = (clf.proba(te["a"], te["b"]) >= 0.5).astype(int)
         accs.append(float(np.mean(pred == te["same"])))
         kappas.append(float(cohen_kappa_score(te["same"], pred)))
@@ -163,12 +175,12 @@ def cross_validate(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int 
 
 
 def random_split(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 20000, head: str = "logreg",
-                 test_pairs: int = 4000, seed: int = 0) -> dict[str, float]:
+                 test_pairs: int = 4000, seed: int = 0, lexical: bool = True) -> dict[str, float]:
     """The Behavior Alignment paper's protocol (Original design): one pool of pairs split at random, so
     the test pairs' sentences also occur in training pairs (and trained the strategy model and encoder)."""
     pool = make_pairs(sentences, n_pairs + test_pairs, seed=seed + 200)
     order = np.random.default_rng(seed).permutation(len(pool))
-    clf = PairClassifier(embedder, head, seed=seed).fit(sentences, pool.iloc[order[:n_pairs]])
+    clf = PairClassifier(embedder, head, seed=seed, lexical=lexical).fit(sentences, pool.iloc[order[:n_pairs]])
     return evaluate_pairs(clf, pool.iloc[order[n_pairs:]])
 
 

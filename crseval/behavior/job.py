@@ -73,7 +73,7 @@ def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
     train_s, test_s = labelled_sentences(train_d), labelled_sentences(test_d)
     test_s = test_s.sample(min(config.limit, len(test_s)), random_state=config.seed)
     clf = StrategyClassifier(get_embedder(), seed=config.seed).fit(train_s["text"], train_s["label"])
-    predictions = {"classifier (MiniLM + logistic regression)": list(clf.predict(test_s["text"].tolist()))}
+    predictions = {"classifier (MiniLM + TF-IDF, logistic regression)": list(clf.predict(test_s["text"].tolist()))}
     client = make_client(config.llm, store.cache_path)
     shots = [(f"LLM {config.shots}-shot", few_shot_examples(train_s, config.shots, config.seed))] if config.shots else []
     try:

@@ -20,6 +20,7 @@ class TrainConfig:
     hard_threshold: float = 0.7
     head: str = "logreg"
     seed: int = 0
+    lexical: bool = True       # TF-IDF terms beside the embedding in the strategy model
 
 
 def train_pair_model(dialogues: Sequence[Dialogue], embedder: Embedder, cfg: TrainConfig = TrainConfig(), *,
@@ -35,9 +36,9 @@ def train_pair_model(dialogues: Sequence[Dialogue], embedder: Embedder, cfg: Tra
         return PairClassifier.load(path, embedder), sig, None
     hard_classes = {}
     if cfg.hard:
-        report = report or evaluate_classifier(sentences, embedder, seed=cfg.seed)
+        report = report or evaluate_classifier(sentences, embedder, seed=cfg.seed, lexical=cfg.lexical)
         hard_classes = report.hard_classes(cfg.hard_threshold)
     pairs = make_pairs(sentences, cfg.n_pairs, hard=cfg.hard, hard_classes=hard_classes, seed=cfg.seed)
-    model = PairClassifier(embedder, cfg.head, seed=cfg.seed).fit(sentences, pairs)
+    model = PairClassifier(embedder, cfg.head, seed=cfg.seed, lexical=cfg.lexical).fit(sentences, pairs)
     model.save(path, sig)
     return model, sig, report

