@@ -181,7 +181,7 @@ def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
     run = tmp_path / "t"
     out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "40", "--folds", "2",
                              "--fine-tune", "1", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
-    assert {r["encoder"] for r in out["result"][:3]} == {"all-MiniLM-L6-v2 + 1 epoch(s) supervised contrastive"}
+    assert {r["encoder"] for r in out["result"][:3]} == {"all-MiniLM-L6-v2 + 1 epoch(s) supervised contrastive + TF-IDF terms"}
     assert "fine_tuning.epochs:1" in out["signature"]
     assert (run / "encoder" / "model.safetensors").exists()
     assert "+supcon:" in json.loads((run / "model.json").read_text())["embedder"]
@@ -210,8 +210,16 @@ def test_mpnet_encoder_is_trained_on_and_reused_by_name(tmp_path):
     run = tmp_path / "t"
     out = json.loads(crseval("behavior", "train", "sample", "--encoder", "mpnet", "--pairs", "400", "--hard", "0",
                              "--folds", "2", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
-    assert out["result"][0]["encoder"] == "all-mpnet-base-v2 (frozen)"
+    assert out["result"][0]["encoder"] == "all-mpnet-base-v2 (frozen) + TF-IDF terms"
     assert json.loads((run / "model.json").read_text())["embedder"] == "all-mpnet-base-v2"
     again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
                                str(tmp_path / "e"), "--format", "json").stdout)["result"][0]
     assert again["accuracy"] == pytest.approx(out["result"][-1]["accuracy"], abs=1e-9)  # same encoder, same pairs
+
+
+def test_no_lexical_trains_on_the_embedding_alone(tmp_path):
+    out = json.loads(crseval("behavior", "train", "sample", "--no-lexical", "--pairs", "200", "--hard", "0",
+                             "--folds", "2", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    assert out["result"][0]["encoder"].endswith("(frozen)")
+    assert "model.lexical:False" in out["signature"]
+    assert json.loads((tmp_path / "t" / "model.json").read_text())["lexical_vocabulary"] is None
