@@ -54,9 +54,12 @@ def make_pairs(sentences: pd.DataFrame, n: int, *, hard: int = 0, hard_classes: 
     return out
 
 
-def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | None = None) -> pd.DataFrame:
+def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | None = None,
+              hard_classes: dict[str, str] | None = None) -> pd.DataFrame:
     """Out-of-distribution evaluation pairs: every same-strategy pair (as the Behavior Alignment paper
-    does; ``max_positive`` takes a seeded sample instead) plus as many random different-strategy pairs."""
+    does; ``max_positive`` takes a seeded sample instead) plus as many random different-strategy pairs —
+    or, given ``hard_classes`` (class → its most-confused class), as many pairs of confusable classes
+    (the Mixed-hard idea as a harder test)."""
     rng = np.random.default_rng(seed)
     groups: dict[str, list[int]] = defaultdict(list)
     for i, lab in enumerate(sentences["label"]):
@@ -66,7 +69,14 @@ def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | Non
         pos = [pos[k] for k in rng.choice(len(pos), max_positive, replace=False)]
     labels = sentences["label"].to_numpy()
     neg = []
+    confusable = [(groups[a], groups[b]) for a, b in (hard_classes or {}).items() if groups.get(a) and groups.get(b)]
+    if hard_classes is not None and not confusable:
+        raise ValueError("no confusable class pair has sentences in this file")
     while len(neg) < len(pos):
+        if confusable:
+            a, b = confusable[rng.integers(len(confusable))]
+            neg.append((a[rng.integers(len(a))], b[rng.integers(len(b))]))
+            continue
         i, j = rng.integers(len(labels), size=2)
         if labels[i] != labels[j]:
             neg.append((int(i), int(j)))

@@ -40,19 +40,27 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _ood_row(model, path: Path, seed: int, design: str) -> dict:
+def _ood_rows(model, path: Path, seed: int, design: str, hard_classes: dict[str, str]) -> list[dict]:
     """The model on every same-strategy pair of an out-of-distribution ``text,strategy`` file and as many
-    seeded different-strategy pairs; the row names the design that trained the model and the pair counts."""
+    seeded different-strategy pairs — random ones, then (a harder test) pairs of the classes the in-domain
+    classifier confuses; each row names the design that trained the model and the pair counts."""
     from crseval.behavior.implicit import evaluate_pairs
     from crseval.behavior.pairs import ood_pairs
     from crseval.data.io import read_rows
     _, it = read_rows(path, required=("text", "strategy"))
     s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in it])
-    pairs = ood_pairs(s, seed=seed)
-    res = evaluate_pairs(model, pairs)
-    n_pos = int(pairs["same"].sum())
-    return {"design": f"OOD {path.name} ({design} model)", "accuracy": res["accuracy"], "kappa": res["kappa"],
-            "fold accuracy": f"{res['pairs']} pairs ({n_pos} same-strategy + {res['pairs'] - n_pos} different)"}
+    rows = []
+    for negatives, hard in (("random", None), ("confusable-class", hard_classes)):
+        try:
+            pairs = ood_pairs(s, seed=seed, hard_classes=hard)
+        except ValueError:  # no confusable pair in the file: the harder test does not apply
+            continue
+        res = evaluate_pairs(model, pairs)
+        n_pos = int(pairs["same"].sum())
+        rows.append({"design": f"OOD {path.name}, {negatives} negatives ({design} model)", "accuracy": res["accuracy"],
+                     "kappa": res["kappa"], "fold accuracy": f"{res['pairs']} pairs ({n_pos} same-strategy + "
+                                                             f"{res['pairs'] - n_pos} different)"})
+    return rows
 
 
 def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
@@ -143,7 +151,8 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
                  "fold accuracy": f"{paper['pairs']} test pairs"})
     tick(1)
     if config.ood is not None:
-        rows += [_ood_row(finals[name][0], config.ood, config.seed, name) for name, _ in designs]
+        rows += [r for name, _ in designs for r in _ood_rows(finals[name][0], config.ood, config.seed, name,
+                                                               rep.hard_classes())]
     if config.cross_encoder_pairs:
         rows.append(_cross_encoder_row(config, ds, rep, store, progress))
     signature = make_signature(data=ds.info.signature(), model=sig, fine_tuning=fine_tuning)

@@ -1,5 +1,6 @@
 """Sentence pairs for the implicit BA classifier: balance, hard negatives, no leakage, OOD pairs."""
 import pandas as pd
+import pytest
 
 from crseval.behavior.pairs import make_pairs, ood_pairs
 
@@ -45,3 +46,9 @@ def test_ood_pairs():
     p = ood_pairs(s, seed=0)
     n_pos = sum(k * (k - 1) // 2 for k in s["label"].value_counts())
     assert (p["same"] == 1).sum() == n_pos == (p["same"] == 0).sum()
+    hard = ood_pairs(s, seed=0, hard_classes={"a": "b", "zz": "c"})  # "zz" is not in the file: skipped
+    neg = hard[hard["same"] == 0]
+    assert len(neg) == n_pos and set(zip(neg["label_a"], neg["label_b"])) == {("a", "b")}
+    assert hard[hard["same"] == 1].equals(p[p["same"] == 1])
+    with pytest.raises(ValueError, match="confusable"):
+        ood_pairs(s, hard_classes={"zz": "a"})

@@ -113,11 +113,13 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
                              "--head", "mlp", "--ood", str(ood), "--out", str(tmp_path / "t"),
                              "--format", "json").stdout)
     designs = [r["design"] for r in out["result"]]
-    assert designs == ["Original", "Mixed-hard", PAPER, "OOD ood.csv (Original model)",
-                       "OOD ood.csv (Mixed-hard model)"]
+    ood_rows = [f"OOD ood.csv, {neg} negatives ({m} model)" for m in ("Original", "Mixed-hard")
+                for neg in ("random", "confusable-class")]
+    assert designs == ["Original", "Mixed-hard", PAPER] + ood_rows  # the sample has confusable classes
     sentences = labelled_sentences(dialogues)
     same = sum(n * (n - 1) // 2 for n in sentences["label"].value_counts())  # every same-strategy pair, no cap
-    assert out["result"][4]["fold accuracy"] == f"{2 * same} pairs ({same} same-strategy + {same} different)"
+    assert {r["fold accuracy"] for r in out["result"][3:]} == {f"{2 * same} pairs ({same} same-strategy + {same} "
+                                                               "different)"}
     assert "model.head:mlp" in out["signature"]
     assert "model.n_pairs:600" in out["signature"]
     assert len(pd.read_csv(tmp_path / "t" / "tables" / "strategy_per_class.csv")) > 5
@@ -140,7 +142,8 @@ def test_hard_zero_never_says_mixed_hard(tmp_path):
     out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
                              "--ood", str(ood), "--out", str(tmp_path / "t"), "--format", "json").stdout)
     designs = [r["design"] for r in out["result"]]
-    assert designs == ["Original", PAPER, "OOD ood.csv (Original model)"]
+    assert designs[:3] == ["Original", PAPER, "OOD ood.csv, random negatives (Original model)"]
+    assert not any("Mixed-hard" in d for d in designs)
 
 
 @pytest.mark.slow  # trains classifiers
