@@ -140,18 +140,12 @@ def mpnet_path() -> str:
     return str(home / name)
 
 
-ENCODERS = {"minilm": ("all-MiniLM-L6-v2", minilm_path), "mpnet": (_MPNET[0], mpnet_path)}
+ENCODERS = {"minilm": ("all-MiniLM-L6-v2", minilm_path), "mpnet": (_MPNET[0], mpnet_path)}  # key: (name, base path)
 
 
 class MiniLM(SentenceEncoder):
     def __init__(self, batch_size: int = 64, persist: bool = True) -> None:
         super().__init__(load_sentence_transformer(minilm_path()), "all-MiniLM-L6-v2", batch_size, persist)
-
-
-def packaged_encoder(key: str) -> SentenceEncoder:
-    """A packaged encoder by key (``minilm``, ``mpnet``), its vectors memoised on disk."""
-    name, path = ENCODERS[key]
-    return SentenceEncoder(load_sentence_transformer(path()), name, persist=True)
 
 
 class Hashing(_Memo):
@@ -180,7 +174,7 @@ def get_embedder(name: str = "minilm") -> Embedder:
     if name == "hashing":
         return Hashing()
     if name == "mpnet":
-        return packaged_encoder(name)
+        return SentenceEncoder(load_sentence_transformer(mpnet_path()), _MPNET[0], persist=True)
     try:
         return MiniLM()
     except ImportError as e:
