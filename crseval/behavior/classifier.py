@@ -6,7 +6,8 @@ Its input is the sentence embedding and, unless ``lexical=False``, the sentence'
 embedding of the whole sentence blurs. On INSPIRED (grouped 5-fold, frozen MiniLM) the lexical features
 lift the strategy classifier from .66 to .71 and the pair classifier from .790 to .811.
 
-Models are saved as ``.npz`` (weights) + ``.json`` (labels, embedder, signature) — never pickled."""
+Saved pair models (:mod:`crseval.behavior.implicit`) keep the TF-IDF as its vocabulary (JSON) and idf
+(NPZ) — never pickled."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ def labelled_sentences(dialogues: Sequence[Dialogue]) -> pd.DataFrame:
 
 
 class Lexical:
-    """Word 1–2-gram TF-IDF of the training sentences; saved as its vocabulary (JSON) and idf (NPZ)."""
+    """Word 1–2-gram TF-IDF of the training sentences, rebuilt exactly from its vocabulary and idf."""
 
     def __init__(self, vocabulary: list[str] | None = None, idf: np.ndarray | None = None) -> None:
         self.v = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True,
