@@ -30,7 +30,7 @@ class TrainConfig(BaseModel):
     fine_tune: int = Field(0, ge=0, le=20, description="Epochs of supervised-contrastive fine-tuning of the encoder, "
                                                        "per fold and for each final model (Mixed-hard batches for the "
                                                        "Mixed-hard design); 0 keeps it frozen (fast mode). One MiniLM "
-                                                       "epoch is ~25 s per fold on 2 CPU cores.")
+                                                       "epoch is ~40 s per fold on 2 CPU cores.")
     lexical: bool = Field(True, description="Word 1–2-gram TF-IDF beside the embedding in the strategy model "
                                             "(--no-lexical: the embedding alone).")
     ood: Path | None = Field(None, description="Labelled sentences CSV (text,strategy) for out-of-distribution "
