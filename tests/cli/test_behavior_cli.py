@@ -188,7 +188,8 @@ def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
     assert "fine_tuning.epochs:1" in out["signature"]
     assert (run / "encoder" / "model.safetensors").exists()
     assert "+supcon:" in json.loads((run / "model.json").read_text())["embedder"]
-    trained = out["result"][-1]  # the saved (Mixed-hard) model on the OOD file, scored inside `train`
+    trained = next(r for r in out["result"]  # the saved model on the OOD file, scored inside `train`
+                   if r["design"] == "OOD ood.csv, random negatives (Mixed-hard model)")
     again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
                                str(tmp_path / "e"), "--format", "json").stdout)["result"][0]
     assert again["accuracy"] == pytest.approx(trained["accuracy"], abs=1e-9)
@@ -217,7 +218,8 @@ def test_mpnet_encoder_is_trained_on_and_reused_by_name(tmp_path):
     assert json.loads((run / "model.json").read_text())["embedder"] == "all-mpnet-base-v2"
     again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
                                str(tmp_path / "e"), "--format", "json").stdout)["result"][0]
-    assert again["accuracy"] == pytest.approx(out["result"][-1]["accuracy"], abs=1e-9)  # same encoder, same pairs
+    trained = next(r for r in out["result"] if r["design"] == "OOD ood.csv, random negatives (Original model)")
+    assert again["accuracy"] == pytest.approx(trained["accuracy"], abs=1e-9)  # same encoder, same pairs
 
 
 def test_no_lexical_trains_on_the_embedding_alone(tmp_path):
