@@ -26,7 +26,7 @@ class TrainConfig(BaseModel):
     folds: int = Field(5, ge=2, le=20, description="Cross-validation folds (grouped by dialogue).")
     encoder: Literal["minilm", "mpnet"] = Field("minilm", description="Sentence encoder: MiniLM (default) or the "
                                                                       "larger all-mpnet-base-v2 (crseval[mpnet]; "
-                                                                      "~10× slower, see the README's table).")
+                                                                      "slower, see the README's table).")
     fine_tune: int = Field(0, ge=0, le=20, description="Epochs of supervised-contrastive fine-tuning of the encoder, "
                                                        "per fold and for each final model (Mixed-hard batches for the "
                                                        "Mixed-hard design); 0 keeps it frozen (fast mode). One MiniLM "
