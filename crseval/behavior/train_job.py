@@ -127,6 +127,7 @@ def _cv_rows(config: TrainConfig, sentences, emb, rep, designs, encoder, encoder
 
 
 def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.behavior.ceiling import label_ceiling
     from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.implicit import random_split
     from crseval.text.embed import get_embedder
@@ -137,6 +138,7 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
     tick = progress("training (strategy CV, pair CV per design, final models)", 2 + len(designs))
     rep = evaluate_classifier(sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical)
+    ceiling = label_ceiling(sentences, rep.predictions["predicted"])
     tick(1)
     rows = _cv_rows(config, sentences, emb, rep, designs, encoder, encoder_name, tick)
     finals = {name: _final_model(config, ds, sentences, rep, encoder, name, h) for name, h in designs}
@@ -158,19 +160,33 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     signature = make_signature(data=ds.info.signature(), model=sig, fine_tuning=fine_tuning)
     store.save_signature(signature)
     table = pd.DataFrame(rows)
-    for name, df in (("pair_cv", table), ("strategy_per_class", rep.per_class),
-                     ("strategy_top_confusions", rep.top_confusions), ("strategy_confusion", rep.confusion.reset_index())):
+    tables = {"pair_cv": table, "strategy_per_class": rep.per_class, "strategy_top_confusions": rep.top_confusions,
+              "strategy_confusion": rep.confusion.reset_index()}
+    if ceiling is not None:
+        tables["label_ceiling"] = ceiling.rows()
+    for name, df in tables.items():
         store.write_table(name, df)
     store.add_section("Behavior classifiers",
                       f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
                       f"({config.folds}-fold CV grouped by dialogue, frozen {emb.name}"
                       f"{' + TF-IDF terms' if config.lexical else ''}). Pair classifier ({encoder_name}):"
                       " accuracy and Cohen's κ on held-out dialogues' pairs; the random-split row is the paper's "
-                      "protocol, where test sentences were seen in training.",
-                      tables=["pair_cv", "strategy_per_class", "strategy_top_confusions", "strategy_confusion"])
-    per_class = rep.per_class.merge(rep.top_confusions, on="label").round(3)
-    return Result("behavior.train", "pair classifier", table.round(3), signature, store.root,
-                  details={"strategy classifier (grouped CV)": per_class})
+                      "protocol, where test sentences were seen in training." + _ceiling_text(ceiling),
+                      tables=list(tables))
+    details = {"strategy classifier (grouped CV)": rep.per_class.merge(rep.top_confusions, on="label").round(3)}
+    if ceiling is not None:
+        details["label ceiling (sentences whose exact text recurs in other dialogues)"] = ceiling.rows().round(3)
+    return Result("behavior.train", "pair classifier", table.round(3), signature, store.root, details=details)
+
+
+def _ceiling_text(ceiling) -> str:
+    if ceiling is None:
+        return " No sentence text recurs in another dialogue, so there is no label ceiling to show."
+    return (f" Label ceiling: {ceiling.sentences} sentences ({ceiling.texts} texts) recur word for word in other "
+            f"dialogues; their labels agree {ceiling.agreement:.3f} of the time across dialogues, so no model that "
+            f"reads only the sentence can exceed {ceiling.strategy_ceiling:.3f} strategy accuracy or "
+            f"{ceiling.pair_ceiling:.3f} pair accuracy on them (the strategy classifier, out of fold: "
+            f"{ceiling.model_accuracy:.3f}).")
 
 
 TRAIN = JobSpec("behavior.train", TrainConfig, train, "runs/behavior-train",

@@ -148,6 +148,20 @@ def test_hard_zero_never_says_mixed_hard(tmp_path):
     designs = [r["design"] for r in out["result"]]
     assert designs[:3] == ["Original", PAPER, "OOD ood.csv, random negatives (Original model)"]
     assert not any("Mixed-hard" in d for d in designs)
+    assert not (tmp_path / "t" / "tables" / "label_ceiling.csv").exists()  # no sample sentence recurs
+    assert "no label ceiling" in (tmp_path / "t" / "report.html").read_text()
+
+
+@pytest.mark.slow  # trains classifiers on INSPIRED (~40 s)
+def test_train_on_inspired_reports_the_label_ceiling(tmp_path, shared):
+    out = json.loads(crseval("behavior", "train", str(shared("inspired")), "--pairs", "2000", "--hard", "0",
+                             "--folds", "2", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    rows = next(v for k, v in out["details"].items() if k.startswith("label ceiling"))
+    got = {r["measure"]: r["value"] for r in rows}
+    assert got["text-only pair ceiling (oracle, make_pairs protocol)"] == 0.927
+    assert 0.5 < got["strategy classifier on these sentences (out-of-fold)"] < 1
+    assert pd.read_csv(tmp_path / "t" / "tables" / "label_ceiling.csv")["sentences"].eq(442).all()
+    assert "442 sentences (115 texts) recur word for word" in (tmp_path / "t" / "report.html").read_text()
 
 
 @pytest.mark.slow  # trains classifiers
