@@ -66,8 +66,8 @@ def emit(data: pd.DataFrame | dict | list, fmt: Format = Format.table, title: st
         print(latex_table(df))
     else:
         table = Table(title=title, show_lines=False)
-        for i, c in enumerate(df.columns):
-            table.add_column(str(c), no_wrap=i == 0, overflow="ellipsis" if i == 0 else "fold")
+        for c in df.columns:  # every column may fold: a long first column must not squeeze the numbers to 1 char
+            table.add_column(str(c), overflow="fold")
         for row in df.itertuples(index=False):
             table.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row])
         console.print(table)
