@@ -52,6 +52,7 @@ class PairClassifier:
             raise ValueError("head must be 'logreg' or 'mlp'")
         self.embedder, self.head, self.with_embeddings, self.seed = embedder, head, with_embeddings, seed
         self.use_lexical, self.lexical = lexical, None  # TF-IDF terms beside the embedding (see classifier.py)
+        self.confusable: dict[str, str] = {}  # class → its most-confused class in training (the harder OOD test)
         self.strategy = _strategy_model(seed)
         self.model = (LogisticRegression(C=4.0, max_iter=3000, random_state=seed) if head == "logreg" else
                       MLPClassifier(hidden_layer_sizes=(64,), early_stopping=True, max_iter=200, random_state=seed))
@@ -103,7 +104,7 @@ class PairClassifier:
         np.savez(p.with_suffix(".npz"), **arrays)
         p.with_suffix(".json").write_text(json.dumps({
             "head": self.head, "with_embeddings": self.with_embeddings, "embedder": self.embedder.name,
-            "classes": list(self.strategy.classes_), "signature": signature or {},
+            "classes": list(self.strategy.classes_), "signature": signature or {}, "confusable": self.confusable,
             "lexical_vocabulary": self.lexical.vocabulary if self.lexical is not None else None}, indent=2))
 
     @classmethod
@@ -117,6 +118,7 @@ class PairClassifier:
         if clf.use_lexical:
             clf.lexical = Lexical(meta["lexical_vocabulary"], w["lexical_idf"])
         clf.strategy.classes_ = np.array(meta["classes"])
+        clf.confusable = meta.get("confusable", {})  # models saved before it existed have none
         clf.strategy.coef_, clf.strategy.intercept_ = w["s_coef"], w["s_intercept"]
         m = clf.model
         m.classes_ = np.array([0, 1])

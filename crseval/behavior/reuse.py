@@ -1,7 +1,8 @@
 """Trained pair models you can reuse: `behavior train` saves RUN/model.npz + model.json (NPZ arrays and
 JSON, no pickle) and, with --fine-tune, the fine-tuned encoder in RUN/encoder/ (safetensors); `behavior run|meta|implicit --model RUN` use it as is; `behavior implicit --model RUN
---eval-file CSV` scores every same-strategy pair of any labelled ``text,strategy`` file (and as many
-seeded different-strategy pairs) without retraining."""
+--eval-file CSV` scores every same-strategy pair of any labelled ``text,strategy`` file and as many seeded
+different-strategy pairs — random ones, then pairs of the classes the model's training classifier confused,
+which the model keeps in model.json — without retraining."""
 from __future__ import annotations
 
 import json
@@ -41,6 +42,34 @@ def load_pair_model(path: Path):
     return model, meta.get("signature", {})
 
 
+def labelled_file(path: Path) -> pd.DataFrame:
+    """A labelled ``text,strategy`` file as sentences (text, label)."""
+    from crseval.data.io import read_rows
+    _, rows = read_rows(path, required=("text", "strategy"))
+    return pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
+
+
+def ood_rows(model, sentences: pd.DataFrame, seed: int) -> list[dict]:
+    """The model on every same-strategy pair of ``sentences`` and as many seeded different-strategy pairs:
+    random ones (the paper's test), then — where the model kept the class pairs its training classifier
+    confused and the file has both classes of one — as many pairs of confusable classes (a harder test).
+    One row each: negatives, pairs, same_strategy_pairs, accuracy, kappa."""
+    from crseval.behavior.implicit import evaluate_pairs
+    from crseval.behavior.pairs import ood_pairs
+    rows = []
+    for negatives, hard in (("random", None), ("confusable-class", model.confusable)):
+        if negatives != "random" and not hard:
+            continue
+        try:
+            pairs = ood_pairs(sentences, seed=seed, hard_classes=hard)
+        except ValueError:  # no confusable pair in the file: the harder test does not apply
+            continue
+        res = evaluate_pairs(model, pairs)
+        rows.append({"negatives": negatives, "pairs": res["pairs"], "same_strategy_pairs": int(pairs["same"].sum()),
+                     "accuracy": res["accuracy"], "kappa": res["kappa"]})
+    return rows
+
+
 class EvalConfig(BaseModel):
     """A saved pair model on a labelled file."""
 
@@ -51,24 +80,22 @@ class EvalConfig(BaseModel):
 
 
 def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.behavior.implicit import evaluate_pairs
-    from crseval.behavior.pairs import ood_pairs
-    from crseval.data.io import dataset_info, read_rows
+    from crseval.data.io import dataset_info
     model, model_sig = load_pair_model(config.model)
-    _, rows = read_rows(config.eval_file, required=("text", "strategy"))
-    sentences = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
-    pairs = ood_pairs(sentences, seed=config.seed)
-    res = evaluate_pairs(model, pairs)
+    sentences = labelled_file(config.eval_file)
+    name = Path(config.eval_file).name
+    table = pd.DataFrame([{"design": f"{name}, {r.pop('negatives')} negatives (saved model)", **r}
+                          for r in ood_rows(model, sentences, config.seed)])
     sig = make_signature(data=dataset_info("labelled-sentences", config.eval_file).signature(), model=model_sig,
-                         metric={"pairs": "all-same-strategy+equal-random-different", "seed": config.seed})
+                         metric={"pairs": "all-same-strategy+equal-different (random; confusable-class)",
+                                 "seed": config.seed})
     store.save_signature(sig)
-    same = int(pairs["same"].sum())
-    table = pd.DataFrame([{"design": f"{Path(config.eval_file).name} (saved model)", "accuracy": res["accuracy"],
-                           "kappa": res["kappa"], "pairs": res["pairs"], "same_strategy_pairs": same}])
     store.write_table("pair_eval", table)
+    same = int(table["same_strategy_pairs"].iloc[0])
     store.add_section("Saved pair model on a labelled file",
                       f"{len(sentences)} sentences; every same-strategy pair ({same}) and as many seeded "
-                      "different-strategy pairs; no retraining.", tables=["pair_eval"])
+                      "different-strategy pairs — random ones, then pairs of the classes the model's training "
+                      "classifier confused (where the file has them); no retraining.", tables=["pair_eval"])
     return Result("behavior.eval", "pair model on a labelled file", table.round(3), sig, store.root)
 
 

@@ -40,5 +40,7 @@ def train_pair_model(dialogues: Sequence[Dialogue], embedder: Embedder, cfg: Tra
         hard_classes = report.hard_classes(cfg.hard_threshold)
     pairs = make_pairs(sentences, cfg.n_pairs, hard=cfg.hard, hard_classes=hard_classes, seed=cfg.seed)
     model = PairClassifier(embedder, cfg.head, seed=cfg.seed, lexical=cfg.lexical).fit(sentences, pairs)
+    if report is not None:
+        model.confusable = report.hard_classes(cfg.hard_threshold)
     model.save(path, sig)
     return model, sig, report

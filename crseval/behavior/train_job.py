@@ -40,27 +40,14 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _ood_rows(model, path: Path, seed: int, design: str, hard_classes: dict[str, str]) -> list[dict]:
-    """The model on every same-strategy pair of an out-of-distribution ``text,strategy`` file and as many
-    seeded different-strategy pairs — random ones, then (a harder test) pairs of the classes the in-domain
-    classifier confuses; each row names the design that trained the model and the pair counts."""
-    from crseval.behavior.implicit import evaluate_pairs
-    from crseval.behavior.pairs import ood_pairs
-    from crseval.data.io import read_rows
-    _, it = read_rows(path, required=("text", "strategy"))
-    s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in it])
-    rows = []
-    for negatives, hard in (("random", None), ("confusable-class", hard_classes)):
-        try:
-            pairs = ood_pairs(s, seed=seed, hard_classes=hard)
-        except ValueError:  # no confusable pair in the file: the harder test does not apply
-            continue
-        res = evaluate_pairs(model, pairs)
-        n_pos = int(pairs["same"].sum())
-        rows.append({"design": f"OOD {path.name}, {negatives} negatives ({design} model)", "accuracy": res["accuracy"],
-                     "kappa": res["kappa"], "fold accuracy": f"{res['pairs']} pairs ({n_pos} same-strategy + "
-                                                             f"{res['pairs'] - n_pos} different)"})
-    return rows
+def _ood_rows(model, path: Path, seed: int, design: str) -> list[dict]:
+    """The model on an out-of-distribution ``text,strategy`` file (:func:`crseval.behavior.reuse.ood_rows`),
+    each row naming the design that trained the model and the pair counts."""
+    from crseval.behavior.reuse import labelled_file, ood_rows
+    return [{"design": f"OOD {path.name}, {r['negatives']} negatives ({design} model)", "accuracy": r["accuracy"],
+             "kappa": r["kappa"], "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
+                                                   f"{r['pairs'] - r['same_strategy_pairs']} different)"}
+            for r in ood_rows(model, labelled_file(path), seed)]
 
 
 def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
@@ -153,8 +140,7 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
                  "fold accuracy": f"{paper['pairs']} test pairs"})
     tick(1)
     if config.ood is not None:
-        rows += [r for name, _ in designs for r in _ood_rows(finals[name][0], config.ood, config.seed, name,
-                                                               rep.hard_classes())]
+        rows += [r for name, _ in designs for r in _ood_rows(finals[name][0], config.ood, config.seed, name)]
     if config.cross_encoder_pairs:
         rows.append(_cross_encoder_row(config, ds, rep, store, progress))
     signature = make_signature(data=ds.info.signature(), model=sig, fine_tuning=fine_tuning)

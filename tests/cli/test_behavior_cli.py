@@ -169,14 +169,19 @@ def test_a_trained_model_is_reused_without_retraining(tmp_path):
     from crseval.behavior.evaluate import contexts
     from crseval.data import load_dataset
     dialogues = load_dataset("sample").dialogues.dialogues
-    crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3", "--out",
-            str(tmp_path / "t"))
-    assert (tmp_path / "t" / "model.npz").exists() and (tmp_path / "t" / "model.json").exists()
     labelled = sample_sentences_csv(tmp_path / "l.csv")
+    trained = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
+                                 "--ood", str(labelled), "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    assert (tmp_path / "t" / "model.npz").exists() and (tmp_path / "t" / "model.json").exists()
+    assert json.loads((tmp_path / "t" / "model.json").read_text())["confusable"]  # kept for the harder test
     res = json.loads(crseval("behavior", "implicit", "--model", str(tmp_path / "t"), "--eval-file", str(labelled),
                              "--out", str(tmp_path / "e"), "--format", "json").stdout)
-    row = res["result"][0]
-    assert row["pairs"] == 2 * row["same_strategy_pairs"] and 0.5 < row["accuracy"] <= 1
+    assert [r["design"] for r in res["result"]] == [f"l.csv, {n} negatives (saved model)"
+                                                   for n in ("random", "confusable-class")]
+    for row, negatives in zip(res["result"], ("random", "confusable-class")):
+        assert row["pairs"] == 2 * row["same_strategy_pairs"] and 0.5 < row["accuracy"] <= 1
+        same = next(r for r in trained["result"] if r["design"] == f"OOD l.csv, {negatives} negatives (Original model)")
+        assert (row["accuracy"], row["kappa"]) == (same["accuracy"], same["kappa"])  # the very model train scored
     assert "model.n_pairs:400" in res["signature"]
     resp = tmp_path / "r.jsonl"
     resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
