@@ -65,6 +65,8 @@ def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | Non
     for i, lab in enumerate(sentences["label"]):
         groups[lab].append(i)
     pos = [(i, j) for idx in groups.values() for x, i in enumerate(idx) for j in idx[x + 1:]]
+    if not pos or len(groups) < 2:
+        raise ValueError("OOD pairs need two sentences of one strategy and at least two strategies")
     if max_positive is not None and len(pos) > max_positive:
         pos = [pos[k] for k in rng.choice(len(pos), max_positive, replace=False)]
     labels = sentences["label"].to_numpy()

@@ -43,10 +43,18 @@ def load_pair_model(path: Path):
 
 
 def labelled_file(path: Path) -> pd.DataFrame:
-    """A labelled ``text,strategy`` file as sentences (text, label)."""
+    """A labelled ``text,strategy`` file as sentences (text, label), checked to form both kinds of pair: two
+    sentences of one strategy (a same-strategy pair) and two strategies (a different-strategy pair)."""
     from crseval.data.io import read_rows
     _, rows = read_rows(path, required=("text", "strategy"))
-    return pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
+    s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
+    counts = s["label"].value_counts()
+    if len(counts) < 2 or counts.max() < 2:
+        what = "one strategy only" if len(counts) < 2 else "no two sentences of the same strategy"
+        raise CrsevalError(f"{what}: no {'different' if len(counts) < 2 else 'same'}-strategy pair can be formed",
+                           file=path, field="strategy",
+                           expected="sentences of at least two strategies, at least two of one strategy")
+    return s
 
 
 def ood_rows(model, sentences: pd.DataFrame, seed: int) -> list[dict]:
@@ -81,8 +89,8 @@ class EvalConfig(BaseModel):
 
 def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.data.io import dataset_info
+    sentences = labelled_file(config.eval_file)  # a bad file fails before the model loads
     model, model_sig = load_pair_model(config.model)
-    sentences = labelled_file(config.eval_file)
     name = Path(config.eval_file).name
     table = pd.DataFrame([{"design": f"{name}, {r.pop('negatives')} negatives (saved model)", **r}
                           for r in ood_rows(model, sentences, config.seed)])

@@ -40,14 +40,14 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _ood_rows(model, path: Path, seed: int, design: str) -> list[dict]:
-    """The model on an out-of-distribution ``text,strategy`` file (:func:`crseval.behavior.reuse.ood_rows`),
-    each row naming the design that trained the model and the pair counts."""
-    from crseval.behavior.reuse import labelled_file, ood_rows
-    return [{"design": f"OOD {path.name}, {r['negatives']} negatives ({design} model)", "accuracy": r["accuracy"],
+def _ood_rows(model, sentences: pd.DataFrame, name: str, seed: int, design: str) -> list[dict]:
+    """The model on an out-of-distribution file's sentences (:func:`crseval.behavior.reuse.ood_rows`), each row
+    naming the design that trained the model and the pair counts."""
+    from crseval.behavior.reuse import ood_rows
+    return [{"design": f"OOD {name}, {r['negatives']} negatives ({design} model)", "accuracy": r["accuracy"],
              "kappa": r["kappa"], "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
                                                    f"{r['pairs'] - r['same_strategy_pairs']} different)"}
-            for r in ood_rows(model, labelled_file(path), seed)]
+            for r in ood_rows(model, sentences, seed)]
 
 
 def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
@@ -118,8 +118,10 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.implicit import random_split
     from crseval.text.embed import get_embedder
+    from crseval.behavior.reuse import labelled_file
     ds, emb = dialogues(config.data), get_embedder(config.encoder)
     sentences = labelled_sentences(ds)
+    ood = labelled_file(config.ood) if config.ood is not None else None  # a bad file fails before training
     encoder_name, fine_tuning, encoder = _encoders(config, emb, progress)
     encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
@@ -139,8 +141,8 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
                  "encoder": encoder_name, "accuracy": paper["accuracy"], "kappa": paper["kappa"],
                  "fold accuracy": f"{paper['pairs']} test pairs"})
     tick(1)
-    if config.ood is not None:
-        rows += [r for name, _ in designs for r in _ood_rows(finals[name][0], config.ood, config.seed, name)]
+    if ood is not None:
+        rows += [r for name, _ in designs for r in _ood_rows(finals[name][0], ood, config.ood.name, config.seed, name)]
     if config.cross_encoder_pairs:
         rows.append(_cross_encoder_row(config, ds, rep, store, progress))
     signature = make_signature(data=ds.info.signature(), model=sig, fine_tuning=fine_tuning)

@@ -52,3 +52,11 @@ def test_ood_pairs():
     assert hard[hard["same"] == 1].equals(p[p["same"] == 1])
     with pytest.raises(ValueError, match="confusable"):
         ood_pairs(s, hard_classes={"zz": "a"})
+
+
+def test_ood_pairs_refuse_files_that_cannot_form_both_kinds_of_pair():
+    one_strategy = pd.DataFrame({"text": ["a", "b", "c"], "label": ["x", "x", "x"]})  # no negative exists
+    no_two_alike = pd.DataFrame({"text": ["a", "b"], "label": ["x", "y"]})          # no positive exists
+    for s in (one_strategy, no_two_alike):
+        with pytest.raises(ValueError, match="two sentences of one strategy"):
+            ood_pairs(s, seed=0)

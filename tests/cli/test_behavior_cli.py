@@ -240,3 +240,18 @@ def test_no_lexical_trains_on_the_embedding_alone(tmp_path):
     assert out["result"][0]["encoder"].endswith("(frozen)")
     assert "model.lexical:False" in out["signature"]
     assert json.loads((tmp_path / "t" / "model.json").read_text())["lexical_vocabulary"] is None
+
+
+def test_eval_files_that_cannot_form_both_kinds_of_pair_are_one_line_errors(tmp_path):
+    """One strategy only used to loop forever looking for a negative; no two sentences alike crashed."""
+    one = tmp_path / "one.csv"
+    one.write_text("text,strategy\nhello,no_strategy\nhi there,no_strategy\n")
+    alone = tmp_path / "alone.csv"
+    alone.write_text("text,strategy\nhello,no_strategy\ngreat,acknowledgment\n")
+    for f, says in ((one, "one strategy only"), (alone, "no two sentences of the same strategy")):
+        res = crseval("behavior", "implicit", "--model", str(tmp_path / "no-model"), "--eval-file", str(f),
+                      "--out", str(tmp_path / "e"), check=False)
+        assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr
+    res = crseval("behavior", "train", "sample", "--ood", str(one), "--out", str(tmp_path / "t"), check=False)
+    assert res.returncode == 2 and "one strategy only" in res.stderr
+    assert not (tmp_path / "t" / "model.npz").exists()  # refused before any training
