@@ -122,6 +122,12 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     ds, emb = dialogues(config.data), get_embedder(config.encoder)
     sentences = labelled_sentences(ds)
     ood = labelled_file(config.ood) if config.ood is not None else None  # a bad file fails before training
+    n_dialogues = sentences["dialogue"].nunique() if len(sentences) else 0
+    if config.folds > n_dialogues:
+        raise CrsevalError(f"{config.folds} folds, but only {n_dialogues} dialogues have labelled recommender "
+                           "sentences (folds are grouped by dialogue)", field="--folds",
+                           fix=f"--folds {n_dialogues} or fewer" if n_dialogues >= 2 else
+                           "use labelled dialogues (INSPIRED, or the sample)")
     encoder_name, fine_tuning, encoder = _encoders(config, emb, progress)
     encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])

@@ -255,3 +255,8 @@ def test_eval_files_that_cannot_form_both_kinds_of_pair_are_one_line_errors(tmp_
     res = crseval("behavior", "train", "sample", "--ood", str(one), "--out", str(tmp_path / "t"), check=False)
     assert res.returncode == 2 and "one strategy only" in res.stderr
     assert not (tmp_path / "t" / "model.npz").exists()  # refused before any training
+
+
+def test_more_folds_than_dialogues_is_a_one_line_error(tmp_path):
+    res = crseval("behavior", "train", "sample", "--folds", "10", "--out", str(tmp_path / "t"), check=False)
+    assert res.returncode == 2 and "only 8 dialogues" in res.stderr and "--folds 8 or fewer" in res.stderr
