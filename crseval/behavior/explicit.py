@@ -154,8 +154,12 @@ def labels_ba(dialogues: Sequence[Dialogue], path, order: int = 1) -> dict[str, 
     _, it = read_rows(path, required=("dialogue", "turn", "strategy"))
     given: dict[str, dict[int, str]] = {}
     for line, r in it:
+        strategy = r["strategy"].strip()  # empty: the system's turn has no label
+        if strategy and strategy not in LABELS:  # a typo must not count silently as a mismatch
+            raise CrsevalError(f"strategy {strategy!r} is outside the taxonomy", file=path, line=line,
+                               field="strategy", expected="one of " + ", ".join(LABELS))
         try:
-            given.setdefault(r["dialogue"], {})[int(r["turn"])] = r["strategy"]
+            given.setdefault(r["dialogue"], {})[int(r["turn"])] = strategy
         except ValueError:
             raise CrsevalError("turn is not an integer", file=path, line=line, field="turn") from None
     evaluated = [d for d in dialogues if d.id in given]

@@ -24,7 +24,7 @@ job_command(app, "meta", META)
 def explicit(
     data: str = typer.Argument(..., help=DATA_HELP),
     labels: Optional[Path] = typer.Option(None, help="System strategies CSV: dialogue,turn,strategy."),
-    order: int = typer.Option(1, help="History length t of the entropy model."),
+    order: int = typer.Option(1, min=0, help="History length t of the entropy model (0: no history)."),
     fmt: Format = FORMAT,
 ) -> None:
     """Human reference statistics (turns before the first recommendation, success rate, strategy

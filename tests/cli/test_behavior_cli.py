@@ -260,3 +260,12 @@ def test_eval_files_that_cannot_form_both_kinds_of_pair_are_one_line_errors(tmp_
 def test_more_folds_than_dialogues_is_a_one_line_error(tmp_path):
     res = crseval("behavior", "train", "sample", "--folds", "10", "--out", str(tmp_path / "t"), check=False)
     assert res.returncode == 2 and "only 8 dialogues" in res.stderr and "--folds 8 or fewer" in res.stderr
+
+
+def test_explicit_refuses_strategies_outside_the_taxonomy_and_negative_orders(tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,credibilty\n")  # a typo on line 3
+    res = crseval("behavior", "explicit", "sample", "--labels", str(labels), check=False)
+    assert res.returncode == 2 and "labels.csv:3" in res.stderr and "'credibilty' is outside the taxonomy" in res.stderr
+    res = crseval("behavior", "explicit", "sample", "--order", "-1", check=False)
+    assert res.returncode == 2 and "--order" in res.stderr
