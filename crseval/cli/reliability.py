@@ -17,10 +17,25 @@ app = typer.Typer(cls=default_command_group("analyze"), no_args_is_help=True, ad
 job_command(app, "analyze", ANALYZE)
 
 
+def _check_design(icc: float | None, icc0: float, alpha: float, power: float, width: float | None = None) -> None:
+    """Out-of-range design numbers as one-line errors in the flags' own terms."""
+    from crseval.core.errors import CrsevalError
+    for flag, value in (("--alpha", alpha), ("--power", power)):
+        if not 0 < value < 1:
+            raise CrsevalError(f"{flag} {value:g} must lie strictly between 0 and 1", field=flag)
+    if not 0 <= icc0 < 1:
+        raise CrsevalError(f"--icc0 {icc0:g} must lie in [0, 1)", field="--icc0")
+    if icc is not None and not icc0 < icc < 1:
+        raise CrsevalError(f"--icc {icc:g} must lie above --icc0 ({icc0:g}) and below 1", field="--icc",
+                           fix="e.g. --icc 0.3 (a single rating's expected ICC)")
+    if width is not None and not 0 < width < 2:
+        raise CrsevalError(f"--width {width:g} must lie strictly between 0 and 2 (an ICC interval's width)", field="--width")
+
+
 @app.command()
 def power(
-    k: int = typer.Option(..., help="Raters per item."),
-    n: int = typer.Option(..., help="Number of rated items."),
+    k: int = typer.Option(..., min=2, help="Raters per item."),
+    n: int = typer.Option(..., min=3, help="Number of rated items."),
     icc: Optional[float] = typer.Option(None, help="Assumed true ICC (for power and CI width)."),
     icc0: float = typer.Option(0.0, help="ICC under the null hypothesis."),
     alpha: float = typer.Option(0.05, help="One-sided significance level (Walter et al.)."),
@@ -30,6 +45,10 @@ def power(
 ) -> None:
     """What a design with k raters and n items can show."""
     from crseval.reliability import power as pw
+    _check_design(icc, icc0, alpha, target_power)
+    if r is not None and not -1 < r < 1:
+        from crseval.core.errors import CrsevalError
+        raise CrsevalError(f"--r {r:g} must lie strictly between -1 and 1", field="--r")
     rows = [{"quantity": "minimum detectable ICC", "value": pw.min_detectable_icc(n, k, rho0=icc0, alpha=alpha,
                                                                                     power=target_power)}]
     if icc is not None:
@@ -50,7 +69,7 @@ def plan(
     width: Optional[float] = typer.Option(None, help="Wanted 95% CI width of the ICC."),
     alpha: float = typer.Option(0.05, help="One-sided significance level."),
     target_power: float = typer.Option(0.8, "--power", help="Desired power."),
-    max_k: int = typer.Option(10, help="Largest number of raters per item to list."),
+    max_k: int = typer.Option(10, min=2, help="Largest number of raters per item to list."),
     fmt: Format = FORMAT,
 ) -> None:
     """How many raters and items do I need? One row per k."""
@@ -58,13 +77,14 @@ def plan(
 
     from crseval.reliability import power as pw
     from crseval.reliability.icc import interpret
+    _check_design(icc, icc0, alpha, target_power, width)
     rows = []
     for k in range(2, max_k + 1):
         row = {"raters per item (k)": k,
                "items to beat ICC0": math.ceil(pw.items_needed(icc, k, rho0=icc0, alpha=alpha, power=target_power)),
                "reliability of the mean of k (ICC(1,k))": icc * k / (1 + (k - 1) * icc)}
         row["band"] = interpret(row["reliability of the mean of k (ICC(1,k))"])
-        if width:
+        if width is not None:
             row[f"items for CI width {width:g}"] = math.ceil(pw.items_for_ci_width(icc, k, width))
         rows.append(row)
     emit(pd.DataFrame(rows), fmt, title=f"plan for ICC = {icc:g} (α = {alpha:g}, power = {target_power:g})")

@@ -1,6 +1,7 @@
 import json
 
 import pandas as pd
+import pytest
 
 from tests.cli.test_cli import crseval
 
@@ -106,3 +107,20 @@ def test_long_format_gold_items_drop_flagged_and_clusters(tmp_path):
     assert list(flagged["rater"]) == ["w0"]
     clusters = pd.read_csv(out / "tables" / "reliability_clusters.csv").set_index("dimension")["cluster"]
     assert clusters["fluency"] == clusters["coherence"] != clusters["humour"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["plan", "--icc", "0"], "--icc 0 must lie above --icc0"),          # was a ValueError traceback
+    (["plan", "--icc", "1.5"], "below 1"),
+    (["plan", "--icc", "0.3", "--icc0", "0.4"], "must lie above --icc0 (0.4)"),
+    (["plan", "--icc", "0.3", "--width", "0"], "--width 0 must lie strictly between"),  # was silently ignored
+    (["plan", "--icc", "0.3", "--max-k", "1"], "--max-k"),
+    (["power", "--k", "1", "--n", "200"], "--k"),
+    (["power", "--k", "5", "--n", "2"], "--n"),
+    (["power", "--k", "5", "--n", "200", "--alpha", "0"], "--alpha 0 must lie strictly between 0 and 1"),
+    (["power", "--k", "5", "--n", "200", "--power", "1"], "--power 1 must lie strictly between 0 and 1"),
+    (["power", "--k", "5", "--n", "200", "--r", "1"], "--r 1 must lie strictly between -1 and 1"),
+])
+def test_out_of_range_design_numbers_are_one_line_errors(args, says):
+    res = crseval("reliability", *args, check=False)
+    assert res.returncode == 2 and says in res.stderr and "unexpected error" not in res.stderr
