@@ -117,8 +117,8 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.ceiling import label_ceiling
     from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.implicit import random_split
-    from crseval.text.embed import get_embedder
     from crseval.behavior.reuse import labelled_file
+    from crseval.text.embed import get_embedder
     ds, emb = dialogues(config.data), get_embedder(config.encoder)
     sentences = labelled_sentences(ds)
     ood = labelled_file(config.ood) if config.ood is not None else None  # a bad file fails before training

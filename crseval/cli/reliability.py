@@ -8,6 +8,7 @@ import pandas as pd
 import typer
 
 from crseval.cli.options import FORMAT, default_command_group, job_command
+from crseval.core.errors import CrsevalError
 from crseval.cli.output import Format, emit
 from crseval.reliability.job import JOB as ANALYZE
 
@@ -19,7 +20,6 @@ job_command(app, "analyze", ANALYZE)
 
 def _check_design(icc: float | None, icc0: float, alpha: float, power: float, width: float | None = None) -> None:
     """Out-of-range design numbers as one-line errors in the flags' own terms."""
-    from crseval.core.errors import CrsevalError
     for flag, value in (("--alpha", alpha), ("--power", power)):
         if not 0 < value < 1:
             raise CrsevalError(f"{flag} {value:g} must lie strictly between 0 and 1", field=flag)
@@ -29,7 +29,8 @@ def _check_design(icc: float | None, icc0: float, alpha: float, power: float, wi
         raise CrsevalError(f"--icc {icc:g} must lie above --icc0 ({icc0:g}) and below 1", field="--icc",
                            fix="e.g. --icc 0.3 (a single rating's expected ICC)")
     if width is not None and not 0 < width < 2:
-        raise CrsevalError(f"--width {width:g} must lie strictly between 0 and 2 (an ICC interval's width)", field="--width")
+        raise CrsevalError(f"--width {width:g} must lie strictly between 0 and 2 (an ICC interval's width)",
+                           field="--width")
 
 
 @app.command()
@@ -47,7 +48,6 @@ def power(
     from crseval.reliability import power as pw
     _check_design(icc, icc0, alpha, target_power)
     if r is not None and not -1 < r < 1:
-        from crseval.core.errors import CrsevalError
         raise CrsevalError(f"--r {r:g} must lie strictly between -1 and 1", field="--r")
     rows = [{"quantity": "minimum detectable ICC", "value": pw.min_detectable_icc(n, k, rho0=icc0, alpha=alpha,
                                                                                     power=target_power)}]
