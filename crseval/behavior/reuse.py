@@ -50,8 +50,9 @@ def labelled_file(path: Path) -> pd.DataFrame:
     s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
     counts = s["label"].value_counts()
     if len(counts) < 2 or counts.max() < 2:
-        what = "one strategy only" if len(counts) < 2 else "no two sentences of the same strategy"
-        raise CrsevalError(f"{what}: no {'different' if len(counts) < 2 else 'same'}-strategy pair can be formed",
+        what = ("one strategy only: no different" if len(counts) < 2 else
+                "no two sentences of the same strategy: no same")
+        raise CrsevalError(f"{what}-strategy pair can be formed",
                            file=path, field="strategy",
                            expected="sentences of at least two strategies, at least two of one strategy")
     return s

@@ -178,8 +178,8 @@ def _ceiling_text(ceiling) -> str:
         return " No sentence text recurs in another dialogue, so there is no label ceiling to show."
     return (f" Label ceiling: {ceiling.sentences} sentences ({ceiling.texts} texts) recur word for word in other "
             f"dialogues; their labels agree {ceiling.agreement:.3f} of the time across dialogues, so no model that "
-            f"reads only the sentence can exceed {ceiling.strategy_ceiling:.3f} strategy accuracy or "
-            f"{ceiling.pair_ceiling:.3f} pair accuracy on them (the strategy classifier, out of fold: "
+            f"reads only the sentence can exceed {ceiling.strategy_ceiling:.3f} strategy accuracy or, in "
+            f"expectation, {ceiling.pair_ceiling:.3f} pair accuracy on them (the strategy classifier, out of fold: "
             f"{ceiling.model_accuracy:.3f}).")
 
 
