@@ -36,18 +36,17 @@ def main() -> int:
     for fn in PROXIES.values():
         to_likert(fn(f))
     t_proxy = time.perf_counter() - t0
-    sub = load_dataset("serendipity2018", a.path)
-    sub.answers = sub.answers.head(a.items).reset_index(drop=True)
+    rows = list(range(a.items))  # the first answers of the whole study: what a --sample run rates
     with tempfile.TemporaryDirectory() as tmp:
         store = RunStore(tmp)
         client = make_client(LLMConfig(backend=a.backend), store.cache_path)
         t0 = time.perf_counter()
-        llm_scores(sub, client, store, runs=1)
+        llm_scores(study, client, store, runs=1, rows=rows)
         t_llm = time.perf_counter() - t0
         first = client.stats.requests
         store2 = RunStore(Path(tmp) / "rerun")
         t0 = time.perf_counter()
-        llm_scores(sub, client, store2, runs=1)  # new run directory, same cache: every answer is a cache hit
+        llm_scores(study, client, store2, runs=1, rows=rows)  # new run directory, same cache: every answer is a cache hit
         t_cached = time.perf_counter() - t0
         cached_requests = client.stats.requests - first
         client.close()

@@ -80,6 +80,9 @@ class SerendipityStudy:
     items: dict[str, Item]
     ground_truth: str
     unavailable: dict[str, str] = field(default_factory=dict)
+    # the user's reactions to the recommended item (survey answers, its rating, clicks): what evaluators
+    # predict, so no evaluator input may be built from them
+    outcomes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.answers)

@@ -107,7 +107,8 @@ def load_serendipity2018(path: str | Path, statements: Sequence[str] = DEFAULT_S
     empty = {s: int(df[s].isna().sum()) for s in stmts if s in df and df[s].isna().any()}
     if empty:
         info.notes.append(f"empty statement cells: {empty}")
-    return SerendipityStudy(info, out, items, "mean(" + ",".join(statements) + ")")
+    outcomes = tuple(c for c in ("ground_truth", "rating", *stmts) if c in out)
+    return SerendipityStudy(info, out, items, "mean(" + ",".join(statements) + ")", outcomes=outcomes)
 
 
 def load_taobao(path: str | Path) -> SerendipityStudy:
@@ -129,5 +130,9 @@ def load_taobao(path: str | Path) -> SerendipityStudy:
         "history": "no interaction history is published (one recommended item per user)",
         "item text": "items are anonymised ids with a category id only",
         "content similarity to history": "needs item features and a history",
+        "popularity": "the platform's HOT flag (the paper's popularity) is not in the published file",
     }
-    return SerendipityStudy(dataset_info("taobao-serendipity", p, f), out, {}, "Serendipity", unavailable)
+    outcomes = ("ground_truth", "Clicked", "Purchased", *likert, "Pur_diversity", "Rec_diversity", "Timeliness",
+                "Purchase intention")
+    return SerendipityStudy(dataset_info("taobao-serendipity", p, f), out, {}, "Serendipity", unavailable,
+                            outcomes=tuple(c for c in outcomes if c in out))

@@ -1,14 +1,18 @@
 """The LLM serendipity evaluator: the model plays the platform's user.
 
-It sees its behaviour history (the k most recent items, oldest first, with its ratings), the
-recommended item, the definition "serendipity = a pleasant surprise: relevant *and* unexpected", and
-answers one rating on 1–5 through the LLM layer (constrained; probability-weighted where the
-backend allows). R runs with different seeds are averaged (with probability-weighted ratings at
-temperature 0 the runs coincide — R matters for sampled backends). Few-shot examples come from
-*other* users only. Auxiliary switches add what the data supports: item popularity, similarity of
+It sees what ``context`` allows and nothing else: its behaviour history (the last k items it rated
+*strictly before* the recommendation, oldest first, with its ratings), the recommended item, the
+definition "serendipity = a pleasant surprise: relevant *and* unexpected", and answers one rating on
+1–5 through the LLM layer (constrained; probability-weighted where the backend allows). R runs with
+different seeds are averaged (with probability-weighted ratings at temperature 0 the runs coincide —
+R matters for sampled backends). Few-shot examples come from *other* users only. Auxiliary switches
+add what the data supports: item popularity (share of the study's users who rated it), similarity of
 the item to the history (minimum Jaccard distance of genre sets), curiosity and personality answers,
-long-/short-term profiles summarised by the LLM, the interaction type (explicit ratings; Taobao's
-click/purchase), and the history length k. Neither study publishes demographics.
+long-/short-term profiles summarised by the LLM from the same prior history, the interaction type
+(what kind of history it is: explicit ratings), and the history length k. Never the user's reaction to
+the item (its rating, survey answers, a click or purchase). Taobao publishes no history, so its
+prompts show none and the history-dependent switches are refused there. Neither study publishes
+demographics.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from crseval.core.signature import prompt_hash
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
+from crseval.serendipity.context import has_history, history, popularity
 
 SYSTEM = "You are a user of a movie recommendation platform. Answer as that user would feel."
 QUESTION = ("Serendipity means a pleasant surprise: a recommendation that is relevant to you and that you did not "
@@ -30,6 +35,7 @@ QUESTION = ("Serendipity means a pleasant surprise: a recommendation that is rel
 
 
 AUX_SWITCHES = ("popularity", "similarity", "curiosity", "personality", "interaction", "profiles")
+HISTORY_SWITCHES = ("similarity", "interaction", "profiles")  # they describe a history: only where one exists
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,16 @@ class Aux:
 
     def tag(self) -> str:
         return ",".join(f"{k}={v}" for k, v in asdict(self).items())
+
+    def refused_by(self, study: SerendipityStudy) -> str | None:
+        """Why the study cannot support these switches (None when it can)."""
+        on = [k for k in HISTORY_SWITCHES if getattr(self, k)]
+        if on and not has_history(study):
+            verb = "describes" if len(on) == 1 else "describe"
+            return f"{', '.join(on)} {verb} the user's history, and {study.info.name} publishes none"
+        if self.popularity and popularity(study) is None:
+            return f"popularity: {study.unavailable['popularity']}"
+        return None
 
 
 def _item_text(study: SerendipityStudy, item: str) -> str:
@@ -63,42 +79,33 @@ def _jaccard_min(study: SerendipityStudy, item: str, history: Sequence[str]) -> 
     return min(ds) if ds else None
 
 
-def history(study: SerendipityStudy, user: str, item: str, k: int) -> pd.DataFrame:
-    """The user's other answered items, the k most recent, oldest first."""
-    a = study.answers
-    h = a[(a["user"] == user) & (a["item"] != item)]
-    if "timestamp" in h and h["timestamp"].notna().any():
-        h = h.sort_values("timestamp")
-    return h.tail(k)
-
-
 def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str | None = None) -> str:
-    h = history(study, row["user"], row["item"], aux.history_k)
     lines = []
     if aux.profiles and profile:
         lines.append(f"Your profile (summarised from your history): {profile}")
-    if len(h):
-        lines.append("Movies you watched and rated recently (oldest first):")
-        lines += [f"- {_item_text(study, r.item)} — you rated it {r.rating:g}/5" for r in h.itertuples()]
-    else:
-        lines.append("You have no recorded history on the platform.")
+    if has_history(study) and aux.history_k > 0:
+        h = history(study, row["user"], row["item"], aux.history_k)
+        if len(h):
+            lines.append("Movies you watched and rated before this recommendation (oldest first):")
+            lines += [f"- {_item_text(study, r.item)} — you rated it {r.rating:g}/5" for r in h.itertuples()]
+        else:
+            lines.append("You had rated nothing on the platform before this recommendation.")
     if aux.curiosity and any(f"C{i}" in row for i in range(1, 11)):
         vals = [row[f"C{i}"] for i in range(1, 11) if f"C{i}" in row and pd.notna(row[f"C{i}"])]
         lines.append(f"Your curiosity self-assessment (C1–C10, 1–5 scales): {', '.join(f'{v:g}' for v in vals)}.")
     if aux.personality and any(f"P{i}" in row for i in range(1, 11)):
         vals = [row[f"P{i}"] for i in range(1, 11) if f"P{i}" in row and pd.notna(row[f"P{i}"])]
         lines.append(f"Your personality self-assessment (P1–P10, 1–7 scales): {', '.join(f'{v:g}' for v in vals)}.")
-    lines.append(f"The platform now recommends: {_item_text(study, row['item'])}.")
+    what = _item_text(study, row["item"]) if row["item"] in study.items or "category" not in row else \
+        f"a product of category {row['category']:g} (the study publishes no item description)"
+    lines.append(f"The platform now recommends: {what}.")
     if aux.interaction:
-        kinds = [f"{k.lower()}: {'yes' if row[k] else 'no'}" for k in ("Clicked", "Purchased")
-                 if k in row and pd.notna(row[k])]
-        lines.append("(Your interaction with it — " + ", ".join(kinds) + ".)" if kinds else
-                     "(Your history consists of explicit ratings on a 0.5–5 scale.)")
+        lines.append("(Your history consists of explicit ratings on a 0.5–5 scale.)")
     if aux.popularity:
-        n = int((study.answers["item"] == row["item"]).sum())
-        lines.append(f"(This item was recommended to {n} user(s) in this study.)")
+        share = popularity(study).get(row["item"], 0.0)
+        lines.append(f"(Popularity: {100 * share:.1f} % of the users in this study rated this movie.)")
     if aux.similarity:
-        j = _jaccard_min(study, row["item"], list(h["item"]))
+        j = _jaccard_min(study, row["item"], list(history(study, row["user"], row["item"], aux.history_k)["item"]))
         if j is not None:
             lines.append(f"(Minimum genre Jaccard distance to your history: {j:.2f}; 0 = same genres, 1 = none shared.)")
     return "\n".join(lines)
@@ -114,9 +121,12 @@ def request(study: SerendipityStudy, row: pd.Series, aux: Aux, examples: Sequenc
     return ChatRequest(tuple(msgs), temperature=0.0, max_tokens=4, seed=seed)
 
 
-def profile_request(study: SerendipityStudy, user: str) -> ChatRequest:
-    """Ask the LLM for the user's long-term and short-term tastes (all history vs the 3 most recent)."""
-    h = history(study, user, item="", k=10_000)
+def profile_request(study: SerendipityStudy, user: str, item: str) -> ChatRequest | None:
+    """Ask the LLM for the user's long-term and short-term tastes (the whole history before ``item`` vs its 3
+    most recent items); None when there is no earlier history to summarise."""
+    h = history(study, user, item, k=10_000)
+    if not len(h):
+        return None
     items = [f"{_item_text(study, r.item)} — rated {r.rating:g}/5" for r in h.itertuples()]
     user_msg = ("A user's movie history, oldest first:\n" + "\n".join(f"- {t}" for t in items) +
                 "\n\nIn one sentence each, describe (1) their long-term tastes from the whole history and (2) their "
@@ -124,10 +134,13 @@ def profile_request(study: SerendipityStudy, user: str) -> ChatRequest:
     return ChatRequest.chat(user_msg, max_tokens=90, temperature=0.0)
 
 
-def profiles(study: SerendipityStudy, client: LLMClient, users: Sequence[str]) -> dict[str, str | None]:
-    """One cached summary per user (None where the call failed)."""
-    results = client.map([profile_request(study, u) for u in users])
-    return {u: (r.response.text.strip() if r.ok else None) for u, r in zip(users, results)}
+def profiles(study: SerendipityStudy, client: LLMClient, targets: Sequence[tuple[str, str]]) -> dict:
+    """One cached summary per (user, item) of what the user had rated before it (None where there is no
+    such history or the call failed)."""
+    reqs = {t: profile_request(study, *t) for t in targets}
+    asked = [t for t, r in reqs.items() if r is not None]
+    results = dict(zip(asked, client.map([reqs[t] for t in asked])))
+    return {t: (results[t].response.text.strip() if t in results and results[t].ok else None) for t in targets}
 
 
 def few_shot(study: SerendipityStudy, user: str, n: int, seed: int) -> list[pd.Series]:
@@ -149,14 +162,14 @@ def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, a
     todo = [w for w in work if f"{tag}|{w[0]}|{w[1]}" not in done]
     if progress and len(todo) < len(work):
         progress(len(work) - len(todo))
-    summaries = profiles(study, client, sorted({study.answers.iloc[r]["user"] for _, r in todo})) \
+    summaries = profiles(study, client, sorted({tuple(study.answers.iloc[r][["user", "item"]]) for _, r in todo})) \
         if aux.profiles and todo else {}
 
     def one(w) -> None:
         run, idx = w
         row = study.answers.iloc[idx]
         ex = few_shot(study, row["user"], shots, seed + idx) if shots else []
-        res = client.rate(request(study, row, aux, ex, seed=seed + run, profile=summaries.get(row["user"])))
+        res = client.rate(request(study, row, aux, ex, seed=seed + run, profile=summaries.get((row["user"], row["item"]))))
         store.append(stream, {"key": f"{tag}|{run}|{idx}", "run": run, "row": idx, "user": row["user"],
                               "item": row["item"], "score": res.value, "method": res.method, "error": res.error})
 

@@ -1,6 +1,7 @@
 """The serendipity meta-evaluation job: evaluators → predictions → table, ensembles, figures, report."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
@@ -45,8 +46,10 @@ def from_run(study: SerendipityStudy, spec: str) -> np.ndarray:
 
 def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMClient | None = None,
                 store: RunStore | None = None, aux: Aux = Aux(), runs: int = 5, shots: int = 5,
-                relevance: str = "predicted", seed: int = 0,
+                relevance: str = "predicted", seed: int = 0, rows: Sequence[int] | None = None,
                 progress: Callable[[str, int], Callable[[int], None]] | None = None) -> dict[str, np.ndarray]:
+    """Every evaluator's prediction for every answer of the whole study; with ``rows``, the LLM evaluators rate
+    only those answers (NaN elsewhere) — histories, popularity and proxies always come from the whole study."""
     need_features = any(n in PROXIES and n != "random" for n in names)
     if need_features and study.unavailable:
         raise CrsevalError(f"{study.info.name} cannot support history-based proxies: " +
@@ -62,15 +65,20 @@ def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMCli
             if col not in study.answers:
                 raise CrsevalError(f"no column {col!r} to import", field="--evaluators",
                                    expected="one of " + ", ".join(study.answers.columns))
+            if col in study.outcomes:
+                raise CrsevalError(f"{col!r} is the user's own answer about the item (what evaluators predict); "
+                                   "an evaluator built from it would see the outcome", field="--evaluators",
+                                   expected="a prediction column such as gpt-rating")
             out[n] = study.answers[col].to_numpy(float)
         elif n in PROXIES:
             out[n] = to_likert(PROXIES[n](f, seed=seed) if n == "random" else PROXIES[n](f))
         elif n in ("llm", "llm-fewshot"):
             if client is None or store is None:
                 raise CrsevalError("the llm evaluators need an LLM client and a run directory", field="--evaluators")
-            total = runs * len(study.answers)
+            total = runs * (len(rows) if rows is not None else len(study.answers))
             out[n] = llm_scores(study, client, store, aux=aux, runs=runs, shots=shots if n == "llm-fewshot" else 0,
-                                seed=seed, name=n, progress=progress(f"LLM evaluator {n}", total) if progress else None)
+                                seed=seed, name=n, rows=rows,
+                                progress=progress(f"LLM evaluator {n}", total) if progress else None)
         elif n != "calibrated":
             raise CrsevalError(f"unknown evaluator {n!r}", field="--evaluators", expected=EVALUATORS)
     if "calibrated" in names:
@@ -138,9 +146,10 @@ def write_results(store: RunStore, study: SerendipityStudy, preds: dict[str, np.
                 path=store.figure_path("serendipity_pearson"))
     plot_errors(preds, truth, store.figure_path("serendipity_errors"))
     partial = table[table["n"] < table["n"].max()]
-    caveat = (" Evaluators scored on fewer answers than the others (" + ", ".join(
-        f"{r.evaluator}: n = {r.n}" for r in partial.itertuples()) + f" of {int(table['n'].max())}) are not "
-        "ranked: their correlations are not comparable." if len(partial) else "")
+    caveat = (" Evaluators scored different answers (" + ", ".join(
+        f"{r.evaluator}: n = {r.n}" for r in partial.itertuples()) + f" of {int(table['n'].max())}: the proxies "
+        "need an earlier rating of the user); the ranking uses the Pearson on the "
+        f"{int(table['n_same'].iloc[0])} answers all of them scored." if len(partial) else "")
     store.add_section("Serendipity meta-evaluation", f"Ground truth: {study.ground_truth} on 1–5; proxy scores are "
                       "min-max mapped to 1–5. Pearson (%), MAE and RMSE with 95% bootstrap CIs; p: two-sided Wilcoxon "
                       "test of absolute errors against the best baseline." + caveat + " " + " ".join(study.info.notes),
@@ -194,27 +203,42 @@ class SerendipityConfig(BaseModel):
         return v
 
 
-def _study(config: SerendipityConfig) -> SerendipityStudy:
-    study = load_dataset(config.dataset, config.path)
-    if config.sample is not None and config.sample < len(study.answers):
-        study.answers = study.answers.sample(config.sample, random_state=config.seed).reset_index(drop=True)
-    return study
+def sample_rows(study: SerendipityStudy, sample: int | None, seed: int) -> list[int] | None:
+    """Which answers to evaluate (seeded; None = all). Sampling never shrinks the study itself: what the
+    evaluators know about an answer is the same as in the full run."""
+    if sample is None or sample >= len(study.answers):
+        return None
+    return sorted(study.answers.sample(sample, random_state=seed).index.tolist())
+
+
+def subset(study: SerendipityStudy, preds: dict[str, np.ndarray], rows: Sequence[int] | None):
+    """The study and predictions restricted to the evaluated answers."""
+    if rows is None:
+        return study, preds
+    part = replace(study, answers=study.answers.iloc[list(rows)].reset_index(drop=True))
+    return part, {n: np.asarray(p, float)[list(rows)] for n, p in preds.items()}
 
 
 def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Result:
-    study = _study(config)
+    study = load_dataset(config.dataset, config.path)
+    aux = Aux(config.history_k, **{k: k in config.aux for k in AUX_SWITCHES})
+    refused = aux.refused_by(study) if any(n.startswith("llm") for n in config.evaluators) else None
+    if refused:
+        raise CrsevalError(refused, field="--aux", fix="leave these switches out for this dataset")
+    rows = sample_rows(study, config.sample, config.seed)
     client, llm_sig = None, {}
     if any(n.startswith("llm") for n in config.evaluators):
         client = make_client(config.llm, store.cache_path)
         llm_sig = {**client.identity(), "runs": config.runs, "shots": config.shots, "history_k": config.history_k,
                    "aux": ",".join(sorted(config.aux)) or "none"}
-    aux = Aux(config.history_k, **{k: k in config.aux for k in AUX_SWITCHES})
     try:
         preds = predictions(study, config.evaluators, client=client, store=store, aux=aux, runs=config.runs,
-                            shots=config.shots, relevance=config.relevance, seed=config.seed, progress=progress)
+                            shots=config.shots, relevance=config.relevance, seed=config.seed, rows=rows,
+                            progress=progress)
     finally:
         if client is not None:
             client.close()
+    study, preds = subset(study, preds, rows)
     sig = make_signature(data=study.info.signature(), llm=llm_sig,
                          metric={"ground_truth": study.ground_truth, "relevance": config.relevance,
                                  "sample": config.sample or "all", "boot": config.n_boot, "seed": config.seed})
@@ -222,10 +246,14 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
     table, grid = write_results(store, study, preds, n_boot=config.n_boot, seed=config.seed,
                                 ensemble=config.ensemble or ())
     notes = list(study.info.notes)
+    if config.relevance == "rating" and any(n in PROXIES for n in config.evaluators):
+        notes.insert(0, "--relevance rating: the proxies read the user's own rating of the recommended item, an "
+                        "outcome; their scores are an upper bound, not a fair evaluator")
     if grid is not None and len(grid):
         notes.insert(0, f"best ensemble: {grid.iloc[0]['ensemble']} (Pearson {grid.iloc[0]['pearson_%']:.1f} %, "
                         f"MAE {grid.iloc[0]['mae']:.3f})")
-    cols = ["evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse", "rank"] + \
+    cols = ["evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse", "pearson_%_same",
+            "rank"] + \
         (["p_abs_error"] if "p_abs_error" in table else [])
     return Result("serendipity.meta-eval", f"serendipity meta-evaluation ({config.dataset})", table[cols].round(3),
                   sig, store.root, notes=notes)

@@ -2,7 +2,8 @@
 
 Per evaluator: Pearson correlation (in %), MAE and RMSE of its 1–5 predictions against the ground
 truth, each with a 95 % bootstrap CI (answers resampled), computed on the answers where both exist
-(the excluded count is reported). The best and second-best evaluator by Pearson are marked, and
+(the excluded count is reported). Evaluators are ranked on the answers *every* evaluator scored
+(``pearson_%_same``, ``n_same``): the best and second-best by that Pearson are marked, and
 every evaluator's absolute errors are compared with the best *baseline* (proxy or random, lowest
 MAE) by a two-sided Wilcoxon signed-rank test on the answers both scored.
 """
@@ -47,11 +48,14 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
             row[f"{metric}_lo"], row[f"{metric}_hi"] = lo, hi
         rows.append(row)
     table = pd.DataFrame(rows)
-    # only evaluators scored on every answer are ranked: a Pearson on 6 answers is not comparable with one on 60
-    full = table["n"] == table["n"].max()
-    order = table["pearson_%"].where(full).rank(ascending=False, method="first")
-    table["rank"] = np.where(order == 1, "best", np.where(order == 2, "second",
-                                                          np.where(full, "", "not ranked (fewer answers)")))
+    # ranks compare evaluators on the same answers: those every evaluator scored (a proxy has no score where the
+    # user had no earlier rating, an LLM none outside its sample)
+    same = np.isfinite(truth) & np.all([np.isfinite(np.asarray(p, float)) for p in predictions.values()], axis=0)
+    table["n_same"] = int(same.sum())
+    table["pearson_%_same"] = [_pearson(np.asarray(p, float)[same], truth[same]) if same.sum() > 2 else np.nan
+                               for p in predictions.values()]
+    order = table["pearson_%_same"].rank(ascending=False, method="first")
+    table["rank"] = np.where(order == 1, "best", np.where(order == 2, "second", ""))
     base = table[table["evaluator"].isin(metrics_with("serendipity", "baseline"))].dropna(subset=["mae"])  # a baseline may score nothing
     if len(base):
         best = base.loc[base["mae"].idxmin(), "evaluator"]

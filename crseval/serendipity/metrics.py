@@ -21,6 +21,8 @@ metric("calibrated", "Ridge over the other evaluators' predictions, fitted to th
        label="calibrated (grouped CV)", capability=C, role="evaluator")
 metric("pearson_%", "Pearson correlation (%) of an evaluator's 1–5 predictions with the ground truth",
        label="Pearson (%)", capability=C)
+metric("pearson_%_same", "Pearson (%) on the answers every evaluator scored: what the best/second ranking compares",
+       label="Pearson (%), same answers", capability=C)
 metric("mae", "Mean absolute error of the 1–5 predictions", label="MAE", capability=C, higher_is_better=False)
 metric("rmse", "Root mean squared error of the 1–5 predictions", label="RMSE", capability=C, higher_is_better=False)
 

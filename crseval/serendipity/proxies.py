@@ -5,10 +5,12 @@ Inputs (documented choices):
   get no features, their feature-based terms are NaN and they are counted, not dropped);
 * relevance: the recommender's predicted rating rescaled to [0, 1] ((r − 0.5) / 4.5), or the user's
   own rating with ``relevance="rating"`` (closer to the ground truth — use with care);
-* history (the user's profile): the user's *other* answered movies rated ≥ 3.5;
+* history (the user's profile): the movies the user rated ≥ 3.5 *strictly before* the target (never the
+  target or a later item: see ``context``); answers with no such history get NaN history terms;
 * unexpectedness / dissimilarity: mean cosine distance of the item to the history items;
-* diversity: mean cosine distance to all the user's other recommended items;
-* unpopularity: 1 − log(1 + n_i) / log(1 + max n), n_i = answers about the item in the data at hand.
+* diversity: mean cosine distance to every movie the user rated before the target (whatever its rating);
+* unpopularity: 1 − log(1 + n_i) / log(1 + max n), n_i = the study's users who rated the item (the
+  whole study, so a sample scores exactly as in the full run).
 
 Metrics:
 * SOG = w_rel·rel + w_div·div + w_dis·dissimilarity + w_unpop·unpopularity (equal weights);
@@ -70,7 +72,7 @@ def features(study: SerendipityStudy, relevance: str = "predicted", liked: float
         for g in it.get("genres", []):
             v[index[g]] = 1.0
         vec[iid] = v
-    counts = a["item"].value_counts()
+    counts = a.groupby("item")["user"].nunique()
     unpop = 1 - np.log1p(a["item"].map(counts).to_numpy(float)) / np.log1p(counts.max())
     if relevance == "rating":
         rel = (a["rating"].to_numpy(float) - 0.5) / 4.5
@@ -79,13 +81,13 @@ def features(study: SerendipityStudy, relevance: str = "predicted", liked: float
     n = len(a)
     unexp, div, purs_d = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
     items, ratings = a["item"].to_numpy(), a["rating"].to_numpy(float)
+    ts = a["timestamp"].to_numpy(float) if "timestamp" in a else np.full(n, np.nan)
     has = np.array([i in vec for i in items])
     feats = np.stack([vec.get(i, np.zeros(len(genres))) for i in items]) if n else np.zeros((0, len(genres)))
-    rng = np.random.default_rng(seed)
     for idx in a.groupby("user").indices.values():
         idx = idx[has[idx]]
         for i in idx:
-            others = idx[idx != i]
+            others = idx[ts[idx] < ts[i]]  # the past only: NaN timestamps compare False, so they have none
             if not len(others):
                 continue
             d_all = _cos_dist(feats[i], feats[others])
@@ -99,7 +101,9 @@ def features(study: SerendipityStudy, relevance: str = "predicted", liked: float
                 unexp[i] = np.nanmean(d)
             uniq = np.unique(feats[hist], axis=0)
             # with at most 3 distinct liked items every item is its own cluster; k-means only beyond that
-            centers = uniq if len(uniq) <= 3 else kmeans2(feats[hist], 3, minit="++", seed=rng)[0]
+            # seeded per answer, so an answer's clusters never depend on which other answers were computed
+            centers = uniq if len(uniq) <= 3 else kmeans2(feats[hist], 3, minit="++",
+                                                          seed=np.random.default_rng([seed, i]))[0]
             purs_d[i] = float(np.min(np.linalg.norm(centers - feats[i], axis=1)))
     table = pd.DataFrame({"user": a["user"], "item": a["item"], "relevance": rel, "unexpectedness": unexp,
                           "diversity": div, "unpopularity": unpop, "purs_distance": purs_d})

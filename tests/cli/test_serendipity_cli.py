@@ -12,16 +12,20 @@ def test_meta_eval_on_serendipity2018(shared, tmp_path):
     assert (tmp_path / "s" / "figures" / "serendipity_pearson.png").exists()
 
 
-def test_taobao_refuses_history_proxies_but_imports_columns(shared, tmp_path):
+def test_taobao_refuses_history_proxies_and_outcome_columns(shared, tmp_path):
     path = str(shared("serendipity/taobao"))
     bad = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--out", str(tmp_path / "t"),
                   check=False)
     assert bad.returncode == 2
     assert "history" in bad.stderr
-    ok = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--evaluators",
-                 "random,import:Unexpectedness", "--n-boot", "50", "--out", str(tmp_path / "t2"), "--format", "json")
-    rows = {r["evaluator"]: r for r in json.loads(ok.stdout)["result"]}
-    assert rows["import:Unexpectedness"]["pearson_%"] > rows["random"]["pearson_%"]
+    # another survey answer about the same item is an outcome, not an evaluator
+    leak = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--evaluators",
+                   "random,import:Unexpectedness", "--out", str(tmp_path / "t2"), check=False)
+    assert leak.returncode == 2 and "user's own answer" in leak.stderr and "Traceback" not in leak.stderr
+    ok = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--evaluators", "random",
+                 "--n-boot", "50", "--out", str(tmp_path / "t3"), "--format", "json")
+    (row,) = json.loads(ok.stdout)["result"]
+    assert row["n"] == 11383 and abs(row["pearson_%"]) < 5
 
 
 def test_relevance_from_the_users_own_rating_changes_the_proxies(shared, tmp_path):

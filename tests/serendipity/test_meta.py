@@ -24,6 +24,17 @@ def test_meta_metrics_against_scipy_and_numpy():
     assert t.loc["mine", "significant"]
 
 
+def test_ranking_compares_evaluators_on_the_same_answers():
+    rng = np.random.default_rng(1)
+    truth = rng.uniform(1, 5, 200)
+    noisy = truth + rng.normal(0, 3, 200)
+    partial = np.where(np.arange(200) < 100, truth + rng.normal(0, 0.3, 200), np.nan)  # good, but on half
+    t = meta_evaluate({"noisy": noisy, "partial": partial}, truth, n_boot=0).set_index("evaluator")
+    assert t["n"].to_dict() == {"noisy": 200, "partial": 100} and (t["n_same"] == 100).all()
+    assert t.loc["noisy", "pearson_%_same"] == pytest.approx(100 * stats.pearsonr(noisy[:100], truth[:100])[0])
+    assert t.loc["partial", "rank"] == "best" and t.loc["noisy", "rank"] == "second"
+
+
 def test_gpt_rating_meta_evaluated_end_to_end(shared):
     from crseval.data import load_dataset
     s = load_dataset("serendipity2018", shared("serendipity/serendipity2018"))

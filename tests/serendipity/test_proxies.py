@@ -14,7 +14,7 @@ def study():
              "c": Item("c", "C", {"genres": ["Horror"]})}
     answers = pd.DataFrame({"user": ["u1"] * 3 + ["u2"] * 2, "item": ["a", "b", "c", "a", "x"],
                             "rating": [5.0, 4.0, 2.0, 4.0, 5.0], "predicted_rating": [5.0, 0.5, 2.75, 4.0, 3.0],
-                            "ground_truth": [1.0, 2.0, 5.0, 1.0, 3.0]})
+                            "timestamp": [1, 3, 2, 1, 2], "ground_truth": [1.0, 2.0, 5.0, 1.0, 3.0]})
     return SerendipityStudy(DatasetInfo("toy", "-", "0"), answers, items, "toy")
 
 
@@ -39,15 +39,18 @@ def test_proxy_formulas_by_hand():
 
 def test_features_by_hand():
     f = features(study()).table
-    # u1/c (horror): history = liked others {a, b} (both comedy) → cosine distance 1 to each
+    # u1 rated a (t1), c (t2), b (t3). u1/c (horror): its past = {a} (comedy, liked) → cosine distance 1; the
+    # later b is not its past
     assert f.loc[2, "unexpectedness"] == pytest.approx(1.0)
     assert f.loc[2, "diversity"] == pytest.approx(1.0)
-    # u1/a: liked others = {b} (comedy) → distance 0; the unliked c (rating 2) is not history but is in the list
-    assert f.loc[0, "unexpectedness"] == pytest.approx(0.0)
-    assert f.loc[0, "diversity"] == pytest.approx(0.5)
+    # u1/b: past {a, c}, liked {a} (comedy) → distance 0; the unliked c is not history but counts for diversity
+    assert f.loc[1, "unexpectedness"] == pytest.approx(0.0)
+    assert f.loc[1, "diversity"] == pytest.approx(0.5)
+    # u1/a is the user's first rating: no past, so no history terms (NaN, counted)
+    assert np.isnan(f.loc[0, "unexpectedness"]) and np.isnan(f.loc[0, "diversity"])
     assert f.loc[0, "relevance"] == pytest.approx(1.0)
     assert f.loc[1, "relevance"] == pytest.approx(0.0)
-    # item 'a' is answered twice, the others once: unpopularity = 1 − log(1+n)/log(1+2)
+    # item 'a' is rated by both users, the others by one: unpopularity = 1 − log(1+n)/log(1+2)
     assert f.loc[0, "unpopularity"] == pytest.approx(0.0)
     assert (f.loc[2, "unpopularity"] == pytest.approx(
         1 - np.log(2) / np.log(3)))

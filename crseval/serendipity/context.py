@@ -1,0 +1,57 @@
+"""What an evaluator may know about one answer of a user study, and nothing more.
+
+The SerenEva protocol: an evaluator predicts what a user said about a recommended item *before* seeing
+it. So everything an evaluator (an LLM prompt or a proxy metric) is given comes from here:
+
+* **the past**: the items the user rated *strictly before* the target's timestamp (never the target,
+  never an item rated at or after it); with their ratings, never their survey answers;
+* **the item**: its title and genres (or category), and its popularity as the study defines it;
+* **the user's traits** where the study publishes them (Taobao's curiosity and personality answers).
+
+Never the user's reaction to the target (its rating, the survey statements, the label, a click or a
+purchase): those are the study's ``outcomes`` and no evaluator input may be built from them.
+Everything is computed on the *whole* study, so evaluating a sample of answers changes which answers
+are scored, never what the evaluator knows about them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from crseval.data.base import SerendipityStudy
+
+
+def has_history(study: SerendipityStudy) -> bool:
+    """Whether the study publishes a behaviour history at all (Taobao does not)."""
+    return "history" not in study.unavailable and "timestamp" in study.answers
+
+
+def prior_mask(study: SerendipityStudy, index: int) -> np.ndarray:
+    """Boolean mask over ``study.answers``: the rows of the same user rated strictly before row ``index``."""
+    a = study.answers
+    if not has_history(study):
+        return np.zeros(len(a), bool)
+    ts = a["timestamp"].to_numpy(float)
+    t = ts[index]
+    if not np.isfinite(t):
+        return np.zeros(len(a), bool)
+    return (a["user"].to_numpy() == a["user"].iat[index]) & (ts < t)
+
+
+def history(study: SerendipityStudy, user: str, item: str, k: int) -> pd.DataFrame:
+    """The last ``k`` items ``user`` rated strictly before rating ``item``, oldest first."""
+    a = study.answers
+    match = np.flatnonzero((a["user"].to_numpy() == user) & (a["item"].to_numpy() == item))
+    if not len(match) or k <= 0:
+        return a.iloc[0:0]
+    return a[prior_mask(study, int(match[0]))].sort_values("timestamp", kind="stable").tail(k)
+
+
+def popularity(study: SerendipityStudy) -> pd.Series | None:
+    """Per item, the share of the study's users who rated it (the paper's popularity for Serendipity-2018,
+    on the users the file holds); None where the study has no such measure (Taobao's HOT flag is not in
+    the published file)."""
+    if "popularity" in study.unavailable:
+        return None
+    a = study.answers
+    return a.groupby("item")["user"].nunique() / a["user"].nunique()
