@@ -133,6 +133,9 @@ def _behavior(store: RunStore, dialogues, client, seed: int, progress: Progress)
     from crseval.text.embed import get_embedder
     sentences = labelled_sentences(dialogues)
     pair = PairClassifier(get_embedder(), seed=seed).fit(sentences, make_pairs(sentences, 2000, seed=seed))
+    rare = (f" Strategies found in one sample dialogue only ({', '.join(pair.unseen_in_folds)}) cannot be in every "
+            "training fold of the pair head's out-of-fold posteriors; where their dialogue is held out, the model "
+            "has not seen them." if pair.unseen_in_folds else "")
     evaluated = [d for d in dialogues if d.id in BEHAVIOR_DIALOGUES]
     ctxs = contexts(evaluated)
     responses = generate_responses(ctxs, client, store, seed=seed, progress=progress("LLM as recommender", len(ctxs)))
@@ -144,7 +147,7 @@ def _behavior(store: RunStore, dialogues, client, seed: int, progress: Progress)
         "Explicit BA compares the strategy of its response (strategy classifier trained on the bundled labelled "
         "dialogues) with the human's; implicit BA is the pair classifier's probability that both responses use the "
         "same strategy. The first turn of each dialogue is not counted. (A toy-sized training set: use "
-        "`crseval behavior run` with INSPIRED for real numbers.)",
+        "`crseval behavior run` with INSPIRED for real numbers.)" + rare,
         tables=tables)
 
 

@@ -79,3 +79,34 @@ def test_fold_accuracy_interval_is_the_t_interval_by_hand():
     cv = PairCV([0.80, 0.82, 0.78, 0.84, 0.81], [0.6] * 5)
     half = 2.7764451 * np.std([0.80, 0.82, 0.78, 0.84, 0.81], ddof=1) / np.sqrt(5)  # t(.975, df=4)
     assert cv.accuracy_ci() == pytest.approx((0.81 - half, 0.81 + half), abs=1e-6)
+
+
+def test_out_of_fold_posteriors_keep_rare_strategies_in_every_training_fold():
+    """Folds grouped by dialogue and stratified by strategy: a strategy in 2 of 12 dialogues lands in every
+    training fold (plain GroupKFold left it out of one: scikit-learn's "Number of classes in training fold"
+    warning in the demo); one in a single dialogue cannot, and is named instead. No warning either way."""
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    from crseval.behavior.implicit import out_of_fold_posteriors
+    s = toy_sentences()
+    _, first_test = next(GroupKFold(4).split(s, groups=s["dialogue"]))
+    together = sorted(set(s["dialogue"].iloc[first_test]))[:2]  # two dialogues plain GroupKFold holds out together
+    s.loc[s["dialogue"].isin(together) & (s["label"] == "a"), "label"] = "rare"
+    lone = sorted(set(s["dialogue"]) - set(together))[0]
+    s.loc[(s["dialogue"] == lone) & (s["label"] == "b"), "label"] = "single"
+    x, y, g = Hashing().encode(s["text"].tolist()), s["label"].to_numpy(), s["dialogue"].to_numpy()
+    plain = [set(y) - set(y[tr]) for tr, _ in GroupKFold(4).split(x, y, g)]
+    assert any("rare" in missing for missing in plain)  # the old fold design loses the rare strategy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        oof, unseen = out_of_fold_posteriors(x, y, g, seed=0)
+    assert unseen == ["single"]
+    classes = sorted(set(y))
+    assert oof.shape == (len(s), len(classes)) and np.allclose(oof.sum(axis=1)[y != "single"], 1)
+    # every held-out row's posterior comes from a model that never saw its dialogue: compare one fold by hand
+    rows = np.flatnonzero(g == "d0")
+    assert not np.allclose(oof[rows], LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced",
+                                                          random_state=0).fit(x, y).predict_proba(x[rows]))

@@ -66,6 +66,7 @@ def test_llm_chat_rate_and_config_file(tmp_path):
 def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"))
     assert "report:" in out.stdout
+    assert "Warning" not in out.stdout + out.stderr  # e.g. scikit-learn's fold warnings reached the terminal
     run = tmp_path / "demo"
     for f in ["report.html", "signature.json", "config.json", "records/judgments.jsonl",
               "tables/judge_scores.csv", "tables/judge_scores.parquet", "figures/judge_scores.png"]:
