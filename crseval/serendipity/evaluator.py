@@ -155,7 +155,8 @@ def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, a
     """Mean rating per answer over ``runs`` (NaN where every run failed — failures are recorded — and
     for answers outside ``rows`` when only some are rated; histories always come from the whole study)."""
     stream = f"serendipity_{name}"
-    tag = prompt_hash(SYSTEM, QUESTION, aux.tag(), shots)
+    # the protocol is part of the key: records of a run made before histories stopped at the target are not reused
+    tag = prompt_hash(SYSTEM, QUESTION, aux.tag(), shots, "history:strictly-before-target")
     done = store.done_keys(stream)
     targets = list(rows) if rows is not None else list(range(len(study.answers)))
     work = [(i, r) for i in range(runs) for r in targets]
@@ -169,7 +170,8 @@ def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, a
         run, idx = w
         row = study.answers.iloc[idx]
         ex = few_shot(study, row["user"], shots, seed + idx) if shots else []
-        res = client.rate(request(study, row, aux, ex, seed=seed + run, profile=summaries.get((row["user"], row["item"]))))
+        profile = summaries.get((row["user"], row["item"]))
+        res = client.rate(request(study, row, aux, ex, seed=seed + run, profile=profile))
         store.append(stream, {"key": f"{tag}|{run}|{idx}", "run": run, "row": idx, "user": row["user"],
                               "item": row["item"], "score": res.value, "method": res.method, "error": res.error})
 

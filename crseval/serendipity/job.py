@@ -147,8 +147,8 @@ def write_results(store: RunStore, study: SerendipityStudy, preds: dict[str, np.
     plot_errors(preds, truth, store.figure_path("serendipity_errors"))
     partial = table[table["n"] < table["n"].max()]
     caveat = (" Evaluators scored different answers (" + ", ".join(
-        f"{r.evaluator}: n = {r.n}" for r in partial.itertuples()) + f" of {int(table['n'].max())}: the proxies "
-        "need an earlier rating of the user); the ranking uses the Pearson on the "
+        f"{r.evaluator}: n = {r.n}" for r in partial.itertuples()) + f" of {int(table['n'].max())}: a proxy "
+        "needs an earlier rating of the user, an LLM rates only its sample); the ranking uses the Pearson on the "
         f"{int(table['n_same'].iloc[0])} answers all of them scored." if len(partial) else "")
     store.add_section("Serendipity meta-evaluation", f"Ground truth: {study.ground_truth} on 1–5; proxy scores are "
                       "min-max mapped to 1–5. Pearson (%), MAE and RMSE with 95% bootstrap CIs; p: two-sided Wilcoxon "
