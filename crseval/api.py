@@ -34,6 +34,7 @@ JOBS = {
     "judge.fit": "crseval.judge.fit:JOB",
     "reliability": "crseval.reliability.job:JOB",
     "serendipity.meta-eval": "crseval.serendipity.job:JOB",
+    "serendipity.reproduce": "crseval.serendipity.reproduce:JOB",
     "arena": "crseval.arena.job:JOB",
     "dialogues.metrics": "crseval.dialogues.job:JOB",
     "demo": "crseval.demo:JOB",

@@ -5,7 +5,8 @@ truth, each with a 95 % bootstrap CI (answers resampled), computed on the answer
 (the excluded count is reported). Evaluators are ranked on the answers *every* evaluator scored
 (``pearson_%_same``, ``n_same``): the best and second-best by that Pearson are marked, and
 every evaluator's absolute errors are compared with the best *baseline* (proxy or random, lowest
-MAE) by a two-sided Wilcoxon signed-rank test on the answers both scored.
+MAE) by a two-sided Wilcoxon signed-rank test and, as the SerenEva paper reports it, a two-sided paired
+t-test, on the answers both scored. ``p_pearson`` is the p-value of each Pearson r (scipy).
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
         ok = np.isfinite(pred) & np.isfinite(truth)
         x, y = pred[ok], truth[ok]
         row = {"evaluator": name, "n": int(ok.sum()), "excluded": int((~ok).sum())}
+        row["p_pearson"] = float(stats.pearsonr(x, y).pvalue) if len(x) > 2 and np.ptp(x) > 0 and np.ptp(y) > 0 \
+            else np.nan
         for metric, fn in (("pearson_%", _pearson), ("mae", _mae), ("rmse", _rmse)):
             row[metric] = fn(x, y) if len(x) > 2 else np.nan
             lo, hi = item_bootstrap(lambda i: fn(x[i], y[i]), len(x), n_boot=n_boot, rng=rng) \
@@ -60,14 +63,17 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
     if len(base):
         best = base.loc[base["mae"].idxmin(), "evaluator"]
         pb = np.asarray(predictions[best], float)
-        ps = []
+        ps, ts = [], []
         for name in table["evaluator"]:
             p = np.asarray(predictions[name], float)
             ok = np.isfinite(p) & np.isfinite(pb) & np.isfinite(truth)
             e1, e2 = np.abs(p[ok] - truth[ok]), np.abs(pb[ok] - truth[ok])
-            ps.append(np.nan if name == best or np.all(e1 == e2) else float(stats.wilcoxon(e1, e2).pvalue))
+            same = name == best or np.all(e1 == e2)
+            ps.append(np.nan if same else float(stats.wilcoxon(e1, e2).pvalue))
+            ts.append(np.nan if same else float(stats.ttest_rel(e1, e2).pvalue))
         table["vs_best_baseline"] = best
         table["p_abs_error"] = ps
+        table["p_t_abs_error"] = ts
         table["significant"] = table["p_abs_error"] < 0.05
     return table
 

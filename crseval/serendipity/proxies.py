@@ -14,7 +14,7 @@ Inputs (documented choices):
 
 Metrics:
 * SOG = w_rel·rel + w_div·div + w_dis·dissimilarity + w_unpop·unpopularity (equal weights);
-* SNPR = λ·rel + (1 − λ)·unexpectedness (λ = 0.5);
+* SNPR = λ·rel + (1 − λ)·unexpectedness (λ = 0.7: the SerenEva paper's 70 % relevance weight);
 * PURS = rel + f(unexp) · factor, with unexp the Euclidean distance to the nearest of the user's
   interest clusters (k-means with k = 3 on history feature vectors; with ≤ 3 distinct history items
   each is its own cluster), f(x) = x·e^(−x) (unimodal: a
@@ -117,7 +117,7 @@ def sog(f: pd.DataFrame, weights=(0.25, 0.25, 0.25, 0.25)) -> np.ndarray:
     return parts @ w / w.sum()
 
 
-def snpr(f: pd.DataFrame, lam: float = 0.5) -> np.ndarray:
+def snpr(f: pd.DataFrame, lam: float = 0.7) -> np.ndarray:
     return lam * f["relevance"].to_numpy(float) + (1 - lam) * f["unexpectedness"].to_numpy(float)
 
 

@@ -1,0 +1,341 @@
+"""``crseval serendipity reproduce``: the SerenEva paper's experiments on Serendipity-2018 and Taobao.
+
+Per dataset, on one seeded set of answers that every evaluator scores (Serendipity-2018: answers whose
+user rated something before, so the history-based proxies exist; Taobao: every answer):
+
+* **Table 2** — random, SOG, SNPR, PURS, DESR (min-max-then-round onto 1–5), the paper's zero-shot
+  evaluator and the prompt baselines LLM4Seren and SerenPrompt (styles 1 and 2), and crseval's own
+  role-play evaluator beside them: Pearson (with its p-value), MAE and RMSE with bootstrap CIs, a paired
+  t-test and a Wilcoxon test of absolute errors against the strongest baseline (lowest MAE);
+* **history length** — the zero-shot evaluator with k ∈ {1, 3, 5, 10, 20} history items (a curve with CIs);
+* **auxiliary data** — the zero-shot evaluator with one auxiliary line at a time (popularity, similarity,
+  interaction type; Taobao: curiosity, personality; ``profiles``: LLM-summarised long-/short-term tastes);
+* **item popularity and similarity** — the zero-shot evaluator's Pearson per tercile of popularity and of
+  genre distance to the history;
+* **ensembles** — for every size m, the mean Pearson over all subsets of m of the LLM evaluators.
+
+Runs: ``runs`` ratings per request with different seeds, averaged — at temperature 0 with
+probability-weighted ratings they coincide, so one is computed and the report says so. Every rating is
+an append-only record keyed by its request, so an interrupted run resumes where it stopped.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import combinations
+from pathlib import Path
+from typing import Hashable
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from crseval.core.config import CommaList
+from crseval.core.errors import CrsevalError
+from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.signature import content_hash, make_signature
+from crseval.data import load_dataset
+from crseval.data.base import SerendipityStudy
+from crseval.llm import ChatRequest, LLMClient, LLMConfig, make_client
+from crseval.runs.store import RunStore
+from crseval.serendipity.context import has_history, history, popularity
+from crseval.serendipity.evaluator import _jaccard_min, llm_scores, profiles
+from crseval.serendipity.job import predictions
+from crseval.serendipity.meta import _pearson, meta_evaluate
+from crseval.serendipity.prompts import STYLES, Style, style_request
+from crseval.stats.bootstrap import item_bootstrap
+
+PROXY_NAMES = ["random", "sog", "snpr", "purs", "desr"]
+HISTORY_K = (1, 3, 5, 10, 20)
+PARTS = ("table2", "history", "aux", "items", "ensembles", "profiles")
+DEFAULT_PARTS = ["table2", "history", "aux", "items", "ensembles"]
+
+
+class ReproduceConfig(BaseModel):
+    """The SerenEva paper's experiments (Table 2, history length, auxiliary data, item analyses, ensembles)."""
+
+    model_config = ConfigDict(extra="forbid")
+    serendipity2018: Path | None = Field(None, description="Serendipity-2018 folder (answers + movies.csv).")
+    taobao: Path | None = Field(None, description="Taobao Serendipity folder or CSV.")
+    sample: int | None = Field(None, ge=5, description="Evaluate a seeded sample of N answers per dataset "
+                                                       "(default: every eligible answer).")
+    parts: CommaList = Field(DEFAULT_PARTS, description="Comma-separated: " + ", ".join(PARTS) + " (profiles: one "
+                                                        "LLM summary per answer, the costliest part, off by default).")
+    runs: int = Field(5, ge=1, le=20, description="Ratings per request, averaged (at temperature 0 with "
+                                                  "probability-weighted ratings they coincide: computed once).")
+    llm: LLMConfig = LLMConfig()
+    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs.")
+    seed: int = Field(0, description="Seed for the sample, the random baseline and the bootstrap.")
+
+    @field_validator("parts")
+    @classmethod
+    def _parts(cls, v: list[str]) -> list[str]:
+        bad = sorted(set(v) - set(PARTS))
+        if bad:
+            raise ValueError(f"unknown part(s) {bad}; one of {', '.join(PARTS)}")
+        return v
+
+    @model_validator(mode="after")
+    def _some_data(self) -> "ReproduceConfig":
+        if self.serendipity2018 is None and self.taobao is None:
+            raise ValueError("give --serendipity2018 DIR and/or --taobao DIR")
+        return self
+
+
+def eligible_rows(study: SerendipityStudy, proxies: dict[str, np.ndarray] | None) -> np.ndarray:
+    """Answers every evaluator can score: a ground truth, and (where proxies exist) every proxy's score."""
+    ok = np.isfinite(study.answers["ground_truth"].to_numpy(float))
+    for p in (proxies or {}).values():
+        ok &= np.isfinite(np.asarray(p, float))
+    return np.flatnonzero(ok)
+
+
+def _deterministic(client: LLMClient, temperature: float) -> bool:
+    return temperature == 0 and client.backend.supports_choice_probs
+
+
+class Rater:
+    """Rates requests ``runs`` times each (once when deterministic), as resumable records keyed by the request."""
+
+    STREAM = "serendipity_reproduce_ratings"
+
+    def __init__(self, client: LLMClient, store: RunStore, runs: int, temperature: float, progress: Progress):
+        self.client, self.store, self.progress = client, store, progress
+        self.runs = 1 if temperature == 0 and client.backend.supports_choice_probs else runs
+
+    def rate(self, what: str, requests: list[tuple[Hashable, ChatRequest, Style]]) -> dict[Hashable, float]:
+        """Mean 1–5 rating per id, in the given order (missing where every run failed; failures are recorded)."""
+        keyed = {i: (content_hash(repr((req.messages, style.scale)).encode()), req, style)
+                 for i, req, style in requests}
+        done = self.store.done_keys(self.STREAM)
+        todo = [(i, run) for i in keyed for run in range(self.runs) if f"{keyed[i][0]}|{run}" not in done]
+
+        def one(w) -> None:
+            i, run = w
+            key, req, style = keyed[i]
+            res = self.client.rate(replace(req, seed=run), style.scale)
+            self.store.append(self.STREAM, {"key": f"{key}|{run}", "score": None if res.value is None else
+                                            style.to_likert(res.value), "method": res.method, "error": res.error})
+
+        if todo:
+            self.client.map(todo, one, self.progress(f"LLM ratings: {what}", len(todo)))
+        scores: dict[str, list[float]] = {}
+        for r in self.store.records(self.STREAM):
+            if r["score"] is not None:
+                scores.setdefault(r["key"].rsplit("|", 1)[0], []).append(r["score"])
+        return {i: float(np.mean(scores[key])) for i, (key, _, _) in keyed.items() if key in scores}
+
+
+def _column(values: dict, rows: np.ndarray, tag=None) -> np.ndarray:
+    return np.array([values.get(int(r) if tag is None else (int(r), tag), np.nan) for r in rows], float)
+
+
+def _pearson_ci(pred: np.ndarray, truth: np.ndarray, n_boot: int, seed: int) -> dict:
+    ok = np.isfinite(pred) & np.isfinite(truth)
+    x, y = pred[ok], truth[ok]
+    lo, hi = item_bootstrap(lambda i: _pearson(x[i], y[i]), len(x), n_boot=n_boot, seed=seed) \
+        if n_boot and len(x) > 2 else (np.nan, np.nan)
+    return {"n": int(ok.sum()), "pearson_%": _pearson(x, y) if len(x) > 2 else np.nan,
+            "pearson_%_lo": lo, "pearson_%_hi": hi}
+
+
+def ensemble_curve(preds: dict[str, np.ndarray], truth: np.ndarray) -> pd.DataFrame:
+    """Per size m: mean, min and max Pearson over every subset of m evaluators (averaged per answer)."""
+    names, rows = list(preds), []
+    for m in range(1, len(names) + 1):
+        rs = [_pearson(np.mean([preds[n] for n in combo], axis=0), truth) for combo in combinations(names, m)]
+        rows.append({"ensemble_size": m, "subsets": len(rs), "pearson_%": float(np.nanmean(rs)),
+                     "pearson_%_min": float(np.nanmin(rs)), "pearson_%_max": float(np.nanmax(rs))})
+    return pd.DataFrame(rows)
+
+
+def _by_tercile(study: SerendipityStudy, rows: np.ndarray, pred: np.ndarray, truth: np.ndarray, n_boot: int,
+                seed: int) -> pd.DataFrame:
+    a = study.answers.iloc[rows]
+    pop = a["item"].map(popularity(study)).to_numpy(float)
+    sim = np.array([np.nan if (j := _jaccard_min(study, i, list(history(study, u, i, 10)["item"]))) is None else j
+                    for u, i in zip(a["user"], a["item"])], float)
+    out = []
+    for factor, values in (("popularity", pop), ("genre distance to history", sim)):
+        ok = np.isfinite(values)
+        if ok.sum() < 9:
+            continue
+        bins = pd.qcut(pd.Series(values[ok]).rank(method="first"), 3, labels=["low", "middle", "high"])
+        for level in ("low", "middle", "high"):
+            sel = np.flatnonzero(ok)[(bins == level).to_numpy()]
+            out.append({"factor": factor, "tercile": level, **_pearson_ci(pred[sel], truth[sel], n_boot, seed)})
+    return pd.DataFrame(out)
+
+
+def _plot_curve(x, table: pd.DataFrame, *, xlabel: str, title: str, path: Path, band=("pearson_%_lo", "pearson_%_hi")):
+    from crseval.plotting import plt, save, style
+    style()
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    for name, part in table.groupby("dataset", sort=False):
+        ax.plot(part[x], part["pearson_%"], marker="o", label=name)
+        ax.fill_between(part[x], part[band[0]], part[band[1]], alpha=0.2)
+    ax.axhline(0, color="#333333", lw=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Pearson r with ground truth (%)")
+    ax.set_title(title)
+    ax.legend()
+    save(fig, path)
+
+
+class Reproduction:
+    """One dataset's experiments, accumulated into tables."""
+
+    def __init__(self, config: ReproduceConfig, store: RunStore, rater: Rater, client: LLMClient):
+        self.config, self.store, self.rater, self.client = config, store, rater, client
+        self.tables: dict[str, list[pd.DataFrame]] = {}
+        self.notes: list[str] = []
+        self.data: list[str] = []  # the datasets' content signatures
+
+    def add(self, table: str, df: pd.DataFrame, dataset: str) -> None:
+        if len(df):
+            self.tables.setdefault(table, []).append(df.assign(dataset=dataset))
+
+    def dataset(self, name: str, path: Path, progress: Progress) -> None:
+        cfg = self.config
+        study = load_dataset(name, path)
+        self.data.append(study.info.signature())
+        proxies = predictions(study, PROXY_NAMES, seed=cfg.seed) if not study.unavailable else \
+            predictions(study, ["random"], seed=cfg.seed)
+        eligible = eligible_rows(study, proxies)
+        rng = np.random.default_rng(cfg.seed)
+        rows = np.sort(rng.choice(eligible, cfg.sample, replace=False)) if cfg.sample and cfg.sample < len(eligible) \
+            else eligible
+        self.notes.append(f"{name}: {len(rows)} answers evaluated (of {len(eligible)} that every evaluator can score, "
+                          f"{len(study.answers)} in the study)" + ("" if has_history(study) else
+                                                                  "; no history is published: prompts show none"))
+        if has_history(study):
+            lengths = np.array([len(history(study, *study.answers.iloc[r][["user", "item"]], 10_000)) for r in rows])
+            self.notes.append(f"{name}: the histories are the user's earlier answers in the file (MovieLens's full "
+                              f"rating history is not in it): {np.median(lengths):g} items at the median, "
+                              f"{lengths.max()} at most, so k beyond that shows the same history")
+        truth = study.answers["ground_truth"].to_numpy(float)[rows]
+        answers = study.answers.iloc[rows]
+
+        def llm(what: str, style: Style, k: int = 10, aux: str | None = None, prof=None) -> np.ndarray:
+            reqs = [(int(r), style_request(study, study.answers.iloc[r], style, k=k, aux=aux,
+                                           profile=(prof or {}).get(tuple(study.answers.iloc[r][["user", "item"]])),
+                                           temperature=cfg.llm.temperature), style) for r in rows]
+            return _column(self.rater.rate(f"{name}, {what}", reqs), rows)
+
+        zero_shot = None
+        llm_preds: dict[str, np.ndarray] = {}
+        if {"table2", "ensembles", "items"} & set(cfg.parts):
+            # answer-major order: every style of one answer in a row, so a llama.cpp backend reuses the prefix
+            reqs = [((int(r), s.name), style_request(study, study.answers.iloc[r], s, temperature=cfg.llm.temperature),
+                     s) for r in rows for s in STYLES.values()]
+            rated = self.rater.rate(f"{name}, Table 2 prompts", reqs)
+            llm_preds = {s: _column(rated, rows, s) for s in STYLES}
+            own = llm_scores(study, self.client, self.store, runs=self.rater.runs, seed=cfg.seed, name="llm",
+                             rows=[int(r) for r in rows],
+                             progress=progress(f"LLM ratings: {name}, crseval's llm", self.rater.runs * len(rows)))
+            llm_preds["llm"] = own[rows]
+            zero_shot = llm_preds["sereneva"]
+        if "table2" in cfg.parts:
+            preds = {n: np.asarray(p, float)[rows] for n, p in proxies.items()} | llm_preds
+            t = meta_evaluate(preds, truth, n_boot=cfg.n_boot, seed=cfg.seed)
+            self.add("serendipity_table2", t, name)
+        if "history" in cfg.parts and has_history(study):
+            curve = [{"history_k": k, **_pearson_ci(llm(f"history k={k}", STYLES["sereneva"], k=k), truth, cfg.n_boot,
+                                            cfg.seed)} for k in HISTORY_K]
+            self.add("serendipity_history_k", pd.DataFrame(curve), name)
+        aux_names = [a for a in (("popularity", "similarity", "interaction") if has_history(study) else
+                                 ("curiosity", "personality")) if "aux" in cfg.parts]
+        if "profiles" in cfg.parts and has_history(study):
+            aux_names.append("profiles")
+        if aux_names:
+            base = zero_shot if zero_shot is not None else llm("zero-shot", STYLES["sereneva"])
+            rows_aux = [{"setting": "none (zero-shot)", **_pearson_ci(base, truth, cfg.n_boot, cfg.seed)}]
+            for a in aux_names:
+                prof = profiles(study, self.client, [tuple(x) for x in answers[["user", "item"]].to_numpy()]) \
+                    if a == "profiles" else None
+                pred = llm(f"aux {a}", STYLES["sereneva"], aux=a, prof=prof)
+                llm_preds[f"sereneva + {a}"] = pred
+                rows_aux.append({"setting": a, **_pearson_ci(pred, truth, cfg.n_boot, cfg.seed),
+                                 "mae": float(np.nanmean(np.abs(pred - truth)))})
+            rows_aux[0]["mae"] = float(np.nanmean(np.abs(base - truth)))
+            self.add("serendipity_aux", pd.DataFrame(rows_aux), name)
+        if "items" in cfg.parts and zero_shot is not None and has_history(study):
+            self.add("serendipity_by_item", _by_tercile(study, rows, zero_shot, truth, cfg.n_boot, cfg.seed), name)
+        if "ensembles" in cfg.parts and len(llm_preds) >= 2:
+            self.add("serendipity_ensemble_size", ensemble_curve(llm_preds, truth), name)
+
+
+TABLE2_COLUMNS = ["dataset", "evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "p_pearson", "mae",
+                  "rmse", "p_t_abs_error", "p_abs_error", "rank"]  # the terminal's view; the table has the CIs
+
+
+def _figures(store: RunStore, tables: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
+    from crseval.plotting import bar_with_ci
+    figs = []
+    if "serendipity_history_k" in tables:
+        _plot_curve("history_k", tables["serendipity_history_k"], xlabel="history length k (items before the target)",
+                    title="Zero-shot evaluator vs history length", path=store.figure_path("serendipity_history_k"))
+        figs.append(("serendipity_history_k", "Pearson (%) of the paper's zero-shot evaluator with k history items, "
+                                              "with 95 % bootstrap bands"))
+    if "serendipity_ensemble_size" in tables:
+        _plot_curve("ensemble_size", tables["serendipity_ensemble_size"], xlabel="ensemble size m", title="Ensembles of LLM "
+                    "evaluators", path=store.figure_path("serendipity_ensemble_size"),
+                    band=("pearson_%_min", "pearson_%_max"))
+        figs.append(("serendipity_ensemble_size", "Mean Pearson (%) over every subset of m LLM evaluators (their "
+                                                  "predictions averaged per answer); band: the worst and best subset"))
+    for table, label, fig in (("serendipity_aux", "setting", "serendipity_aux"),
+                              ("serendipity_by_item", "tercile", "serendipity_by_item")):
+        if table in tables:
+            t = tables[table]
+            names = [f"{d}: {f + ' ' if 'factor' in t else ''}{x}" for d, f, x in
+                     zip(t["dataset"], t.get("factor", [""] * len(t)), t[label])]
+            bar_with_ci(names, t["pearson_%"].fillna(0).tolist(), t["pearson_%_lo"].fillna(0).tolist(),
+                        t["pearson_%_hi"].fillna(0).tolist(), ylabel="Pearson r (%)",
+                        title="Zero-shot evaluator: " + ("auxiliary data" if table == "serendipity_aux" else
+                                                         "item popularity and similarity (terciles)"),
+                        path=store.figure_path(fig))
+            figs.append((fig, "Pearson (%) of the zero-shot evaluator " + (
+                "with one auxiliary line at a time" if table == "serendipity_aux" else
+                "per tercile of item popularity and of genre distance to the history") + ", with 95 % bootstrap CIs"))
+    return figs
+
+
+def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
+    client = make_client(config.llm, store.cache_path)
+    try:
+        rater = Rater(client, store, config.runs, config.llm.temperature, progress)
+        rep = Reproduction(config, store, rater, client)
+        for name, path in (("serendipity2018", config.serendipity2018), ("taobao-serendipity", config.taobao)):
+            if path is not None:
+                rep.dataset(name, path, progress)
+        identity = client.identity()
+    finally:
+        client.close()
+    tables = {t: pd.concat(parts, ignore_index=True) for t, parts in rep.tables.items()}
+    for t, df in tables.items():
+        store.write_table(t, df)
+    runs_note = (f"runs: {config.runs} requested; at temperature 0 the probability-weighted ratings of every run "
+                 "coincide, so each was computed once" if rater.runs == 1 and config.runs > 1 else
+                 f"runs: the mean of {rater.runs} ratings per request")
+    store.add_section(
+        "SerenEva reproduction",
+        "The SerenEva paper's experiments. Table 2: every evaluator on the same answers; Pearson (%) with its "
+        "p-value, MAE and RMSE with 95 % bootstrap CIs; p (t-test) and p (Wilcoxon): absolute errors against the "
+        "best baseline (lowest MAE). Proxies are min-max mapped to 1–5 and rounded; prompt styles' answers are "
+        "mapped linearly onto 1–5. The evaluators see only the user's past before each answer "
+        "(crseval/serendipity/context.py). " + runs_note + ". " + " ".join(rep.notes),
+        tables=[(t, None) for t in tables], figures=_figures(store, tables))
+    sig = make_signature(data="+".join(rep.data),
+                         llm={**identity, "runs": rater.runs},
+                         metric={"sample": config.sample or "all", "parts": ",".join(config.parts),
+                                 "boot": config.n_boot, "seed": config.seed, "snpr_lambda": 0.7})
+    store.save_signature(sig)
+    summary = tables["serendipity_table2"][[c for c in TABLE2_COLUMNS if c in tables["serendipity_table2"]]] \
+        if "serendipity_table2" in tables else next(iter(tables.values()))
+    return Result("serendipity.reproduce", "SerenEva reproduction", summary.round(4), sig, store.root,
+                  notes=[runs_note, *rep.notes])
+
+
+JOB = JobSpec("serendipity.reproduce", ReproduceConfig, run, "runs/serendipity-reproduce",
+              "The SerenEva paper's experiments on Serendipity-2018 and Taobao: Table 2 (proxies, the zero-shot "
+              "evaluator, LLM4Seren, SerenPrompt) with CIs and tests, history length, auxiliary data, item analyses "
+              "and ensemble sizes.", "SerenEva reproduction", uses_llm=lambda c: True)
