@@ -107,7 +107,10 @@ class Rater:
         keyed = {i: (content_hash(repr((req.messages, style.scale)).encode()), req, style)
                  for i, req, style in requests}
         done = self.store.done_keys(self.STREAM)
-        todo = [(i, run) for i in keyed for run in range(self.runs) if f"{keyed[i][0]}|{run}" not in done]
+        first: dict[str, Hashable] = {}  # identical requests are rated once, in the given order
+        for i, (key, _, _) in keyed.items():
+            first.setdefault(key, i)
+        todo = [(i, run) for i in first.values() for run in range(self.runs) if f"{keyed[i][0]}|{run}" not in done]
 
         def one(w) -> None:
             i, run = w
@@ -213,56 +216,50 @@ class Reproduction:
                               f"rating history is not in it): {np.median(lengths):g} items at the median, "
                               f"{lengths.max()} at most, so k beyond that shows the same history")
         truth = study.answers["ground_truth"].to_numpy(float)[rows]
-        answers = study.answers.iloc[rows]
-
-        def llm(what: str, style: Style, k: int = 10, aux: str | None = None, prof=None) -> np.ndarray:
-            reqs = [(int(r), style_request(study, study.answers.iloc[r], style, k=k, aux=aux,
-                                           profile=(prof or {}).get(tuple(study.answers.iloc[r][["user", "item"]])),
-                                           temperature=cfg.llm.temperature), style) for r in rows]
-            return _column(self.rater.rate(f"{name}, {what}", reqs), rows)
-
-        zero_shot = None
-        llm_preds: dict[str, np.ndarray] = {}
-        if {"table2", "ensembles", "items"} & set(cfg.parts):
-            # answer-major order: every style of one answer in a row, so a llama.cpp backend reuses the prefix
-            reqs = [((int(r), s.name), style_request(study, study.answers.iloc[r], s, temperature=cfg.llm.temperature),
-                     s) for r in rows for s in STYLES.values()]
-            rated = self.rater.rate(f"{name}, Table 2 prompts", reqs)
-            llm_preds = {s: _column(rated, rows, s) for s in STYLES}
-            own = llm_scores(study, self.client, self.store, runs=self.rater.runs, seed=cfg.seed, name="llm",
-                             rows=[int(r) for r in rows],
-                             progress=progress(f"LLM ratings: {name}, crseval's llm", self.rater.runs * len(rows)))
-            llm_preds["llm"] = own[rows]
-            zero_shot = llm_preds["sereneva"]
-        if "table2" in cfg.parts:
-            preds = {n: np.asarray(p, float)[rows] for n, p in proxies.items()} | llm_preds
-            t = meta_evaluate(preds, truth, n_boot=cfg.n_boot, seed=cfg.seed)
-            self.add("serendipity_table2", t, name)
-        if "history" in cfg.parts and has_history(study):
-            curve = [{"history_k": k, **_pearson_ci(llm(f"history k={k}", STYLES["sereneva"], k=k), truth, cfg.n_boot,
-                                            cfg.seed)} for k in HISTORY_K]
-            self.add("serendipity_history_k", pd.DataFrame(curve), name)
+        zero = STYLES["sereneva"]
+        # every prompt variant: (tag, style, k, auxiliary line); the zero-shot prompt at k = 10 is Table 2's
         aux_names = [a for a in (("popularity", "similarity", "interaction") if has_history(study) else
                                  ("curiosity", "personality")) if "aux" in cfg.parts]
         if "profiles" in cfg.parts and has_history(study):
             aux_names.append("profiles")
-        if aux_names:
-            base = zero_shot if zero_shot is not None else llm("zero-shot", STYLES["sereneva"])
-            rows_aux = [{"setting": "none (zero-shot)", **_pearson_ci(base, truth, cfg.n_boot, cfg.seed)}]
-            for a in aux_names:
-                prof = profiles(study, self.client, [tuple(x) for x in answers[["user", "item"]].to_numpy()]) \
-                    if a == "profiles" else None
-                pred = llm(f"aux {a}", STYLES["sereneva"], aux=a, prof=prof)
-                llm_preds[f"sereneva + {a}"] = pred
-                rows_aux.append({"setting": a, **_pearson_ci(pred, truth, cfg.n_boot, cfg.seed),
-                                 "mae": float(np.nanmean(np.abs(pred - truth)))})
-            rows_aux[0]["mae"] = float(np.nanmean(np.abs(base - truth)))
-            self.add("serendipity_aux", pd.DataFrame(rows_aux), name)
-        if "items" in cfg.parts and zero_shot is not None and has_history(study):
-            self.add("serendipity_by_item", _by_tercile(study, rows, zero_shot, truth, cfg.n_boot, cfg.seed), name)
-        if "ensembles" in cfg.parts and len(llm_preds) >= 2:
-            self.add("serendipity_ensemble_size", ensemble_curve(llm_preds, truth), name)
+        variants = [(s.name, s, 10, None) for s in STYLES.values()] + \
+            [(f"sereneva + {a}", zero, 10, a) for a in aux_names]
+        if "history" in cfg.parts and has_history(study):
+            variants += [(f"history k={k}", zero, k, None) for k in HISTORY_K if k != 10]
+        prof = profiles(study, self.client, [tuple(study.answers.iloc[r][["user", "item"]]) for r in rows]) \
+            if "profiles" in aux_names else {}
+        # answer-major: all variants of one answer in a row, those sharing the prefix (role, history, item) first,
+        # so a llama.cpp backend computes that prefix once for them
+        def request(r: int, style: Style, k: int, aux: str | None) -> ChatRequest:
+            row = study.answers.iloc[r]
+            return style_request(study, row, style, k=k, aux=aux, temperature=cfg.llm.temperature,
+                                 profile=prof.get((row["user"], row["item"])))
 
+        reqs = [((int(r), tag), request(r, style, k, aux), style) for r in rows for tag, style, k, aux in variants]
+        rated = self.rater.rate(name, reqs)
+        col = {tag: _column(rated, rows, tag) for tag, *_ in variants}
+        own = llm_scores(study, self.client, self.store, runs=self.rater.runs, seed=cfg.seed, name="llm",
+                         rows=[int(r) for r in rows],
+                         progress=progress(f"LLM ratings: {name}, crseval's llm", self.rater.runs * len(rows)))
+        llm_preds = {s: col[s] for s in STYLES} | {"llm": own[rows]}
+        if "table2" in cfg.parts:
+            preds = {n: np.asarray(p, float)[rows] for n, p in proxies.items()} | llm_preds
+            self.add("serendipity_table2", meta_evaluate(preds, truth, n_boot=cfg.n_boot, seed=cfg.seed), name)
+        if "history" in cfg.parts and has_history(study):
+            curve = [{"history_k": k, **_pearson_ci(col["sereneva" if k == 10 else f"history k={k}"], truth,
+                                                    cfg.n_boot, cfg.seed)} for k in HISTORY_K]
+            self.add("serendipity_history_k", pd.DataFrame(curve), name)
+        if aux_names:
+            settings = [("none (zero-shot)", col["sereneva"])] + [(a, col[f"sereneva + {a}"]) for a in aux_names]
+            self.add("serendipity_aux", pd.DataFrame([{"setting": a, **_pearson_ci(p, truth, cfg.n_boot, cfg.seed),
+                                                       "mae": float(np.nanmean(np.abs(p - truth)))}
+                                                      for a, p in settings]), name)
+            llm_preds |= {f"sereneva + {a}": col[f"sereneva + {a}"] for a in aux_names}
+        if "items" in cfg.parts and has_history(study):
+            self.add("serendipity_by_item", _by_tercile(study, rows, col["sereneva"], truth, cfg.n_boot, cfg.seed),
+                     name)
+        if "ensembles" in cfg.parts:
+            self.add("serendipity_ensemble_size", ensemble_curve(llm_preds, truth), name)
 
 TABLE2_COLUMNS = ["dataset", "evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "p_pearson", "mae",
                   "rmse", "p_t_abs_error", "p_abs_error", "rank"]  # the terminal's view; the table has the CIs

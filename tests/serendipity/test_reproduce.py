@@ -81,6 +81,8 @@ def test_reproduce_on_both_studies_resumes_without_new_requests(shared, tmp_path
     for fig in ("serendipity_history_k", "serendipity_aux", "serendipity_by_item", "serendipity_ensemble_size"):
         assert (tmp_path / "r" / "figures" / f"{fig}.png").exists()
     assert "runs: 5 requested" in res.notes[0]
+    keys = [r["key"] for r in RunStore(tmp_path / "r").records("serendipity_reproduce_ratings")]
+    assert len(keys) == len(set(keys))  # identical requests (k ≥ 5 shows the same short history) rated once
     # a re-run into the same directory asks the model nothing
     backend = ScriptedBackend()
     monkeypatch.setattr("crseval.serendipity.reproduce.make_client", lambda config, cache: LLMClient(backend))
