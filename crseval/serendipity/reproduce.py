@@ -197,12 +197,9 @@ class Reproduction:
         if len(df):
             self.tables.setdefault(table, []).append(df.assign(dataset=dataset))
 
-    def dataset(self, name: str, path: Path, progress: Progress) -> None:
+    def _answers(self, name: str, study: SerendipityStudy, proxies: dict[str, np.ndarray]) -> np.ndarray:
+        """The seeded answers to evaluate (among those every evaluator can score), described in the notes."""
         cfg = self.config
-        study = load_dataset(name, path)
-        self.data.append(study.info.signature())
-        proxies = predictions(study, PROXY_NAMES, seed=cfg.seed) if not study.unavailable else \
-            predictions(study, ["random"], seed=cfg.seed)
         eligible = eligible_rows(study, proxies)
         rng = np.random.default_rng(cfg.seed)
         rows = np.sort(rng.choice(eligible, cfg.sample, replace=False)) if cfg.sample and cfg.sample < len(eligible) \
@@ -215,6 +212,15 @@ class Reproduction:
             self.notes.append(f"{name}: the histories are the user's earlier answers in the file (MovieLens's full "
                               f"rating history is not in it): {np.median(lengths):g} items at the median, "
                               f"{lengths.max()} at most, so k beyond that shows the same history")
+        return rows
+
+    def dataset(self, name: str, path: Path, progress: Progress) -> None:
+        cfg = self.config
+        study = load_dataset(name, path)
+        self.data.append(study.info.signature())
+        proxies = predictions(study, PROXY_NAMES, seed=cfg.seed) if not study.unavailable else \
+            predictions(study, ["random"], seed=cfg.seed)
+        rows = self._answers(name, study, proxies)
         truth = study.answers["ground_truth"].to_numpy(float)[rows]
         zero = STYLES["sereneva"]
         # every prompt variant: (tag, style, k, auxiliary line); the zero-shot prompt at k = 10 is Table 2's
