@@ -47,6 +47,25 @@ def history(study: SerendipityStudy, user: str, item: str, k: int) -> pd.DataFra
     return a[prior_mask(study, int(match[0]))].sort_values("timestamp", kind="stable").tail(k)
 
 
+def item_text(study: SerendipityStudy, item: str, category: float | None = None) -> str:
+    """How an evaluator is told about an item: title and genres; a category where the study has only that."""
+    it = study.items.get(item)
+    if it is not None:
+        return f"{it.title} ({', '.join(it.get('genres', [])) or 'unknown genres'})"
+    if category is not None and pd.notna(category):
+        return f"a product of category {category:g} (the study publishes no item description)"
+    return f"an item (id {item}, no description available)"
+
+
+def genre_distance(study: SerendipityStudy, user: str, item: str, k: int) -> float | None:
+    """Minimum genre Jaccard distance of ``item`` to the last ``k`` items ``user`` rated before it (None when
+    the item or that history has no genres)."""
+    g = set(study.items[item].get("genres", [])) if item in study.items else set()
+    past = [set(study.items[i].get("genres", [])) for i in history(study, user, item, k)["item"] if i in study.items]
+    ds = [1 - len(g & h) / len(g | h) for h in past if g | h]
+    return min(ds) if g and ds else None
+
+
 def popularity(study: SerendipityStudy) -> pd.Series | None:
     """Per item, the share of the study's users who rated it (the paper's popularity for Serendipity-2018,
     on the users the file holds); None where the study has no such measure (Taobao's HOT flag is not in

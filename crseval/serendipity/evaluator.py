@@ -26,7 +26,7 @@ from crseval.core.signature import prompt_hash
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
-from crseval.serendipity.context import has_history, history, popularity
+from crseval.serendipity.context import genre_distance, has_history, history, item_text, popularity
 
 SYSTEM = "You are a user of a movie recommendation platform. Answer as that user would feel."
 QUESTION = ("Serendipity means a pleasant surprise: a recommendation that is relevant to you and that you did not "
@@ -62,23 +62,6 @@ class Aux:
         return None
 
 
-def _item_text(study: SerendipityStudy, item: str) -> str:
-    it = study.items.get(item)
-    if it is None:
-        return f"an item (id {item}, no description available)"
-    genres = ", ".join(it.get("genres", [])) or "unknown genres"
-    return f"{it.title} ({genres})"
-
-
-def _jaccard_min(study: SerendipityStudy, item: str, history: Sequence[str]) -> float | None:
-    g = set(study.items[item].get("genres", [])) if item in study.items else None
-    if not g:
-        return None
-    ds = [1 - len(g & h) / len(g | h) for h in (set(study.items[i].get("genres", [])) for i in history
-                                               if i in study.items) if g | h]
-    return min(ds) if ds else None
-
-
 def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str | None = None) -> str:
     lines = []
     if aux.profiles and profile:
@@ -87,7 +70,7 @@ def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str |
         h = history(study, row["user"], row["item"], aux.history_k)
         if len(h):
             lines.append("Movies you watched and rated before this recommendation (oldest first):")
-            lines += [f"- {_item_text(study, r.item)} — you rated it {r.rating:g}/5" for r in h.itertuples()]
+            lines += [f"- {item_text(study, r.item)} — you rated it {r.rating:g}/5" for r in h.itertuples()]
         else:
             lines.append("You had rated nothing on the platform before this recommendation.")
     if aux.curiosity and any(f"C{i}" in row for i in range(1, 11)):
@@ -96,16 +79,14 @@ def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str |
     if aux.personality and any(f"P{i}" in row for i in range(1, 11)):
         vals = [row[f"P{i}"] for i in range(1, 11) if f"P{i}" in row and pd.notna(row[f"P{i}"])]
         lines.append(f"Your personality self-assessment (P1–P10, 1–7 scales): {', '.join(f'{v:g}' for v in vals)}.")
-    what = _item_text(study, row["item"]) if row["item"] in study.items or "category" not in row else \
-        f"a product of category {row['category']:g} (the study publishes no item description)"
-    lines.append(f"The platform now recommends: {what}.")
+    lines.append(f"The platform now recommends: {item_text(study, row['item'], row.get('category'))}.")
     if aux.interaction:
         lines.append("(Your history consists of explicit ratings on a 0.5–5 scale.)")
     if aux.popularity:
         share = popularity(study).get(row["item"], 0.0)
         lines.append(f"(Popularity: {100 * share:.1f} % of the users in this study rated this movie.)")
     if aux.similarity:
-        j = _jaccard_min(study, row["item"], list(history(study, row["user"], row["item"], aux.history_k)["item"]))
+        j = genre_distance(study, row["user"], row["item"], aux.history_k)
         if j is not None:
             lines.append(f"(Minimum genre Jaccard distance to your history: {j:.2f}; 0 = same genres, 1 = none shared.)")
     return "\n".join(lines)
@@ -127,7 +108,7 @@ def profile_request(study: SerendipityStudy, user: str, item: str) -> ChatReques
     h = history(study, user, item, k=10_000)
     if not len(h):
         return None
-    items = [f"{_item_text(study, r.item)} — rated {r.rating:g}/5" for r in h.itertuples()]
+    items = [f"{item_text(study, r.item)} — rated {r.rating:g}/5" for r in h.itertuples()]
     user_msg = ("A user's movie history, oldest first:\n" + "\n".join(f"- {t}" for t in items) +
                 "\n\nIn one sentence each, describe (1) their long-term tastes from the whole history and (2) their "
                 "short-term tastes from the three most recent movies.")

@@ -32,6 +32,13 @@ def _rmse(x, y):
     return float(np.sqrt(np.mean((x - y) ** 2)))
 
 
+def with_ci(metric: str, fn, x: np.ndarray, y: np.ndarray, n_boot: int, rng: np.random.Generator) -> dict:
+    """``{metric, metric_lo, metric_hi}``: ``fn(x, y)`` and its 95 % item-bootstrap interval (NaN below 3 items)."""
+    lo, hi = item_bootstrap(lambda i: fn(x[i], y[i]), len(x), n_boot=n_boot, rng=rng) \
+        if len(x) > 2 and n_boot else (np.nan, np.nan)
+    return {metric: fn(x, y) if len(x) > 2 else np.nan, f"{metric}_lo": lo, f"{metric}_hi": hi}
+
+
 def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n_boot: int = 1000,
                   seed: int = 0) -> pd.DataFrame:
     truth = np.asarray(truth, float)
@@ -45,10 +52,7 @@ def meta_evaluate(predictions: Mapping[str, np.ndarray], truth: np.ndarray, *, n
         row["p_pearson"] = float(stats.pearsonr(x, y).pvalue) if len(x) > 2 and np.ptp(x) > 0 and np.ptp(y) > 0 \
             else np.nan
         for metric, fn in (("pearson_%", _pearson), ("mae", _mae), ("rmse", _rmse)):
-            row[metric] = fn(x, y) if len(x) > 2 else np.nan
-            lo, hi = item_bootstrap(lambda i: fn(x[i], y[i]), len(x), n_boot=n_boot, rng=rng) \
-                if len(x) > 2 and n_boot else (np.nan, np.nan)
-            row[f"{metric}_lo"], row[f"{metric}_hi"] = lo, hi
+            row |= with_ci(metric, fn, x, y, n_boot, rng)
         rows.append(row)
     table = pd.DataFrame(rows)
     # ranks compare evaluators on the same answers: those every evaluator scored (a proxy has no score where the

@@ -24,8 +24,7 @@ import pandas as pd
 
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, Message
-from crseval.serendipity.context import has_history, history, popularity
-from crseval.serendipity.evaluator import _item_text, _jaccard_min
+from crseval.serendipity.context import genre_distance, has_history, history, item_text, popularity
 
 
 @dataclass(frozen=True)
@@ -68,16 +67,14 @@ def shared_prefix(study: SerendipityStudy, row: pd.Series, k: int, aux: str | No
     lines = []
     if has_history(study):
         h = history(study, row["user"], row["item"], k)
-        lines.append("Your history, oldest to newest: " + (", ".join(_item_text(study, i) for i in h["item"])
+        lines.append("Your history, oldest to newest: " + (", ".join(item_text(study, i) for i in h["item"])
                                                             if len(h) else "nothing rated before this") + ".")
-    what = _item_text(study, row["item"]) if study.items or "category" not in row else \
-        f"a product of category {row['category']:g} (no description is published)"
-    lines.append(f"Recommended to you: {what}.")
+    lines.append(f"Recommended to you: {item_text(study, row['item'], row.get('category'))}.")
     if aux == "popularity":
         lines.append(f"Popularity: {100 * popularity(study).get(row['item'], 0.0):.1f} % of the users in this study "
                      "rated this movie.")
     elif aux == "similarity":
-        j = _jaccard_min(study, row["item"], list(history(study, row["user"], row["item"], k)["item"]))
+        j = genre_distance(study, row["user"], row["item"], k)
         lines.append("Genre similarity to your history: " + (f"minimum Jaccard distance {j:.2f} (0 = same genres, "
                                                               "1 = none shared)." if j is not None else "unknown."))
     elif aux == "interaction":

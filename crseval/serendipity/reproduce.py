@@ -37,12 +37,11 @@ from crseval.data import load_dataset
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, LLMConfig, make_client
 from crseval.runs.store import RunStore
-from crseval.serendipity.context import has_history, history, popularity
-from crseval.serendipity.evaluator import _jaccard_min, llm_scores, profiles
+from crseval.serendipity.context import genre_distance, has_history, history, popularity
+from crseval.serendipity.evaluator import llm_scores, profiles
 from crseval.serendipity.job import predictions
-from crseval.serendipity.meta import _pearson, meta_evaluate
+from crseval.serendipity.meta import _pearson, meta_evaluate, with_ci
 from crseval.serendipity.prompts import STYLES, Style, style_request
-from crseval.stats.bootstrap import item_bootstrap
 
 PROXY_NAMES = ["random", "sog", "snpr", "purs", "desr"]
 HISTORY_K = (1, 3, 5, 10, 20)
@@ -81,16 +80,12 @@ class ReproduceConfig(BaseModel):
         return self
 
 
-def eligible_rows(study: SerendipityStudy, proxies: dict[str, np.ndarray] | None) -> np.ndarray:
-    """Answers every evaluator can score: a ground truth, and (where proxies exist) every proxy's score."""
+def eligible_rows(study: SerendipityStudy, proxies: dict[str, np.ndarray]) -> np.ndarray:
+    """Answers every evaluator can score: a ground truth and every proxy's score."""
     ok = np.isfinite(study.answers["ground_truth"].to_numpy(float))
-    for p in (proxies or {}).values():
+    for p in proxies.values():
         ok &= np.isfinite(np.asarray(p, float))
     return np.flatnonzero(ok)
-
-
-def _deterministic(client: LLMClient, temperature: float) -> bool:
-    return temperature == 0 and client.backend.supports_choice_probs
 
 
 class Rater:
@@ -128,17 +123,14 @@ class Rater:
         return {i: float(np.mean(scores[key])) for i, (key, _, _) in keyed.items() if key in scores}
 
 
-def _column(values: dict, rows: np.ndarray, tag=None) -> np.ndarray:
-    return np.array([values.get(int(r) if tag is None else (int(r), tag), np.nan) for r in rows], float)
+def _column(values: dict, rows: np.ndarray, tag: str) -> np.ndarray:
+    return np.array([values.get((int(r), tag), np.nan) for r in rows], float)
 
 
 def _pearson_ci(pred: np.ndarray, truth: np.ndarray, n_boot: int, seed: int) -> dict:
     ok = np.isfinite(pred) & np.isfinite(truth)
-    x, y = pred[ok], truth[ok]
-    lo, hi = item_bootstrap(lambda i: _pearson(x[i], y[i]), len(x), n_boot=n_boot, seed=seed) \
-        if n_boot and len(x) > 2 else (np.nan, np.nan)
-    return {"n": int(ok.sum()), "pearson_%": _pearson(x, y) if len(x) > 2 else np.nan,
-            "pearson_%_lo": lo, "pearson_%_hi": hi}
+    return {"n": int(ok.sum()), **with_ci("pearson_%", _pearson, pred[ok], truth[ok], n_boot,
+                                          np.random.default_rng(seed))}
 
 
 def ensemble_curve(preds: dict[str, np.ndarray], truth: np.ndarray) -> pd.DataFrame:
@@ -155,7 +147,7 @@ def _by_tercile(study: SerendipityStudy, rows: np.ndarray, pred: np.ndarray, tru
                 seed: int) -> pd.DataFrame:
     a = study.answers.iloc[rows]
     pop = a["item"].map(popularity(study)).to_numpy(float)
-    sim = np.array([np.nan if (j := _jaccard_min(study, i, list(history(study, u, i, 10)["item"]))) is None else j
+    sim = np.array([np.nan if (j := genre_distance(study, u, i, 10)) is None else j
                     for u, i in zip(a["user"], a["item"])], float)
     out = []
     for factor, values in (("popularity", pop), ("genre distance to history", sim)):

@@ -17,8 +17,8 @@ from crseval.llm import LLMClient
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore
 from crseval.serendipity import evaluator
-from crseval.serendipity.context import history, popularity
-from crseval.serendipity.evaluator import Aux, _item_text, llm_scores
+from crseval.serendipity.context import history, item_text, popularity
+from crseval.serendipity.evaluator import Aux, llm_scores
 from crseval.serendipity.job import predictions, sample_rows, subset
 from crseval.serendipity.proxies import features
 
@@ -81,8 +81,8 @@ def _walk(study, rated, profiled, k):
     for idx, prompt in rated.items():
         user, ts = a.at[idx, "user"], a.at[idx, "timestamp"]
         mine = a[a["user"] == user]
-        shown = [f"- {_item_text(study, i)} — you rated" for i in mine["item"]]
-        later = [f"- {_item_text(study, i)} — you rated" for i in mine.loc[mine["timestamp"] >= ts, "item"]]
+        shown = [f"- {item_text(study, i)} — you rated" for i in mine["item"]]
+        later = [f"- {item_text(study, i)} — you rated" for i in mine.loc[mine["timestamp"] >= ts, "item"]]
         profile = profiled.get((user, a.at[idx, "item"]), "")
         if any(line in prompt or line.replace(" — you rated", " — rated") in profile for line in later) or \
                 sum(line in prompt for line in shown) > k:

@@ -99,3 +99,29 @@ def test_reproduce_cli_rejects_a_missing_dataset_in_one_line(tmp_path):
                   "--out", str(tmp_path / "y"), check=False)
     assert bad.returncode == 2 and "not found" in bad.stderr and "Traceback" not in bad.stderr
 
+
+
+def test_runs_are_averaged_when_ratings_are_not_deterministic(tmp_path):
+    from crseval.serendipity.reproduce import Rater
+    s = toy()
+    reqs = [((i, "sereneva"), style_request(s, s.answers.iloc[i], STYLES["sereneva"], temperature=0.7),
+             STYLES["sereneva"]) for i in range(3)]
+    store = RunStore(tmp_path / "r")
+    rater = Rater(LLMClient(ScriptedBackend()), store, 3, 0.7, lambda d, n: (lambda k=1: None))
+    assert rater.runs == 3  # sampled ratings: three seeds each
+    rated = rater.rate("toy", reqs)
+    recs = store.records(Rater.STREAM)
+    assert len(recs) == 9 and sorted(rated) == [(0, "sereneva"), (1, "sereneva"), (2, "sereneva")]
+    first = [r["score"] for r in recs if r["key"].startswith(recs[0]["key"].rsplit("|", 1)[0])]
+    assert rated[(0, "sereneva")] == pytest.approx(np.mean(first))
+    assert Rater(LLMClient(ScriptedBackend()), store, 3, 0.0, lambda d, n: (lambda k=1: None)).runs == 1
+
+
+def test_parts_choose_what_is_computed_and_profiles_summarise_the_past(shared, tmp_path):
+    cfg = ReproduceConfig(serendipity2018=shared("serendipity/serendipity2018"), sample=6, n_boot=0,
+                          parts=["table2", "profiles"], llm=LLMConfig(backend="scripted"))
+    run(cfg, RunStore(tmp_path / "p"), lambda d, n: (lambda k=1: None))
+    tables = {p.stem for p in (tmp_path / "p" / "tables").glob("*.csv")}
+    assert tables == {"serendipity_table2", "serendipity_aux"}
+    aux = pd.read_csv(tmp_path / "p" / "tables" / "serendipity_aux.csv")
+    assert list(aux["setting"]) == ["none (zero-shot)", "profiles"]
