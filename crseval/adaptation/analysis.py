@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from crseval.adaptation.metrics import COLUMNS, Columns
 from crseval.adaptation.score import detection_summary
 from crseval.plotting import OKABE_ITO, plt, save, style
 from crseval.runs.store import RunStore
@@ -20,18 +21,20 @@ from crseval.core.registry import label
 from crseval.stats.bootstrap import bootstrap_ci
 from crseval.stats.tests import TUKEY_COLUMNS, anova_tukey as anova_test
 
-AUTOMATIC = ("tas", "recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention")
-EXTRA = ("avg_recovery_delay", "topic_interference", "detection_precision", "detection_recall")
+def columns_of(results: Sequence[dict[str, Any]]) -> Columns:
+    """The columns of the TAS definition the sessions were scored with."""
+    return COLUMNS[results[0]["tas"].get("definition", "crseval") if results else "crseval"]
 
 
 def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> pd.DataFrame:
+    cols = columns_of(results)
     rows = []
     for r in results:
         row = {"model": r["model"], "session": str(r["session"]), "turns": len(r["turns"]),
                "true_genre": r.get("true_genre"), "failed": bool(r.get("errors")),
                "error": "; ".join(r.get("errors", []))[:300]}
-        row.update({k: r["tas"].get(k, np.nan) for k in (*AUTOMATIC, *EXTRA, "shifts_detected", "shifts_recovered",
-                                                          "true_shifts")})
+        row.update({k: r["tas"].get(k, np.nan) for k in (*cols.automatic, *cols.extra, "shifts_detected",
+                                                          "shifts_recovered", "true_shifts")})
         row.update({a: (r.get("judge") or {}).get(a, np.nan) for a in aspects})
         row["judge_failures"] = r.get("judge_failures", 0)
         rows.append(row)
@@ -55,10 +58,11 @@ def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """One row per turn; ``event`` names what happened there (true shift, detected shift, recovery)."""
     cols: dict[str, list] = {c: [] for c in ("model", "session", "session_tas", "turn", "user", "system", "event",
                                              "constraints")}
+    headline = columns_of(results).headline
     for r in results:
         events = r["tas"].get("events", [])
         recovered_turns = {e["recovered_at"]: e["turn"] for e in events if e.get("recovered_at") is not None}
-        session, tas = str(r["session"]), r["tas"].get("tas")
+        session, tas = str(r["session"]), r["tas"].get(headline)
         for t, e in zip(r["turns"], events):
             truth = t.get("truth") or {}
             marks = []
@@ -192,17 +196,17 @@ def wide_metrics(mm: pd.DataFrame) -> pd.DataFrame:
     return wide[list(dict.fromkeys(mm["metric"]))].reset_index()
 
 
-def _figures(store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: list[str]) -> list:
+def _figures(store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: list[str], cols: Columns) -> list:
     out = [("shift_metrics", "Topic adaptation per model: TAS and its components (mean over sessions, 95 % "
             "bootstrap CI; no bar where a metric is undefined)")]
-    plot_metric_bars(mm, AUTOMATIC, store.figure_path("shift_metrics"), "Topic adaptation per model (95 % CI)")
+    plot_metric_bars(mm, cols.automatic, store.figure_path("shift_metrics"), "Topic adaptation per model (95 % CI)")
     if judged:
         plot_metric_bars(mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)")
         out.append(("shift_judge", "The LLM judge's aspects per model (1–5, mean over sessions, 95 % bootstrap CI)"))
     if len(judged) >= 3:  # a radar needs at least three axes
         plot_radar(mm, judged, store.figure_path("shift_radar"))
         out.append(("shift_radar", "The judge's aspects per model on one radar (means)"))
-    plot_heatmap(sessions, [*AUTOMATIC, *judged], store.figure_path("shift_correlations"))
+    plot_heatmap(sessions, [*cols.automatic, *judged], store.figure_path("shift_correlations"))
     out.append(("shift_correlations", "Pearson correlation of the session metrics across sessions (constant metrics "
                 "left out)"))
     return out
@@ -212,28 +216,29 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
                    n_boot: int = 2000, seed: int = 0, title: str = "Preference-shift adaptation",
                    notes: Sequence[str] = ()) -> dict[str, pd.DataFrame]:
     """Write every table and figure of a preference-shift run and describe its report section."""
+    cols = columns_of(results)
     sessions = session_table(results, aspects)
     judged = [a for a in aspects if sessions[a].notna().any()]
-    metrics = [*AUTOMATIC, *[m for m in EXTRA if sessions[m].notna().any()], *judged]
+    metrics = [*cols.automatic, *[m for m in cols.extra if sessions[m].notna().any()], *judged]
     mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
-    anova, tukey = anova_tukey(sessions, [*AUTOMATIC, *judged])
+    anova, tukey = anova_tukey(sessions, [*cols.automatic, *judged])
     store.write_table_parts("shift_turns", turn_parts(results))
     det = pd.DataFrame([{"model": m, **detection_summary([r for r in results if r["model"] == m])}
                         for m in dict.fromkeys(r["model"] for r in results)])
     tables = {"model_metrics": mm, "anova": anova, "tukey": tukey, "shift_sessions": sessions, "shift_detection": det}
     if judged:
-        tables["metric_correlations"] = correlations(sessions, AUTOMATIC, judged)
+        tables["metric_correlations"] = correlations(sessions, cols.automatic, judged)
     tables["model_metrics_wide"] = wide_metrics(mm)
     for name, df in tables.items():
         store.write_table(name, df)
-    figures = _figures(store, mm, sessions, judged)
+    figures = _figures(store, mm, sessions, judged, cols)
     failed = int(sessions["failed"].sum())
     judge_failed = int(sessions["judge_failures"].sum())
-    tas = mm[mm["metric"] == "tas"].sort_values("mean", ascending=False)
+    tas = mm[mm["metric"] == cols.headline].sort_values("mean", ascending=False)
     lines = [f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
              "excluded from the statistics, listed in shift_sessions)." if failed else
              f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
-             "TAS by model: " + "; ".join(f"{r.model} {r.mean:.3f} " + (f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
+             f"{label(cols.headline)} by model: " + "; ".join(f"{r.model} {r.mean:.3f} " + (f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
                                                                          if np.isfinite(r.ci_low) else "(no CI)")
                                           for r in tas.itertuples()) + "." +
              (" No CI where a model has fewer than 3 sessions or no variation." if tas["ci_low"].isna().any() else ""),

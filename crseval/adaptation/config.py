@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from crseval.adaptation.tas import TASParams
 from crseval.judge.config import JudgeSpec
@@ -16,9 +16,16 @@ __all__ = ["JudgeSection", "ModelConfig", "ScoringSection", "ShiftConfig", "Simu
 
 
 class ScoringSection(TASParams):
-    """How sessions are scored: the text models, plus TAS's own parameters (inherited, declared once)."""
+    """How sessions are scored: the TAS definition, the text models, plus crseval TAS's own parameters
+    (inherited, declared once)."""
 
     model_config = ConfigDict(extra="forbid", frozen=False)
+    definition: Literal["crseval", "thesis"] = Field(
+        "crseval", description="crseval: crseval's TAS (keyword topics, turn-level shifts, windowed recovery); thesis: "
+                               "the preference-shift study's TAS exactly as its code computes it (LDA topics, segments, "
+                               "recovery to the end of the dialogue), which needs lda")
+    lda: str | None = Field(None, description="The study's gensim LDA folder (lda.model, lda.dict, …) for "
+                                              "definition = 'thesis'")
     similarity: Literal["tfidf", "minilm"] = "tfidf"
     corpus: Literal["separate", "joined"] = Field(
         "separate", description="TF-IDF fitted on titles and plots as separate documents (the original study's "
@@ -26,6 +33,16 @@ class ScoringSection(TASParams):
     topics: Literal["keyword", "lda", "llm"] = "keyword"
     topics_llm: LLMConfig | None = Field(None, description="the model for topics = 'llm'")
     lda_topics: int = Field(20, ge=2, le=200)
+
+    @model_validator(mode="after")
+    def _thesis_needs(self) -> "ScoringSection":
+        if self.definition == "thesis":
+            if not self.lda:
+                raise ValueError("definition 'thesis' needs lda: the study's LDA folder (lda.model, lda.dict)")
+            if self.similarity != "tfidf" or self.corpus != "separate":
+                raise ValueError("definition 'thesis' uses the study's similarity: TF-IDF fitted on titles and plots "
+                                 "as separate documents (similarity = 'tfidf', corpus = 'separate')")
+        return self
 
     def tas_params(self) -> TASParams:
         return TASParams(**self.model_dump(include=set(TASParams.model_fields)))
@@ -58,6 +75,8 @@ class ShiftConfig(SessionSpec):
         update: dict = {}
         if self.kb and not Path(self.kb).is_absolute():
             update["kb"] = str((base / self.kb).resolve())
+        if self.scoring.lda and not Path(self.scoring.lda).is_absolute():
+            update["scoring"] = self.scoring.model_copy(update={"lda": str((base / self.scoring.lda).resolve())})
         models = [m.model_copy(update={"folder": str(base.resolve())}) if m.kind == "callable" and not m.folder else m
                   for m in self.models]
         return self.model_copy(update={**update, "models": models})

@@ -16,8 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from crseval.adaptation.analysis import wide_metrics, write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.score import Scorer
+from crseval.adaptation.thesis_tas import ThesisScorer
 from crseval.data.session_logs import import_logs
 from crseval.core.cancel import cancelled
+from crseval.core.config import validate
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import format_signature, make_signature
@@ -30,16 +32,19 @@ from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
 from crseval.data.kb import MovieKB, load_kb
 from crseval.simulation.session import client_for, client_usage, close_clients
-from crseval.text.similarity import make_similarity
+from crseval.text.similarity import TfidfSimilarity, make_similarity
+from crseval.text.thesis_lda import ThesisLDA
 from crseval.text.topics import make_topics
 
 STREAM = "results"
 JUDGE_STREAM = "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
 
 
-def build_scorer(cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int) -> tuple[Scorer, list[str]]:
-    """The configured similarity and topic models; every fallback is logged as a WARNING (shown in the
-    report) and returned, so it also goes into the signature."""
+def build_scorer(cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int) -> tuple[Scorer | ThesisScorer, list[str]]:
+    """The configured TAS definition with its similarity and topic models; every fallback is logged as a
+    WARNING (shown in the report) and returned, so it also goes into the signature."""
+    if cfg.definition == "thesis":
+        return ThesisScorer(TfidfSimilarity(kb.texts("separate"), label="separate"), ThesisLDA(cfg.lda)), []
     warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
     sim, n1 = make_similarity(cfg.similarity, kb.texts(cfg.corpus), warn, label=cfg.corpus)
     client = client_for(cfg.topics_llm, str(store.cache_path)) if cfg.topics_llm else None
@@ -233,6 +238,11 @@ class ScoreConfig(BaseModel):
     similarity: Literal["tfidf", "minilm"] = Field("tfidf", description="Sentence similarity model.")
     topics: Literal["keyword", "lda", "llm"] = Field("keyword", description="Topic extractor (llm uses the LLM "
                                                                               "options).")
+    definition: Literal["crseval", "thesis"] = Field(
+        "crseval", description="TAS definition: crseval's, or the preference-shift study's exactly as its code computes "
+                               "it (needs --lda; TF-IDF on separate titles and plots; --topics is not used).")
+    lda: Path | None = Field(None, description="The study's gensim LDA folder (lda.model, lda.dict, …) for "
+                                               "--definition thesis.")
     judge: bool = Field(False, description="Also rate proactiveness, coherence and personalization with the LLM "
                                            "judge.")
     calibrated: str | None = Field(None, description="With --judge, also the calibrated judge: 'default' (the "
@@ -244,7 +254,8 @@ class ScoreConfig(BaseModel):
         "report", description="Judge scores outside the scale: keep and list them (as the published analysis did), "
                               "drop them, or refuse the logs.")
     published: Path | None = Field(None, description="The study's per-model metrics to compare with (default: "
-                                                     "model_metrics.csv beside the logs, when there is one).")
+                                                     "model_metrics.csv beside the logs or in their parent folder, "
+                                                     "when there is one).")
     n_boot: int = Field(2000, ge=0, description="Bootstrap resamples for the per-model CIs.")
     seed: int = Field(0, description="Seed (LDA, bootstrap).")
 
@@ -279,10 +290,14 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
     simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
     from crseval.adaptation.published import published_into
+    if config.definition == "thesis" and config.lda is None:
+        raise CrsevalError("--definition thesis needs the study's LDA model", field="--lda",
+                           fix="pass --lda path/to/lda (the folder with lda.model and lda.dict)")
     kb_path = _catalogue(config)
     logs, notes = import_logs(config.logs)
-    scoring = ScoringSection(similarity=config.similarity, topics=config.topics, corpus=config.corpus,
-                             topics_llm=config.llm if config.topics == "llm" else None)
+    scoring = validate(ScoringSection, {
+        "similarity": config.similarity, "topics": config.topics, "corpus": config.corpus, "definition": config.definition,
+        "lda": str(config.lda.resolve()) if config.lda else None, "topics_llm": config.llm if config.topics == "llm" else None})
     if config.calibrated and not config.judge:
         raise CrsevalError("the calibrated judge asks its questions with the judge's LLM", field="--calibrated",
                            fix="add --judge")

@@ -1,7 +1,33 @@
 """Preference-shift metrics and tables, declared once (names are the result-table columns). TAS's
-parameters come from :class:`~crseval.adaptation.tas.TASParams`, their one declaration."""
+parameters come from :class:`~crseval.adaptation.tas.TASParams`, their one declaration.
+
+Two TAS definitions score sessions: crseval's (``tas`` and its components, unqualified names) and the
+preference-shift study's (``--definition thesis``: ``thesis.*``, its own column names). Each lists its
+components once in :data:`COLUMNS`; the analysis, figures and report read them from there.
+"""
+from dataclasses import dataclass
+
 from crseval.adaptation.tas import TASParams
 from crseval.core.registry import register_metric as metric, register_table as table
+
+
+@dataclass(frozen=True)
+class Columns:
+    """What a TAS definition writes per session: the headline score, its components, extra metrics."""
+
+    headline: str
+    automatic: tuple[str, ...]
+    extra: tuple[str, ...] = ("detection_precision", "detection_recall")
+
+
+THESIS = "thesis."
+COLUMNS = {
+    "crseval": Columns("tas", ("tas", "recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention"),
+                       ("avg_recovery_delay", "topic_interference", "detection_precision", "detection_recall")),
+    "thesis": Columns(THESIS + "context_adaptation_score",
+                      tuple(THESIS + c for c in ("context_adaptation_score", "topic_recovery_rate", "avg_recovery_delay",
+                                                 "topic_interference", "cross_coherence", "context_retention"))),
+}
 
 C = "preference-shift"
 DIFFERS = ("differs from the original thesis code where the topics come from the TF-IDF/keyword heuristic instead "
@@ -30,6 +56,27 @@ metric("shifts_detected", "Shifts the detector found in a session", capability=C
 metric("shifts_recovered", "Detected shifts the CRS recovered from", capability=C, higher_is_better=None,
        role="count")
 metric("true_shifts", "Shifts the simulator logged in a session", capability=C, higher_is_better=None, role="count")
+SPEC = "as the study's code computes it (../shared/specs/thesis_tas.md; crseval shift score --definition thesis)"
+UNPUBLISHABLE = ("the study's published value came from an LLM topic extractor whose outputs were not saved: nobody "
+                 "can reproduce it; with the study's LDA model crseval reproduces its code's values (README: within the "
+                 "gensim-randomness tolerance)")
+metric(THESIS + "context_adaptation_score", "The study's TAS ('context adaptation score'): weighted mean of recovery "
+       "rate (.01), 1 − clamp((delay − 1)/5) (.02), 1 − clamp(interference) (.02), cross-coherence (.30) and context "
+       f"retention (.15), {SPEC}", label="TAS (thesis)", capability=C, note=UNPUBLISHABLE)
+metric(THESIS + "topic_recovery_rate", "Share of detected shifts (segment changes) after which some later system turn "
+       f"aligns with the new segment's LDA topics (≥ .65), {SPEC}", label="recovery rate (thesis)", capability=C,
+       note=UNPUBLISHABLE)
+metric(THESIS + "avg_recovery_delay", "Mean system turns until a recovered shift is recovered (1 = at once); 0 when "
+       f"none is, {SPEC}", label="recovery delay (thesis)", capability=C, higher_is_better=False, note=UNPUBLISHABLE)
+metric(THESIS + "topic_interference", "Mean over shifts of system turns whose topics still match the old segment "
+       f"(≥ .65) per turn examined, {SPEC}", label="topic interference (thesis)", capability=C,
+       higher_is_better=False, note=UNPUBLISHABLE)
+metric(THESIS + "cross_coherence", f"Mean TF-IDF cosine of each user turn and the reply to it, {SPEC}",
+       label="cross-coherence (thesis)", capability=C,
+       note="reproduces the study's published values exactly (1e-16)")
+metric(THESIS + "context_retention", f"Mean TF-IDF cosine of consecutive system replies, {SPEC}",
+       label="context retention (thesis)", capability=C,
+       note="reproduces the study's published values exactly (1e-16)")
 for aspect, text in (("proactiveness", "guides the conversation with useful questions and suggestions"),
                      ("coherence", "replies follow from the conversation without contradictions"),
                      ("personalization", "recommendations fit the user's stated and changing preferences")):

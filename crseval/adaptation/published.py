@@ -17,6 +17,7 @@ from typing import Any, Literal, Sequence
 
 import pandas as pd
 
+from crseval.adaptation.metrics import THESIS
 from crseval.core.errors import CrsevalError
 from crseval.core.registry import all_metrics
 from crseval.data.io import read_rows, to_float
@@ -99,15 +100,17 @@ def judge_anova(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(a_rows), (pd.concat(t_rows, ignore_index=True)[cols] if t_rows else pd.DataFrame(columns=cols))
 
 
-def read_published_metrics(path: Path) -> pd.DataFrame:
-    """Long table model, metric, published: the columns of ``model_metrics.csv`` that name registered metrics."""
+def read_published_metrics(path: Path, prefix: str = "") -> pd.DataFrame:
+    """Long table model, metric, published: the columns of ``model_metrics.csv`` that name registered metrics
+    (``prefix`` + the column's name first: the study's columns are ``thesis.*`` metrics under its definition)."""
     header, it = read_rows(path)
     cols = {_norm(c): c for c in header}
     model_col = next((cols[c] for c in ("model", "model_name", "name", "crs") if c in cols), None)
     if model_col is None:
         raise CrsevalError("no model column", file=path, line=1, expected="a column model (or model_name)")
     known = set(all_metrics())
-    metric_cols = {n: c for n, c in cols.items() if n in known}
+    metric_cols = {(prefix + n if prefix + n in known else n): c for n, c in cols.items()
+                   if prefix + n in known or n in known}
     rows = [{"model": r[model_col].strip(), "metric": n,
              "published": to_float(r[c], file=path, line=line, field=c, allow_empty=True)}
             for line, r in it for n, c in metric_cols.items()]
@@ -146,9 +149,12 @@ def published_into(store, config, sessions: Sequence[dict[str, Any]], model_metr
         tables += ["imported_judge_anova", "imported_judge_tukey", "imported_judge_scores"]
         details["One-way ANOVA of the judge scores that came with the logs"] = anova
         notes += scale_notes
-    path = config.published or ((config.logs if config.logs.is_dir() else config.logs.parent) / "model_metrics.csv")
+    folder = config.logs if config.logs.is_dir() else config.logs.parent
+    path = config.published or next((f for f in (folder / "model_metrics.csv", folder.parent / "model_metrics.csv")
+                                     if f.is_file()), folder / "model_metrics.csv")
     if path.is_file():
-        table = against_published(read_published_metrics(path), model_metrics)
+        prefix = THESIS if getattr(config, "definition", "crseval") == "thesis" else ""
+        table = against_published(read_published_metrics(path, prefix), model_metrics)
         store.write_table("published_vs_reproduced", table)
         tables.append("published_vs_reproduced")
         worst = max_difference(table)

@@ -2,42 +2,30 @@
 session from its (2T × 2T) cosine block. Keeps the time spent per component.
 
 Sessions are scored independently: for large batches (imported logs) on Linux they are split, whole
-sessions at a time, over forked worker processes (one per core, up to 8) that inherit the fitted TF-IDF
-model and the topic extractor, and each scores its share end to end (encoding, topics, TAS); the results
-are identical to one process. (Forked, not spawned: a
-spawned worker would re-import the caller's ``__main__``, which breaks scripts without a main guard.)
+sessions at a time, over forked worker processes (:mod:`crseval.core.forked`, one per core, up to 8) that
+inherit the fitted TF-IDF model and the topic extractor, and each scores its share end to end (encoding,
+topics, TAS); the results are identical to one process.
 """
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from typing import Any, Sequence
 
-import numpy as np
-
 from crseval.adaptation.tas import TASParams, score_session
+from crseval.core.forked import fork_map, split, worker_count
 from crseval.text.similarity import TfidfSimilarity, gram
 from crseval.text.topics import KeywordTopics
 
 PARALLEL_MIN_UTTERANCES = 40_000
-_WORKER: list = []  # (the Scorer, the session chunks), inherited by forked workers: nothing is pickled to them
-
-
-def _score_part(k: int):
-    scorer, chunks = _WORKER[0]
-    return scorer._score(chunks[k]), dict(scorer.seconds)
 
 
 def workers_for(n_utterances: int, similarity, topics) -> int:
     """Processes worth starting: large batches, pure-Python models (TF-IDF, keyword topics), Linux."""
-    if n_utterances < PARALLEL_MIN_UTTERANCES or not sys.platform.startswith("linux") or \
+    if n_utterances < PARALLEL_MIN_UTTERANCES or \
             not isinstance(similarity, TfidfSimilarity) or not isinstance(topics, KeywordTopics):
         return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    return worker_count()
 
 
 class Scorer:
@@ -60,13 +48,7 @@ class Scorer:
         workers = workers_for(sum(2 * len(s["turns"]) for s in sessions), self.similarity, self.topics)
         if workers == 1:
             return self._score(sessions)
-        chunks = [list(c) for c in np.array_split(np.array(sessions, dtype=object), workers) if len(c)]
-        _WORKER.append((self, chunks))
-        try:
-            with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-                parts = list(pool.map(_score_part, range(len(chunks))))
-        finally:
-            _WORKER.clear()
+        parts = fork_map(lambda chunk: (self._score(chunk), dict(self.seconds)), split(sessions, workers))
         for _, seconds in parts:  # CPU seconds summed over workers
             for k, v in seconds.items():
                 self.seconds[k] += v

@@ -141,11 +141,17 @@ def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: S
                    topic_interference=float("nan"), ti_norm=float("nan"))
     _combine(out, params)
     if true_shifts is not None:
-        truth, det = set(true_shifts), set(detected)
-        out["detection_precision"] = len(truth & det) / len(det) if det else float("nan")
-        out["detection_recall"] = len(truth & det) / len(truth) if truth else float("nan")
-        out["true_shifts"] = len(truth)
-        for e in events:
-            e["true_shift"] = e["turn"] in truth
+        detection(out, events, true_shifts)
     out["events"] = events
     return out
+
+
+def detection(out: dict[str, Any], events: list[dict[str, Any]], true_shifts: Sequence[int]) -> None:
+    """Precision and recall of the detected shift turns (``events[k]["detected"]``) against the simulator's
+    logged ones (exact turn match); marks each event with ``true_shift``."""
+    truth, det = set(true_shifts), {e["turn"] for e in events if e["detected"]}
+    out["detection_precision"] = len(truth & det) / len(det) if det else float("nan")
+    out["detection_recall"] = len(truth & det) / len(truth) if truth else float("nan")
+    out["true_shifts"] = len(truth)
+    for e in events:
+        e["true_shift"] = e["turn"] in truth

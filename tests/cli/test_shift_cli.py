@@ -1,6 +1,7 @@
 import json
 
 import pandas as pd
+import pytest
 
 from tests.cli.test_cli import crseval
 
@@ -79,3 +80,34 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     assert bad.returncode == 2 and "no scored sessions" in bad.stderr
     bad = crseval("shift", "validate", str(tmp_path / "run"), "--human", str(cfg), check=False)
     assert bad.returncode == 2 and "not a ReDial or INSPIRED" in bad.stderr
+
+
+def test_thesis_definition_scores_a_run_and_reports_its_detector(tmp_path):
+    pytest.importorskip("gensim")
+    from tests.text.test_thesis_lda import make_tiny_lda
+    lda = make_tiny_lda(tmp_path)
+    cfg = tmp_path / "shift.toml"
+    cfg.write_text(CONFIG.replace("[judge]", '[scoring]\ndefinition = "thesis"\nlda = "."\n[judge]'))
+    run = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--format", "json")
+    assert "thesis-tas(" in json.loads(run.stdout.split("\nreport:")[0])["signature"]
+    scored = crseval("shift", "score", str(tmp_path / "run"), "--definition", "thesis", "--lda", str(lda),
+                     "--out", str(tmp_path / "scored"), "--format", "json")
+    rows = json.loads(scored.stdout.split("\nreport:")[0])["result"]
+    assert {r["model"] for r in rows} == {"template", "mine"}
+    assert all(0 <= r["thesis.context_adaptation_score"] <= 1 for r in rows)
+    mm = pd.read_csv(tmp_path / "scored" / "tables" / "model_metrics.csv")
+    assert {"thesis.topic_recovery_rate", "thesis.avg_recovery_delay", "detection_precision"} <= set(mm["metric"])
+    assert "tas" not in set(mm["metric"])
+
+
+def test_thesis_definition_without_its_model_is_one_line(tmp_path):
+    res = crseval("shift", "score", str(tmp_path), "--definition", "thesis", "--out", str(tmp_path / "o"), check=False)
+    assert res.returncode == 2 and "--lda" in res.stderr and "Traceback" not in res.stderr
+    res = crseval("shift", "score", str(tmp_path), "--definition", "thesis", "--lda", str(tmp_path), "--kb", "sample",
+                  "--out", str(tmp_path / "o"), check=False)
+    assert res.returncode == 2 and "no .json or .jsonl session logs" in res.stderr
+    (tmp_path / "s.json").write_text('{"model_name": "m", "conversation": [{"speaker": "USER", "text": "hi"}, '
+                                     '{"speaker": "SYSTEM", "text": "hello"}]}')
+    res = crseval("shift", "score", str(tmp_path / "s.json"), "--definition", "thesis", "--lda", str(tmp_path),
+                  "--kb", "sample", "--out", str(tmp_path / "o2"), check=False)
+    assert res.returncode == 2 and "lda.model" in res.stderr and "Traceback" not in res.stderr
