@@ -11,7 +11,8 @@ Two parts:
 * ``validity`` — known groups: the user simulator drives two CRSs through the same sessions, the
   template CRS (retrieves by the user's current wishes) and one that ignores the user (the same reply
   every turn). A measure of adaptation must rank the first above the second: per definition, the
-  share of session pairs it orders that way (AUC, bootstrap 95 % CI), and its shift detector's
+  share of session pairs it rates that way (AUC in the metric's own direction, bootstrap 95 % CI), and its
+  shift detector's
   precision and recall against the simulator's logged shifts.
 
 usage: python bench/thesis_tas.py [--part speed|validity|both] [--peer 40] [--sessions 150]
@@ -136,6 +137,7 @@ def auc_ci(scores: np.ndarray, better: np.ndarray, n_boot: int = 1000, seed: int
 def validity(sessions: int) -> None:
     from crseval.adaptation.metrics import COLUMNS
     from crseval.api import evaluate
+    from crseval.core.registry import all_metrics
     with tempfile.TemporaryDirectory() as tmp:
         evaluate("shift.run", {"seed": 3, "sessions": sessions, "turns": 20, "kb": str(KB), "n_boot": 100,
                                "judge": {"enabled": False},
@@ -144,15 +146,16 @@ def validity(sessions: int) -> None:
                                            "folder": str(Path(__file__).parent)}]}, out=Path(tmp, "run"))
         evaluate("shift.score", logs=Path(tmp, "run"), definition="thesis", lda=LDA, n_boot=100, out=Path(tmp, "thesis"))
         print(f"known groups: {sessions} simulated sessions × 20 turns each for the template CRS and one that ignores "
-              "the user; AUC = share of (template, ignorer) session pairs a metric orders template first")
+              "the user; AUC = share of (template, ignorer) session pairs a metric rates template better")
         for name, run in (("crseval", "run"), ("thesis", "thesis")):
             s = pd.read_csv(Path(tmp, run, "tables", "shift_sessions.csv"))
             det = pd.read_csv(Path(tmp, run, "tables", "shift_detection.csv"))
             better = (s["model"] == "template").to_numpy()
             print(f"{name}: shift detector precision {det['true_positive'].sum() / det['detected'].sum():.2f}, "
                   f"recall {det['true_positive'].sum() / det['true'].sum():.2f}")
-            for column in COLUMNS[name].automatic:
-                auc, lo, hi = auc_ci(s[column].to_numpy(float), better)
+            for column in COLUMNS[name].automatic:  # oriented: a lower-is-better metric is ranked by its negative
+                sign = -1.0 if all_metrics()[column].higher_is_better is False else 1.0
+                auc, lo, hi = auc_ci(sign * s[column].to_numpy(float), better)
                 means = s.groupby("model")[column].mean()
                 print(f"  {column:36s} template {means['template']:.3f}  ignorer {means['ignorer']:.3f}  "
                       f"AUC {auc:.2f} [{lo:.2f}, {hi:.2f}]")

@@ -30,8 +30,8 @@ COLUMNS = {
 }
 
 C = "preference-shift"
-DIFFERS = ("differs from the original thesis code where the topics come from the TF-IDF/keyword heuristic instead "
-           "of an LLM topic extractor (use --topics llm for the original's design)")
+DIFFERS = ("crseval's definition (the default; turn-level shifts, recovery searched up to the next shift within a "
+           "window, no shift recovered = worst delay); the study's own is --definition thesis (thesis.* metrics)")
 metric("tas", "Topic Adaptation Score: weighted mean of recovery rate, normalised recovery delay, normalised topic "
        "interference, cross-coherence and context retention (0–1)", label="TAS", capability=C,
        params=TASParams().signature_params())

@@ -112,8 +112,10 @@ def validate_into(store: RunStore, records: list[dict], kb, scoring: dict, ds, h
     like = human_likeness({m: _sample(t, max_turns, seed) for m, t in by_model.items()},
                           _sample(human, 2 * max_turns, seed), emb, seed)
     tick(1)
-    # LLM topics would call an LLM again: the detector sweep reads keyword topics then (said in the signature)
-    scoring = {**scoring, "topics_llm": None, **({"topics": "keyword"} if scoring.get("topics") == "llm" else {})}
+    # LLM topics would call an LLM again: the detector sweep reads keyword topics then (said in the signature);
+    # it sweeps crseval's detector (the thesis definition's rule is the study's, not a parameter to tune)
+    scoring = {**scoring, "topics_llm": None, "definition": "crseval", "lda": None,
+               **({"topics": "keyword"} if scoring.get("topics") == "llm" else {})}
     scorer, fallbacks = build_scorer(ScoringSection(**scoring), kb, store, seed)
     sweep = detector_sweep(records, scorer)
     tick(1)
