@@ -37,6 +37,7 @@ from crseval.text.thesis_lda import ThesisLDA
 from crseval.text.topics import make_topics
 
 STREAM = "results"
+SCORE_BATCH = 1000  # sessions scored at once by `shift score` (large enough for the forked workers)
 JUDGE_STREAM = "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
 
 
@@ -331,7 +332,8 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
 
 def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int, progress: Progress,
                calibrated=None) -> list[dict]:
-    """Every session scored in one batch (a resumed run reads what is already scored), judged, appended."""
+    """Sessions scored in batches of ``SCORE_BATCH`` (each distinct utterance of a batch is encoded and read
+    once; the bar's ETA moves per batch), judged and appended (a resumed run reads what is already scored)."""
     earlier = store.records(STREAM)
     done = {r["key"] for r in earlier}
     todo = [r for r in logs if r["key"] not in done]
@@ -339,10 +341,11 @@ def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int
     bar(len(logs) - len(todo))
     fresh = []
     try:
-        scored = scorer.score(todo)  # one batch: every distinct utterance is encoded and read once
-        for rec, tas in zip(todo, scored):
-            fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas, calibrated=calibrated))
-            bar(1)
+        for start in range(0, len(todo), SCORE_BATCH):
+            part = todo[start:start + SCORE_BATCH]
+            for rec, tas in zip(part, scorer.score(part)):
+                fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas, calibrated=calibrated))
+                bar(1)
     finally:
         close_clients()
     return earlier + fresh
