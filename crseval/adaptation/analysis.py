@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from crseval.adaptation.metrics import COLUMNS, Columns
+from crseval.adaptation.metrics import COLUMNS, FOLLOWING, Columns
 from crseval.adaptation.score import detection_summary
 from crseval.plotting import OKABE_ITO, plt, save, style
 from crseval.runs.store import RunStore
 from crseval.core.registry import label
 from crseval.stats.bootstrap import bootstrap_ci
+from crseval.stats.correlation import fisher_ci
 from crseval.stats.tests import TUKEY_COLUMNS, anova_tukey as anova_test
 
 def columns_of(results: Sequence[dict[str, Any]]) -> Columns:
@@ -35,6 +36,7 @@ def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> 
                "error": "; ".join(r.get("errors", []))[:300]}
         row.update({k: r["tas"].get(k, np.nan) for k in (*cols.automatic, *cols.extra, "shifts_detected",
                                                           "shifts_recovered", "true_shifts")})
+        row.update({k: (r.get("following") or {}).get(k, np.nan) for k in FOLLOWING})
         row.update({a: (r.get("judge") or {}).get(a, np.nan) for a in aspects})
         row["judge_failures"] = r.get("judge_failures", 0)
         rows.append(row)
@@ -121,6 +123,24 @@ def correlations(sessions: pd.DataFrame, automatic: Sequence[str], judged: Seque
             rows.append({"automatic": a, "judge": j, "n": len(d), "pearson_r": float(r), "pearson_p": float(rp),
                          "spearman_rho": float(rho), "spearman_p": float(sp)})
     return pd.DataFrame(rows)
+
+
+def following_validity(sessions: pd.DataFrame, metrics: Sequence[str], verified: Sequence[str]) -> pd.DataFrame:
+    """Per session: how each adaptation metric and judge aspect tracks what verifiably happened (Pearson with
+    a Fisher-z 95 % CI, Spearman), pooled over models."""
+    ok = sessions[~sessions["failed"]]
+    rows = []
+    for m in metrics:
+        for v in verified:
+            d = ok[[m, v]].dropna()
+            usable = len(d) >= 4 and d[m].nunique() > 1 and d[v].nunique() > 1
+            r = float(stats.pearsonr(d[m], d[v])[0]) if usable else np.nan
+            lo, hi = fisher_ci(r, len(d))
+            rows.append({"metric": m, "verified": v, "n": len(d), "pearson_r": r, "pearson_r_low": lo,
+                         "pearson_r_high": hi,
+                         "spearman_rho": float(stats.spearmanr(d[m], d[v])[0]) if usable else np.nan})
+    return pd.DataFrame(rows, columns=["metric", "verified", "n", "pearson_r", "pearson_r_low", "pearson_r_high",
+                                       "spearman_rho"])
 
 
 # ---- figures ----------------------------------------------------------------------------------
@@ -212,6 +232,18 @@ def _figures(store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: 
     return out
 
 
+def _following_line(mm: pd.DataFrame, verified: Sequence[str]) -> str:
+    """The report's sentence on verified preference following."""
+    if "follow.follow_rate" in verified:
+        rate = mm[mm["metric"] == "follow.follow_rate"]
+        return ("Verified preference following (every named title checked in the catalogue against the user's logged "
+                "wishes): follow rate " + "; ".join(f"{r.model} {r.mean:.2f}" for r in rate.itertuples()) + ".")
+    if verified:
+        return ("No simulator truth: only hallucinated titles and recommendations against the CRS's own parsed "
+                "constraints are verified (what the user wanted is not in such logs).")
+    return "No recommendations to verify."
+
+
 def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: Sequence[str], *,
                    n_boot: int = 2000, seed: int = 0, title: str = "Preference-shift adaptation",
                    notes: Sequence[str] = ()) -> dict[str, pd.DataFrame]:
@@ -219,15 +251,19 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     cols = columns_of(results)
     sessions = session_table(results, aspects)
     judged = [a for a in aspects if sessions[a].notna().any()]
-    metrics = [*cols.automatic, *[m for m in cols.extra if sessions[m].notna().any()], *judged]
+    verified = [m for m in FOLLOWING if sessions[m].notna().any()]
+    metrics = [*cols.automatic, *[m for m in cols.extra if sessions[m].notna().any()], *verified, *judged]
     mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
-    anova, tukey = anova_tukey(sessions, [*cols.automatic, *judged])
+    anova, tukey = anova_tukey(sessions, [*cols.automatic, *verified, *judged])
     store.write_table_parts("shift_turns", turn_parts(results))
     det = pd.DataFrame([{"model": m, **detection_summary([r for r in results if r["model"] == m])}
                         for m in dict.fromkeys(r["model"] for r in results)])
     tables = {"model_metrics": mm, "anova": anova, "tukey": tukey, "shift_sessions": sessions, "shift_detection": det}
     if judged:
         tables["metric_correlations"] = correlations(sessions, cols.automatic, judged)
+    truth = [v for v in ("follow.follow_rate", "follow.satisfaction") if v in verified]
+    if truth:
+        tables["following_validity"] = following_validity(sessions, [*cols.automatic, *judged], truth)
     tables["model_metrics_wide"] = wide_metrics(mm)
     for name, df in tables.items():
         store.write_table(name, df)
@@ -246,6 +282,7 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
                  f"{r.model} precision {r.precision:.2f}, recall {r.recall:.2f}" for r in det.itertuples()
                  if np.isfinite(r.precision) or np.isfinite(r.recall)) + "." if det["true"].sum() else
              "No simulator ground truth (imported logs): detection precision/recall not available.",
+             _following_line(mm, verified),
              "Drill down: model_metrics → shift_sessions (one row per session) → the turns of each session below, "
              "with true shifts, detected shifts and recoveries highlighted.", *notes]
     if aspects:
@@ -257,6 +294,8 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
                 "tukey": "Tukey HSD: which pairs of models differ", "shift_detection":
                 "The shift detector against the simulator's logged shifts (pooled over sessions)",
                 "metric_correlations": "Correlation of automatic metrics with the judge's aspects across sessions",
+                "following_validity": "Which adaptation metric tracks what verifiably happened: per-session "
+                                      "correlation with the verified follow rate and constraint satisfaction",
                 "shift_sessions": "One row per session: every metric"}
     store.add_section(title, "\n\n".join(lines), tables=[(t, c) for t, c in captions.items() if t in tables],
                       figures=figures,

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.adaptation.analysis import wide_metrics, write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
+from crseval.adaptation.following import Following
 from crseval.adaptation.score import Scorer
 from crseval.adaptation.thesis_tas import ThesisScorer
 from crseval.data.session_logs import import_logs
@@ -79,10 +80,13 @@ def as_dialogue(record: dict[str, Any]) -> Dialogue:
 
 
 def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
-           store: RunStore, seed: int, tas: dict[str, Any] | None = None, calibrated=None) -> dict[str, Any]:
-    """Score one session (TAS, unless already scored in a batch, + judge panel + calibrated judge) and
-    append it to the results."""
+           store: RunStore, seed: int, tas: dict[str, Any] | None = None, calibrated=None,
+           following: Following | None = None) -> dict[str, Any]:
+    """Score one session (TAS, unless already scored in a batch, + verified following + judge panel +
+    calibrated judge) and append it to the results."""
     record = {**record, "tas": tas if tas is not None else scorer.score([record])[0]}
+    if following is not None:
+        record["following"] = following.session(record["turns"])
     if judges and aspects and not record.get("errors") and record["turns"]:
         recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed,
                            stream=JUDGE_STREAM)
@@ -147,7 +151,7 @@ def _models_signature(config: ShiftConfig) -> dict[str, Any]:
 
 
 def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequence[Judge], aspects: list[str],
-              progress: Progress, calibrated=None) -> None:
+              progress: Progress, calibrated=None, following: Following | None = None) -> None:
     """Run the sessions not yet recorded; each is scored, judged and appended as soon as it finishes."""
     done = store.done_keys(STREAM)
     tasks = [(m.name, s) for s in range(config.sessions) for m in config.models if f"{m.name}|{s}" not in done]
@@ -159,7 +163,8 @@ def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequ
         pending = []
         for _, rec in run_sessions(config.session_part(), tasks, executor=config.executor,
                                    workers=config.workers, cache_path=cache, address=config.ray_address):
-            pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed, None, calibrated))
+            pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed, None, calibrated,
+                                       following))
             pending[-1].add_done_callback(lambda _: bar(1))
         for f in pending:
             f.result()
@@ -190,7 +195,7 @@ def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_pro
                {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
                sessions=f"{config.sessions}x{config.turns}",
                model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
-    _simulate(config, store, scorer, judges, aspects, progress, calibrated)
+    _simulate(config, store, scorer, judges, aspects, progress, calibrated, Following(kb))
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
     write_analysis(store, store.records(STREAM), rated, n_boot=config.n_boot, seed=config.seed, title=title,
                    notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [])
@@ -316,7 +321,7 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     calibrated = _calibrated(judge, judges) if judge else None
     _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs",
                model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
-    records = _score_all(logs, store, scorer, judges, aspects, config.seed, progress, calibrated)
+    records = _score_all(logs, store, scorer, judges, aspects, config.seed, progress, calibrated, Following(kb))
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
     write_analysis(store, records, rated, n_boot=config.n_boot, seed=config.seed,
@@ -331,7 +336,7 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
 
 
 def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int, progress: Progress,
-               calibrated=None) -> list[dict]:
+               calibrated=None, following: Following | None = None) -> list[dict]:
     """Sessions scored in batches of ``SCORE_BATCH`` (each distinct utterance of a batch is encoded and read
     once; the bar's ETA moves per batch), judged and appended (a resumed run reads what is already scored)."""
     earlier = store.records(STREAM)
@@ -344,7 +349,8 @@ def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int
         for start in range(0, len(todo), SCORE_BATCH):
             part = todo[start:start + SCORE_BATCH]
             for rec, tas in zip(part, scorer.score(part)):
-                fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas, calibrated=calibrated))
+                fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas, calibrated=calibrated,
+                                    following=following))
                 bar(1)
     finally:
         close_clients()

@@ -21,6 +21,10 @@ class Columns:
 
 
 THESIS = "thesis."
+FOLLOW = "follow."
+# verified preference following (adaptation/following.py): the same columns whatever the TAS definition
+FOLLOWING = tuple(FOLLOW + c for c in ("follow_rate", "satisfaction", "turns_to_follow", "stale_rate",
+                                       "hallucination_rate", "success", "crs_constraint_satisfaction"))
 COLUMNS = {
     "crseval": Columns("tas", ("tas", "recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention"),
                        ("avg_recovery_delay", "topic_interference", "detection_precision", "detection_recall")),
@@ -77,6 +81,26 @@ metric(THESIS + "cross_coherence", f"Mean TF-IDF cosine of each user turn and th
 metric(THESIS + "context_retention", f"Mean TF-IDF cosine of consecutive system replies, {SPEC}",
        label="context retention (thesis)", capability=C,
        note="reproduces the study's published values exactly (1e-16)")
+VERIFIED = "checked against the catalogue (adaptation/following.py); needs the simulator's logged truth"
+metric(FOLLOW + "follow_rate", "Share of logged shifts whose next recommendation (before the next shift) names a "
+       f"catalogue title satisfying every new constraint, {VERIFIED}", label="follow rate (verified)", capability=C)
+metric(FOLLOW + "satisfaction", "Share of grounded recommendations satisfying every constraint the user holds at that "
+       f"turn, {VERIFIED}", label="constraint satisfaction (verified)", capability=C)
+metric(FOLLOW + "turns_to_follow", "Mean system turns until a reply names a title satisfying a shift's new constraints "
+       f"(1 = the reply to the shift), over shifts followed before the next one, {VERIFIED}",
+       label="turns to follow (verified)", capability=C, higher_is_better=False)
+metric(FOLLOW + "stale_rate", "Share of recommendations after a shift that dropped a constraint which still satisfy a "
+       f"dropped constraint but not the new ones, {VERIFIED}", label="stale rate (verified)", capability=C,
+       higher_is_better=False)
+metric(FOLLOW + "hallucination_rate", "Share of titles the CRS names that are in no catalogue (title grounding)",
+       label="hallucinated titles", capability=C, higher_is_better=False)
+metric(FOLLOW + "success", f"1 when every logged shift of the session was followed before the next one, {VERIFIED}",
+       label="session success (verified)", capability=C)
+metric(FOLLOW + "crs_constraint_satisfaction", "Imported logs: share of grounded recommendations satisfying the "
+       "constraints the CRS itself logged (a consistency check, not following: the user's wishes are not in such logs)",
+       label="satisfies its own parsed constraints", capability=C)
+metric(FOLLOW + "recommendations", "Catalogue titles the CRS named in a session", capability=C, higher_is_better=None,
+       role="count")
 for aspect, text in (("proactiveness", "guides the conversation with useful questions and suggestions"),
                      ("coherence", "replies follow from the conversation without contradictions"),
                      ("personalization", "recommendations fit the user's stated and changing preferences")):
@@ -86,5 +110,7 @@ table("shift_sessions", ["model", "session"], "one row per simulated or imported
 table("model_metrics", ["model", "metric"], "per model and metric: mean with a 95 % bootstrap CI", capability=C)
 table("shift_validity", ["model"], "simulator validity per model: leakage, shifts stated/reverted, words per turn, "
       "dialogue-act distance and Fréchet distance to human seeker turns", capability=C)
+table("following_validity", ["metric", "verified"], "per-session correlation of each adaptation metric and judge "
+      "aspect with the verified following measures (Pearson with a Fisher-z 95 % CI, Spearman)", capability=C)
 table("shift_detector_sweep", ["sim_shift", "jaccard_shift"], "the shift detector's precision, recall and F1 per "
       "threshold pair against the simulator's logged shifts", capability=C)

@@ -154,6 +154,7 @@ CONTEXT = {
     "sim_shift": ("similarity threshold", "a shift when consecutive user turns are less similar than this"),
     "jaccard_shift": ("Jaccard threshold", "a shift when their topic overlap is lower than this"),
     "f1": ("F1", "harmonic mean of precision and recall"),
+    "verified": ("verified measure", "the verified preference-following measure the metric is correlated with"),
     **{f"act_{a}": (f"act: {a}", f"share of user turns whose rule-based dialogue act is {a}")
        for a in ("greeting", "question", "request", "feedback", "other")},
 }

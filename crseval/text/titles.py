@@ -37,7 +37,26 @@ _SPANS = [re.compile(p) for p in (
     r'"([^"\n]{2,80})"', r"“([^”\n]{2,80})”", r"\*\*([^*\n]{2,80})\*\*", r"(?<!\*)\*([^*\n]{2,80})\*(?!\*)",
     r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+(?:\*\*)?([^\n:–—(*\"]{2,80}?)(?:\*\*)?\s*(?=[:–—(]| - |$)",
 )]
+_YEAR_IN_PARENS = re.compile(r"\(((?:19|20)\d{2})\)")
+_YEAR_WINDOW = 400
+_TOKEN = re.compile(r"\S+")
 _BEFORE_YEAR = re.compile(r"((?:[\w'’:&.,!?–—-]+\s+){0,9}[\w'’:&.,!?–—-]+)\s*\(((?:19|20)\d{2})\)")
+
+
+def _before_year(text: str):
+    """``_BEFORE_YEAR.finditer(text)``, searched only in the ten tokens (at most ``_YEAR_WINDOW`` characters)
+    before each "(YYYY)": every match ends in one and none can span another (its words exclude parentheses).
+    Scanning every position of a long reply was most of the grounding time."""
+    pos = 0
+    for year in _YEAR_IN_PARENS.finditer(text):
+        if year.start() < pos:
+            continue
+        # a match's words sit in the last ten whitespace-separated tokens before the year: start at the 11th
+        starts = [t.start() for t in _TOKEN.finditer(text, max(pos, year.start() - _YEAR_WINDOW), year.start())]
+        start = starts[-11] if len(starts) > 11 else max(pos, year.start() - _YEAR_WINDOW)
+        if m := _BEFORE_YEAR.search(text, start, year.end()):
+            pos = m.end()
+            yield m
 
 
 def _connector(word: str) -> bool:
@@ -160,7 +179,7 @@ class TitleMatcher:
     def _spans(self, text: str) -> list[tuple[int, int, tuple[str, int | None]]]:
         """(start, end, (surface, year)) of title-like spans, non-overlapping, first found wins."""
         found: list[tuple[int, int, tuple[str, int | None]]] = []
-        for m in _BEFORE_YEAR.finditer(text):
+        for m in _before_year(text):
             words = m.group(1).split()
             k = len(words)
             while k > 0 and (words[k - 1][0].isupper() or words[k - 1][0].isdigit() or _connector(words[k - 1])):

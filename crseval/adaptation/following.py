@@ -1,0 +1,124 @@
+"""Verifiable preference following: every title a CRS names, checked against what the simulated user
+wants at that turn — facts from the catalogue, not a model's opinion.
+
+Per system turn, the titles it names are grounded in the catalogue (:class:`~crseval.text.titles.
+TitleMatcher`); a title no catalogue item matches is *hallucinated* (reported apart, never counted as
+following). The user's **active constraints** at turn t are the simulator's logged ``truth.topics``
+(``genre:g`` — all genres of a blend — ``year:1990s``, ``actor:…``, ``director:…``, ``writer:…``,
+``language:…``, ``plot:keyword``), each a predicate over a catalogue entry. At a logged shift the
+**new** constraints are those active now and not before, the **dropped** ones those active before and
+not now (an old value replaced or explicitly taken back; a genre change drops the old genres and their
+attributes).
+
+Per session (``follow.*``):
+
+- ``satisfaction`` — share of grounded recommendations that satisfy every active constraint;
+- ``follow_rate`` — share of shifts whose *next recommendation* (the first later reply naming a grounded
+  title, before the next shift) names a title satisfying every new constraint;
+- ``turns_to_follow`` — mean system turns until a reply names such a title (1 = the reply to the shift),
+  over the shifts followed before the next shift;
+- ``stale_rate`` — among grounded recommendations after shifts that dropped something (up to the next
+  shift), the share that still satisfy a dropped constraint but not the new ones;
+- ``hallucination_rate`` — share of named titles that are in no catalogue;
+- ``success`` — 1 when every shift of the session was followed before the next one.
+
+Imported logs have no simulator truth: the thesis layout's per-turn ``constraints`` are what the *CRS*
+parsed. There only ``hallucination_rate`` and ``crs_constraint_satisfaction`` (recommendations that
+satisfy the constraints the CRS itself extracted — a consistency check, not following) are reported.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from crseval.data.kb import ATTRIBUTES, MovieKB
+from crseval.text.titles import TitleMatcher
+
+PREFIX = "follow."
+
+
+class Following:
+    """Grounds recommendations in ``kb`` and checks them against constraints."""
+
+    def __init__(self, kb: MovieKB) -> None:
+        self.kb = kb
+        self.matcher = TitleMatcher(kb.movies)
+        self.row = {m.id: i for i, m in enumerate(kb.movies)}
+        self._memo: dict[str, tuple[list[int], int]] = {}
+
+    def recommendations(self, text: str) -> tuple[list[int], int]:
+        """(catalogue rows of the grounded titles, number of titles in no catalogue); memoised per text."""
+        if text not in self._memo:
+            found = self.matcher.find(text)
+            self._memo[text] = [self.row[m.item] for m in found if m.item is not None], sum(m.item is None for m in found)
+        return self._memo[text]
+
+    def holds(self, row: int, constraint: str) -> bool:
+        kind, _, value = constraint.partition(":")
+        movie = self.kb.movies[row]
+        if kind == "genre":
+            return row in self.kb.genres.get(value, ())
+        if kind == "year":
+            year = movie.get("year")
+            return bool(year) and value[:-1].isdigit() and int(year) // 10 * 10 == int(value[:-1])
+        if kind in ATTRIBUTES:
+            return row in self.kb.index[kind].get(value.lower(), ())
+        if kind == "plot":
+            return value in self.kb.plot_keywords(row)
+        return False
+
+    def fits(self, row: int, constraints) -> bool:
+        return all(self.holds(row, c) for c in constraints)
+
+    def session(self, turns: Sequence[dict[str, Any]]) -> dict[str, float]:
+        """The ``follow.*`` measures of one session (simulator truth when the turns carry it)."""
+        recs, invented = zip(*(self.recommendations(t["system"]) for t in turns)) if turns else ((), ())
+        named = sum(len(r) for r in recs) + sum(invented)
+        out = {PREFIX + "recommendations": float(sum(len(r) for r in recs)),
+               PREFIX + "hallucination_rate": sum(invented) / named if named else np.nan}
+        if turns and turns[0].get("truth") is not None:
+            out.update(self._against_truth(turns, recs))
+        else:
+            rows = [(r, t.get("constraints") or {}) for t, rs in zip(turns, recs) for r in rs]
+            out[PREFIX + "crs_constraint_satisfaction"] = float(np.mean(
+                [self.fits(r, crs_constraints(c)) for r, c in rows])) if rows else np.nan
+        return out
+
+    def _against_truth(self, turns: Sequence[dict[str, Any]], recs: Sequence[list[int]]) -> dict[str, float]:
+        active = [set(t["truth"].get("topics") or []) for t in turns]
+        grounded = [(r, active[k]) for k, rs in enumerate(recs) for r in rs]
+        shifts = [k for k, t in enumerate(turns) if k and t["truth"].get("shift") and active[k] - active[k - 1]]
+        followed, delays, stale, after = [], [], 0, 0
+        for n, k in enumerate(shifts):
+            new, dropped = active[k] - active[k - 1], active[k - 1] - active[k]
+            window = range(k, shifts[n + 1] if n + 1 < len(shifts) else len(turns))
+            first = next((j for j in window if recs[j]), None)
+            followed.append(first is not None and any(self.fits(r, new) for r in recs[first]))
+            delay = next((j - k + 1 for j in window if any(self.fits(r, new) for r in recs[j])), None)
+            if delay is not None:
+                delays.append(delay)
+            if dropped:
+                for j in window:
+                    after += len(recs[j])
+                    stale += sum(any(self.holds(r, c) for c in dropped) and not self.fits(r, new) for r in recs[j])
+        return {PREFIX + "satisfaction": float(np.mean([self.fits(r, c) for r, c in grounded])) if grounded else np.nan,
+                PREFIX + "follow_rate": float(np.mean(followed)) if followed else np.nan,
+                PREFIX + "turns_to_follow": float(np.mean(delays)) if delays else np.nan,
+                PREFIX + "stale_rate": stale / after if after else np.nan,
+                PREFIX + "success": float(len(delays) == len(shifts)) if shifts else np.nan}
+
+
+def crs_constraints(parsed: dict[str, Any]) -> list[str]:
+    """The constraints a CRS logged (crseval's ``genres``/``year``/attributes, or the thesis layout's
+    ``genre``/``year``/attributes), as the predicates above."""
+    out = []
+    genres = parsed.get("genres", parsed.get("genre"))
+    for g in [genres] if isinstance(genres, str) else genres or []:
+        out.append(f"genre:{str(g).lower()}")
+    for kind in ATTRIBUTES:
+        value = parsed.get(kind)
+        if isinstance(value, str) and value:
+            out.append(f"{kind}:{value}")
+    return out
+

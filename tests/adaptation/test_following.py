@@ -1,0 +1,79 @@
+"""Verified preference following on hand-built sessions over the bundled sample catalogue; every expected
+value is counted by hand in the comments."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from crseval.adaptation.following import Following, crs_constraints
+from crseval.data.kb import load_kb
+
+
+@pytest.fixture(scope="module")
+def following():
+    return Following(load_kb(None))
+
+
+def turn(k, system, topics, shift=False):
+    return {"turn": k, "user": "…", "system": system, "truth": {"shift": shift, "topics": topics}}
+
+
+SESSION = [
+    turn(0, 'Try "The Matrix" (1999).', ["genre:sci-fi"]),                                   # fits
+    turn(1, 'How about "Titanic" (1997)?', ["genre:romance"], shift=True),                   # shift A followed at once
+    turn(2, 'You might like "Titanic" (1997).', ["genre:romance", "actor:Ryan Gosling"], True),  # shift B ignored…
+    turn(3, '"The Notebook" (2004) stars him.', ["genre:romance", "actor:Ryan Gosling"]),   # …followed one turn late
+    turn(4, '"Blade Runner 3000" (2031) is great.', ["genre:romance", "actor:Leonardo DiCaprio"], True),  # shift C:
+    turn(5, 'Or "La La Land" (2016).', ["genre:romance", "actor:Leonardo DiCaprio"]),       # invented, then stale
+]
+
+
+def test_grounding_and_predicates(following):
+    rows, invented = following.recommendations('"Blade Runner 3000" (2031) and "Titanic" (1997)')
+    assert [following.kb.movies[r].title for r in rows] == ["Titanic"] and invented == 1
+    titanic = rows[0]
+    assert following.holds(titanic, "genre:romance") and not following.holds(titanic, "genre:horror")
+    assert following.holds(titanic, "year:1990s") and not following.holds(titanic, "year:2000s")
+    assert following.holds(titanic, "actor:Leonardo DiCaprio") and following.holds(titanic, "language:English")
+
+
+def test_followed_ignored_hallucinated_and_stale(following):
+    out = following.session(SESSION)
+    # shifts A (turn 1), B (turn 2), C (turn 4); next recommendation fits the new constraint only for A
+    assert out["follow.follow_rate"] == pytest.approx(1 / 3)
+    # A at once (1), B at turn 3 (3 − 2 + 1 = 2), C never before the session ends
+    assert out["follow.turns_to_follow"] == pytest.approx(1.5)
+    assert out["follow.success"] == 0.0
+    # after A (dropped sci-fi): Titanic, not stale; B drops nothing; after C (dropped Gosling): La La Land has
+    # Gosling, not DiCaprio → stale. 1 of 2
+    assert out["follow.stale_rate"] == pytest.approx(0.5)
+    # grounded: Matrix ✓, Titanic ✓, Titanic ✗ (no Gosling), Notebook ✓, La La Land ✗ (no DiCaprio) → 3/5
+    assert out["follow.satisfaction"] == pytest.approx(0.6)
+    assert out["follow.recommendations"] == 5
+    assert out["follow.hallucination_rate"] == pytest.approx(1 / 6)  # 6 titles named, Blade Runner 3000 invented
+
+
+def test_every_shift_followed_is_a_success(following):
+    session = SESSION[:2] + [turn(2, '"The Notebook" (2004).', ["genre:romance", "actor:Ryan Gosling"], True)]
+    out = following.session(session)
+    assert out["follow.follow_rate"] == 1.0 and out["follow.success"] == 1.0 and out["follow.turns_to_follow"] == 1.0
+
+
+def test_imported_logs_check_only_what_can_be_verified(following):
+    turns = [{"turn": 0, "user": "…", "system": 'How about "Titanic" (1997)?', "constraints": {"genres": ["romance"]},
+              "truth": None},
+             {"turn": 1, "user": "…", "system": '"The Matrix" (1999), or "Moon Dust 7" (2030).',
+              "constraints": {"genre": "horror"}, "truth": None}]
+    out = following.session(turns)
+    assert out["follow.crs_constraint_satisfaction"] == 0.5  # Titanic is romance; The Matrix is not horror
+    assert out["follow.hallucination_rate"] == pytest.approx(1 / 3)
+    assert "follow.follow_rate" not in out  # the user's wishes are not in such logs
+    assert crs_constraints({"genre": "Prison", "actor": "Morgan Freeman", "year": "1982"}) == \
+        ["genre:prison", "actor:Morgan Freeman"]
+
+
+def test_no_recommendation_and_no_shift(following):
+    out = following.session([turn(0, "Tell me more about what you like.", ["genre:drama"])])
+    assert out["follow.recommendations"] == 0 and math.isnan(out["follow.hallucination_rate"])
+    assert math.isnan(out["follow.follow_rate"]) and math.isnan(out["follow.success"])
