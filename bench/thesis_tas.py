@@ -8,12 +8,12 @@ Two parts:
   it (NLTK's ``word_tokenize`` per text, gensim's ``get_document_topics`` per call with the model's
   running random state, only non-empty topics cached, TF-IDF per text pair), on the first ``--peer``
   sessions of one model and extrapolated.
-* ``validity`` — known groups: the user simulator drives two CRSs through the same sessions, the
-  template CRS (retrieves by the user's current wishes) and one that ignores the user (the same reply
-  every turn). A measure of adaptation must rank the first above the second: per definition, the
-  share of session pairs it rates that way (AUC in the metric's own direction, bootstrap 95 % CI), and its
-  shift detector's
-  precision and recall against the simulator's logged shifts.
+* ``validity`` — known groups (``examples/known_groups.toml``): the user simulator drives two CRSs through
+  the same sessions, the template CRS (retrieves by the user's current wishes) and one that ignores the
+  user (``examples/ignorer.py``: the same reply every turn). A measure of adaptation must rank the first
+  above the second: per definition, the share of session pairs it rates that way (AUC in the metric's own
+  direction, bootstrap 95 % CI), and its shift detector's precision and recall against the simulator's
+  logged shifts.
 
 usage: python bench/thesis_tas.py [--part speed|validity|both] [--peer 40] [--sessions 150]
 """
@@ -34,11 +34,7 @@ import pandas as pd
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 LOGS, LDA = SHARED / "preference_shift" / "logs", SHARED / "preference_shift" / "lda"
 KB = SHARED / "opendialkg" / "opendialkg_movie_data.json"
-
-
-def ignore_the_user(history):
-    """A CRS that never adapts: the same recommendation whatever the user asks."""
-    return {"text": "How about Heat? It is a crime thriller with Al Pacino and Robert De Niro.", "constraints": {}}
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"  # ignorer.py: the CRS that never adapts
 
 
 def crseval(*args: str) -> float:
@@ -142,8 +138,8 @@ def validity(sessions: int) -> None:
         evaluate("shift.run", {"seed": 3, "sessions": sessions, "turns": 20, "kb": str(KB), "n_boot": 100,
                                "judge": {"enabled": False},
                                "models": [{"name": "template", "kind": "template"},
-                                          {"name": "ignorer", "kind": "callable", "target": "thesis_tas:ignore_the_user",
-                                           "folder": str(Path(__file__).parent)}]}, out=Path(tmp, "run"))
+                                          {"name": "ignorer", "kind": "callable", "target": "ignorer:respond",
+                                           "folder": str(EXAMPLES)}]}, out=Path(tmp, "run"))
         evaluate("shift.score", logs=Path(tmp, "run"), definition="thesis", lda=LDA, n_boot=100, out=Path(tmp, "thesis"))
         print(f"known groups: {sessions} simulated sessions × 20 turns each for the template CRS and one that ignores "
               "the user; AUC = share of (template, ignorer) session pairs a metric rates template better")
