@@ -7,6 +7,7 @@ Sessions whose CRS failed (``errors``) are excluded from the statistics and coun
 """
 from __future__ import annotations
 
+from math import comb
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,7 +32,7 @@ def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> 
     cols = columns_of(results)
     rows = []
     for r in results:
-        row = {"model": r["model"], "session": str(r["session"]), "turns": len(r["turns"]),
+        row = {"model": r["model"], "session": str(r["session"]), "user": r.get("user"), "turns": len(r["turns"]),
                "true_genre": r.get("true_genre"), "failed": bool(r.get("errors")),
                "error": "; ".join(r.get("errors", []))[:300]}
         row.update({k: r["tas"].get(k, np.nan) for k in (*cols.automatic, *cols.extra, "shifts_detected",
@@ -141,6 +142,23 @@ def following_validity(sessions: pd.DataFrame, metrics: Sequence[str], verified:
                          "spearman_rho": float(stats.spearmanr(d[m], d[v])[0]) if usable else np.nan})
     return pd.DataFrame(rows, columns=["metric", "verified", "n", "pearson_r", "pearson_r_low", "pearson_r_high",
                                        "spearman_rho"])
+
+
+def pass_hat_k(sessions: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """τ-bench's pass^k per model from repeated sessions of each simulated user: per user, the chance that k
+    of its n sessions drawn without replacement all succeed, C(c, k) / C(n, k), averaged over users (95 %
+    bootstrap CI over users), k = 1 … min(5, n); a session without a shift has nothing to fail."""
+    ok = sessions[~sessions["failed"] & sessions["user"].notna()]
+    rows = []
+    for model, g in ok.groupby("model", sort=False):
+        per_user = [u.fillna(1.0).to_numpy() for _, u in g.groupby("user")["follow.success"]]
+        n = min((len(u) for u in per_user), default=0)
+        for k in range(1, min(5, n) + 1) if n >= 2 else ():
+            values = np.array([comb(int(u.sum()), k) / comb(len(u), k) for u in per_user])
+            est, lo, hi = bootstrap_ci(values, n_resamples=n_boot, seed=seed)
+            rows.append({"model": model, "k_sessions": k, "pass_k": est, "ci_low": lo, "ci_high": hi,
+                         "users": len(values)})
+    return pd.DataFrame(rows, columns=["model", "k_sessions", "pass_k", "ci_low", "ci_high", "users"])
 
 
 # ---- figures ----------------------------------------------------------------------------------
@@ -264,6 +282,9 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     truth = [v for v in ("follow.follow_rate", "follow.satisfaction") if v in verified]
     if truth:
         tables["following_validity"] = following_validity(sessions, [*cols.automatic, *judged], truth)
+        repeated = pass_hat_k(sessions, n_boot=n_boot, seed=seed)
+        if len(repeated):
+            tables["following_pass_k"] = repeated
     tables["model_metrics_wide"] = wide_metrics(mm)
     for name, df in tables.items():
         store.write_table(name, df)
@@ -296,6 +317,8 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
                 "metric_correlations": "Correlation of automatic metrics with the judge's aspects across sessions",
                 "following_validity": "Which adaptation metric tracks what verifiably happened: per-session "
                                       "correlation with the verified follow rate and constraint satisfaction",
+                "following_pass_k": "pass^k: the chance that k repeated sessions of the same simulated user all "
+                                    "succeed (every shift followed), 95 % bootstrap CI over users",
                 "shift_sessions": "One row per session: every metric"}
     store.add_section(title, "\n\n".join(lines), tables=[(t, c) for t, c in captions.items() if t in tables],
                       figures=figures,

@@ -154,9 +154,10 @@ def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequ
               progress: Progress, calibrated=None, following: Following | None = None) -> None:
     """Run the sessions not yet recorded; each is scored, judged and appended as soon as it finishes."""
     done = store.done_keys(STREAM)
-    tasks = [(m.name, s) for s in range(config.sessions) for m in config.models if f"{m.name}|{s}" not in done]
-    bar = progress("preference-shift sessions", len(config.models) * config.sessions)
-    bar(len(config.models) * config.sessions - len(tasks))
+    total = config.sessions * config.repeats
+    tasks = [(m.name, s) for s in range(total) for m in config.models if f"{m.name}|{s}" not in done]
+    bar = progress("preference-shift sessions", len(config.models) * total)
+    bar(len(config.models) * total - len(tasks))
     cache = str(store.cache_path)
     post = ThreadPoolExecutor(max_workers=max(1, config.workers))
     try:
@@ -193,7 +194,7 @@ def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_pro
                models=_models_signature(config), seed=config.seed,
                simulator=config.simulator.model_dump(mode="json", exclude={"drift"}) |
                {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
-               sessions=f"{config.sessions}x{config.turns}",
+               sessions=f"{config.sessions}x{config.turns}" + (f"x{config.repeats}" if config.repeats > 1 else ""),
                model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
     _simulate(config, store, scorer, judges, aspects, progress, calibrated, Following(kb))
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]

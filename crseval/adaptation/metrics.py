@@ -112,5 +112,7 @@ table("shift_validity", ["model"], "simulator validity per model: leakage, shift
       "dialogue-act distance and Fréchet distance to human seeker turns", capability=C)
 table("following_validity", ["metric", "verified"], "per-session correlation of each adaptation metric and judge "
       "aspect with the verified following measures (Pearson with a Fisher-z 95 % CI, Spearman)", capability=C)
+table("following_pass_k", ["model", "k_sessions"], "pass^k per model from repeated sessions of each simulated user",
+      capability=C)
 table("shift_detector_sweep", ["sim_shift", "jaccard_shift"], "the shift detector's precision, recall and F1 per "
       "threshold pair against the simulator's logged shifts", capability=C)

@@ -155,6 +155,10 @@ CONTEXT = {
     "jaccard_shift": ("Jaccard threshold", "a shift when their topic overlap is lower than this"),
     "f1": ("F1", "harmonic mean of precision and recall"),
     "verified": ("verified measure", "the verified preference-following measure the metric is correlated with"),
+    "k_sessions": ("k", "repeated sessions of one simulated user that must all succeed"),
+    "pass_k": ("pass^k", "chance that k repeated sessions of the same simulated user all succeed (every shift "
+                         "followed), mean over users of C(successes, k) / C(sessions, k)"),
+    "users": ("users", "simulated users (each met the CRS in several sessions)"),
     **{f"act_{a}": (f"act: {a}", f"share of user turns whose rule-based dialogue act is {a}")
        for a in ("greeting", "question", "request", "feedback", "other")},
 }

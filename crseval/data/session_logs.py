@@ -67,7 +67,7 @@ def _own(path: Path) -> list[dict[str, Any]]:
         for t in rec["turns"]:
             if not isinstance(t, dict) or not isinstance(t.get("user"), str) or not isinstance(t.get("system"), str):
                 raise CrsevalError("turn without user/system text", file=path, line=line, field="turns")
-        out.append({k: rec[k] for k in ("key", "model", "session", "seed", "true_genre", "start_genre", "turns",
+        out.append({k: rec[k] for k in ("key", "model", "session", "user", "seed", "true_genre", "start_genre", "turns",
                                         "errors") if k in rec})
     return out
 

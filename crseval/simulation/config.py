@@ -61,6 +61,8 @@ class SessionSpec(BaseModel):
     kb: str | None = Field(None, description="OpenDialKG movie KB file; empty: the bundled sample catalogue")
     models: list[ModelConfig] = Field(..., min_length=1)
     simulator: SimulatorSection = SimulatorSection()
+    repeats: int = Field(1, ge=1, le=20, description="sessions per simulated user: the same user (seed) meets each "
+                                                     "CRS this many times, the CRS seeded anew each time (pass^k)")
 
     @field_validator("models")
     @classmethod

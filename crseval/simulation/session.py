@@ -28,6 +28,11 @@ def session_seed(seed: int, session: int) -> int:
     return int(np.random.SeedSequence([seed, session]).generate_state(1)[0])
 
 
+def repeat_seed(seed: int, user: int, repeat: int) -> int:
+    """The CRS's seed in repeat ``repeat`` of simulated user ``user`` (``repeats`` > 1)."""
+    return int(np.random.SeedSequence([seed, user, repeat, 1]).generate_state(1)[0])
+
+
 def client_for(llm: LLMConfig, cache_path: str | None) -> LLMClient:
     """One client per (LLM config, cache) per process, shared by the sessions running in it."""
     key = (llm.model_dump_json(), cache_path)
@@ -67,12 +72,14 @@ def run_session(config: dict[str, Any] | SessionSpec, model_name: str, session: 
     cfg = config if isinstance(config, SessionSpec) else SessionSpec.model_validate(config)
     model = next(m for m in cfg.models if m.name == model_name)
     kb = load_kb(cfg.kb)
-    seed = session_seed(cfg.seed, session)
+    user_index = session // cfg.repeats  # repeated sessions of one simulated user share its seed
+    seed = session_seed(cfg.seed, user_index)
     sim = cfg.simulator
     drift = client_for(sim.drift, cache_path) if sim.drift else None
     user = UserSimulator(kb, seed, SimulatorConfig(sim.error_rate, sim.contradiction_rate, sim.blend_rate,
                                                    tuple(sim.shift_every)), drift)
-    crs = make_crs(model, kb, seed, cache_path)
+    crs = make_crs(model, kb, seed if cfg.repeats == 1 else repeat_seed(cfg.seed, user_index, session % cfg.repeats),
+                   cache_path)
     history: list[dict[str, str]] = []
     turns, errors = [], []
     text, truth = user.opening()
@@ -88,5 +95,5 @@ def run_session(config: dict[str, Any] | SessionSpec, model_name: str, session: 
             break  # a failed CRS turn ends the session; it is recorded and excluded from the statistics
         if t + 1 < cfg.turns:
             text, truth = user.reply(t + 1, reply.text)
-    return {"key": f"{model.name}|{session}", "model": model.name, "session": session, "seed": seed,
+    return {"key": f"{model.name}|{session}", "model": model.name, "session": session, "user": user_index, "seed": seed,
             "true_genre": user.true_genre, "start_genre": user.start_genre, "turns": turns, "errors": errors}

@@ -66,3 +66,24 @@ def test_correlations_match_scipy(sessions):
     ok = sessions[~sessions["failed"]]
     assert c["pearson_r"] == pytest.approx(stats.pearsonr(ok.tas, ok.coherence)[0])
     assert c["spearman_rho"] == pytest.approx(stats.spearmanr(ok.tas, ok.coherence)[0])
+
+
+def test_pass_hat_k_by_hand():
+    from crseval.adaptation.analysis import pass_hat_k
+    sessions = pd.DataFrame({"model": ["m"] * 6, "user": [0, 0, 0, 1, 1, 1], "failed": [False] * 6,
+                             "follow.success": [1.0, 1.0, 0.0, 1.0, np.nan, 1.0]})  # no shift: nothing failed
+    got = pass_hat_k(sessions, n_boot=0).set_index("k_sessions")["pass_k"]
+    # user 0: C(2,k)/C(3,k) = 2/3, 1/3, 0; user 1: 1, 1, 1
+    assert got.to_dict() == pytest.approx({1: (2 / 3 + 1) / 2, 2: (1 / 3 + 1) / 2, 3: 0.5})
+    assert pass_hat_k(sessions.assign(user=range(6)), n_boot=0).empty  # one session per user: no pass^k
+
+
+def test_repeated_sessions_meet_the_same_user_with_a_reseeded_crs():
+    from crseval.simulation.config import SessionSpec
+    from crseval.simulation.session import run_session
+    spec = SessionSpec(seed=1, turns=3, repeats=2, models=[{"name": "t", "kind": "template"}])
+    a, b, c = (run_session(spec, "t", s) for s in (0, 1, 2))
+    assert (a["user"], b["user"], c["user"]) == (0, 0, 1)
+    assert a["seed"] == b["seed"] != c["seed"] and a["turns"][0]["user"] == b["turns"][0]["user"]
+    single = run_session(SessionSpec(seed=1, turns=3, models=[{"name": "t", "kind": "template"}]), "t", 0)
+    assert single["seed"] == a["seed"] and single["user"] == 0  # repeats = 1 keeps the old seeds
