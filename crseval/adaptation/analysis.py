@@ -250,6 +250,17 @@ def _figures(store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: 
     return out
 
 
+def _following_tables(sessions: pd.DataFrame, metrics: Sequence[str], verified: Sequence[str], n_boot: int,
+                      seed: int) -> dict[str, pd.DataFrame]:
+    """With simulator truth: each metric against the verified measures, and pass^k when users repeat."""
+    truth = [v for v in ("follow.follow_rate", "follow.satisfaction") if v in verified]
+    if not truth:
+        return {}
+    tables = {"following_validity": following_validity(sessions, metrics, truth)}
+    repeated = pass_hat_k(sessions, n_boot=n_boot, seed=seed)
+    return {**tables, "following_pass_k": repeated} if len(repeated) else tables
+
+
 def _following_line(mm: pd.DataFrame, verified: Sequence[str]) -> str:
     """The report's sentence on verified preference following."""
     if "follow.follow_rate" in verified:
@@ -279,12 +290,7 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     tables = {"model_metrics": mm, "anova": anova, "tukey": tukey, "shift_sessions": sessions, "shift_detection": det}
     if judged:
         tables["metric_correlations"] = correlations(sessions, cols.automatic, judged)
-    truth = [v for v in ("follow.follow_rate", "follow.satisfaction") if v in verified]
-    if truth:
-        tables["following_validity"] = following_validity(sessions, [*cols.automatic, *judged], truth)
-        repeated = pass_hat_k(sessions, n_boot=n_boot, seed=seed)
-        if len(repeated):
-            tables["following_pass_k"] = repeated
+    tables.update(_following_tables(sessions, [*cols.automatic, *judged], verified, n_boot, seed))
     tables["model_metrics_wide"] = wide_metrics(mm)
     for name, df in tables.items():
         store.write_table(name, df)
