@@ -92,7 +92,8 @@ class _Words:
     @staticmethod
     def _apply(rules, text: str, words: bool = False) -> str:
         for pattern, replacement, trigger in rules:
-            if trigger in text or not text.isascii() if words else trigger.search(text):
+            needed = (trigger in text or not text.isascii()) if words else trigger.search(text)
+            if needed:
                 text = pattern.sub(replacement, text)
         return text
 
@@ -109,6 +110,7 @@ def _tokenizers():
         from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer, PunktToken
     except ImportError as e:
         raise CrsevalError(f"the study's topic extractor needs {e.name}", fix=INSTALL) from None
+
     class Sentences(PunktSentenceTokenizer):
         """Punkt decides each candidate break from its context string alone: decide each context once."""
 
