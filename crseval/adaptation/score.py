@@ -12,7 +12,7 @@ import time
 from collections import defaultdict
 from typing import Any, Sequence
 
-from crseval.adaptation.tas import TASParams, score_session
+from crseval.adaptation.tas import TASParams, logged_shifts, score_session
 from crseval.core.forked import fork_map, split, worker_count
 from crseval.text.similarity import TfidfSimilarity, gram
 from crseval.text.topics import KeywordTopics
@@ -67,8 +67,7 @@ class Scorer:
             idx = [row[t["user"]] for t in turns] + [row[t["system"]] for t in turns]
             g = gram(x[idx])
             t0 = self._timed("similarity", t0)
-            truth = [t["turn"] for t in turns if (t.get("truth") or {}).get("shift")] \
-                if turns and turns[0].get("truth") is not None else None
+            truth = logged_shifts(turns)
             out.append(score_session(g, [topics[t["user"]] for t in turns], [topics[t["system"]] for t in turns],
                                      self.params, truth))
             t0 = self._timed("tas", t0)

@@ -66,8 +66,16 @@ def jaccard(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a | b)
 
 
-def _clamp(x: float) -> float:
+def clamp(x: float) -> float:
+    """x clamped to [0, 1]."""
     return min(1.0, max(0.0, x))
+
+
+def logged_shifts(turns: Sequence[dict[str, Any]]) -> list[int] | None:
+    """The turns where the simulator logged a shift; None when the turns carry no simulator truth."""
+    if not turns or turns[0].get("truth") is None:
+        return None
+    return [t["turn"] for t in turns if (t.get("truth") or {}).get("shift")]
 
 
 def _detect(g: np.ndarray, user_topics: Sequence[frozenset], params: TASParams,
@@ -133,9 +141,9 @@ def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: S
     if detected:
         out["recovery_rate"] = len(delays) / len(detected)
         out["avg_recovery_delay"] = float(np.mean(delays)) if delays else float("nan")
-        out["rd_norm"] = 1 - _clamp((out["avg_recovery_delay"] - 1) / params.delay_scale) if delays else 0.0
+        out["rd_norm"] = 1 - clamp((out["avg_recovery_delay"] - 1) / params.delay_scale) if delays else 0.0
         out["topic_interference"] = float(np.mean(interference))
-        out["ti_norm"] = 1 - _clamp(out["topic_interference"])
+        out["ti_norm"] = 1 - clamp(out["topic_interference"])
     else:
         out.update(recovery_rate=float("nan"), avg_recovery_delay=float("nan"), rd_norm=float("nan"),
                    topic_interference=float("nan"), ti_norm=float("nan"))

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from crseval.adaptation.tas import detection
+from crseval.adaptation.tas import clamp, detection, logged_shifts
 from crseval.core.forked import fork_map, split, worker_count
 from crseval.text.similarity import TfidfSimilarity, gram
 from crseval.text.thesis_lda import ThesisLDA
@@ -63,10 +63,6 @@ def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
     """Jaccard of two lists as sets; two empty lists give 0 (the study's rule, not 1)."""
     a, b = set(a), set(b)
     return len(a & b) / len(a | b) if a or b else 0.0
-
-
-def _clamp(x: float) -> float:
-    return min(1.0, max(0.0, x))
 
 
 @dataclass
@@ -180,7 +176,7 @@ class ThesisScorer:
         delay = float(np.mean(delays)) if delays else 0.0
         inter = float(np.mean(interference)) if interference else 0.0
         cross, retention = session.coherence()
-        parts = {"rate": rate, "rd": 1 - _clamp((delay - 1) / DELAY_SCALE), "ti": 1 - _clamp(inter),
+        parts = {"rate": rate, "rd": 1 - clamp((delay - 1) / DELAY_SCALE), "ti": 1 - clamp(inter),
                  "cross_coherence": cross, "context_retention": retention}
         out: dict[str, Any] = {
             "definition": self.definition, "shifts_detected": shifts, "shifts_recovered": len(delays),
@@ -188,8 +184,8 @@ class ThesisScorer:
             PREFIX + "topic_interference": inter, PREFIX + "cross_coherence": cross,
             PREFIX + "context_retention": retention,
             PREFIX + "context_adaptation_score": sum(WEIGHTS[c] * v for c, v in parts.items()) / sum(WEIGHTS.values())}
-        turns = record["turns"]
-        if turns and turns[0].get("truth") is not None:
-            detection(out, session.events, [t["turn"] for t in turns if (t.get("truth") or {}).get("shift")])
+        truth = logged_shifts(record["turns"])
+        if truth is not None:
+            detection(out, session.events, truth)
         out["events"] = session.events
         return out

@@ -74,3 +74,21 @@ def test_imported_logs_without_a_catalogue_are_refused(tmp_path):
     with pytest.raises(CrsevalError, match="--kb"):
         evaluate("shift.score", logs=tmp_path / "s.json", out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_published_table_is_found_in_the_logs_parent_folder(tmp_path):
+    """The shared study layout: logs/ beside model_metrics.csv (not inside it)."""
+    run = tmp_path / "run"
+    evaluate("shift.run", {"seed": 2, "sessions": 2, "turns": 3, "n_boot": 20, "judge": {"enabled": False},
+                           "models": [{"name": "a", "kind": "template"}]}, out=run)
+    logs = tmp_path / "study" / "logs"
+    logs.mkdir(parents=True)
+    from crseval.runs import RunStore
+    for r in RunStore(run).records("results"):
+        (logs / f"{r['key'].replace('|', '_')}.json").write_text(dumps_layout(r))
+    mine = pd.read_csv(run / "tables" / "model_metrics.csv")
+    mine.pivot(index="model", columns="metric", values="mean")[["cross_coherence"]].reset_index().to_csv(
+        tmp_path / "study" / "model_metrics.csv", index=False)
+    res = evaluate("shift.score", logs=logs, kb="sample", n_boot=20, out=tmp_path / "scored")
+    table = res.details["Published vs reproduced per-model means"]
+    assert set(table["metric"]) == {"cross_coherence"} and table["abs_diff"].max() < 1e-9
