@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from crseval.core.forked import fork_map, split, worker_count
 from crseval.data.kb import ATTRIBUTES, MovieKB
 from crseval.text.titles import TitleMatcher
 
@@ -70,6 +71,11 @@ class Following:
 
     def fits(self, row: int, constraints) -> bool:
         return all(self.holds(row, c) for c in constraints)
+
+    def sessions(self, records: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
+        """:meth:`session` for each record, whole sessions split over forked worker processes by turns."""
+        chunks = split(records, worker_count(), weight=lambda r: len(r["turns"]) + 1)
+        return [m for part in fork_map(lambda chunk: [self.session(r["turns"]) for r in chunk], chunks) for m in part]
 
     def session(self, turns: Sequence[dict[str, Any]]) -> dict[str, float]:
         """The ``follow.*`` measures of one session (simulator truth when the turns carry it)."""

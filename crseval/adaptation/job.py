@@ -81,12 +81,14 @@ def as_dialogue(record: dict[str, Any]) -> Dialogue:
 
 def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
            store: RunStore, seed: int, tas: dict[str, Any] | None = None, calibrated=None,
-           following: Following | None = None) -> dict[str, Any]:
-    """Score one session (TAS, unless already scored in a batch, + verified following + judge panel +
+           following: Following | None = None, followed: dict[str, float] | None = None) -> dict[str, Any]:
+    """Score one session (TAS and verified following, unless already measured in a batch, + judge panel +
     calibrated judge) and append it to the results."""
     record = {**record, "tas": tas if tas is not None else scorer.score([record])[0]}
-    if following is not None:
-        record["following"] = following.session(record["turns"])
+    if followed is None and following is not None:
+        followed = following.session(record["turns"])
+    if followed is not None:
+        record["following"] = followed
     if judges and aspects and not record.get("errors") and record["turns"]:
         recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed,
                            stream=JUDGE_STREAM)
@@ -121,7 +123,7 @@ def _calibrated(section: JudgeSection, judges: Sequence[Judge]):
     return judge
 
 
-def _judges(section: JudgeSection, store: RunStore) -> list[Judge]:
+def judge_panel(section: JudgeSection, store: RunStore) -> list[Judge]:
     if not section.enabled:
         return []
     return [Judge(j.name, client_for(j.llm, str(store.cache_path)), j.samples, j.llm.temperature)
@@ -186,7 +188,7 @@ def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_pro
         store.check_config(config.model_dump(mode="json"))
     kb = load_kb(config.kb)
     scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
-    judges = _judges(config.judge, store)
+    judges = judge_panel(config.judge, store)
     aspects = list(config.judge.aspects) if judges else []
     calibrated = _calibrated(config.judge, judges)
     _signature(store, kb, scorer, judges, aspects, fallbacks,
@@ -317,7 +319,7 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
         store.log("NOTE " + n)
     kb = load_kb(kb_path)
     scorer, fallbacks = build_scorer(scoring, kb, store, config.seed)
-    judges = _judges(judge, store) if judge else []
+    judges = judge_panel(judge, store) if judge else []
     aspects = list(judge.aspects) if judges else []
     calibrated = _calibrated(judge, judges) if judge else None
     _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs",
@@ -349,9 +351,10 @@ def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int
     try:
         for start in range(0, len(todo), SCORE_BATCH):
             part = todo[start:start + SCORE_BATCH]
-            for rec, tas in zip(part, scorer.score(part)):
+            followed = following.sessions(part) if following is not None else [None] * len(part)
+            for rec, tas, follow in zip(part, scorer.score(part), followed):
                 fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas, calibrated=calibrated,
-                                    following=following))
+                                    followed=follow))
                 bar(1)
     finally:
         close_clients()

@@ -111,6 +111,8 @@ class TitleMatcher:
         plots = Counter(w for it in items for w in set(re.findall(r"\b[a-z][a-z']+\b", it.get("plot") or "")))
         self._common = set(ENGLISH_STOP_WORDS) | {w for w, c in plots.items() if c >= 2}
         self._phrases = PhraseIndex((tuple(k.split(" ")), k) for k in self._keys)
+        self._grounded: dict[tuple[str, int | None], Mention] = {}  # match_title is pure: the same title recurs
+
 
     def _pick(self, key: str, year: int | None) -> tuple[Item, bool] | None:
         group = self.by_key[key]
@@ -121,6 +123,11 @@ class TitleMatcher:
 
     def match_title(self, title: str, year: int | None = None) -> Mention:
         """Ground one written title (``Title (Year)``, or a span ending in a title); ``year`` overrides."""
+        if (title, year) not in self._grounded:
+            self._grounded[title, year] = self._match_title(title, year)
+        return self._grounded[title, year]
+
+    def _match_title(self, title: str, year: int | None) -> Mention:
         key, written = title_key(title)
         year = year if year is not None else written
         words = key.split(" ")

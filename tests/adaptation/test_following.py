@@ -77,3 +77,12 @@ def test_no_recommendation_and_no_shift(following):
     out = following.session([turn(0, "Tell me more about what you like.", ["genre:drama"])])
     assert out["follow.recommendations"] == 0 and math.isnan(out["follow.hallucination_rate"])
     assert math.isnan(out["follow.follow_rate"]) and math.isnan(out["follow.success"])
+
+
+def test_sessions_in_forked_workers_equal_one_at_a_time(following):
+    records = [{"turns": SESSION[:k]} for k in range(1, len(SESSION) + 1)] * 3
+    forked = following.sessions(records)
+    assert len(forked) == len(records)
+    for got, want in zip(forked, (following.session(r["turns"]) for r in records)):
+        assert got.keys() == want.keys()
+        assert all(got[k] == want[k] or (math.isnan(got[k]) and math.isnan(want[k])) for k in got)
