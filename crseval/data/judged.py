@@ -50,6 +50,7 @@ class JudgedItem:
     labels: dict[str, float]
     target: int | None = None  # utterance index judged at turn level; None = the whole dialogue
     system: str | None = None  # the CRS that produced the dialogue, where known
+    group: str | None = None  # cross-validation group (the user, see JudgedSet.groups); None = the dialogue
 
 
 @dataclass
@@ -72,15 +73,28 @@ class JudgedSet:
 
     def systems(self) -> dict[str, str]:
         """item id → system where every item's system is known (explicit, or the shared prefix of conv ids
-        such as ``kbrd_redial_…``) and there are at least two systems; else empty."""
+        such as ``kbrd_redial_…``: up to the last ``_``, or the last ``-`` in ids without ``_``, so a user id
+        may be a UUID) and there are at least two systems; else empty."""
         explicit = {it.id: it.system for it in self.items if it.system}
         if len(explicit) == len(self.items) and len(set(explicit.values())) > 1:
             return explicit
-        prefix = {it.id: m.group(1) for it in self.items if (m := re.match(r"(.+)[_-][^_-]+$", it.id.split("#")[0]))}
+        conv = {it.id: it.id.split("#")[0] for it in self.items}
+        prefix = {i: c.rsplit("_" if "_" in c else "-", 1)[0] for i, c in conv.items() if "_" in c or "-" in c}
         counts = pd.Series(list(prefix.values())).value_counts() if prefix else pd.Series(dtype=int)
         if len(prefix) == len(self.items) and len(counts) > 1 and counts.min() >= 2:
             return prefix
         return {}
+
+    def groups(self) -> dict[str, str]:
+        """item id → cross-validation group: the **user** where conv ids name system and user
+        (``kbrd_redial_<user id>``: an arena battle is one user talking to two systems, so both dialogues
+        must fall on the same side of a split), else the dialogue."""
+        systems = self.systems()
+        out = {}
+        for it in self.items:
+            conv, system = it.id.split("#")[0], systems.get(it.id)
+            out[it.id] = "user:" + conv[len(system) + 1:] if system and conv.startswith(system) else conv
+        return out
 
     def __len__(self) -> int:
         return len(self.items)
@@ -290,6 +304,34 @@ def _arena(raw: list, path: Path) -> JudgedSet:
                                     {"satisfied": float(sentiment == "satisfied")}, system=system))
     if not out.items:
         raise CrsevalError("no conversations", file=path)
+    return out
+
+
+def load_predictions(path: str | Path, judged: JudgedSet) -> dict[str, pd.Series]:
+    """A judge's published predictions in the FACE layout — ``[{conv_id, dial_level_pred: {aspect: value},
+    turns: [{turn_ind, turn_level_pred: {aspect: value}}]}]``, ``turn_ind`` indexing the dialogue's
+    utterances as CRSArena-Eval's do — for the items of ``judged``: aspect → prediction per item id (NaN
+    where the file has none), for the aspects ``judged`` labels."""
+    p = existing(path, "reference predictions")
+    raw = read_json(p)
+    if not isinstance(raw, list):
+        raise CrsevalError("top level is not a list", file=p, expected="a list of {conv_id, dial_level_pred, turns}")
+    values: dict[str, dict[str, float]] = defaultdict(dict)
+    for i, conv in enumerate(raw):
+        if not isinstance(conv, dict) or "conv_id" not in conv:
+            raise CrsevalError(f"prediction #{i} has no conv_id", file=p, field="conv_id")
+        cid = str(conv["conv_id"])
+        turns = [t for t in conv.get("turns") or [] if isinstance(t, dict)]
+        preds = ({cid: conv.get("dial_level_pred") or {}} if judged.level == "dialogue" else
+                 {f"{cid}#u{t.get('turn_ind')}": t.get("turn_level_pred") or {} for t in turns})
+        for item, by in preds.items():
+            for aspect, v in _numbers(by, p, f"{item}.predictions").items():
+                values[aspect][item] = v
+    ids = [it.id for it in judged.items]
+    out = {a: pd.Series(v, dtype=float).reindex(ids) for a, v in values.items() if a in judged.aspects}
+    if not any(s.notna().any() for s in out.values()):
+        raise CrsevalError(f"no {judged.level}-level prediction matches a labelled item", file=p,
+                           expected="the labelled file's conv_ids (and turn_ind of its ASST turns)")
     return out
 
 

@@ -193,5 +193,6 @@ def fit_aspect(X: np.ndarray, y: np.ndarray, groups: np.ndarray, aspect: str,
 
 
 def dialogue_groups(items: Sequence[JudgedItem], prefix: str = "") -> np.ndarray:
-    """Turn items ``conv#t3`` / ``conv#u5`` group by their dialogue."""
-    return np.array([prefix + it.id.split("#")[0] for it in items])
+    """Cross-validation groups: an item's own group (its user, see ``JudgedSet.groups``) where set, else its
+    dialogue (turn items ``conv#t3`` / ``conv#u5`` group by their dialogue)."""
+    return np.array([prefix + (it.group or it.id.split("#")[0]) for it in items])

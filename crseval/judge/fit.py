@@ -60,8 +60,10 @@ def _load(paths: list[str], level: str, limit: int | None, seed: int, tag: str) 
         if limit is not None and limit < len(items):
             pick = np.random.default_rng(seed).choice(len(items), size=limit, replace=False)
             items = [items[i] for i in sorted(pick)]
-        # ids are prefixed with the set, so items of two sets never share a record or a CV group
-        items = [JudgedItem(f"{tag}{k}:{it.id}", it.dialogue, it.labels, it.target, it.system) for it in items]
+        # ids and groups are prefixed with the set, so items of two sets never share a record or a CV group
+        groups = s.groups()
+        items = [JudgedItem(f"{tag}{k}:{it.id}", it.dialogue, it.labels, it.target, it.system,
+                            f"{tag}{k}:{groups[it.id]}") for it in items]
         sets.append(JudgedSet(s.info, level, items, s.scales, s.observed_scales))
     return sets
 
@@ -81,7 +83,7 @@ def _pooled(sets: list[JudgedSet], aspects: list[str]) -> JudgedSet:
                     (lo, hi), (tlo, thi) = s.scale(a), scales[a]
                     labels[a] = it.labels[a] if (lo, hi) == (tlo, thi) else tlo + (it.labels[a] - lo) * (thi - tlo) / (hi - lo)
             if labels:
-                items.append(JudgedItem(it.id, it.dialogue, labels, it.target, it.system))
+                items.append(JudgedItem(it.id, it.dialogue, labels, it.target, it.system, it.group))
         mapped.append(items)
     if len(sets) > 1:
         for a in aspects:

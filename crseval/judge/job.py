@@ -18,7 +18,8 @@ from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.core.types import Ratings
-from crseval.data.judged import JudgedSet, load_judged
+from crseval.data.io import dataset_info
+from crseval.data.judged import JudgedSet, load_judged, load_predictions
 from crseval.judge.config import PanelConfig
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm import LLMConfig, make_client
@@ -51,6 +52,9 @@ class JudgeMetaConfig(BaseModel):
                                                  "replaces --backend/--model/--samples. The calibrated --judge joins "
                                                  "the panel as one more member (its questions asked with the first "
                                                  "member's model); --judge none leaves it out.")
+    reference: Path | None = Field(None, description="Another judge's published predictions in the FACE layout "
+                                                     "(e.g. CRSArena-Eval's face_run_train.json): a row per aspect "
+                                                     "on the same items, paired tests against it, the system level.")
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the correlation CIs.")
     seed: int = Field(0, description="Seed for the subset and the bootstrap.")
 
@@ -197,7 +201,7 @@ def _write_tables(store: RunStore, table: pd.DataFrame, records: list[dict], sub
     store.write_table("judge_paired_tests", paired_tests(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra))
     plot_meta(table, store.figure_path("meta_eval"))
     tables = ["meta_eval", "judge_paired_tests", "judge_item_scores"]
-    within, system_level = system_tables(records, subset, aspects, extra=extra)
+    within, system_level = system_tables(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
     if len(within):
         store.write_table("judge_within_system", within)
         store.write_table("judge_system_level", system_level)
@@ -242,10 +246,11 @@ def _add_section(store: RunStore, table: pd.DataFrame, tables: list[str], judged
 def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, aspects: list[str] | None = None,
                    limit: int | None = None, seed: int = 0, n_boot: int = 1000, human: Ratings | None = None,
                    calibrated=None, question: str | None = None, member: bool = False,
-                   progress: Progress = no_progress) -> tuple[pd.DataFrame, dict]:
+                   reference: Path | None = None, progress: Progress = no_progress) -> tuple[pd.DataFrame, dict]:
     """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect) into ``store``;
     (meta-evaluation table, signature). ``member``: the calibrated judge joins the panel ``judges`` as one
-    more member (every member still rates every aspect) instead of replacing the LLM question."""
+    more member (every member still rates every aspect) instead of replacing the LLM question.
+    ``reference``: another judge's predictions (FACE layout), compared on the same items."""
     from crseval.data.judged import aspect_key
     from crseval.judge.decomposed import ask, calls
     from crseval.judge.meta import meta_eval_table
@@ -262,12 +267,14 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
     asked = list(dict.fromkeys((calibrated.questions if covered else []) + plain))
     items = _subset(judged, limit, seed)
     subset = JudgedSet(judged.info, judged.level, items, judged.scales, judged.observed_scales)
+    published = {a: v for a, v in load_predictions(reference, subset).items() if a in aspects} if reference else {}
     sig = make_signature(
         data=f"{judged.info.signature()}|level:{judged.level}|n:{len(items)}|seed:{seed}",
         llm=[{**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature} for j in judges],
         model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if covered else None,
         metric={"meta-eval": f"pearson+spearman+kendall(boot:{n_boot})|partial:length|baseline:length",
-                "aspects": aspects, "asked": asked, **({"question": question} if question else {})})
+                "aspects": aspects, "asked": asked, **({"question": question} if question else {}),
+                **({"reference": dataset_info("reference", reference).signature()} if reference else {})})
     store.save_signature(sig)
     triples = [(it.id, it.dialogue, it.target) for it in items]
     tick = progress("LLM judge ratings", len(items) * len(plain) * sum(j.samples for j in judges)
@@ -280,6 +287,8 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
         extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
         if member:
             records = records + _member_records(calibrated.name, extra, subset, judges[0].name)
+    for aspect, series in published.items():
+        extra.setdefault(aspect, {})[f"published: {reference.stem}"] = series
     table = meta_eval_table(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
     tables = _write_tables(store, table, records, subset, aspects, extra, judges, human, n_boot, seed)
     _add_section(store, table, tables, judged, len(items), aspects, asked, sum(j.samples for j in judges), n_boot,
@@ -307,7 +316,8 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     try:
         table, sig = meta_eval_into(store, judged, judges, aspects=config.aspects, limit=config.limit,
                                     seed=config.seed, n_boot=config.n_boot, human=human, calibrated=calibrated,
-                                    question=config.question, member=config.panel is not None, progress=progress)
+                                    question=config.question, member=config.panel is not None,
+                                    reference=config.reference, progress=progress)
     finally:
         for j in judges:
             j.client.close()

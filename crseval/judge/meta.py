@@ -19,6 +19,7 @@ from crseval.data.judged import JudgedSet
 from crseval.judge.panel import panel_ratings
 from crseval.reliability.analysis import reliability_table
 from crseval.plotting import OKABE_ITO, plt, save, style
+from crseval.stats.bootstrap import item_bootstrap
 from crseval.stats.correlation import correlation_ci, correlation_difference, partial_correlation_ci
 
 
@@ -86,8 +87,9 @@ def paired_tests(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[s
     return pd.DataFrame(rows)
 
 
-def system_tables(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[str], *,
-                  extra: dict[str, dict[str, pd.Series]] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def system_tables(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[str], *, n_boot: int = 1000,
+                  seed: int = 0, extra: dict[str, dict[str, pd.Series]] | None = None
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Where dialogues carry their system: (agreement within each system, system-level agreement of the
     per-system means). Both empty without systems."""
     systems = judged.systems()
@@ -107,11 +109,28 @@ def system_tables(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[
                 rho = correlation_ci(g["s"], g["h"], "spearman", n_boot=0)[0]
                 within.append({"aspect": aspect, "judge": name, "system": system, "n": len(g), "pearson": r,
                                "spearman": rho, "mean_score": g["s"].mean(), "mean_human": g["h"].mean()})
-            means = both.groupby("system")[["s", "h"]].mean()
-            level.append({"aspect": aspect, "judge": name, "systems": len(means),
-                          "pearson": correlation_ci(means["s"], means["h"], "pearson", n_boot=0)[0],
-                          "spearman": correlation_ci(means["s"], means["h"], "spearman", n_boot=0)[0]})
+            level.append({"aspect": aspect, "judge": name, **system_level(both, n_boot=n_boot, seed=seed)})
     return pd.DataFrame(within), pd.DataFrame(level)
+
+
+def system_level(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> dict[str, float]:
+    """How well per-system mean scores ``s`` agree with the per-system mean human labels ``h`` over the
+    systems (``system`` column): Pearson, Spearman and Kendall τ-b with percentile CIs from resampling
+    dialogues within each system — the sampling noise of the means; the systems themselves are fixed."""
+    codes, systems = pd.factorize(both["system"])
+    s, h, k = both["s"].to_numpy(float), both["h"].to_numpy(float), len(systems)
+
+    def means(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = np.bincount(codes[idx], minlength=k)
+        return np.bincount(codes[idx], s[idx], k) / n, np.bincount(codes[idx], h[idx], k) / n
+
+    row: dict[str, float] = {"systems": k}
+    for method in ("pearson", "spearman", "kendall"):
+        row[method] = correlation_ci(*means(np.arange(len(s))), method, n_boot=0)[0]
+        row[f"{method}_lo"], row[f"{method}_hi"] = item_bootstrap(
+            lambda idx: correlation_ci(*means(idx), method, n_boot=0)[0], len(s), n_boot=n_boot, seed=seed,
+            strata=codes)
+    return row
 
 
 def item_scores(records: Sequence[dict], items, extra: dict[str, dict[str, pd.Series]] | None = None) -> pd.DataFrame:

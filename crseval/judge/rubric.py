@@ -52,6 +52,9 @@ _QUESTIONS = {
     "task-completion": "How well does the assistant complete its task: recommending movies the user accepts?",
     "interest-arousal": "How well does the assistant spark the user's interest in the movies it recommends?",
     "efficiency": "How efficiently does the assistant reach good recommendations, without wasted turns?",
+    "preference-elicitation": "How well does the assistant ask about the user's preferences (genres, actors, "
+                              "mood, movies they liked) before and while recommending?",
+    "explanation": "How well does the assistant explain why the movies it recommends suit the user?",
     "relevance": "How relevant is the marked assistant response to what the user said before it?",
     "interestingness": "How interesting and engaging is the marked assistant response?",
     "turn-overall": "How satisfied would the user be with the marked assistant response?",

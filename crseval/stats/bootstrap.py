@@ -38,15 +38,19 @@ def bootstrap_ci(values, statistic: Callable = np.mean, *, confidence: float = 0
 
 def item_bootstrap(statistic: Callable[[np.ndarray], float], n_items: int, *, n_boot: int = 1000,
                    confidence: float = 0.95, seed: int = 0, rng: np.random.Generator | None = None,
-                   accept: Callable[[np.ndarray], bool] | None = None) -> tuple[float, float]:
+                   accept: Callable[[np.ndarray], bool] | None = None,
+                   strata: np.ndarray | None = None) -> tuple[float, float]:
     """Percentile interval of ``statistic(idx)`` over ``n_boot`` resamples of item indices ``idx`` (drawn
-    with replacement). ``accept(idx)`` skips degenerate resamples (e.g. a constant variable); NaN values of
-    the statistic are ignored. Pass ``rng`` to continue a shared random stream, else ``seed`` starts one.
-    (NaN, NaN) when no resample is usable."""
+    with replacement; within each stratum, keeping its size, where ``strata`` labels the items).
+    ``accept(idx)`` skips degenerate resamples (e.g. a constant variable); NaN values of the statistic are
+    ignored. Pass ``rng`` to continue a shared random stream, else ``seed`` starts one. (NaN, NaN) when no
+    resample is usable."""
     rng = rng if rng is not None else np.random.default_rng(seed)
+    groups = [np.flatnonzero(strata == g) for g in np.unique(strata)] if strata is not None else None
     draws = []
     for _ in range(n_boot):
-        idx = rng.integers(0, n_items, n_items)
+        idx = (rng.integers(0, n_items, n_items) if groups is None else
+               np.concatenate([g[rng.integers(0, len(g), len(g))] for g in groups]))
         if accept is None or accept(idx):
             draws.append(statistic(idx))
     draws = np.asarray(draws, float)

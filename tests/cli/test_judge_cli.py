@@ -125,3 +125,33 @@ def test_a_panel_that_mixes_prompts_is_not_degenerate(tmp_path):
     assert not rel["degenerate"].any()
     records = [json.loads(x) for x in (tmp_path / "p" / "records" / "judgments.jsonl").read_text().splitlines()]
     assert len({r["prompt"] for r in records}) == 2  # two prompts, recorded per rating
+
+
+def test_meta_eval_against_published_predictions(tmp_path):
+    """A FACE-layout prediction file becomes a row on the same items, a side of the paired tests and of the
+    system level; its correlation is the one computed from the file by hand."""
+    data = _labelled(tmp_path / "d.json", n=30)
+    convs = json.loads(data.read_text())
+    rng = np.random.default_rng(5)
+    pred = {c["conv_id"]: c["dial_level_aggregated"]["dialogue_overall"] + rng.normal(0, .5) for c in convs[1:]}
+    face = tmp_path / "face_run.json"
+    face.write_text(json.dumps([{"conv_id": k, "dial_level_pred": {"dialogue_overall": v}, "turns": []}
+                                for k, v in pred.items()]))
+    out = tmp_path / "meta"
+    res = crseval("judge", "meta-eval", str(data), "--judge", "none", "--backend", "scripted", "--reference",
+                  str(face), "--n-boot", "50", "--out", str(out), "--format", "json")
+    rows = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    human = {c["conv_id"]: c["dial_level_aggregated"]["dialogue_overall"] for c in convs}
+    want = np.corrcoef([pred[k] for k in pred], [human[k] for k in pred])[0, 1]
+    assert rows["published: face_run"]["n"] == 29 and rows["published: face_run"]["failed"] == 1  # one missing
+    assert rows["published: face_run"]["pearson"] == pytest.approx(want, abs=1e-3)
+    tests = pd.read_csv(out / "tables" / "judge_paired_tests.csv")
+    assert ((tests["judge"] == "scripted") & (tests["versus"] == "published: face_run")).any()
+    level = pd.read_csv(out / "tables" / "judge_system_level.csv").set_index("judge")
+    assert level.loc["published: face_run", "systems"] == 3
+    assert {"kendall", "kendall_lo", "kendall_hi", "spearman_lo"} <= set(level.columns)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"conv_id": "nobody", "dial_level_pred": {"dialogue_overall": 1}}]))
+    res = crseval("judge", "meta-eval", str(data), "--backend", "scripted", "--reference", str(bad), "--out",
+                  str(tmp_path / "x"), check=False)
+    assert res.returncode == 2 and "no dialogue-level prediction matches" in res.stderr

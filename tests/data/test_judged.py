@@ -3,7 +3,7 @@ import json
 import pytest
 
 from crseval.core.errors import CrsevalError
-from crseval.data.judged import load_judged
+from crseval.data.judged import load_judged, load_predictions
 
 CONVS = [{"conv_id": "c1", "dial_level_aggregated": {"overall": 4.5, "relevance": 3},
           "dialogue": [{"role": "user", "utterance": "hi, a comedy please"},
@@ -59,9 +59,44 @@ def test_crsarena_eval_layout_as_published(tmp_path):
     assert list(d.items[0].dialogue.utterances)[1].role.is_recommender
     assert d.observed_scales and d.scale("dialogue-overall") == (0, 3)
     assert d.systems() == {}  # one dialogue of chatgpt_opendialkg is not a system sample
+    assert d.groups()["kbrd_redial_1"] == "kbrd_redial_1"  # no systems known: each dialogue is its own group
     convs.append({**convs[-1], "conv_id": "chatgpt_opendialkg_10"})
     p.write_text(json.dumps(convs))
     assert set(load_judged(p).systems().values()) == {"kbrd_redial", "chatgpt_opendialkg"}
+
+
+def test_systems_when_user_ids_are_uuids(tmp_path):
+    convs = [{"conv_id": f"{crs}_06002459-56ea-4392-9230-36{i:010d}", "dial_level_aggregated": {"overall": i},
+              "dialogue": [{"role": "USER", "utterance": "hi"}, {"role": "ASST", "utterance": "hello"}]}
+             for crs in ("barcor_opendialkg", "kbrd_redial") for i in range(2)]
+    p = tmp_path / "eval.json"
+    p.write_text(json.dumps(convs))
+    d = load_judged(p)
+    assert sorted(set(d.systems().values())) == ["barcor_opendialkg", "kbrd_redial"]
+    # cross-validation groups are users: the two systems one user talked to (a battle) share a group
+    groups = d.groups()
+    assert len(set(groups.values())) == 2
+    assert groups[convs[0]["conv_id"]] == groups[convs[2]["conv_id"]] == "user:06002459-56ea-4392-9230-360000000000"
+
+
+def test_published_predictions_in_the_face_layout(tmp_path):
+    p, q = tmp_path / "eval.json", tmp_path / "face.json"
+    p.write_text(json.dumps(CONVS))
+    q.write_text(json.dumps([
+        {"conv_id": "c1", "dial_level_pred": {"Overall": 3.5, "unlabelled": 1},
+         "turns": [{"turn_ind": 1, "turn_level_pred": {"relevance": 0.9}}]},
+        {"conv_id": "elsewhere", "dial_level_pred": {"overall": 1}, "turns": []}]))
+    d = load_predictions(q, load_judged(p))
+    assert list(d) == ["overall"]  # aspects the labels have, canonical names
+    assert d["overall"]["c1"] == 3.5 and d["overall"].isna()["c2"]  # c2 has no prediction: NaN, counted as failed
+    t = load_predictions(q, load_judged(p, "turn"))
+    assert t["relevance"]["c1#u1"] == 0.9 and t["relevance"].isna()["c2#u1"]
+    q.write_text(json.dumps([{"conv_id": "nobody", "dial_level_pred": {"overall": 1}}]))
+    with pytest.raises(CrsevalError, match="no dialogue-level prediction matches"):
+        load_predictions(q, load_judged(p))
+    q.write_text(json.dumps([{"dial_level_pred": {"overall": 1}}]))
+    with pytest.raises(CrsevalError, match="no conv_id"):
+        load_predictions(q, load_judged(p))
 
 
 @pytest.mark.parametrize("bad", ["great", None, True, float("inf")])

@@ -46,3 +46,13 @@ def test_vectorised_reductions_give_the_same_interval_as_a_python_statistic():
     fast = bootstrap_ci(x, np.mean, seed=4)
     slow = bootstrap_ci(x, lambda v: float(np.mean(v)), seed=4)
     assert fast == pytest.approx(slow, rel=1e-12)
+
+
+def test_stratified_item_bootstrap_resamples_within_each_stratum():
+    strata = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    seen = []
+    item_bootstrap(lambda i: seen.append(i) or 0.0, len(strata), n_boot=30, seed=4, strata=strata)
+    for idx in seen:  # every resample keeps each stratum's size and draws only from it
+        assert [np.sum(strata[idx] == g) for g in (0, 1, 2)] == [3, 2, 4]
+        assert list(strata[idx]) == sorted(strata[idx])
+    assert any(len(set(idx)) < len(idx) for idx in seen)  # with replacement

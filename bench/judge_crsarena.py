@@ -1,0 +1,173 @@
+"""Which ingredients make a dialogue judge agree with people on CRS-generated dialogues? An ablation on
+CRSArena-Eval's 362 development dialogues (`../shared/data/judgments/crsarena_eval/`), every design a
+standardised ridge regression scored by 5-fold cross-validation **grouped by user** (an arena battle is
+one user talking to two systems: both dialogues stay on one side), out-of-fold Pearson r with the
+dialogue aspect and a 95 % bootstrap CI:
+
+* ``length`` — log characters of the transcript (the baseline every judge must beat);
+* ``rules`` — the calibrated judge's rule-read transcript evidence (`judge/features.py`);
+* ``assistant text`` — rules + the mean MiniLM embedding of the assistant's turns;
+* ``turn model`` — rules + a turn-level model trained on the people's per-turn relevance and
+  interestingness labels (MiniLM of the reply, its product with the user turn before it, their cosine,
+  length, position), its predictions aggregated per dialogue (mean, minimum, last). Inside each outer
+  fold the turn model is fitted on the training dialogues' turns only, and the training dialogues'
+  own turn predictions come from an inner grouped CV, so no dialogue's features saw its labels;
+* with ``--llm RUN`` also the LLM readings of a ``judge meta-eval`` run on the same file (its single
+  questions, per aspect, as published by ``judge_item_scores.csv``; only on the dialogues it judged);
+* ``published`` — FACE's predictions for the same dialogues (no fitting: the named peer).
+
+``--by system`` groups the folds by system instead (leave systems out): the transfer question, since
+assistant-text features can learn a system's style. Seconds per dialogue are the feature extraction's.
+
+usage: python bench/judge_crsarena.py [--data DIR] [--by user|system] [--llm RUN] [--n-boot 1000]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import RidgeCV
+from sklearn.model_selection import GroupKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from crseval.data.judged import load_judged, load_predictions
+from crseval.judge.features import transcript_features
+from crseval.stats.correlation import correlation_ci
+from crseval.text.embed import MiniLM
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "judgments" / "crsarena_eval"
+ASPECTS = ["dialogue-overall", "understanding", "task-completion", "interest-arousal", "efficiency",
+           "preference-elicitation", "explanation"]
+TURN_ASPECTS = ["relevance", "interestingness"]
+
+
+def ridge():
+    return make_pipeline(StandardScaler(), RidgeCV(alphas=np.logspace(-2, 4, 25)))
+
+
+def turn_features(turns, embed) -> np.ndarray:
+    """Per labelled assistant turn: its embedding, its product with the user turn before it, their cosine,
+    log length and relative position."""
+    replies, users, rest = [], [], []
+    for it in turns:
+        utts = list(it.dialogue.utterances)
+        replies.append(utts[it.target].text)
+        users.append(next((u.text for u in reversed(utts[:it.target]) if not u.role.is_recommender), "-"))
+        rest.append([np.log1p(len(replies[-1])), it.target / len(utts)])
+    a, u = embed.encode(replies), embed.encode(users)
+    return np.hstack([a, a * u, np.sum(a * u, axis=1, keepdims=True), np.array(rest)])
+
+
+def assistant_text(items, embed) -> np.ndarray:
+    """Per dialogue: the mean embedding of the assistant's turns."""
+    texts = [[u.text for u in it.dialogue.utterances if u.role.is_recommender] or ["-"] for it in items]
+    vectors = iter(embed.encode([t for ts in texts for t in ts]))
+    return np.array([np.mean([next(vectors) for _ in ts], axis=0) for ts in texts])
+
+
+def turn_predictions(T, Y, owner, groups, train) -> np.ndarray:
+    """Per turn and turn aspect: fitted on the training dialogues' turns, out-of-fold (inner grouped CV)
+    for those turns themselves, plain predictions for the held-out dialogues' turns."""
+    inside = np.isin(owner, train)
+    idx = np.flatnonzero(inside)
+    out = np.zeros_like(Y)
+    for k in range(Y.shape[1]):
+        out[~inside, k] = ridge().fit(T[inside], Y[inside, k]).predict(T[~inside])
+        for a, b in GroupKFold(5).split(idx, groups=groups[owner[idx]]):
+            out[idx[b], k] = ridge().fit(T[idx[a]], Y[idx[a], k]).predict(T[idx[b]])
+    return out
+
+
+def aggregate(P, owner, n) -> np.ndarray:
+    """Per dialogue and turn aspect: mean, minimum and last turn prediction (zeros without labelled turns)."""
+    out = np.zeros((n, 3 * P.shape[1]))
+    for i in range(n):
+        p = P[owner == i]
+        if len(p):
+            out[i] = np.concatenate([p.mean(0), p.min(0), p[-1]])
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=str(DEFAULT))
+    ap.add_argument("--by", choices=["user", "system"], default="user")
+    ap.add_argument("--llm", default=None, help="a `judge meta-eval` run on the same file (its LLM readings)")
+    ap.add_argument("--n-boot", type=int, default=1000)
+    a = ap.parse_args()
+    data = Path(a.data)
+    if not (data / "crs_arena_eval_train.json").exists():
+        raise SystemExit(f"CRSArena-Eval not found under {data} (see ../shared/data/README.md)")
+    dial = load_judged(data / "crs_arena_eval_train.json")
+    turns = load_judged(data / "crs_arena_eval_train.json", "turn")
+    items, n = dial.items, len(dial.items)
+    labels = dial.groups() if a.by == "user" else dial.systems()
+    groups = np.array([labels[it.id] for it in items])
+    published = load_predictions(data / "face_run_train.json", dial)
+
+    t0 = time.perf_counter()
+    rules = np.array([transcript_features(it.dialogue) for it in items])
+    seconds = {"length": 0.0, "rules": (time.perf_counter() - t0) / n}
+    embed = MiniLM(persist=False)  # nothing memoised from earlier runs: the seconds are real
+    t0 = time.perf_counter()
+    assistant = assistant_text(items, embed)
+    seconds["assistant text"] = seconds["rules"] + (time.perf_counter() - t0) / n
+    t0 = time.perf_counter()
+    position = {it.id: i for i, it in enumerate(items)}
+    owner = np.array([position[t.id.split("#")[0]] for t in turns.items])
+    T = turn_features(turns.items, embed)
+    Y = np.array([[t.labels.get(k, np.nan) for k in TURN_ASPECTS] for t in turns.items])
+    Y = np.where(np.isnan(Y), np.nanmean(Y, axis=0), Y)  # 4 turns lack a relevance label
+    seconds["turn model"] = seconds["rules"] + (time.perf_counter() - t0) / n
+
+    folds = list(GroupKFold(5, shuffle=True, random_state=0).split(rules, groups=groups))
+    turn_agg = {}
+    for k, (train, test) in enumerate(folds):
+        turn_agg[k] = aggregate(turn_predictions(T, Y, owner, groups, train), owner, n)
+    designs = {"length": lambda k: rules[:, :1], "rules": lambda k: rules,
+               "assistant text": lambda k: np.hstack([rules, assistant]),
+               "turn model": lambda k: np.hstack([rules, turn_agg[k]])}
+    rows = []
+    for aspect in ASPECTS:
+        y = np.array([it.labels[aspect] for it in items])
+        for name, X in designs.items():
+            pred = np.zeros(n)
+            for k, (train, test) in enumerate(folds):
+                pred[test] = ridge().fit(X(k)[train], y[train]).predict(X(k)[test])
+            rows.append(_row(aspect, name, pred, y, a.n_boot, seconds[name]))
+        if aspect in published:
+            rows.append(_row(aspect, "published (FACE)", published[aspect].to_numpy(), y, a.n_boot, np.nan))
+        rows += _llm_rows(a.llm, aspect, items, y, a.n_boot)
+    table = pd.DataFrame(rows)
+    print(f"CRSArena-Eval, {n} dialogues, 5-fold CV grouped by {a.by} ({len(set(groups))} groups)")
+    print(table.to_markdown(index=False, floatfmt=".3f"))
+    return 0
+
+
+def _row(aspect, name, pred, y, n_boot, seconds) -> dict:
+    ok = np.isfinite(pred)
+    r, lo, hi, _ = correlation_ci(pred[ok], y[ok], "pearson", n_boot=n_boot)
+    return {"aspect": aspect, "design": name, "n": int(ok.sum()), "pearson": r, "ci_lo": lo, "ci_hi": hi,
+            "s/dialogue": seconds}
+
+
+def _llm_rows(run, aspect, items, y, n_boot) -> list[dict]:
+    """The LLM readings a `judge meta-eval` run recorded for this aspect (no fitting), on its dialogues."""
+    if not run:
+        return []
+    scores = pd.read_csv(Path(run) / "tables" / "judge_item_scores.csv")
+    scores = scores[(scores["aspect"] == aspect) & ~scores["judge"].str.startswith(("published", "length"))]
+    out = []
+    for judge, g in scores.groupby("judge"):
+        by = g.set_index("item")["score"]
+        pred = np.array([by.get(it.id, np.nan) for it in items], dtype=float)
+        out.append(_row(aspect, f"LLM run: {judge}", pred, y, n_boot, np.nan))
+    return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

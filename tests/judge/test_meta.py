@@ -1,0 +1,21 @@
+"""System-level agreement of a judge with people, against a hand computation and scipy."""
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from crseval.judge.meta import system_level
+
+
+def test_system_level_correlates_the_per_system_means():
+    both = pd.DataFrame({"system": list("aaabbbccddd"),
+                         "s": [1, 2, 3, 2, 2, 5, 4, 6, 9, 8, 7],
+                         "h": [0, 1, 1, 1, 2, 2, 1, 2, 4, 4, 4]}, dtype=object).astype({"s": float, "h": float})
+    # per-system means: a (2, 2/3), b (3, 5/3), c (5, 1.5), d (8, 4)
+    s, h = np.array([2, 3, 5, 8.0]), np.array([2 / 3, 5 / 3, 1.5, 4])
+    row = system_level(both, n_boot=300, seed=1)
+    assert row["systems"] == 4
+    assert np.isclose(row["pearson"], stats.pearsonr(s, h)[0])
+    assert np.isclose(row["spearman"], 0.8) and np.isclose(row["kendall"], stats.kendalltau(s, h)[0])
+    assert np.isclose(row["kendall"], 4 / 6)  # 5 concordant pairs of 6, one discordant (b, c)
+    for m in ("pearson", "spearman", "kendall"):
+        assert row[f"{m}_lo"] <= row[m] + 1e-9 and row[m] <= row[f"{m}_hi"] + 1e-9
