@@ -13,13 +13,13 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from crseval.core.types import Ratings
 from crseval.data.judged import JudgedSet
 from crseval.judge.panel import panel_ratings
 from crseval.reliability.analysis import reliability_table
 from crseval.plotting import OKABE_ITO, plt, save, style
-from crseval.stats.bootstrap import item_bootstrap
 from crseval.stats.correlation import correlation_ci, correlation_difference, partial_correlation_ci
 
 
@@ -116,21 +116,46 @@ def system_tables(records: Sequence[dict], judged: JudgedSet, aspects: Sequence[
 def system_level(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> dict[str, float]:
     """How well per-system mean scores ``s`` agree with the per-system mean human labels ``h`` over the
     systems (``system`` column): Pearson, Spearman and Kendall τ-b with percentile CIs from resampling
-    dialogues within each system — the sampling noise of the means; the systems themselves are fixed."""
+    dialogues within each system — the sampling noise of the means; the systems themselves are fixed.
+    The resamples are :func:`~crseval.stats.bootstrap.item_bootstrap`'s stratified draws (same stream),
+    their correlations computed for all resamples at once."""
     codes, systems = pd.factorize(both["system"])
-    s, h, k = both["s"].to_numpy(float), both["h"].to_numpy(float), len(systems)
-
-    def means(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        n = np.bincount(codes[idx], minlength=k)
-        return np.bincount(codes[idx], s[idx], k) / n, np.bincount(codes[idx], h[idx], k) / n
-
+    order = np.argsort(codes, kind="stable")  # each system's dialogues side by side, as the strata are drawn
+    codes, k = codes[order], len(systems)
+    s, h = both["s"].to_numpy(float)[order], both["h"].to_numpy(float)[order]
+    sizes = np.bincount(codes, minlength=k)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rng = np.random.default_rng(seed)
+    idx = np.array([np.concatenate([a + rng.integers(0, n, n) for a, n in zip(starts, sizes)])
+                    for _ in range(n_boot)], dtype=int).reshape(n_boot, len(s))
+    # means rounded to 12 decimals: equal means tie whatever order their sums were taken in
+    boot_s, boot_h = (np.round(np.add.reduceat(x[idx], starts, axis=1) / sizes, 12) for x in (s, h))
     row: dict[str, float] = {"systems": k}
+    mean_s, mean_h = (np.round(np.bincount(codes, x, k) / sizes, 12) for x in (s, h))
     for method in ("pearson", "spearman", "kendall"):
-        row[method] = correlation_ci(*means(np.arange(len(s))), method, n_boot=0)[0]
-        row[f"{method}_lo"], row[f"{method}_hi"] = item_bootstrap(
-            lambda idx: correlation_ci(*means(idx), method, n_boot=0)[0], len(s), n_boot=n_boot, seed=seed,
-            strata=codes)
+        row[method] = correlation_ci(mean_s, mean_h, method, n_boot=0)[0]
+        draws = _row_correlations(boot_s, boot_h, method) if n_boot else np.array([])
+        draws = draws[np.isfinite(draws)]
+        row[f"{method}_lo"], row[f"{method}_hi"] = (np.percentile(draws, [2.5, 97.5]).tolist() if len(draws)
+                                                    else (np.nan, np.nan))
     return row
+
+
+def _row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
+    """The correlation of each row of ``x`` with the same row of ``y`` (NaN where either is constant):
+    Pearson, Spearman (Pearson of average ranks) or Kendall τ-b, as scipy computes them."""
+    if method == "kendall":
+        i, j = np.triu_indices(x.shape[1], 1)
+        dx, dy = np.sign(x[:, j] - x[:, i]), np.sign(y[:, j] - y[:, i])
+        pairs = len(i)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (dx * dy).sum(1) / np.sqrt((pairs - (dx == 0).sum(1)) * (pairs - (dy == 0).sum(1)))
+    if method == "spearman":
+        x, y = stats.rankdata(x, axis=1), stats.rankdata(y, axis=1)
+    xc, yc = x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(1) / np.sqrt((xc ** 2).sum(1) * (yc ** 2).sum(1))
+    return np.where((np.ptp(x, 1) > 0) & (np.ptp(y, 1) > 0), r, np.nan)
 
 
 def item_scores(records: Sequence[dict], items, extra: dict[str, dict[str, pd.Series]] | None = None) -> pd.DataFrame:

@@ -19,3 +19,27 @@ def test_system_level_correlates_the_per_system_means():
     assert np.isclose(row["kendall"], 4 / 6)  # 5 concordant pairs of 6, one discordant (b, c)
     for m in ("pearson", "spearman", "kendall"):
         assert row[f"{m}_lo"] <= row[m] + 1e-9 and row[m] <= row[f"{m}_hi"] + 1e-9
+
+
+def test_system_level_intervals_are_the_stratified_item_bootstrap():
+    """The vectorised resampling equals item_bootstrap's stratified draws with scipy's correlations."""
+    from crseval.stats.bootstrap import item_bootstrap
+    from crseval.stats.correlation import correlation_ci
+    rng = np.random.default_rng(7)
+    systems = rng.choice(list("pqrstuvw"), 90)
+    # integer scores and labels (sums exact in any order), tied system means included
+    both = pd.DataFrame({"system": systems, "s": rng.integers(0, 4, 90).astype(float),
+                         "h": rng.integers(0, 3, 90).astype(float)})
+    both["s"] += pd.Series(systems).map({c: i % 3 for i, c in enumerate("pqrstuvw")})
+    got = system_level(both, n_boot=200, seed=3)
+    order = np.argsort(pd.factorize(both["system"])[0], kind="stable")
+    codes = pd.factorize(both["system"])[0][order]
+    s, h = both["s"].to_numpy()[order], both["h"].to_numpy()[order]
+
+    def means(idx):
+        n = np.bincount(codes[idx], minlength=8)
+        return np.bincount(codes[idx], s[idx], 8) / n, np.bincount(codes[idx], h[idx], 8) / n
+    for m in ("pearson", "spearman", "kendall"):
+        lo, hi = item_bootstrap(lambda i: correlation_ci(*means(i), m, n_boot=0)[0], 90, n_boot=200, seed=3,
+                                strata=codes)
+        assert np.isclose(got[f"{m}_lo"], lo) and np.isclose(got[f"{m}_hi"], hi), m
