@@ -107,6 +107,7 @@ def main() -> int:
     items, n = dial.items, len(dial.items)
     labels = dial.groups() if a.by == "user" else dial.systems()
     groups = np.array([labels[it.id] for it in items])
+    systems = np.array([dial.systems()[it.id] for it in items])
     published = load_predictions(data / "face_run_train.json", dial)
 
     t0 = time.perf_counter()
@@ -138,24 +139,29 @@ def main() -> int:
             pred = np.zeros(n)
             for k, (train, test) in enumerate(folds):
                 pred[test] = ridge().fit(X(k)[train], y[train]).predict(X(k)[test])
-            rows.append(_row(aspect, name, pred, y, a.n_boot, seconds[name]))
+            rows.append(_row(aspect, name, pred, y, a.n_boot, seconds[name], systems))
         if aspect in published:
-            rows.append(_row(aspect, "published (FACE)", published[aspect].to_numpy(), y, a.n_boot, np.nan))
-        rows += _llm_rows(a.llm, aspect, items, y, a.n_boot)
+            rows.append(_row(aspect, "published (FACE)", published[aspect].to_numpy(), y, a.n_boot, np.nan,
+                             systems))
+        rows += _llm_rows(a.llm, aspect, items, y, a.n_boot, systems)
     table = pd.DataFrame(rows)
     print(f"CRSArena-Eval, {n} dialogues, 5-fold CV grouped by {a.by} ({len(set(groups))} groups)")
     print(table.to_markdown(index=False, floatfmt=".3f"))
     return 0
 
 
-def _row(aspect, name, pred, y, n_boot, seconds) -> dict:
+def _row(aspect, name, pred, y, n_boot, seconds, systems) -> dict:
+    """Out-of-fold Pearson r with its CI, and the mean of the per-system r (how well a design orders the
+    dialogues of one system: what is left when the differences between systems are taken away)."""
     ok = np.isfinite(pred)
     r, lo, hi, _ = correlation_ci(pred[ok], y[ok], "pearson", n_boot=n_boot)
+    within = [correlation_ci(pred[ok & (systems == s)], y[ok & (systems == s)], "pearson", n_boot=0)[0]
+              for s in np.unique(systems)]
     return {"aspect": aspect, "design": name, "n": int(ok.sum()), "pearson": r, "ci_lo": lo, "ci_hi": hi,
-            "s/dialogue": seconds}
+            "within systems": np.nanmean(within), "s/dialogue": seconds}
 
 
-def _llm_rows(run, aspect, items, y, n_boot) -> list[dict]:
+def _llm_rows(run, aspect, items, y, n_boot, systems) -> list[dict]:
     """The LLM readings a `judge meta-eval` run recorded for this aspect (no fitting), on its dialogues."""
     if not run:
         return []
@@ -165,7 +171,7 @@ def _llm_rows(run, aspect, items, y, n_boot) -> list[dict]:
     for judge, g in scores.groupby("judge"):
         by = g.set_index("item")["score"]
         pred = np.array([by.get(it.id, np.nan) for it in items], dtype=float)
-        out.append(_row(aspect, f"LLM run: {judge}", pred, y, n_boot, np.nan))
+        out.append(_row(aspect, f"LLM run: {judge}", pred, y, n_boot, np.nan, systems))
     return out
 
 
