@@ -47,3 +47,16 @@ def test_no_module_over_400_lines():
 def test_no_function_over_60_lines():
     long = [f"{p.relative_to(ROOT)}:{name} ({n})" for p, _, fns in _sizes() for name, n in fns if n > 60]
     assert not long, long
+
+
+def test_ruff_check_passes():
+    """pyflakes and pycodestyle (the rules in pyproject.toml's [tool.ruff.lint]) over the whole tree."""
+    import shutil
+    import subprocess
+    import sys
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed (pip install 'crseval[dev]')")
+    res = subprocess.run([ruff, "check", "crseval", "tests", "bench", "tools"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert res.returncode == 0, res.stdout[-3000:]

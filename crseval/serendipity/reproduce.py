@@ -30,7 +30,6 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crseval.core.config import CommaList
-from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import content_hash, make_signature
 from crseval.data import load_dataset
