@@ -13,14 +13,14 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from crseval.core.types import Ratings
 from crseval.data.judged import JudgedSet
 from crseval.judge.panel import panel_ratings
 from crseval.reliability.analysis import reliability_table
 from crseval.plotting import OKABE_ITO, plt, save, style
-from crseval.stats.correlation import correlation_ci, correlation_difference, partial_correlation_ci
+from crseval.stats.correlation import (correlation_ci, correlation_difference, partial_correlation_ci,
+                                       row_correlations)
 
 
 def _length(item) -> float:
@@ -134,28 +134,11 @@ def system_level(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> di
     mean_s, mean_h = (np.round(np.bincount(codes, x, k) / sizes, 12) for x in (s, h))
     for method in ("pearson", "spearman", "kendall"):
         row[method] = correlation_ci(mean_s, mean_h, method, n_boot=0)[0]
-        draws = _row_correlations(boot_s, boot_h, method) if n_boot else np.array([])
+        draws = row_correlations(boot_s, boot_h, method) if n_boot else np.array([])
         draws = draws[np.isfinite(draws)]
         row[f"{method}_lo"], row[f"{method}_hi"] = (np.percentile(draws, [2.5, 97.5]).tolist() if len(draws)
                                                     else (np.nan, np.nan))
     return row
-
-
-def _row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
-    """The correlation of each row of ``x`` with the same row of ``y`` (NaN where either is constant):
-    Pearson, Spearman (Pearson of average ranks) or Kendall τ-b, as scipy computes them."""
-    if method == "kendall":
-        i, j = np.triu_indices(x.shape[1], 1)
-        dx, dy = np.sign(x[:, j] - x[:, i]), np.sign(y[:, j] - y[:, i])
-        pairs = len(i)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (dx * dy).sum(1) / np.sqrt((pairs - (dx == 0).sum(1)) * (pairs - (dy == 0).sum(1)))
-    if method == "spearman":
-        x, y = stats.rankdata(x, axis=1), stats.rankdata(y, axis=1)
-    xc, yc = x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (xc * yc).sum(1) / np.sqrt((xc ** 2).sum(1) * (yc ** 2).sum(1))
-    return np.where((np.ptp(x, 1) > 0) & (np.ptp(y, 1) > 0), r, np.nan)
 
 
 def item_scores(records: Sequence[dict], items, extra: dict[str, dict[str, pd.Series]] | None = None) -> pd.DataFrame:

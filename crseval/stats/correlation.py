@@ -23,12 +23,52 @@ def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confide
     r, p = fn(x, y)
     if n_boot <= 0:
         return float(r), float("nan"), float("nan"), float(p)
-    lo, hi = item_bootstrap(lambda i: fn(x[i], y[i])[0], len(x), n_boot=n_boot, confidence=confidence, seed=seed,
-                            accept=lambda i: np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0)
+    if method == "kendall":
+        lo, hi = item_bootstrap(lambda i: fn(x[i], y[i])[0], len(x), n_boot=n_boot, confidence=confidence,
+                                seed=seed, accept=lambda i: np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0)
+        return float(r), lo, hi, float(p)
+    draws = np.concatenate([row_correlations(x[i], y[i], method) for i in _resamples(len(x), n_boot, seed)])
+    lo, hi = _percentiles(draws, confidence)
     return float(r), lo, hi, float(p)
 
 
 _METHODS = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+
+
+def _resamples(n: int, n_boot: int, seed: int, cells: int = 4_000_000):
+    """The item bootstrap's index draws (:func:`~crseval.stats.bootstrap.item_bootstrap`: the same stream,
+    one resample after another), yielded as blocks of rows of at most ``cells`` indices."""
+    rng = np.random.default_rng(seed)
+    block = max(1, cells // max(n, 1))
+    for start in range(0, n_boot, block):
+        yield np.array([rng.integers(0, n, n) for _ in range(min(block, n_boot - start))])
+
+
+def _percentiles(draws: np.ndarray, confidence: float) -> tuple[float, float]:
+    draws = draws[np.isfinite(draws)]
+    if not len(draws):
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    return float(lo), float(hi)
+
+
+def row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
+    """The correlation of each row of ``x`` with the same row of ``y``, as scipy computes it (Pearson;
+    Spearman = Pearson of average ranks; Kendall τ-b), NaN where either row is constant — all rows at once.
+    Kendall compares every pair of columns: meant for few columns (e.g. systems)."""
+    if method == "kendall":
+        i, j = np.triu_indices(x.shape[1], 1)
+        dx, dy = np.sign(x[:, j] - x[:, i]), np.sign(y[:, j] - y[:, i])
+        pairs = len(i)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (dx * dy).sum(1) / np.sqrt((pairs - (dx == 0).sum(1)) * (pairs - (dy == 0).sum(1)))
+    varies = (np.ptp(x, 1) > 0) & (np.ptp(y, 1) > 0)
+    if method == "spearman":
+        x, y = stats.rankdata(x, axis=1), stats.rankdata(y, axis=1)
+    xc, yc = x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(1) / np.sqrt((xc ** 2).sum(1) * (yc ** 2).sum(1))
+    return np.where(varies, np.clip(r, -1.0, 1.0), np.nan)
 
 
 def _complete(*cols) -> list[np.ndarray]:
@@ -72,13 +112,16 @@ def correlation_difference(a, b, y, method: str = "pearson", *, n_boot: int = 10
     diff = float(fn(a, y)[0] - fn(b, y)[0])
     if n_boot <= 0:
         return diff, float("nan"), float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(n_boot):
-        i = rng.integers(0, len(a), len(a))
-        if np.ptp(a[i]) > 0 and np.ptp(b[i]) > 0 and np.ptp(y[i]) > 0:
-            draws.append(fn(a[i], y[i])[0] - fn(b[i], y[i])[0])
-    d = np.asarray(draws, float)
+    if method == "kendall":
+        rng, draws = np.random.default_rng(seed), []
+        for _ in range(n_boot):
+            i = rng.integers(0, len(a), len(a))
+            if np.ptp(a[i]) > 0 and np.ptp(b[i]) > 0 and np.ptp(y[i]) > 0:
+                draws.append(fn(a[i], y[i])[0] - fn(b[i], y[i])[0])
+        d = np.asarray(draws, float)
+    else:  # the same draws, all resamples at once; a resample where any of the three is constant is skipped
+        d = np.concatenate([row_correlations(a[i], y[i], method) - row_correlations(b[i], y[i], method)
+                            for i in _resamples(len(a), n_boot, seed)])
     d = d[np.isfinite(d)]
     if not len(d):
         return diff, float("nan"), float("nan"), float("nan")
