@@ -19,6 +19,7 @@ from crseval.data.judged import JudgedSet
 from crseval.judge.panel import panel_ratings
 from crseval.reliability.analysis import reliability_table
 from crseval.plotting import OKABE_ITO, plt, save, style
+from crseval.stats.bootstrap import percentile_interval
 from crseval.stats.correlation import (correlation_ci, correlation_difference, partial_correlation_ci,
                                        row_correlations)
 
@@ -134,10 +135,7 @@ def system_level(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> di
     mean_s, mean_h = (np.round(np.bincount(codes, x, k) / sizes, 12) for x in (s, h))
     for method in ("pearson", "spearman", "kendall"):
         row[method] = correlation_ci(mean_s, mean_h, method, n_boot=0)[0]
-        draws = row_correlations(boot_s, boot_h, method) if n_boot else np.array([])
-        draws = draws[np.isfinite(draws)]
-        row[f"{method}_lo"], row[f"{method}_hi"] = (np.percentile(draws, [2.5, 97.5]).tolist() if len(draws)
-                                                    else (np.nan, np.nan))
+        row[f"{method}_lo"], row[f"{method}_hi"] = percentile_interval(row_correlations(boot_s, boot_h, method))
     return row
 
 

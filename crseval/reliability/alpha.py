@@ -11,6 +11,8 @@ from __future__ import annotations
 import krippendorff
 import numpy as np
 
+from crseval.stats.bootstrap import percentile_interval
+
 
 def _matrix(values, items, raters) -> np.ndarray:
     """Raters × items matrix, NaN where a rater did not rate an item (duplicates averaged)."""
@@ -74,9 +76,4 @@ def alpha(values, items, raters, level: str = "ordinal", *, n_boot: int = 0, con
         return est, float("nan"), float("nan")
     rng, units = np.random.default_rng(seed), m.shape[1]
     weights = np.stack([np.bincount(rng.integers(0, units, units), minlength=units) for _ in range(n_boot)])
-    draws = alphas_of_resamples(m, weights.astype(float), level)
-    draws = draws[np.isfinite(draws)]
-    if not len(draws):
-        return est, float("nan"), float("nan")
-    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    return est, float(lo), float(hi)
+    return est, *percentile_interval(alphas_of_resamples(m, weights.astype(float), level), confidence)

@@ -53,7 +53,11 @@ def item_bootstrap(statistic: Callable[[np.ndarray], float], n_items: int, *, n_
                np.concatenate([g[rng.integers(0, len(g), len(g))] for g in groups]))
         if accept is None or accept(idx):
             draws.append(statistic(idx))
-    draws = np.asarray(draws, float)
+    return percentile_interval(np.asarray(draws, float), confidence)
+
+
+def percentile_interval(draws: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of bootstrap ``draws``, NaN draws ignored; (NaN, NaN) without any."""
     draws = draws[np.isfinite(draws)]
     if not len(draws):
         return float("nan"), float("nan")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from crseval.stats.bootstrap import item_bootstrap
+from crseval.stats.bootstrap import item_bootstrap, percentile_interval
 
 
 def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confidence: float = 0.95,
@@ -28,7 +28,7 @@ def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confide
                                 seed=seed, accept=lambda i: np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0)
         return float(r), lo, hi, float(p)
     draws = np.concatenate([row_correlations(x[i], y[i], method) for i in _resamples(len(x), n_boot, seed)])
-    lo, hi = _percentiles(draws, confidence)
+    lo, hi = percentile_interval(draws, confidence)
     return float(r), lo, hi, float(p)
 
 
@@ -42,14 +42,6 @@ def _resamples(n: int, n_boot: int, seed: int, cells: int = 4_000_000):
     block = max(1, cells // max(n, 1))
     for start in range(0, n_boot, block):
         yield np.array([rng.integers(0, n, n) for _ in range(min(block, n_boot - start))])
-
-
-def _percentiles(draws: np.ndarray, confidence: float) -> tuple[float, float]:
-    draws = draws[np.isfinite(draws)]
-    if not len(draws):
-        return float("nan"), float("nan")
-    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    return float(lo), float(hi)
 
 
 def row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
@@ -125,9 +117,9 @@ def correlation_difference(a, b, y, method: str = "pearson", *, n_boot: int = 10
     d = d[np.isfinite(d)]
     if not len(d):
         return diff, float("nan"), float("nan"), float("nan")
-    lo, hi = np.percentile(d, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    lo, hi = percentile_interval(d, confidence)
     p = min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0)))
-    return diff, float(lo), float(hi), float(p)
+    return diff, lo, hi, float(p)
 
 
 def fisher_ci(r: float, n: int, spearman: bool = False) -> tuple[float, float]:
