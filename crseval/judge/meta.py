@@ -19,7 +19,7 @@ from crseval.data.judged import JudgedSet
 from crseval.judge.panel import panel_ratings
 from crseval.reliability.analysis import reliability_table
 from crseval.plotting import OKABE_ITO, plt, save, style
-from crseval.stats.bootstrap import percentile_interval
+from crseval.stats.bootstrap import percentile_interval, resample_blocks
 from crseval.stats.correlation import (correlation_ci, correlation_difference, partial_correlation_ci,
                                        row_correlations)
 
@@ -126,9 +126,9 @@ def system_level(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> di
     s, h = both["s"].to_numpy(float)[order], both["h"].to_numpy(float)[order]
     sizes = np.bincount(codes, minlength=k)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    rng = np.random.default_rng(seed)
-    idx = np.array([np.concatenate([a + rng.integers(0, n, n) for a, n in zip(starts, sizes)])
-                    for _ in range(n_boot)], dtype=int).reshape(n_boot, len(s))
+    # one block: every resample keeps each system's dialogues in its own contiguous slice
+    idx = next(resample_blocks(len(s), n_boot, np.random.default_rng(seed), codes, cells=max(1, n_boot) * len(s)),
+               np.zeros((0, len(s)), dtype=int))
     # means rounded to 12 decimals: equal means tie whatever order their sums were taken in
     boot_s, boot_h = (np.round(np.add.reduceat(x[idx], starts, axis=1) / sizes, 12) for x in (s, h))
     row: dict[str, float] = {"systems": k}

@@ -4,7 +4,7 @@ errors, κ, α): items are resampled with replacement and the statistic recomput
 from __future__ import annotations
 
 import warnings
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 from scipy import stats
@@ -46,14 +46,22 @@ def item_bootstrap(statistic: Callable[[np.ndarray], float], n_items: int, *, n_
     ignored. Pass ``rng`` to continue a shared random stream, else ``seed`` starts one. (NaN, NaN) when no
     resample is usable."""
     rng = rng if rng is not None else np.random.default_rng(seed)
-    groups = [np.flatnonzero(strata == g) for g in np.unique(strata)] if strata is not None else None
-    draws = []
-    for _ in range(n_boot):
-        idx = (rng.integers(0, n_items, n_items) if groups is None else
-               np.concatenate([g[rng.integers(0, len(g), len(g))] for g in groups]))
-        if accept is None or accept(idx):
-            draws.append(statistic(idx))
+    draws = [statistic(idx) for block in resample_blocks(n_items, n_boot, rng, strata, cells=1)
+             for idx in block if accept is None or accept(idx)]
     return percentile_interval(np.asarray(draws, float), confidence)
+
+
+def resample_blocks(n_items: int, n_boot: int, rng: np.random.Generator, strata: np.ndarray | None = None,
+                    cells: int = 4_000_000) -> Iterator[np.ndarray]:
+    """The item bootstrap's index draws — one resample after another from ``rng``, within each stratum
+    where ``strata`` labels the items — as (resamples × items) blocks of at most ``cells`` indices, so a
+    statistic can be computed for a whole block at once with the same draws as one at a time."""
+    groups = [np.flatnonzero(strata == g) for g in np.unique(strata)] if strata is not None else None
+    block = max(1, cells // max(n_items, 1))
+    for start in range(0, n_boot, block):
+        yield np.array([rng.integers(0, n_items, n_items) if groups is None else
+                        np.concatenate([g[rng.integers(0, len(g), len(g))] for g in groups])
+                        for _ in range(min(block, n_boot - start))], dtype=int).reshape(-1, n_items)
 
 
 def percentile_interval(draws: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from crseval.stats.bootstrap import item_bootstrap, percentile_interval
+from crseval.stats.bootstrap import item_bootstrap, percentile_interval, resample_blocks
 
 
 def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confidence: float = 0.95,
@@ -27,21 +27,12 @@ def correlation_ci(x, y, method: str = "pearson", *, n_boot: int = 1000, confide
         lo, hi = item_bootstrap(lambda i: fn(x[i], y[i])[0], len(x), n_boot=n_boot, confidence=confidence,
                                 seed=seed, accept=lambda i: np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0)
         return float(r), lo, hi, float(p)
-    draws = np.concatenate([row_correlations(x[i], y[i], method) for i in _resamples(len(x), n_boot, seed)])
+    draws = np.concatenate([row_correlations(x[i], y[i], method) for i in resample_blocks(len(x), n_boot, np.random.default_rng(seed))])
     lo, hi = percentile_interval(draws, confidence)
     return float(r), lo, hi, float(p)
 
 
 _METHODS = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
-
-
-def _resamples(n: int, n_boot: int, seed: int, cells: int = 4_000_000):
-    """The item bootstrap's index draws (:func:`~crseval.stats.bootstrap.item_bootstrap`: the same stream,
-    one resample after another), yielded as blocks of rows of at most ``cells`` indices."""
-    rng = np.random.default_rng(seed)
-    block = max(1, cells // max(n, 1))
-    for start in range(0, n_boot, block):
-        yield np.array([rng.integers(0, n, n) for _ in range(min(block, n_boot - start))])
 
 
 def row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
@@ -104,16 +95,13 @@ def correlation_difference(a, b, y, method: str = "pearson", *, n_boot: int = 10
     diff = float(fn(a, y)[0] - fn(b, y)[0])
     if n_boot <= 0:
         return diff, float("nan"), float("nan"), float("nan")
-    if method == "kendall":
-        rng, draws = np.random.default_rng(seed), []
-        for _ in range(n_boot):
-            i = rng.integers(0, len(a), len(a))
-            if np.ptp(a[i]) > 0 and np.ptp(b[i]) > 0 and np.ptp(y[i]) > 0:
-                draws.append(fn(a[i], y[i])[0] - fn(b[i], y[i])[0])
-        d = np.asarray(draws, float)
-    else:  # the same draws, all resamples at once; a resample where any of the three is constant is skipped
+    blocks = resample_blocks(len(a), n_boot, np.random.default_rng(seed))
+    if method == "kendall":  # scipy per resample; a resample where any of the three is constant is skipped
+        d = np.array([fn(a[i], y[i])[0] - fn(b[i], y[i])[0] for block in blocks for i in block
+                      if np.ptp(a[i]) > 0 and np.ptp(b[i]) > 0 and np.ptp(y[i]) > 0], float)
+    else:  # all resamples of a block at once (NaN where any of the three is constant)
         d = np.concatenate([row_correlations(a[i], y[i], method) - row_correlations(b[i], y[i], method)
-                            for i in _resamples(len(a), n_boot, seed)])
+                            for i in blocks])
     d = d[np.isfinite(d)]
     if not len(d):
         return diff, float("nan"), float("nan"), float("nan")

@@ -33,3 +33,11 @@ def test_aspects_match_with_underscores_and_unknown_ones_are_refused():
     assert "dialogue-overall" in str(e.value) and "--question" in str(e.value)
     own = rubric_for("humour", question="How funny is the assistant?")
     assert own.question == "How funny is the assistant?" and own.prompt_hash() != rubric_for("overall").prompt_hash()
+
+
+def test_every_crsarena_eval_aspect_has_a_rubric():
+    """All seven dialogue aspects and both turn aspects CRSArena-Eval labels can be judged without --question."""
+    from crseval.judge.rubric import rubric_for
+    for aspect in ("understanding", "task_completion", "interest_arousal", "efficiency", "dialogue_overall",
+                   "preference_elicitation", "explanation", "relevance", "interestingness"):
+        assert rubric_for(aspect).question
