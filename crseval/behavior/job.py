@@ -200,9 +200,8 @@ class MetaConfig(BaseModel):
     test_split: str = Field("test", description="INSPIRED split the responses answer.")
     pair_model: Path | None = Field(None, description="A pair model saved by `behavior train` (its run directory, or "
                                                  "model.json): used as is, nothing is retrained.")
-
-
-TRACKED = ["explicit_ba_counted", "entropy_ba", "implicit_ba", "bleu4", "dist2"]
+    n_boot: int = Field(200, ge=0, description="Dialogue resamples for each mixture's 95 % band (0: no band).")
+    seed: int = Field(0, description="Seed of the mixtures' order and of the resamples.")
 
 
 def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
@@ -236,10 +235,8 @@ def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
     train_d, test_d = split(ds, config.test_split)
     pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
 
-    def metrics(r):
-        m, _ = evaluate_responses(test_d, r, pair, reference=train_d)
-        return {k: m[k] for k in TRACKED}
-    curve = quality_curve(a, b, metrics)
+    curve = quality_curve(a, b, lambda r: evaluate_responses(test_d, r, pair, reference=train_d)[1],
+                          n_boot=config.n_boot, seed=config.seed)
     store.write_table("quality_curve", curve)
     plot_quality_curve(curve.assign(metric=curve["metric"].map(label)), store.figure_path("quality_curve"))
     tables, details = ["quality_curve"], {}
@@ -249,13 +246,15 @@ def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
         tables.append("preference_agreement")
     store.add_section("Behavior metric meta-evaluation", "Synthetic systems answer a growing share of turns with the "
                       "worst system's response; a metric that tracks quality falls as that share grows.",
-                      tables=tables, figures=[("quality_curve", "Each metric (min–max scaled) as a growing share of "
-                                               "turns is answered by the worst system: a metric that tracks quality "
-                                               "falls")])
+                      tables=tables, figures=[("quality_curve", "Each metric, unscaled, as exactly 0, 10, …, 100 % of "
+                                               "the turns are answered by the worst system (bands: 95 % bootstrap over "
+                                               "dialogues); a metric that tracks quality falls")])
     sig = make_signature(data=ds.info.signature(), model=model_sig,
-                         metric={"ideal": config.ideal.name, "worst": config.worst.name})
+                         metric={"ideal": config.ideal.name, "worst": config.worst.name, "n_boot": config.n_boot,
+                                 "seed": config.seed, "mixtures": "exact nested shares 0..1 step .1"})
     store.save_signature(sig)
-    summary = curve.pivot(index="worst_share", columns="metric", values="value")[TRACKED].round(3).reset_index()
+    summary = curve.pivot(index="worst_share", columns="metric", values="value")[
+        list(dict.fromkeys(curve["metric"]))].round(3).reset_index()
     return Result("behavior.meta", "metric value vs share of worst responses", summary, sig, store.root,
                   details={k: v.round(3) for k, v in details.items()})
 
@@ -270,6 +269,6 @@ RUN = JobSpec("behavior.run", RunConfig, run, "runs/behavior",
               "crseval behavior alignment", can_fail=True,
               uses_llm=lambda c: (c.responses is None and c.system is None) or c.tagger == "llm")
 META = JobSpec("behavior.meta", MetaConfig, meta, "runs/behavior-meta",
-               "How well do the metrics track quality (synthetic mixtures of ideal and worst, 10–90 %), and — with "
+               "How well do the metrics track quality (exact mixtures of ideal and worst, 0–100 %), and — with "
                "human preferences — how well does each metric's preference agree with humans (κ, 95 % CI)?",
                "crseval behavior meta-evaluation")

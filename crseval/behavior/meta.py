@@ -3,9 +3,10 @@
 * Preference agreement: for two systems' responses to the same contexts and human preference labels
   (A better / B better / same), each metric prefers A, B or neither per item; agreement with humans is
   Cohen's κ with a bootstrap 2.5–97.5 % interval (items resampled).
-* Quality tracking: synthetic systems mix an "ideal" and a "worst" system's responses — a seeded
-  share p of the turns take the worst response, p = 0.1 … 0.9 — and each metric is computed per
-  mixture; a metric that tracks quality falls monotonically with p (a line plot per metric).
+* Quality tracking (the paper's Figure 3): synthetic systems mix an "ideal" and a "worst" system's
+  responses — exactly p of the turns take the worst response, p = 0, 10, …, 100 %, nested (each
+  mixture keeps the smaller share's worst turns) — and each metric is computed per mixture, unscaled,
+  with a band from resampling dialogues; a metric that tracks quality falls monotonically with p.
 """
 from __future__ import annotations
 
@@ -38,35 +39,80 @@ def preference_kappa(metric_pref: Sequence[str], human_pref: Sequence[str], *, n
     return k, float(lo), float(hi)
 
 
+FRACTIONS = tuple(np.round(np.arange(0, 1.01, 0.1), 1))  # Figure 3's shares: 0, 10, …, 100 %
+UNBANDED = ("crslab_dist2", "crslab_dist4")  # corpus counts: a bootstrap with repeats is biased for them
+
+
 def mix(ideal: pd.DataFrame, worst: pd.DataFrame, fraction: float, seed: int = 0) -> pd.DataFrame:
-    """Responses where a seeded ``fraction`` of (dialogue, turn) rows take the worst system's answer."""
+    """Responses where exactly round(``fraction`` × n) of the n (dialogue, turn) rows take the worst system's
+    answer: the first ones of one seeded order, so each mixture holds every worst answer of a smaller share."""
     merged = ideal.merge(worst, on=["dialogue", "turn"], suffixes=("_ideal", "_worst"))
-    take = np.random.default_rng(seed).random(len(merged)) < fraction
+    rank = np.random.default_rng(seed).permutation(len(merged))
+    take = rank < round(fraction * len(merged))
     return merged.assign(response=np.where(take, merged["response_worst"], merged["response_ideal"]))[
         ["dialogue", "turn", "response"]]
 
 
-def quality_curve(ideal: pd.DataFrame, worst: pd.DataFrame, metrics: Callable[[pd.DataFrame], dict[str, float]],
-                  fractions: Sequence[float] = tuple(np.round(np.arange(0.1, 1.0, 0.1), 1)), seed: int = 0
-                  ) -> pd.DataFrame:
+def curve_statistics(turns: pd.DataFrame) -> dict[str, Callable[[np.ndarray], float]]:
+    """Each tracked metric as a function of row positions of ``turns`` (one answered recommender turn per
+    row: match, p_same, system, human), so a resample of dialogues is a resample of rows: explicit and
+    implicit BA over counted turns (the first of a dialogue is not), BLEU@2/4 and DIST@2/4 the way CRSLab
+    computes them (:mod:`crseval.behavior.generation`). DIST counts the distinct n-grams of the whole set, which
+    a resample with repeated dialogues only shrinks, so its names are in ``UNBANDED``: no bootstrap band."""
+    from crseval.behavior.generation import crslab_bleu, crslab_ngrams
+    counted = (turns["turn"] > 0).to_numpy()
+    match, p_same = turns["match"].to_numpy(float), turns["p_same"].to_numpy(float)
+    sys_text, human = turns["system"].tolist(), turns["human"].tolist()
+    bleu = {k: crslab_bleu(sys_text, human, k) for k in (2, 4)}
+    grams = {k: [crslab_ngrams(t, k) for t in sys_text] for k in (2, 4)}
+
+    def counted_mean(values):
+        return lambda idx: float(values[idx][counted[idx]].mean()) if counted[idx].any() else float("nan")
+
+    def distinct(k):
+        return lambda idx: len(frozenset().union(*(grams[k][i] for i in idx))) / len(idx)
+    return {"explicit_ba_counted": counted_mean(match), "implicit_ba": counted_mean(p_same),
+            "crslab_bleu2": lambda idx: float(bleu[2][idx].mean()), "crslab_bleu4": lambda idx: float(bleu[4][idx].mean()),
+            "crslab_dist2": distinct(2), "crslab_dist4": distinct(4)}
+
+
+def quality_curve(ideal: pd.DataFrame, worst: pd.DataFrame, turns: Callable[[pd.DataFrame], pd.DataFrame],
+                  fractions: Sequence[float] = FRACTIONS, seed: int = 0, n_boot: int = 200) -> pd.DataFrame:
+    """Each metric of each mixture (``turns(responses)`` gives its per-turn table), unscaled, with a 95 %
+    percentile band from resampling dialogues (the same resamples for every mixture and metric)."""
+    from crseval.stats.bootstrap import percentile_interval
     rows = []
     for p in fractions:
-        for name, value in metrics(mix(ideal, worst, p, seed)).items():
-            rows.append({"worst_share": p, "metric": name, "value": value})
+        t = turns(mix(ideal, worst, p, seed)).reset_index(drop=True)
+        dialogue_rows = list(t.groupby("dialogue", sort=True).indices.values())
+        rng = np.random.default_rng(seed)
+        draws = [np.concatenate([dialogue_rows[d] for d in rng.integers(0, len(dialogue_rows), len(dialogue_rows))])
+                 for _ in range(n_boot)]
+        everything = np.arange(len(t))
+        for name, stat in curve_statistics(t).items():
+            lo, hi = (percentile_interval(np.array([stat(idx) for idx in draws])) if name not in UNBANDED
+                      else (float("nan"), float("nan")))
+            rows.append({"worst_share": p, "metric": name, "value": stat(everything), "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows)
 
 
 def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
+    """Figure 3 as the paper drew it: one panel per metric, its unscaled value against the share of turns
+    the worst system answers, with the bootstrap band."""
     from crseval.plotting import plt, save, style
     style()
-    fig, ax = plt.subplots(figsize=(6, 3.8))
-    for name, g in curve.groupby("metric", sort=False):
-        v = g["value"].to_numpy(float)
-        span = np.nanmax(v) - np.nanmin(v)
-        ax.plot(g["worst_share"] * 100, (v - np.nanmin(v)) / span if span else v * 0, marker="o", label=name)
-    ax.set_xlabel("share of turns answered by the worst system (%)")
-    ax.set_ylabel("metric value (min–max scaled)")
-    ax.set_title("Do the metrics track quality?")
-    ax.legend(fontsize=7)
+    names = list(dict.fromkeys(curve["metric"]))
+    cols = min(3, len(names))
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
+    for ax, name in zip(axes.flat, names):
+        g = curve[curve["metric"] == name]
+        x = g["worst_share"] * 100
+        ax.plot(x, g["value"], marker="o", ms=3)
+        ax.fill_between(x, g["ci_low"], g["ci_high"], alpha=0.25, lw=0)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("worst system's share of turns (%)", fontsize=8)
+    for ax in list(axes.flat)[len(names):]:
+        ax.set_visible(False)
     save(fig, path)
     return path

@@ -21,6 +21,12 @@ metric("bleu4", "Corpus BLEU-4 (0–100) of system responses against the human r
 metric("bleu2", "Corpus BLEU-2 (0–100) of system responses against the human responses (sacrebleu, 13a)",
        label="BLEU-2 (0–100)",
        capability=C, params={"k": 2})
+for _k in (2, 4):
+    metric(f"crslab_bleu{_k}", f"BLEU@{_k} as CRSLab computes it: mean over responses of nltk's sentence BLEU with all "
+           f"weight on {_k}-grams (0–1, no smoothing)", label=f"BLEU@{_k} (CRSLab)", capability=C, params={"k": _k})
+    metric(f"crslab_dist{_k}", f"DIST@{_k} as CRSLab computes it: distinct character {_k}-grams over all responses / "
+           "number of responses", label=f"DIST@{_k} (CRSLab)", capability=C, params={"k": _k},
+           note="CRSLab passes the response string to nltk's ngrams, so its k-grams are of characters")
 metric("dist1", "DIST-1: distinct unigrams / all unigrams over the system responses", label="DIST-1", capability=C)
 metric("dist2", "DIST-2: distinct bigrams / all bigrams over the system responses", label="DIST-2", capability=C)
 metric("human_dist2", "DIST-2 of the human recommender's responses (reference)", label="human DIST-2", capability=C,
@@ -42,4 +48,6 @@ table("behavior_turns", ["dialogue", "turn"], "one row per answered recommender 
       "strategies, match and P(same)", capability=C)
 table("behavior_metrics", [], "the aggregate behavior metrics of a run", capability=C)
 table("pair_cv", ["design"], "pair classifier accuracy and κ per design", capability=C)
+table("quality_curve", ["worst_share", "metric"], "each metric of each mixture of the ideal and the worst "
+      "system's responses (the paper's Figure 3), with a 95 % band from resampling dialogues", capability=C)
 table("tagger_comparison", ["tagger"], "strategy taggers against the human labels", capability=C)

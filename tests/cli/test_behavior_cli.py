@@ -62,7 +62,7 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
     meta = crseval("behavior", "meta", "sample", "--ideal", str(ideal), "--worst", str(worst), "--human", str(prefs),
                    "--out", str(tmp_path / "m"), "--format", "json")
     curve = pd.read_csv(tmp_path / "m" / "tables" / "quality_curve.csv")
-    bleu = curve[curve["metric"] == "bleu4"].sort_values("worst_share")["value"].to_numpy()
+    bleu = curve[curve["metric"] == "crslab_bleu4"].sort_values("worst_share")["value"].to_numpy()
     assert (bleu[:-1] >= bleu[1:]).all()  # BLEU falls as the worst system answers more turns
     assert (tmp_path / "m" / "figures" / "quality_curve.png").exists()
     assert "kappa" in meta.stdout
