@@ -16,7 +16,8 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from crseval.behavior.explicit import TransitionModel, entropy_weighted_ba, explicit_ba, turn_labels
+from crseval.behavior.explicit import (TransitionModel, entropy_weighted_ba, explicit_ba, sentence_match,
+                                       split_sentences, turn_labels)
 from crseval.behavior.generation import bleu, dist
 from crseval.behavior.implicit import PairClassifier
 from crseval.core.cancel import check as check_cancelled
@@ -159,6 +160,9 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
                            expected="dialogue ids and recommender-turn indices of the evaluated dialogues")
     sys_text = [resp[(c.dialogue, c.turn)] for c in ctxs]
     predicted = pair.predict_strategy(sys_text)
+    sentences = [split_sentences(t) for t in sys_text]
+    flat = iter(pair.predict_strategy([s for ss in sentences for s in ss]))
+    sentence_labels = [[next(flat) for _ in ss] for ss in sentences]
     labels = [(system_labels or {}).get((c.dialogue, c.turn)) or p for c, p in zip(ctxs, predicted)]
     p_same = pair.proba([c.human for c in ctxs], sys_text)
     titles = {d.id: _titles(d) for d in dialogues}
@@ -168,6 +172,9 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
                           "system": sys_text, "system_label": labels, "p_same": p_same,
                           "system_recommends": [mentions_movie(t, titles[c.dialogue]) for c, t in zip(ctxs, sys_text)]})
     table["match"] = (table["system_label"] == table["human_label"]).astype(int)
+    table["human_labels"] = [" ".join(c.labels) for c in ctxs]
+    table["system_sentence_labels"] = [" ".join(labs) for labs in sentence_labels]
+    table["sentence_match"] = [sentence_match(labs, c.labels) for labs, c in zip(sentence_labels, ctxs)]
     # explicit BA over complete dialogues (every recommender turn answered)
     by_d = {d.id: d for d in dialogues}
     complete = [did for did, g in table.groupby("dialogue", sort=False) if len(g) == len(turn_labels(by_d[did]))]
@@ -181,6 +188,7 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
         "explicit_ba": explicit_ba(sysl, hum, normalise="formula") if complete else np.nan,
         "explicit_ba_counted": explicit_ba(sysl, hum, normalise="counted") if complete else np.nan,
         "entropy_ba": entropy_weighted_ba(sysl, hum, model) if complete else np.nan,
+        "explicit_ba_sentences": float(table.loc[counted, "sentence_match"].mean()),
         "implicit_ba": float(table.loc[counted, "p_same"].mean()),
         "implicit_ba_share": float((table.loc[counted, "p_same"] >= 0.5).mean()),
         "bleu4": bleu(table["system"], table["human"], 4), "bleu2": bleu(table["system"], table["human"], 2),

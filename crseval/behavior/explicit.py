@@ -11,6 +11,13 @@ human's, else 0. Over a test collection of dialogues d with N_d recommender turn
 A turn's strategy is the label of its first utterance (``turn_label="first"``); with ``"any"`` a
 system label matches if the human used it anywhere in the turn.
 
+**Sentence-level BA** (``sentence_match``; metric ``explicit_ba_sentences``): INSPIRED labels every sentence
+of a turn, so a turn has a *set* of strategies; the system's response is split into sentences, each
+classified, and a turn scores the Jaccard overlap |S ∩ H| / |S ∪ H| of the two sets — every labelled
+sentence counts, not only the first. ``no_strategy`` (greetings, small talk, bare recommendations) is not
+one of the 13 strategies: a sentence without one adds nothing to a set that has strategies, and a turn whose
+sentences have none is the set {no_strategy}, so two such turns match and one against a strategic turn does not.
+
 **Entropy-weighted BA** (beyond the original): early in a dialogue human behaviour is close to random,
 later it is predictable, so a late mismatch should cost more. P(B_k | B_{k−t}, …, B_{k−1}) is estimated
 from human dialogues (additive smoothing α over the 14 labels, ``<s>`` padding); turn k is weighted
@@ -20,6 +27,7 @@ BA_w = Σ w_k BA_k / Σ w_k over counted turns.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Literal, Sequence
@@ -27,15 +35,35 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from crseval.data.strategies import LABELS
+from crseval.data.strategies import LABELS, NO_STRATEGY
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Turn
 
 TurnLabels = list[list[str]]  # per recommender turn, the labels of its utterances
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 def turn_labels(dialogue: Dialogue) -> TurnLabels:
     return [[u.strategy for u in t.utterances if u.strategy] for t in dialogue.turns if t.role.is_recommender]
+
+
+def split_sentences(text: str) -> list[str]:
+    """A response's sentences: cut after . ! ? (or …) followed by whitespace; the whole text when there is no cut."""
+    parts = [s.strip() for s in _SENTENCE_END.split(text.strip())]
+    return [s for s in parts if s] or [text.strip()]
+
+
+def strategy_set(labels: Iterable[str]) -> frozenset[str]:
+    """The strategies of a turn's sentences; ``no_strategy`` only where no sentence has a strategy."""
+    found = frozenset(lab for lab in labels if lab)
+    strategic = found - {NO_STRATEGY}
+    return strategic or found
+
+
+def sentence_match(system: Iterable[str], human: Iterable[str]) -> float:
+    """Jaccard overlap of the two turns' strategy sets (0 when either has no label)."""
+    s, h = strategy_set(system), strategy_set(human)
+    return len(s & h) / len(s | h) if s and h else 0.0
 
 
 def _match(system: list[str], human: list[str], mode: str) -> int:

@@ -8,6 +8,12 @@ metric("explicit_ba", "Explicit BA as published: turns (first not counted) where
        note="a perfect system scores (N − D)/N < 1, as in the published formula")
 metric("explicit_ba_counted", "Explicit BA divided by the counted turns only (a perfect system scores 1)",
        label="explicit BA (counted turns)", capability=C, params={"turn_label": "first", "normalise": "counted"})
+metric("explicit_ba_sentences", "Sentence-level explicit BA: per counted turn, the Jaccard overlap of the strategies "
+       "of the system response's sentences (each classified) and of the human turn's labelled sentences",
+       label="explicit BA (all sentences)", capability=C, params={"no_strategy": "only where no sentence has a strategy"},
+       note="ours: every labelled sentence counts, not only the first")
+metric("sentence_match", "Per turn: Jaccard overlap of the system's and the human's sentence strategy sets",
+       label="strategy-set overlap", capability=C)
 metric("entropy_ba", "Entropy-weighted BA: turns weighted by 1 / entropy of P(strategy | previous human strategies)",
        label="entropy-weighted BA", capability=C, params={"h_min": 0.1, "alpha": 1.0},
        note="ours, beyond the original metric")

@@ -79,3 +79,16 @@ def test_dialogue_stats_turns_before_first_recommendation():
     assert dist.sum() == pytest.approx(1)
     assert dist["credibility"] == pytest.approx(1 / 3)
     assert turn_labels(d) == [["no_strategy"], ["opinion_inquiry"], ["credibility"]]
+
+
+def test_sentence_level_ba_by_hand():
+    from crseval.behavior.explicit import sentence_match, split_sentences, strategy_set
+    assert split_sentences("Have you seen Heat (1995)? It is great!  Watch it.") == [
+        "Have you seen Heat (1995)?", "It is great!", "Watch it."]
+    assert split_sentences("no punctuation here") == ["no punctuation here"]
+    assert strategy_set(["no_strategy", "credibility", "credibility"]) == {"credibility"}
+    assert strategy_set(["no_strategy", ""]) == {"no_strategy"}
+    assert sentence_match(["credibility", "encouragement"], ["credibility", "no_strategy"]) == 0.5
+    assert sentence_match(["no_strategy"], ["no_strategy"]) == 1.0
+    assert sentence_match(["no_strategy"], ["acknowledgment"]) == 0.0
+    assert sentence_match([], ["acknowledgment"]) == 0.0

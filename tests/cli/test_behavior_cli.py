@@ -56,6 +56,7 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
     assert good["implicit_ba"] > bad["implicit_ba"]
     assert good["bleu4"] == pytest.approx(100.0)
     assert bad["explicit_ba_counted"] < good["explicit_ba_counted"]
+    assert bad["explicit_ba_sentences"] < good["explicit_ba_sentences"] <= 1
     assert (tmp_path / "r1" / "tables" / "behavior_mismatches.csv").exists()
     prefs = tmp_path / "prefs.csv"
     prefs.write_text("dialogue,turn,preference\n" + "".join(f"{c.dialogue},{c.turn},A\n" for c in ctxs))
