@@ -1,5 +1,7 @@
-"""`crseval behavior train` as the user runs it on INSPIRED, fine-tuned (`--fine-tune 1`, target ≤ 20 min on
-2 cores) next to the frozen fast mode measured in the same run, then the saved fine-tuned model scoring
+"""`crseval behavior train INSPIRED --ood OOD` as the user runs it — the default (MiniLM fine-tuned for one
+epoch; target ≤ 20 min on 2 cores, Mixed-hard OOD κ ≥ .85 above Original) next to the frozen fast mode
+(`--fine-tune 0`) measured in the same run, with the OOD rows of both (κ with 95 % intervals over resampled
+sentences; OOD defaults to the shared ReDial dev half) — then the saved fine-tuned model scoring
 pairs from disk (target ≥ 5,000 pairs/s, the encoder loaded and every sentence embedded afresh) in two shapes:
 42,000 pairs of all 3,624 INSPIRED sentences (~13 pairs per sentence: embedding-bound), and the issue's OOD
 shape — a 669-sentence ``text,strategy`` file (seeded INSPIRED sample; these sentences trained the model, so
@@ -9,12 +11,13 @@ The named peer for training is the MiniLM cross-encoder (sequence-pair fine-tuni
 design): its training throughput on 2 cores is measured on 256 pairs and extrapolated to the reference's
 100,000 pairs.
 
-usage: python bench/behavior_train.py [INSPIRED_DIR] [--epochs N]
+usage: python bench/behavior_train.py [INSPIRED_DIR] [--epochs N] [--ood CSV]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -22,12 +25,15 @@ import time
 from pathlib import Path
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "inspired"
+OOD = Path(__file__).resolve().parents[2] / "shared" / "data" / "behavior_ood" / "redial_strategies_dev.csv"
 
 
-def train(path: str, out: Path, epochs: int) -> tuple[float, list[dict]]:
+def train(path: str, out: Path, epochs: int, ood: Path | None) -> tuple[float, list[dict]]:
     t0 = time.perf_counter()
-    res = subprocess.run([str(Path(sys.executable).parent / "crseval"), "behavior", "train", path, "--fine-tune", str(epochs),
-                          "--out", str(out), "--format", "json"], capture_output=True, text=True, check=True)
+    extra = ["--ood", str(ood)] if ood is not None else []
+    res = subprocess.run([str(Path(sys.executable).parent / "crseval"), "behavior", "train", path, "--fine-tune",
+                          str(epochs), *extra, "--out", str(out), "--format", "json"],
+                         capture_output=True, text=True, check=True)
     return time.perf_counter() - t0, json.loads(res.stdout)["result"]
 
 
@@ -69,7 +75,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("path", nargs="?", default=str(DEFAULT))
     ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--ood", type=Path, default=OOD)
     args = ap.parse_args()
+    ood = args.ood if args.ood.exists() else None
     if not Path(args.path).exists():
         print(f"INSPIRED not found at {args.path}; skipping")
         return 0
@@ -78,14 +86,17 @@ def main() -> int:
     from crseval.data import load_dataset
     sentences = labelled_sentences(load_dataset("inspired", args.path).dialogues)
     with tempfile.TemporaryDirectory() as tmp:
-        t_frozen, frozen = train(args.path, Path(tmp) / "frozen", 0)
-        t_ft, tuned = train(args.path, Path(tmp) / "tuned", args.epochs)
+        t_frozen, frozen = train(args.path, Path(tmp) / "frozen", 0, ood)
+        t_ft, tuned = train(args.path, Path(tmp) / "tuned", args.epochs, ood)
         rate = scoring(Path(tmp) / "tuned", make_pairs(sentences, 42000, seed=1))
         n_ood, ood_in_process, ood_command = ood_file_scoring(Path(tmp) / "tuned", sentences, Path(tmp))
     ce = cross_encoder_pairs_per_s(args.path)
-    print(f"{'design':<95} {'frozen':>7} {'tuned':>7}")
+    print(f"{'design':<88} {'frozen acc / κ':>15} {'tuned acc / κ [95 % CI]':>30}")
     for a, b in zip(frozen, tuned):
-        print(f"{a['design'][:95]:<95} {a['accuracy']:>7.3f} {b['accuracy']:>7.3f}")
+        low = b.get("kappa_ci_low")
+        ci = f" [{low:.3f}, {b['kappa_ci_high']:.3f}]" if isinstance(low, float) and math.isfinite(low) else ""
+        print(f"{a['design'][:88]:<88} {a['accuracy']:>7.3f} / {a['kappa']:.3f} {b['accuracy']:>7.3f} / "
+              f"{b['kappa']:.3f}{ci}")
     print(f"\nbehavior train, frozen MiniLM:              {t_frozen:7.0f} s")
     print(f"behavior train --fine-tune {args.epochs}:              {t_ft:7.0f} s   (target ≤ 1200 s; "
           f"{t_ft / t_frozen:.1f}× the frozen mode)")

@@ -3,7 +3,9 @@ and the system's for the same context — use the same strategy, so no labels ar
 evaluation time.
 
 Fast mode (runs anywhere, no GPU): sentence embeddings (MiniLM from PyPI, or hashing n-grams) feed
-a multi-class strategy classifier; the pair head sees the two sentences' strategy posteriors
+a multi-class classifier over the 13 strategies (``no_strategy`` sentences are in no pair: see
+:mod:`crseval.behavior.pairs`; a second classifier with ``no_strategy`` labels responses for explicit BA);
+the pair head sees the two sentences' strategy posteriors
 p_a, p_b as [p_a ⊙ p_b, |p_a − p_b|, Σ p_a p_b] (optionally also the embedding features
 [|u − v|, u ⊙ v]) and is a logistic regression or a small MLP. The head is trained on
 *out-of-fold* posteriors (folds grouped by dialogue and stratified by strategy, so every strategy
@@ -33,6 +35,7 @@ from sklearn.neural_network import MLPClassifier
 
 from crseval.behavior.classifier import Lexical, strategy_inputs
 from crseval.behavior.pairs import make_pairs
+from crseval.data.strategies import NO_STRATEGY
 from crseval.text.embed import Embedder
 
 
@@ -68,22 +71,26 @@ def out_of_fold_posteriors(x, y: np.ndarray, groups: Sequence, seed: int, max_fo
 
 class PairClassifier:
     def __init__(self, embedder: Embedder, head: str = "logreg", with_embeddings: bool = False, seed: int = 0,
-                 lexical: bool = True) -> None:
+                 lexical: bool = True, cosine: bool = True) -> None:
         if head not in ("logreg", "mlp"):
             raise ValueError("head must be 'logreg' or 'mlp'")
         self.embedder, self.head, self.with_embeddings, self.seed = embedder, head, with_embeddings, seed
+        self.cosine = cosine  # the two sentences' embedding cosine beside their posteriors (see the module note)
         self.use_lexical, self.lexical = lexical, None  # TF-IDF terms beside the embedding (see classifier.py)
         self.confusable: dict[str, str] = {}  # class → its most-confused class in training (the harder OOD test)
         self.unseen_in_folds: list[str] = []  # strategies too rare to be in every out-of-fold training part
-        self.strategy = _strategy_model(seed)
+        self.strategy = _strategy_model(seed)  # the 13 strategies: the posteriors the pair head reads
+        self.tagger = _strategy_model(seed)    # + no_strategy: the labels explicit BA compares
         self.model = (LogisticRegression(C=4.0, max_iter=3000, random_state=seed) if head == "logreg" else
                       MLPClassifier(hidden_layer_sizes=(64,), early_stopping=True, max_iter=200, random_state=seed))
 
     def _features(self, a: Sequence[str], b: Sequence[str], posterior: dict[str, np.ndarray]) -> np.ndarray:
         x = posterior_features(np.stack([posterior[t] for t in a]), np.stack([posterior[t] for t in b]))
-        if self.with_embeddings:
+        if self.with_embeddings or self.cosine:
             emb = dict(zip(posterior, self.embedder.encode(list(posterior))))
-            x = np.hstack([x, pair_features(np.stack([emb[t] for t in a]), np.stack([emb[t] for t in b]))])
+            u, v = np.stack([emb[t] for t in a]), np.stack([emb[t] for t in b])
+            x = np.hstack([x] + ([(u * v).sum(axis=1, keepdims=True)] if self.cosine else []) +
+                          ([pair_features(u, v)] if self.with_embeddings else [])).astype(np.float32)
         return x
 
     def fit(self, sentences: pd.DataFrame, pairs: pd.DataFrame) -> "PairClassifier":
@@ -92,9 +99,12 @@ class PairClassifier:
         self.lexical = Lexical().fit(sentences["text"]) if self.use_lexical else None
         x = strategy_inputs(self.embedder, self.lexical, sentences["text"])
         y = sentences["label"].to_numpy()
+        self.tagger.fit(x, y)
+        keep = np.flatnonzero(y != NO_STRATEGY)
+        x, y = x[keep], y[keep]
         self.strategy.fit(x, y)
-        oof, self.unseen_in_folds = out_of_fold_posteriors(x, y, sentences["dialogue"].to_numpy(), self.seed)
-        posterior = dict(zip(sentences["text"], oof))
+        oof, self.unseen_in_folds = out_of_fold_posteriors(x, y, sentences["dialogue"].to_numpy()[keep], self.seed)
+        posterior = dict(zip(sentences["text"].to_numpy()[keep], oof))
         self.model.fit(self._features(pairs["a"].tolist(), pairs["b"].tolist(), posterior), pairs["same"].to_numpy())
         return self
 
@@ -103,7 +113,7 @@ class PairClassifier:
         return dict(zip(uniq, self.strategy.predict_proba(strategy_inputs(self.embedder, self.lexical, uniq))))
 
     def predict_strategy(self, texts: Sequence[str]) -> np.ndarray:
-        return self.strategy.predict(strategy_inputs(self.embedder, self.lexical, texts))
+        return self.tagger.predict(strategy_inputs(self.embedder, self.lexical, texts))
 
     def proba(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """P(same strategy) for each pair."""
@@ -113,7 +123,8 @@ class PairClassifier:
     def save(self, path: str | Path, signature: dict | None = None) -> None:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        arrays = {"s_coef": self.strategy.coef_, "s_intercept": self.strategy.intercept_}
+        arrays = {"s_coef": self.strategy.coef_, "s_intercept": self.strategy.intercept_,
+                  "t_coef": self.tagger.coef_, "t_intercept": self.tagger.intercept_}
         if self.lexical is not None:
             arrays["lexical_idf"] = self.lexical.v.idf_
         if self.head == "logreg":
@@ -123,8 +134,10 @@ class PairClassifier:
             arrays.update({f"b{i}": b for i, b in enumerate(self.model.intercepts_)})
         np.savez(p.with_suffix(".npz"), **arrays)
         p.with_suffix(".json").write_text(json.dumps({
-            "head": self.head, "with_embeddings": self.with_embeddings, "embedder": self.embedder.name,
-            "classes": list(self.strategy.classes_), "signature": signature or {}, "confusable": self.confusable,
+            "head": self.head, "with_embeddings": self.with_embeddings, "cosine": self.cosine,
+            "embedder": self.embedder.name,
+            "classes": list(self.strategy.classes_), "tagger_classes": list(self.tagger.classes_),
+            "signature": signature or {}, "confusable": self.confusable,
             "lexical_vocabulary": self.lexical.vocabulary if self.lexical is not None else None}, indent=2))
 
     @classmethod
@@ -134,12 +147,18 @@ class PairClassifier:
         if meta["embedder"] != embedder.name:
             raise ValueError(f"model was trained with embedder {meta['embedder']!r}, not {embedder.name!r}")
         w = np.load(p.with_suffix(".npz"))
-        clf = cls(embedder, meta["head"], meta["with_embeddings"], lexical=bool(meta.get("lexical_vocabulary")))
+        clf = cls(embedder, meta["head"], meta["with_embeddings"], lexical=bool(meta.get("lexical_vocabulary")),
+                  cosine=meta.get("cosine", False))  # models saved before the cosine feature have none
         if clf.use_lexical:
             clf.lexical = Lexical(meta["lexical_vocabulary"], w["lexical_idf"])
         clf.strategy.classes_ = np.array(meta["classes"])
         clf.confusable = meta.get("confusable", {})  # models saved before it existed have none
         clf.strategy.coef_, clf.strategy.intercept_ = w["s_coef"], w["s_intercept"]
+        if "t_coef" in w.files:
+            clf.tagger.classes_ = np.array(meta["tagger_classes"])
+            clf.tagger.coef_, clf.tagger.intercept_ = w["t_coef"], w["t_intercept"]
+        else:  # saved before the 13-strategy pair model: one model did both
+            clf.tagger = clf.strategy
         m = clf.model
         m.classes_ = np.array([0, 1])
         if meta["head"] == "logreg":
@@ -207,7 +226,37 @@ def random_split(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 
 
 
 def evaluate_pairs(clf, pairs: pd.DataFrame) -> dict[str, float]:
-    """Accuracy and κ of any pair model with ``proba(a, b)`` (fast mode or cross-encoder)."""
+    """Accuracy and κ of any pair model with ``proba(a, b)`` (fast mode or cross-encoder); with the pairs'
+    sentence positions (:func:`crseval.behavior.pairs.ood_pairs`), κ's 95 % interval over resampled sentences."""
     pred = (clf.proba(pairs["a"], pairs["b"]) >= 0.5).astype(int)
-    return {"pairs": len(pairs), "accuracy": float(np.mean(pred == pairs["same"])),
-            "kappa": float(cohen_kappa_score(pairs["same"], pred))}
+    out = {"pairs": len(pairs), "accuracy": float(np.mean(pred == pairs["same"])),
+           "kappa": float(cohen_kappa_score(pairs["same"], pred))}
+    if "sentence_a" in pairs:
+        out["ci_low"], out["ci_high"] = pair_kappa_interval(pairs["same"], pred, pairs["sentence_a"],
+                                                            pairs["sentence_b"])
+    return out
+
+
+def weighted_kappa(same: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Cohen's κ of binary labels and predictions under each row of pair weights ``w`` (resamples × pairs)."""
+    total = w.sum(axis=1)
+    agree = (w * (same == pred)).sum(axis=1) / total
+    p_same, p_pred = (w * same).sum(axis=1) / total, (w * pred).sum(axis=1) / total
+    chance = p_same * p_pred + (1 - p_same) * (1 - p_pred)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (agree - chance) / (1 - chance)
+
+
+def pair_kappa_interval(same, pred, sentence_a, sentence_b, *, n_boot: int = 1000, confidence: float = 0.95,
+                        seed: int = 0) -> tuple[float, float]:
+    """Percentile interval of pair κ over resamples of the *sentences* (pairs share sentences, so pairs are not
+    independent draws): a resample that draws sentence i c_i times weighs the pair (i, j) c_i · c_j."""
+    from crseval.stats.bootstrap import percentile_interval, resample_blocks
+    same, pred = np.asarray(same, float), np.asarray(pred, float)
+    a, b = np.asarray(sentence_a), np.asarray(sentence_b)
+    n = int(max(a.max(), b.max())) + 1
+    draws = []
+    for block in resample_blocks(n, n_boot, np.random.default_rng(seed), cells=2_000_000 // max(len(a) // n, 1)):
+        counts = np.stack([np.bincount(idx, minlength=n) for idx in block]).astype(float)
+        draws.append(weighted_kappa(same, pred, counts[:, a] * counts[:, b]))
+    return percentile_interval(np.concatenate(draws), confidence)

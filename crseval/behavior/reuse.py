@@ -62,7 +62,8 @@ def ood_rows(model, sentences: pd.DataFrame, seed: int) -> list[dict]:
     """The model on every same-strategy pair of ``sentences`` and as many seeded different-strategy pairs:
     random ones (the paper's test), then — where the model kept the class pairs its training classifier
     confused and the file has both classes of one — as many pairs of confusable classes (a harder test).
-    One row each: negatives, pairs, same_strategy_pairs, accuracy, kappa."""
+    One row each: negatives, pairs, same_strategy_pairs, accuracy, kappa and its 95 % interval over resampled
+    sentences."""
     from crseval.behavior.implicit import evaluate_pairs
     from crseval.behavior.pairs import ood_pairs
     rows = []
@@ -75,7 +76,8 @@ def ood_rows(model, sentences: pd.DataFrame, seed: int) -> list[dict]:
             continue
         res = evaluate_pairs(model, pairs)
         rows.append({"negatives": negatives, "pairs": res["pairs"], "same_strategy_pairs": int(pairs["same"].sum()),
-                     "accuracy": res["accuracy"], "kappa": res["kappa"]})
+                     "accuracy": res["accuracy"], "kappa": res["kappa"], "kappa_ci_low": res["ci_low"],
+                     "kappa_ci_high": res["ci_high"]})
     return rows
 
 

@@ -21,6 +21,8 @@ class TrainConfig:
     head: str = "logreg"
     seed: int = 0
     lexical: bool = True       # TF-IDF terms beside the embedding in the strategy model
+    pairs_over: str = "13 strategies"  # no_strategy sentences are in no pair (crseval.behavior.pairs)
+    cosine: bool = True        # the embedding cosine beside the posteriors in the pair head
 
 
 def train_pair_model(dialogues: Sequence[Dialogue], embedder: Embedder, cfg: TrainConfig = TrainConfig(), *,
@@ -39,7 +41,8 @@ def train_pair_model(dialogues: Sequence[Dialogue], embedder: Embedder, cfg: Tra
         report = report or evaluate_classifier(sentences, embedder, seed=cfg.seed, lexical=cfg.lexical)
         hard_classes = report.hard_classes(cfg.hard_threshold)
     pairs = make_pairs(sentences, cfg.n_pairs, hard=cfg.hard, hard_classes=hard_classes, seed=cfg.seed)
-    model = PairClassifier(embedder, cfg.head, seed=cfg.seed, lexical=cfg.lexical).fit(sentences, pairs)
+    model = PairClassifier(embedder, cfg.head, seed=cfg.seed, lexical=cfg.lexical, cosine=cfg.cosine)
+    model.fit(sentences, pairs)
     if report is not None:
         model.confusable = report.hard_classes(cfg.hard_threshold)
     model.save(path, sig)

@@ -27,10 +27,10 @@ class TrainConfig(BaseModel):
     encoder: Literal["minilm", "mpnet"] = Field("minilm", description="Sentence encoder: MiniLM (default) or the "
                                                                       "larger all-mpnet-base-v2 (crseval[mpnet]; "
                                                                       "slower, see the README's table).")
-    fine_tune: int = Field(0, ge=0, le=20, description="Epochs of supervised-contrastive fine-tuning of the encoder, "
-                                                       "per fold and for each final model (Mixed-hard batches for the "
-                                                       "Mixed-hard design); 0 keeps it frozen (fast mode). One MiniLM "
-                                                       "epoch is ~40 s per fold on 2 CPU cores.")
+    fine_tune: int = Field(1, ge=0, le=20, description="Epochs of supervised-contrastive fine-tuning of the encoder on "
+                                                       "the strategic sentences, per fold and for the final model (both "
+                                                       "designs share it); 0 keeps it frozen (fast mode, ~1.5 min). One "
+                                                       "MiniLM epoch is ~65 s per fold on 2 CPU cores.")
     lexical: bool = Field(True, description="Word 1–2-gram TF-IDF beside the embedding in the strategy model "
                                             "(--no-lexical: the embedding alone).")
     ood: Path | None = Field(None, description="Labelled sentences CSV (text,strategy) for out-of-distribution "
@@ -45,7 +45,8 @@ def _ood_rows(model, sentences: pd.DataFrame, name: str, seed: int, design: str)
     naming the design that trained the model and the pair counts."""
     from crseval.behavior.reuse import ood_rows
     return [{"design": f"OOD {name}, {r['negatives']} negatives ({design} model)", "accuracy": r["accuracy"],
-             "kappa": r["kappa"], "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
+             "kappa": r["kappa"], "kappa_ci_low": r["kappa_ci_low"], "kappa_ci_high": r["kappa_ci_high"],
+             "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
                                                    f"{r['pairs'] - r['same_strategy_pairs']} different)"}
             for r in ood_rows(model, sentences, seed)]
 
@@ -69,28 +70,35 @@ def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: 
 
 
 def _encoders(config: TrainConfig, emb, progress: Progress):
-    """(the encoder's description, make(sentences, hard_classes, what) -> Embedder): the frozen embedder, or
-    encoder fine-tuned on exactly those sentences (hard-negative batches when ``hard_classes`` is given)."""
+    """(the encoder's description, its fine-tuning settings, make(sentences, what) -> Embedder): the frozen
+    embedder, or the encoder fine-tuned on exactly those sentences' strategic ones — once per set of sentences,
+    so both designs of a fold (they differ in their pairs, not their encoder) share it."""
     if not config.fine_tune:
-        return f"{emb.name} (frozen)", None, lambda sentences, hard_classes, what: emb
+        return f"{emb.name} (frozen)", None, lambda sentences, what: emb
     from crseval.text.embed import ENCODERS
     name, base_path = ENCODERS[config.encoder]
     if emb.name != name:
         raise CrsevalError(f"--fine-tune needs {name} (sentence-transformers and its model package)",
                            field="--fine-tune", fix="pip install 'crseval[embed]', or --fine-tune 0")
     from crseval.behavior.contrastive import FineTuning, fine_tuned_encoder
+    from crseval.behavior.pairs import strategic
     cfg = FineTuning(epochs=config.fine_tune, seed=config.seed)
+    made: dict[tuple, object] = {}
 
-    def make(sentences, hard_classes, what):
-        tick = progress(f"fine-tuning {name} ({what}; sentences × epochs)", config.fine_tune * len(sentences))
-        return fine_tuned_encoder(sentences, base_path(), emb.name, cfg, hard_classes=hard_classes, tick=tick)
+    def make(sentences, what):
+        key = tuple(sentences.index)
+        if key not in made:
+            train = strategic(sentences)
+            tick = progress(f"fine-tuning {name} ({what}; sentences × epochs)", config.fine_tune * len(train))
+            made[key] = fine_tuned_encoder(train, base_path(), emb.name, cfg, tick=tick)
+        return made[key]
     return f"{emb.name} + {config.fine_tune} epoch(s) supervised contrastive", cfg.__dict__, make
 
 
-def _final_model(config: TrainConfig, ds, sentences, rep, encoder, design: str, hard: int):
-    """(pair model, its signature) trained on every labelled sentence with ``design``'s pairs and encoder."""
+def _final_model(config: TrainConfig, ds, sentences, rep, encoder, hard: int):
+    """(pair model, its signature) trained on every labelled sentence, ``hard`` of its pairs hard negatives."""
     from crseval.behavior.train import TrainConfig as PairTraining, train_pair_model
-    emb = encoder(sentences, rep.hard_classes() if hard else None, f"{design}, all sentences")
+    emb = encoder(sentences, "all sentences")
     model, sig, _ = train_pair_model(ds, emb, PairTraining(config.pairs, hard, 0.7, config.head, config.seed,
                                                            config.lexical),
                                      data_signature=ds.info.signature(), report=rep)
@@ -100,9 +108,8 @@ def _final_model(config: TrainConfig, ds, sentences, rep, encoder, design: str, 
 def _cv_rows(config: TrainConfig, sentences, emb, rep, designs, encoder, encoder_name, tick) -> list[dict]:
     from crseval.behavior.implicit import cross_validate
     rows = []
+    per_fold = (lambda s, f: encoder(s, f"fold {f + 1}/{config.folds}"))
     for name, h in designs:
-        hc = rep.hard_classes() if h else None
-        per_fold = (lambda s, f, hc=hc, name=name: encoder(s, hc, f"{name}, fold {f + 1}/{config.folds}"))
         cv = cross_validate(sentences, emb, n_pairs=config.pairs, hard=h, hard_classes=rep.hard_classes(),
                             head=config.head, n_splits=config.folds, seed=config.seed, lexical=config.lexical,
                             encoder=per_fold if config.fine_tune else None)
@@ -136,7 +143,7 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     ceiling = label_ceiling(sentences, rep.predictions["predicted"])
     tick(1)
     rows = _cv_rows(config, sentences, emb, rep, designs, encoder, encoder_name, tick)
-    finals = {name: _final_model(config, ds, sentences, rep, encoder, name, h) for name, h in designs}
+    finals = {name: _final_model(config, ds, sentences, rep, encoder, h) for name, h in designs}
     model, sig = finals[designs[-1][0]]
     model.save(store.writable("model.npz").with_suffix(""), sig)  # reusable: `behavior run|meta|implicit --model`
     if config.fine_tune:

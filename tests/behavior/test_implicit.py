@@ -110,3 +110,20 @@ def test_out_of_fold_posteriors_keep_rare_strategies_in_every_training_fold():
     rows = np.flatnonzero(g == "d0")
     assert not np.allclose(oof[rows], LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced",
                                                           random_state=0).fit(x, y).predict_proba(x[rows]))
+
+
+def test_pair_kappa_interval_weights_pairs_by_their_sentences_draws():
+    """Unit weights give sklearn's κ; one resample's product weights give sklearn's weighted κ; the interval
+    holds the estimate."""
+    from sklearn.metrics import cohen_kappa_score
+    from crseval.behavior.implicit import pair_kappa_interval, weighted_kappa
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 40, 600), rng.integers(0, 40, 600)
+    same = rng.integers(0, 2, 600)
+    pred = np.where(rng.random(600) < 0.8, same, 1 - same)
+    assert weighted_kappa(same, pred, np.ones((1, 600)))[0] == pytest.approx(cohen_kappa_score(same, pred))
+    counts = np.bincount(rng.integers(0, 40, 40), minlength=40).astype(float)
+    w = counts[a] * counts[b]
+    assert weighted_kappa(same, pred, w[None])[0] == pytest.approx(cohen_kappa_score(same, pred, sample_weight=w))
+    lo, hi = pair_kappa_interval(same, pred, a, b, n_boot=300)
+    assert lo < cohen_kappa_score(same, pred) < hi
