@@ -45,13 +45,14 @@ def load_pair_model(path: Path):
 def labelled_file(path: Path) -> pd.DataFrame:
     """A labelled ``text,strategy`` file as sentences (text, label), checked to form both kinds of pair: two
     sentences of one strategy (a same-strategy pair) and two strategies (a different-strategy pair)."""
+    from crseval.behavior.pairs import strategic
     from crseval.data.io import read_rows
     _, rows = read_rows(path, required=("text", "strategy"))
     s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
-    counts = s["label"].value_counts()
+    counts = strategic(s)["label"].value_counts()
     if len(counts) < 2 or counts.max() < 2:
-        what = ("one strategy only: no different" if len(counts) < 2 else
-                "no two sentences of the same strategy: no same")
+        what = ("fewer than two strategies (no_strategy sentences are in no pair): no different" if len(counts) < 2
+                else "no two sentences of the same strategy: no same")
         raise CrsevalError(f"{what}-strategy pair can be formed",
                            file=path, field="strategy",
                            expected="sentences of at least two strategies, at least two of one strategy")

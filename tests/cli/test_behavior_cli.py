@@ -115,6 +115,7 @@ def test_bad_responses_file_is_a_clear_error(tmp_path):
 def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.evaluate import contexts
+    from crseval.behavior.pairs import strategic
     from crseval.data import load_dataset
     dialogues = load_dataset("sample").dialogues.dialogues
     ood = sample_sentences_csv(tmp_path / "ood.csv")
@@ -125,7 +126,7 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     ood_rows = [f"OOD ood.csv, {neg} negatives ({m} model)" for m in ("Original", "Mixed-hard")
                 for neg in ("random", "confusable-class")]
     assert designs == ["Original", "Mixed-hard", PAPER] + ood_rows  # the sample has confusable classes
-    sentences = labelled_sentences(dialogues)
+    sentences = strategic(labelled_sentences(dialogues))  # pairs are over the 13 strategies
     same = sum(n * (n - 1) // 2 for n in sentences["label"].value_counts())  # every same-strategy pair, no cap
     assert {r["fold accuracy"] for r in out["result"][3:]} == {f"{2 * same} pairs ({same} same-strategy + {same} "
                                                                "different)"}
@@ -156,7 +157,7 @@ def test_hard_zero_never_says_mixed_hard(tmp_path):
 @pytest.mark.slow  # trains classifiers on INSPIRED (~40 s)
 def test_train_on_inspired_reports_the_label_ceiling(tmp_path, shared):
     out = json.loads(crseval("behavior", "train", str(shared("inspired")), "--pairs", "2000", "--hard", "0",
-                             "--folds", "2", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+                             "--folds", "2", "--fine-tune", "0", "--out", str(tmp_path / "t"), "--format", "json").stdout)
     rows = next(v for k, v in out["details"].items() if k.startswith("label ceiling"))
     got = {r["measure"]: r["value"] for r in rows}
     assert got["text-only pair ceiling (oracle, make_pairs protocol)"] == 0.927
@@ -172,7 +173,7 @@ def test_a_trained_model_is_reused_without_retraining(tmp_path):
     dialogues = load_dataset("sample").dialogues.dialogues
     labelled = sample_sentences_csv(tmp_path / "l.csv")
     trained = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
-                                 "--ood", str(labelled), "--out", str(tmp_path / "t"), "--format", "json").stdout)
+                                 "--fine-tune", "0", "--ood", str(labelled), "--out", str(tmp_path / "t"), "--format", "json").stdout)
     assert (tmp_path / "t" / "model.npz").exists() and (tmp_path / "t" / "model.json").exists()
     assert json.loads((tmp_path / "t" / "model.json").read_text())["confusable"]  # kept for the harder test
     res = json.loads(crseval("behavior", "implicit", "--model", str(tmp_path / "t"), "--eval-file", str(labelled),
@@ -226,7 +227,7 @@ def test_mpnet_encoder_is_trained_on_and_reused_by_name(tmp_path):
     ood = sample_sentences_csv(tmp_path / "ood.csv")
     run = tmp_path / "t"
     out = json.loads(crseval("behavior", "train", "sample", "--encoder", "mpnet", "--pairs", "400", "--hard", "0",
-                             "--folds", "2", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
+                             "--folds", "2", "--fine-tune", "0", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
     assert out["result"][0]["encoder"] == "all-mpnet-base-v2 (frozen) + TF-IDF terms"
     assert json.loads((run / "model.json").read_text())["embedder"] == "all-mpnet-base-v2"
     again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
@@ -237,7 +238,7 @@ def test_mpnet_encoder_is_trained_on_and_reused_by_name(tmp_path):
 
 def test_no_lexical_trains_on_the_embedding_alone(tmp_path):
     out = json.loads(crseval("behavior", "train", "sample", "--no-lexical", "--pairs", "200", "--hard", "0",
-                             "--folds", "2", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+                             "--folds", "2", "--fine-tune", "0", "--out", str(tmp_path / "t"), "--format", "json").stdout)
     assert out["result"][0]["encoder"].endswith("(frozen)")
     assert "model.lexical:False" in out["signature"]
     assert json.loads((tmp_path / "t" / "model.json").read_text())["lexical_vocabulary"] is None
@@ -246,15 +247,15 @@ def test_no_lexical_trains_on_the_embedding_alone(tmp_path):
 def test_eval_files_that_cannot_form_both_kinds_of_pair_are_one_line_errors(tmp_path):
     """One strategy only used to loop forever looking for a negative; no two sentences alike crashed."""
     one = tmp_path / "one.csv"
-    one.write_text("text,strategy\nhello,no_strategy\nhi there,no_strategy\n")
+    one.write_text("text,strategy\nhello,credibility\nhi there,credibility\nhey,no_strategy\n")
     alone = tmp_path / "alone.csv"
-    alone.write_text("text,strategy\nhello,no_strategy\ngreat,acknowledgment\n")
-    for f, says in ((one, "one strategy only"), (alone, "no two sentences of the same strategy")):
+    alone.write_text("text,strategy\nhello,credibility\ngreat,acknowledgment\ngood,no_strategy\n")
+    for f, says in ((one, "fewer than two strategies"), (alone, "no two sentences of the same strategy")):
         res = crseval("behavior", "implicit", "--model", str(tmp_path / "no-model"), "--eval-file", str(f),
                       "--out", str(tmp_path / "e"), check=False)
         assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr
     res = crseval("behavior", "train", "sample", "--ood", str(one), "--out", str(tmp_path / "t"), check=False)
-    assert res.returncode == 2 and "one strategy only" in res.stderr
+    assert res.returncode == 2 and "fewer than two strategies" in res.stderr
     assert not (tmp_path / "t" / "model.npz").exists()  # refused before any training
 
 
