@@ -247,16 +247,25 @@ def weighted_kappa(same: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndar
         return (agree - chance) / (1 - chance)
 
 
-def pair_kappa_interval(same, pred, sentence_a, sentence_b, *, n_boot: int = 1000, confidence: float = 0.95,
-                        seed: int = 0) -> tuple[float, float]:
-    """Percentile interval of pair κ over resamples of the *sentences* (pairs share sentences, so pairs are not
-    independent draws): a resample that draws sentence i c_i times weighs the pair (i, j) c_i · c_j."""
-    from crseval.stats.bootstrap import percentile_interval, resample_blocks
-    same, pred = np.asarray(same, float), np.asarray(pred, float)
+def pair_kappa_draws(same, preds, sentence_a, sentence_b, *, n_boot: int = 1000, seed: int = 0) -> np.ndarray:
+    """Bootstrap draws of pair κ (one row per prediction vector in ``preds``, the same resamples for all) over
+    resamples of the *sentences* (pairs share sentences, so pairs are not independent draws): a resample
+    that draws sentence i c_i times weighs the pair (i, j) c_i · c_j."""
+    from crseval.stats.bootstrap import resample_blocks
+    same = np.asarray(same, float)
     a, b = np.asarray(sentence_a), np.asarray(sentence_b)
     n = int(max(a.max(), b.max())) + 1
     draws = []
     for block in resample_blocks(n, n_boot, np.random.default_rng(seed), cells=2_000_000 // max(len(a) // n, 1)):
         counts = np.stack([np.bincount(idx, minlength=n) for idx in block]).astype(float)
-        draws.append(weighted_kappa(same, pred, counts[:, a] * counts[:, b]))
-    return percentile_interval(np.concatenate(draws), confidence)
+        w = counts[:, a] * counts[:, b]
+        draws.append(np.stack([weighted_kappa(same, np.asarray(p, float), w) for p in preds]))
+    return np.concatenate(draws, axis=1)
+
+
+def pair_kappa_interval(same, pred, sentence_a, sentence_b, *, n_boot: int = 1000, confidence: float = 0.95,
+                        seed: int = 0) -> tuple[float, float]:
+    """Percentile interval of pair κ over resampled sentences (:func:`pair_kappa_draws`)."""
+    from crseval.stats.bootstrap import percentile_interval
+    return percentile_interval(pair_kappa_draws(same, [pred], sentence_a, sentence_b, n_boot=n_boot, seed=seed)[0],
+                               confidence)

@@ -55,13 +55,14 @@ def mix(ideal: pd.DataFrame, worst: pd.DataFrame, fraction: float, seed: int = 0
 
 def curve_statistics(turns: pd.DataFrame) -> dict[str, Callable[[np.ndarray], float]]:
     """Each tracked metric as a function of row positions of ``turns`` (one answered recommender turn per
-    row: match, p_same, system, human), so a resample of dialogues is a resample of rows: explicit and
-    implicit BA over counted turns (the first of a dialogue is not), BLEU@2/4 and DIST@2/4 the way CRSLab
+    row: match, sentence_match, p_same, system, human), so a resample of dialogues is a resample of rows:
+    explicit (first label and all sentences) and implicit BA over counted turns (the first of a dialogue is not), BLEU@2/4 and DIST@2/4 the way CRSLab
     computes them (:mod:`crseval.behavior.generation`). DIST counts the distinct n-grams of the whole set, which
     a resample with repeated dialogues only shrinks, so its names are in ``UNBANDED``: no bootstrap band."""
     from crseval.behavior.generation import crslab_bleu, crslab_ngrams
     counted = (turns["turn"] > 0).to_numpy()
     match, p_same = turns["match"].to_numpy(float), turns["p_same"].to_numpy(float)
+    sentence_match = turns["sentence_match"].to_numpy(float)
     sys_text, human = turns["system"].tolist(), turns["human"].tolist()
     bleu = {k: crslab_bleu(sys_text, human, k) for k in (2, 4)}
     grams = {k: [crslab_ngrams(t, k) for t in sys_text] for k in (2, 4)}
@@ -71,7 +72,8 @@ def curve_statistics(turns: pd.DataFrame) -> dict[str, Callable[[np.ndarray], fl
 
     def distinct(k):
         return lambda idx: len(frozenset().union(*(grams[k][i] for i in idx))) / len(idx)
-    return {"explicit_ba_counted": counted_mean(match), "implicit_ba": counted_mean(p_same),
+    return {"explicit_ba_counted": counted_mean(match), "explicit_ba_sentences": counted_mean(sentence_match),
+            "implicit_ba": counted_mean(p_same),
             "crslab_bleu2": lambda idx: float(bleu[2][idx].mean()), "crslab_bleu4": lambda idx: float(bleu[4][idx].mean()),
             "crslab_dist2": distinct(2), "crslab_dist4": distinct(4)}
 
@@ -104,7 +106,7 @@ def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
     names = list(dict.fromkeys(curve["metric"]))
     cols = min(3, len(names))
     rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.9 * rows), squeeze=False)
     for ax, name in zip(axes.flat, names):
         g = curve[curve["metric"] == name]
         x = g["worst_share"] * 100
@@ -114,5 +116,6 @@ def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
         ax.set_xlabel("worst system's share of turns (%)", fontsize=8)
     for ax in list(axes.flat)[len(names):]:
         ax.set_visible(False)
+    fig.tight_layout()
     save(fig, path)
     return path

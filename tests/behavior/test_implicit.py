@@ -127,3 +127,15 @@ def test_pair_kappa_interval_weights_pairs_by_their_sentences_draws():
     assert weighted_kappa(same, pred, w[None])[0] == pytest.approx(cohen_kappa_score(same, pred, sample_weight=w))
     lo, hi = pair_kappa_interval(same, pred, a, b, n_boot=300)
     assert lo < cohen_kappa_score(same, pred) < hi
+
+
+def test_paired_kappa_draws_share_their_resamples():
+    from crseval.behavior.implicit import pair_kappa_draws
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 30, 400), rng.integers(0, 30, 400)
+    same = rng.integers(0, 2, 400)
+    good, bad = np.where(rng.random(400) < 0.9, same, 1 - same), np.where(rng.random(400) < 0.6, same, 1 - same)
+    draws = pair_kappa_draws(same, [good, good, bad], a, b, n_boot=200)
+    assert draws.shape == (3, 200)
+    assert np.array_equal(draws[0], draws[1])  # the same resamples for every prediction vector
+    assert (draws[0] - draws[2] > 0).mean() > 0.95

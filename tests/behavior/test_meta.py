@@ -36,7 +36,7 @@ def test_quality_curve_bands_and_statistics_by_hand():
     def turns(r):
         out = r.assign(human=ideal["response"].to_numpy(), system=r["response"])
         match = (out["system"] == out["human"]).astype(int)
-        return out.assign(match=match, p_same=match * 0.8 + 0.1)
+        return out.assign(match=match, sentence_match=match, p_same=match * 0.8 + 0.1)
     curve = quality_curve(ideal, worst, turns, n_boot=50)
     v = curve.pivot(index="worst_share", columns="metric", values="value")
     assert v.loc[0.0, "explicit_ba_counted"] == 1 and v.loc[1.0, "explicit_ba_counted"] == 0

@@ -125,11 +125,17 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     designs = [r["design"] for r in out["result"]]
     ood_rows = [f"OOD ood.csv, {neg} negatives ({m} model)" for m in ("Original", "Mixed-hard")
                 for neg in ("random", "confusable-class")]
-    assert designs == ["Original", "Mixed-hard", PAPER] + ood_rows  # the sample has confusable classes
+    paired = [f"OOD ood.csv, {neg} negatives: Mixed-hard − Original" for neg in ("random", "confusable-class")]
+    assert designs == ["Original", "Mixed-hard", PAPER] + ood_rows + paired  # the sample has confusable classes
     sentences = strategic(labelled_sentences(dialogues))  # pairs are over the 13 strategies
     same = sum(n * (n - 1) // 2 for n in sentences["label"].value_counts())  # every same-strategy pair, no cap
-    assert {r["fold accuracy"] for r in out["result"][3:]} == {f"{2 * same} pairs ({same} same-strategy + {same} "
-                                                               "different)"}
+    assert {r["fold accuracy"] for r in out["result"][3:7]} == {f"{2 * same} pairs ({same} same-strategy + {same} "
+                                                                "different)"}
+    by_design = {r["design"]: r for r in out["result"]}
+    for neg, row in zip(("random", "confusable-class"), out["result"][7:]):  # the paired difference, with its CI
+        diff = (by_design[f"OOD ood.csv, {neg} negatives (Mixed-hard model)"]["kappa"]
+                - by_design[f"OOD ood.csv, {neg} negatives (Original model)"]["kappa"])
+        assert row["kappa"] == pytest.approx(diff, abs=1e-9) and row["kappa_ci_low"] <= row["kappa_ci_high"]
     assert "model.head:mlp" in out["signature"]
     assert "model.n_pairs:600" in out["signature"]
     assert len(pd.read_csv(tmp_path / "t" / "tables" / "strategy_per_class.csv")) > 5
