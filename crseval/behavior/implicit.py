@@ -226,15 +226,10 @@ def random_split(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 
 
 
 def evaluate_pairs(clf, pairs: pd.DataFrame) -> dict[str, float]:
-    """Accuracy and κ of any pair model with ``proba(a, b)`` (fast mode or cross-encoder); with the pairs'
-    sentence positions (:func:`crseval.behavior.pairs.ood_pairs`), κ's 95 % interval over resampled sentences."""
+    """Accuracy and κ of any pair model with ``proba(a, b)`` (fast mode or cross-encoder)."""
     pred = (clf.proba(pairs["a"], pairs["b"]) >= 0.5).astype(int)
-    out = {"pairs": len(pairs), "accuracy": float(np.mean(pred == pairs["same"])),
-           "kappa": float(cohen_kappa_score(pairs["same"], pred))}
-    if "sentence_a" in pairs:
-        out["ci_low"], out["ci_high"] = pair_kappa_interval(pairs["same"], pred, pairs["sentence_a"],
-                                                            pairs["sentence_b"])
-    return out
+    return {"pairs": len(pairs), "accuracy": float(np.mean(pred == pairs["same"])),
+            "kappa": float(cohen_kappa_score(pairs["same"], pred))}
 
 
 def weighted_kappa(same: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -262,10 +257,3 @@ def pair_kappa_draws(same, preds, sentence_a, sentence_b, *, n_boot: int = 1000,
         draws.append(np.stack([weighted_kappa(same, np.asarray(p, float), w) for p in preds]))
     return np.concatenate(draws, axis=1)
 
-
-def pair_kappa_interval(same, pred, sentence_a, sentence_b, *, n_boot: int = 1000, confidence: float = 0.95,
-                        seed: int = 0) -> tuple[float, float]:
-    """Percentile interval of pair κ over resampled sentences (:func:`pair_kappa_draws`)."""
-    from crseval.stats.bootstrap import percentile_interval
-    return percentile_interval(pair_kappa_draws(same, [pred], sentence_a, sentence_b, n_boot=n_boot, seed=seed)[0],
-                               confidence)

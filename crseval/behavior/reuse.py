@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,27 +60,43 @@ def labelled_file(path: Path) -> pd.DataFrame:
     return s
 
 
-def ood_rows(model, sentences: pd.DataFrame, seed: int) -> list[dict]:
-    """The model on every same-strategy pair of ``sentences`` and as many seeded different-strategy pairs:
-    random ones (the paper's test), then — where the model kept the class pairs its training classifier
-    confused and the file has both classes of one — as many pairs of confusable classes (a harder test).
-    One row each: negatives, pairs, same_strategy_pairs, accuracy, kappa and its 95 % interval over resampled
-    sentences."""
-    from crseval.behavior.implicit import evaluate_pairs
+def ood_rows(models: dict, sentences: pd.DataFrame, seed: int) -> list[dict]:
+    """Each model (name → pair model) on every same-strategy pair of ``sentences`` and as many seeded
+    different-strategy pairs: random ones (the paper's test), then — where the models kept the class pairs their
+    training classifier confused (the last model's are used, so all see the same pairs) and the file has both
+    classes of one — as many pairs of confusable classes (a harder test). One row per model and kind of
+    negative (model, negatives, pairs, same_strategy_pairs, accuracy, kappa and its 95 % interval over resampled
+    sentences), model by model; with two models, then their paired κ difference (the last minus the first, the
+    same pairs and resamples) per kind of negative."""
+    from sklearn.metrics import cohen_kappa_score
+    from crseval.behavior.implicit import pair_kappa_draws
     from crseval.behavior.pairs import ood_pairs
-    rows = []
-    for negatives, hard in (("random", None), ("confusable-class", model.confusable)):
+    from crseval.stats.bootstrap import percentile_interval
+    names = list(models)
+    confusable = models[names[-1]].confusable
+    per_model: dict[str, list[dict]] = {name: [] for name in names}
+    paired = []
+    for negatives, hard in (("random", None), ("confusable-class", confusable)):
         if negatives != "random" and not hard:
             continue
         try:
             pairs = ood_pairs(sentences, seed=seed, hard_classes=hard)
         except ValueError:  # no confusable pair in the file: the harder test does not apply
             continue
-        res = evaluate_pairs(model, pairs)
-        rows.append({"negatives": negatives, "pairs": res["pairs"], "same_strategy_pairs": int(pairs["same"].sum()),
-                     "accuracy": res["accuracy"], "kappa": res["kappa"], "kappa_ci_low": res["ci_low"],
-                     "kappa_ci_high": res["ci_high"]})
-    return rows
+        same = pairs["same"].to_numpy()
+        preds = [(models[n].proba(pairs["a"], pairs["b"]) >= 0.5).astype(int) for n in names]
+        draws = pair_kappa_draws(same, preds, pairs["sentence_a"], pairs["sentence_b"])
+        kappas = [float(cohen_kappa_score(same, p)) for p in preds]
+        common = {"negatives": negatives, "pairs": len(pairs), "same_strategy_pairs": int(same.sum())}
+        for name, pred, kappa, d in zip(names, preds, kappas, draws):
+            low, high = percentile_interval(d)
+            per_model[name].append({"model": name, **common, "accuracy": float(np.mean(pred == same)),
+                                    "kappa": kappa, "kappa_ci_low": low, "kappa_ci_high": high})
+        if len(names) == 2:
+            low, high = percentile_interval(draws[1] - draws[0])
+            paired.append({"model": f"{names[1]} − {names[0]}", **common, "accuracy": float("nan"),
+                           "kappa": kappas[1] - kappas[0], "kappa_ci_low": low, "kappa_ci_high": high})
+    return [r for name in names for r in per_model[name]] + paired
 
 
 class EvalConfig(BaseModel):
@@ -97,7 +114,7 @@ def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
     model, model_sig = load_pair_model(config.model)
     name = Path(config.eval_file).name
     table = pd.DataFrame([{"design": f"{name}, {r.pop('negatives')} negatives (saved model)", **r}
-                          for r in ood_rows(model, sentences, config.seed)])
+                          for r in ood_rows({"saved model": model}, sentences, config.seed)]).drop(columns="model")
     sig = make_signature(data=dataset_info("labelled-sentences", config.eval_file).signature(), model=model_sig,
                          metric={"pairs": "all-same-strategy+equal-different (random; confusable-class)",
                                  "seed": config.seed})

@@ -40,40 +40,18 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _ood_rows(model, sentences: pd.DataFrame, name: str, seed: int, design: str) -> list[dict]:
-    """The model on an out-of-distribution file's sentences (:func:`crseval.behavior.reuse.ood_rows`), each row
-    naming the design that trained the model and the pair counts."""
+def _ood_rows(finals: dict, sentences: pd.DataFrame, name: str, seed: int) -> list[dict]:
+    """The final models on an out-of-distribution file's sentences (:func:`crseval.behavior.reuse.ood_rows`):
+    each row names the design that trained the model (or the paired difference) and the pair counts."""
     from crseval.behavior.reuse import ood_rows
-    return [{"design": f"OOD {name}, {r['negatives']} negatives ({design} model)", "accuracy": r["accuracy"],
-             "kappa": r["kappa"], "kappa_ci_low": r["kappa_ci_low"], "kappa_ci_high": r["kappa_ci_high"],
+    rows = ood_rows({design: model for design, (model, _) in finals.items()}, sentences, seed)
+    return [{"design": (f"OOD {name}, {r['negatives']} negatives: {r['model']}" if "−" in r["model"] else
+                        f"OOD {name}, {r['negatives']} negatives ({r['model']} model)"),
+             "accuracy": r["accuracy"], "kappa": r["kappa"], "kappa_ci_low": r["kappa_ci_low"],
+             "kappa_ci_high": r["kappa_ci_high"],
              "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
-                                                   f"{r['pairs'] - r['same_strategy_pairs']} different)"}
-            for r in ood_rows(model, sentences, seed)]
-
-
-def _ood_difference(finals: dict, sentences: pd.DataFrame, name: str, seed: int) -> list[dict]:
-    """Mixed-hard − Original κ on the same OOD pairs, per kind of negative, with a 95 % interval from the same
-    sentence resamples for both models (a paired comparison)."""
-    from crseval.behavior.implicit import pair_kappa_draws
-    from crseval.behavior.pairs import ood_pairs
-    from crseval.stats.bootstrap import percentile_interval
-    from sklearn.metrics import cohen_kappa_score
-    original, mixed = finals["Original"][0], finals["Mixed-hard"][0]
-    rows = []
-    for negatives, hard in (("random", None), ("confusable-class", mixed.confusable or None)):
-        if negatives != "random" and not hard:
-            continue
-        try:
-            pairs = ood_pairs(sentences, seed=seed, hard_classes=hard)
-        except ValueError:
-            continue
-        preds = [(m.proba(pairs["a"], pairs["b"]) >= 0.5).astype(int) for m in (mixed, original)]
-        draws = pair_kappa_draws(pairs["same"], preds, pairs["sentence_a"], pairs["sentence_b"])
-        low, high = percentile_interval(draws[0] - draws[1])
-        diff = cohen_kappa_score(pairs["same"], preds[0]) - cohen_kappa_score(pairs["same"], preds[1])
-        rows.append({"design": f"OOD {name}, {negatives} negatives: Mixed-hard − Original", "kappa": diff,
-                     "kappa_ci_low": low, "kappa_ci_high": high, "fold accuracy": f"{len(pairs)} pairs (paired)"})
-    return rows
+                              f"{r['pairs'] - r['same_strategy_pairs']} different)"}
+            for r in rows]
 
 
 def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
@@ -180,8 +158,7 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
                  "fold accuracy": f"{paper['pairs']} test pairs"})
     tick(1)
     if ood is not None:
-        rows += [r for name, _ in designs for r in _ood_rows(finals[name][0], ood, config.ood.name, config.seed, name)]
-        rows += _ood_difference(finals, ood, config.ood.name, config.seed) if config.hard else []
+        rows += _ood_rows(finals, ood, config.ood.name, config.seed)
     if config.cross_encoder_pairs:
         rows.append(_cross_encoder_row(config, ds, rep, store, progress))
     signature = make_signature(data=ds.info.signature(), model=sig, fine_tuning=fine_tuning)

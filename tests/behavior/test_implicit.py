@@ -112,11 +112,12 @@ def test_out_of_fold_posteriors_keep_rare_strategies_in_every_training_fold():
                                                           random_state=0).fit(x, y).predict_proba(x[rows]))
 
 
-def test_pair_kappa_interval_weights_pairs_by_their_sentences_draws():
+def test_pair_kappa_draws_weight_pairs_by_their_sentences_draws():
     """Unit weights give sklearn's κ; one resample's product weights give sklearn's weighted κ; the interval
     holds the estimate."""
     from sklearn.metrics import cohen_kappa_score
-    from crseval.behavior.implicit import pair_kappa_interval, weighted_kappa
+    from crseval.behavior.implicit import pair_kappa_draws, weighted_kappa
+    from crseval.stats.bootstrap import percentile_interval
     rng = np.random.default_rng(0)
     a, b = rng.integers(0, 40, 600), rng.integers(0, 40, 600)
     same = rng.integers(0, 2, 600)
@@ -125,7 +126,7 @@ def test_pair_kappa_interval_weights_pairs_by_their_sentences_draws():
     counts = np.bincount(rng.integers(0, 40, 40), minlength=40).astype(float)
     w = counts[a] * counts[b]
     assert weighted_kappa(same, pred, w[None])[0] == pytest.approx(cohen_kappa_score(same, pred, sample_weight=w))
-    lo, hi = pair_kappa_interval(same, pred, a, b, n_boot=300)
+    lo, hi = percentile_interval(pair_kappa_draws(same, [pred], a, b, n_boot=300)[0])
     assert lo < cohen_kappa_score(same, pred) < hi
 
 
