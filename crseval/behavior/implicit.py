@@ -99,11 +99,14 @@ class PairClassifier:
         self.lexical = Lexical().fit(sentences["text"]) if self.use_lexical else None
         x = strategy_inputs(self.embedder, self.lexical, sentences["text"])
         y = sentences["label"].to_numpy()
-        self.tagger.fit(x, y)
         keep = np.flatnonzero(y != NO_STRATEGY)
-        x, y = x[keep], y[keep]
-        self.strategy.fit(x, y)
-        oof, self.unseen_in_folds = out_of_fold_posteriors(x, y, sentences["dialogue"].to_numpy()[keep], self.seed)
+        with warnings.catch_warnings():  # few sentences per strategy (the demo's sample) are not a regression
+            warnings.filterwarnings("ignore", message="The number of unique classes", category=UserWarning)
+            self.tagger.fit(x, y)
+            x, y = x[keep], y[keep]
+            self.strategy.fit(x, y)
+            oof, self.unseen_in_folds = out_of_fold_posteriors(x, y, sentences["dialogue"].to_numpy()[keep],
+                                                               self.seed)
         posterior = dict(zip(sentences["text"].to_numpy()[keep], oof))
         self.model.fit(self._features(pairs["a"].tolist(), pairs["b"].tolist(), posterior), pairs["same"].to_numpy())
         return self
