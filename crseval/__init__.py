@@ -15,7 +15,7 @@ import os
 # `shift score` peaks at ~490 MB instead of ~580 MB. A value the user set is kept.
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
-from crseval.api import compare, evaluate, load_run  # noqa: E402
+from crseval.api import compare, evaluate, load_run, rerun  # noqa: E402
 from crseval.core.errors import CrsevalError  # noqa: E402
 from crseval.core.types import Dialogue, Item, Ratings, Role, Turn, Utterance  # noqa: E402
 from crseval.core.version import __version__  # noqa: E402
@@ -23,4 +23,4 @@ from crseval.data import load_dataset  # noqa: E402
 from crseval.report.html import write_report  # noqa: E402
 
 __all__ = ["CrsevalError", "Dialogue", "Item", "Ratings", "Role", "Turn", "Utterance", "__version__", "compare",
-           "evaluate", "load_dataset", "load_run", "write_report"]
+           "evaluate", "load_dataset", "load_run", "rerun", "write_report"]

@@ -53,13 +53,41 @@ def execute(job: JobSpec, config: BaseModel, out: str | Path | None = None,
     """Run a validated config into its run directory and (re)write the run's report."""
     from crseval.report.html import write_report
     from crseval.runs import RunStore
+    from crseval.runs.provenance import provenance
     store = RunStore(out or job.default_out(config))
+    store.begin(provenance(job.name, config))
     try:
         result = job.run(config, store, progress)
     finally:
         store.close()
+    if store.path("signature.json").is_file():  # the job's fields behind the identity derived from config.json
+        result.signature = {k: v for k, v in store.read_json("signature.json").items() if k != "line"}
     result.report = write_report(store.root, job.report_title)
     return result
+
+
+def rerun(run: str | Path, out: str | Path | None = None, progress: Progress = no_progress) -> Result:
+    """Run again what ``run``'s config.json records (same job, same validated config, relative paths read
+    from the directory the first run was started in) into ``out`` (default: ``RUN-rerun``)."""
+    import contextlib
+
+    from crseval.core.config import validate
+    from crseval.runs import RunStore
+    source = RunStore(run)
+    if not source.root.is_dir():
+        raise CrsevalError("run directory not found", file=source.root, fix="pass a folder written by crseval")
+    record = source.read_json("config.json")
+    if not isinstance(record, dict) or not {"job", "config"} <= set(record):
+        raise CrsevalError("config.json does not record a job and its configuration", file=source.path("config.json"),
+                           fix="runs written before crseval recorded provenance cannot be rerun")
+    spec = get_job(str(record["job"]))
+    target = Path(out).resolve() if out else source.root.with_name(source.root.name + "-rerun")
+    if target == source.root:
+        raise CrsevalError("rerun writes into a new directory", field="--out", fix="choose another folder")
+    where = Path(record.get("cwd") or ".")
+    with contextlib.chdir(where if where.is_dir() else Path.cwd()):
+        config = validate(spec.config, record["config"], file=source.path("config.json"))
+        return execute(spec, config, target, progress)
 
 
 def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
@@ -76,9 +104,6 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
         scratch = Path(tmp) / "run"
         if (real / "records").is_dir():  # resumed work is not planned again
             shutil.copytree(real / "records", scratch / "records")
-        if (real / "config.json").is_file():
-            scratch.mkdir(exist_ok=True)
-            shutil.copy(real / "config.json", scratch / "config.json")
         with planning(real / "llm_cache.sqlite") as recorder:
             store = RunStore(scratch)
             try:

@@ -39,7 +39,6 @@ class DemoConfig(BaseModel):
 def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
     """Run the demo into ``store`` (resuming what is already there)."""
     sample = load_dataset("sample")
-    store.check_config(config.model_dump(mode="json"))
     client = make_client(config.llm, store.cache_path)
     try:
         rubric = RUBRICS["overall"]
@@ -93,10 +92,11 @@ def _shift(store: RunStore, config: DemoConfig, progress: Progress) -> None:
 
 def _validity(store: RunStore, seed: int, progress: Progress) -> None:
     """The demo's simulated users against the bundled human dialogues (`crseval shift validate` at small size)."""
+    from crseval.adaptation.job import sessions
     from crseval.adaptation.validate import human_turns, validate_into
     from crseval.data.kb import load_kb
     ds, human = human_turns("sample")
-    records = [r for r in store.records("results") if not r.get("errors") and r["turns"]]
+    records = [r for r in sessions(store) if not r.get("errors") and r["turns"]]
     validate_into(store, records, load_kb(None), {}, ds, human, seed=seed, progress=progress,
                   source="the demo's shift sessions",
                   title="Simulator validity (demo sessions against the bundled dialogues; use `crseval shift validate`)")

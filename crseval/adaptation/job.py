@@ -22,6 +22,7 @@ from crseval.data.session_logs import import_logs
 from crseval.core.cancel import cancelled
 from crseval.core.config import validate
 from crseval.core.errors import CrsevalError
+from crseval.core.order import in_key_order
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import format_signature, make_signature
 from crseval.core.types import Dialogue, Role, Utterance
@@ -38,6 +39,7 @@ from crseval.text.thesis_lda import ThesisLDA
 from crseval.text.topics import make_topics
 
 STREAM = "results"
+SCORING = "scoring.json"  # how a shift run scored (resolved scoring section and catalogue), read by validate
 SCORE_BATCH = 1000  # sessions scored at once by `shift score` (large enough for the forked workers)
 JUDGE_STREAM = "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
 
@@ -184,8 +186,8 @@ def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_pro
     """Run (or resume) a preference-shift evaluation into ``store``. ``part_of``: the run directory belongs
     to a larger job (the demo) that owns config.json and signature.json; this job's signature then goes to
     ``shift_signature.json``."""
-    if part_of is None:
-        store.check_config(config.model_dump(mode="json"))
+    store.write_json(SCORING, {"scoring": config.scoring.model_dump(mode="json"),
+                               "kb": str(Path(config.kb).resolve()) if config.kb else None})
     kb = load_kb(config.kb)
     scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
     judges = judge_panel(config.judge, store)
@@ -200,7 +202,7 @@ def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_pro
                model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
     _simulate(config, store, scorer, judges, aspects, progress, calibrated, Following(kb))
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
-    write_analysis(store, store.records(STREAM), rated, n_boot=config.n_boot, seed=config.seed, title=title,
+    write_analysis(store, sessions(store), rated, n_boot=config.n_boot, seed=config.seed, title=title,
                    notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [])
 
 
@@ -280,16 +282,33 @@ class ScoreConfig(BaseModel):
         return v
 
 
+def sessions(store: RunStore) -> list[dict[str, Any]]:
+    """The run's session records in (model, session) order — parallel sessions finish in any order, and a
+    rerun must write the same tables."""
+    return in_key_order(store.records(STREAM))
+
+
+def scoring_of(run: Path) -> dict[str, Any]:
+    """How a shift run scored: {"scoring": …, "kb": path or None}, from its scoring.json."""
+    import json
+    p = run / SCORING
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CrsevalError("not a shift run: no scoring.json", file=p,
+                           fix="pass the directory of a `crseval shift run` or `crseval shift score`") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise CrsevalError("unreadable scoring.json", file=p, fix="rerun the command that wrote it") from None
+
+
 def _catalogue(config: ScoreConfig) -> str | None:
     """The KB path to score against (None: the bundled sample), refusing to guess for imported logs."""
     if config.kb == "sample":
         return None
     if config.kb:
         return str(Path(config.kb).resolve())
-    own = config.logs / "config.json" if config.logs.is_dir() else None
-    if own is not None and own.is_file():
-        import json
-        return json.loads(own.read_text(encoding="utf-8")).get("kb")
+    if config.logs.is_dir() and (config.logs / SCORING).is_file():
+        return scoring_of(config.logs).get("kb")
     raise CrsevalError("imported logs need the movie catalogue they were produced with", field="--kb",
                        fix="pass --kb path/to/opendialkg_movie_data.json (or --kb sample for the bundled catalogue); "
                            "scores against the wrong catalogue differ by up to .12")
@@ -312,9 +331,7 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
                            fix="add --judge")
     judge = (JudgeSection(judges=[JudgeSpec(name="judge", llm=config.llm)], calibrated=config.calibrated)
              if config.judge else None)
-    store.check_config({"scoring": scoring.model_dump(mode="json"), "kb": kb_path, "seed": config.seed,
-                        "judge": judge.model_dump(mode="json") if judge else None,
-                        "sessions": sorted(r["key"] for r in logs)})
+    store.write_json(SCORING, {"scoring": scoring.model_dump(mode="json"), "kb": kb_path})
     for n in notes:
         store.log("NOTE " + n)
     kb = load_kb(kb_path)

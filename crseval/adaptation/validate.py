@@ -55,8 +55,9 @@ def _sample(texts: list[str], n: int, seed: int) -> list[str]:
 
 
 def _records(run: Path) -> tuple[RunStore, list[dict]]:
+    from crseval.adaptation.job import sessions
     src = RunStore(run)
-    records = [r for r in src.records("results") if not r.get("errors") and r["turns"]] if run.is_dir() else []
+    records = [r for r in sessions(src) if not r.get("errors") and r["turns"]] if run.is_dir() else []
     if not records:
         raise CrsevalError("no scored sessions in this run directory", file=run / "records" / "results.jsonl",
                            fix="pass the directory of a `crseval shift run` or `crseval shift score`")
@@ -75,12 +76,12 @@ def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> p
 
 
 def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.adaptation.job import scoring_of
     from crseval.data.kb import load_kb
     src, records = _records(config.run)
-    run_cfg = src.read_json("config.json")
+    run_cfg = scoring_of(src.root)
     kb = load_kb(run_cfg.get("kb"))
     ds, human = human_turns(config.human)
-    store.check_config(config.model_dump(mode="json"))
     head, follow, notes, sig_part = validate_into(store, records, kb, run_cfg.get("scoring", {}), ds, human,
                                                   max_turns=config.max_turns, seed=config.seed, progress=progress,
                                                   source=str(config.run))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -17,7 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from crseval.cli.options import BACKEND_HELP, DRY_RUN, FORMAT, llm_config, run_job
-from crseval.cli.output import Format, console, emit, err_console
+from crseval.cli.output import Format, console, emit, err_console, show_result
 from crseval.core.cancel import Interrupted, cancel
 from crseval.core.errors import CrsevalError
 
@@ -108,6 +109,29 @@ def demo(
     if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
     run_job(JOB, DemoConfig(llm=llm_config(backend, model, base_url)), out, fmt, dry_run=dry_run)
+
+
+@app.command()
+def rerun(
+    run_dir: Path = typer.Argument(..., help="A run directory written by crseval (its config.json)."),
+    out: Optional[Path] = typer.Option(None, help="Where the rerun goes (default: RUN_DIR-rerun; resumes there)."),
+    fmt: Format = FORMAT,
+) -> None:
+    """Run again what RUN_DIR/config.json records — same job, same validated config, same data (checked by
+    fingerprint) — and say which tables differ from the original. Exit 1 when any does."""
+    from crseval.api import rerun as rerun_run
+    from crseval.cli.progress import progress_bars
+    from crseval.runs.view import load_run, table_differences
+    t0 = time.perf_counter()
+    with progress_bars() as bars:
+        result = rerun_run(run_dir, out, bars)
+    show_result(result, fmt, seconds=time.perf_counter() - t0)
+    diff = table_differences(load_run(run_dir), load_run(result.run_dir))
+    for name, why in diff.items():
+        err_console.print(f"table {name}: {why}", soft_wrap=True, highlight=False)
+    if diff:
+        raise typer.Exit(1)
+    err_console.print(f"every table identical to {run_dir}", highlight=False)
 
 
 @app.command()

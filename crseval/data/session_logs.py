@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from crseval.core.errors import CrsevalError
+from crseval.core.order import in_key_order
 from crseval.core.types import Role
 from crseval.data.io import read_json, read_jsonl
 
@@ -69,7 +70,7 @@ def _own(path: Path) -> list[dict[str, Any]]:
                 raise CrsevalError("turn without user/system text", file=path, line=line, field="turns")
         out.append({k: rec[k] for k in ("key", "model", "session", "user", "seed", "true_genre", "start_genre", "turns",
                                         "errors") if k in rec})
-    return out
+    return in_key_order(out)  # sessions finish in any order; the file keeps theirs
 
 
 def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:

@@ -23,6 +23,7 @@ import pandas as pd
 from crseval.core.errors import CrsevalError
 from crseval.core.signature import format_signature
 from crseval.runs.formats import latex_table, markdown_table
+from crseval.runs.provenance import identity
 
 LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
 
@@ -42,6 +43,8 @@ class RunStore:
         self._lock = threading.Lock()
         self._files: dict[str, Any] = {}
         self._keys: dict[str, set[str]] = {}
+        self.provenance: dict[str, Any] | None = None
+        self._unwritten: dict[str, Any] | None = None  # config.json, written with the run's first file
 
     # ---- paths -------------------------------------------------------------------------------
     def path(self, *parts: str) -> Path:
@@ -53,8 +56,12 @@ class RunStore:
         return p
 
     def writable(self, *parts: str) -> Path:
-        """Like :meth:`path`, creating the parent folders (the run directory itself included)."""
+        """Like :meth:`path`, creating the parent folders (the run directory itself included). The first
+        write into a run begun with :meth:`begin` writes its config.json first."""
         p = self.path(*parts)
+        if self._unwritten is not None:
+            record, self._unwritten = self._unwritten, None
+            self.write_json("config.json", record)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -90,19 +97,37 @@ class RunStore:
             raise CrsevalError("not UTF-8 text", file=p, fix="the file is damaged: rerun the command that wrote it") \
                 from None
 
-    def save_signature(self, signature: dict[str, Any]) -> None:
+    def save_signature(self, signature: dict[str, Any]) -> dict[str, Any]:
+        """Write signature.json. In a run begun with :meth:`begin`, the identity derived from config.json
+        (job, config hash) leads and the job's fields follow. Returns what was written, less the line."""
+        if self.provenance is not None:
+            signature = {**identity(self.provenance),
+                         **{k: v for k, v in signature.items() if k not in ("crseval", "git")}}
         self.write_json("signature.json", {**signature, "line": format_signature(signature)})
+        return signature
 
-    def check_config(self, config: dict[str, Any]) -> None:
-        """Store the resolved config; when resuming, refuse a different one (numbers would mix)."""
+    def begin(self, record: dict[str, Any]) -> None:
+        """Write config.json (a :func:`crseval.runs.provenance.provenance` record); when resuming, refuse a
+        different job, configuration or input data (numbers would mix). Library versions may differ: the
+        record then keeps the first run's and run.log says so. A new run's config.json is written with its
+        first file: a job that refuses its input leaves nothing behind."""
+        self.provenance = record
         p = self.path("config.json")
-        if p.exists():
-            old = self.read_json("config.json")
-            if old != json.loads(json.dumps(config, default=str)):
-                raise CrsevalError("this run directory was started with a different configuration", file=p,
+        if not p.exists():
+            self._unwritten = record
+            return
+        old = self.read_json("config.json")
+        if not isinstance(old, dict) or "job" not in old:  # written before config.json held provenance
+            self.log("NOTE config.json of an earlier crseval rewritten with this run's provenance")
+            self.write_json("config.json", record)
+            return
+        for part, what in (("job", "job"), ("config", "configuration"), ("data", "input data")):
+            if old.get(part) != json.loads(json.dumps(record[part], default=str)):
+                raise CrsevalError(f"this run directory was started with a different {what}", file=p,
                                    fix="use a new run directory, or the same configuration to resume")
-        else:
-            self.write_json("config.json", config)
+        if old.get("versions") != record["versions"]:
+            self.log(f"NOTE resumed with other versions {record['versions']} (started with {old.get('versions')})")
+        self.provenance = old
 
     # ---- records -----------------------------------------------------------------------------
     def _records_path(self, name: str) -> Path:

@@ -85,6 +85,25 @@ class Run:
         return f"Run({str(self.root)!r}, tables={list(self.tables)})"
 
 
+def _is_timing(column: str) -> bool:
+    """Wall-clock columns (``seconds``, ``llm_seconds``…) measure how a run went, not what it found."""
+    return column == "seconds" or column.endswith("_seconds")
+
+
+def table_differences(a: Run, b: Run) -> dict[str, str]:
+    """Every table of either run that differs in the other, wall-clock columns aside: name → 'missing in …'
+    or 'differs'. Empty when the two runs found the same."""
+    out = {}
+    for name in sorted(set(a.tables) | set(b.tables)):
+        if name not in a.tables or name not in b.tables:
+            out[name] = f"missing in {(b if name in a.tables else a).root}"
+            continue
+        x, y = (t.drop(columns=[c for c in t.columns if _is_timing(c)]) for t in (a.tables[name], b.tables[name]))
+        if not x.equals(y):
+            out[name] = "differs"
+    return out
+
+
 def load_run(path: str | Path) -> Run:
     """Open a run directory read-only: ``run.tables['reliability']``, ``run.signature``, ``run.records(...)``."""
     return Run(path)

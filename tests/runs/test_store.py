@@ -60,11 +60,20 @@ def test_paths_never_leave_the_run_directory(tmp_path):
 
 
 def test_resuming_with_a_different_config_is_refused(tmp_path):
+    record = {"job": "j", "config": {"seed": 1}, "data": {}, "versions": {"crseval": "0", "git": "g"}}
     s = RunStore(tmp_path / "run")
-    s.check_config({"seed": 1})
-    s.check_config({"seed": 1})
+    s.begin(record)
+    assert not (tmp_path / "run").exists()  # config.json comes with the run's first file
+    s.log("started")
+    RunStore(tmp_path / "run").begin(record)
     with pytest.raises(CrsevalError, match="different configuration"):
-        s.check_config({"seed": 2})
+        RunStore(tmp_path / "run").begin({**record, "config": {"seed": 2}})
+    with pytest.raises(CrsevalError, match="different job"):
+        RunStore(tmp_path / "run").begin({**record, "job": "k"})
+    s = RunStore(tmp_path / "run")
+    s.begin({**record, "versions": {"crseval": "1", "git": "h"}})  # other versions resume, and say so
+    assert "resumed with other versions" in (tmp_path / "run" / "run.log").read_text()
+    assert s.save_signature({"crseval": "1", "data": "d"})["crseval"] == "0"  # the run's first versions
 
 
 def test_tables_are_written_as_csv_and_parquet(tmp_path):

@@ -1,0 +1,85 @@
+"""What determines a run, written as its ``config.json``, and the signature derived from it.
+
+``provenance(job, config)`` is the validated config with every default resolved, a fingerprint of every
+file or folder it names (name@content-hash), the versions of crseval and of the libraries that compute,
+and the working directory relative paths are read from. The run signature's identity is a function of
+that record (:func:`identity`): the job, crseval's version and git describe, and one hash over the
+whole config and its data fingerprints — so no field can be forgotten, and changing any of them
+changes the signature. A job adds what it resolved at run time (the LLM's identity, a fallback, the
+metric's parameters in readable form) beside it.
+"""
+from __future__ import annotations
+
+import os
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterator
+
+from pydantic import BaseModel
+
+from crseval.core.signature import content_hash, git_describe, stable_json
+from crseval.core.version import __version__
+
+# the libraries whose versions can change a number crseval reports
+LIBRARIES = ("numpy", "pandas", "scipy", "scikit-learn", "statsmodels", "pydantic", "krippendorff",
+             "choix", "gensim", "nltk", "torch", "transformers", "sentence-transformers",
+             "llama_cpp_python")
+
+_fingerprints: dict[tuple[str, int, int], str] = {}
+
+
+def fingerprint(path: Path) -> str:
+    """``name@hash`` of a file or folder's content (cached per path, size and modification time)."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _fingerprints:
+        _fingerprints[key] = f"{path.name}@{content_hash(path)}"
+    return _fingerprints[key]
+
+
+def _paths(value: Any, where: str) -> Iterator[tuple[str, Path]]:
+    """(field, path) for every value of a config that names an existing file or folder."""
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _paths(getattr(value, name), f"{where}.{name}" if where else name)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _paths(v, f"{where}.{i}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, f"{where}.{k}")
+    elif isinstance(value, (str, Path)) and str(value) not in ("", "."):
+        try:
+            path = Path(value)
+            if path.exists():
+                yield where, path
+        except (OSError, ValueError):  # a string that cannot be a path name
+            return
+
+
+def versions() -> dict[str, str]:
+    out = {"crseval": __version__, "git": git_describe(), "python": platform.python_version()}
+    for lib in LIBRARIES:
+        try:
+            out[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def provenance(job: str, config: BaseModel) -> dict[str, Any]:
+    """The record ``config.json`` holds: job, validated config (defaults resolved), data fingerprints,
+    library versions, platform and working directory."""
+    return {"job": job, "config": config.model_dump(mode="json"),
+            "data": {field: fingerprint(p) for field, p in _paths(config, "")},
+            "versions": versions(), "platform": f"{platform.system()} {platform.machine()}",
+            "cwd": os.getcwd()}
+
+
+def identity(record: dict[str, Any]) -> dict[str, Any]:
+    """The part of a signature that is a function of the provenance record: job, crseval version, git
+    describe and one hash over the config and its data fingerprints."""
+    digest = content_hash(stable_json({"config": record["config"], "data": record["data"]}).encode())
+    return {"crseval": record["versions"]["crseval"], "git": record["versions"]["git"],
+            "job": record["job"], "config": digest}
