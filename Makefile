@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.crseval-installed
 # llama-cpp-python compiles from source; skipping LLaVA cuts the build from ~12 to ~4.5 minutes
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 
-.PHONY: demo test test-fast install bench clean
+.PHONY: demo test test-fast lint install bench clean
 
 install: $(STAMP)
 
@@ -24,6 +24,12 @@ demo: $(STAMP)
 # the whole suite, slow tests (embedded LLM, training, browser) included; pytest's exit 5 (no tests) is not a failure
 test: $(STAMP)
 	$(BIN)/python -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+
+# the formatter, the linter and the import contract (also checked inside the test suite)
+lint: $(STAMP)
+	$(BIN)/ruff format --check crseval tests bench tools
+	$(BIN)/ruff check crseval tests bench tools
+	$(BIN)/lint-imports
 
 # the fast subset for development (< 10 minutes)
 test-fast: $(STAMP)
