@@ -27,8 +27,8 @@ test: $(STAMP)
 
 # the formatter, the linter and the import contract (also checked inside the test suite)
 lint: $(STAMP)
-	$(BIN)/ruff format --check crseval tests bench tools
-	$(BIN)/ruff check crseval tests bench tools
+	$(BIN)/ruff format --check crseval tests bench tools examples
+	$(BIN)/ruff check crseval tests bench tools examples
 	$(BIN)/lint-imports
 
 # the fast subset for development (< 10 minutes)

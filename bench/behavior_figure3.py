@@ -7,6 +7,7 @@ against share: −1 is a metric that tracks quality perfectly); the figure is RU
 
 usage: python bench/behavior_figure3.py [INSPIRED_DIR] [--out DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,6 +25,7 @@ DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "inspired"
 def write_systems(path: str, out: Path) -> tuple[Path, Path]:
     from crseval.behavior.evaluate import contexts
     from crseval.behavior.job import dialogues, split
+
     _, test = split(dialogues(path), "test")
     ctxs = contexts(test)
     rng = np.random.default_rng(0)
@@ -33,8 +35,12 @@ def write_systems(path: str, out: Path) -> tuple[Path, Path]:
             other = ctxs[rng.integers(len(ctxs))]
             while other.dialogue == c.dialogue:
                 other = ctxs[rng.integers(len(ctxs))]
-            fi.write(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n")
-            fw.write(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": other.human}) + "\n")
+            fi.write(
+                json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+            )
+            fw.write(
+                json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": other.human}) + "\n"
+            )
     return ideal, worst
 
 
@@ -49,19 +55,38 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     ideal, worst = write_systems(args.path, args.out)
     t0 = time.perf_counter()
-    subprocess.run([str(Path(sys.executable).parent / "crseval"), "behavior", "meta", args.path, "--ideal", str(ideal),
-                    "--worst", str(worst), "--out", str(args.out / "run"), "--format", "json"],
-                   capture_output=True, text=True, check=True)
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "crseval"),
+            "behavior",
+            "meta",
+            args.path,
+            "--ideal",
+            str(ideal),
+            "--worst",
+            str(worst),
+            "--out",
+            str(args.out / "run"),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     seconds = time.perf_counter() - t0
     import pandas as pd
     from scipy.stats import spearmanr
+
     curve = pd.read_csv(args.out / "run" / "tables" / "quality_curve.csv")
     for name, g in curve.groupby("metric", sort=False):
         cells = " ".join(f"{v:.3f}" for v in g["value"])
         rho = spearmanr(g["worst_share"], g["value"]).statistic
         band = (g["ci_high"] - g["ci_low"]).mean()
         print(f"{name:<22} ρ {rho:+.2f}  mean band width {band:.3f}  values 0→100 %: {cells}")
-    print(f"\ncrseval behavior meta: {seconds:.0f} s; figure: {args.out / 'run' / 'figures' / 'quality_curve.png'}")
+    print(
+        f"\ncrseval behavior meta: {seconds:.0f} s; figure: {args.out / 'run' / 'figures' / 'quality_curve.png'}"
+    )
     return 0
 
 

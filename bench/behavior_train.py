@@ -13,6 +13,7 @@ design): its training throughput on 2 cores is measured on 256 pairs and extrapo
 
 usage: python bench/behavior_train.py [INSPIRED_DIR] [--epochs N] [--ood CSV]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,20 +26,42 @@ import time
 from pathlib import Path
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "inspired"
-OOD = Path(__file__).resolve().parents[2] / "shared" / "data" / "behavior_ood" / "redial_strategies_dev.csv"
+OOD = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "behavior_ood"
+    / "redial_strategies_dev.csv"
+)
 
 
 def train(path: str, out: Path, epochs: int, ood: Path | None) -> tuple[float, list[dict]]:
     t0 = time.perf_counter()
     extra = ["--ood", str(ood)] if ood is not None else []
-    res = subprocess.run([str(Path(sys.executable).parent / "crseval"), "behavior", "train", path, "--fine-tune",
-                          str(epochs), *extra, "--out", str(out), "--format", "json"],
-                         capture_output=True, text=True, check=True)
+    res = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "crseval"),
+            "behavior",
+            "train",
+            path,
+            "--fine-tune",
+            str(epochs),
+            *extra,
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return time.perf_counter() - t0, json.loads(res.stdout)["result"]
 
 
 def scoring(run: Path, pairs) -> float:
     from crseval.behavior.reuse import load_pair_model
+
     t0 = time.perf_counter()
     model, _ = load_pair_model(run)
     model.proba(pairs["a"], pairs["b"])
@@ -48,15 +71,31 @@ def scoring(run: Path, pairs) -> float:
 def ood_file_scoring(run: Path, sentences, tmp: Path) -> tuple[int, float, float]:
     """(pairs, in-process pairs/s, command pairs/s) on a 669-sentence file, the issue's OOD shape."""
     from crseval.behavior.pairs import ood_pairs
+
     sample = sentences.sample(669, random_state=0).reset_index(drop=True)
     csv = tmp / "ood669.csv"
     sample.rename(columns={"label": "strategy"})[["text", "strategy"]].to_csv(csv, index=False)
     pairs = ood_pairs(sample, seed=0)
     in_process = scoring(run, pairs)
     t0 = time.perf_counter()
-    subprocess.run([str(Path(sys.executable).parent / "crseval"), "behavior", "implicit", "--model", str(run),
-                    "--eval-file", str(csv), "--out", str(tmp / "eval"), "--format", "json"],
-                   capture_output=True, text=True, check=True)
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "crseval"),
+            "behavior",
+            "implicit",
+            "--model",
+            str(run),
+            "--eval-file",
+            str(csv),
+            "--out",
+            str(tmp / "eval"),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return len(pairs), in_process, len(pairs) / (time.perf_counter() - t0)
 
 
@@ -65,6 +104,7 @@ def cross_encoder_pairs_per_s(path: str) -> float:
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
     from crseval.behavior.pairs import make_pairs
     from crseval.data import load_dataset
+
     pairs = make_pairs(labelled_sentences(load_dataset("inspired", path).dialogues), 256, seed=2)
     t0 = time.perf_counter()
     CrossEncoderPairClassifier(seed=0).fit(pairs)
@@ -84,28 +124,45 @@ def main() -> int:
     from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.pairs import make_pairs
     from crseval.data import load_dataset
+
     sentences = labelled_sentences(load_dataset("inspired", args.path).dialogues)
     with tempfile.TemporaryDirectory() as tmp:
         t_frozen, frozen = train(args.path, Path(tmp) / "frozen", 0, ood)
         t_ft, tuned = train(args.path, Path(tmp) / "tuned", args.epochs, ood)
         rate = scoring(Path(tmp) / "tuned", make_pairs(sentences, 42000, seed=1))
-        n_ood, ood_in_process, ood_command = ood_file_scoring(Path(tmp) / "tuned", sentences, Path(tmp))
+        n_ood, ood_in_process, ood_command = ood_file_scoring(
+            Path(tmp) / "tuned", sentences, Path(tmp)
+        )
     ce = cross_encoder_pairs_per_s(args.path)
     print(f"{'design':<88} {'frozen acc / κ':>15} {'tuned acc / κ [95 % CI]':>30}")
     for a, b in zip(frozen, tuned):
         low = b.get("kappa_ci_low")
-        ci = f" [{low:.3f}, {b['kappa_ci_high']:.3f}]" if isinstance(low, float) and math.isfinite(low) else ""
-        print(f"{a['design'][:88]:<88} {a['accuracy']:>7.3f} / {a['kappa']:.3f} {b['accuracy']:>7.3f} / "
-              f"{b['kappa']:.3f}{ci}")
+        ci = (
+            f" [{low:.3f}, {b['kappa_ci_high']:.3f}]"
+            if isinstance(low, float) and math.isfinite(low)
+            else ""
+        )
+        print(
+            f"{a['design'][:88]:<88} {a['accuracy']:>7.3f} / {a['kappa']:.3f} {b['accuracy']:>7.3f} / "
+            f"{b['kappa']:.3f}{ci}"
+        )
     print(f"\nbehavior train, frozen MiniLM:              {t_frozen:7.0f} s")
-    print(f"behavior train --fine-tune {args.epochs}:              {t_ft:7.0f} s   (target ≤ 1200 s; "
-          f"{t_ft / t_frozen:.1f}× the frozen mode)")
-    print(f"peer: MiniLM cross-encoder training         {ce:7.1f} pairs/s → {100000 / ce / 60:.0f} min for the "
-          f"reference's 100,000 pairs ({100000 / ce / t_ft:.1f}× our fine-tuned command)")
-    print(f"saved fine-tuned model, 42,000 pairs:       {rate:7.0f} pairs/s (target ≥ 5,000; encoder load and "
-          "embedding of 3,624 sentences included)")
-    print(f"  669-sentence file, {n_ood:,} pairs:        {ood_in_process:7.0f} pairs/s in process; "
-          f"{ood_command:.0f} pairs/s for the whole `behavior implicit --model --eval-file` command")
+    print(
+        f"behavior train --fine-tune {args.epochs}:              {t_ft:7.0f} s   (target ≤ 1200 s; "
+        f"{t_ft / t_frozen:.1f}× the frozen mode)"
+    )
+    print(
+        f"peer: MiniLM cross-encoder training         {ce:7.1f} pairs/s → {100000 / ce / 60:.0f} min for the "
+        f"reference's 100,000 pairs ({100000 / ce / t_ft:.1f}× our fine-tuned command)"
+    )
+    print(
+        f"saved fine-tuned model, 42,000 pairs:       {rate:7.0f} pairs/s (target ≥ 5,000; encoder load and "
+        "embedding of 3,624 sentences included)"
+    )
+    print(
+        f"  669-sentence file, {n_ood:,} pairs:        {ood_in_process:7.0f} pairs/s in process; "
+        f"{ood_command:.0f} pairs/s for the whole `behavior implicit --model --eval-file` command"
+    )
     return 0
 
 

@@ -10,6 +10,7 @@
 
 usage: python bench/judge.py [--dialogues 60] [--decomposed 4] [--data ../shared/data/judgments/ab_redial]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,14 +27,33 @@ ROOT = Path(__file__).resolve().parents[1]
 def default_command(data: Path, n: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "crseval.cli.main", "judge", "meta-eval", str(data), "--aspects",
-                        "dialogue-overall", "--limit", str(n), "--out", f"{tmp}/run", "--format", "csv"],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "crseval.cli.main",
+                "judge",
+                "meta-eval",
+                str(data),
+                "--aspects",
+                "dialogue-overall",
+                "--limit",
+                str(n),
+                "--out",
+                f"{tmp}/run",
+                "--format",
+                "csv",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         wall = time.perf_counter() - t0
         ratings = sum(1 for _ in open(f"{tmp}/run/records/judgments.jsonl"))
-    print(f"default `judge meta-eval --limit {n}` (cold cache): {wall:.0f} s, {60 * n / wall:.1f} dialogues/min, "
-          f"{ratings / wall:.2f} ratings/s ({ratings} ratings); target ≤ 600 s for 60 → "
-          f"{'met' if wall * 60 / n <= 600 else 'NOT met'} ({wall * 60 / n:.0f} s per 60)")
+    print(
+        f"default `judge meta-eval --limit {n}` (cold cache): {wall:.0f} s, {60 * n / wall:.1f} dialogues/min, "
+        f"{ratings / wall:.2f} ratings/s ({ratings} ratings); target ≤ 600 s for 60 → "
+        f"{'met' if wall * 60 / n <= 600 else 'NOT met'} ({wall * 60 / n:.0f} s per 60)"
+    )
 
 
 def decomposed(data: Path, n: int) -> None:
@@ -41,9 +61,14 @@ def decomposed(data: Path, n: int) -> None:
     from crseval.judge.decomposed import turn_items
     from crseval.judge.rubric import judge_request, rubric_for
     from crseval.llm import LLMConfig, make_client
+
     rubric = rubric_for("turn-satisfied")
     items = load_judged(data).items[:n]
-    reqs = [judge_request(d, rubric, target=t)[0] for it in items for _, d, t in turn_items(it.id, it.dialogue)]
+    reqs = [
+        judge_request(d, rubric, target=t)[0]
+        for it in items
+        for _, d, t in turn_items(it.id, it.dialogue)
+    ]
     shuffled = reqs[:]
     random.Random(0).shuffle(shuffled)
     client = make_client(LLMConfig())  # no cache: every request reaches the model
@@ -51,7 +76,9 @@ def decomposed(data: Path, n: int) -> None:
         client.rate(reqs[0], rubric.scale)  # load the model outside the timings
         times = {}
         for name, batch in (("transcript order", reqs), ("shuffled (peer)", shuffled)):
-            client.rate(judge_request(items[-1].dialogue, rubric_for("overall"))[0], (1, 5))  # a foreign prefix
+            client.rate(
+                judge_request(items[-1].dialogue, rubric_for("overall"))[0], (1, 5)
+            )  # a foreign prefix
             t0 = time.perf_counter()
             for r in batch:
                 client.rate(r, rubric.scale)
@@ -59,16 +86,22 @@ def decomposed(data: Path, n: int) -> None:
     finally:
         client.close()
     for name, t in times.items():
-        print(f"decomposed, {len(reqs)} turn questions of {n} dialogues, {name}: {t:.0f} s "
-              f"({t / len(reqs):.2f} s per question)")
-    print(f"prompt-cache reuse: {times['shuffled (peer)'] / times['transcript order']:.2f}× faster than the peer")
+        print(
+            f"decomposed, {len(reqs)} turn questions of {n} dialogues, {name}: {t:.0f} s "
+            f"({t / len(reqs):.2f} s per question)"
+        )
+    print(
+        f"prompt-cache reuse: {times['shuffled (peer)'] / times['transcript order']:.2f}× faster than the peer"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dialogues", type=int, default=60)
     ap.add_argument("--decomposed", type=int, default=4)
-    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "judgments" / "ab_redial")
+    ap.add_argument(
+        "--data", type=Path, default=ROOT.parent / "shared" / "data" / "judgments" / "ab_redial"
+    )
     args = ap.parse_args()
     if not args.data.exists():
         sys.exit(f"skipped: {args.data} not found (the shared datasets are not bundled)")

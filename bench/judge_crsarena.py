@@ -21,6 +21,7 @@ assistant-text features can learn a system's style. Seconds per dialogue are the
 
 usage: python bench/judge_crsarena.py [--data DIR] [--by user|system] [--llm RUN] [--n-boot 1000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,15 @@ from crseval.stats.correlation import correlation_ci
 from crseval.text.embed import MiniLM
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "judgments" / "crsarena_eval"
-ASPECTS = ["dialogue-overall", "understanding", "task-completion", "interest-arousal", "efficiency",
-           "preference-elicitation", "explanation"]
+ASPECTS = [
+    "dialogue-overall",
+    "understanding",
+    "task-completion",
+    "interest-arousal",
+    "efficiency",
+    "preference-elicitation",
+    "explanation",
+]
 TURN_ASPECTS = ["relevance", "interestingness"]
 
 
@@ -56,7 +64,9 @@ def turn_features(turns, embed) -> np.ndarray:
     for it in turns:
         utts = list(it.dialogue.utterances)
         replies.append(utts[it.target].text)
-        users.append(next((u.text for u in reversed(utts[:it.target]) if not u.role.is_recommender), "-"))
+        users.append(
+            next((u.text for u in reversed(utts[: it.target]) if not u.role.is_recommender), "-")
+        )
         rest.append([np.log1p(len(replies[-1])), it.target / len(utts)])
     a, u = embed.encode(replies), embed.encode(users)
     return np.hstack([a, a * u, np.sum(a * u, axis=1, keepdims=True), np.array(rest)])
@@ -64,7 +74,9 @@ def turn_features(turns, embed) -> np.ndarray:
 
 def assistant_text(items, embed) -> np.ndarray:
     """Per dialogue: the mean embedding of the assistant's turns."""
-    texts = [[u.text for u in it.dialogue.utterances if u.role.is_recommender] or ["-"] for it in items]
+    texts = [
+        [u.text for u in it.dialogue.utterances if u.role.is_recommender] or ["-"] for it in items
+    ]
     vectors = iter(embed.encode([t for ts in texts for t in ts]))
     return np.array([np.mean([next(vectors) for _ in ts], axis=0) for ts in texts])
 
@@ -96,7 +108,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=str(DEFAULT))
     ap.add_argument("--by", choices=["user", "system"], default="user")
-    ap.add_argument("--llm", default=None, help="a `judge meta-eval` run on the same file (its LLM readings)")
+    ap.add_argument(
+        "--llm", default=None, help="a `judge meta-eval` run on the same file (its LLM readings)"
+    )
     ap.add_argument("--n-boot", type=int, default=1000)
     a = ap.parse_args()
     data = Path(a.data)
@@ -129,9 +143,12 @@ def main() -> int:
     turn_agg = {}
     for k, (train, test) in enumerate(folds):
         turn_agg[k] = aggregate(turn_predictions(T, Y, owner, groups, train), owner, n)
-    designs = {"length": lambda k: rules[:, :1], "rules": lambda k: rules,
-               "assistant text": lambda k: np.hstack([rules, assistant]),
-               "turn model": lambda k: np.hstack([rules, turn_agg[k]])}
+    designs = {
+        "length": lambda k: rules[:, :1],
+        "rules": lambda k: rules,
+        "assistant text": lambda k: np.hstack([rules, assistant]),
+        "turn model": lambda k: np.hstack([rules, turn_agg[k]]),
+    }
     rows = []
     for aspect in ASPECTS:
         y = np.array([it.labels[aspect] for it in items])
@@ -141,8 +158,17 @@ def main() -> int:
                 pred[test] = ridge().fit(X(k)[train], y[train]).predict(X(k)[test])
             rows.append(_row(aspect, name, pred, y, a.n_boot, seconds[name], systems))
         if aspect in published:
-            rows.append(_row(aspect, "published (FACE)", published[aspect].to_numpy(), y, a.n_boot, np.nan,
-                             systems))
+            rows.append(
+                _row(
+                    aspect,
+                    "published (FACE)",
+                    published[aspect].to_numpy(),
+                    y,
+                    a.n_boot,
+                    np.nan,
+                    systems,
+                )
+            )
         rows += _llm_rows(a.llm, aspect, items, y, a.n_boot, systems)
     table = pd.DataFrame(rows)
     print(f"CRSArena-Eval, {n} dialogues, 5-fold CV grouped by {a.by} ({len(set(groups))} groups)")
@@ -155,10 +181,20 @@ def _row(aspect, name, pred, y, n_boot, seconds, systems) -> dict:
     dialogues of one system: what is left when the differences between systems are taken away)."""
     ok = np.isfinite(pred)
     r, lo, hi, _ = correlation_ci(pred[ok], y[ok], "pearson", n_boot=n_boot)
-    within = [correlation_ci(pred[ok & (systems == s)], y[ok & (systems == s)], "pearson", n_boot=0)[0]
-              for s in np.unique(systems)]
-    return {"aspect": aspect, "design": name, "n": int(ok.sum()), "pearson": r, "ci_lo": lo, "ci_hi": hi,
-            "within systems": np.nanmean(within), "s/dialogue": seconds}
+    within = [
+        correlation_ci(pred[ok & (systems == s)], y[ok & (systems == s)], "pearson", n_boot=0)[0]
+        for s in np.unique(systems)
+    ]
+    return {
+        "aspect": aspect,
+        "design": name,
+        "n": int(ok.sum()),
+        "pearson": r,
+        "ci_lo": lo,
+        "ci_hi": hi,
+        "within systems": np.nanmean(within),
+        "s/dialogue": seconds,
+    }
 
 
 def _llm_rows(run, aspect, items, y, n_boot, systems) -> list[dict]:
@@ -166,7 +202,9 @@ def _llm_rows(run, aspect, items, y, n_boot, systems) -> list[dict]:
     if not run:
         return []
     scores = pd.read_csv(Path(run) / "tables" / "judge_item_scores.csv")
-    scores = scores[(scores["aspect"] == aspect) & ~scores["judge"].str.startswith(("published", "length"))]
+    scores = scores[
+        (scores["aspect"] == aspect) & ~scores["judge"].str.startswith(("published", "length"))
+    ]
     out = []
     for judge, g in scores.groupby("judge"):
         by = g.set_index("item")["score"]

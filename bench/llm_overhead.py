@@ -10,6 +10,7 @@ Targets: crseval ≥ 90 % of ideal throughput; cached re-run ≤ 5 % of the firs
 
 usage: python bench/llm_overhead.py [N_REQUESTS] [CAPACITY] [LATENCY_S]
 """
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,20 @@ class ServerProcess:
     """The fake server in its own process, as a real inference server would be (no shared GIL)."""
 
     def __init__(self, latency: float, capacity: int) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "crseval.llm.fake_server", "--latency", str(latency),
-                                      "--capacity", str(capacity)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "crseval.llm.fake_server",
+                "--latency",
+                str(latency),
+                "--capacity",
+                str(capacity),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.base_url = self.proc.stdout.readline().strip()
 
     def stop(self) -> dict:
@@ -48,16 +60,30 @@ def main(n: int = 400, capacity: int = 8, latency: float = 0.1) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         # named peer: raw httpx from a thread pool, same concurrency
         with httpx.Client(limits=httpx.Limits(max_connections=capacity * 2)) as http:
-            body = lambda r: {"model": "bench", "messages": [{"role": "user", "content": r.messages[-1].content}],
-                              "max_tokens": 16}
+            body = lambda r: {
+                "model": "bench",
+                "messages": [{"role": "user", "content": r.messages[-1].content}],
+                "max_tokens": 16,
+            }
             t0 = time.perf_counter()
             with ThreadPoolExecutor(capacity) as pool:
-                list(pool.map(lambda r: http.post(f"{srv.base_url}/chat/completions", json=body(r), timeout=30).json(),
-                              requests))
+                list(
+                    pool.map(
+                        lambda r: http.post(
+                            f"{srv.base_url}/chat/completions", json=body(r), timeout=30
+                        ).json(),
+                        requests,
+                    )
+                )
             t_peer = time.perf_counter() - t0
 
-        cfg = LLMConfig(backend="openai", model="bench", base_url=srv.base_url, api_key_env=None,
-                        concurrency=capacity)
+        cfg = LLMConfig(
+            backend="openai",
+            model="bench",
+            base_url=srv.base_url,
+            api_key_env=None,
+            concurrency=capacity,
+        )
         client = make_client(cfg, Path(tmp) / "cache.sqlite")
         t0 = time.perf_counter()
         client.map(requests)
@@ -70,17 +96,27 @@ def main(n: int = 400, capacity: int = 8, latency: float = 0.1) -> int:
         cached_requests = client.stats.requests - first_requests
         client.close()
     served = srv.stop()["requests"]
-    assert served == 2 * n, f"server saw {served} requests, expected {2 * n} (peer + crseval cold run)"
+    assert served == 2 * n, (
+        f"server saw {served} requests, expected {2 * n} (peer + crseval cold run)"
+    )
 
     thr_crseval, thr_peer = n / t_first, n / t_peer
-    print(f"server: capacity {capacity}, latency {latency * 1000:.0f} ms → ideal {ideal:.1f} req/s; {n} requests")
+    print(
+        f"server: capacity {capacity}, latency {latency * 1000:.0f} ms → ideal {ideal:.1f} req/s; {n} requests"
+    )
     print(f"{'':28s}{'time s':>9s}{'req/s':>9s}{'× ideal':>9s}{'requests':>10s}")
     print(f"{'peer: raw httpx pool':28s}{t_peer:9.2f}{thr_peer:9.1f}{thr_peer / ideal:9.3f}{n:10d}")
-    print(f"{'crseval (cold cache)':28s}{t_first:9.2f}{thr_crseval:9.1f}{thr_crseval / ideal:9.3f}{first_requests:10d}")
-    print(f"{'crseval (cached re-run)':28s}{t_cached:9.3f}{n / t_cached:9.0f}{'':9s}{cached_requests:10d}")
+    print(
+        f"{'crseval (cold cache)':28s}{t_first:9.2f}{thr_crseval:9.1f}{thr_crseval / ideal:9.3f}{first_requests:10d}"
+    )
+    print(
+        f"{'crseval (cached re-run)':28s}{t_cached:9.3f}{n / t_cached:9.0f}{'':9s}{cached_requests:10d}"
+    )
     print(f"crseval / ideal throughput = {thr_crseval / ideal:.3f} (target ≥ 0.90)")
     print(f"crseval / peer throughput  = {thr_crseval / thr_peer:.3f}")
-    print(f"cached / first time        = {t_cached / t_first:.4f} (target ≤ 0.05), requests issued: {cached_requests}")
+    print(
+        f"cached / first time        = {t_cached / t_first:.4f} (target ≤ 0.05), requests issued: {cached_requests}"
+    )
     ok = thr_crseval / ideal >= 0.90 and t_cached / t_first <= 0.05 and cached_requests == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

@@ -4,6 +4,7 @@ components for item and rater) on the same data. Target: crseval ≤ 1 s for the
 
 usage: python bench/reliability.py [PATH_TO_annotations.csv] [--dims N]   (N: limit the peer's dimensions)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,14 @@ from crseval.data import load_dataset
 from crseval.reliability.analysis import reliability_table
 from crseval.reliability.qc import quality_control
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "judgments" / "crs_que" / "annotations.csv"
+DEFAULT = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "judgments"
+    / "crs_que"
+    / "annotations.csv"
+)
 
 
 def main() -> int:
@@ -42,21 +50,38 @@ def main() -> int:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m = smf.mixedlm("value ~ 1", d, groups=np.ones(len(d)),
-                            vc_formula={"item": "0 + C(item)", "rater": "0 + C(rater)"}).fit(reml=True)
+            m = smf.mixedlm(
+                "value ~ 1",
+                d,
+                groups=np.ones(len(d)),
+                vc_formula={"item": "0 + C(item)", "rater": "0 + C(rater)"},
+            ).fit(reml=True)
         t_peer += time.perf_counter() - t0
         vc = dict(zip(m.model.exog_vc.names, m.vcomp))
         row = table.loc[dim]
-        diffs.append(max(abs(row["var_item"] - vc["item"]), abs(row["var_rater"] - vc["rater"]),
-                         abs(row["var_resid"] - m.scale)))
+        diffs.append(
+            max(
+                abs(row["var_item"] - vc["item"]),
+                abs(row["var_rater"] - vc["rater"]),
+                abs(row["var_resid"] - m.scale),
+            )
+        )
     per_dim_peer = t_peer / len(dims)
-    print(f"CRS-Que: {len(ratings)} ratings, {len(ratings.items)} dialogues, {len(ratings.raters)} raters, "
-          f"{len(ratings.dimensions)} dimensions")
-    print(f"crseval full table (ICC REML+ANOVA, crossed REML, alpha ord+int): {t_ours:.3f} s (target ≤ 1 s)")
-    print(f"peer statsmodels crossed MixedLM: {t_peer:.1f} s for {len(dims)} dimensions "
-          f"({per_dim_peer:.2f} s/dimension → {per_dim_peer * 18:.0f} s for 18)")
-    print(f"speed ratio (peer crossed fit per dimension / crseval whole row per dimension): "
-          f"{per_dim_peer / (t_ours / 18):.0f}×")
+    print(
+        f"CRS-Que: {len(ratings)} ratings, {len(ratings.items)} dialogues, {len(ratings.raters)} raters, "
+        f"{len(ratings.dimensions)} dimensions"
+    )
+    print(
+        f"crseval full table (ICC REML+ANOVA, crossed REML, alpha ord+int): {t_ours:.3f} s (target ≤ 1 s)"
+    )
+    print(
+        f"peer statsmodels crossed MixedLM: {t_peer:.1f} s for {len(dims)} dimensions "
+        f"({per_dim_peer:.2f} s/dimension → {per_dim_peer * 18:.0f} s for 18)"
+    )
+    print(
+        f"speed ratio (peer crossed fit per dimension / crseval whole row per dimension): "
+        f"{per_dim_peer / (t_ours / 18):.0f}×"
+    )
     print(f"largest |Δ variance component| vs statsmodels: {max(diffs):.2e}")
     ok = t_ours <= 1.0 and max(diffs) < 1e-3
     print("PASS" if ok else "FAIL")

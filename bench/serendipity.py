@@ -5,6 +5,7 @@ for the embedded model), and a cached re-run that must issue no LLM request.
 
 usage: python bench/serendipity.py [SERENDIPITY2018_DIR] [--backend scripted|llamacpp] [--items N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,9 @@ from crseval.runs import RunStore
 from crseval.serendipity.evaluator import llm_scores
 from crseval.serendipity.proxies import PROXIES, features, to_likert
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "serendipity" / "serendipity2018"
+DEFAULT = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "serendipity" / "serendipity2018"
+)
 
 
 def main() -> int:
@@ -46,14 +49,20 @@ def main() -> int:
         first = client.stats.requests
         store2 = RunStore(Path(tmp) / "rerun")
         t0 = time.perf_counter()
-        llm_scores(study, client, store2, runs=1, rows=rows)  # new run directory, same cache: every answer is a cache hit
+        llm_scores(
+            study, client, store2, runs=1, rows=rows
+        )  # new run directory, same cache: every answer is a cache hit
         t_cached = time.perf_counter() - t0
         cached_requests = client.stats.requests - first
         client.close()
-    print(f"Serendipity-2018: {len(study.answers)} answers; all 5 proxies (features + scores): {t_proxy:.2f} s "
-          f"(target ≤ 10 s)")
-    print(f"LLM evaluator ({a.backend}): {a.items / t_llm:.2f} items/s ({t_llm:.1f} s for {a.items} items); "
-          f"cached re-run {t_cached:.2f} s with {cached_requests} LLM requests (target 0)")
+    print(
+        f"Serendipity-2018: {len(study.answers)} answers; all 5 proxies (features + scores): {t_proxy:.2f} s "
+        f"(target ≤ 10 s)"
+    )
+    print(
+        f"LLM evaluator ({a.backend}): {a.items / t_llm:.2f} items/s ({t_llm:.1f} s for {a.items} items); "
+        f"cached re-run {t_cached:.2f} s with {cached_requests} LLM requests (target 0)"
+    )
     ok = t_proxy <= 10 and cached_requests == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

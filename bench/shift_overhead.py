@@ -6,6 +6,7 @@ statistics, figures and the report — is the overhead.
 
 usage: python bench/shift_overhead.py [--sessions 2] [--turns 6] [--kb PATH] [--out DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,7 +20,13 @@ import pandas as pd
 from crseval.adaptation.config import ShiftConfig
 from crseval import evaluate
 
-DEFAULT_KB = Path(__file__).resolve().parents[2] / "shared" / "data" / "opendialkg" / "opendialkg_movie_data.json"
+DEFAULT_KB = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "opendialkg"
+    / "opendialkg_movie_data.json"
+)
 
 
 def main() -> int:
@@ -27,22 +34,39 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=2)
     ap.add_argument("--turns", type=int, default=6)
     ap.add_argument("--kb", default=str(DEFAULT_KB) if DEFAULT_KB.exists() else None)
-    ap.add_argument("--out", default=None, help="run directory (default: a fresh temporary one, so no cache hits)")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="run directory (default: a fresh temporary one, so no cache hits)",
+    )
     a = ap.parse_args()
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp()) / "run"
-    cfg = ShiftConfig.model_validate({
-        "sessions": a.sessions, "turns": a.turns, "kb": a.kb, "workers": 2,
-        "models": [{"name": "qwen-default", "prompt": "default"}, {"name": "qwen-proactive", "prompt": "proactive"}]})
+    cfg = ShiftConfig.model_validate(
+        {
+            "sessions": a.sessions,
+            "turns": a.turns,
+            "kb": a.kb,
+            "workers": 2,
+            "models": [
+                {"name": "qwen-default", "prompt": "default"},
+                {"name": "qwen-proactive", "prompt": "proactive"},
+            ],
+        }
+    )
     t0 = time.perf_counter()
     evaluate("shift.run", cfg, out=out)
     wall = time.perf_counter() - t0
     usage = pd.read_csv(out / "tables" / "shift_llm_usage.csv")
     llm = float(usage["llm_seconds"].sum())
-    print(f"{len(cfg.models)} models × {a.sessions} sessions × {a.turns} turns + judge: wall {wall:.1f} s, "
-          f"inside LLM calls {llm:.1f} s ({int(usage['requests'].sum())} requests, "
-          f"{int(usage['cache_hits'].sum())} cache hits)")
-    print(f"ratio wall / LLM time: {wall / llm:.3f} (ideal peer 1.000; target ≤ 1.05: "
-          f"{'met' if wall / llm <= 1.05 else 'NOT met'})")
+    print(
+        f"{len(cfg.models)} models × {a.sessions} sessions × {a.turns} turns + judge: wall {wall:.1f} s, "
+        f"inside LLM calls {llm:.1f} s ({int(usage['requests'].sum())} requests, "
+        f"{int(usage['cache_hits'].sum())} cache hits)"
+    )
+    print(
+        f"ratio wall / LLM time: {wall / llm:.3f} (ideal peer 1.000; target ≤ 1.05: "
+        f"{'met' if wall / llm <= 1.05 else 'NOT met'})"
+    )
     if not a.out:
         shutil.rmtree(out.parent, ignore_errors=True)
     return 0

@@ -23,6 +23,7 @@ session as it ends: its TAS alone, and with ``--judged K`` also the default conf
 usage: python bench/shift_scoring.py [--models 6] [--sessions 1000] [--turns 20] [--peer 100] [--kb PATH]
                                     [--logs DIR] [--judged K]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,22 +46,42 @@ from crseval.simulation.user import UserSimulator
 from crseval.text.similarity import TfidfSimilarity
 from crseval.text.topics import KeywordTopics
 
-DEFAULT_KB = Path(__file__).resolve().parents[2] / "shared" / "data" / "opendialkg" / "opendialkg_movie_data.json"
-STYLES = ["Based on what you said, I would recommend", "You might really enjoy", "A great choice could be",
-          "I think you would like", "How about", "Consider watching"]
+DEFAULT_KB = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "opendialkg"
+    / "opendialkg_movie_data.json"
+)
+STYLES = [
+    "Based on what you said, I would recommend",
+    "You might really enjoy",
+    "A great choice could be",
+    "I think you would like",
+    "How about",
+    "Consider watching",
+]
 
 
 def responder(style: str):
     """An LLM-length reply about the first candidate (title, year, genres, director, actors) and the second."""
+
     def reply(req):
-        lines = [ln.split(". ", 1)[1] for ln in req.messages[-1].content.splitlines() if ln[:1].isdigit() and ". " in ln]
+        lines = [
+            ln.split(". ", 1)[1]
+            for ln in req.messages[-1].content.splitlines()
+            if ln[:1].isdigit() and ". " in ln
+        ]
         if not lines:
             return "I am sorry, I could not find a movie that matches all of that. Could you tell me more?"
         title, _, rest = lines[0].partition(": ")
         other = lines[1].split(": ")[0] if len(lines) > 1 else "another classic"
-        return (f"{style} {title}. It is {rest.replace(';', ',')}. It fits what you are looking for and has great "
-                f"reviews. If you want something a bit different, {other} is also worth a look. Would you like more "
-                "options like these?")
+        return (
+            f"{style} {title}. It is {rest.replace(';', ',')}. It fits what you are looking for and has great "
+            f"reviews. If you want something a bit different, {other} is also worth a look. Would you like more "
+            "options like these?"
+        )
+
     return reply
 
 
@@ -86,7 +107,9 @@ def generate_model(kb_path: str | None, m: int, sessions: int, turns: int) -> li
 def generate(kb_path: str | None, models: int, sessions: int, turns: int) -> list[dict]:
     """One process per model (the simulator and retrieval are pure Python)."""
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        parts = pool.map(generate_model, [kb_path] * models, range(models), [sessions] * models, [turns] * models)
+        parts = pool.map(
+            generate_model, [kb_path] * models, range(models), [sessions] * models, [turns] * models
+        )
         return [s for part in parts for s in part]
 
 
@@ -97,14 +120,17 @@ def peer(sessions: list[dict], kb, params: TASParams) -> None:
 
     def sim(a, b):
         return float(cosine_similarity(vec.transform([a]), vec.transform([b]))[0, 0])
+
     for s in sessions:
         u = [t["user"] for t in s["turns"]]
         y = [t["system"] for t in s["turns"]]
         [sim(a, b) for a, b in zip(u, y)]
         [sim(y[i - 1], y[i]) for i in range(1, len(y))]
         for i in range(1, len(u)):
-            shift = sim(u[i - 1], u[i]) < params.sim_topic_shift or \
-                jaccard(topics.one(u[i - 1]), topics.one(u[i])) < params.topic_jaccard_shift
+            shift = (
+                sim(u[i - 1], u[i]) < params.sim_topic_shift
+                or jaccard(topics.one(u[i - 1]), topics.one(u[i])) < params.topic_jaccard_shift
+            )
             if shift:
                 new = topics.one(u[i])
                 for j in range(i, min(len(y), i + params.window)):
@@ -120,10 +146,13 @@ def run_share(logs: list[dict], kb, judged: int) -> None:
     from crseval.adaptation.config import JudgeSection
     from crseval.adaptation.job import finish, judge_panel
     from crseval.runs.store import RunStore
+
     scorer = Scorer(TfidfSimilarity(kb.texts("separate")), KeywordTopics(kb))
     store = RunStore(tempfile.mkdtemp())
-    for label, section, sub in [("no judge", JudgeSection(enabled=False), logs[:100]),
-                                ("the default judge", JudgeSection(), logs[:judged])]:
+    for label, section, sub in [
+        ("no judge", JudgeSection(enabled=False), logs[:100]),
+        ("the default judge", JudgeSection(), logs[:judged]),
+    ]:
         if not sub:
             continue
         judges = judge_panel(section, store)
@@ -137,17 +166,22 @@ def run_share(logs: list[dict], kb, judged: int) -> None:
         for r in sub:
             follow.session(r["turns"])
         ft = time.perf_counter() - t0
-        print(f"`shift run` scoring with {label} ({len(sub)} sessions): {scoring / len(sub) * 1000:.1f} ms per "
-              f"session; following {ft / len(sub) * 1000:.2f} ms = {ft / scoring:.1%} of it "
-              f"(target ≤ 10 %: {'met' if ft <= 0.1 * scoring else 'NOT met'})")
+        print(
+            f"`shift run` scoring with {label} ({len(sub)} sessions): {scoring / len(sub) * 1000:.1f} ms per "
+            f"session; following {ft / len(sub) * 1000:.2f} ms = {ft / scoring:.1%} of it "
+            f"(target ≤ 10 %: {'met' if ft <= 0.1 * scoring else 'NOT met'})"
+        )
 
 
 def write_thesis_layout(logs: list[dict], folder: Path) -> None:
     """One JSON file per session: {model_name, true_genre, conversation: [{speaker, text, constraints}]}."""
     from crseval.data.session_logs import dumps_layout
+
     folder.mkdir(parents=True, exist_ok=True)
     for r in logs:
-        (folder / f"{r['model']}_{r['session']:04d}.json").write_text(dumps_layout(r), encoding="utf-8")
+        (folder / f"{r['model']}_{r['session']:04d}.json").write_text(
+            dumps_layout(r), encoding="utf-8"
+        )
 
 
 def time_command(logs_dir: Path, kb: str | None) -> None:
@@ -155,23 +189,43 @@ def time_command(logs_dir: Path, kb: str | None) -> None:
     import subprocess
     import sys
     import tempfile
+
     out = Path(tempfile.mkdtemp()) / "scored"
-    cmd = [sys.executable, "-m", "crseval.cli.main", "shift", "score", str(logs_dir), "--kb", kb or "sample",
-           "--out", str(out), "--format", "json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "crseval.cli.main",
+        "shift",
+        "score",
+        str(logs_dir),
+        "--kb",
+        kb or "sample",
+        "--out",
+        str(out),
+        "--format",
+        "json",
+    ]
     # a fresh parent, so the peak memory is the command's own (not the generator processes')
-    probe = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
-             "r = subprocess.run(json.loads(sys.argv[1]), capture_output=True, text=True); "
-             "print(json.dumps([r.returncode, time.perf_counter() - t, "
-             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.stderr[-2000:]]))")
+    probe = (
+        "import json, resource, subprocess, sys, time; t = time.perf_counter(); "
+        "r = subprocess.run(json.loads(sys.argv[1]), capture_output=True, text=True); "
+        "print(json.dumps([r.returncode, time.perf_counter() - t, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.stderr[-2000:]]))"
+    )
     import json
-    res = subprocess.run([sys.executable, "-c", probe, json.dumps(cmd)], capture_output=True, text=True, check=True)
+
+    res = subprocess.run(
+        [sys.executable, "-c", probe, json.dumps(cmd)], capture_output=True, text=True, check=True
+    )
     code, wall, peak_kb, err = json.loads(res.stdout)
     if code:
         raise SystemExit(f"crseval shift score failed: {err}")
     peak = peak_kb / 1024
-    print(f"`crseval shift score LOGS --kb KB` on {len(list(logs_dir.glob('*.json')))} log files: {wall:.1f} s wall "
-          f"(target ≤ 20 s: {'met' if wall <= 20 else 'NOT met'}), peak memory {peak:.0f} MB "
-          f"(target < 500 MB: {'met' if peak < 500 else 'NOT met'})")
+    print(
+        f"`crseval shift score LOGS --kb KB` on {len(list(logs_dir.glob('*.json')))} log files: {wall:.1f} s wall "
+        f"(target ≤ 20 s: {'met' if wall <= 20 else 'NOT met'}), peak memory {peak:.0f} MB "
+        f"(target < 500 MB: {'met' if peak < 500 else 'NOT met'})"
+    )
 
 
 def main() -> int:
@@ -181,8 +235,15 @@ def main() -> int:
     ap.add_argument("--turns", type=int, default=20)
     ap.add_argument("--peer", type=int, default=100, help="sessions the peer scores (extrapolated)")
     ap.add_argument("--kb", default=str(DEFAULT_KB) if DEFAULT_KB.exists() else None)
-    ap.add_argument("--logs", default=None, help="real logs in the thesis layout (default: the generated ones)")
-    ap.add_argument("--judged", type=int, default=0, help="sessions scored with the default judge (embedded model)")
+    ap.add_argument(
+        "--logs", default=None, help="real logs in the thesis layout (default: the generated ones)"
+    )
+    ap.add_argument(
+        "--judged",
+        type=int,
+        default=0,
+        help="sessions scored with the default judge (embedded model)",
+    )
     a = ap.parse_args()
     kb = load_kb(a.kb)
     print(f"KB: {kb.info.signature()} ({len(kb)} movies)")
@@ -197,34 +258,43 @@ def main() -> int:
     results = scorer.score(logs)
     total = time.perf_counter() - t0
     assert len(results) == n
-    print(f"crseval: {n} sessions in {total:.1f} s = {n / total:.0f} sessions/s (target ≤ 60 s: "
-          f"{'met' if total <= 60 else 'NOT met'})")
+    print(
+        f"crseval: {n} sessions in {total:.1f} s = {n / total:.0f} sessions/s (target ≤ 60 s: "
+        f"{'met' if total <= 60 else 'NOT met'})"
+    )
     split = {"fit TF-IDF": fit, **scorer.seconds}
-    print("  time by component (CPU seconds summed over worker processes): " +
-          ", ".join(f"{k} {v:.2f} s" for k, v in split.items()))
+    print(
+        "  time by component (CPU seconds summed over worker processes): "
+        + ", ".join(f"{k} {v:.2f} s" for k, v in split.items())
+    )
 
     t0 = time.perf_counter()
     follow = Following(kb)
     follow.sessions(logs)
     ft = time.perf_counter() - t0
-    print(f"verified preference following on the same sessions (forked workers, as `shift score` runs it): "
-          f"{ft:.1f} s = {ft / total:.0%} of this batched TAS scoring")
+    print(
+        f"verified preference following on the same sessions (forked workers, as `shift score` runs it): "
+        f"{ft:.1f} s = {ft / total:.0%} of this batched TAS scoring"
+    )
     run_share(logs, kb, a.judged)
 
     if a.logs:
         time_command(Path(a.logs), a.kb)
     else:
         import tempfile
+
         folder = Path(tempfile.mkdtemp()) / "logs"
         write_thesis_layout(logs, folder)
         time_command(folder, a.kb)
 
-    sub = logs[:a.peer]
+    sub = logs[: a.peer]
     t0 = time.perf_counter()
     peer(sub, kb, TASParams())
     pt = time.perf_counter() - t0
     rate = len(sub) / pt
-    print(f"peer (per-pair, uncached): {rate:.1f} sessions/s → {n / rate:.0f} s for all {n} sessions (extrapolated)")
+    print(
+        f"peer (per-pair, uncached): {rate:.1f} sessions/s → {n / rate:.0f} s for all {n} sessions (extrapolated)"
+    )
     print(f"ratio crseval / peer throughput: {(n / total) / rate:.1f}×")
     return 0
 

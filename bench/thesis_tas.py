@@ -17,6 +17,7 @@ Two parts:
 
 usage: python bench/thesis_tas.py [--part speed|validity|both] [--peer 40] [--sessions 150]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,7 +40,9 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"  # ignorer.py: the C
 
 def crseval(*args: str) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "crseval.cli.main", *args], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "crseval.cli.main", *args], check=True, capture_output=True
+    )
     return time.perf_counter() - t0
 
 
@@ -55,7 +58,11 @@ def peer_seconds_per_session(n: int) -> float:
     from crseval.text.similarity import TfidfSimilarity
     from crseval.text.thesis_lda import NLTK_STOPWORDS, _tokenizers
     from crseval.text.wordnet_nouns import lemmatize
-    sentences, words = _tokenizers()[0], NLTKWordTokenizer()  # NLTK's own word tokenizer, as word_tokenize runs it
+
+    sentences, words = (
+        _tokenizers()[0],
+        NLTKWordTokenizer(),
+    )  # NLTK's own word tokenizer, as word_tokenize runs it
     lda, dictionary = LdaModel.load(str(LDA / "lda.model")), Dictionary.load(str(LDA / "lda.dict"))
     vectorizer = TfidfSimilarity(load_kb(str(KB)).texts("separate")).vectorizer
     cache: dict[str, tuple] = {}
@@ -63,8 +70,12 @@ def peer_seconds_per_session(n: int) -> float:
     def topics(text):
         if text in cache:
             return cache[text]
-        tokens = [lemmatize(t) for s in sentences.tokenize(text.lower()) for t in words.tokenize(s)
-                  if t.isalpha() and t not in NLTK_STOPWORDS and len(t) > 2]
+        tokens = [
+            lemmatize(t)
+            for s in sentences.tokenize(text.lower())
+            for t in words.tokenize(s)
+            if t.isalpha() and t not in NLTK_STOPWORDS and len(t) > 2
+        ]
         dist = lda.get_document_topics(dictionary.doc2bow(tokens), minimum_probability=0.1)
         if not dist:
             return ()
@@ -80,7 +91,9 @@ def peer_seconds_per_session(n: int) -> float:
 
     t0 = time.perf_counter()
     for i in range(n):
-        conv = json.loads((LOGS / f"gemma:2b_session_gemma:2b_{i}.json").read_text())["conversation"]
+        conv = json.loads((LOGS / f"gemma:2b_session_gemma:2b_{i}.json").read_text())[
+            "conversation"
+        ]
         users = [(p, t["text"]) for p, t in enumerate(conv) if t["speaker"] == "USER"]
         starts, texts = [users[0][0]], [[users[0][1]]]
         for (_, prev), (pos, text) in zip(users, users[1:]):
@@ -102,66 +115,141 @@ def peer_seconds_per_session(n: int) -> float:
 
 def speed(peer_sessions: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        wall = crseval("shift", "score", str(LOGS), "--kb", str(KB), "--definition", "thesis", "--lda", str(LDA),
-                       "--out", f"{tmp}/run", "--n-boot", "2000")
+        wall = crseval(
+            "shift",
+            "score",
+            str(LOGS),
+            "--kb",
+            str(KB),
+            "--definition",
+            "thesis",
+            "--lda",
+            str(LDA),
+            "--out",
+            f"{tmp}/run",
+            "--n-boot",
+            "2000",
+        )
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         mm = pd.read_csv(f"{tmp}/run/tables/model_metrics.csv")
-    ref = pd.read_csv(SHARED / "preference_shift" / "reference" / "thesis_lda_model_metrics.csv").set_index("model")
+    ref = pd.read_csv(
+        SHARED / "preference_shift" / "reference" / "thesis_lda_model_metrics.csv"
+    ).set_index("model")
     per = peer_seconds_per_session(peer_sessions)
-    print(f"crseval shift score --definition thesis, 3,000 shared sessions: {wall:.1f} s wall, {peak:.0f} MB peak")
-    print(f"peer (the study's algorithm per call, {peer_sessions} sessions): {per:.3f} s/session → "
-          f"{per * 3000:.0f} s for 3,000 ({per * 3000 / wall:.1f}× crseval's command)")
+    print(
+        f"crseval shift score --definition thesis, 3,000 shared sessions: {wall:.1f} s wall, {peak:.0f} MB peak"
+    )
+    print(
+        f"peer (the study's algorithm per call, {peer_sessions} sessions): {per:.3f} s/session → "
+        f"{per * 3000:.0f} s for 3,000 ({per * 3000 / wall:.1f}× crseval's command)"
+    )
     print("per-model means, crseval − the study's code (reference/thesis_lda_model_metrics.csv):")
     for model, g in mm.groupby("model"):
         got = g.set_index("metric")["mean"]
-        print(f"  {model}: " + ", ".join(f"{c} {got['thesis.' + c] - ref.loc[model, c]:+.4f}" for c in (
-            "topic_recovery_rate", "avg_recovery_delay", "topic_interference", "context_adaptation_score")))
+        print(
+            f"  {model}: "
+            + ", ".join(
+                f"{c} {got['thesis.' + c] - ref.loc[model, c]:+.4f}"
+                for c in (
+                    "topic_recovery_rate",
+                    "avg_recovery_delay",
+                    "topic_interference",
+                    "context_adaptation_score",
+                )
+            )
+        )
 
 
-def auc_ci(scores: np.ndarray, better: np.ndarray, n_boot: int = 1000, seed: int = 0) -> tuple[float, float, float]:
+def auc_ci(
+    scores: np.ndarray, better: np.ndarray, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float, float]:
     from sklearn.metrics import roc_auc_score
+
     ok = np.isfinite(scores)
     scores, better = scores[ok], better[ok]
     if len(np.unique(scores)) < 2:
         return float("nan"), float("nan"), float("nan")
     rng = np.random.default_rng(seed)
-    boot = [roc_auc_score(better[i], scores[i]) for i in (rng.integers(0, len(scores), len(scores)) for _ in range(n_boot))
-            if len(np.unique(better[i])) == 2]
-    return float(roc_auc_score(better, scores)), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
+    boot = [
+        roc_auc_score(better[i], scores[i])
+        for i in (rng.integers(0, len(scores), len(scores)) for _ in range(n_boot))
+        if len(np.unique(better[i])) == 2
+    ]
+    return (
+        float(roc_auc_score(better, scores)),
+        float(np.quantile(boot, 0.025)),
+        float(np.quantile(boot, 0.975)),
+    )
 
 
 def validity(sessions: int) -> None:
     from crseval.adaptation.metrics import COLUMNS
     from crseval.api import evaluate
     from crseval.core.registry import all_metrics
+
     with tempfile.TemporaryDirectory() as tmp:
-        evaluate("shift.run", {"seed": 3, "sessions": sessions, "turns": 20, "kb": str(KB), "n_boot": 100,
-                               "judge": {"enabled": False},
-                               "models": [{"name": "template", "kind": "template"},
-                                          {"name": "ignorer", "kind": "callable", "target": "ignorer:respond",
-                                           "folder": str(EXAMPLES)}]}, out=Path(tmp, "run"))
-        evaluate("shift.score", logs=Path(tmp, "run"), definition="thesis", lda=LDA, n_boot=100, out=Path(tmp, "thesis"))
-        print(f"known groups: {sessions} simulated sessions × 20 turns each for the template CRS and one that ignores "
-              "the user; AUC = share of (template, ignorer) session pairs a metric rates template better")
+        evaluate(
+            "shift.run",
+            {
+                "seed": 3,
+                "sessions": sessions,
+                "turns": 20,
+                "kb": str(KB),
+                "n_boot": 100,
+                "judge": {"enabled": False},
+                "models": [
+                    {"name": "template", "kind": "template"},
+                    {
+                        "name": "ignorer",
+                        "kind": "callable",
+                        "target": "ignorer:respond",
+                        "folder": str(EXAMPLES),
+                    },
+                ],
+            },
+            out=Path(tmp, "run"),
+        )
+        evaluate(
+            "shift.score",
+            logs=Path(tmp, "run"),
+            definition="thesis",
+            lda=LDA,
+            n_boot=100,
+            out=Path(tmp, "thesis"),
+        )
+        print(
+            f"known groups: {sessions} simulated sessions × 20 turns each for the template CRS and one that ignores "
+            "the user; AUC = share of (template, ignorer) session pairs a metric rates template better"
+        )
         for name, run in (("crseval", "run"), ("thesis", "thesis")):
             s = pd.read_csv(Path(tmp, run, "tables", "shift_sessions.csv"))
             det = pd.read_csv(Path(tmp, run, "tables", "shift_detection.csv"))
             better = (s["model"] == "template").to_numpy()
-            print(f"{name}: shift detector precision {det['true_positive'].sum() / det['detected'].sum():.2f}, "
-                  f"recall {det['true_positive'].sum() / det['true'].sum():.2f}")
-            for column in COLUMNS[name].automatic:  # oriented: a lower-is-better metric is ranked by its negative
+            print(
+                f"{name}: shift detector precision {det['true_positive'].sum() / det['detected'].sum():.2f}, "
+                f"recall {det['true_positive'].sum() / det['true'].sum():.2f}"
+            )
+            for column in COLUMNS[
+                name
+            ].automatic:  # oriented: a lower-is-better metric is ranked by its negative
                 sign = -1.0 if all_metrics()[column].higher_is_better is False else 1.0
                 auc, lo, hi = auc_ci(sign * s[column].to_numpy(float), better)
                 means = s.groupby("model")[column].mean()
-                print(f"  {column:36s} template {means['template']:.3f}  ignorer {means['ignorer']:.3f}  "
-                      f"AUC {auc:.2f} [{lo:.2f}, {hi:.2f}]")
+                print(
+                    f"  {column:36s} template {means['template']:.3f}  ignorer {means['ignorer']:.3f}  "
+                    f"AUC {auc:.2f} [{lo:.2f}, {hi:.2f}]"
+                )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--part", choices=("speed", "validity", "both"), default="both")
-    ap.add_argument("--peer", type=int, default=40, help="sessions the per-call peer scores (extrapolated)")
-    ap.add_argument("--sessions", type=int, default=150, help="simulated sessions per CRS for the validity part")
+    ap.add_argument(
+        "--peer", type=int, default=40, help="sessions the per-call peer scores (extrapolated)"
+    )
+    ap.add_argument(
+        "--sessions", type=int, default=150, help="simulated sessions per CRS for the validity part"
+    )
     args = ap.parse_args()
     if not (LOGS.is_dir() and LDA.is_dir() and KB.is_file()):
         print(f"the shared preference-shift data is not under {SHARED}; nothing to measure")

@@ -9,6 +9,7 @@ The public API is a few verbs plus the core types::
     crseval.compare(["runs/a", "runs/b"])
     crseval.write_report("runs/demo")
 """
+
 import os
 
 # Arrow's default allocator (jemalloc/mimalloc) keeps freed pages: with the system allocator the 6,000-session
@@ -22,5 +23,19 @@ from crseval.core.version import __version__  # noqa: E402
 from crseval.data import load_dataset  # noqa: E402
 from crseval.report.html import write_report  # noqa: E402
 
-__all__ = ["CrsevalError", "Dialogue", "Item", "Ratings", "Role", "Turn", "Utterance", "__version__", "compare",
-           "evaluate", "load_dataset", "load_run", "rerun", "write_report"]
+__all__ = [
+    "CrsevalError",
+    "Dialogue",
+    "Item",
+    "Ratings",
+    "Role",
+    "Turn",
+    "Utterance",
+    "__version__",
+    "compare",
+    "evaluate",
+    "load_dataset",
+    "load_run",
+    "rerun",
+    "write_report",
+]

@@ -9,6 +9,7 @@ run directory back (read-only, tables as DataFrames). ``crseval.load_dataset`` a
     run.tables["reliability"]                        # every table of the run
     crseval.compare(["runs/a", "runs/b"])            # shared per-item metrics, tests, best marked
 """
+
 from __future__ import annotations
 
 import importlib
@@ -43,47 +44,65 @@ JOBS = {
 
 def get_job(name: str) -> JobSpec:
     if name not in JOBS:
-        raise CrsevalError(f"unknown job {name!r}", field="job", expected="one of " + ", ".join(JOBS))
+        raise CrsevalError(
+            f"unknown job {name!r}", field="job", expected="one of " + ", ".join(JOBS)
+        )
     module, attr = JOBS[name].split(":")
     return getattr(importlib.import_module(module), attr)
 
 
-def execute(job: JobSpec, config: BaseModel, out: str | Path | None = None,
-            progress: Progress = no_progress) -> Result:
+def execute(
+    job: JobSpec, config: BaseModel, out: str | Path | None = None, progress: Progress = no_progress
+) -> Result:
     """Run a validated config into its run directory and (re)write the run's report."""
     from crseval.report.html import write_report
     from crseval.runs import RunStore
     from crseval.runs.provenance import provenance
+
     store = RunStore(out or job.default_out(config))
     store.begin(provenance(job.name, config))
     try:
         result = job.run(config, store, progress)
     finally:
         store.close()
-    if store.path("signature.json").is_file():  # the job's fields behind the identity derived from config.json
-        result.signature = {k: v for k, v in store.read_json("signature.json").items() if k != "line"}
+    if store.path(
+        "signature.json"
+    ).is_file():  # the job's fields behind the identity derived from config.json
+        result.signature = {
+            k: v for k, v in store.read_json("signature.json").items() if k != "line"
+        }
     result.report = write_report(store.root, job.report_title)
     return result
 
 
-def rerun(run: str | Path, out: str | Path | None = None, progress: Progress = no_progress) -> Result:
+def rerun(
+    run: str | Path, out: str | Path | None = None, progress: Progress = no_progress
+) -> Result:
     """Run again what ``run``'s config.json records (same job, same validated config, relative paths read
     from the directory the first run was started in) into ``out`` (default: ``RUN-rerun``)."""
     import contextlib
 
     from crseval.core.config import validate
     from crseval.runs import RunStore
+
     source = RunStore(run)
     if not source.root.is_dir():
-        raise CrsevalError("run directory not found", file=source.root, fix="pass a folder written by crseval")
+        raise CrsevalError(
+            "run directory not found", file=source.root, fix="pass a folder written by crseval"
+        )
     record = source.read_json("config.json")
     if not isinstance(record, dict) or not {"job", "config"} <= set(record):
-        raise CrsevalError("config.json does not record a job and its configuration", file=source.path("config.json"),
-                           fix="runs written before crseval recorded provenance cannot be rerun")
+        raise CrsevalError(
+            "config.json does not record a job and its configuration",
+            file=source.path("config.json"),
+            fix="runs written before crseval recorded provenance cannot be rerun",
+        )
     spec = get_job(str(record["job"]))
     target = Path(out).resolve() if out else source.root.with_name(source.root.name + "-rerun")
     if target == source.root:
-        raise CrsevalError("rerun writes into a new directory", field="--out", fix="choose another folder")
+        raise CrsevalError(
+            "rerun writes into a new directory", field="--out", fix="choose another folder"
+        )
     where = Path(record.get("cwd") or ".")
     with contextlib.chdir(where if where.is_dir() else Path.cwd()):
         config = validate(spec.config, record["config"], file=source.path("config.json"))
@@ -99,6 +118,7 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
 
     from crseval.llm.planning import planning
     from crseval.runs import RunStore
+
     real = Path(out or job.default_out(config))
     with tempfile.TemporaryDirectory(prefix="crseval-plan-") as tmp:
         scratch = Path(tmp) / "run"
@@ -114,11 +134,18 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
         return recorder.finish(backend)
 
 
-def evaluate(job: str, config: BaseModel | dict[str, Any] | str | Path | None = None, *,
-             out: str | Path | None = None, progress: Progress = no_progress, **fields: Any) -> Result:
+def evaluate(
+    job: str,
+    config: BaseModel | dict[str, Any] | str | Path | None = None,
+    *,
+    out: str | Path | None = None,
+    progress: Progress = no_progress,
+    **fields: Any,
+) -> Result:
     """Run job ``job`` (see ``JOBS``). ``config``: the job's config model, a dict of its fields or a TOML
     file; keyword ``fields`` override single fields. Returns the job's :class:`~crseval.core.job.Result`."""
     from crseval.core.config import load_config, validate
+
     spec = get_job(job)
     if isinstance(config, (str, Path)):
         config = load_config(config, spec.config)
@@ -126,13 +153,17 @@ def evaluate(job: str, config: BaseModel | dict[str, Any] | str | Path | None = 
     return execute(spec, validate(spec.config, {**values, **fields}), out, progress)
 
 
-def compare(runs: Sequence[str | Path], table: str | None = None, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+def compare(
+    runs: Sequence[str | Path], table: str | None = None, metrics: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Shared per-item metrics of two or more runs with bootstrap CIs and tests (see crseval.report.compare)."""
     from crseval.report.compare import compare as compare_runs
+
     return compare_runs([Path(r) for r in runs], table, metrics).table
 
 
 def load_run(path: str | Path):
     """A run directory, read-only (:class:`crseval.runs.view.Run`)."""
     from crseval.runs.view import load_run as load
+
     return load(path)

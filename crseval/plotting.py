@@ -1,5 +1,6 @@
 """One figure style for every plot (colour-blind-safe Okabe–Ito palette, labelled axes, CIs drawn) and one
 way to save a figure. Below every capability: capabilities draw, the report only embeds."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,11 +17,20 @@ __all__ = ["GREY", "OKABE_ITO", "bar_with_ci", "plt", "save", "style"]
 
 
 def style() -> None:
-    plt.rcParams.update({
-        "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO), "figure.dpi": 110, "savefig.dpi": 150,
-        "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
-        "font.size": 10, "axes.titlesize": 11, "savefig.bbox": "tight",
-    })
+    plt.rcParams.update(
+        {
+            "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+            "figure.dpi": 110,
+            "savefig.dpi": 150,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "font.size": 10,
+            "axes.titlesize": 11,
+            "savefig.bbox": "tight",
+        }
+    )
 
 
 def save(fig, path: str | Path) -> Path:
@@ -32,15 +42,34 @@ def save(fig, path: str | Path) -> Path:
     return Path(path)
 
 
-def bar_with_ci(labels, values, lower=None, upper=None, *, ylabel: str, title: str, path: Path,
-                colors: list[str] | None = None) -> Path:
+def bar_with_ci(
+    labels,
+    values,
+    lower=None,
+    upper=None,
+    *,
+    ylabel: str,
+    title: str,
+    path: Path,
+    colors: list[str] | None = None,
+) -> Path:
     """Bars with asymmetric error bars from (lower, upper) confidence bounds (none when not given)."""
     style()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(labels) + 1.5), 3.4))
     err = None
     if lower is not None and upper is not None:
-        err = [[max(0.0, v - lo) for v, lo in zip(values, lower)], [max(0.0, hi - v) for v, hi in zip(values, upper)]]
-    ax.bar(range(len(labels)), values, color=colors or OKABE_ITO[0], yerr=err, capsize=3, ecolor="#333333")
+        err = [
+            [max(0.0, v - lo) for v, lo in zip(values, lower)],
+            [max(0.0, hi - v) for v, hi in zip(values, upper)],
+        ]
+    ax.bar(
+        range(len(labels)),
+        values,
+        color=colors or OKABE_ITO[0],
+        yerr=err,
+        capsize=3,
+        ecolor="#333333",
+    )
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

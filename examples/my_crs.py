@@ -17,10 +17,19 @@ the session: it is recorded, left out of the statistics, and `crseval shift run`
 endpoint that takes {"history": [...]} by POST and returns the same JSON plugs in as `kind = "http"` /
 `--system http://…`.
 """
+
 from __future__ import annotations
 
-GENRES = {"comedy": "Groundhog Day", "horror": "The Shining", "drama": "The Godfather", "romance": "Casablanca",
-          "thriller": "Heat", "action": "Die Hard", "animation": "Spirited Away", "crime": "Pulp Fiction"}
+GENRES = {
+    "comedy": "Groundhog Day",
+    "horror": "The Shining",
+    "drama": "The Godfather",
+    "romance": "Casablanca",
+    "thriller": "Heat",
+    "action": "Die Hard",
+    "animation": "Spirited Away",
+    "crime": "Pulp Fiction",
+}
 
 
 def respond(history: list[dict[str, str]]) -> dict:
@@ -30,4 +39,7 @@ def respond(history: list[dict[str, str]]) -> dict:
             wanted = next((g for g in GENRES if g in turn["text"].lower()), wanted)
     if wanted is None:
         return {"text": "What kind of movie are you in the mood for?", "constraints": {}}
-    return {"text": f"How about {GENRES[wanted]}? It is a classic {wanted} movie.", "constraints": {"genres": [wanted]}}
+    return {
+        "text": f"How about {GENRES[wanted]}? It is a classic {wanted} movie.",
+        "constraints": {"genres": [wanted]},
+    }

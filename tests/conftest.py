@@ -1,5 +1,6 @@
 """Shared fixtures. Real datasets live in ../shared/data next to the project root; tests that need
 them skip with a message when they are absent (they are never committed: licences)."""
+
 from __future__ import annotations
 
 import os
@@ -14,7 +15,9 @@ SHARED = Path(os.environ.get("CRSEVAL_SHARED_DATA", ROOT.parent / "shared" / "da
 def shared_path(relative: str) -> Path:
     p = SHARED / relative
     if not p.exists():
-        pytest.skip(f"shared dataset {relative} not found under {SHARED} (set CRSEVAL_SHARED_DATA); skipping")
+        pytest.skip(
+            f"shared dataset {relative} not found under {SHARED} (set CRSEVAL_SHARED_DATA); skipping"
+        )
     return p
 
 

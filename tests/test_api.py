@@ -1,30 +1,41 @@
 """The public verbs: evaluate runs any job from a config (object, dict or TOML), compare and load_run read runs."""
+
 import pandas as pd
 import pytest
 
 import crseval
 from crseval.core.errors import CrsevalError
 
-RATINGS = "item,rater,q\n" + "".join(f"i{i},r{r},{1 + (i + r) % 5 if r else 1 + i % 5}\n" for i in range(12)
-                                      for r in range(4))
+RATINGS = "item,rater,q\n" + "".join(
+    f"i{i},r{r},{1 + (i + r) % 5 if r else 1 + i % 5}\n" for i in range(12) for r in range(4)
+)
 
 
 def test_the_api_is_a_few_verbs_and_no_name_shadows_a_subpackage():
     import crseval.report.compare  # noqa: F401 — the subpackage is importable, not hidden by a function
-    assert {"evaluate", "compare", "load_run", "load_dataset", "write_report"} <= set(crseval.__all__)
+
+    assert {"evaluate", "compare", "load_run", "load_dataset", "write_report"} <= set(
+        crseval.__all__
+    )
     assert not hasattr(crseval, "report") or isinstance(crseval.report, type(crseval))
 
 
 def test_evaluate_runs_a_job_and_load_run_reads_it_back(tmp_path):
     f = tmp_path / "r.csv"
     f.write_text(RATINGS)
-    res = crseval.evaluate("reliability", {"ratings": f, "item_col": "item", "rater_col": "rater"}, n_boot=0,
-                           out=tmp_path / "run")
+    res = crseval.evaluate(
+        "reliability",
+        {"ratings": f, "item_col": "item", "rater_col": "rater"},
+        n_boot=0,
+        out=tmp_path / "run",
+    )
     assert list(res.summary["dimension"]) == ["q"]
     assert res.report.name == "report.html"
     run = crseval.load_run(tmp_path / "run")
     assert isinstance(run.tables["reliability"], pd.DataFrame)
-    assert run.tables["reliability"].loc[0, "icc1"] == pytest.approx(res.summary.loc[0, "icc1"], abs=1e-3)
+    assert run.tables["reliability"].loc[0, "icc1"] == pytest.approx(
+        res.summary.loc[0, "icc1"], abs=1e-3
+    )
     assert run.signature["data"].startswith("r@")
 
 
@@ -44,7 +55,14 @@ def test_compare_two_runs(tmp_path):
     for name, shift in (("a", 0), ("b", 1)):
         f = tmp_path / f"{name}.csv"
         f.write_text(RATINGS.replace(",1\n", f",{1 + shift}\n"))
-        crseval.evaluate("reliability", ratings=f, item_col="item", rater_col="rater", n_boot=0, out=tmp_path / name)
+        crseval.evaluate(
+            "reliability",
+            ratings=f,
+            item_col="item",
+            rater_col="rater",
+            n_boot=0,
+            out=tmp_path / name,
+        )
     table = crseval.compare([tmp_path / "a", tmp_path / "b"])
     assert "icc1" in set(table["metric"])
     assert "n_items" not in set(table["metric"])  # counts are context, not compared

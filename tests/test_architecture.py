@@ -1,5 +1,6 @@
 """The architecture, checked: the layer contract in pyproject.toml (import-linter), no import cycle between
 crseval's subpackages (imports inside functions included), small functions and modules."""
+
 import ast
 from collections import defaultdict
 from pathlib import Path
@@ -13,6 +14,7 @@ PACKAGE = ROOT / "crseval"
 def test_layer_contract_is_kept():
     pytest.importorskip("importlinter")
     from importlinter.cli import lint_imports
+
     assert lint_imports(config_filename=str(ROOT / "pyproject.toml")) == 0
 
 
@@ -27,7 +29,10 @@ def test_no_import_cycle_between_subpackages():
                 edges[a].add(b)
 
     def reaches(start: str, goal: str, seen: set) -> bool:
-        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in edges[start])
+        return any(
+            n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in edges[start]
+        )
+
     cycles = sorted(a for a in list(edges) if reaches(a, a, {a}))
     assert not cycles, f"subpackages on an import cycle: {cycles}"
 
@@ -41,8 +46,15 @@ def _logical_lines(node: ast.AST) -> int:
 def _sizes():
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        yield path, _logical_lines(tree), [(n.name, _logical_lines(n)) for n in ast.walk(tree)
-                                           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        yield (
+            path,
+            _logical_lines(tree),
+            [
+                (n.name, _logical_lines(n))
+                for n in ast.walk(tree)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ],
+        )
 
 
 # Limits in logical lines (statements), set when the tree was formatted (#27): the largest function then
@@ -56,7 +68,12 @@ def test_no_module_over_the_size_limit():
 
 
 def test_no_function_over_the_size_limit():
-    long = [f"{p.relative_to(ROOT)}:{name} ({n})" for p, _, fns in _sizes() for name, n in fns if n > MAX_FUNCTION]
+    long = [
+        f"{p.relative_to(ROOT)}:{name} ({n})"
+        for p, _, fns in _sizes()
+        for name, n in fns
+        if n > MAX_FUNCTION
+    ]
     assert not long, f"functions over {MAX_FUNCTION} logical lines: {long}"
 
 
@@ -64,11 +81,16 @@ def _ruff(*args: str):
     import shutil
     import subprocess
     import sys
+
     ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed (pip install 'crseval[dev]')")
-    return subprocess.run([ruff, *args, "crseval", "tests", "bench", "tools"], cwd=ROOT, capture_output=True,
-                          text=True)
+    return subprocess.run(
+        [ruff, *args, "crseval", "tests", "bench", "tools"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_ruff_check_passes():

@@ -8,6 +8,7 @@ of ``noun.exc`` whose surface form is alphabetic. ``crseval.text.wordnet_nouns``
 
     python tools/wordnet_nouns.py /usr/share/wordnet
 """
+
 from __future__ import annotations
 
 import gzip
@@ -25,12 +26,19 @@ HEADER = """# WordNet 3.0 noun lemmas and noun exceptions, as consulted by a nou
 
 
 def main(folder: Path) -> None:
-    lemmas = [line.split()[0] for line in (folder / "index.noun").read_text().splitlines()
-              if line and not line.startswith(" ")]
-    exceptions = [line.split() for line in (folder / "noun.exc").read_text().splitlines() if line.strip()]
+    lemmas = [
+        line.split()[0]
+        for line in (folder / "index.noun").read_text().splitlines()
+        if line and not line.startswith(" ")
+    ]
+    exceptions = [
+        line.split() for line in (folder / "noun.exc").read_text().splitlines() if line.strip()
+    ]
     exceptions = [e for e in exceptions if ALPHA.fullmatch(e[0])]
     known = set(lemmas)
-    keep = {w for w in lemmas if ALPHA.fullmatch(w)} | {t for e in exceptions for t in e[1:] if t in known}
+    keep = {w for w in lemmas if ALPHA.fullmatch(w)} | {
+        t for e in exceptions for t in e[1:] if t in known
+    }
     body = ["[lemmas]", *sorted(keep), "[exceptions]", *(" ".join(e) for e in exceptions)]
     OUT.write_bytes(gzip.compress((HEADER + "\n".join(body) + "\n").encode(), mtime=0))
     print(f"{OUT}: {len(keep)} lemmas, {len(exceptions)} exceptions")

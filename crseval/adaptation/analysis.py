@@ -5,6 +5,7 @@ heatmap) and the report section with the drill-down model → sessions → turns
 
 Sessions whose CRS failed (``errors``) are excluded from the statistics and counted in the report.
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -23,6 +24,7 @@ from crseval.stats.bootstrap import bootstrap_ci
 from crseval.stats.correlation import fisher_ci
 from crseval.stats.tests import TUKEY_COLUMNS, anova_tukey as anova_test
 
+
 def columns_of(results: Sequence[dict[str, Any]]) -> Columns:
     """The columns of the TAS definition the sessions were scored with."""
     return COLUMNS[results[0]["tas"].get("definition", "crseval") if results else "crseval"]
@@ -32,18 +34,37 @@ def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> 
     cols = columns_of(results)
     rows = []
     for r in results:
-        row = {"model": r["model"], "session": str(r["session"]), "user": r.get("user"), "turns": len(r["turns"]),
-               "true_genre": r.get("true_genre"), "failed": bool(r.get("errors")),
-               "error": "; ".join(r.get("errors", []))[:300]}
-        row.update({k: r["tas"].get(k, np.nan) for k in (*cols.automatic, *cols.extra, "shifts_detected",
-                                                          "shifts_recovered", "true_shifts")})
+        row = {
+            "model": r["model"],
+            "session": str(r["session"]),
+            "user": r.get("user"),
+            "turns": len(r["turns"]),
+            "true_genre": r.get("true_genre"),
+            "failed": bool(r.get("errors")),
+            "error": "; ".join(r.get("errors", []))[:300],
+        }
+        row.update(
+            {
+                k: r["tas"].get(k, np.nan)
+                for k in (
+                    *cols.automatic,
+                    *cols.extra,
+                    "shifts_detected",
+                    "shifts_recovered",
+                    "true_shifts",
+                )
+            }
+        )
         row.update({k: (r.get("following") or {}).get(k, np.nan) for k in FOLLOWING})
         row.update({a: (r.get("judge") or {}).get(a, np.nan) for a in aspects})
         row["judge_failures"] = r.get("judge_failures", 0)
         rows.append(row)
     df = pd.DataFrame(rows)
-    return df.sort_values(["model", "session"], key=lambda s: s.map(_natural) if s.name == "session" else s,
-                          kind="stable").reset_index(drop=True)
+    return df.sort_values(
+        ["model", "session"],
+        key=lambda s: s.map(_natural) if s.name == "session" else s,
+        kind="stable",
+    ).reset_index(drop=True)
 
 
 def _natural(v: str):
@@ -54,79 +75,151 @@ def turn_parts(results: Sequence[dict[str, Any]], sessions: int = 500):
     """The turn table in parts of ``sessions`` sessions (6,000 sessions × 20 turns held at once would be the
     run's memory peak)."""
     for k in range(0, len(results), sessions):
-        yield turn_table(results[k:k + sessions])
+        yield turn_table(results[k : k + sessions])
 
 
 def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """One row per turn; ``event`` names what happened there (true shift, detected shift, recovery)."""
-    cols: dict[str, list] = {c: [] for c in ("model", "session", "session_tas", "turn", "user", "system", "event",
-                                             "constraints")}
+    cols: dict[str, list] = {
+        c: []
+        for c in (
+            "model",
+            "session",
+            "session_tas",
+            "turn",
+            "user",
+            "system",
+            "event",
+            "constraints",
+        )
+    }
     headline = columns_of(results).headline
     for r in results:
         events = r["tas"].get("events", [])
-        recovered_turns = {e["recovered_at"]: e["turn"] for e in events if e.get("recovered_at") is not None}
+        recovered_turns = {
+            e["recovered_at"]: e["turn"] for e in events if e.get("recovered_at") is not None
+        }
         session, tas = str(r["session"]), r["tas"].get(headline)
         for t, e in zip(r["turns"], events):
             truth = t.get("truth") or {}
             marks = []
             if truth.get("shift"):
-                marks.append(f"true shift: {truth.get('kind')}" + (" (contradiction)" if truth.get("contradiction") else ""))
+                marks.append(
+                    f"true shift: {truth.get('kind')}"
+                    + (" (contradiction)" if truth.get("contradiction") else "")
+                )
             if e["detected"]:
-                marks.append(f"detected ({e['reason']})" + ("" if e.get("recovered_at") is not None else ", not recovered"))
+                marks.append(
+                    f"detected ({e['reason']})"
+                    + ("" if e.get("recovered_at") is not None else ", not recovered")
+                )
             if t["turn"] in recovered_turns:
                 marks.append(f"recovers the shift of turn {recovered_turns[t['turn']]}")
-            for c, v in (("model", r["model"]), ("session", session), ("session_tas", tas), ("turn", t["turn"]),
-                         ("user", t["user"]), ("system", t["system"]), ("event", "; ".join(marks)),
-                         ("constraints", "" if t.get("constraints") is None else str(t["constraints"]))):
+            for c, v in (
+                ("model", r["model"]),
+                ("session", session),
+                ("session_tas", tas),
+                ("turn", t["turn"]),
+                ("user", t["user"]),
+                ("system", t["system"]),
+                ("event", "; ".join(marks)),
+                ("constraints", "" if t.get("constraints") is None else str(t["constraints"])),
+            ):
                 cols[c].append(v)
     return pd.DataFrame(cols)
 
 
-def model_metrics(sessions: pd.DataFrame, metrics: Sequence[str], *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def model_metrics(
+    sessions: pd.DataFrame, metrics: Sequence[str], *, n_boot: int = 2000, seed: int = 0
+) -> pd.DataFrame:
     ok = sessions[~sessions["failed"]]
     rows = []
     for model, grp in ok.groupby("model", sort=False):
         for m in metrics:
             est, lo, hi = bootstrap_ci(grp[m].to_numpy(float), n_resamples=n_boot, seed=seed)
-            rows.append({"model": model, "metric": m, "mean": est, "ci_low": lo, "ci_high": hi,
-                         "n": int(np.isfinite(grp[m].to_numpy(float)).sum())})
+            rows.append(
+                {
+                    "model": model,
+                    "metric": m,
+                    "mean": est,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n": int(np.isfinite(grp[m].to_numpy(float)).sum()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def anova_tukey(sessions: pd.DataFrame, metrics: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def anova_tukey(
+    sessions: pd.DataFrame, metrics: Sequence[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One-way ANOVA (F, df, p, η²) and Tukey HSD per metric across models (:func:`crseval.stats.tests.anova_tukey`);
     a metric it cannot test is listed with the reason."""
     ok = sessions[~sessions["failed"]]
     a_rows, t_rows = [], []
     for m in metrics:
         res = anova_test(ok[m].to_numpy(float), ok["model"].to_numpy(str))
-        a_rows.append({"metric": m, "F": res.F, "p": res.p, "df_between": res.df_between, "df_within": res.df_within,
-                       "eta_squared": res.eta_squared, "n": res.n, "note": res.note})
+        a_rows.append(
+            {
+                "metric": m,
+                "F": res.F,
+                "p": res.p,
+                "df_between": res.df_between,
+                "df_within": res.df_within,
+                "eta_squared": res.eta_squared,
+                "n": res.n,
+                "note": res.note,
+            }
+        )
         if len(res.tukey):
             t_rows.append(res.tukey.assign(metric=m))
     columns = ["metric", *TUKEY_COLUMNS]
-    tukey = pd.concat(t_rows, ignore_index=True)[columns] if t_rows else pd.DataFrame(columns=columns)
+    tukey = (
+        pd.concat(t_rows, ignore_index=True)[columns] if t_rows else pd.DataFrame(columns=columns)
+    )
     return pd.DataFrame(a_rows), tukey
 
 
-def correlations(sessions: pd.DataFrame, automatic: Sequence[str], judged: Sequence[str]) -> pd.DataFrame:
+def correlations(
+    sessions: pd.DataFrame, automatic: Sequence[str], judged: Sequence[str]
+) -> pd.DataFrame:
     ok = sessions[~sessions["failed"]]
     rows = []
     for a in automatic:
         for j in judged:
             d = ok[[a, j]].dropna()
             if len(d) < 3 or d[a].nunique() < 2 or d[j].nunique() < 2:
-                rows.append({"automatic": a, "judge": j, "n": len(d), "pearson_r": np.nan, "pearson_p": np.nan,
-                             "spearman_rho": np.nan, "spearman_p": np.nan})
+                rows.append(
+                    {
+                        "automatic": a,
+                        "judge": j,
+                        "n": len(d),
+                        "pearson_r": np.nan,
+                        "pearson_p": np.nan,
+                        "spearman_rho": np.nan,
+                        "spearman_p": np.nan,
+                    }
+                )
                 continue
             r, rp = stats.pearsonr(d[a], d[j])
             rho, sp = stats.spearmanr(d[a], d[j])
-            rows.append({"automatic": a, "judge": j, "n": len(d), "pearson_r": float(r), "pearson_p": float(rp),
-                         "spearman_rho": float(rho), "spearman_p": float(sp)})
+            rows.append(
+                {
+                    "automatic": a,
+                    "judge": j,
+                    "n": len(d),
+                    "pearson_r": float(r),
+                    "pearson_p": float(rp),
+                    "spearman_rho": float(rho),
+                    "spearman_p": float(sp),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def following_validity(sessions: pd.DataFrame, metrics: Sequence[str], verified: Sequence[str]) -> pd.DataFrame:
+def following_validity(
+    sessions: pd.DataFrame, metrics: Sequence[str], verified: Sequence[str]
+) -> pd.DataFrame:
     """Per session: how each adaptation metric and judge aspect tracks what verifiably happened (Pearson with
     a Fisher-z 95 % CI, Spearman), pooled over models."""
     ok = sessions[~sessions["failed"]]
@@ -137,11 +230,29 @@ def following_validity(sessions: pd.DataFrame, metrics: Sequence[str], verified:
             usable = len(d) >= 4 and d[m].nunique() > 1 and d[v].nunique() > 1
             r = float(stats.pearsonr(d[m], d[v])[0]) if usable else np.nan
             lo, hi = fisher_ci(r, len(d))
-            rows.append({"metric": m, "verified": v, "n": len(d), "pearson_r": r, "pearson_r_low": lo,
-                         "pearson_r_high": hi,
-                         "spearman_rho": float(stats.spearmanr(d[m], d[v])[0]) if usable else np.nan})
-    return pd.DataFrame(rows, columns=["metric", "verified", "n", "pearson_r", "pearson_r_low", "pearson_r_high",
-                                       "spearman_rho"])
+            rows.append(
+                {
+                    "metric": m,
+                    "verified": v,
+                    "n": len(d),
+                    "pearson_r": r,
+                    "pearson_r_low": lo,
+                    "pearson_r_high": hi,
+                    "spearman_rho": float(stats.spearmanr(d[m], d[v])[0]) if usable else np.nan,
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "metric",
+            "verified",
+            "n",
+            "pearson_r",
+            "pearson_r_low",
+            "pearson_r_high",
+            "spearman_rho",
+        ],
+    )
 
 
 def pass_hat_k(sessions: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -156,9 +267,19 @@ def pass_hat_k(sessions: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> 
         for k in range(1, min(5, n) + 1) if n >= 2 else ():
             values = np.array([comb(int(u.sum()), k) / comb(len(u), k) for u in per_user])
             est, lo, hi = bootstrap_ci(values, n_resamples=n_boot, seed=seed)
-            rows.append({"model": model, "k_sessions": k, "pass_k": est, "ci_low": lo, "ci_high": hi,
-                         "users": len(values)})
-    return pd.DataFrame(rows, columns=["model", "k_sessions", "pass_k", "ci_low", "ci_high", "users"])
+            rows.append(
+                {
+                    "model": model,
+                    "k_sessions": k,
+                    "pass_k": est,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "users": len(values),
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["model", "k_sessions", "pass_k", "ci_low", "ci_high", "users"]
+    )
 
 
 # ---- figures ----------------------------------------------------------------------------------
@@ -177,12 +298,22 @@ def plot_metric_bars(mm: pd.DataFrame, metrics: Sequence[str], path, title: str)
                 ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=8, color="#666666")
                 continue
             ci = np.isfinite(lo[i]) and np.isfinite(hi[i])
-            ax.bar(i, v[i], color=colors[i], yerr=[[max(v[i] - lo[i], 0)], [max(hi[i] - v[i], 0)]] if ci else None,
-                   capsize=3, ecolor="#333333")
+            ax.bar(
+                i,
+                v[i],
+                color=colors[i],
+                yerr=[[max(v[i] - lo[i], 0)], [max(hi[i] - v[i], 0)]] if ci else None,
+                capsize=3,
+                ecolor="#333333",
+            )
         ax.set_xticks(range(len(models)), models, rotation=25, ha="right")
         ax.set_title(label(m))
-        ax.set_ylabel("score (1–5)" if m in ("proactiveness", "coherence", "personalization") else "score (0–1)")
-    for ax in list(axes.flat)[len(metrics):]:
+        ax.set_ylabel(
+            "score (1–5)"
+            if m in ("proactiveness", "coherence", "personalization")
+            else "score (0–1)"
+        )
+    for ax in list(axes.flat)[len(metrics) :]:
         ax.set_visible(False)
     fig.suptitle(title)
     fig.tight_layout()
@@ -196,8 +327,16 @@ def plot_radar(mm: pd.DataFrame, aspects: Sequence[str], path) -> None:
     ax = fig.add_subplot(polar=True)
     for i, (model, d) in enumerate(mm[mm["metric"].isin(aspects)].groupby("model", sort=False)):
         v = d.set_index("metric").reindex(aspects)["mean"].to_numpy(float)
-        ax.plot(angles + angles[:1], list(v) + [v[0]], color=OKABE_ITO[i % len(OKABE_ITO)], label=model, marker="o")
-        ax.fill(angles + angles[:1], list(v) + [v[0]], color=OKABE_ITO[i % len(OKABE_ITO)], alpha=0.12)
+        ax.plot(
+            angles + angles[:1],
+            list(v) + [v[0]],
+            color=OKABE_ITO[i % len(OKABE_ITO)],
+            label=model,
+            marker="o",
+        )
+        ax.fill(
+            angles + angles[:1], list(v) + [v[0]], color=OKABE_ITO[i % len(OKABE_ITO)], alpha=0.12
+        )
     ax.set_xticks(angles, list(aspects))
     ax.set_ylim(1, 5)
     ax.set_title("LLM judge (mean, 1–5)")
@@ -208,7 +347,9 @@ def plot_radar(mm: pd.DataFrame, aspects: Sequence[str], path) -> None:
 def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
     style()
     d = sessions[~sessions["failed"]][list(metrics)].astype(float)
-    metrics = [m for m in metrics if d[m].nunique() > 1]  # a constant metric has no correlation: no blank row
+    metrics = [
+        m for m in metrics if d[m].nunique() > 1
+    ]  # a constant metric has no correlation: no blank row
     d = d[metrics]
     c = d.corr(method="pearson", min_periods=3).to_numpy()
     fig, ax = plt.subplots(figsize=(0.55 * len(metrics) + 2.5, 0.5 * len(metrics) + 1.8))
@@ -219,8 +360,15 @@ def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
     for i in range(len(metrics)):
         for j in range(len(metrics)):
             if np.isfinite(c[i, j]):
-                ax.text(j, i, f"{c[i, j]:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if abs(c[i, j]) > 0.6 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{c[i, j]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if abs(c[i, j]) > 0.6 else "black",
+                )
     fig.colorbar(im, ax=ax, label="Pearson r (sessions)")
     ax.set_title("Correlation of session metrics")
     save(fig, path)
@@ -228,30 +376,57 @@ def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
 
 def wide_metrics(mm: pd.DataFrame) -> pd.DataFrame:
     """Model × metric, each cell 'mean [low, high]' (the paper table; model_metrics keeps the numbers)."""
-    cell = [f"{m:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) else "")
-            for m, lo, hi in zip(mm["mean"], mm["ci_low"], mm["ci_high"])]
+    cell = [
+        f"{m:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) else "")
+        for m, lo, hi in zip(mm["mean"], mm["ci_low"], mm["ci_high"])
+    ]
     wide = mm.assign(cell=cell).pivot(index="model", columns="metric", values="cell")
     return wide[list(dict.fromkeys(mm["metric"]))].reset_index()
 
 
-def _figures(store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: list[str], cols: Columns) -> list:
-    out = [("shift_metrics", "Topic adaptation per model: TAS and its components (mean over sessions, 95 % "
-            "bootstrap CI; no bar where a metric is undefined)")]
-    plot_metric_bars(mm, cols.automatic, store.figure_path("shift_metrics"), "Topic adaptation per model (95 % CI)")
+def _figures(
+    store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: list[str], cols: Columns
+) -> list:
+    out = [
+        (
+            "shift_metrics",
+            "Topic adaptation per model: TAS and its components (mean over sessions, 95 % "
+            "bootstrap CI; no bar where a metric is undefined)",
+        )
+    ]
+    plot_metric_bars(
+        mm,
+        cols.automatic,
+        store.figure_path("shift_metrics"),
+        "Topic adaptation per model (95 % CI)",
+    )
     if judged:
-        plot_metric_bars(mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)")
-        out.append(("shift_judge", "The LLM judge's aspects per model (1–5, mean over sessions, 95 % bootstrap CI)"))
+        plot_metric_bars(
+            mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)"
+        )
+        out.append(
+            (
+                "shift_judge",
+                "The LLM judge's aspects per model (1–5, mean over sessions, 95 % bootstrap CI)",
+            )
+        )
     if len(judged) >= 3:  # a radar needs at least three axes
         plot_radar(mm, judged, store.figure_path("shift_radar"))
         out.append(("shift_radar", "The judge's aspects per model on one radar (means)"))
     plot_heatmap(sessions, [*cols.automatic, *judged], store.figure_path("shift_correlations"))
-    out.append(("shift_correlations", "Pearson correlation of the session metrics across sessions (constant metrics "
-                "left out)"))
+    out.append(
+        (
+            "shift_correlations",
+            "Pearson correlation of the session metrics across sessions (constant metrics "
+            "left out)",
+        )
+    )
     return out
 
 
-def _following_tables(sessions: pd.DataFrame, metrics: Sequence[str], verified: Sequence[str], n_boot: int,
-                      seed: int) -> dict[str, pd.DataFrame]:
+def _following_tables(
+    sessions: pd.DataFrame, metrics: Sequence[str], verified: Sequence[str], n_boot: int, seed: int
+) -> dict[str, pd.DataFrame]:
     """With simulator truth: each metric against the verified measures, and pass^k when users repeat."""
     truth = [v for v in ("follow.follow_rate", "follow.satisfaction") if v in verified]
     if not truth:
@@ -265,29 +440,57 @@ def _following_line(mm: pd.DataFrame, verified: Sequence[str]) -> str:
     """The report's sentence on verified preference following."""
     if "follow.follow_rate" in verified:
         rate = mm[mm["metric"] == "follow.follow_rate"]
-        return ("Verified preference following (every named title checked in the catalogue against the user's logged "
-                "wishes): follow rate " + "; ".join(f"{r.model} {r.mean:.2f}" for r in rate.itertuples()) + ".")
+        return (
+            "Verified preference following (every named title checked in the catalogue against the user's logged "
+            "wishes): follow rate "
+            + "; ".join(f"{r.model} {r.mean:.2f}" for r in rate.itertuples())
+            + "."
+        )
     if verified:
-        return ("No simulator truth: only hallucinated titles and recommendations against the CRS's own parsed "
-                "constraints are verified (what the user wanted is not in such logs).")
+        return (
+            "No simulator truth: only hallucinated titles and recommendations against the CRS's own parsed "
+            "constraints are verified (what the user wanted is not in such logs)."
+        )
     return "No recommendations to verify."
 
 
-def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: Sequence[str], *,
-                   n_boot: int = 2000, seed: int = 0, title: str = "Preference-shift adaptation",
-                   notes: Sequence[str] = ()) -> dict[str, pd.DataFrame]:
+def write_analysis(
+    store: RunStore,
+    results: Sequence[dict[str, Any]],
+    aspects: Sequence[str],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    title: str = "Preference-shift adaptation",
+    notes: Sequence[str] = (),
+) -> dict[str, pd.DataFrame]:
     """Write every table and figure of a preference-shift run and describe its report section."""
     cols = columns_of(results)
     sessions = session_table(results, aspects)
     judged = [a for a in aspects if sessions[a].notna().any()]
     verified = [m for m in FOLLOWING if sessions[m].notna().any()]
-    metrics = [*cols.automatic, *[m for m in cols.extra if sessions[m].notna().any()], *verified, *judged]
+    metrics = [
+        *cols.automatic,
+        *[m for m in cols.extra if sessions[m].notna().any()],
+        *verified,
+        *judged,
+    ]
     mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
     anova, tukey = anova_tukey(sessions, [*cols.automatic, *verified, *judged])
     store.write_table_parts("shift_turns", turn_parts(results))
-    det = pd.DataFrame([{"model": m, **detection_summary([r for r in results if r["model"] == m])}
-                        for m in dict.fromkeys(r["model"] for r in results)])
-    tables = {"model_metrics": mm, "anova": anova, "tukey": tukey, "shift_sessions": sessions, "shift_detection": det}
+    det = pd.DataFrame(
+        [
+            {"model": m, **detection_summary([r for r in results if r["model"] == m])}
+            for m in dict.fromkeys(r["model"] for r in results)
+        ]
+    )
+    tables = {
+        "model_metrics": mm,
+        "anova": anova,
+        "tukey": tukey,
+        "shift_sessions": sessions,
+        "shift_detection": det,
+    }
     if judged:
         tables["metric_correlations"] = correlations(sessions, cols.automatic, judged)
     tables.update(_following_tables(sessions, [*cols.automatic, *judged], verified, n_boot, seed))
@@ -298,36 +501,68 @@ def write_analysis(store: RunStore, results: Sequence[dict[str, Any]], aspects: 
     failed = int(sessions["failed"].sum())
     judge_failed = int(sessions["judge_failures"].sum())
     tas = mm[mm["metric"] == cols.headline].sort_values("mean", ascending=False)
-    lines = [f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
-             "excluded from the statistics, listed in shift_sessions)." if failed else
-             f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
-             f"{label(cols.headline)} by model: " + "; ".join(f"{r.model} {r.mean:.3f} " + (f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
-                                                                         if np.isfinite(r.ci_low) else "(no CI)")
-                                          for r in tas.itertuples()) + "." +
-             (" No CI where a model has fewer than 3 sessions or no variation." if tas["ci_low"].isna().any() else ""),
-             "Shift detector against the simulator's logged shifts: " + "; ".join(
-                 f"{r.model} precision {r.precision:.2f}, recall {r.recall:.2f}" for r in det.itertuples()
-                 if np.isfinite(r.precision) or np.isfinite(r.recall)) + "." if det["true"].sum() else
-             "No simulator ground truth (imported logs): detection precision/recall not available.",
-             _following_line(mm, verified),
-             "Drill down: model_metrics → shift_sessions (one row per session) → the turns of each session below, "
-             "with true shifts, detected shifts and recoveries highlighted.", *notes]
+    lines = [
+        f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
+        "excluded from the statistics, listed in shift_sessions)."
+        if failed
+        else f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
+        f"{label(cols.headline)} by model: "
+        + "; ".join(
+            f"{r.model} {r.mean:.3f} "
+            + (f"[{r.ci_low:.3f}, {r.ci_high:.3f}]" if np.isfinite(r.ci_low) else "(no CI)")
+            for r in tas.itertuples()
+        )
+        + "."
+        + (
+            " No CI where a model has fewer than 3 sessions or no variation."
+            if tas["ci_low"].isna().any()
+            else ""
+        ),
+        "Shift detector against the simulator's logged shifts: "
+        + "; ".join(
+            f"{r.model} precision {r.precision:.2f}, recall {r.recall:.2f}"
+            for r in det.itertuples()
+            if np.isfinite(r.precision) or np.isfinite(r.recall)
+        )
+        + "."
+        if det["true"].sum()
+        else "No simulator ground truth (imported logs): detection precision/recall not available.",
+        _following_line(mm, verified),
+        "Drill down: model_metrics → shift_sessions (one row per session) → the turns of each session below, "
+        "with true shifts, detected shifts and recoveries highlighted.",
+        *notes,
+    ]
     if aspects:
-        lines.insert(1, f"LLM judge: {judge_failed} ratings could not be "
-                        "obtained (retries exhausted or unparseable; recorded per item in records/shift_judgments.jsonl, "
-                        "left out of the means)." if judge_failed else "LLM judge: every rating was obtained.")
-    captions = {"model_metrics_wide": "Per-model means with 95 % bootstrap CIs (sessions that failed excluded)",
-                "anova": "One-way ANOVA across models per metric (F, degrees of freedom, p, η²)",
-                "tukey": "Tukey HSD: which pairs of models differ", "shift_detection":
-                "The shift detector against the simulator's logged shifts (pooled over sessions)",
-                "metric_correlations": "Correlation of automatic metrics with the judge's aspects across sessions",
-                "following_validity": "Which adaptation metric tracks what verifiably happened: per-session "
-                                      "correlation with the verified follow rate and constraint satisfaction",
-                "following_pass_k": "pass^k: the chance that k repeated sessions of the same simulated user all "
-                                    "succeed (every shift followed), 95 % bootstrap CI over users",
-                "shift_sessions": "One row per session: every metric"}
-    store.add_section(title, "\n\n".join(lines), tables=[(t, c) for t, c in captions.items() if t in tables],
-                      figures=figures,
-                      drill={"table": "shift_turns", "levels": ["model", "session"], "value": "session_tas",
-                             "highlight": "event"})
+        lines.insert(
+            1,
+            f"LLM judge: {judge_failed} ratings could not be "
+            "obtained (retries exhausted or unparseable; recorded per item in records/shift_judgments.jsonl, "
+            "left out of the means)."
+            if judge_failed
+            else "LLM judge: every rating was obtained.",
+        )
+    captions = {
+        "model_metrics_wide": "Per-model means with 95 % bootstrap CIs (sessions that failed excluded)",
+        "anova": "One-way ANOVA across models per metric (F, degrees of freedom, p, η²)",
+        "tukey": "Tukey HSD: which pairs of models differ",
+        "shift_detection": "The shift detector against the simulator's logged shifts (pooled over sessions)",
+        "metric_correlations": "Correlation of automatic metrics with the judge's aspects across sessions",
+        "following_validity": "Which adaptation metric tracks what verifiably happened: per-session "
+        "correlation with the verified follow rate and constraint satisfaction",
+        "following_pass_k": "pass^k: the chance that k repeated sessions of the same simulated user all "
+        "succeed (every shift followed), 95 % bootstrap CI over users",
+        "shift_sessions": "One row per session: every metric",
+    }
+    store.add_section(
+        title,
+        "\n\n".join(lines),
+        tables=[(t, c) for t, c in captions.items() if t in tables],
+        figures=figures,
+        drill={
+            "table": "shift_turns",
+            "levels": ["model", "session"],
+            "value": "session_tas",
+            "highlight": "event",
+        },
+    )
     return tables

@@ -1,5 +1,6 @@
 """``crseval shift run CONFIG.toml``: models, sessions × turns, seeds, simulator (the session part, from
 :mod:`crseval.simulation.config`), scoring, judge panel, executor."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,15 +22,22 @@ class ScoringSection(TASParams):
 
     model_config = ConfigDict(extra="forbid", frozen=False)
     definition: Literal["crseval", "thesis"] = Field(
-        "crseval", description="crseval: crseval's TAS (keyword topics, turn-level shifts, windowed recovery); thesis: "
-                               "the preference-shift study's TAS exactly as its code computes it (LDA topics, segments, "
-                               "recovery to the end of the dialogue), which needs lda")
-    lda: str | None = Field(None, description="The study's gensim LDA folder (lda.model, lda.dict, …) for "
-                                              "definition = 'thesis'")
+        "crseval",
+        description="crseval: crseval's TAS (keyword topics, turn-level shifts, windowed recovery); thesis: "
+        "the preference-shift study's TAS exactly as its code computes it (LDA topics, segments, "
+        "recovery to the end of the dialogue), which needs lda",
+    )
+    lda: str | None = Field(
+        None,
+        description="The study's gensim LDA folder (lda.model, lda.dict, …) for "
+        "definition = 'thesis'",
+    )
     similarity: Literal["tfidf", "minilm"] = "tfidf"
     corpus: Literal["separate", "joined"] = Field(
-        "separate", description="TF-IDF fitted on titles and plots as separate documents (the original study's "
-                                "corpus, reproduces its published numbers) or one 'title. plot' document per movie")
+        "separate",
+        description="TF-IDF fitted on titles and plots as separate documents (the original study's "
+        "corpus, reproduces its published numbers) or one 'title. plot' document per movie",
+    )
     topics: Literal["keyword", "lda", "llm"] = "keyword"
     topics_llm: LLMConfig | None = Field(None, description="the model for topics = 'llm'")
     lda_topics: int = Field(20, ge=2, le=200)
@@ -38,10 +46,14 @@ class ScoringSection(TASParams):
     def _thesis_needs(self) -> "ScoringSection":
         if self.definition == "thesis":
             if not self.lda:
-                raise ValueError("definition 'thesis' needs lda: the study's LDA folder (lda.model, lda.dict)")
+                raise ValueError(
+                    "definition 'thesis' needs lda: the study's LDA folder (lda.model, lda.dict)"
+                )
             if self.similarity != "tfidf" or self.corpus != "separate":
-                raise ValueError("definition 'thesis' uses the study's similarity: TF-IDF fitted on titles and plots "
-                                 "as separate documents (similarity = 'tfidf', corpus = 'separate')")
+                raise ValueError(
+                    "definition 'thesis' uses the study's similarity: TF-IDF fitted on titles and plots "
+                    "as separate documents (similarity = 'tfidf', corpus = 'separate')"
+                )
         return self
 
     def tas_params(self) -> TASParams:
@@ -51,13 +63,19 @@ class ScoringSection(TASParams):
 class JudgeSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
     enabled: bool = True
-    aspects: list[Literal["proactiveness", "coherence", "personalization"]] = \
-        ["proactiveness", "coherence", "personalization"]
+    aspects: list[Literal["proactiveness", "coherence", "personalization"]] = [
+        "proactiveness",
+        "coherence",
+        "personalization",
+    ]
     judges: list[JudgeSpec] = Field(default_factory=lambda: [JudgeSpec(name="judge")])
-    calibrated: str | None = Field(None, description="'default' (the shipped calibrated judge) or a judge from "
-                                                     "`crseval judge fit`: every session also gets its aspects, e.g. "
-                                                     "'dialogue-overall (calibrated)', asked with the first judge's "
-                                                     "model (which must be the one it was fitted on).")
+    calibrated: str | None = Field(
+        None,
+        description="'default' (the shipped calibrated judge) or a judge from "
+        "`crseval judge fit`: every session also gets its aspects, e.g. "
+        "'dialogue-overall (calibrated)', asked with the first judge's "
+        "model (which must be the one it was fitted on).",
+    )
 
 
 class ShiftConfig(SessionSpec):
@@ -65,8 +83,12 @@ class ShiftConfig(SessionSpec):
     sessions: int = Field(3, ge=1, le=1_000_000)
     executor: Literal["local", "ray"] = "local"
     workers: int = Field(4, ge=1, le=512, description="sessions in flight at once")
-    ray_address: str | None = Field(None, description="Ray cluster address; empty: a local Ray instance")
-    n_boot: int = Field(2000, ge=0, le=100_000, description="bootstrap resamples for the per-model CIs")
+    ray_address: str | None = Field(
+        None, description="Ray cluster address; empty: a local Ray instance"
+    )
+    n_boot: int = Field(
+        2000, ge=0, le=100_000, description="bootstrap resamples for the per-model CIs"
+    )
     scoring: ScoringSection = ScoringSection()
     judge: JudgeSection = JudgeSection()
 
@@ -76,7 +98,13 @@ class ShiftConfig(SessionSpec):
         if self.kb and not Path(self.kb).is_absolute():
             update["kb"] = str((base / self.kb).resolve())
         if self.scoring.lda and not Path(self.scoring.lda).is_absolute():
-            update["scoring"] = self.scoring.model_copy(update={"lda": str((base / self.scoring.lda).resolve())})
-        models = [m.model_copy(update={"folder": str(base.resolve())}) if m.kind == "callable" and not m.folder else m
-                  for m in self.models]
+            update["scoring"] = self.scoring.model_copy(
+                update={"lda": str((base / self.scoring.lda).resolve())}
+            )
+        models = [
+            m.model_copy(update={"folder": str(base.resolve())})
+            if m.kind == "callable" and not m.folder
+            else m
+            for m in self.models
+        ]
         return self.model_copy(update={**update, "models": models})

@@ -26,6 +26,7 @@ Imported logs have no simulator truth: the thesis layout's per-turn ``constraint
 parsed. There only ``hallucination_rate`` and ``crs_constraint_satisfaction`` (recommendations that
 satisfy the constraints the CRS itself extracted — a consistency check, not following) are reported.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -52,7 +53,10 @@ class Following:
         """(catalogue rows of the grounded titles, number of titles in no catalogue); memoised per text."""
         if text not in self._memo:
             found = self.matcher.find(text)
-            self._memo[text] = [self.row[m.item] for m in found if m.item is not None], sum(m.item is None for m in found)
+            self._memo[text] = (
+                [self.row[m.item] for m in found if m.item is not None],
+                sum(m.item is None for m in found),
+            )
         return self._memo[text]
 
     def holds(self, row: int, constraint: str) -> bool:
@@ -75,44 +79,70 @@ class Following:
     def sessions(self, records: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
         """:meth:`session` for each record, whole sessions split over forked worker processes by turns."""
         chunks = split(records, worker_count(), weight=lambda r: len(r["turns"]) + 1)
-        return [m for part in fork_map(lambda chunk: [self.session(r["turns"]) for r in chunk], chunks) for m in part]
+        return [
+            m
+            for part in fork_map(lambda chunk: [self.session(r["turns"]) for r in chunk], chunks)
+            for m in part
+        ]
 
     def session(self, turns: Sequence[dict[str, Any]]) -> dict[str, float]:
         """The ``follow.*`` measures of one session (simulator truth when the turns carry it)."""
-        recs, invented = zip(*(self.recommendations(t["system"]) for t in turns)) if turns else ((), ())
+        recs, invented = (
+            zip(*(self.recommendations(t["system"]) for t in turns)) if turns else ((), ())
+        )
         named = sum(len(r) for r in recs) + sum(invented)
-        out = {PREFIX + "recommendations": float(sum(len(r) for r in recs)),
-               PREFIX + "hallucination_rate": sum(invented) / named if named else np.nan}
+        out = {
+            PREFIX + "recommendations": float(sum(len(r) for r in recs)),
+            PREFIX + "hallucination_rate": sum(invented) / named if named else np.nan,
+        }
         if turns and turns[0].get("truth") is not None:
             out.update(self._against_truth(turns, recs))
         else:
             rows = [(r, t.get("constraints") or {}) for t, rs in zip(turns, recs) for r in rs]
-            out[PREFIX + "crs_constraint_satisfaction"] = float(np.mean(
-                [self.fits(r, crs_constraints(c)) for r, c in rows])) if rows else np.nan
+            out[PREFIX + "crs_constraint_satisfaction"] = (
+                float(np.mean([self.fits(r, crs_constraints(c)) for r, c in rows]))
+                if rows
+                else np.nan
+            )
         return out
 
-    def _against_truth(self, turns: Sequence[dict[str, Any]], recs: Sequence[list[int]]) -> dict[str, float]:
+    def _against_truth(
+        self, turns: Sequence[dict[str, Any]], recs: Sequence[list[int]]
+    ) -> dict[str, float]:
         active = [set(t["truth"].get("topics") or []) for t in turns]
         grounded = [(r, active[k]) for k, rs in enumerate(recs) for r in rs]
-        shifts = [k for k, t in enumerate(turns) if k and t["truth"].get("shift") and active[k] - active[k - 1]]
+        shifts = [
+            k
+            for k, t in enumerate(turns)
+            if k and t["truth"].get("shift") and active[k] - active[k - 1]
+        ]
         followed, delays, stale, after = [], [], 0, 0
         for n, k in enumerate(shifts):
             new, dropped = active[k] - active[k - 1], active[k - 1] - active[k]
             window = range(k, shifts[n + 1] if n + 1 < len(shifts) else len(turns))
             first = next((j for j in window if recs[j]), None)
             followed.append(first is not None and any(self.fits(r, new) for r in recs[first]))
-            delay = next((j - k + 1 for j in window if any(self.fits(r, new) for r in recs[j])), None)
+            delay = next(
+                (j - k + 1 for j in window if any(self.fits(r, new) for r in recs[j])), None
+            )
             if delay is not None:
                 delays.append(delay)
             if dropped:
                 for j in window:
                     after += len(recs[j])
-                    stale += sum(any(self.holds(r, c) for c in dropped) and not self.fits(r, new) for r in recs[j])
-        return {PREFIX + "satisfaction": float(np.mean([self.fits(r, c) for r, c in grounded])) if grounded else np.nan,
-                PREFIX + "follow_rate": float(np.mean(followed)) if followed else np.nan,
-                PREFIX + "turns_to_follow": float(np.mean(delays)) if delays else np.nan,
-                PREFIX + "stale_rate": stale / after if after else np.nan,
-                PREFIX + "success": float(len(delays) == len(shifts)) if shifts else np.nan}
+                    stale += sum(
+                        any(self.holds(r, c) for c in dropped) and not self.fits(r, new)
+                        for r in recs[j]
+                    )
+        return {
+            PREFIX + "satisfaction": float(np.mean([self.fits(r, c) for r, c in grounded]))
+            if grounded
+            else np.nan,
+            PREFIX + "follow_rate": float(np.mean(followed)) if followed else np.nan,
+            PREFIX + "turns_to_follow": float(np.mean(delays)) if delays else np.nan,
+            PREFIX + "stale_rate": stale / after if after else np.nan,
+            PREFIX + "success": float(len(delays) == len(shifts)) if shifts else np.nan,
+        }
 
 
 def crs_constraints(parsed: dict[str, Any]) -> list[str]:
@@ -127,4 +157,3 @@ def crs_constraints(parsed: dict[str, Any]) -> list[str]:
         if isinstance(value, str) and value:
             out.append(f"{kind}:{value}")
     return out
-

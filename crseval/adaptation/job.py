@@ -4,6 +4,7 @@
 Sessions run concurrently through an executor (local threads or Ray); each finished session is scored
 and judged at once and appended, so an interrupted run loses at most the sessions in flight.
 """
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -41,18 +42,26 @@ from crseval.text.topics import make_topics
 STREAM = "results"
 SCORING = "scoring.json"  # how a shift run scored (resolved scoring section and catalogue), read by validate
 SCORE_BATCH = 1000  # sessions scored at once by `shift score` (large enough for the forked workers)
-JUDGE_STREAM = "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
+JUDGE_STREAM = (
+    "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
+)
 
 
-def build_scorer(cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int) -> tuple[Scorer | ThesisScorer, list[str]]:
+def build_scorer(
+    cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int
+) -> tuple[Scorer | ThesisScorer, list[str]]:
     """The configured TAS definition with its similarity and topic models; every fallback is logged as a
     WARNING (shown in the report) and returned, so it also goes into the signature."""
     if cfg.definition == "thesis":
-        return ThesisScorer(TfidfSimilarity(kb.texts("separate"), label="separate"), ThesisLDA(cfg.lda)), []
+        return ThesisScorer(
+            TfidfSimilarity(kb.texts("separate"), label="separate"), ThesisLDA(cfg.lda)
+        ), []
     warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
     sim, n1 = make_similarity(cfg.similarity, kb.texts(cfg.corpus), warn, label=cfg.corpus)
     client = client_for(cfg.topics_llm, str(store.cache_path)) if cfg.topics_llm else None
-    topics, n2 = make_topics(cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn)
+    topics, n2 = make_topics(
+        cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn
+    )
     return Scorer(sim, topics, cfg.tas_params()), [n for n in (n1, n2) if n]
 
 
@@ -66,8 +75,10 @@ def preference_summary(record: dict[str, Any]) -> str:
             tr = t["truth"]
             if tr.get("shift"):
                 to = " and ".join(tr["to"]) if isinstance(tr["to"], list) else tr["to"]
-                parts.append(f"turn {t['turn']}: {tr['kind']} → {to}" + (" (takes back an earlier wish)"
-                                                                         if tr.get("contradiction") else ""))
+                parts.append(
+                    f"turn {t['turn']}: {tr['kind']} → {to}"
+                    + (" (takes back an earlier wish)" if tr.get("contradiction") else "")
+                )
         return "; ".join(parts)
     last = next((t.get("constraints") for t in reversed(turns) if t.get("constraints")), None)
     bits = [f"target genre: {record['true_genre']}"] if record.get("true_genre") else []
@@ -77,13 +88,28 @@ def preference_summary(record: dict[str, Any]) -> str:
 
 
 def as_dialogue(record: dict[str, Any]) -> Dialogue:
-    utts = [u for t in record["turns"] for u in (Utterance(Role.USER, t["user"]), Utterance(Role.SYSTEM, t["system"]))]
-    return Dialogue.from_utterances(record["key"], utts, {"preference_summary": preference_summary(record)})
+    utts = [
+        u
+        for t in record["turns"]
+        for u in (Utterance(Role.USER, t["user"]), Utterance(Role.SYSTEM, t["system"]))
+    ]
+    return Dialogue.from_utterances(
+        record["key"], utts, {"preference_summary": preference_summary(record)}
+    )
 
 
-def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
-           store: RunStore, seed: int, tas: dict[str, Any] | None = None, calibrated=None,
-           following: Following | None = None, followed: dict[str, float] | None = None) -> dict[str, Any]:
+def finish(
+    record: dict[str, Any],
+    scorer: Scorer,
+    judges: Sequence[Judge],
+    aspects: Sequence[str],
+    store: RunStore,
+    seed: int,
+    tas: dict[str, Any] | None = None,
+    calibrated=None,
+    following: Following | None = None,
+    followed: dict[str, float] | None = None,
+) -> dict[str, Any]:
     """Score one session (TAS and verified following, unless already measured in a batch, + judge panel +
     calibrated judge) and append it to the results."""
     record = {**record, "tas": tas if tas is not None else scorer.score([record])[0]}
@@ -92,21 +118,31 @@ def finish(record: dict[str, Any], scorer: Scorer, judges: Sequence[Judge], aspe
     if followed is not None:
         record["following"] = followed
     if judges and aspects and not record.get("errors") and record["turns"]:
-        recs = judge_items([(record["key"], as_dialogue(record), None)], aspects, judges, store, seed=seed,
-                           stream=JUDGE_STREAM)
+        recs = judge_items(
+            [(record["key"], as_dialogue(record), None)],
+            aspects,
+            judges,
+            store,
+            seed=seed,
+            stream=JUDGE_STREAM,
+        )
         by: dict[str, dict[str, list[float]]] = {}
         for r in recs:
             if r["score"] is not None:
                 by.setdefault(r["judge"], {}).setdefault(r["aspect"], []).append(r["score"])
         per_judge = {j: {a: sum(v) / len(v) for a, v in d.items()} for j, d in by.items()}
         record["judge_by"] = per_judge
-        record["judge"] = {a: sum(d[a] for d in per_judge.values() if a in d) / n
-                           for a in aspects if (n := sum(a in d for d in per_judge.values()))}
+        record["judge"] = {
+            a: sum(d[a] for d in per_judge.values() if a in d) / n
+            for a in aspects
+            if (n := sum(a in d for d in per_judge.values()))
+        }
         record["judge_methods"] = sorted({r["method"] for r in recs})
         record["judge_failures"] = sum(r["score"] is None for r in recs)
         if calibrated is not None:
-            scores = calibrated.rate(record["key"], as_dialogue(record), judges[0], store, stream=JUDGE_STREAM,
-                                     seed=seed)
+            scores = calibrated.rate(
+                record["key"], as_dialogue(record), judges[0], store, stream=JUDGE_STREAM, seed=seed
+            )
             record["judge"].update(scores)
             record["judge_failures"] += not scores
     store.append(STREAM, record)
@@ -118,29 +154,52 @@ def _calibrated(section: JudgeSection, judges: Sequence[Judge]):
     if section.calibrated is None or not judges:
         return None
     from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
-    judge = CalibratedJudge.load(DEFAULT_JUDGE if section.calibrated == "default" else section.calibrated)
+
+    judge = CalibratedJudge.load(
+        DEFAULT_JUDGE if section.calibrated == "default" else section.calibrated
+    )
     if judge.level != "dialogue":
-        raise CrsevalError(f"the calibrated judge was fitted on {judge.level}-level labels", field="judge.calibrated",
-                           fix="a session is judged as one dialogue: fit a dialogue-level judge")
+        raise CrsevalError(
+            f"the calibrated judge was fitted on {judge.level}-level labels",
+            field="judge.calibrated",
+            fix="a session is judged as one dialogue: fit a dialogue-level judge",
+        )
     return judge
 
 
 def judge_panel(section: JudgeSection, store: RunStore) -> list[Judge]:
     if not section.enabled:
         return []
-    return [Judge(j.name, client_for(j.llm, str(store.cache_path)), j.samples, j.llm.temperature)
-            for j in section.judges]
+    return [
+        Judge(j.name, client_for(j.llm, str(store.cache_path)), j.samples, j.llm.temperature)
+        for j in section.judges
+    ]
 
 
-def _signature(store: RunStore, kb: MovieKB, scorer: Scorer, judges: Sequence[Judge], aspects: Sequence[str],
-               fallbacks: list[str], name: str = "signature.json", **extra: Any) -> None:
+def _signature(
+    store: RunStore,
+    kb: MovieKB,
+    scorer: Scorer,
+    judges: Sequence[Judge],
+    aspects: Sequence[str],
+    fallbacks: list[str],
+    name: str = "signature.json",
+    **extra: Any,
+) -> None:
     sig = make_signature(
         data=kb.info.signature(),
-        metric={"tas": scorer.signature(),
-                "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in aspects) or "off",
-                "rating": "expected|sampled"},
-        llm={j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature} for j in judges},
-        fallbacks=fallbacks or "none", **extra)
+        metric={
+            "tas": scorer.signature(),
+            "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in aspects) or "off",
+            "rating": "expected|sampled",
+        },
+        llm={
+            j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature}
+            for j in judges
+        },
+        fallbacks=fallbacks or "none",
+        **extra,
+    )
     if name == "signature.json":
         store.save_signature(sig)
     else:
@@ -148,28 +207,65 @@ def _signature(store: RunStore, kb: MovieKB, scorer: Scorer, judges: Sequence[Ju
 
 
 def _models_signature(config: ShiftConfig) -> dict[str, Any]:
-    return {m.name: ({"kind": m.kind, "prompt": m.prompt, "shortlist": m.shortlist,
-                      **({"llm": m.llm.signature()} if m.kind == "llm" else {}),
-                      **({"target": m.target} if m.target else {}), **({"url": m.url} if m.url else {})})
-            for m in config.models}
+    return {
+        m.name: (
+            {
+                "kind": m.kind,
+                "prompt": m.prompt,
+                "shortlist": m.shortlist,
+                **({"llm": m.llm.signature()} if m.kind == "llm" else {}),
+                **({"target": m.target} if m.target else {}),
+                **({"url": m.url} if m.url else {}),
+            }
+        )
+        for m in config.models
+    }
 
 
-def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequence[Judge], aspects: list[str],
-              progress: Progress, calibrated=None, following: Following | None = None) -> None:
+def _simulate(
+    config: ShiftConfig,
+    store: RunStore,
+    scorer: Scorer,
+    judges: Sequence[Judge],
+    aspects: list[str],
+    progress: Progress,
+    calibrated=None,
+    following: Following | None = None,
+) -> None:
     """Run the sessions not yet recorded; each is scored, judged and appended as soon as it finishes."""
     done = store.done_keys(STREAM)
     total = config.sessions * config.repeats
-    tasks = [(m.name, s) for s in range(total) for m in config.models if f"{m.name}|{s}" not in done]
+    tasks = [
+        (m.name, s) for s in range(total) for m in config.models if f"{m.name}|{s}" not in done
+    ]
     bar = progress("preference-shift sessions", len(config.models) * total)
     bar(len(config.models) * total - len(tasks))
     cache = str(store.cache_path)
     post = ThreadPoolExecutor(max_workers=max(1, config.workers))
     try:
         pending = []
-        for _, rec in run_sessions(config.session_part(), tasks, executor=config.executor,
-                                   workers=config.workers, cache_path=cache, address=config.ray_address):
-            pending.append(post.submit(finish, rec, scorer, judges, aspects, store, config.seed, None, calibrated,
-                                       following))
+        for _, rec in run_sessions(
+            config.session_part(),
+            tasks,
+            executor=config.executor,
+            workers=config.workers,
+            cache_path=cache,
+            address=config.ray_address,
+        ):
+            pending.append(
+                post.submit(
+                    finish,
+                    rec,
+                    scorer,
+                    judges,
+                    aspects,
+                    store,
+                    config.seed,
+                    None,
+                    calibrated,
+                    following,
+                )
+            )
             pending[-1].add_done_callback(lambda _: bar(1))
         for f in pending:
             f.result()
@@ -181,29 +277,58 @@ def _simulate(config: ShiftConfig, store: RunStore, scorer: Scorer, judges: Sequ
         close_clients()
 
 
-def shift_into(config: ShiftConfig, store: RunStore, progress: Progress = no_progress, *,
-               title: str = "Preference-shift adaptation", part_of: str | None = None) -> None:
+def shift_into(
+    config: ShiftConfig,
+    store: RunStore,
+    progress: Progress = no_progress,
+    *,
+    title: str = "Preference-shift adaptation",
+    part_of: str | None = None,
+) -> None:
     """Run (or resume) a preference-shift evaluation into ``store``. ``part_of``: the run directory belongs
     to a larger job (the demo) that owns config.json and signature.json; this job's signature then goes to
     ``shift_signature.json``."""
-    store.write_json(SCORING, {"scoring": config.scoring.model_dump(mode="json"),
-                               "kb": str(Path(config.kb).resolve()) if config.kb else None})
+    store.write_json(
+        SCORING,
+        {
+            "scoring": config.scoring.model_dump(mode="json"),
+            "kb": str(Path(config.kb).resolve()) if config.kb else None,
+        },
+    )
     kb = load_kb(config.kb)
     scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
     judges = judge_panel(config.judge, store)
     aspects = list(config.judge.aspects) if judges else []
     calibrated = _calibrated(config.judge, judges)
-    _signature(store, kb, scorer, judges, aspects, fallbacks,
-               name="signature.json" if part_of is None else "shift_signature.json",
-               models=_models_signature(config), seed=config.seed,
-               simulator=config.simulator.model_dump(mode="json", exclude={"drift"}) |
-               {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
-               sessions=f"{config.sessions}x{config.turns}" + (f"x{config.repeats}" if config.repeats > 1 else ""),
-               model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
+    _signature(
+        store,
+        kb,
+        scorer,
+        judges,
+        aspects,
+        fallbacks,
+        name="signature.json" if part_of is None else "shift_signature.json",
+        models=_models_signature(config),
+        seed=config.seed,
+        simulator=config.simulator.model_dump(mode="json", exclude={"drift"})
+        | {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
+        sessions=f"{config.sessions}x{config.turns}"
+        + (f"x{config.repeats}" if config.repeats > 1 else ""),
+        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
+        if calibrated
+        else None,
+    )
     _simulate(config, store, scorer, judges, aspects, progress, calibrated, Following(kb))
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
-    write_analysis(store, sessions(store), rated, n_boot=config.n_boot, seed=config.seed, title=title,
-                   notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [])
+    write_analysis(
+        store,
+        sessions(store),
+        rated,
+        n_boot=config.n_boot,
+        seed=config.seed,
+        title=title,
+        notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [],
+    )
 
 
 def _result(store: RunStore, job: str, notes: Sequence[str] = ()) -> Result:
@@ -216,11 +341,20 @@ def _result(store: RunStore, job: str, notes: Sequence[str] = ()) -> Result:
     anova = store.read_table("anova")
     sig = store.read_json("signature.json")
     sig.pop("line", None)
-    return Result(job, "Per-model means (sessions that failed are excluded)", n.merge(means, on="model"), sig,
-                  store.root, notes=list(notes),
-                  details={"Per-model means with 95 % bootstrap CIs": cis,
-                           "One-way ANOVA across models": anova[["metric", "F", "p"]].assign(
-                               note=anova["note"].astype("string").fillna(""))})
+    return Result(
+        job,
+        "Per-model means (sessions that failed are excluded)",
+        n.merge(means, on="model"),
+        sig,
+        store.root,
+        notes=list(notes),
+        details={
+            "Per-model means with 95 % bootstrap CIs": cis,
+            "One-way ANOVA across models": anova[["metric", "F", "p"]].assign(
+                note=anova["note"].astype("string").fillna("")
+            ),
+        },
+    )
 
 
 def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
@@ -229,8 +363,10 @@ def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
     result = _result(store, "shift.run")
     failed = [r for r in store.records(STREAM) if r.get("errors")]
     if failed:
-        result.failures = (f"{len(failed)} session(s) ended because the CRS failed (first: {failed[0]['key']}: "
-                           f"{failed[0]['errors'][0]}); they are recorded and left out of the statistics")
+        result.failures = (
+            f"{len(failed)} session(s) ended because the CRS failed (first: {failed[0]['key']}: "
+            f"{failed[0]['errors'][0]}); they are recorded and left out of the statistics"
+        )
     return result
 
 
@@ -238,35 +374,65 @@ class ScoreConfig(BaseModel):
     """Score existing sessions without generating anything."""
 
     model_config = ConfigDict(extra="forbid")
-    logs: Path = Field(..., description="Session logs: a JSON file or folder of them ({model_name, true_genre, "
-                                        "conversation: [{speaker, text, constraints}]}), a JSONL of crseval session "
-                                        "records, or a run directory.", json_schema_extra={"argument": True})
-    kb: str | None = Field(None, description="The movie catalogue the sessions were produced with: an OpenDialKG KB "
-                                             "file, or 'sample' for the bundled one. Required for imported logs (a "
-                                             "crseval run directory brings its own).")
-    corpus: Literal["separate", "joined"] = Field("separate", description="TF-IDF corpus: titles and plots as "
-                                                  "separate documents (the original study's) or one per movie.")
-    similarity: Literal["tfidf", "minilm"] = Field("tfidf", description="Sentence similarity model.")
-    topics: Literal["keyword", "lda", "llm"] = Field("keyword", description="Topic extractor (llm uses the LLM "
-                                                                              "options).")
+    logs: Path = Field(
+        ...,
+        description="Session logs: a JSON file or folder of them ({model_name, true_genre, "
+        "conversation: [{speaker, text, constraints}]}), a JSONL of crseval session "
+        "records, or a run directory.",
+        json_schema_extra={"argument": True},
+    )
+    kb: str | None = Field(
+        None,
+        description="The movie catalogue the sessions were produced with: an OpenDialKG KB "
+        "file, or 'sample' for the bundled one. Required for imported logs (a "
+        "crseval run directory brings its own).",
+    )
+    corpus: Literal["separate", "joined"] = Field(
+        "separate",
+        description="TF-IDF corpus: titles and plots as "
+        "separate documents (the original study's) or one per movie.",
+    )
+    similarity: Literal["tfidf", "minilm"] = Field(
+        "tfidf", description="Sentence similarity model."
+    )
+    topics: Literal["keyword", "lda", "llm"] = Field(
+        "keyword", description="Topic extractor (llm uses the LLM options)."
+    )
     definition: Literal["crseval", "thesis"] = Field(
-        "crseval", description="TAS definition: crseval's, or the preference-shift study's exactly as its code computes "
-                               "it (needs --lda; TF-IDF on separate titles and plots; --topics is not used).")
-    lda: Path | None = Field(None, description="The study's gensim LDA folder (lda.model, lda.dict, …) for "
-                                               "--definition thesis.")
-    judge: bool = Field(False, description="Also rate proactiveness, coherence and personalization with the LLM "
-                                           "judge.")
-    calibrated: str | None = Field(None, description="With --judge, also the calibrated judge: 'default' (the "
-                                                     "shipped one) or a file from `crseval judge fit`; reported as "
-                                                     "'dialogue-overall (calibrated)'.")
+        "crseval",
+        description="TAS definition: crseval's, or the preference-shift study's exactly as its code computes "
+        "it (needs --lda; TF-IDF on separate titles and plots; --topics is not used).",
+    )
+    lda: Path | None = Field(
+        None,
+        description="The study's gensim LDA folder (lda.model, lda.dict, …) for "
+        "--definition thesis.",
+    )
+    judge: bool = Field(
+        False,
+        description="Also rate proactiveness, coherence and personalization with the LLM judge.",
+    )
+    calibrated: str | None = Field(
+        None,
+        description="With --judge, also the calibrated judge: 'default' (the "
+        "shipped one) or a file from `crseval judge fit`; reported as "
+        "'dialogue-overall (calibrated)'.",
+    )
     llm: LLMConfig = LLMConfig()
-    judge_scale: str = Field("1,5", description="Scale of the judge scores that come with the logs ('low,high').")
+    judge_scale: str = Field(
+        "1,5", description="Scale of the judge scores that come with the logs ('low,high')."
+    )
     out_of_scale: Literal["report", "drop", "refuse"] = Field(
-        "report", description="Judge scores outside the scale: keep and list them (as the published analysis did), "
-                              "drop them, or refuse the logs.")
-    published: Path | None = Field(None, description="The study's per-model metrics to compare with (default: "
-                                                     "model_metrics.csv beside the logs or in their parent folder, "
-                                                     "when there is one).")
+        "report",
+        description="Judge scores outside the scale: keep and list them (as the published analysis did), "
+        "drop them, or refuse the logs.",
+    )
+    published: Path | None = Field(
+        None,
+        description="The study's per-model metrics to compare with (default: "
+        "model_metrics.csv beside the logs or in their parent folder, "
+        "when there is one).",
+    )
     n_boot: int = Field(2000, ge=0, description="Bootstrap resamples for the per-model CIs.")
     seed: int = Field(0, description="Seed (LDA, bootstrap).")
 
@@ -291,14 +457,20 @@ def sessions(store: RunStore) -> list[dict[str, Any]]:
 def scoring_of(run: Path) -> dict[str, Any]:
     """How a shift run scored: {"scoring": …, "kb": path or None}, from its scoring.json."""
     import json
+
     p = run / SCORING
     try:
         return json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CrsevalError("not a shift run: no scoring.json", file=p,
-                           fix="pass the directory of a `crseval shift run` or `crseval shift score`") from None
+        raise CrsevalError(
+            "not a shift run: no scoring.json",
+            file=p,
+            fix="pass the directory of a `crseval shift run` or `crseval shift score`",
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise CrsevalError("unreadable scoring.json", file=p, fix="rerun the command that wrote it") from None
+        raise CrsevalError(
+            "unreadable scoring.json", file=p, fix="rerun the command that wrote it"
+        ) from None
 
 
 def _catalogue(config: ScoreConfig) -> str | None:
@@ -309,28 +481,49 @@ def _catalogue(config: ScoreConfig) -> str | None:
         return str(Path(config.kb).resolve())
     if config.logs.is_dir() and (config.logs / SCORING).is_file():
         return scoring_of(config.logs).get("kb")
-    raise CrsevalError("imported logs need the movie catalogue they were produced with", field="--kb",
-                       fix="pass --kb path/to/opendialkg_movie_data.json (or --kb sample for the bundled catalogue); "
-                           "scores against the wrong catalogue differ by up to .12")
+    raise CrsevalError(
+        "imported logs need the movie catalogue they were produced with",
+        field="--kb",
+        fix="pass --kb path/to/opendialkg_movie_data.json (or --kb sample for the bundled catalogue); "
+        "scores against the wrong catalogue differ by up to .12",
+    )
 
 
 def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
     simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
     from crseval.adaptation.published import published_into
+
     if config.definition == "thesis" and config.lda is None:
-        raise CrsevalError("--definition thesis needs the study's LDA model", field="--lda",
-                           fix="pass --lda path/to/lda (the folder with lda.model and lda.dict)")
+        raise CrsevalError(
+            "--definition thesis needs the study's LDA model",
+            field="--lda",
+            fix="pass --lda path/to/lda (the folder with lda.model and lda.dict)",
+        )
     kb_path = _catalogue(config)
     logs, notes = import_logs(config.logs)
-    scoring = validate(ScoringSection, {
-        "similarity": config.similarity, "topics": config.topics, "corpus": config.corpus, "definition": config.definition,
-        "lda": str(config.lda.resolve()) if config.lda else None, "topics_llm": config.llm if config.topics == "llm" else None})
+    scoring = validate(
+        ScoringSection,
+        {
+            "similarity": config.similarity,
+            "topics": config.topics,
+            "corpus": config.corpus,
+            "definition": config.definition,
+            "lda": str(config.lda.resolve()) if config.lda else None,
+            "topics_llm": config.llm if config.topics == "llm" else None,
+        },
+    )
     if config.calibrated and not config.judge:
-        raise CrsevalError("the calibrated judge asks its questions with the judge's LLM", field="--calibrated",
-                           fix="add --judge")
-    judge = (JudgeSection(judges=[JudgeSpec(name="judge", llm=config.llm)], calibrated=config.calibrated)
-             if config.judge else None)
+        raise CrsevalError(
+            "the calibrated judge asks its questions with the judge's LLM",
+            field="--calibrated",
+            fix="add --judge",
+        )
+    judge = (
+        JudgeSection(judges=[JudgeSpec(name="judge", llm=config.llm)], calibrated=config.calibrated)
+        if config.judge
+        else None
+    )
     store.write_json(SCORING, {"scoring": scoring.model_dump(mode="json"), "kb": kb_path})
     for n in notes:
         store.log("NOTE " + n)
@@ -339,24 +532,62 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     judges = judge_panel(judge, store) if judge else []
     aspects = list(judge.aspects) if judges else []
     calibrated = _calibrated(judge, judges) if judge else None
-    _signature(store, kb, scorer, judges, aspects, fallbacks, source="imported logs",
-               model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if calibrated else None)
-    records = _score_all(logs, store, scorer, judges, aspects, config.seed, progress, calibrated, Following(kb))
+    _signature(
+        store,
+        kb,
+        scorer,
+        judges,
+        aspects,
+        fallbacks,
+        source="imported logs",
+        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
+        if calibrated
+        else None,
+    )
+    records = _score_all(
+        logs, store, scorer, judges, aspects, config.seed, progress, calibrated, Following(kb)
+    )
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
-    write_analysis(store, records, rated, n_boot=config.n_boot, seed=config.seed,
-                   title="Preference-shift adaptation",
-                   notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []))
+    write_analysis(
+        store,
+        records,
+        rated,
+        n_boot=config.n_boot,
+        seed=config.seed,
+        title="Preference-shift adaptation",
+        notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []),
+    )
     details, checks = published_into(store, config, logs, store.read_table("model_metrics"))
     store.close()
-    result = _result(store, "shift.score", [f"catalogue: {kb.info.signature()} ({len(kb)} movies)"] + checks + (
-        [f"{len(notes)} import repairs (joined/dropped utterances), listed in {store.root / 'run.log'}"] if notes else []))
+    result = _result(
+        store,
+        "shift.score",
+        [f"catalogue: {kb.info.signature()} ({len(kb)} movies)"]
+        + checks
+        + (
+            [
+                f"{len(notes)} import repairs (joined/dropped utterances), listed in {store.root / 'run.log'}"
+            ]
+            if notes
+            else []
+        ),
+    )
     result.details.update(details)
     return result
 
 
-def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int, progress: Progress,
-               calibrated=None, following: Following | None = None) -> list[dict]:
+def _score_all(
+    logs,
+    store: RunStore,
+    scorer: Scorer,
+    judges,
+    aspects,
+    seed: int,
+    progress: Progress,
+    calibrated=None,
+    following: Following | None = None,
+) -> list[dict]:
     """Sessions scored in batches of ``SCORE_BATCH`` (each distinct utterance of a batch is encoded and read
     once; the bar's ETA moves per batch), judged and appended (a resumed run reads what is already scored)."""
     earlier = store.records(STREAM)
@@ -367,23 +598,51 @@ def _score_all(logs, store: RunStore, scorer: Scorer, judges, aspects, seed: int
     fresh = []
     try:
         for start in range(0, len(todo), SCORE_BATCH):
-            part = todo[start:start + SCORE_BATCH]
+            part = todo[start : start + SCORE_BATCH]
             followed = following.sessions(part) if following is not None else [None] * len(part)
             for rec, tas, follow in zip(part, scorer.score(part), followed):
-                fresh.append(finish(rec, scorer, judges, aspects, store, seed, tas=tas, calibrated=calibrated,
-                                    followed=follow))
+                fresh.append(
+                    finish(
+                        rec,
+                        scorer,
+                        judges,
+                        aspects,
+                        store,
+                        seed,
+                        tas=tas,
+                        calibrated=calibrated,
+                        followed=follow,
+                    )
+                )
                 bar(1)
     finally:
         close_clients()
     return earlier + fresh
 
 
-RUN = JobSpec("shift.run", ShiftConfig, run, "runs/shift",
-              "Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics, "
-              "anova, tukey, figures and the report.", "Preference-shift adaptation",
-              uses_llm=lambda c: any(m.kind == "llm" for m in c.models) or bool(c.simulator.drift) or
-              c.scoring.topics == "llm" or (c.judge.enabled and bool(c.judge.aspects)), can_fail=True)
-SCORE = JobSpec("shift.score", ScoreConfig, score, "runs/shift-score",
-                "Score existing sessions without generating anything: TAS components, detection quality where the "
-                "logs carry simulator truth, optional judge, statistics and report.",
-                "Preference-shift adaptation (imported logs)", uses_llm=lambda c: c.judge or c.topics == "llm")
+RUN = JobSpec(
+    "shift.run",
+    ShiftConfig,
+    run,
+    "runs/shift",
+    "Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics, "
+    "anova, tukey, figures and the report.",
+    "Preference-shift adaptation",
+    uses_llm=lambda c: (
+        any(m.kind == "llm" for m in c.models)
+        or bool(c.simulator.drift)
+        or c.scoring.topics == "llm"
+        or (c.judge.enabled and bool(c.judge.aspects))
+    ),
+    can_fail=True,
+)
+SCORE = JobSpec(
+    "shift.score",
+    ScoreConfig,
+    score,
+    "runs/shift-score",
+    "Score existing sessions without generating anything: TAS components, detection quality where the "
+    "logs carry simulator truth, optional judge, statistics and report.",
+    "Preference-shift adaptation (imported logs)",
+    uses_llm=lambda c: c.judge or c.topics == "llm",
+)

@@ -5,6 +5,7 @@ Two TAS definitions score sessions: crseval's (``tas`` and its components, unqua
 preference-shift study's (``--definition thesis``: ``thesis.*``, its own column names). Each lists its
 components once in :data:`COLUMNS`; the analysis, figures and report read them from there.
 """
+
 from dataclasses import dataclass
 
 from crseval.adaptation.tas import TASParams
@@ -23,96 +24,294 @@ class Columns:
 THESIS = "thesis."
 FOLLOW = "follow."
 # verified preference following (adaptation/following.py): the same columns whatever the TAS definition
-FOLLOWING = tuple(FOLLOW + c for c in ("follow_rate", "satisfaction", "turns_to_follow", "stale_rate",
-                                       "hallucination_rate", "success", "crs_constraint_satisfaction"))
+FOLLOWING = tuple(
+    FOLLOW + c
+    for c in (
+        "follow_rate",
+        "satisfaction",
+        "turns_to_follow",
+        "stale_rate",
+        "hallucination_rate",
+        "success",
+        "crs_constraint_satisfaction",
+    )
+)
 COLUMNS = {
-    "crseval": Columns("tas", ("tas", "recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention"),
-                       ("avg_recovery_delay", "topic_interference", "detection_precision", "detection_recall")),
-    "thesis": Columns(THESIS + "context_adaptation_score",
-                      tuple(THESIS + c for c in ("context_adaptation_score", "topic_recovery_rate", "avg_recovery_delay",
-                                                 "topic_interference", "cross_coherence", "context_retention"))),
+    "crseval": Columns(
+        "tas",
+        ("tas", "recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention"),
+        ("avg_recovery_delay", "topic_interference", "detection_precision", "detection_recall"),
+    ),
+    "thesis": Columns(
+        THESIS + "context_adaptation_score",
+        tuple(
+            THESIS + c
+            for c in (
+                "context_adaptation_score",
+                "topic_recovery_rate",
+                "avg_recovery_delay",
+                "topic_interference",
+                "cross_coherence",
+                "context_retention",
+            )
+        ),
+    ),
 }
 
 C = "preference-shift"
-DIFFERS = ("crseval's definition (the default; turn-level shifts, recovery searched up to the next shift within a "
-           "window, no shift recovered = worst delay); the study's own is --definition thesis (thesis.* metrics)")
-metric("tas", "Topic Adaptation Score: weighted mean of recovery rate, normalised recovery delay, normalised topic "
-       "interference, cross-coherence and context retention (0–1)", label="TAS", capability=C,
-       params=TASParams().signature_params())
-metric("recovery_rate", "Share of detected shifts the CRS recovers from within the window", label="recovery rate",
-       capability=C, note=DIFFERS)
-metric("rd_norm", "Normalised recovery delay: 1 − clamp((delay − 1) / delay_scale); 0 when no shift is recovered",
-       label="recovery delay (normalised)", capability=C, note=DIFFERS)
-metric("ti_norm", "Normalised topic interference: 1 − share of examined system turns that still mention old topics",
-       label="topic interference (normalised)", capability=C, note=DIFFERS)
-metric("cross_coherence", "Mean similarity of each user turn and the system reply to it", label="cross-coherence",
-       capability=C)
-metric("context_retention", "Mean similarity of consecutive system replies", label="context retention", capability=C)
-metric("avg_recovery_delay", "Mean system turns until a detected shift is recovered (1 = at once)",
-       label="recovery delay (turns)", capability=C, higher_is_better=False, note=DIFFERS)
-metric("topic_interference", "Share of examined system turns after a shift that still mention old topics",
-       label="topic interference", capability=C, higher_is_better=False, note=DIFFERS)
-metric("detection_precision", "Precision of the shift detector against the simulator's logged shifts",
-       label="shift detection precision", capability=C)
-metric("detection_recall", "Recall of the shift detector against the simulator's logged shifts",
-       label="shift detection recall", capability=C)
-metric("shifts_detected", "Shifts the detector found in a session", capability=C, higher_is_better=None, role="count")
-metric("shifts_recovered", "Detected shifts the CRS recovered from", capability=C, higher_is_better=None,
-       role="count")
-metric("true_shifts", "Shifts the simulator logged in a session", capability=C, higher_is_better=None, role="count")
+DIFFERS = (
+    "crseval's definition (the default; turn-level shifts, recovery searched up to the next shift within a "
+    "window, no shift recovered = worst delay); the study's own is --definition thesis (thesis.* metrics)"
+)
+metric(
+    "tas",
+    "Topic Adaptation Score: weighted mean of recovery rate, normalised recovery delay, normalised topic "
+    "interference, cross-coherence and context retention (0–1)",
+    label="TAS",
+    capability=C,
+    params=TASParams().signature_params(),
+)
+metric(
+    "recovery_rate",
+    "Share of detected shifts the CRS recovers from within the window",
+    label="recovery rate",
+    capability=C,
+    note=DIFFERS,
+)
+metric(
+    "rd_norm",
+    "Normalised recovery delay: 1 − clamp((delay − 1) / delay_scale); 0 when no shift is recovered",
+    label="recovery delay (normalised)",
+    capability=C,
+    note=DIFFERS,
+)
+metric(
+    "ti_norm",
+    "Normalised topic interference: 1 − share of examined system turns that still mention old topics",
+    label="topic interference (normalised)",
+    capability=C,
+    note=DIFFERS,
+)
+metric(
+    "cross_coherence",
+    "Mean similarity of each user turn and the system reply to it",
+    label="cross-coherence",
+    capability=C,
+)
+metric(
+    "context_retention",
+    "Mean similarity of consecutive system replies",
+    label="context retention",
+    capability=C,
+)
+metric(
+    "avg_recovery_delay",
+    "Mean system turns until a detected shift is recovered (1 = at once)",
+    label="recovery delay (turns)",
+    capability=C,
+    higher_is_better=False,
+    note=DIFFERS,
+)
+metric(
+    "topic_interference",
+    "Share of examined system turns after a shift that still mention old topics",
+    label="topic interference",
+    capability=C,
+    higher_is_better=False,
+    note=DIFFERS,
+)
+metric(
+    "detection_precision",
+    "Precision of the shift detector against the simulator's logged shifts",
+    label="shift detection precision",
+    capability=C,
+)
+metric(
+    "detection_recall",
+    "Recall of the shift detector against the simulator's logged shifts",
+    label="shift detection recall",
+    capability=C,
+)
+metric(
+    "shifts_detected",
+    "Shifts the detector found in a session",
+    capability=C,
+    higher_is_better=None,
+    role="count",
+)
+metric(
+    "shifts_recovered",
+    "Detected shifts the CRS recovered from",
+    capability=C,
+    higher_is_better=None,
+    role="count",
+)
+metric(
+    "true_shifts",
+    "Shifts the simulator logged in a session",
+    capability=C,
+    higher_is_better=None,
+    role="count",
+)
 SPEC = "as the study's code computes it (../shared/specs/thesis_tas.md; crseval shift score --definition thesis)"
-UNPUBLISHABLE = ("the study's published value came from an LLM topic extractor whose outputs were not saved: nobody "
-                 "can reproduce it; with the study's LDA model crseval reproduces its code's values (README: within the "
-                 "gensim-randomness tolerance)")
-metric(THESIS + "context_adaptation_score", "The study's TAS ('context adaptation score'): weighted mean of recovery "
-       "rate (.01), 1 − clamp((delay − 1)/5) (.02), 1 − clamp(interference) (.02), cross-coherence (.30) and context "
-       f"retention (.15), {SPEC}", label="TAS (thesis)", capability=C, note=UNPUBLISHABLE)
-metric(THESIS + "topic_recovery_rate", "Share of detected shifts (segment changes) after which some later system turn "
-       f"aligns with the new segment's LDA topics (≥ .65), {SPEC}", label="recovery rate (thesis)", capability=C,
-       note=UNPUBLISHABLE)
-metric(THESIS + "avg_recovery_delay", "Mean system turns until a recovered shift is recovered (1 = at once); 0 when "
-       f"none is, {SPEC}", label="recovery delay (thesis)", capability=C, higher_is_better=False, note=UNPUBLISHABLE)
-metric(THESIS + "topic_interference", "Mean over shifts of system turns whose topics still match the old segment "
-       f"(≥ .65) per turn examined, {SPEC}", label="topic interference (thesis)", capability=C,
-       higher_is_better=False, note=UNPUBLISHABLE)
-metric(THESIS + "cross_coherence", f"Mean TF-IDF cosine of each user turn and the reply to it, {SPEC}",
-       label="cross-coherence (thesis)", capability=C,
-       note="reproduces the study's published values exactly (1e-16)")
-metric(THESIS + "context_retention", f"Mean TF-IDF cosine of consecutive system replies, {SPEC}",
-       label="context retention (thesis)", capability=C,
-       note="reproduces the study's published values exactly (1e-16)")
-VERIFIED = "checked against the catalogue (adaptation/following.py); needs the simulator's logged truth"
-metric(FOLLOW + "follow_rate", "Share of logged shifts whose next recommendation (before the next shift) names a "
-       f"catalogue title satisfying every new constraint, {VERIFIED}", label="follow rate (verified)", capability=C)
-metric(FOLLOW + "satisfaction", "Share of grounded recommendations satisfying every constraint the user holds at that "
-       f"turn, {VERIFIED}", label="constraint satisfaction (verified)", capability=C)
-metric(FOLLOW + "turns_to_follow", "Mean system turns until a reply names a title satisfying a shift's new constraints "
-       f"(1 = the reply to the shift), over shifts followed before the next one, {VERIFIED}",
-       label="turns to follow (verified)", capability=C, higher_is_better=False)
-metric(FOLLOW + "stale_rate", "Share of recommendations after a shift that dropped a constraint which still satisfy a "
-       f"dropped constraint but not the new ones, {VERIFIED}", label="stale rate (verified)", capability=C,
-       higher_is_better=False)
-metric(FOLLOW + "hallucination_rate", "Share of titles the CRS names that are in no catalogue (title grounding)",
-       label="hallucinated titles", capability=C, higher_is_better=False)
-metric(FOLLOW + "success", f"1 when every logged shift of the session was followed before the next one, {VERIFIED}",
-       label="session success (verified)", capability=C)
-metric(FOLLOW + "crs_constraint_satisfaction", "Imported logs: share of grounded recommendations satisfying the "
-       "constraints the CRS itself logged (a consistency check, not following: the user's wishes are not in such logs)",
-       label="satisfies its own parsed constraints", capability=C)
-metric(FOLLOW + "recommendations", "Catalogue titles the CRS named in a session", capability=C, higher_is_better=None,
-       role="count")
-for aspect, text in (("proactiveness", "guides the conversation with useful questions and suggestions"),
-                     ("coherence", "replies follow from the conversation without contradictions"),
-                     ("personalization", "recommendations fit the user's stated and changing preferences")):
-    metric(aspect, f"LLM judge, 1–5: how well the CRS {text}", label=f"judge {aspect}", capability=C)
+UNPUBLISHABLE = (
+    "the study's published value came from an LLM topic extractor whose outputs were not saved: nobody "
+    "can reproduce it; with the study's LDA model crseval reproduces its code's values (README: within the "
+    "gensim-randomness tolerance)"
+)
+metric(
+    THESIS + "context_adaptation_score",
+    "The study's TAS ('context adaptation score'): weighted mean of recovery "
+    "rate (.01), 1 − clamp((delay − 1)/5) (.02), 1 − clamp(interference) (.02), cross-coherence (.30) and context "
+    f"retention (.15), {SPEC}",
+    label="TAS (thesis)",
+    capability=C,
+    note=UNPUBLISHABLE,
+)
+metric(
+    THESIS + "topic_recovery_rate",
+    "Share of detected shifts (segment changes) after which some later system turn "
+    f"aligns with the new segment's LDA topics (≥ .65), {SPEC}",
+    label="recovery rate (thesis)",
+    capability=C,
+    note=UNPUBLISHABLE,
+)
+metric(
+    THESIS + "avg_recovery_delay",
+    f"Mean system turns until a recovered shift is recovered (1 = at once); 0 when none is, {SPEC}",
+    label="recovery delay (thesis)",
+    capability=C,
+    higher_is_better=False,
+    note=UNPUBLISHABLE,
+)
+metric(
+    THESIS + "topic_interference",
+    "Mean over shifts of system turns whose topics still match the old segment "
+    f"(≥ .65) per turn examined, {SPEC}",
+    label="topic interference (thesis)",
+    capability=C,
+    higher_is_better=False,
+    note=UNPUBLISHABLE,
+)
+metric(
+    THESIS + "cross_coherence",
+    f"Mean TF-IDF cosine of each user turn and the reply to it, {SPEC}",
+    label="cross-coherence (thesis)",
+    capability=C,
+    note="reproduces the study's published values exactly (1e-16)",
+)
+metric(
+    THESIS + "context_retention",
+    f"Mean TF-IDF cosine of consecutive system replies, {SPEC}",
+    label="context retention (thesis)",
+    capability=C,
+    note="reproduces the study's published values exactly (1e-16)",
+)
+VERIFIED = (
+    "checked against the catalogue (adaptation/following.py); needs the simulator's logged truth"
+)
+metric(
+    FOLLOW + "follow_rate",
+    "Share of logged shifts whose next recommendation (before the next shift) names a "
+    f"catalogue title satisfying every new constraint, {VERIFIED}",
+    label="follow rate (verified)",
+    capability=C,
+)
+metric(
+    FOLLOW + "satisfaction",
+    "Share of grounded recommendations satisfying every constraint the user holds at that "
+    f"turn, {VERIFIED}",
+    label="constraint satisfaction (verified)",
+    capability=C,
+)
+metric(
+    FOLLOW + "turns_to_follow",
+    "Mean system turns until a reply names a title satisfying a shift's new constraints "
+    f"(1 = the reply to the shift), over shifts followed before the next one, {VERIFIED}",
+    label="turns to follow (verified)",
+    capability=C,
+    higher_is_better=False,
+)
+metric(
+    FOLLOW + "stale_rate",
+    "Share of recommendations after a shift that dropped a constraint which still satisfy a "
+    f"dropped constraint but not the new ones, {VERIFIED}",
+    label="stale rate (verified)",
+    capability=C,
+    higher_is_better=False,
+)
+metric(
+    FOLLOW + "hallucination_rate",
+    "Share of titles the CRS names that are in no catalogue (title grounding)",
+    label="hallucinated titles",
+    capability=C,
+    higher_is_better=False,
+)
+metric(
+    FOLLOW + "success",
+    f"1 when every logged shift of the session was followed before the next one, {VERIFIED}",
+    label="session success (verified)",
+    capability=C,
+)
+metric(
+    FOLLOW + "crs_constraint_satisfaction",
+    "Imported logs: share of grounded recommendations satisfying the "
+    "constraints the CRS itself logged (a consistency check, not following: the user's wishes are not in such logs)",
+    label="satisfies its own parsed constraints",
+    capability=C,
+)
+metric(
+    FOLLOW + "recommendations",
+    "Catalogue titles the CRS named in a session",
+    capability=C,
+    higher_is_better=None,
+    role="count",
+)
+for aspect, text in (
+    ("proactiveness", "guides the conversation with useful questions and suggestions"),
+    ("coherence", "replies follow from the conversation without contradictions"),
+    ("personalization", "recommendations fit the user's stated and changing preferences"),
+):
+    metric(
+        aspect, f"LLM judge, 1–5: how well the CRS {text}", label=f"judge {aspect}", capability=C
+    )
 
-table("shift_sessions", ["model", "session"], "one row per simulated or imported session", capability=C)
-table("model_metrics", ["model", "metric"], "per model and metric: mean with a 95 % bootstrap CI", capability=C)
-table("shift_validity", ["model"], "simulator validity per model: leakage, shifts stated/reverted, words per turn, "
-      "dialogue-act distance and Fréchet distance to human seeker turns", capability=C)
-table("following_validity", ["metric", "verified"], "per-session correlation of each adaptation metric and judge "
-      "aspect with the verified following measures (Pearson with a Fisher-z 95 % CI, Spearman)", capability=C)
-table("following_pass_k", ["model", "k_sessions"], "pass^k per model from repeated sessions of each simulated user",
-      capability=C)
-table("shift_detector_sweep", ["sim_shift", "jaccard_shift"], "the shift detector's precision, recall and F1 per "
-      "threshold pair against the simulator's logged shifts", capability=C)
+table(
+    "shift_sessions",
+    ["model", "session"],
+    "one row per simulated or imported session",
+    capability=C,
+)
+table(
+    "model_metrics",
+    ["model", "metric"],
+    "per model and metric: mean with a 95 % bootstrap CI",
+    capability=C,
+)
+table(
+    "shift_validity",
+    ["model"],
+    "simulator validity per model: leakage, shifts stated/reverted, words per turn, "
+    "dialogue-act distance and Fréchet distance to human seeker turns",
+    capability=C,
+)
+table(
+    "following_validity",
+    ["metric", "verified"],
+    "per-session correlation of each adaptation metric and judge "
+    "aspect with the verified following measures (Pearson with a Fisher-z 95 % CI, Spearman)",
+    capability=C,
+)
+table(
+    "following_pass_k",
+    ["model", "k_sessions"],
+    "pass^k per model from repeated sessions of each simulated user",
+    capability=C,
+)
+table(
+    "shift_detector_sweep",
+    ["sim_shift", "jaccard_shift"],
+    "the shift detector's precision, recall and F1 per "
+    "threshold pair against the simulator's logged shifts",
+    capability=C,
+)

@@ -6,6 +6,7 @@ sessions at a time, over forked worker processes (:mod:`crseval.core.forked`, on
 inherit the fitted TF-IDF model and the topic extractor, and each scores its share end to end (encoding,
 topics, TAS); the results are identical to one process.
 """
+
 from __future__ import annotations
 
 import time
@@ -22,8 +23,11 @@ PARALLEL_MIN_UTTERANCES = 40_000
 
 def workers_for(n_utterances: int, similarity, topics) -> int:
     """Processes worth starting: large batches, pure-Python models (TF-IDF, keyword topics), Linux."""
-    if n_utterances < PARALLEL_MIN_UTTERANCES or \
-            not isinstance(similarity, TfidfSimilarity) or not isinstance(topics, KeywordTopics):
+    if (
+        n_utterances < PARALLEL_MIN_UTTERANCES
+        or not isinstance(similarity, TfidfSimilarity)
+        or not isinstance(topics, KeywordTopics)
+    ):
         return 1
     return worker_count()
 
@@ -45,10 +49,14 @@ class Scorer:
         """TAS components, detection quality (when the record has simulator truth) and per-turn events; large
         batches are split, whole sessions at a time, over forked worker processes."""
         sessions = list(sessions)
-        workers = workers_for(sum(2 * len(s["turns"]) for s in sessions), self.similarity, self.topics)
+        workers = workers_for(
+            sum(2 * len(s["turns"]) for s in sessions), self.similarity, self.topics
+        )
         if workers == 1:
             return self._score(sessions)
-        parts = fork_map(lambda chunk: (self._score(chunk), dict(self.seconds)), split(sessions, workers))
+        parts = fork_map(
+            lambda chunk: (self._score(chunk), dict(self.seconds)), split(sessions, workers)
+        )
         for _, seconds in parts:  # CPU seconds summed over workers
             for k, v in seconds.items():
                 self.seconds[k] += v
@@ -56,7 +64,9 @@ class Scorer:
 
     def _score(self, sessions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
-        texts = list(dict.fromkeys(t[k] for s in sessions for t in s["turns"] for k in ("user", "system")))
+        texts = list(
+            dict.fromkeys(t[k] for s in sessions for t in s["turns"] for k in ("user", "system"))
+        )
         row = {t: i for i, t in enumerate(texts)}
         x = self.similarity.encode(texts)
         topics = dict(zip(texts, self.topics.extract(texts)))
@@ -68,8 +78,15 @@ class Scorer:
             g = gram(x[idx])
             t0 = self._timed("similarity", t0)
             truth = logged_shifts(turns)
-            out.append(score_session(g, [topics[t["user"]] for t in turns], [topics[t["system"]] for t in turns],
-                                     self.params, truth))
+            out.append(
+                score_session(
+                    g,
+                    [topics[t["user"]] for t in turns],
+                    [topics[t["system"]] for t in turns],
+                    self.params,
+                    truth,
+                )
+            )
             t0 = self._timed("tas", t0)
         return out
 
@@ -84,6 +101,10 @@ def detection_summary(results: Sequence[dict[str, Any]]) -> dict[str, float]:
         tp += sum(e["detected"] and e["true_shift"] for e in ev)
         det += sum(e["detected"] for e in ev)
         true += sum(e["true_shift"] for e in ev)
-    return {"precision": tp / det if det else float("nan"), "recall": tp / true if true else float("nan"),
-            "detected": det, "true": true, "true_positive": tp}
-
+    return {
+        "precision": tp / det if det else float("nan"),
+        "recall": tp / true if true else float("nan"),
+        "detected": det,
+        "true": true,
+        "true_positive": tp,
+    }

@@ -25,6 +25,7 @@ For a session of user turns u_0..u_{T-1} and system replies s_0..s_{T-1} (s_i an
 Detection quality against the simulator's logged truth: precision and recall of the detected shift
 turns (exact turn match), per session.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal, Sequence
@@ -41,20 +42,30 @@ class TASParams(BaseModel):
     its defaults."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    sim_topic_shift: float = Field(0.55, ge=0, le=1, description="a shift when consecutive user turns are less similar")
-    topic_jaccard_shift: float = Field(0.35, ge=0, le=1,
-                                       description="a shift when the Jaccard overlap of their topics is lower")
-    alignment_threshold: float = Field(0.65, ge=0, le=1,
-                                       description="share of the new topics a system turn must cover to recover")
-    delay_scale: float = Field(5.0, gt=0, description="recovery delay (turns beyond 1) that scores rd_norm 0")
+    sim_topic_shift: float = Field(
+        0.55, ge=0, le=1, description="a shift when consecutive user turns are less similar"
+    )
+    topic_jaccard_shift: float = Field(
+        0.35, ge=0, le=1, description="a shift when the Jaccard overlap of their topics is lower"
+    )
+    alignment_threshold: float = Field(
+        0.65, ge=0, le=1, description="share of the new topics a system turn must cover to recover"
+    )
+    delay_scale: float = Field(
+        5.0, gt=0, description="recovery delay (turns beyond 1) that scores rd_norm 0"
+    )
     window: int = Field(6, ge=1, le=100, description="system turns searched for a recovery")
-    weights: dict[Component, float] = Field(default_factory=lambda: dict.fromkeys(COMPONENTS, 1.0),
-                                            description="weight of each TAS component")
+    weights: dict[Component, float] = Field(
+        default_factory=lambda: dict.fromkeys(COMPONENTS, 1.0),
+        description="weight of each TAS component",
+    )
 
     def signature(self) -> str:
         w = ",".join(f"{k}:{self.weights.get(k, 0):g}" for k in COMPONENTS)
-        return (f"tas(sim_shift={self.sim_topic_shift},jaccard_shift={self.topic_jaccard_shift},"
-                f"align={self.alignment_threshold},delay_scale={self.delay_scale:g},window={self.window},w={w})")
+        return (
+            f"tas(sim_shift={self.sim_topic_shift},jaccard_shift={self.topic_jaccard_shift},"
+            f"align={self.alignment_threshold},delay_scale={self.delay_scale:g},window={self.window},w={w})"
+        )
 
     def signature_params(self) -> dict[str, Any]:
         return {k: v for k, v in self.model_dump().items() if k != "weights"}
@@ -78,22 +89,34 @@ def logged_shifts(turns: Sequence[dict[str, Any]]) -> list[int] | None:
     return [t["turn"] for t in turns if (t.get("truth") or {}).get("shift")]
 
 
-def _detect(g: np.ndarray, user_topics: Sequence[frozenset], params: TASParams,
-            events: list[dict[str, Any]]) -> list[int]:
+def _detect(
+    g: np.ndarray, user_topics: Sequence[frozenset], params: TASParams, events: list[dict[str, Any]]
+) -> list[int]:
     """User turns i ≥ 1 where the similarity or the topic overlap with turn i − 1 drops below threshold."""
     n, detected = len(user_topics), []
     for i in range(1, n):
         s, j = g[i - 1, i], jaccard(user_topics[i - 1], user_topics[i])
-        reasons = ([f"sim {s:.2f} < {params.sim_topic_shift}"] if s < params.sim_topic_shift else []) + \
-                  ([f"Jaccard {j:.2f} < {params.topic_jaccard_shift}"] if j < params.topic_jaccard_shift else [])
+        reasons = (
+            [f"sim {s:.2f} < {params.sim_topic_shift}"] if s < params.sim_topic_shift else []
+        ) + (
+            [f"Jaccard {j:.2f} < {params.topic_jaccard_shift}"]
+            if j < params.topic_jaccard_shift
+            else []
+        )
         if reasons:
             detected.append(i)
             events[i].update(detected=True, reason="; ".join(reasons))
     return detected
 
 
-def _recover(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: Sequence[frozenset], detected: list[int],
-             params: TASParams, events: list[dict[str, Any]]) -> tuple[list[int], list[float]]:
+def _recover(
+    g: np.ndarray,
+    user_topics: Sequence[frozenset],
+    sys_topics: Sequence[frozenset],
+    detected: list[int],
+    params: TASParams,
+    events: list[dict[str, Any]],
+) -> tuple[list[int], list[float]]:
     """(delays of the recovered shifts, interference per detected shift)."""
     n = len(user_topics)
     delays, interference = [], []
@@ -126,27 +149,54 @@ def _combine(out: dict[str, Any], params: TASParams) -> None:
     out["tas_components"] = used
 
 
-def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: Sequence[frozenset],
-                  params: TASParams = TASParams(), true_shifts: Sequence[int] | None = None) -> dict[str, Any]:
+def score_session(
+    g: np.ndarray,
+    user_topics: Sequence[frozenset],
+    sys_topics: Sequence[frozenset],
+    params: TASParams = TASParams(),
+    true_shifts: Sequence[int] | None = None,
+) -> dict[str, Any]:
     """Score one session. ``g`` is the (2T × 2T) cosine matrix of [u_0..u_{T-1}, s_0..s_{T-1}]."""
     n = len(user_topics)
     cross = float(np.mean([g[i, n + i] for i in range(n)])) if n else float("nan")
-    retention = float(np.mean([g[n + i - 1, n + i] for i in range(1, n)])) if n > 1 else float("nan")
-    events: list[dict[str, Any]] = [{"turn": i, "detected": False, "reason": "", "recovered_at": None,
-                                     "aligned": None, "leaks": 0} for i in range(n)]
+    retention = (
+        float(np.mean([g[n + i - 1, n + i] for i in range(1, n)])) if n > 1 else float("nan")
+    )
+    events: list[dict[str, Any]] = [
+        {
+            "turn": i,
+            "detected": False,
+            "reason": "",
+            "recovered_at": None,
+            "aligned": None,
+            "leaks": 0,
+        }
+        for i in range(n)
+    ]
     detected = _detect(g, user_topics, params, events)
     delays, interference = _recover(g, user_topics, sys_topics, detected, params, events)
-    out: dict[str, Any] = {"cross_coherence": cross, "context_retention": retention, "shifts_detected": len(detected),
-                           "shifts_recovered": len(delays)}
+    out: dict[str, Any] = {
+        "cross_coherence": cross,
+        "context_retention": retention,
+        "shifts_detected": len(detected),
+        "shifts_recovered": len(delays),
+    }
     if detected:
         out["recovery_rate"] = len(delays) / len(detected)
         out["avg_recovery_delay"] = float(np.mean(delays)) if delays else float("nan")
-        out["rd_norm"] = 1 - clamp((out["avg_recovery_delay"] - 1) / params.delay_scale) if delays else 0.0
+        out["rd_norm"] = (
+            1 - clamp((out["avg_recovery_delay"] - 1) / params.delay_scale) if delays else 0.0
+        )
         out["topic_interference"] = float(np.mean(interference))
         out["ti_norm"] = 1 - clamp(out["topic_interference"])
     else:
-        out.update(recovery_rate=float("nan"), avg_recovery_delay=float("nan"), rd_norm=float("nan"),
-                   topic_interference=float("nan"), ti_norm=float("nan"))
+        out.update(
+            recovery_rate=float("nan"),
+            avg_recovery_delay=float("nan"),
+            rd_norm=float("nan"),
+            topic_interference=float("nan"),
+            ti_norm=float("nan"),
+        )
     _combine(out, params)
     if true_shifts is not None:
         detection(out, events, true_shifts)
@@ -154,7 +204,9 @@ def score_session(g: np.ndarray, user_topics: Sequence[frozenset], sys_topics: S
     return out
 
 
-def detection(out: dict[str, Any], events: list[dict[str, Any]], true_shifts: Sequence[int]) -> None:
+def detection(
+    out: dict[str, Any], events: list[dict[str, Any]], true_shifts: Sequence[int]
+) -> None:
     """Precision and recall of the detected shift turns (``events[k]["detected"]``) against the simulator's
     logged ones (exact turn match); marks each event with ``true_shift``."""
     truth, det = set(true_shifts), {e["turn"] for e in events if e["detected"]}

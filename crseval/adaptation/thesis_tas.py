@@ -21,6 +21,7 @@ Topics come from the study's LDA model (:class:`~crseval.text.thesis_lda.ThesisL
 similarity is the TF-IDF fitted on the catalogue's titles and plots as separate documents. Large
 batches are scored whole sessions at a time in forked workers (:mod:`crseval.core.forked`).
 """
+
 from __future__ import annotations
 
 import re
@@ -40,12 +41,38 @@ JACCARD_FALLBACK, ALIGNED, LEAKED = 0.3, 0.65, 0.65
 DELAY_SCALE, INTERFERENCE_TURNS = 5.0, 4
 WEIGHTS = {"rate": 0.01, "rd": 0.02, "ti": 0.02, "cross_coherence": 0.30, "context_retention": 0.15}
 PREFIX = "thesis."
-GENERIC = frozenset("recommendation conversation system response chat user talk suggestion question answer film movie "
-                    "thing stuff".split())
-HINTS = ("romance", "horror", "sci-fi", "science fiction", "drama", "comedy", "thriller", "actor", "actors", "cast",
-         "director", "plot", "ending", "mood", "emotional", "gore", "space", "aliens", "ghost", "jump scare",
-         "recommendation", "movie", "film")
-HINT_PATTERN = re.compile(r"(love|fear|sad|happy|romantic|tense|dark|futur|drama|emot|space|ghost|sci)")
+GENERIC = frozenset(
+    "recommendation conversation system response chat user talk suggestion question answer film movie "
+    "thing stuff".split()
+)
+HINTS = (
+    "romance",
+    "horror",
+    "sci-fi",
+    "science fiction",
+    "drama",
+    "comedy",
+    "thriller",
+    "actor",
+    "actors",
+    "cast",
+    "director",
+    "plot",
+    "ending",
+    "mood",
+    "emotional",
+    "gore",
+    "space",
+    "aliens",
+    "ghost",
+    "jump scare",
+    "recommendation",
+    "movie",
+    "film",
+)
+HINT_PATTERN = re.compile(
+    r"(love|fear|sad|happy|romantic|tense|dark|futur|drama|emot|space|ghost|sci)"
+)
 PARALLEL_MIN_SESSIONS = 400
 
 
@@ -54,7 +81,12 @@ def filtered(words: tuple[str, ...]) -> tuple[str, ...]:
     """The study's topic filter: domain words only, generic ones out, first 5 distinct."""
     out: list[str] = []
     for w in (w.lower().strip() for w in words):
-        if len(w) > 1 and w not in GENERIC and (any(h in w for h in HINTS) or HINT_PATTERN.search(w)) and w not in out:
+        if (
+            len(w) > 1
+            and w not in GENERIC
+            and (any(h in w for h in HINTS) or HINT_PATTERN.search(w))
+            and w not in out
+        ):
             out.append(w)
     return tuple(out[:5])
 
@@ -75,30 +107,47 @@ class _Segment:
 class _Session:
     """One conversation's texts, their cosine matrix and topics, and the study's steps over them."""
 
-    def __init__(self, conversation: Sequence[tuple[str, str]], rows: dict[str, int], x, topics: dict) -> None:
+    def __init__(
+        self, conversation: Sequence[tuple[str, str]], rows: dict[str, int], x, topics: dict
+    ) -> None:
         self.conv = conversation
         self.g = gram(x[[rows[t] for _, t in conversation]])
         self.topics = topics
         self.users = [i for i, (who, _) in enumerate(conversation) if who == "USER"]
         self.systems = [i for i, (who, _) in enumerate(conversation) if who == "SYSTEM"]
-        self.events = [{"turn": k, "detected": False, "reason": "", "recovered_at": None, "aligned": None, "leaks": 0}
-                       for k in range(len(self.users))]
+        self.events = [
+            {
+                "turn": k,
+                "detected": False,
+                "reason": "",
+                "recovered_at": None,
+                "aligned": None,
+                "leaks": 0,
+            }
+            for k in range(len(self.users))
+        ]
 
     def segments(self) -> list[_Segment]:
         first = self.users[0]
         segments = [_Segment(first, [self.conv[first][1]])]
         for k, (prev, pos) in enumerate(zip(self.users, self.users[1:]), start=1):
-            s, j = self.g[prev, pos], jaccard(self.topics[self.conv[prev][1]], self.topics[self.conv[pos][1]])
+            s, j = (
+                self.g[prev, pos],
+                jaccard(self.topics[self.conv[prev][1]], self.topics[self.conv[pos][1]]),
+            )
             if s < SHIFT_SIMILARITY or j < SHIFT_JACCARD:
                 segments.append(_Segment(pos, [self.conv[pos][1]]))
-                why = ([f"sim {s:.2f} < {SHIFT_SIMILARITY}"] if s < SHIFT_SIMILARITY else []) + \
-                      ([f"Jaccard {j:.2f} < {SHIFT_JACCARD}"] if j < SHIFT_JACCARD else [])
+                why = ([f"sim {s:.2f} < {SHIFT_SIMILARITY}"] if s < SHIFT_SIMILARITY else []) + (
+                    [f"Jaccard {j:.2f} < {SHIFT_JACCARD}"] if j < SHIFT_JACCARD else []
+                )
                 self.events[k].update(detected=True, reason="; ".join(why))
             else:
                 segments[-1].texts.append(self.conv[pos][1])
         return segments
 
-    def recover(self, new: tuple[str, ...], old: tuple[str, ...], start: int, overlap) -> tuple[int, int, int | None]:
+    def recover(
+        self, new: tuple[str, ...], old: tuple[str, ...], start: int, overlap
+    ) -> tuple[int, int, int | None]:
         """(system turns seen, leakage hits, position of the recovering turn or None)."""
         seen = hits = 0
         for pos in (p for p in self.systems if p > start):
@@ -113,10 +162,15 @@ class _Session:
         return seen, hits, None
 
     def coherence(self) -> tuple[float, float]:
-        pairs = [self.g[i, i + 1] for i in range(0, len(self.conv) - 1, 2)
-                 if self.conv[i][0] == "USER" and self.conv[i + 1][0] == "SYSTEM"]
+        pairs = [
+            self.g[i, i + 1]
+            for i in range(0, len(self.conv) - 1, 2)
+            if self.conv[i][0] == "USER" and self.conv[i + 1][0] == "SYSTEM"
+        ]
         retention = [self.g[a, b] for a, b in zip(self.systems, self.systems[1:])]
-        return float(np.mean(pairs)) if pairs else 0.0, float(np.mean(retention)) if retention else 0.0
+        return float(np.mean(pairs)) if pairs else 0.0, float(
+            np.mean(retention)
+        ) if retention else 0.0
 
 
 class ThesisScorer:
@@ -130,9 +184,11 @@ class ThesisScorer:
         self._overlaps: dict[tuple, float] = {}
 
     def signature(self) -> str:
-        return (f"thesis-tas(spec=thesis_tas.md,shift<{SHIFT_SIMILARITY}|J<{SHIFT_JACCARD},align>={ALIGNED},"
-                f"leak>={LEAKED},fallback<{JACCARD_FALLBACK},w=.01/.02/.02/.30/.15)|sim={self.similarity.signature}"
-                f"|topics={self.lda.signature}")
+        return (
+            f"thesis-tas(spec=thesis_tas.md,shift<{SHIFT_SIMILARITY}|J<{SHIFT_JACCARD},align>={ALIGNED},"
+            f"leak>={LEAKED},fallback<{JACCARD_FALLBACK},w=.01/.02/.02/.30/.15)|sim={self.similarity.signature}"
+            f"|topics={self.lda.signature}"
+        )
 
     def score(self, records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         records = list(records)
@@ -141,8 +197,10 @@ class ThesisScorer:
         return [r for part in fork_map(self._score, split(records, workers, size)) for r in part]
 
     def _score(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        convs = [[(who, t[k]) for t in r["turns"] for who, k in (("USER", "user"), ("SYSTEM", "system"))]
-                 for r in records]
+        convs = [
+            [(who, t[k]) for t in r["turns"] for who, k in (("USER", "user"), ("SYSTEM", "system"))]
+            for r in records
+        ]
         texts = list(dict.fromkeys(t for c in convs for _, t in c))
         rows = {t: i for i, t in enumerate(texts)}
         x = self.similarity.encode(texts)
@@ -158,32 +216,56 @@ class ThesisScorer:
         """Jaccard of two filtered topic lists, or the cosine of their joined words when that is below 0.3."""
         if (a, b) not in self._overlaps:
             j = jaccard(a, b)
-            self._overlaps[a, b] = j if j >= JACCARD_FALLBACK else \
-                float(self.similarity.encode([" ".join(a)]).multiply(self.similarity.encode([" ".join(b)])).sum())
+            self._overlaps[a, b] = (
+                j
+                if j >= JACCARD_FALLBACK
+                else float(
+                    self.similarity.encode([" ".join(a)])
+                    .multiply(self.similarity.encode([" ".join(b)]))
+                    .sum()
+                )
+            )
         return self._overlaps[a, b]
 
-    def _values(self, session: _Session, segments: list[_Segment], record: dict[str, Any]) -> dict[str, Any]:
+    def _values(
+        self, session: _Session, segments: list[_Segment], record: dict[str, Any]
+    ) -> dict[str, Any]:
         delays, interference = [], []
         for k, (old, new) in enumerate(zip(segments, segments[1:]), start=1):
             seen, hits, pos = session.recover(new.topics, old.topics, new.start, self._overlap)
             if pos is not None:
                 delays.append(seen)
-            interference.append(hits / max(1, seen if pos is not None else min(seen, INTERFERENCE_TURNS)))
+            interference.append(
+                hits / max(1, seen if pos is not None else min(seen, INTERFERENCE_TURNS))
+            )
             event = session.events[session.users.index(new.start)]
-            event.update(leaks=hits, recovered_at=None if pos is None else session.systems.index(pos))
+            event.update(
+                leaks=hits, recovered_at=None if pos is None else session.systems.index(pos)
+            )
         shifts = len(segments) - 1
         rate = len(delays) / shifts if shifts else 0.0
         delay = float(np.mean(delays)) if delays else 0.0
         inter = float(np.mean(interference)) if interference else 0.0
         cross, retention = session.coherence()
-        parts = {"rate": rate, "rd": 1 - clamp((delay - 1) / DELAY_SCALE), "ti": 1 - clamp(inter),
-                 "cross_coherence": cross, "context_retention": retention}
+        parts = {
+            "rate": rate,
+            "rd": 1 - clamp((delay - 1) / DELAY_SCALE),
+            "ti": 1 - clamp(inter),
+            "cross_coherence": cross,
+            "context_retention": retention,
+        }
         out: dict[str, Any] = {
-            "definition": self.definition, "shifts_detected": shifts, "shifts_recovered": len(delays),
-            PREFIX + "topic_recovery_rate": rate, PREFIX + "avg_recovery_delay": delay,
-            PREFIX + "topic_interference": inter, PREFIX + "cross_coherence": cross,
+            "definition": self.definition,
+            "shifts_detected": shifts,
+            "shifts_recovered": len(delays),
+            PREFIX + "topic_recovery_rate": rate,
+            PREFIX + "avg_recovery_delay": delay,
+            PREFIX + "topic_interference": inter,
+            PREFIX + "cross_coherence": cross,
             PREFIX + "context_retention": retention,
-            PREFIX + "context_adaptation_score": sum(WEIGHTS[c] * v for c, v in parts.items()) / sum(WEIGHTS.values())}
+            PREFIX + "context_adaptation_score": sum(WEIGHTS[c] * v for c, v in parts.items())
+            / sum(WEIGHTS.values()),
+        }
         truth = logged_shifts(record["turns"])
         if truth is not None:
             detection(out, session.events, truth)

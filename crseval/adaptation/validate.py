@@ -1,6 +1,7 @@
 """The ``shift.validate`` job: the simulator of a shift run checked as an instrument (leakage, shift
 following, human-likeness against human seeker turns, the shift detector's threshold sweep); the
 measurements are in :mod:`crseval.adaptation.validity`."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,37 +16,56 @@ from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 
-ORIGINAL_THRESHOLDS = (TASParams().sim_topic_shift, TASParams().topic_jaccard_shift)  # the original study's
+ORIGINAL_THRESHOLDS = (
+    TASParams().sim_topic_shift,
+    TASParams().topic_jaccard_shift,
+)  # the original study's
 
 
 class ValidateConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    run: Path = Field(..., description="A `shift run` or `shift score` run directory.",
-                      json_schema_extra={"argument": True})
-    human: str = Field("sample", description="Human dialogues whose seeker turns are the reference: 'sample' (the "
-                                             "bundled dialogues, a small reference) or a ReDial (*.jsonl) or "
-                                             "INSPIRED (*.tsv) file or folder.")
-    max_turns: int = Field(2000, ge=10, description="User turns sampled (seeded) per source for human-likeness.")
+    run: Path = Field(
+        ...,
+        description="A `shift run` or `shift score` run directory.",
+        json_schema_extra={"argument": True},
+    )
+    human: str = Field(
+        "sample",
+        description="Human dialogues whose seeker turns are the reference: 'sample' (the "
+        "bundled dialogues, a small reference) or a ReDial (*.jsonl) or "
+        "INSPIRED (*.tsv) file or folder.",
+    )
+    max_turns: int = Field(
+        2000, ge=10, description="User turns sampled (seeded) per source for human-likeness."
+    )
     seed: int = Field(0, description="Seed of the samples.")
 
 
 def human_turns(spec: str):
     """(dataset, seeker utterances) of the human reference ``spec``."""
     from crseval.data import load_dataset
+
     if spec == "sample":
         ds = load_dataset("sample").dialogues
     else:
         from crseval.data.any_dialogues import detect_layout
+
         p = Path(spec)
         try:
             kind = detect_layout(p) if p.exists() else None
         except CrsevalError:
             kind = None
         if kind not in ("redial", "inspired"):
-            raise CrsevalError("not a ReDial or INSPIRED file or folder", file=p, field="--human",
-                               fix="pass 'sample', ../shared/data/redial or ../shared/data/inspired")
+            raise CrsevalError(
+                "not a ReDial or INSPIRED file or folder",
+                file=p,
+                field="--human",
+                fix="pass 'sample', ../shared/data/redial or ../shared/data/inspired",
+            )
         ds = load_dataset(kind, p)
-    texts = [u.text for d in ds for u in d.utterances if not u.role.is_recommender and u.text.strip()]
+    texts = [
+        u.text for d in ds for u in d.utterances if not u.role.is_recommender and u.text.strip()
+    ]
     return ds, texts
 
 
@@ -56,20 +76,35 @@ def _sample(texts: list[str], n: int, seed: int) -> list[str]:
 
 def _records(run: Path) -> tuple[RunStore, list[dict]]:
     from crseval.adaptation.job import sessions
+
     src = RunStore(run)
-    records = [r for r in sessions(src) if not r.get("errors") and r["turns"]] if run.is_dir() else []
+    records = (
+        [r for r in sessions(src) if not r.get("errors") and r["turns"]] if run.is_dir() else []
+    )
     if not records:
-        raise CrsevalError("no scored sessions in this run directory", file=run / "records" / "results.jsonl",
-                           fix="pass the directory of a `crseval shift run` or `crseval shift score`")
+        raise CrsevalError(
+            "no scored sessions in this run directory",
+            file=run / "records" / "results.jsonl",
+            fix="pass the directory of a `crseval shift run` or `crseval shift score`",
+        )
     return src, records
 
 
 def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
-    stated = follow.assign(n_stated=follow["stated_share"] * follow["shifts"],
-                           n_reverted=follow["reverted_share"] * follow["shifts"]).groupby("model")[
-        ["shifts", "n_stated", "n_reverted"]].sum()
-    head = like.rename(columns={"source": "model"})[["model", "words_per_turn", "act_tv_distance", "frechet"]]
-    head = head.merge(leak[["model", "leak_turn_share", "sessions_with_leak"]], on="model", how="left")
+    stated = (
+        follow.assign(
+            n_stated=follow["stated_share"] * follow["shifts"],
+            n_reverted=follow["reverted_share"] * follow["shifts"],
+        )
+        .groupby("model")[["shifts", "n_stated", "n_reverted"]]
+        .sum()
+    )
+    head = like.rename(columns={"source": "model"})[
+        ["model", "words_per_turn", "act_tv_distance", "frechet"]
+    ]
+    head = head.merge(
+        leak[["model", "leak_turn_share", "sessions_with_leak"]], on="model", how="left"
+    )
     head["shifts_stated"] = head["model"].map(stated["n_stated"] / stated["shifts"])
     head["shifts_reverted"] = head["model"].map(stated["n_reverted"] / stated["shifts"])
     return head
@@ -78,29 +113,61 @@ def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> p
 def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.adaptation.job import scoring_of
     from crseval.data.kb import load_kb
+
     src, records = _records(config.run)
     run_cfg = scoring_of(src.root)
     kb = load_kb(run_cfg.get("kb"))
     ds, human = human_turns(config.human)
-    head, follow, notes, sig_part = validate_into(store, records, kb, run_cfg.get("scoring", {}), ds, human,
-                                                  max_turns=config.max_turns, seed=config.seed, progress=progress,
-                                                  source=str(config.run))
-    sig = make_signature(data=f"{config.run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",
-                         metric=sig_part, seed=config.seed)
+    head, follow, notes, sig_part = validate_into(
+        store,
+        records,
+        kb,
+        run_cfg.get("scoring", {}),
+        ds,
+        human,
+        max_turns=config.max_turns,
+        seed=config.seed,
+        progress=progress,
+        source=str(config.run),
+    )
+    sig = make_signature(
+        data=f"{config.run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",
+        metric=sig_part,
+        seed=config.seed,
+    )
     store.save_signature(sig)
-    return Result("shift.validate", "Simulator validity per model (human split half = the floor)", head.round(3),
-                  sig, store.root, notes=notes, details={"shift following by kind": follow.round(3)})
+    return Result(
+        "shift.validate",
+        "Simulator validity per model (human split half = the floor)",
+        head.round(3),
+        sig,
+        store.root,
+        notes=notes,
+        details={"shift following by kind": follow.round(3)},
+    )
 
 
-def validate_into(store: RunStore, records: list[dict], kb, scoring: dict, ds, human: list[str], *,
-                  max_turns: int = 2000, seed: int = 0, progress: Progress = no_progress, source: str = "this run",
-                  title: str = "Simulator validity") -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
+def validate_into(
+    store: RunStore,
+    records: list[dict],
+    kb,
+    scoring: dict,
+    ds,
+    human: list[str],
+    *,
+    max_turns: int = 2000,
+    seed: int = 0,
+    progress: Progress = no_progress,
+    source: str = "this run",
+    title: str = "Simulator validity",
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
     """Measure the simulated users of ``records`` against ``human`` turns into ``store`` (tables and a report
     section); (headline, shift following, notes, the metric part of a signature)."""
     from crseval.adaptation.config import ScoringSection
     from crseval.adaptation.job import build_scorer
     from crseval.adaptation.validity import detector_sweep, human_likeness, leakage, shift_following
     from crseval.text.embed import get_embedder
+
     tick = progress("validating the simulator (leakage, shifts, human-likeness, detector)", 4)
     leak = leakage(records, kb)
     tick(1)
@@ -110,50 +177,90 @@ def validate_into(store: RunStore, records: list[dict], kb, scoring: dict, ds, h
     for r in records:
         by_model.setdefault(r["model"], []).extend(t["user"] for t in r["turns"])
     emb = get_embedder()
-    like = human_likeness({m: _sample(t, max_turns, seed) for m, t in by_model.items()},
-                          _sample(human, 2 * max_turns, seed), emb, seed)
+    like = human_likeness(
+        {m: _sample(t, max_turns, seed) for m, t in by_model.items()},
+        _sample(human, 2 * max_turns, seed),
+        emb,
+        seed,
+    )
     tick(1)
     # LLM topics would call an LLM again: the detector sweep reads keyword topics then (said in the signature);
     # it sweeps crseval's detector (the thesis definition's rule is the study's, not a parameter to tune)
-    scoring = {**scoring, "topics_llm": None, "definition": "crseval", "lda": None,
-               **({"topics": "keyword"} if scoring.get("topics") == "llm" else {})}
+    scoring = {
+        **scoring,
+        "topics_llm": None,
+        "definition": "crseval",
+        "lda": None,
+        **({"topics": "keyword"} if scoring.get("topics") == "llm" else {}),
+    }
     scorer, fallbacks = build_scorer(ScoringSection(**scoring), kb, store, seed)
     sweep = detector_sweep(records, scorer)
     tick(1)
     head = _headline(leak, follow, like)
-    tables = {"shift_leakage": leak, "shift_following": follow, "shift_human_likeness": like,
-              "shift_detector_sweep": sweep, "shift_validity": head}
+    tables = {
+        "shift_leakage": leak,
+        "shift_following": follow,
+        "shift_human_likeness": like,
+        "shift_detector_sweep": sweep,
+        "shift_validity": head,
+    }
     for name, df in tables.items():
         store.write_table(name, df)
     notes = [_sweep_note(sweep)]
-    store.add_section(title,
-                      f"The simulated users of {source} against {len(ds)} human dialogues ({ds.info.name}). "
-                      "Leakage: user turns naming a title the CRS had not named. Shift following: logged shifts "
-                      "whose new value the user states / whose old value comes back before the next shift. "
-                      "Human-likeness: words per turn, rule-based dialogue acts (total-variation distance), the "
-                      f"Fréchet distance of {emb.name} embeddings (the human split-half row is the floor at this "
-                      "sample size). " + " ".join(notes), tables=list(tables))
-    sig_part = {"embedder": emb.name, "max_turns": max_turns, "acts": "rules-v1", "grid": f"{len(sweep)} pairs",
-                "sweep_scorer": scorer.signature(), "fallbacks": ", ".join(fallbacks) or "none"}
+    store.add_section(
+        title,
+        f"The simulated users of {source} against {len(ds)} human dialogues ({ds.info.name}). "
+        "Leakage: user turns naming a title the CRS had not named. Shift following: logged shifts "
+        "whose new value the user states / whose old value comes back before the next shift. "
+        "Human-likeness: words per turn, rule-based dialogue acts (total-variation distance), the "
+        f"Fréchet distance of {emb.name} embeddings (the human split-half row is the floor at this "
+        "sample size). " + " ".join(notes),
+        tables=list(tables),
+    )
+    sig_part = {
+        "embedder": emb.name,
+        "max_turns": max_turns,
+        "acts": "rules-v1",
+        "grid": f"{len(sweep)} pairs",
+        "sweep_scorer": scorer.signature(),
+        "fallbacks": ", ".join(fallbacks) or "none",
+    }
     return head, follow, notes, sig_part
 
 
 def _sweep_note(sweep: pd.DataFrame) -> str:
     if not len(sweep) or not sweep["f1"].notna().any():
         return "No simulator ground truth in these sessions (imported logs): no detector sweep."
-    near = (sweep["sim_shift"] - ORIGINAL_THRESHOLDS[0]).abs() + (sweep["jaccard_shift"] - ORIGINAL_THRESHOLDS[1]).abs()
-    best = sweep.assign(near=near).sort_values(["f1", "near"], ascending=[False, True]).iloc[0]  # ties: nearest
-    orig = sweep[np.isclose(sweep["sim_shift"], ORIGINAL_THRESHOLDS[0]) &
-                 np.isclose(sweep["jaccard_shift"], ORIGINAL_THRESHOLDS[1])]
-    return (f"Shift detector: the original thresholds (similarity < {ORIGINAL_THRESHOLDS[0]} or Jaccard < "
-            f"{ORIGINAL_THRESHOLDS[1]}) give "
-            + (f"precision {orig['precision'].iloc[0]:.2f}, recall {orig['recall'].iloc[0]:.2f}; " if len(orig) else "")
-            + f"the best F1 on this run ({best['f1']:.2f}: precision {best['precision']:.2f}, recall "
-              f"{best['recall']:.2f}) is at similarity < {best['sim_shift']:.2f} or Jaccard < "
-              f"{best['jaccard_shift']:.2f} — crseval's tuning on this run, not the original's.")
+    near = (sweep["sim_shift"] - ORIGINAL_THRESHOLDS[0]).abs() + (
+        sweep["jaccard_shift"] - ORIGINAL_THRESHOLDS[1]
+    ).abs()
+    best = (
+        sweep.assign(near=near).sort_values(["f1", "near"], ascending=[False, True]).iloc[0]
+    )  # ties: nearest
+    orig = sweep[
+        np.isclose(sweep["sim_shift"], ORIGINAL_THRESHOLDS[0])
+        & np.isclose(sweep["jaccard_shift"], ORIGINAL_THRESHOLDS[1])
+    ]
+    return (
+        f"Shift detector: the original thresholds (similarity < {ORIGINAL_THRESHOLDS[0]} or Jaccard < "
+        f"{ORIGINAL_THRESHOLDS[1]}) give "
+        + (
+            f"precision {orig['precision'].iloc[0]:.2f}, recall {orig['recall'].iloc[0]:.2f}; "
+            if len(orig)
+            else ""
+        )
+        + f"the best F1 on this run ({best['f1']:.2f}: precision {best['precision']:.2f}, recall "
+        f"{best['recall']:.2f}) is at similarity < {best['sim_shift']:.2f} or Jaccard < "
+        f"{best['jaccard_shift']:.2f} — crseval's tuning on this run, not the original's."
+    )
 
 
-VALIDATE = JobSpec("shift.validate", ValidateConfig, validate, lambda c: Path(c.run) / "validity",
-                   "Check a shift run's simulated users: target leakage, shift following, human-likeness against "
-                   "human seeker turns (words, acts, Fréchet distance) and the shift detector's threshold sweep.",
-                   "Simulator validity")
+VALIDATE = JobSpec(
+    "shift.validate",
+    ValidateConfig,
+    validate,
+    lambda c: Path(c.run) / "validity",
+    "Check a shift run's simulated users: target leakage, shift following, human-likeness against "
+    "human seeker turns (words, acts, Fréchet distance) and the shift detector's threshold sweep.",
+    "Simulator validity",
+)

@@ -14,6 +14,7 @@
   grid of its two thresholds (consecutive-turn similarity, topic Jaccard), with the original's pair
   and the best-F1 pair — ours, not the original's.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,10 +34,14 @@ from crseval.text.similarity import gram
 ACTS = ("greeting", "question", "request", "feedback", "other")
 _WORD = re.compile(r"[a-z']+")
 _GREETING = re.compile(r"^(hi|hello|hey|good (morning|evening)|thanks?|thank you|bye|goodbye)\b")
-_REQUEST = re.compile(r"\b(recommend|suggest|looking for|in the mood|i want|i'd like|i would like|something|"
-                      r"find me|any (good|ideas?)|what about|how about|switch to|rather)\b")
-_FEEDBACK = re.compile(r"\b(seen|watched|loved|liked|love|like|not sure|no\b|yes\b|sounds|great|perfect|nope|"
-                       r"maybe|already|boring|hated)\b")
+_REQUEST = re.compile(
+    r"\b(recommend|suggest|looking for|in the mood|i want|i'd like|i would like|something|"
+    r"find me|any (good|ideas?)|what about|how about|switch to|rather)\b"
+)
+_FEEDBACK = re.compile(
+    r"\b(seen|watched|loved|liked|love|like|not sure|no\b|yes\b|sounds|great|perfect|nope|"
+    r"maybe|already|boring|hated)\b"
+)
 
 
 def dialogue_act(text: str) -> str:
@@ -46,7 +51,9 @@ def dialogue_act(text: str) -> str:
         return "greeting"
     if _REQUEST.search(t):
         return "request"
-    if t.endswith("?") or re.match(r"^(what|who|which|when|where|why|how|is|are|do|does|did|can|could)\b", t):
+    if t.endswith("?") or re.match(
+        r"^(what|who|which|when|where|why|how|is|are|do|does|did|can|could)\b", t
+    ):
         return "question"
     return "feedback" if _FEEDBACK.search(t) else "other"
 
@@ -63,10 +70,15 @@ def leakage(records: Sequence[dict[str, Any]], kb: MovieKB) -> pd.DataFrame:
         rows.append({"model": r["model"], "user_turns": len(r["turns"]), "leaked_turns": leaks})
     d = pd.DataFrame(rows, columns=["model", "user_turns", "leaked_turns"])
     g = d.groupby("model", sort=False)
-    return pd.DataFrame({"sessions": g.size(), "user_turns": g["user_turns"].sum(),
-                         "leaked_turns": g["leaked_turns"].sum(),
-                         "leak_turn_share": g["leaked_turns"].sum() / g["user_turns"].sum(),
-                         "sessions_with_leak": g["leaked_turns"].apply(lambda s: float((s > 0).mean()))}).reset_index()
+    return pd.DataFrame(
+        {
+            "sessions": g.size(),
+            "user_turns": g["user_turns"].sum(),
+            "leaked_turns": g["leaked_turns"].sum(),
+            "leak_turn_share": g["leaked_turns"].sum() / g["user_turns"].sum(),
+            "sessions_with_leak": g["leaked_turns"].apply(lambda s: float((s > 0).mean())),
+        }
+    ).reset_index()
 
 
 def _values(v: Any) -> list[str]:
@@ -87,21 +99,35 @@ def shift_following(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
             new = _values(truth.get("to"))
             old = [v for v in _values(truth.get("from")) if v not in new]
             end = shifts[k + 1] if k + 1 < len(shifts) else len(turns)
-            later = " ".join(t["user"].lower() for t in turns[i + 1:end])
-            rows.append({"model": r["model"], "kind": truth.get("kind"), "stated": all(v in text for v in new),
-                         "reverted": any(re.search(rf"\b{re.escape(v)}\b", later) for v in old)})
+            later = " ".join(t["user"].lower() for t in turns[i + 1 : end])
+            rows.append(
+                {
+                    "model": r["model"],
+                    "kind": truth.get("kind"),
+                    "stated": all(v in text for v in new),
+                    "reverted": any(re.search(rf"\b{re.escape(v)}\b", later) for v in old),
+                }
+            )
     if not rows:
         return pd.DataFrame(columns=["model", "kind", "shifts", "stated_share", "reverted_share"])
     d = pd.DataFrame(rows)
-    return (d.groupby(["model", "kind"], sort=False)
-            .agg(shifts=("stated", "size"), stated_share=("stated", "mean"), reverted_share=("reverted", "mean"))
-            .reset_index())
+    return (
+        d.groupby(["model", "kind"], sort=False)
+        .agg(
+            shifts=("stated", "size"),
+            stated_share=("stated", "mean"),
+            reverted_share=("reverted", "mean"),
+        )
+        .reset_index()
+    )
 
 
 def frechet_distance(a: np.ndarray, b: np.ndarray) -> float:
     """‖μa − μb‖² + tr(Σa + Σb − 2 (Σa Σb)^½) between two sets of embeddings (rows)."""
     mu, cov = [x.mean(0) for x in (a, b)], [np.cov(x, rowvar=False) for x in (a, b)]
-    with warnings.catch_warnings():  # fewer turns than dimensions: singular covariances are expected
+    with (
+        warnings.catch_warnings()
+    ):  # fewer turns than dimensions: singular covariances are expected
         warnings.simplefilter("ignore", linalg.LinAlgWarning)
         root = linalg.sqrtm(cov[0] @ cov[1])
     root = np.real(root) if np.iscomplexobj(root) else root
@@ -114,7 +140,9 @@ def _profile(texts: Sequence[str]) -> tuple[float, Counter, set[str]]:
     return len(words) / max(len(texts), 1), acts, set(words)
 
 
-def human_likeness(simulated: dict[str, list[str]], human: list[str], embedder, seed: int = 0) -> pd.DataFrame:
+def human_likeness(
+    simulated: dict[str, list[str]], human: list[str], embedder, seed: int = 0
+) -> pd.DataFrame:
     """One row per simulated model plus the human split-half floor (first half vs second half, shuffled)."""
     rng = np.random.default_rng(seed)
     human = [human[i] for i in rng.permutation(len(human))]
@@ -128,16 +156,29 @@ def human_likeness(simulated: dict[str, list[str]], human: list[str], embedder, 
     for name, (texts, emb, ref) in sets.items():
         words, acts, vocab = _profile(texts)
         share = np.array([acts[a] for a in ACTS], float) / max(len(texts), 1)
-        rows.append({"source": name, "turns": len(texts), "words_per_turn": words, "human_words_per_turn": h_len,
-                     "unseen_vocabulary": len(vocab - h_vocab) / max(len(vocab), 1),
-                     "act_tv_distance": 0.5 * float(np.abs(share - h_share).sum()),
-                     **{f"act_{a}": float(s) for a, s in zip(ACTS, share)},
-                     "frechet": frechet_distance(emb, ref) if min(len(emb), len(ref)) >= 2 else float("nan")})
+        rows.append(
+            {
+                "source": name,
+                "turns": len(texts),
+                "words_per_turn": words,
+                "human_words_per_turn": h_len,
+                "unseen_vocabulary": len(vocab - h_vocab) / max(len(vocab), 1),
+                "act_tv_distance": 0.5 * float(np.abs(share - h_share).sum()),
+                **{f"act_{a}": float(s) for a, s in zip(ACTS, share)},
+                "frechet": frechet_distance(emb, ref)
+                if min(len(emb), len(ref)) >= 2
+                else float("nan"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def detector_sweep(records: Sequence[dict[str, Any]], scorer, sims=np.round(np.arange(0.0, 0.85, 0.05), 2),
-                   jaccards=(0.0, 0.05, 0.1, 0.2, 0.35, 0.5)) -> pd.DataFrame:
+def detector_sweep(
+    records: Sequence[dict[str, Any]],
+    scorer,
+    sims=np.round(np.arange(0.0, 0.85, 0.05), 2),
+    jaccards=(0.0, 0.05, 0.1, 0.2, 0.35, 0.5),
+) -> pd.DataFrame:
     """Pooled precision/recall/F1 of "similarity < s or topic Jaccard < j" between consecutive user turns,
     against the logged shifts, for every (s, j) on the grid."""
     s_all, j_all, truth = [], [], []
@@ -153,7 +194,9 @@ def detector_sweep(records: Sequence[dict[str, Any]], scorer, sims=np.round(np.a
             j_all.append(jaccard(topics[i - 1], topics[i]))
             truth.append(bool((turns[i].get("truth") or {}).get("shift")))
     if not truth:
-        return pd.DataFrame(columns=["sim_shift", "jaccard_shift", "precision", "recall", "f1", "detected", "true"])
+        return pd.DataFrame(
+            columns=["sim_shift", "jaccard_shift", "precision", "recall", "f1", "detected", "true"]
+        )
     s_all, j_all, truth = np.array(s_all), np.array(j_all), np.array(truth)
     rows = []
     for s in sims:
@@ -162,7 +205,15 @@ def detector_sweep(records: Sequence[dict[str, Any]], scorer, sims=np.round(np.a
             tp = int((det & truth).sum())
             p = tp / det.sum() if det.sum() else float("nan")
             rc = tp / truth.sum() if truth.sum() else float("nan")
-            rows.append({"sim_shift": float(s), "jaccard_shift": float(j), "precision": p, "recall": rc,
-                         "f1": 2 * p * rc / (p + rc) if p + rc > 0 else float("nan"), "detected": int(det.sum()),
-                         "true": int(truth.sum())})
+            rows.append(
+                {
+                    "sim_shift": float(s),
+                    "jaccard_shift": float(j),
+                    "precision": p,
+                    "recall": rc,
+                    "f1": 2 * p * rc / (p + rc) if p + rc > 0 else float("nan"),
+                    "detected": int(det.sum()),
+                    "true": int(truth.sum()),
+                }
+            )
     return pd.DataFrame(rows)

@@ -6,6 +6,7 @@ the votes a CI of a given width needs; between vote sets (e.g. open vs closed cr
 their ratings with CIs and of their pairwise orderings; with the arena's dialogues: each system's
 satisfaction rate (Wilson CI) and its agreement with the pairwise ranking.
 """
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -19,7 +20,16 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from crseval.arena.llm_votes import PROMPT, STREAM
-from crseval.arena.rating import bootstrap, davidson, elo, fit, ranks, record, votes_needed, win_probability
+from crseval.arena.rating import (
+    bootstrap,
+    davidson,
+    elo,
+    fit,
+    ranks,
+    record,
+    votes_needed,
+    win_probability,
+)
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
@@ -31,34 +41,65 @@ from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.stats.correlation import fisher_ci
 
-RESULT_COLUMNS = ["system", "elo", "bt", "bt_low", "bt_high", "rank", "wins", "losses", "ties", "satisfaction",
-                  "satisfaction_low", "satisfaction_high", "vote_set"]
+RESULT_COLUMNS = [
+    "system",
+    "elo",
+    "bt",
+    "bt_low",
+    "bt_high",
+    "rank",
+    "wins",
+    "losses",
+    "ties",
+    "satisfaction",
+    "satisfaction_low",
+    "satisfaction_high",
+    "vote_set",
+]
 
 
 class ArenaConfig(BaseModel):
     """Pairwise votes → rankings with uncertainty."""
 
     model_config = ConfigDict(extra="forbid")
-    votes: CommaList = Field(..., description="Vote files (crs1, crs2, vote[, session_id, user_id, feedback]); "
-                                              "several are ranked one by one, combined, and compared.",
-                             json_schema_extra={"argument": True})
-    dialogues: CommaList | None = Field(None, description="The arena's dialogue files (JSON, satisfied/frustrated "
-                                                          "per dialogue) for per-system satisfaction rates; any "
-                                                          "dialogue source (a shift run …) for --llm-votes.")
+    votes: CommaList = Field(
+        ...,
+        description="Vote files (crs1, crs2, vote[, session_id, user_id, feedback]); "
+        "several are ranked one by one, combined, and compared.",
+        json_schema_extra={"argument": True},
+    )
+    dialogues: CommaList | None = Field(
+        None,
+        description="The arena's dialogue files (JSON, satisfied/frustrated "
+        "per dialogue) for per-system satisfaction rates; any "
+        "dialogue source (a shift run …) for --llm-votes.",
+    )
     k: float = Field(16, gt=0, description="Elo K factor (the arena's: 16).")
     initial: float = Field(1000, description="Elo starting rating (the arena's: 1000).")
-    alpha: float = Field(0.01, ge=0, description="Bradley–Terry regularisation (keeps systems without wins finite).")
-    ties: Literal["half", "davidson"] = Field("half", description="Ties in Bradley–Terry: half a win each way (as the "
-                                                                  "arena's Elo) or Davidson's model with a tie "
-                                                                  "parameter ν.")
-    ci_width: float = Field(100, gt=0, description="Target width (Elo points) of a 95 % CI for the votes-needed table.")
+    alpha: float = Field(
+        0.01, ge=0, description="Bradley–Terry regularisation (keeps systems without wins finite)."
+    )
+    ties: Literal["half", "davidson"] = Field(
+        "half",
+        description="Ties in Bradley–Terry: half a win each way (as the "
+        "arena's Elo) or Davidson's model with a tie "
+        "parameter ν.",
+    )
+    ci_width: float = Field(
+        100, gt=0, description="Target width (Elo points) of a 95 % CI for the votes-needed table."
+    )
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples of the votes.")
     seed: int = Field(0, description="Seed of the bootstrap (and of the LLM vote sample).")
-    llm_votes: bool = Field(False, description="Let the LLM vote too: pairs of --dialogues of different systems that "
-                                               "open with the same user request, judged in both orders (a tie when "
-                                               "the orders disagree); ranked like a vote file and compared with the "
-                                               "human votes.")
-    llm_pairs: int = Field(200, ge=1, description="Most dialogue pairs the LLM votes on (a seeded sample).")
+    llm_votes: bool = Field(
+        False,
+        description="Let the LLM vote too: pairs of --dialogues of different systems that "
+        "open with the same user request, judged in both orders (a tie when "
+        "the orders disagree); ranked like a vote file and compared with the "
+        "human votes.",
+    )
+    llm_pairs: int = Field(
+        200, ge=1, description="Most dialogue pairs the LLM votes on (a seeded sample)."
+    )
     llm: LLMConfig = LLMConfig()
 
 
@@ -70,21 +111,36 @@ def _satisfaction(paths: list[str]) -> pd.DataFrame | None:
     """Per system: the share of its dialogues labelled satisfied (Wilson CI); None when no dialogue carries
     that label (dialogues from other sources still serve LLM votes)."""
     from crseval.data.any_dialogues import read_dialogues
-    rows = [{"system": d.system, "satisfied": d.labels["satisfied"]} for p in paths for d in read_dialogues(p).dialogues
-            if "satisfied" in d.labels]
+
+    rows = [
+        {"system": d.system, "satisfied": d.labels["satisfied"]}
+        for p in paths
+        for d in read_dialogues(p).dialogues
+        if "satisfied" in d.labels
+    ]
     if not rows:
         return None
     g = pd.DataFrame(rows).groupby("system")["satisfied"].agg(["sum", "count"])
     lo, hi = proportion_confint(g["sum"], g["count"], method="wilson")
-    return pd.DataFrame({"satisfaction": g["sum"] / g["count"], "satisfaction_low": lo, "satisfaction_high": hi,
-                         "dialogues": g["count"]})
+    return pd.DataFrame(
+        {
+            "satisfaction": g["sum"] / g["count"],
+            "satisfaction_low": lo,
+            "satisfaction_high": hi,
+            "dialogues": g["count"],
+        }
+    )
 
 
-def _rate(name: str, votes: pd.DataFrame, config: ArenaConfig) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+def _rate(
+    name: str, votes: pd.DataFrame, config: ArenaConfig
+) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
     """(ratings table, win-probability table, bootstrap matrix) of one vote set."""
     systems = sorted(set(votes["crs1"]) | set(votes["crs2"]))
     bt = fit(votes, systems, alpha=config.alpha, ties=config.ties)
-    boot = bootstrap(votes, systems, n_boot=config.n_boot, seed=config.seed, alpha=config.alpha, ties=config.ties)
+    boot = bootstrap(
+        votes, systems, n_boot=config.n_boot, seed=config.seed, alpha=config.alpha, ties=config.ties
+    )
     ranked = ranks(bt)
     table = record(votes, systems).loc[systems].reset_index(names="system")
     e = elo(votes, k=config.k, initial=config.initial)
@@ -99,14 +155,32 @@ def _rate(name: str, votes: pd.DataFrame, config: ArenaConfig) -> tuple[pd.DataF
         table["rank_low"] = np.percentile(boot_ranks, 2.5, axis=0, method="lower")
         table["rank_high"] = np.percentile(boot_ranks, 97.5, axis=0, method="higher")
         table["rank_stability"] = (boot_ranks == ranked).mean(axis=0)
-        table["votes_for_ci_width"] = [votes_needed(h - l_, len(votes), config.ci_width) for l_, h in zip(lo, hi)]
+        table["votes_for_ci_width"] = [
+            votes_needed(h - l_, len(votes), config.ci_width) for l_, h in zip(lo, hi)
+        ]
     table["vote_set"] = name
     if config.ties == "davidson":
         table["davidson_nu"] = davidson(votes, systems, alpha=config.alpha)[1]
     p = win_probability(bt)
-    better = (boot[:, :, None] > boot[:, None, :]).mean(axis=0) if len(boot) else np.full(p.shape, np.nan)
-    wins = pd.DataFrame([{"vote_set": name, "system": a, "opponent": b, "p_win": p[i, j], "p_better": better[i, j]}
-                         for i, a in enumerate(systems) for j, b in enumerate(systems) if i != j])
+    better = (
+        (boot[:, :, None] > boot[:, None, :]).mean(axis=0)
+        if len(boot)
+        else np.full(p.shape, np.nan)
+    )
+    wins = pd.DataFrame(
+        [
+            {
+                "vote_set": name,
+                "system": a,
+                "opponent": b,
+                "p_win": p[i, j],
+                "p_better": better[i, j],
+            }
+            for i, a in enumerate(systems)
+            for j, b in enumerate(systems)
+            if i != j
+        ]
+    )
     return table.sort_values("rank", kind="stable").reset_index(drop=True), wins, boot
 
 
@@ -118,7 +192,11 @@ def _majorities(votes: pd.DataFrame) -> dict[frozenset, str | None]:
     result = {}
     for pair, vs in out.items():
         counts = pd.Series([v for v in vs if v != TIE]).value_counts()
-        result[pair] = counts.index[0] if len(counts) and (len(counts) == 1 or counts.iloc[0] > counts.iloc[1]) else None
+        result[pair] = (
+            counts.index[0]
+            if len(counts) and (len(counts) == 1 or counts.iloc[0] > counts.iloc[1])
+            else None
+        )
     return result
 
 
@@ -138,19 +216,30 @@ def _agreement(a: tuple, b: tuple) -> dict:
         row[f"{method}_lo"], row[f"{method}_hi"] = fisher_ci(r, len(common), method == "spearman")
     row["elo_pearson"] = float(stats.pearsonr(ta["elo"], tb["elo"])[0])
     pairs = list(combinations(range(len(common)), 2))
-    row["pair_order_agreement"] = float(np.mean([np.sign(ra[i] - ra[j]) == np.sign(rb[i] - rb[j]) for i, j in pairs]))
+    row["pair_order_agreement"] = float(
+        np.mean([np.sign(ra[i] - ra[j]) == np.sign(rb[i] - rb[j]) for i, j in pairs])
+    )
     ma, mb = _majorities(va), _majorities(vb)
     both = [p for p in set(ma) & set(mb) if ma[p] is not None and mb[p] is not None]
     row["direct_pairs"] = len(both)
-    row["direct_agreement"] = float(np.mean([ma[p] == mb[p] for p in both])) if both else float("nan")
+    row["direct_agreement"] = (
+        float(np.mean([ma[p] == mb[p] for p in both])) if both else float("nan")
+    )
     return row
 
 
-def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfig, progress: Progress,
-              title: str = "Arena rankings", extra: list[tuple[str, Votes]] = ()) -> pd.DataFrame:
+def rank_into(
+    store: RunStore,
+    sets: list[tuple[str, Votes]],
+    config: ArenaConfig,
+    progress: Progress,
+    title: str = "Arena rankings",
+    extra: list[tuple[str, Votes]] = (),
+) -> pd.DataFrame:
     """Rate every vote set, all of ``sets`` combined, and the ``extra`` sets (LLM votes: compared, never
     combined with people's) into ``store``; the ratings table of the combined (else the first) set."""
     from crseval.arena.plots import plot_ratings, plot_win_probability
+
     named = [(n, v.data) for n, v in sets]
     if len(sets) > 1:
         named.append(("combined", pd.concat([v.data for _, v in sets], ignore_index=True)))
@@ -171,9 +260,14 @@ def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfi
         for name, table, *_ in rated:
             both = table.join(sat, on="system", rsuffix="_").dropna(subset=["satisfaction"])
             if len(both) >= 3:
-                agree.append({"vote_set": name, "systems": len(both),
-                              "spearman": float(stats.spearmanr(both["bt"], both["satisfaction"])[0]),
-                              "pearson": float(stats.pearsonr(both["bt"], both["satisfaction"])[0])})
+                agree.append(
+                    {
+                        "vote_set": name,
+                        "systems": len(both),
+                        "spearman": float(stats.spearmanr(both["bt"], both["satisfaction"])[0]),
+                        "pearson": float(stats.pearsonr(both["bt"], both["satisfaction"])[0]),
+                    }
+                )
         if agree:
             store.write_table("arena_satisfaction_agreement", pd.DataFrame(agree))
             tables.append("arena_satisfaction_agreement")
@@ -181,12 +275,18 @@ def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfi
     store.write_table("arena_win_probability", pd.concat([w for *_, w in rated], ignore_index=True))
     if len(sets) > 1:
         files = [(n, t, v) for n, t, _, v, _ in rated if n != "combined"]
-        store.write_table("arena_agreement", pd.DataFrame([_agreement(a, b) for a, b in combinations(files, 2)]))
+        store.write_table(
+            "arena_agreement", pd.DataFrame([_agreement(a, b) for a, b in combinations(files, 2)])
+        )
         tables.append("arena_agreement")
     main = next(r for r in rated if r[0] == main_name)
     plot_ratings(ratings, store.figure_path("arena_ratings"))
     plot_win_probability(main[4], store.figure_path("arena_win_probability"), main[0])
-    davidson = " with Davidson's tie model (tie parameter ν in davidson_nu)" if config.ties == "davidson" else ""
+    davidson = (
+        " with Davidson's tie model (tie parameter ν in davidson_nu)"
+        if config.ties == "davidson"
+        else ""
+    )
     store.add_section(
         title,
         f"{' + '.join(f'{n} ({len(v)} votes)' for n, v in sets)}. elo: the arena's sequential Elo (file order, "
@@ -194,70 +294,124 @@ def rank_into(store: RunStore, sets: list[tuple[str, Votes]], config: ArenaConfi
         f"uncertainty. bt: Bradley–Terry{davidson} on the same scale with 95 % bootstrap CIs over votes ({config.n_boot} "
         "resamples); rank_low–rank_high: the 95 % rank interval; rank_stability: how often the rank holds under "
         f"resampling; votes_for_ci_width: votes a CI of {config.ci_width:g} points would need (widths shrink as "
-        "1/√votes)." + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "") + _llm_note(extra),
+        "1/√votes)."
+        + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "")
+        + _llm_note(extra),
         tables=[(t, None) for t in tables + (["arena_llm_votes"] if extra else [])],
-        figures=[("arena_ratings", "Bradley–Terry ratings with 95 % bootstrap CIs (bars) and the arena's sequential "
-                                   "Elo (diamonds), per vote set"),
-                 ("arena_win_probability", f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)")])
+        figures=[
+            (
+                "arena_ratings",
+                "Bradley–Terry ratings with 95 % bootstrap CIs (bars) and the arena's sequential "
+                "Elo (diamonds), per vote set",
+            ),
+            (
+                "arena_win_probability",
+                f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)",
+            ),
+        ],
+    )
     return ratings[ratings["vote_set"] == main[0]]
 
 
 def _llm_note(extra: list[tuple[str, Votes]]) -> str:
-    return "".join(f" {n}: the LLM's votes on {len(v)} dialogue pairs that open with the same user request, each "
-                   f"judged in both orders; {v.data['position_consistent'].mean():.0%} of pairs got the same answer "
-                   "in both orders, the rest are ties (arena_llm_votes)." for n, v in extra)
+    return "".join(
+        f" {n}: the LLM's votes on {len(v)} dialogue pairs that open with the same user request, each "
+        f"judged in both orders; {v.data['position_consistent'].mean():.0%} of pairs got the same answer "
+        "in both orders, the rest are ties (arena_llm_votes)."
+        for n, v in extra
+    )
 
 
-def _llm_vote_set(config: ArenaConfig, store: RunStore, progress: Progress) -> tuple[tuple[str, Votes], dict]:
+def _llm_vote_set(
+    config: ArenaConfig, store: RunStore, progress: Progress
+) -> tuple[tuple[str, Votes], dict]:
     """The LLM's votes on pairs of the arena's dialogues, as one more vote set; the LLM's identity."""
     from crseval.arena.llm_votes import dialogue_pairs, llm_votes
     from crseval.data.any_dialogues import read_dialogues
     from crseval.llm import make_client
+
     if not config.dialogues:
-        raise CrsevalError("LLM votes compare dialogues", field="llm_votes", fix="pass --dialogues DIAL.json")
-    items = [(d.id, d.system, d.dialogue) for p in config.dialogues for d in read_dialogues(p).dialogues]
+        raise CrsevalError(
+            "LLM votes compare dialogues", field="llm_votes", fix="pass --dialogues DIAL.json"
+        )
+    items = [
+        (d.id, d.system, d.dialogue) for p in config.dialogues for d in read_dialogues(p).dialogues
+    ]
     pairs = dialogue_pairs(items, config.llm_pairs, config.seed)
     if not pairs:
-        raise CrsevalError("no two dialogues of different systems open with the same user request", field="dialogues",
-                           fix="LLM votes need dialogues of several systems answering the same requests")
+        raise CrsevalError(
+            "no two dialogues of different systems open with the same user request",
+            field="dialogues",
+            fix="LLM votes need dialogues of several systems answering the same requests",
+        )
     client = make_client(config.llm, store.cache_path)
     try:
-        votes = llm_votes(pairs, client, store, config.seed, progress("LLM votes (both orders)", 2 * len(pairs)))
+        votes = llm_votes(
+            pairs, client, store, config.seed, progress("LLM votes (both orders)", 2 * len(pairs))
+        )
         identity = client.identity()
     finally:
         client.close()
     store.write_table("arena_llm_votes", votes)
     if votes.empty:
         raise CrsevalError("every LLM vote failed", file=store.root / "records" / f"{STREAM}.jsonl")
-    info = DatasetInfo(f"votes:llm-{identity.get('model') or identity.get('backend')}", str(store.root),
-                       f"{len(votes)}")
-    return ("llm", Votes(info, votes)), {**identity, "T": 0.0, "prompt": prompt_hash(SYSTEM, PROMPT)}
+    info = DatasetInfo(
+        f"votes:llm-{identity.get('model') or identity.get('backend')}",
+        str(store.root),
+        f"{len(votes)}",
+    )
+    return ("llm", Votes(info, votes)), {
+        **identity,
+        "T": 0.0,
+        "prompt": prompt_hash(SYSTEM, PROMPT),
+    }
 
 
 def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Result:
-    sets: list[tuple[str, Votes]] = [(v.info.name.split(":", 1)[1], v) for v in map(load_votes, config.votes)]
+    sets: list[tuple[str, Votes]] = [
+        (v.info.name.split(":", 1)[1], v) for v in map(load_votes, config.votes)
+    ]
     if len({n for n, _ in sets}) < len(sets):
-        raise CrsevalError("two vote files share a name", field="votes", fix="give each vote set its own file name")
+        raise CrsevalError(
+            "two vote files share a name", field="votes", fix="give each vote set its own file name"
+        )
     llm, extra = None, []
     if config.llm_votes:
         llm_set, llm = _llm_vote_set(config, store, progress)
         extra.append(llm_set)
-    sig = make_signature(data=" + ".join(v.info.signature() for _, v in sets), llm=llm,
-                         metric={"arena": signature_part(config)})
+    sig = make_signature(
+        data=" + ".join(v.info.signature() for _, v in sets),
+        llm=llm,
+        metric={"arena": signature_part(config)},
+    )
     store.save_signature(sig)
     shown = rank_into(store, sets, config, progress, extra=extra)
     name = shown["vote_set"].iloc[0]
-    return Result("arena", f"arena rankings ({name} votes)",
-                  shown.reindex(columns=RESULT_COLUMNS).dropna(axis=1, how="all").round(3), sig, store.root)
+    return Result(
+        "arena",
+        f"arena rankings ({name} votes)",
+        shown.reindex(columns=RESULT_COLUMNS).dropna(axis=1, how="all").round(3),
+        sig,
+        store.root,
+    )
 
 
 def signature_part(config: ArenaConfig) -> str:
-    bt = (f"davidson(mle,alpha={config.alpha:g})" if config.ties == "davidson"
-          else f"bradley-terry(choix-ilsr,alpha={config.alpha:g},tie=0.5)")
+    bt = (
+        f"davidson(mle,alpha={config.alpha:g})"
+        if config.ties == "davidson"
+        else f"bradley-terry(choix-ilsr,alpha={config.alpha:g},tie=0.5)"
+    )
     return f"elo(K={config.k:g},init={config.initial:g},file-order,tie=0.5)|{bt}|boot:{config.n_boot}|seed:{config.seed}"
 
 
-JOB = JobSpec("arena", ArenaConfig, run, default_out,
-              "Rank systems from pairwise votes: the arena's Elo, Bradley–Terry with bootstrap CIs, rank stability, "
-              "win probabilities, votes needed; agreement between vote sets; satisfaction from the arena's dialogues.",
-              "crseval arena rankings", uses_llm=lambda c: c.llm_votes)
+JOB = JobSpec(
+    "arena",
+    ArenaConfig,
+    run,
+    default_out,
+    "Rank systems from pairwise votes: the arena's Elo, Bradley–Terry with bootstrap CIs, rank stability, "
+    "win probabilities, votes needed; agreement between vote sets; satisfaction from the arena's dialogues.",
+    "crseval arena rankings",
+    uses_llm=lambda c: c.llm_votes,
+)

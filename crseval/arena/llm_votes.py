@@ -8,6 +8,7 @@ read, not sampled. The vote goes to a system when both orders prefer it and is a
 disagree — a judge that prefers whichever dialogue it reads first casts ties, not votes. Every answer
 is a record of its own (stream ``llm_votes``): an interrupted run resumes, cached answers cost nothing.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,11 +25,13 @@ from crseval.llm.base import ChatRequest
 from crseval.runs.store import RunStore
 
 STREAM = "llm_votes"
-PROMPT = ("Two movie recommender assistants each talked with a user who opened with the same request.\n\n"
-          "<conversation 1>\n{a}\n</conversation 1>\n\n<conversation 2>\n{b}\n</conversation 2>\n\n"
-          "Which assistant served its user better: understood what the user wanted, recommended fitting movies "
-          "and answered the user's questions? Answer 1 for the assistant of conversation 1 or 2 for the assistant "
-          "of conversation 2. Answer with a single digit.")
+PROMPT = (
+    "Two movie recommender assistants each talked with a user who opened with the same request.\n\n"
+    "<conversation 1>\n{a}\n</conversation 1>\n\n<conversation 2>\n{b}\n</conversation 2>\n\n"
+    "Which assistant served its user better: understood what the user wanted, recommended fitting movies "
+    "and answered the user's questions? Answer 1 for the assistant of conversation 1 or 2 for the assistant "
+    "of conversation 2. Answer with a single digit."
+)
 
 
 def request_key(dialogue: Dialogue) -> str:
@@ -36,7 +39,9 @@ def request_key(dialogue: Dialogue) -> str:
     return " ".join(re.findall(r"\w+", first.lower()))
 
 
-def dialogue_pairs(dialogues: list[tuple[str, str, Dialogue]], max_pairs: int, seed: int) -> list[tuple]:
+def dialogue_pairs(
+    dialogues: list[tuple[str, str, Dialogue]], max_pairs: int, seed: int
+) -> list[tuple]:
     """((id, system, dialogue), (id, system, dialogue)) pairs: same request, different systems; a seeded
     sample of ``max_pairs`` where there are more."""
     groups: dict[str, list] = {}
@@ -53,11 +58,18 @@ def dialogue_pairs(dialogues: list[tuple[str, str, Dialogue]], max_pairs: int, s
 def _request(first: Dialogue, second: Dialogue, seed: int) -> ChatRequest:
     a, _ = transcript(first, max_chars=3000)
     b, _ = transcript(second, max_chars=3000)
-    return ChatRequest.chat(PROMPT.format(a=a, b=b), system=SYSTEM, temperature=0.0, seed=seed, max_tokens=4)
+    return ChatRequest.chat(
+        PROMPT.format(a=a, b=b), system=SYSTEM, temperature=0.0, seed=seed, max_tokens=4
+    )
 
 
-def llm_votes(pairs: list[tuple], client, store: RunStore, seed: int = 0,
-              progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+def llm_votes(
+    pairs: list[tuple],
+    client,
+    store: RunStore,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> pd.DataFrame:
     """One vote per pair (columns as a vote file's, plus the two orders' P(crs1 better) and their agreement)."""
     done = {r["key"]: r for r in store.records(STREAM)}
     work = [(a, b, order) for a, b in pairs for order in ("ab", "ba")]
@@ -70,9 +82,15 @@ def llm_votes(pairs: list[tuple], client, store: RunStore, seed: int = 0,
         first, second = (a, b) if order == "ab" else (b, a)
         res = client.rate(_request(first[2], second[2], seed), (1, 2))
         p_second = None if res.value is None else res.value - 1
-        rec = {"key": _key(*w), "crs1": a[1], "crs2": b[1], "order": order, "method": res.method,
-               "p_crs1": None if p_second is None else (1 - p_second if order == "ab" else p_second),
-               "error": res.error}
+        rec = {
+            "key": _key(*w),
+            "crs1": a[1],
+            "crs2": b[1],
+            "order": order,
+            "method": res.method,
+            "p_crs1": None if p_second is None else (1 - p_second if order == "ab" else p_second),
+            "error": res.error,
+        }
         if store.append(STREAM, rec):
             done[rec["key"]] = rec
 
@@ -83,11 +101,35 @@ def llm_votes(pairs: list[tuple], client, store: RunStore, seed: int = 0,
         if None in p:
             continue  # a failed answer is recorded with its error, never turned into a vote
         vote = a[1] if min(p) > 0.5 else b[1] if max(p) < 0.5 else TIE
-        rows.append({"crs1": a[1], "crs2": b[1], "vote": vote, "user": "llm", "session": f"{a[0]}~{b[0]}",
-                     "feedback": "", "line": k + 1, "p_crs1_first": p[0], "p_crs1_second": p[1],
-                     "position_consistent": (p[0] > 0.5) == (p[1] > 0.5)})
-    return pd.DataFrame(rows, columns=["crs1", "crs2", "vote", "user", "session", "feedback", "line", "p_crs1_first",
-                                       "p_crs1_second", "position_consistent"])
+        rows.append(
+            {
+                "crs1": a[1],
+                "crs2": b[1],
+                "vote": vote,
+                "user": "llm",
+                "session": f"{a[0]}~{b[0]}",
+                "feedback": "",
+                "line": k + 1,
+                "p_crs1_first": p[0],
+                "p_crs1_second": p[1],
+                "position_consistent": (p[0] > 0.5) == (p[1] > 0.5),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "crs1",
+            "crs2",
+            "vote",
+            "user",
+            "session",
+            "feedback",
+            "line",
+            "p_crs1_first",
+            "p_crs1_second",
+            "position_consistent",
+        ],
+    )
 
 
 def _key(a: tuple, b: tuple, order: str) -> str:

@@ -1,4 +1,5 @@
 """Arena figures: ratings with CIs per vote set, and the win-probability matrix."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,8 +22,18 @@ def plot_ratings(ratings: pd.DataFrame, path: Path) -> Path:
         y = np.arange(len(order)) + (k - (len(sets) - 1) / 2) * step
         color = OKABE_ITO[k % len(OKABE_ITO)]
         if "bt_low" in t:
-            err = np.array([(t["bt"] - t["bt_low"]).clip(lower=0), (t["bt_high"] - t["bt"]).clip(lower=0)])
-            ax.errorbar(t["bt"], y, xerr=np.nan_to_num(err), fmt="o", color=color, capsize=2, label=f"{name}: BT")
+            err = np.array(
+                [(t["bt"] - t["bt_low"]).clip(lower=0), (t["bt_high"] - t["bt"]).clip(lower=0)]
+            )
+            ax.errorbar(
+                t["bt"],
+                y,
+                xerr=np.nan_to_num(err),
+                fmt="o",
+                color=color,
+                capsize=2,
+                label=f"{name}: BT",
+            )
         else:
             ax.plot(t["bt"], y, "o", color=color, label=f"{name}: BT")
         ax.plot(t["elo"], y, "D", mfc="none", color=color, ms=5, label=f"{name}: Elo")

@@ -12,6 +12,7 @@
   bootstrap CIs over votes, the probability that each system beats each other, how often each rank holds
   under resampling, and how many votes a CI of a given width would need.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,8 +53,12 @@ def _pairs(votes: pd.DataFrame, index: dict[str, int]) -> list[tuple[int, int]]:
 
 def bradley_terry(votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01) -> np.ndarray:
     """Strengths on the Elo scale (centred on 1000), in the order of ``systems``."""
-    theta = choix.ilsr_pairwise(len(systems), _pairs(votes, {s: i for i, s in enumerate(systems)}), alpha=alpha,
-                                max_iter=1000)
+    theta = choix.ilsr_pairwise(
+        len(systems),
+        _pairs(votes, {s: i for i, s in enumerate(systems)}),
+        alpha=alpha,
+        max_iter=1000,
+    )
     return 1000 + ELO_SCALE * (theta - theta.mean())
 
 
@@ -75,16 +80,25 @@ def _davidson_nll(x: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.ndarray, 
     return -ll.sum() + alpha * float(theta @ theta), grad
 
 
-def davidson(votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01) -> tuple[np.ndarray, float]:
+def davidson(
+    votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01
+) -> tuple[np.ndarray, float]:
     """(strengths on the Elo scale centred on 1000, in the order of ``systems``; the tie parameter ν)."""
     from scipy.optimize import minimize
+
     index = {s: k for k, s in enumerate(systems)}
     i = np.array([index[a] for a in votes["crs1"]], dtype=int)
     j = np.array([index[b] for b in votes["crs2"]], dtype=int)
     out = np.where(votes["vote"] == TIE, 0, np.where(votes["vote"] == votes["crs1"], 1, -1))
     x0 = np.zeros(len(systems) + 1)
-    res = minimize(_davidson_nll, x0, args=(i, j, out, alpha), jac=True, method="L-BFGS-B",
-                   bounds=[(None, None)] * len(systems) + [(-30, 10)])
+    res = minimize(
+        _davidson_nll,
+        x0,
+        args=(i, j, out, alpha),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(None, None)] * len(systems) + [(-30, 10)],
+    )
     theta = res.x[:-1]
     return 1000 + ELO_SCALE * (theta - theta.mean()), float(np.exp(res.x[-1]))
 
@@ -95,17 +109,35 @@ def win_probability(ratings: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-d))
 
 
-def fit(votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01, ties: str = "half") -> np.ndarray:
+def fit(
+    votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01, ties: str = "half"
+) -> np.ndarray:
     """Ratings on the Elo scale: Bradley–Terry with ties as half wins, or Davidson's tie model."""
-    return davidson(votes, systems, alpha=alpha)[0] if ties == "davidson" else bradley_terry(votes, systems, alpha=alpha)
+    return (
+        davidson(votes, systems, alpha=alpha)[0]
+        if ties == "davidson"
+        else bradley_terry(votes, systems, alpha=alpha)
+    )
 
 
-def bootstrap(votes: pd.DataFrame, systems: list[str], *, n_boot: int = 1000, seed: int = 0,
-              alpha: float = 0.01, ties: str = "half") -> np.ndarray:
+def bootstrap(
+    votes: pd.DataFrame,
+    systems: list[str],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.01,
+    ties: str = "half",
+) -> np.ndarray:
     """(n_boot × systems) ratings refitted on votes resampled with replacement."""
     rng = np.random.default_rng(seed)
     n = len(votes)
-    return np.array([fit(votes.iloc[rng.integers(0, n, n)], systems, alpha=alpha, ties=ties) for _ in range(n_boot)])
+    return np.array(
+        [
+            fit(votes.iloc[rng.integers(0, n, n)], systems, alpha=alpha, ties=ties)
+            for _ in range(n_boot)
+        ]
+    )
 
 
 def ranks(ratings: np.ndarray) -> np.ndarray:
@@ -115,7 +147,11 @@ def ranks(ratings: np.ndarray) -> np.ndarray:
 
 def votes_needed(width_now: float, n_votes: int, width: float) -> int:
     """Votes for a CI of ``width`` given the width with ``n_votes`` (widths shrink as 1/√votes)."""
-    return int(math.ceil(n_votes * (width_now / width) ** 2)) if np.isfinite(width_now) and width > 0 else 0
+    return (
+        int(math.ceil(n_votes * (width_now / width) ** 2))
+        if np.isfinite(width_now) and width > 0
+        else 0
+    )
 
 
 def record(votes: pd.DataFrame, systems: list[str]) -> pd.DataFrame:

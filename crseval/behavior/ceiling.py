@@ -17,6 +17,7 @@ be measured this way. On INSPIRED (442 recurring sentences) the labels agree 0.8
 ceilings are 0.919 (strategy) and 0.927 (pairs), while the strategy classifier already scores 0.885 there:
 the distance to 0.90 pair accuracy lies in the sentences that occur once (README, behavior section).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,21 +28,31 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class LabelCeiling:
-    texts: int                 # distinct texts that occur in at least two dialogues
-    sentences: int             # the sentences carrying them
-    agreement: float           # same label, over pairs of occurrences in different dialogues
-    strategy_ceiling: float    # majority-label share: the best text-only strategy accuracy on them
-    pair_ceiling: float        # the oracle's expected accuracy on make_pairs-style pairs of them
-    model_accuracy: float | None = None  # a classifier's (out-of-fold) accuracy on the same sentences
+    texts: int  # distinct texts that occur in at least two dialogues
+    sentences: int  # the sentences carrying them
+    agreement: float  # same label, over pairs of occurrences in different dialogues
+    strategy_ceiling: float  # majority-label share: the best text-only strategy accuracy on them
+    pair_ceiling: float  # the oracle's expected accuracy on make_pairs-style pairs of them
+    model_accuracy: float | None = (
+        None  # a classifier's (out-of-fold) accuracy on the same sentences
+    )
 
     def rows(self) -> pd.DataFrame:
-        rows = [("label agreement of identical text across dialogues", self.agreement),
-                ("text-only strategy ceiling (majority label per text)", self.strategy_ceiling),
-                ("text-only pair ceiling (oracle, make_pairs protocol)", self.pair_ceiling)]
+        rows = [
+            ("label agreement of identical text across dialogues", self.agreement),
+            ("text-only strategy ceiling (majority label per text)", self.strategy_ceiling),
+            ("text-only pair ceiling (oracle, make_pairs protocol)", self.pair_ceiling),
+        ]
         if self.model_accuracy is not None:
-            rows.append(("strategy classifier on these sentences (out-of-fold)", self.model_accuracy))
-        return pd.DataFrame([{"measure": m, "value": v, "sentences": self.sentences, "texts": self.texts}
-                             for m, v in rows])
+            rows.append(
+                ("strategy classifier on these sentences (out-of-fold)", self.model_accuracy)
+            )
+        return pd.DataFrame(
+            [
+                {"measure": m, "value": v, "sentences": self.sentences, "texts": self.texts}
+                for m, v in rows
+            ]
+        )
 
 
 def recurring(sentences: pd.DataFrame) -> pd.DataFrame:
@@ -58,8 +69,10 @@ def _cross_dialogue_agreement(rec: pd.DataFrame) -> float:
         by_dialogue = pd.crosstab(g["dialogue"], g["label"]).to_numpy()
         per_label = by_dialogue.sum(axis=0)
         n = per_label.sum()
-        within = (by_dialogue.sum(axis=1) ** 2).sum()      # ordered pairs inside one dialogue (and self-pairs)
-        same += (per_label ** 2).sum() - (by_dialogue ** 2).sum()
+        within = (
+            by_dialogue.sum(axis=1) ** 2
+        ).sum()  # ordered pairs inside one dialogue (and self-pairs)
+        same += (per_label**2).sum() - (by_dialogue**2).sum()
         total += n * n - within
     return float(same / total)
 
@@ -78,12 +91,14 @@ def pair_ceiling(counts: np.ndarray) -> float:
     second_pos = counts[:, pool] / (n_class[pool] - 1)
     p_pos = first_pos @ second_pos.T
     p_pos[np.diag_indices_from(p_pos)] -= (first_pos / (n_class[pool] - 1)).sum(axis=1)  # j ≠ i
-    others = (counts.sum(axis=1, keepdims=True) - counts) / (n - n_class)                  # text × label of i
+    others = (counts.sum(axis=1, keepdims=True) - counts) / (n - n_class)  # text × label of i
     p_neg = (counts / n) @ others.T
     return float(0.5 * np.maximum(p_pos, p_neg).sum())
 
 
-def label_ceiling(sentences: pd.DataFrame, predictions: pd.Series | None = None) -> LabelCeiling | None:
+def label_ceiling(
+    sentences: pd.DataFrame, predictions: pd.Series | None = None
+) -> LabelCeiling | None:
     """The ceiling on ``sentences`` (text, label, dialogue); ``predictions`` (aligned with ``sentences``, e.g.
     a classifier's out-of-fold predictions) adds its accuracy on the same sentences. None where no text recurs
     in another dialogue, or where the recurring sentences cannot form both kinds of pair."""
@@ -92,6 +107,14 @@ def label_ceiling(sentences: pd.DataFrame, predictions: pd.Series | None = None)
     if counts.shape[1] < 2 or counts.sum().max() < 2:
         return None
     majority = counts.max(axis=1).sum() / len(rec)
-    model = None if predictions is None else float((predictions.loc[rec.index] == rec["label"]).mean())
-    return LabelCeiling(len(counts), len(rec), _cross_dialogue_agreement(rec), float(majority),
-                        pair_ceiling(counts.to_numpy()), model)
+    model = (
+        None if predictions is None else float((predictions.loc[rec.index] == rec["label"]).mean())
+    )
+    return LabelCeiling(
+        len(counts),
+        len(rec),
+        _cross_dialogue_agreement(rec),
+        float(majority),
+        pair_ceiling(counts.to_numpy()),
+        model,
+    )

@@ -8,6 +8,7 @@ lift the strategy classifier from .66 to .71 and the pair classifier from .790 t
 
 Saved pair models (:mod:`crseval.behavior.implicit`) keep the TF-IDF as its vocabulary (JSON) and idf
 (NPZ) — never pickled."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,8 +35,11 @@ def labelled_sentences(dialogues: Sequence[Dialogue]) -> pd.DataFrame:
             if not t.role.is_recommender:
                 continue
             k += 1
-            rows += [{"text": u.text, "label": u.strategy, "dialogue": d.id, "turn": k} for u in t.utterances
-                     if u.strategy]
+            rows += [
+                {"text": u.text, "label": u.strategy, "dialogue": d.id, "turn": k}
+                for u in t.utterances
+                if u.strategy
+            ]
     return pd.DataFrame(rows)
 
 
@@ -43,8 +47,9 @@ class Lexical:
     """Word 1–2-gram TF-IDF of the training sentences, rebuilt exactly from its vocabulary and idf."""
 
     def __init__(self, vocabulary: list[str] | None = None, idf: np.ndarray | None = None) -> None:
-        self.v = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True,
-                                 dtype=np.float32, vocabulary=vocabulary)
+        self.v = TfidfVectorizer(
+            ngram_range=(1, 2), min_df=2, sublinear_tf=True, dtype=np.float32, vocabulary=vocabulary
+        )
         if idf is not None:
             self.v.idf_ = idf
 
@@ -67,10 +72,14 @@ def strategy_inputs(embedder: Embedder, lexical: Lexical | None, texts: Sequence
 
 
 class StrategyClassifier:
-    def __init__(self, embedder: Embedder, C: float = 2.0, seed: int = 0, lexical: bool = True) -> None:
+    def __init__(
+        self, embedder: Embedder, C: float = 2.0, seed: int = 0, lexical: bool = True
+    ) -> None:
         self.embedder, self.C, self.seed, self.use_lexical = embedder, C, seed, lexical
         self.lexical: Lexical | None = None
-        self.model = LogisticRegression(C=C, max_iter=3000, class_weight="balanced", random_state=seed)
+        self.model = LogisticRegression(
+            C=C, max_iter=3000, class_weight="balanced", random_state=seed
+        )
 
     def fit(self, texts: Sequence[str], labels: Sequence[str]) -> "StrategyClassifier":
         self.lexical = Lexical().fit(texts) if self.use_lexical else None
@@ -85,33 +94,51 @@ class StrategyClassifier:
 class ClassifierReport:
     accuracy: float
     fold_accuracy: list[float]
-    per_class: pd.DataFrame      # label, n, accuracy (recall)
-    confusion: pd.DataFrame      # true × predicted counts
+    per_class: pd.DataFrame  # label, n, accuracy (recall)
+    confusion: pd.DataFrame  # true × predicted counts
     top_confusions: pd.DataFrame  # label, 1st/2nd most frequent wrong prediction and their shares
-    predictions: pd.DataFrame    # out-of-fold predictions per sentence
+    predictions: pd.DataFrame  # out-of-fold predictions per sentence
 
     def hard_classes(self, threshold: float = 0.7) -> dict[str, str]:
         """Classes predicted correctly less than ``threshold`` of the time → their most-confused class."""
         t = self.top_confusions.set_index("label")
-        return {c: t.loc[c, "confused_1"] for c, acc in self.per_class.set_index("label")["accuracy"].items()
-                if acc < threshold and c in t.index and isinstance(t.loc[c, "confused_1"], str)}
+        return {
+            c: t.loc[c, "confused_1"]
+            for c, acc in self.per_class.set_index("label")["accuracy"].items()
+            if acc < threshold and c in t.index and isinstance(t.loc[c, "confused_1"], str)
+        }
 
 
-def evaluate_classifier(sentences: pd.DataFrame, embedder: Embedder, *, n_splits: int = 5, C: float = 2.0,
-                        seed: int = 0, lexical: bool = True) -> ClassifierReport:
+def evaluate_classifier(
+    sentences: pd.DataFrame,
+    embedder: Embedder,
+    *,
+    n_splits: int = 5,
+    C: float = 2.0,
+    seed: int = 0,
+    lexical: bool = True,
+) -> ClassifierReport:
     """Out-of-fold predictions with folds grouped by dialogue (no dialogue in train and test)."""
     pred = np.empty(len(sentences), dtype=object)
     fold_acc = []
     y = sentences["label"].to_numpy()
     for train, test in GroupKFold(n_splits=n_splits).split(sentences, y, sentences["dialogue"]):
-        clf = StrategyClassifier(embedder, C, seed, lexical).fit(sentences["text"].iloc[train], y[train])
+        clf = StrategyClassifier(embedder, C, seed, lexical).fit(
+            sentences["text"].iloc[train], y[train]
+        )
         pred[test] = clf.predict(sentences["text"].iloc[test].tolist())
         fold_acc.append(float(np.mean(pred[test] == y[test])))
     labels = [lab for lab in LABELS if lab in set(y)]
     conf = pd.crosstab(pd.Series(y, name="true"), pd.Series(pred, name="predicted")).reindex(
-        index=labels, columns=labels, fill_value=0)
-    per_class = pd.DataFrame({"label": labels, "n": conf.sum(axis=1).to_numpy(),
-                              "accuracy": np.diag(conf.to_numpy()) / conf.sum(axis=1).clip(lower=1).to_numpy()})
+        index=labels, columns=labels, fill_value=0
+    )
+    per_class = pd.DataFrame(
+        {
+            "label": labels,
+            "n": conf.sum(axis=1).to_numpy(),
+            "accuracy": np.diag(conf.to_numpy()) / conf.sum(axis=1).clip(lower=1).to_numpy(),
+        }
+    )
     tops = []
     for lab in labels:
         wrong = conf.loc[lab].drop(lab).sort_values(ascending=False)
@@ -123,4 +150,6 @@ def evaluate_classifier(sentences: pd.DataFrame, embedder: Embedder, *, n_splits
             row[f"share_{i}"] = float(wrong.iloc[i - 1] / n) if name else 0.0
         tops.append(row)
     out = sentences.assign(predicted=pred)
-    return ClassifierReport(float(np.mean(pred == y)), fold_acc, per_class, conf, pd.DataFrame(tops), out)
+    return ClassifierReport(
+        float(np.mean(pred == y)), fold_acc, per_class, conf, pd.DataFrame(tops), out
+    )

@@ -6,6 +6,7 @@ response's strategy from the trained classifier — or an LLM tagger — against
 entropy-weighted BA, implicit BA (pair classifier, no labels), BLEU/DIST and strategy
 distributions, plus turns before the first recommendation.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,14 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from crseval.behavior.explicit import (TransitionModel, entropy_weighted_ba, explicit_ba, sentence_match,
-                                       split_sentences, turn_labels)
+from crseval.behavior.explicit import (
+    TransitionModel,
+    entropy_weighted_ba,
+    explicit_ba,
+    sentence_match,
+    split_sentences,
+    turn_labels,
+)
 from crseval.behavior.generation import bleu, dist
 from crseval.behavior.implicit import PairClassifier
 from crseval.core.cancel import check as check_cancelled
@@ -27,17 +34,19 @@ from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
 
-SYSTEM_PROMPT = ("You are a friendly movie recommender chatting with a seeker who wants a movie to watch. "
-                 "Reply with one short message (one or two sentences), as a human recommender would.")
+SYSTEM_PROMPT = (
+    "You are a friendly movie recommender chatting with a seeker who wants a movie to watch. "
+    "Reply with one short message (one or two sentences), as a human recommender would."
+)
 
 
 @dataclass
 class Context:
     dialogue: str
-    turn: int                  # index among the dialogue's recommender turns
-    history: list[Utterance]   # everything before this turn
-    human: str                 # what the human recommender said
-    labels: list[str]          # the human's strategy labels in this turn
+    turn: int  # index among the dialogue's recommender turns
+    history: list[Utterance]  # everything before this turn
+    human: str  # what the human recommender said
+    labels: list[str]  # the human's strategy labels in this turn
 
 
 def contexts(dialogues: Sequence[Dialogue]) -> list[Context]:
@@ -47,7 +56,15 @@ def contexts(dialogues: Sequence[Dialogue]) -> list[Context]:
         k = 0
         for t in d.turns:
             if t.role.is_recommender:
-                out.append(Context(d.id, k, list(history), t.text, [u.strategy for u in t.utterances if u.strategy]))
+                out.append(
+                    Context(
+                        d.id,
+                        k,
+                        list(history),
+                        t.text,
+                        [u.strategy for u in t.utterances if u.strategy],
+                    )
+                )
                 k += 1
             history += t.utterances
     return out
@@ -66,8 +83,15 @@ def response_request(ctx: Context, seed: int = 0) -> ChatRequest:
     return ChatRequest(tuple(msgs), temperature=0.0, max_tokens=60, seed=seed)
 
 
-def generate_responses(ctxs: Sequence[Context], client: LLMClient, store: RunStore, *, stream: str = "responses",
-                       seed: int = 0, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+def generate_responses(
+    ctxs: Sequence[Context],
+    client: LLMClient,
+    store: RunStore,
+    *,
+    stream: str = "responses",
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> pd.DataFrame:
     """One resumable record per context; failures are recorded with their error."""
     done = store.done_keys(stream)
     todo = [c for c in ctxs if f"{c.dialogue}|{c.turn}" not in done]
@@ -76,8 +100,16 @@ def generate_responses(ctxs: Sequence[Context], client: LLMClient, store: RunSto
 
     def one(c: Context) -> None:
         res = client.try_complete(response_request(c, seed))
-        store.append(stream, {"key": f"{c.dialogue}|{c.turn}", "dialogue": c.dialogue, "turn": c.turn,
-                              "response": res.response.text.strip() if res.ok else None, "error": res.error})
+        store.append(
+            stream,
+            {
+                "key": f"{c.dialogue}|{c.turn}",
+                "dialogue": c.dialogue,
+                "turn": c.turn,
+                "response": res.response.text.strip() if res.ok else None,
+                "error": res.error,
+            },
+        )
 
     client.map(todo, one, progress)
     return pd.DataFrame(store.records(stream))
@@ -85,11 +117,20 @@ def generate_responses(ctxs: Sequence[Context], client: LLMClient, store: RunSto
 
 def history(ctx: Context) -> list[dict[str, str]]:
     """A context as the plug-in protocol's history: ``[{"speaker": "user"|"system", "text": …}]``."""
-    return [{"speaker": "system" if u.role.is_recommender else "user", "text": u.text} for u in ctx.history]
+    return [
+        {"speaker": "system" if u.role.is_recommender else "user", "text": u.text}
+        for u in ctx.history
+    ]
 
 
-def generate_with(ctxs: Sequence[Context], crs, store: RunStore, *, stream: str = "responses",
-                  progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+def generate_with(
+    ctxs: Sequence[Context],
+    crs,
+    store: RunStore,
+    *,
+    stream: str = "responses",
+    progress: Callable[[int], None] | None = None,
+) -> pd.DataFrame:
     """Your own system (a :mod:`crseval.simulation.plugins` CRS) answers every context; resumable, failures
     recorded with their error."""
     done = store.done_keys(stream)
@@ -99,8 +140,16 @@ def generate_with(ctxs: Sequence[Context], crs, store: RunStore, *, stream: str 
     for c in todo:
         check_cancelled()
         reply = crs.respond(history(c))
-        store.append(stream, {"key": f"{c.dialogue}|{c.turn}", "dialogue": c.dialogue, "turn": c.turn,
-                              "response": None if reply.error else reply.text.strip(), "error": reply.error})
+        store.append(
+            stream,
+            {
+                "key": f"{c.dialogue}|{c.turn}",
+                "dialogue": c.dialogue,
+                "turn": c.turn,
+                "response": None if reply.error else reply.text.strip(),
+                "error": reply.error,
+            },
+        )
         if progress:
             progress(1)
     return pd.DataFrame(store.records(stream))
@@ -116,18 +165,31 @@ def load_responses(path: str | Path) -> pd.DataFrame:
                 if not isinstance(obj, dict) or f not in obj:
                     raise CrsevalError("missing field", file=p, line=line, field=f)
             turn = obj["turn"]
-            if isinstance(turn, bool) or not isinstance(turn, (int, str)) or not str(turn).strip().isdigit():
-                raise CrsevalError(f"turn {turn!r} is not a whole number", file=p, line=line, field="turn",
-                                   expected="the recommender-turn index: 0, 1, 2 …")
+            if (
+                isinstance(turn, bool)
+                or not isinstance(turn, (int, str))
+                or not str(turn).strip().isdigit()
+            ):
+                raise CrsevalError(
+                    f"turn {turn!r} is not a whole number",
+                    file=p,
+                    line=line,
+                    field="turn",
+                    expected="the recommender-turn index: 0, 1, 2 …",
+                )
             if not isinstance(obj["response"], str):
                 raise CrsevalError("response is not text", file=p, line=line, field="response")
-            rows.append({"dialogue": str(obj["dialogue"]), "turn": int(turn), "response": obj["response"]})
+            rows.append(
+                {"dialogue": str(obj["dialogue"]), "turn": int(turn), "response": obj["response"]}
+            )
         return pd.DataFrame(rows)
     _, it = read_rows(p, required=("dialogue", "turn", "response"))
     rows = []
     for line, r in it:
         try:
-            rows.append({"dialogue": r["dialogue"], "turn": int(r["turn"]), "response": r["response"]})
+            rows.append(
+                {"dialogue": r["dialogue"], "turn": int(r["turn"]), "response": r["response"]}
+            )
         except ValueError:
             raise CrsevalError("turn is not an integer", file=p, line=line, field="turn") from None
     return pd.DataFrame(rows)
@@ -146,9 +208,15 @@ def _titles(d: Dialogue) -> list[str]:
     return sorted({re.sub(r"\s*\(\d{4}\)\s*$", "", t).strip() for t in raw if len(t) > 3})
 
 
-def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, pair: PairClassifier, *,
-                       reference: Sequence[Dialogue] | None = None, system_labels: dict[tuple[str, int], str] | None = None,
-                       order: int = 1) -> tuple[dict[str, float], pd.DataFrame]:
+def evaluate_responses(
+    dialogues: Sequence[Dialogue],
+    responses: pd.DataFrame,
+    pair: PairClassifier,
+    *,
+    reference: Sequence[Dialogue] | None = None,
+    system_labels: dict[tuple[str, int], str] | None = None,
+    order: int = 1,
+) -> tuple[dict[str, float], pd.DataFrame]:
     """(metrics, per-turn table). ``system_labels`` (dialogue, turn) → strategy overrides the classifier
     (e.g. an LLM tagger's labels); ``reference`` dialogues fit the entropy model (default: ``dialogues``)."""
     ctxs = contexts(dialogues)
@@ -156,8 +224,11 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
     missing = [c for c in ctxs if not isinstance(resp.get((c.dialogue, c.turn)), str)]
     ctxs = [c for c in ctxs if c not in missing]
     if not ctxs:
-        raise CrsevalError("no system response matches a recommender turn", field="responses",
-                           expected="dialogue ids and recommender-turn indices of the evaluated dialogues")
+        raise CrsevalError(
+            "no system response matches a recommender turn",
+            field="responses",
+            expected="dialogue ids and recommender-turn indices of the evaluated dialogues",
+        )
     sys_text = [resp[(c.dialogue, c.turn)] for c in ctxs]
     predicted = pair.predict_strategy(sys_text)
     sentences = [split_sentences(t) for t in sys_text]
@@ -166,36 +237,63 @@ def evaluate_responses(dialogues: Sequence[Dialogue], responses: pd.DataFrame, p
     labels = [(system_labels or {}).get((c.dialogue, c.turn)) or p for c, p in zip(ctxs, predicted)]
     p_same = pair.proba([c.human for c in ctxs], sys_text)
     titles = {d.id: _titles(d) for d in dialogues}
-    table = pd.DataFrame({"dialogue": [c.dialogue for c in ctxs], "turn": [c.turn for c in ctxs],
-                          "human": [c.human for c in ctxs],
-                          "human_label": [c.labels[0] if c.labels else None for c in ctxs],
-                          "system": sys_text, "system_label": labels, "p_same": p_same,
-                          "system_recommends": [mentions_movie(t, titles[c.dialogue]) for c, t in zip(ctxs, sys_text)]})
+    table = pd.DataFrame(
+        {
+            "dialogue": [c.dialogue for c in ctxs],
+            "turn": [c.turn for c in ctxs],
+            "human": [c.human for c in ctxs],
+            "human_label": [c.labels[0] if c.labels else None for c in ctxs],
+            "system": sys_text,
+            "system_label": labels,
+            "p_same": p_same,
+            "system_recommends": [
+                mentions_movie(t, titles[c.dialogue]) for c, t in zip(ctxs, sys_text)
+            ],
+        }
+    )
     table["match"] = (table["system_label"] == table["human_label"]).astype(int)
     table["human_labels"] = [" ".join(c.labels) for c in ctxs]
     table["system_sentence_labels"] = [" ".join(labs) for labs in sentence_labels]
-    table["sentence_match"] = [sentence_match(labs, c.labels) for labs, c in zip(sentence_labels, ctxs)]
+    table["sentence_match"] = [
+        sentence_match(labs, c.labels) for labs, c in zip(sentence_labels, ctxs)
+    ]
     # explicit BA over complete dialogues (every recommender turn answered)
     by_d = {d.id: d for d in dialogues}
-    complete = [did for did, g in table.groupby("dialogue", sort=False) if len(g) == len(turn_labels(by_d[did]))]
+    complete = [
+        did
+        for did, g in table.groupby("dialogue", sort=False)
+        if len(g) == len(turn_labels(by_d[did]))
+    ]
     hum = [turn_labels(by_d[did]) for did in complete]
-    sysl = [[[lab] for lab in table[table["dialogue"] == did].sort_values("turn")["system_label"]] for did in complete]
-    model = TransitionModel.fit([[t[0] for t in turn_labels(d) if t] for d in (reference or dialogues)], order)
+    sysl = [
+        [[lab] for lab in table[table["dialogue"] == did].sort_values("turn")["system_label"]]
+        for did in complete
+    ]
+    model = TransitionModel.fit(
+        [[t[0] for t in turn_labels(d) if t] for d in (reference or dialogues)], order
+    )
     counted = table["turn"] > 0
     first_rec = table[table["system_recommends"]].groupby("dialogue")["turn"].min()
     metrics = {
-        "dialogues": len(complete), "turns": len(table), "missing_responses": len(missing),
+        "dialogues": len(complete),
+        "turns": len(table),
+        "missing_responses": len(missing),
         "explicit_ba": explicit_ba(sysl, hum, normalise="formula") if complete else np.nan,
         "explicit_ba_counted": explicit_ba(sysl, hum, normalise="counted") if complete else np.nan,
         "entropy_ba": entropy_weighted_ba(sysl, hum, model) if complete else np.nan,
         "explicit_ba_sentences": float(table.loc[counted, "sentence_match"].mean()),
         "implicit_ba": float(table.loc[counted, "p_same"].mean()),
         "implicit_ba_share": float((table.loc[counted, "p_same"] >= 0.5).mean()),
-        "bleu4": bleu(table["system"], table["human"], 4), "bleu2": bleu(table["system"], table["human"], 2),
-        "dist1": dist(table["system"], 1), "dist2": dist(table["system"], 2),
+        "bleu4": bleu(table["system"], table["human"], 4),
+        "bleu2": bleu(table["system"], table["human"], 2),
+        "dist1": dist(table["system"], 1),
+        "dist2": dist(table["system"], 2),
         "human_dist2": dist(table["human"], 2),
-        "turns_before_rec": float(first_rec.reindex(table["dialogue"].unique()).fillna(
-            table.groupby("dialogue")["turn"].max() + 1).mean()),
+        "turns_before_rec": float(
+            first_rec.reindex(table["dialogue"].unique())
+            .fillna(table.groupby("dialogue")["turn"].max() + 1)
+            .mean()
+        ),
     }
     return metrics, table
 
@@ -206,15 +304,31 @@ def strategy_distributions(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([h, s], axis=1).fillna(0.0).rename_axis("strategy").reset_index()
 
 
-def write_tables(store: RunStore, metrics: dict[str, float], table: pd.DataFrame) -> list[tuple[str, str]]:
+def write_tables(
+    store: RunStore, metrics: dict[str, float], table: pd.DataFrame
+) -> list[tuple[str, str]]:
     """The behavior tables of a run: metrics, per-turn values, mismatched turns (the drill-down of
     explicit BA) and strategy distributions; returns (name, caption) pairs in report order."""
     store.write_table("behavior_metrics", pd.DataFrame([metrics]))
     store.write_table("behavior_strategy_distribution", strategy_distributions(table))
     store.write_table("behavior_mismatches", table[(table["match"] == 0) & (table["turn"] > 0)])
     store.write_table("behavior_turns", table)
-    return [("behavior_metrics", "Behavior alignment, lexical overlap and diversity of the system's responses"),
-            ("behavior_strategy_distribution", "Share of each strategy among the human's and the system's responses"),
-            ("behavior_mismatches", "Counted turns where the system's strategy differs from the human's"),
-            ("behavior_turns", "Every answered recommender turn: both responses, their strategies, match and "
-                               "P(same strategy)")]
+    return [
+        (
+            "behavior_metrics",
+            "Behavior alignment, lexical overlap and diversity of the system's responses",
+        ),
+        (
+            "behavior_strategy_distribution",
+            "Share of each strategy among the human's and the system's responses",
+        ),
+        (
+            "behavior_mismatches",
+            "Counted turns where the system's strategy differs from the human's",
+        ),
+        (
+            "behavior_turns",
+            "Every answered recommender turn: both responses, their strategies, match and "
+            "P(same strategy)",
+        ),
+    ]

@@ -24,6 +24,7 @@ from human dialogues (additive smoothing α over the 14 labels, ``<s>`` padding)
 by 1 / max(H_k, h_min) with H_k the entropy (bits) of that distribution given the *human* history, and
 BA_w = Σ w_k BA_k / Σ w_k over counted turns.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,7 +45,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 def turn_labels(dialogue: Dialogue) -> TurnLabels:
-    return [[u.strategy for u in t.utterances if u.strategy] for t in dialogue.turns if t.role.is_recommender]
+    return [
+        [u.strategy for u in t.utterances if u.strategy]
+        for t in dialogue.turns
+        if t.role.is_recommender
+    ]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -72,18 +77,29 @@ def _match(system: list[str], human: list[str], mode: str) -> int:
     return int(system[0] == human[0]) if mode == "first" else int(system[0] in human)
 
 
-def explicit_ba(system: Sequence[TurnLabels], human: Sequence[TurnLabels], *,
-                normalise: Literal["formula", "counted"] = "formula", turn_label: str = "first",
-                skip_first: bool = True) -> float:
+def explicit_ba(
+    system: Sequence[TurnLabels],
+    human: Sequence[TurnLabels],
+    *,
+    normalise: Literal["formula", "counted"] = "formula",
+    turn_label: str = "first",
+    skip_first: bool = True,
+) -> float:
     """BA of a collection: ``system[d][k]`` and ``human[d][k]`` are the labels of turn k of dialogue d."""
     if len(system) != len(human):
-        raise CrsevalError(f"{len(system)} system dialogues but {len(human)} human ones", field="system",
-                           expected="one system dialogue per human dialogue")
+        raise CrsevalError(
+            f"{len(system)} system dialogues but {len(human)} human ones",
+            field="system",
+            expected="one system dialogue per human dialogue",
+        )
     hits = counted = total = 0
     for d, (s, h) in enumerate(zip(system, human)):
         if len(s) != len(h):
-            raise CrsevalError(f"dialogue #{d}: {len(s)} system turns vs {len(h)} human turns", field="system",
-                               expected="one system response per human recommender turn")
+            raise CrsevalError(
+                f"dialogue #{d}: {len(s)} system turns vs {len(h)} human turns",
+                field="system",
+                expected="one system response per human recommender turn",
+            )
         total += len(h)
         for k in range(1 if skip_first else 0, len(h)):
             hits += _match(s[k], h[k], turn_label)
@@ -102,16 +118,18 @@ class TransitionModel:
     labels: tuple[str, ...] = LABELS
 
     @classmethod
-    def fit(cls, sequences: Iterable[Sequence[str]], order: int = 1, alpha: float = 1.0) -> "TransitionModel":
+    def fit(
+        cls, sequences: Iterable[Sequence[str]], order: int = 1, alpha: float = 1.0
+    ) -> "TransitionModel":
         counts: dict[tuple[str, ...], Counter] = defaultdict(Counter)
         for seq in sequences:
             padded = ["<s>"] * order + list(seq)
             for k in range(order, len(padded)):
-                counts[tuple(padded[k - order:k])][padded[k]] += 1
+                counts[tuple(padded[k - order : k])][padded[k]] += 1
         return cls(order, alpha, dict(counts))
 
     def distribution(self, history: Sequence[str]) -> np.ndarray:
-        ctx = tuple((["<s>"] * self.order + list(history))[-self.order:]) if self.order else ()
+        ctx = tuple((["<s>"] * self.order + list(history))[-self.order :]) if self.order else ()
         c = self.counts.get(ctx, Counter())
         counts = np.array([c[lab] for lab in self.labels], dtype=float) + self.alpha
         return counts / counts.sum()
@@ -121,8 +139,15 @@ class TransitionModel:
         return float(-(p * np.log2(p)).sum())
 
 
-def entropy_weighted_ba(system: Sequence[TurnLabels], human: Sequence[TurnLabels], model: TransitionModel, *,
-                        h_min: float = 0.1, turn_label: str = "first", skip_first: bool = True) -> float:
+def entropy_weighted_ba(
+    system: Sequence[TurnLabels],
+    human: Sequence[TurnLabels],
+    model: TransitionModel,
+    *,
+    h_min: float = 0.1,
+    turn_label: str = "first",
+    skip_first: bool = True,
+) -> float:
     num = den = 0.0
     for s, h in zip(system, human):
         first = [t[0] if t else "no_strategy" for t in h]
@@ -131,7 +156,6 @@ def entropy_weighted_ba(system: Sequence[TurnLabels], human: Sequence[TurnLabels
             num += w * _match(s[k], h[k], turn_label)
             den += w
     return num / den if den else float("nan")
-
 
 
 # ---- dialogue-level behaviour statistics -----------------------------------------------------------
@@ -151,10 +175,16 @@ def dialogue_stats(dialogues: Sequence[Dialogue], titles: Sequence[str] = ()) ->
     for d in dialogues:
         rec_turns = [t for t in d.turns if t.role.is_recommender]
         first = next((i for i, t in enumerate(rec_turns) if recommends(t, titles)), None)
-        rows.append({"dialogue": d.id, "recommender_turns": len(rec_turns),
-                     "turns_before_first_rec": first if first is not None else len(rec_turns),
-                     "recommended": first is not None, "outcome": d.metadata.get("outcome"),
-                     "accepted": d.metadata.get("accepted")})
+        rows.append(
+            {
+                "dialogue": d.id,
+                "recommender_turns": len(rec_turns),
+                "turns_before_first_rec": first if first is not None else len(rec_turns),
+                "recommended": first is not None,
+                "outcome": d.metadata.get("outcome"),
+                "accepted": d.metadata.get("accepted"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -168,34 +198,51 @@ def summary_stats(dialogues: Sequence[Dialogue], titles: Sequence[str] = ()) -> 
     s = dialogue_stats(dialogues, titles)
     acc = s["accepted"].dropna()
     good = s["outcome"].dropna()
-    return {"dialogues": len(s), "mean turns before first recommendation": float(s["turns_before_first_rec"].mean()),
-            "dialogues without a recommendation": int((~s["recommended"]).sum()),
-            "success rate (accepted)": float(acc.astype(bool).mean()) if len(acc) else math.nan,
-            "success rate (accepted and rated 4-5)": float((good == "accept_rating_good").mean()) if len(good)
-            else math.nan}
+    return {
+        "dialogues": len(s),
+        "mean turns before first recommendation": float(s["turns_before_first_rec"].mean()),
+        "dialogues without a recommendation": int((~s["recommended"]).sum()),
+        "success rate (accepted)": float(acc.astype(bool).mean()) if len(acc) else math.nan,
+        "success rate (accepted and rated 4-5)": float((good == "accept_rating_good").mean())
+        if len(good)
+        else math.nan,
+    }
 
 
 def labels_ba(dialogues: Sequence[Dialogue], path, order: int = 1) -> dict[str, float]:
     """Explicit and entropy-weighted BA of a system whose strategies are given in a CSV
     ``dialogue,turn,strategy`` (turn = recommender-turn index), against the human labels."""
     from crseval.data.io import read_rows
+
     _, it = read_rows(path, required=("dialogue", "turn", "strategy"))
     given: dict[str, dict[int, str]] = {}
     for line, r in it:
         strategy = r["strategy"].strip()  # empty: the system's turn has no label
         if strategy and strategy not in LABELS:  # a typo must not count silently as a mismatch
-            raise CrsevalError(f"strategy {strategy!r} is outside the taxonomy", file=path, line=line,
-                               field="strategy", expected="one of " + ", ".join(LABELS))
+            raise CrsevalError(
+                f"strategy {strategy!r} is outside the taxonomy",
+                file=path,
+                line=line,
+                field="strategy",
+                expected="one of " + ", ".join(LABELS),
+            )
         try:
             given.setdefault(r["dialogue"], {})[int(r["turn"])] = strategy
         except ValueError:
-            raise CrsevalError("turn is not an integer", file=path, line=line, field="turn") from None
+            raise CrsevalError(
+                "turn is not an integer", file=path, line=line, field="turn"
+            ) from None
     evaluated = [d for d in dialogues if d.id in given]
     if not evaluated:
-        raise CrsevalError("no dialogue id of the labels file is in the data", file=path, field="dialogue")
+        raise CrsevalError(
+            "no dialogue id of the labels file is in the data", file=path, field="dialogue"
+        )
     hum = [turn_labels(d) for d in evaluated]
     sysl = [[[given[d.id].get(k, "")] for k in range(len(h))] for d, h in zip(evaluated, hum)]
     model = TransitionModel.fit([[t[0] for t in turn_labels(d) if t] for d in dialogues], order)
-    return {"evaluated dialogues": len(evaluated), "explicit_ba": explicit_ba(sysl, hum),
-            "explicit_ba_counted": explicit_ba(sysl, hum, normalise="counted"),
-            "entropy_ba": entropy_weighted_ba(sysl, hum, model)}
+    return {
+        "evaluated dialogues": len(evaluated),
+        "explicit_ba": explicit_ba(sysl, hum),
+        "explicit_ba_counted": explicit_ba(sysl, hum, normalise="counted"),
+        "entropy_ba": entropy_weighted_ba(sysl, hum, model),
+    }

@@ -18,6 +18,7 @@ Evaluation: k-fold cross-validation grouped by dialogue (pairs are built inside 
 that fold's sentences only), accuracy and Cohen's κ per fold, and out-of-distribution evaluation
 on any labelled sentence set.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,21 +45,26 @@ def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def posterior_features(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
-    return np.hstack([pa * pb, np.abs(pa - pb), (pa * pb).sum(axis=1, keepdims=True)]).astype(np.float32)
+    return np.hstack([pa * pb, np.abs(pa - pb), (pa * pb).sum(axis=1, keepdims=True)]).astype(
+        np.float32
+    )
 
 
 def _strategy_model(seed: int) -> LogisticRegression:
     return LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced", random_state=seed)
 
 
-def out_of_fold_posteriors(x, y: np.ndarray, groups: Sequence, seed: int, max_folds: int = 4
-                           ) -> tuple[np.ndarray, list[str]]:
+def out_of_fold_posteriors(
+    x, y: np.ndarray, groups: Sequence, seed: int, max_folds: int = 4
+) -> tuple[np.ndarray, list[str]]:
     """Strategy posteriors for every row from a model that never saw its dialogue (columns: sorted classes),
     with folds grouped by dialogue and stratified by strategy; and the strategies some training fold lacked
     (those found in too few dialogues: their held-out rows get posterior 0 for them)."""
     classes = np.unique(y)
     n = min(max_folds, len(set(groups)))
-    with warnings.catch_warnings():  # a class with fewer rows than folds is expected here and reported below
+    with (
+        warnings.catch_warnings()
+    ):  # a class with fewer rows than folds is expected here and reported below
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
         splits = list(StratifiedGroupKFold(n, shuffle=True, random_state=seed).split(x, y, groups))
     oof = np.zeros((len(y), len(classes)))
@@ -70,27 +76,60 @@ def out_of_fold_posteriors(x, y: np.ndarray, groups: Sequence, seed: int, max_fo
 
 
 class PairClassifier:
-    def __init__(self, embedder: Embedder, head: str = "logreg", with_embeddings: bool = False, seed: int = 0,
-                 lexical: bool = True, cosine: bool = True) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        head: str = "logreg",
+        with_embeddings: bool = False,
+        seed: int = 0,
+        lexical: bool = True,
+        cosine: bool = True,
+    ) -> None:
         if head not in ("logreg", "mlp"):
             raise ValueError("head must be 'logreg' or 'mlp'")
-        self.embedder, self.head, self.with_embeddings, self.seed = embedder, head, with_embeddings, seed
+        self.embedder, self.head, self.with_embeddings, self.seed = (
+            embedder,
+            head,
+            with_embeddings,
+            seed,
+        )
         self.cosine = cosine  # the two sentences' embedding cosine beside their posteriors (see the module note)
-        self.use_lexical, self.lexical = lexical, None  # TF-IDF terms beside the embedding (see classifier.py)
-        self.confusable: dict[str, str] = {}  # class → its most-confused class in training (the harder OOD test)
-        self.unseen_in_folds: list[str] = []  # strategies too rare to be in every out-of-fold training part
-        self.strategy = _strategy_model(seed)  # the 13 strategies: the posteriors the pair head reads
-        self.tagger = _strategy_model(seed)    # + no_strategy: the labels explicit BA compares
-        self.model = (LogisticRegression(C=4.0, max_iter=3000, random_state=seed) if head == "logreg" else
-                      MLPClassifier(hidden_layer_sizes=(64,), early_stopping=True, max_iter=200, random_state=seed))
+        self.use_lexical, self.lexical = (
+            lexical,
+            None,
+        )  # TF-IDF terms beside the embedding (see classifier.py)
+        self.confusable: dict[
+            str, str
+        ] = {}  # class → its most-confused class in training (the harder OOD test)
+        self.unseen_in_folds: list[
+            str
+        ] = []  # strategies too rare to be in every out-of-fold training part
+        self.strategy = _strategy_model(
+            seed
+        )  # the 13 strategies: the posteriors the pair head reads
+        self.tagger = _strategy_model(seed)  # + no_strategy: the labels explicit BA compares
+        self.model = (
+            LogisticRegression(C=4.0, max_iter=3000, random_state=seed)
+            if head == "logreg"
+            else MLPClassifier(
+                hidden_layer_sizes=(64,), early_stopping=True, max_iter=200, random_state=seed
+            )
+        )
 
-    def _features(self, a: Sequence[str], b: Sequence[str], posterior: dict[str, np.ndarray]) -> np.ndarray:
-        x = posterior_features(np.stack([posterior[t] for t in a]), np.stack([posterior[t] for t in b]))
+    def _features(
+        self, a: Sequence[str], b: Sequence[str], posterior: dict[str, np.ndarray]
+    ) -> np.ndarray:
+        x = posterior_features(
+            np.stack([posterior[t] for t in a]), np.stack([posterior[t] for t in b])
+        )
         if self.with_embeddings or self.cosine:
             emb = dict(zip(posterior, self.embedder.encode(list(posterior))))
             u, v = np.stack([emb[t] for t in a]), np.stack([emb[t] for t in b])
-            x = np.hstack([x] + ([(u * v).sum(axis=1, keepdims=True)] if self.cosine else []) +
-                          ([pair_features(u, v)] if self.with_embeddings else [])).astype(np.float32)
+            x = np.hstack(
+                [x]
+                + ([(u * v).sum(axis=1, keepdims=True)] if self.cosine else [])
+                + ([pair_features(u, v)] if self.with_embeddings else [])
+            ).astype(np.float32)
         return x
 
     def fit(self, sentences: pd.DataFrame, pairs: pd.DataFrame) -> "PairClassifier":
@@ -100,20 +139,33 @@ class PairClassifier:
         x = strategy_inputs(self.embedder, self.lexical, sentences["text"])
         y = sentences["label"].to_numpy()
         keep = np.flatnonzero(y != NO_STRATEGY)
-        with warnings.catch_warnings():  # few sentences per strategy (the demo's sample) are not a regression
-            warnings.filterwarnings("ignore", message="The number of unique classes", category=UserWarning)
+        with (
+            warnings.catch_warnings()
+        ):  # few sentences per strategy (the demo's sample) are not a regression
+            warnings.filterwarnings(
+                "ignore", message="The number of unique classes", category=UserWarning
+            )
             self.tagger.fit(x, y)
             x, y = x[keep], y[keep]
             self.strategy.fit(x, y)
-            oof, self.unseen_in_folds = out_of_fold_posteriors(x, y, sentences["dialogue"].to_numpy()[keep],
-                                                               self.seed)
+            oof, self.unseen_in_folds = out_of_fold_posteriors(
+                x, y, sentences["dialogue"].to_numpy()[keep], self.seed
+            )
         posterior = dict(zip(sentences["text"].to_numpy()[keep], oof))
-        self.model.fit(self._features(pairs["a"].tolist(), pairs["b"].tolist(), posterior), pairs["same"].to_numpy())
+        self.model.fit(
+            self._features(pairs["a"].tolist(), pairs["b"].tolist(), posterior),
+            pairs["same"].to_numpy(),
+        )
         return self
 
     def posteriors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         uniq = list(dict.fromkeys(texts))
-        return dict(zip(uniq, self.strategy.predict_proba(strategy_inputs(self.embedder, self.lexical, uniq))))
+        return dict(
+            zip(
+                uniq,
+                self.strategy.predict_proba(strategy_inputs(self.embedder, self.lexical, uniq)),
+            )
+        )
 
     def predict_strategy(self, texts: Sequence[str]) -> np.ndarray:
         return self.tagger.predict(strategy_inputs(self.embedder, self.lexical, texts))
@@ -126,8 +178,12 @@ class PairClassifier:
     def save(self, path: str | Path, signature: dict | None = None) -> None:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        arrays = {"s_coef": self.strategy.coef_, "s_intercept": self.strategy.intercept_,
-                  "t_coef": self.tagger.coef_, "t_intercept": self.tagger.intercept_}
+        arrays = {
+            "s_coef": self.strategy.coef_,
+            "s_intercept": self.strategy.intercept_,
+            "t_coef": self.tagger.coef_,
+            "t_intercept": self.tagger.intercept_,
+        }
         if self.lexical is not None:
             arrays["lexical_idf"] = self.lexical.v.idf_
         if self.head == "logreg":
@@ -136,22 +192,41 @@ class PairClassifier:
             arrays.update({f"W{i}": w for i, w in enumerate(self.model.coefs_)})
             arrays.update({f"b{i}": b for i, b in enumerate(self.model.intercepts_)})
         np.savez(p.with_suffix(".npz"), **arrays)
-        p.with_suffix(".json").write_text(json.dumps({
-            "head": self.head, "with_embeddings": self.with_embeddings, "cosine": self.cosine,
-            "embedder": self.embedder.name,
-            "classes": list(self.strategy.classes_), "tagger_classes": list(self.tagger.classes_),
-            "signature": signature or {}, "confusable": self.confusable,
-            "lexical_vocabulary": self.lexical.vocabulary if self.lexical is not None else None}, indent=2))
+        p.with_suffix(".json").write_text(
+            json.dumps(
+                {
+                    "head": self.head,
+                    "with_embeddings": self.with_embeddings,
+                    "cosine": self.cosine,
+                    "embedder": self.embedder.name,
+                    "classes": list(self.strategy.classes_),
+                    "tagger_classes": list(self.tagger.classes_),
+                    "signature": signature or {},
+                    "confusable": self.confusable,
+                    "lexical_vocabulary": self.lexical.vocabulary
+                    if self.lexical is not None
+                    else None,
+                },
+                indent=2,
+            )
+        )
 
     @classmethod
     def load(cls, path: str | Path, embedder: Embedder) -> "PairClassifier":
         p = Path(path)
         meta = json.loads(p.with_suffix(".json").read_text())
         if meta["embedder"] != embedder.name:
-            raise ValueError(f"model was trained with embedder {meta['embedder']!r}, not {embedder.name!r}")
+            raise ValueError(
+                f"model was trained with embedder {meta['embedder']!r}, not {embedder.name!r}"
+            )
         w = np.load(p.with_suffix(".npz"))
-        clf = cls(embedder, meta["head"], meta["with_embeddings"], lexical=bool(meta.get("lexical_vocabulary")),
-                  cosine=meta.get("cosine", False))  # models saved before the cosine feature have none
+        clf = cls(
+            embedder,
+            meta["head"],
+            meta["with_embeddings"],
+            lexical=bool(meta.get("lexical_vocabulary")),
+            cosine=meta.get("cosine", False),
+        )  # models saved before the cosine feature have none
         if clf.use_lexical:
             clf.lexical = Lexical(meta["lexical_vocabulary"], w["lexical_idf"])
         clf.strategy.classes_ = np.array(meta["classes"])
@@ -168,6 +243,7 @@ class PairClassifier:
             m.coef_, m.intercept_ = w["coef"], w["intercept"]
         else:
             from sklearn.preprocessing import LabelBinarizer
+
             n = len([k for k in w.files if k.startswith("W")])
             m.coefs_ = [w[f"W{i}"] for i in range(n)]
             m.intercepts_ = [w[f"b{i}"] for i in range(n)]
@@ -192,15 +268,27 @@ class PairCV:
     def accuracy_ci(self, level: float = 0.95) -> tuple[float, float]:
         """t interval of the mean over folds (folds share training dialogues, so it is, if anything, narrow)."""
         from scipy import stats
+
         a = np.asarray(self.fold_accuracy)
         half = stats.t.ppf((1 + level) / 2, len(a) - 1) * a.std(ddof=1) / np.sqrt(len(a))
         return float(a.mean() - half), float(a.mean() + half)
 
 
-def cross_validate(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 20000, hard: int = 0,
-                   hard_classes: dict[str, str] | None = None, head: str = "logreg", with_embeddings: bool = False,
-                   n_splits: int = 5, test_pairs: int = 4000, seed: int = 0, lexical: bool = True,
-                   encoder: Callable[[pd.DataFrame, int], Embedder] | None = None) -> PairCV:
+def cross_validate(
+    sentences: pd.DataFrame,
+    embedder: Embedder,
+    *,
+    n_pairs: int = 20000,
+    hard: int = 0,
+    hard_classes: dict[str, str] | None = None,
+    head: str = "logreg",
+    with_embeddings: bool = False,
+    n_splits: int = 5,
+    test_pairs: int = 4000,
+    seed: int = 0,
+    lexical: bool = True,
+    encoder: Callable[[pd.DataFrame, int], Embedder] | None = None,
+) -> PairCV:
     """Grouped k-fold: train pairs from training dialogues only, test pairs (Original design) from
     the held-out dialogues only. ``encoder(train_sentences, fold)``, when given, makes each fold's own
     encoder (e.g. fine-tuned on that fold's training sentences only) instead of ``embedder``."""
@@ -218,21 +306,34 @@ def cross_validate(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int 
     return PairCV(accs, kappas)
 
 
-def random_split(sentences: pd.DataFrame, embedder: Embedder, *, n_pairs: int = 20000, head: str = "logreg",
-                 test_pairs: int = 4000, seed: int = 0, lexical: bool = True) -> dict[str, float]:
+def random_split(
+    sentences: pd.DataFrame,
+    embedder: Embedder,
+    *,
+    n_pairs: int = 20000,
+    head: str = "logreg",
+    test_pairs: int = 4000,
+    seed: int = 0,
+    lexical: bool = True,
+) -> dict[str, float]:
     """The Behavior Alignment paper's protocol (Original design): one pool of pairs split at random, so
     the test pairs' sentences also occur in training pairs (and trained the strategy model and encoder)."""
     pool = make_pairs(sentences, n_pairs + test_pairs, seed=seed + 200)
     order = np.random.default_rng(seed).permutation(len(pool))
-    clf = PairClassifier(embedder, head, seed=seed, lexical=lexical).fit(sentences, pool.iloc[order[:n_pairs]])
+    clf = PairClassifier(embedder, head, seed=seed, lexical=lexical).fit(
+        sentences, pool.iloc[order[:n_pairs]]
+    )
     return evaluate_pairs(clf, pool.iloc[order[n_pairs:]])
 
 
 def evaluate_pairs(clf, pairs: pd.DataFrame) -> dict[str, float]:
     """Accuracy and κ of any pair model with ``proba(a, b)`` (fast mode or cross-encoder)."""
     pred = (clf.proba(pairs["a"], pairs["b"]) >= 0.5).astype(int)
-    return {"pairs": len(pairs), "accuracy": float(np.mean(pred == pairs["same"])),
-            "kappa": float(cohen_kappa_score(pairs["same"], pred))}
+    return {
+        "pairs": len(pairs),
+        "accuracy": float(np.mean(pred == pairs["same"])),
+        "kappa": float(cohen_kappa_score(pairs["same"], pred)),
+    }
 
 
 def weighted_kappa(same: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -245,18 +346,22 @@ def weighted_kappa(same: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndar
         return (agree - chance) / (1 - chance)
 
 
-def pair_kappa_draws(same, preds, sentence_a, sentence_b, *, n_boot: int = 1000, seed: int = 0) -> np.ndarray:
+def pair_kappa_draws(
+    same, preds, sentence_a, sentence_b, *, n_boot: int = 1000, seed: int = 0
+) -> np.ndarray:
     """Bootstrap draws of pair κ (one row per prediction vector in ``preds``, the same resamples for all) over
     resamples of the *sentences* (pairs share sentences, so pairs are not independent draws): a resample
     that draws sentence i c_i times weighs the pair (i, j) c_i · c_j."""
     from crseval.stats.bootstrap import resample_blocks
+
     same = np.asarray(same, float)
     a, b = np.asarray(sentence_a), np.asarray(sentence_b)
     n = int(max(a.max(), b.max())) + 1
     draws = []
-    for block in resample_blocks(n, n_boot, np.random.default_rng(seed), cells=2_000_000 // max(len(a) // n, 1)):
+    for block in resample_blocks(
+        n, n_boot, np.random.default_rng(seed), cells=2_000_000 // max(len(a) // n, 1)
+    ):
         counts = np.stack([np.bincount(idx, minlength=n) for idx in block]).astype(float)
         w = counts[:, a] * counts[:, b]
         draws.append(np.stack([weighted_kappa(same, np.asarray(p, float), w) for p in preds]))
     return np.concatenate(draws, axis=1)
-

@@ -1,5 +1,6 @@
 """The behavior-alignment jobs: ``tag`` (LLM tagger vs classifier), ``run`` (a system answers every recommender turn; explicit, entropy-weighted and
 implicit BA, BLEU, DIST) and ``meta`` (do the metrics track quality and agree with people?)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,7 +16,9 @@ from crseval.core.signature import make_signature
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
 
-DATA_HELP = "INSPIRED file or folder (labelled human dialogues), or 'sample' for the bundled dialogues."
+DATA_HELP = (
+    "INSPIRED file or folder (labelled human dialogues), or 'sample' for the bundled dialogues."
+)
 SPLIT_HELP = "Held-out INSPIRED split (the rest trains the classifiers)."
 
 
@@ -25,6 +28,7 @@ def data_field():
 
 def dialogues(data: str):
     from crseval.data import load_dataset
+
     return load_dataset("sample").dialogues if data == "sample" else load_dataset("inspired", data)
 
 
@@ -40,13 +44,19 @@ def pair_model(train, data_sig: str, seed: int = 0, saved: Path | None = None):
     ``train`` (cached by a signature naming exactly those dialogues)."""
     if saved is not None:
         from crseval.behavior.reuse import load_pair_model
+
         return (*load_pair_model(saved), None)
     from crseval.behavior.train import TrainConfig, train_pair_model
     from crseval.core.signature import content_hash
     from crseval.text.embed import get_embedder
+
     ids = content_hash(",".join(sorted(d.id for d in train)).encode(), 8)
-    return train_pair_model(train, get_embedder(), TrainConfig(20000, 2000, 0.7, "logreg", seed),
-                            data_signature=f"{data_sig}|trained-on:{len(train)}-dialogues:{ids}")
+    return train_pair_model(
+        train,
+        get_embedder(),
+        TrainConfig(20000, 2000, 0.7, "logreg", seed),
+        data_signature=f"{data_sig}|trained-on:{len(train)}-dialogues:{ids}",
+    )
 
 
 # ---- tag -----------------------------------------------------------------------------------------
@@ -54,8 +64,12 @@ class TagConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     data: str = data_field()
     limit: int = Field(40, ge=1, description="Held-out sentences to tag (seeded sample).")
-    shots: int = Field(1, ge=0, le=10, description="Few-shot examples per strategy, from training dialogues "
-                                                   "(0: zero-shot only).")
+    shots: int = Field(
+        1,
+        ge=0,
+        le=10,
+        description="Few-shot examples per strategy, from training dialogues (0: zero-shot only).",
+    )
     llm: LLMConfig = LLMConfig()
     test_split: str = Field("test", description=SPLIT_HELP)
     seed: int = Field(0, description="Seed of the sample and the examples.")
@@ -68,17 +82,30 @@ def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.classifier import StrategyClassifier, labelled_sentences
     from crseval.behavior.tagger import few_shot_examples, tag as llm_tag
     from crseval.text.embed import get_embedder
+
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
     train_s, test_s = labelled_sentences(train_d), labelled_sentences(test_d)
     test_s = test_s.sample(min(config.limit, len(test_s)), random_state=config.seed)
-    clf = StrategyClassifier(get_embedder(), seed=config.seed).fit(train_s["text"], train_s["label"])
-    predictions = {"classifier (MiniLM + TF-IDF, logistic regression)": list(clf.predict(test_s["text"].tolist()))}
+    clf = StrategyClassifier(get_embedder(), seed=config.seed).fit(
+        train_s["text"], train_s["label"]
+    )
+    predictions = {
+        "classifier (MiniLM + TF-IDF, logistic regression)": list(
+            clf.predict(test_s["text"].tolist())
+        )
+    }
     client = make_client(config.llm, store.cache_path)
-    shots = [(f"LLM {config.shots}-shot", few_shot_examples(train_s, config.shots, config.seed))] if config.shots else []
+    shots = (
+        [(f"LLM {config.shots}-shot", few_shot_examples(train_s, config.shots, config.seed))]
+        if config.shots
+        else []
+    )
     try:
         for name, ex in [("LLM zero-shot", [])] + shots:
-            predictions[name] = llm_tag(client, test_s["text"].tolist(), ex, progress(name, len(test_s)))
+            predictions[name] = llm_tag(
+                client, test_s["text"].tolist(), ex, progress(name, len(test_s))
+            )
         identity = client.identity()
     finally:
         client.close()
@@ -86,37 +113,71 @@ def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
     rows = []
     for name, pred in predictions.items():
         filled = [p if p is not None else "unparsed" for p in pred]
-        rows.append({"tagger": name, "sentences": len(truth), "unparsed": sum(p is None for p in pred),
-                     "accuracy": float(np.mean([p == t for p, t in zip(filled, truth)])),
-                     "kappa": float(cohen_kappa_score(truth, filled))})
+        rows.append(
+            {
+                "tagger": name,
+                "sentences": len(truth),
+                "unparsed": sum(p is None for p in pred),
+                "accuracy": float(np.mean([p == t for p, t in zip(filled, truth)])),
+                "kappa": float(cohen_kappa_score(truth, filled)),
+            }
+        )
     table = pd.DataFrame(rows)
     store.write_table("tagger_comparison", table)
-    sig = make_signature(data=ds.info.signature(), llm=identity,
-                         metric={"sentences": len(truth), "shots": config.shots, "seed": config.seed})
+    sig = make_signature(
+        data=ds.info.signature(),
+        llm=identity,
+        metric={"sentences": len(truth), "shots": config.shots, "seed": config.seed},
+    )
     store.save_signature(sig)
-    store.add_section("Strategy taggers", "Accuracy and Cohen's κ of each tagger against the human labels of "
-                      "sentences from held-out dialogues.", tables=["tagger_comparison"])
-    return Result("behavior.tag", f"strategy taggers on {len(truth)} held-out sentences", table.round(3), sig,
-                  store.root)
+    store.add_section(
+        "Strategy taggers",
+        "Accuracy and Cohen's κ of each tagger against the human labels of "
+        "sentences from held-out dialogues.",
+        tables=["tagger_comparison"],
+    )
+    return Result(
+        "behavior.tag",
+        f"strategy taggers on {len(truth)} held-out sentences",
+        table.round(3),
+        sig,
+        store.root,
+    )
 
 
 # ---- run -----------------------------------------------------------------------------------------
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     data: str = data_field()
-    limit: int | None = Field(None, ge=1, description="Evaluate only the first N evaluated dialogues.")
-    responses: Path | None = Field(None, description="Use this responses file (JSONL/CSV: dialogue, turn, response) "
-                                                     "instead of generating.")
-    system: str | None = Field(None, description="Your own system answers instead of the LLM: 'module:function' "
-                                                 "(a module in the working folder is found) or an http(s):// "
-                                                 "endpoint, both speaking the plug-in protocol (see the README).")
+    limit: int | None = Field(
+        None, ge=1, description="Evaluate only the first N evaluated dialogues."
+    )
+    responses: Path | None = Field(
+        None,
+        description="Use this responses file (JSONL/CSV: dialogue, turn, response) "
+        "instead of generating.",
+    )
+    system: str | None = Field(
+        None,
+        description="Your own system answers instead of the LLM: 'module:function' "
+        "(a module in the working folder is found) or an http(s):// "
+        "endpoint, both speaking the plug-in protocol (see the README).",
+    )
     llm: LLMConfig = LLMConfig()
     test_split: str = Field("test", description=SPLIT_HELP)
-    order: int = Field(1, ge=0, le=5, description="History length t of the entropy model (entropy-weighted BA).")
-    tagger: Literal["classifier", "llm"] = Field("classifier", description="Who labels the system's strategies for "
-                                                 "explicit BA: classifier (trained on the other split) or llm.")
-    pair_model: Path | None = Field(None, description="A pair model saved by `behavior train` (its run directory, or "
-                                                 "model.json): used as is, nothing is retrained.")
+    order: int = Field(
+        1, ge=0, le=5, description="History length t of the entropy model (entropy-weighted BA)."
+    )
+    tagger: Literal["classifier", "llm"] = Field(
+        "classifier",
+        description="Who labels the system's strategies for "
+        "explicit BA: classifier (trained on the other split) or llm.",
+    )
+    pair_model: Path | None = Field(
+        None,
+        description="A pair model saved by `behavior train` (its run directory, or "
+        "model.json): used as is, nothing is retrained.",
+    )
 
 
 def metrics_table(metrics: dict[str, float]) -> pd.DataFrame:
@@ -126,39 +187,59 @@ def metrics_table(metrics: dict[str, float]) -> pd.DataFrame:
 
 def _plugin(target: str):
     from crseval.simulation.plugins import CallableCRS, HttpCRS, load_callable
+
     if target.startswith(("http://", "https://")):
         return HttpCRS("system", target)
     return CallableCRS("system", load_callable(target, Path.cwd()))
 
 
-def _responses(config: RunConfig, test_d, client, store: RunStore, progress: Progress) -> tuple[pd.DataFrame, int]:
+def _responses(
+    config: RunConfig, test_d, client, store: RunStore, progress: Progress
+) -> tuple[pd.DataFrame, int]:
     """(responses, how many could not be generated)."""
-    from crseval.behavior.evaluate import contexts, generate_responses, generate_with, load_responses
+    from crseval.behavior.evaluate import (
+        contexts,
+        generate_responses,
+        generate_with,
+        load_responses,
+    )
+
     if config.responses is not None:
         return load_responses(config.responses), 0
     ctxs = contexts(test_d)
     bar = progress("system responses", len(ctxs))
-    resp = generate_with(ctxs, _plugin(config.system), store, progress=bar) if config.system else \
-        generate_responses(ctxs, client, store, progress=bar)
+    resp = (
+        generate_with(ctxs, _plugin(config.system), store, progress=bar)
+        if config.system
+        else generate_responses(ctxs, client, store, progress=bar)
+    )
     failed = int(resp["response"].isna().sum())
     if failed:
-        store.log(f"WARNING {failed} responses failed and are excluded (see records/responses.jsonl)")
+        store.log(
+            f"WARNING {failed} responses failed and are excluded (see records/responses.jsonl)"
+        )
     return resp.dropna(subset=["response"]), failed
 
 
 def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.evaluate import evaluate_responses, load_responses, write_tables
     from crseval.behavior.tagger import tag as llm_tag
+
     if config.responses is not None:
         load_responses(config.responses)  # a bad file fails here, before any training
     if config.system:
         _plugin(config.system)  # and an unimportable plug-in too
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
-    test_d = test_d[:config.limit] if config.limit else test_d
+    test_d = test_d[: config.limit] if config.limit else test_d
     pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
-    llm_sig: dict = {"responses": config.responses.name} if config.responses else \
-        {"system": config.system} if config.system else {}
+    llm_sig: dict = (
+        {"responses": config.responses.name}
+        if config.responses
+        else {"system": config.system}
+        if config.system
+        else {}
+    )
     client = None
     if (config.responses is None and config.system is None) or config.tagger == "llm":
         client = make_client(config.llm, store.cache_path)
@@ -167,25 +248,42 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
         resp, failed = _responses(config, test_d, client, store, progress)
         system_labels = None
         if config.tagger == "llm":
-            labels = llm_tag(client, resp["response"].tolist(), progress=progress("LLM strategy tagger", len(resp)))
-            system_labels = {(str(d), int(t)): lab for d, t, lab in zip(resp["dialogue"], resp["turn"], labels)
-                             if lab is not None}
+            labels = llm_tag(
+                client,
+                resp["response"].tolist(),
+                progress=progress("LLM strategy tagger", len(resp)),
+            )
+            system_labels = {
+                (str(d), int(t)): lab
+                for d, t, lab in zip(resp["dialogue"], resp["turn"], labels)
+                if lab is not None
+            }
     finally:
         if client is not None:
             client.close()
-    metrics, table = evaluate_responses(test_d, resp, pair, reference=train_d, order=config.order,
-                                        system_labels=system_labels)
-    sig = make_signature(data=ds.info.signature(), llm=llm_sig, model=model_sig,
-                         metric={"entropy_order": config.order, "tagger": config.tagger})
+    metrics, table = evaluate_responses(
+        test_d, resp, pair, reference=train_d, order=config.order, system_labels=system_labels
+    )
+    sig = make_signature(
+        data=ds.info.signature(),
+        llm=llm_sig,
+        model=model_sig,
+        metric={"entropy_order": config.order, "tagger": config.tagger},
+    )
     store.save_signature(sig)
-    store.add_section("Behavior alignment", "Explicit BA compares the strategy of the system's response (strategy "
-                      "classifier) with the human recommender's at the same turn; implicit BA is the pair classifier's "
-                      "probability that both use the same strategy. The first turn of each dialogue is not counted.",
-                      tables=write_tables(store, metrics, table))
+    store.add_section(
+        "Behavior alignment",
+        "Explicit BA compares the strategy of the system's response (strategy "
+        "classifier) with the human recommender's at the same turn; implicit BA is the pair classifier's "
+        "probability that both use the same strategy. The first turn of each dialogue is not counted.",
+        tables=write_tables(store, metrics, table),
+    )
     result = Result("behavior.run", "behavior alignment", metrics_table(metrics), sig, store.root)
     if failed:
-        result.failures = (f"{failed} response(s) could not be generated (errors in records/responses.jsonl); BA is "
-                           "computed over the answered turns")
+        result.failures = (
+            f"{failed} response(s) could not be generated (errors in records/responses.jsonl); BA is "
+            "computed over the answered turns"
+        )
     return result
 
 
@@ -195,12 +293,20 @@ class MetaConfig(BaseModel):
     data: str = data_field()
     ideal: Path = Field(..., description="Responses of an 'ideal' system (JSONL/CSV).")
     worst: Path = Field(..., description="Responses of a 'worst' system.")
-    human: Path | None = Field(None, description="CSV dialogue,turn,preference (A|B|same) comparing ideal (A) and "
-                                                 "worst (B), for κ agreement of each metric.")
+    human: Path | None = Field(
+        None,
+        description="CSV dialogue,turn,preference (A|B|same) comparing ideal (A) and "
+        "worst (B), for κ agreement of each metric.",
+    )
     test_split: str = Field("test", description="INSPIRED split the responses answer.")
-    pair_model: Path | None = Field(None, description="A pair model saved by `behavior train` (its run directory, or "
-                                                 "model.json): used as is, nothing is retrained.")
-    n_boot: int = Field(200, ge=0, description="Dialogue resamples for each mixture's 95 % band (0: no band).")
+    pair_model: Path | None = Field(
+        None,
+        description="A pair model saved by `behavior train` (its run directory, or "
+        "model.json): used as is, nothing is retrained.",
+    )
+    n_boot: int = Field(
+        200, ge=0, description="Dialogue resamples for each mixture's 95 % band (0: no band)."
+    )
     seed: int = Field(0, description="Seed of the mixtures' order and of the resamples.")
 
 
@@ -208,13 +314,16 @@ def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
     from crseval.behavior.evaluate import evaluate_responses
     from crseval.behavior.meta import metric_preferences, preference_kappa
     from crseval.data.io import read_rows
+
     _, it = read_rows(path, required=("dialogue", "turn", "preference"))
     prefs = {}
     for line, r in it:
         try:
             prefs[(r["dialogue"], int(r["turn"]))] = r["preference"]
         except ValueError:
-            raise CrsevalError("turn is not an integer", file=path, line=line, field="turn") from None
+            raise CrsevalError(
+                "turn is not an integer", file=path, line=line, field="turn"
+            ) from None
     _, ta = evaluate_responses(test_d, a, pair, reference=train_d)
     _, tb = evaluate_responses(test_d, b, pair, reference=train_d)
     both = ta.merge(tb, on=["dialogue", "turn"], suffixes=("_a", "_b"))
@@ -230,45 +339,100 @@ def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
 def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.evaluate import evaluate_responses, load_responses
     from crseval.behavior.meta import plot_quality_curve, quality_curve
+
     a, b = load_responses(config.ideal), load_responses(config.worst)
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
     pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
 
-    curve = quality_curve(a, b, lambda r: evaluate_responses(test_d, r, pair, reference=train_d)[1],
-                          n_boot=config.n_boot, seed=config.seed)
+    curve = quality_curve(
+        a,
+        b,
+        lambda r: evaluate_responses(test_d, r, pair, reference=train_d)[1],
+        n_boot=config.n_boot,
+        seed=config.seed,
+    )
     store.write_table("quality_curve", curve)
-    plot_quality_curve(curve.assign(metric=curve["metric"].map(label)), store.figure_path("quality_curve"))
+    plot_quality_curve(
+        curve.assign(metric=curve["metric"].map(label)), store.figure_path("quality_curve")
+    )
     tables, details = ["quality_curve"], {}
     if config.human is not None:
-        details["agreement with human preferences"] = agree = _human_agreement(config.human, test_d, train_d, pair, a, b)
+        details["agreement with human preferences"] = agree = _human_agreement(
+            config.human, test_d, train_d, pair, a, b
+        )
         store.write_table("preference_agreement", agree)
         tables.append("preference_agreement")
-    store.add_section("Behavior metric meta-evaluation", "Synthetic systems answer a growing share of turns with the "
-                      "worst system's response; a metric that tracks quality falls as that share grows.",
-                      tables=tables, figures=[("quality_curve", "Each metric, unscaled, as exactly 0, 10, …, 100 % of "
-                                               "the turns are answered by the worst system (bands: 95 % bootstrap over "
-                                               "dialogues); a metric that tracks quality falls")])
-    sig = make_signature(data=ds.info.signature(), model=model_sig,
-                         metric={"ideal": config.ideal.name, "worst": config.worst.name, "n_boot": config.n_boot,
-                                 "seed": config.seed, "mixtures": "exact nested shares 0..1 step .1"})
+    store.add_section(
+        "Behavior metric meta-evaluation",
+        "Synthetic systems answer a growing share of turns with the "
+        "worst system's response; a metric that tracks quality falls as that share grows.",
+        tables=tables,
+        figures=[
+            (
+                "quality_curve",
+                "Each metric, unscaled, as exactly 0, 10, …, 100 % of "
+                "the turns are answered by the worst system (bands: 95 % bootstrap over "
+                "dialogues); a metric that tracks quality falls",
+            )
+        ],
+    )
+    sig = make_signature(
+        data=ds.info.signature(),
+        model=model_sig,
+        metric={
+            "ideal": config.ideal.name,
+            "worst": config.worst.name,
+            "n_boot": config.n_boot,
+            "seed": config.seed,
+            "mixtures": "exact nested shares 0..1 step .1",
+        },
+    )
     store.save_signature(sig)
-    summary = curve.pivot(index="worst_share", columns="metric", values="value")[
-        list(dict.fromkeys(curve["metric"]))].round(3).reset_index()
-    return Result("behavior.meta", "metric value vs share of worst responses", summary, sig, store.root,
-                  details={k: v.round(3) for k, v in details.items()})
+    summary = (
+        curve.pivot(index="worst_share", columns="metric", values="value")[
+            list(dict.fromkeys(curve["metric"]))
+        ]
+        .round(3)
+        .reset_index()
+    )
+    return Result(
+        "behavior.meta",
+        "metric value vs share of worst responses",
+        summary,
+        sig,
+        store.root,
+        details={k: v.round(3) for k, v in details.items()},
+    )
 
 
-TAG = JobSpec("behavior.tag", TagConfig, tag, "runs/behavior-tag",
-              "Compare the LLM strategy tagger (zero- and few-shot) with the trained classifier on sentences of "
-              "held-out dialogues: accuracy and Cohen's κ against the human labels.", "crseval behavior taggers",
-              uses_llm=lambda c: True)
-RUN = JobSpec("behavior.run", RunConfig, run, "runs/behavior",
-              "Give every recommender-turn context to a system, collect its responses and report explicit and "
-              "implicit BA, turns before the first recommendation, strategy distributions, BLEU and DIST.",
-              "crseval behavior alignment", can_fail=True,
-              uses_llm=lambda c: (c.responses is None and c.system is None) or c.tagger == "llm")
-META = JobSpec("behavior.meta", MetaConfig, meta, "runs/behavior-meta",
-               "How well do the metrics track quality (exact mixtures of ideal and worst, 0–100 %), and — with "
-               "human preferences — how well does each metric's preference agree with humans (κ, 95 % CI)?",
-               "crseval behavior meta-evaluation")
+TAG = JobSpec(
+    "behavior.tag",
+    TagConfig,
+    tag,
+    "runs/behavior-tag",
+    "Compare the LLM strategy tagger (zero- and few-shot) with the trained classifier on sentences of "
+    "held-out dialogues: accuracy and Cohen's κ against the human labels.",
+    "crseval behavior taggers",
+    uses_llm=lambda c: True,
+)
+RUN = JobSpec(
+    "behavior.run",
+    RunConfig,
+    run,
+    "runs/behavior",
+    "Give every recommender-turn context to a system, collect its responses and report explicit and "
+    "implicit BA, turns before the first recommendation, strategy distributions, BLEU and DIST.",
+    "crseval behavior alignment",
+    can_fail=True,
+    uses_llm=lambda c: (c.responses is None and c.system is None) or c.tagger == "llm",
+)
+META = JobSpec(
+    "behavior.meta",
+    MetaConfig,
+    meta,
+    "runs/behavior-meta",
+    "How well do the metrics track quality (exact mixtures of ideal and worst, 0–100 %), and — with "
+    "human preferences — how well does each metric's preference agree with humans (κ, 95 % CI)?",
+    "crseval behavior meta-evaluation",
+)

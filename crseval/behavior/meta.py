@@ -8,6 +8,7 @@
   mixture keeps the smaller share's worst turns) — and each metric is computed per mixture, unscaled,
   with a band from resampling dialogues; a metric that tracks quality falls monotonically with p.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,8 +24,9 @@ def metric_preferences(a: Sequence[float], b: Sequence[float], tol: float = 0.0)
     return np.where(a > b + tol, "A", np.where(b > a + tol, "B", "same"))
 
 
-def preference_kappa(metric_pref: Sequence[str], human_pref: Sequence[str], *, n_boot: int = 1000,
-                     seed: int = 0) -> tuple[float, float, float]:
+def preference_kappa(
+    metric_pref: Sequence[str], human_pref: Sequence[str], *, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float, float]:
     """(κ, 2.5 %, 97.5 %) between a metric's and the humans' preferences."""
     m, h = np.asarray(metric_pref), np.asarray(human_pref)
     labels = ["A", "B", "same"]
@@ -40,7 +42,10 @@ def preference_kappa(metric_pref: Sequence[str], human_pref: Sequence[str], *, n
 
 
 FRACTIONS = tuple(np.round(np.arange(0, 1.01, 0.1), 1))  # Figure 3's shares: 0, 10, …, 100 %
-UNBANDED = ("crslab_dist2", "crslab_dist4")  # corpus counts: a bootstrap with repeats is biased for them
+UNBANDED = (
+    "crslab_dist2",
+    "crslab_dist4",
+)  # corpus counts: a bootstrap with repeats is biased for them
 
 
 def mix(ideal: pd.DataFrame, worst: pd.DataFrame, fraction: float, seed: int = 0) -> pd.DataFrame:
@@ -49,8 +54,9 @@ def mix(ideal: pd.DataFrame, worst: pd.DataFrame, fraction: float, seed: int = 0
     merged = ideal.merge(worst, on=["dialogue", "turn"], suffixes=("_ideal", "_worst"))
     rank = np.random.default_rng(seed).permutation(len(merged))
     take = rank < round(fraction * len(merged))
-    return merged.assign(response=np.where(take, merged["response_worst"], merged["response_ideal"]))[
-        ["dialogue", "turn", "response"]]
+    return merged.assign(
+        response=np.where(take, merged["response_worst"], merged["response_ideal"])
+    )[["dialogue", "turn", "response"]]
 
 
 def curve_statistics(turns: pd.DataFrame) -> dict[str, Callable[[np.ndarray], float]]:
@@ -60,6 +66,7 @@ def curve_statistics(turns: pd.DataFrame) -> dict[str, Callable[[np.ndarray], fl
     computes them (:mod:`crseval.behavior.generation`). DIST counts the distinct n-grams of the whole set, which
     a resample with repeated dialogues only shrinks, so its names are in ``UNBANDED``: no bootstrap band."""
     from crseval.behavior.generation import crslab_bleu, crslab_ngrams
+
     counted = (turns["turn"] > 0).to_numpy()
     match, p_same = turns["match"].to_numpy(float), turns["p_same"].to_numpy(float)
     sentence_match = turns["sentence_match"].to_numpy(float)
@@ -68,33 +75,63 @@ def curve_statistics(turns: pd.DataFrame) -> dict[str, Callable[[np.ndarray], fl
     grams = {k: [crslab_ngrams(t, k) for t in sys_text] for k in (2, 4)}
 
     def counted_mean(values):
-        return lambda idx: float(values[idx][counted[idx]].mean()) if counted[idx].any() else float("nan")
+        return lambda idx: (
+            float(values[idx][counted[idx]].mean()) if counted[idx].any() else float("nan")
+        )
 
     def distinct(k):
         return lambda idx: len(frozenset().union(*(grams[k][i] for i in idx))) / len(idx)
-    return {"explicit_ba_counted": counted_mean(match), "explicit_ba_sentences": counted_mean(sentence_match),
-            "implicit_ba": counted_mean(p_same),
-            "crslab_bleu2": lambda idx: float(bleu[2][idx].mean()), "crslab_bleu4": lambda idx: float(bleu[4][idx].mean()),
-            "crslab_dist2": distinct(2), "crslab_dist4": distinct(4)}
+
+    return {
+        "explicit_ba_counted": counted_mean(match),
+        "explicit_ba_sentences": counted_mean(sentence_match),
+        "implicit_ba": counted_mean(p_same),
+        "crslab_bleu2": lambda idx: float(bleu[2][idx].mean()),
+        "crslab_bleu4": lambda idx: float(bleu[4][idx].mean()),
+        "crslab_dist2": distinct(2),
+        "crslab_dist4": distinct(4),
+    }
 
 
-def quality_curve(ideal: pd.DataFrame, worst: pd.DataFrame, turns: Callable[[pd.DataFrame], pd.DataFrame],
-                  fractions: Sequence[float] = FRACTIONS, seed: int = 0, n_boot: int = 200) -> pd.DataFrame:
+def quality_curve(
+    ideal: pd.DataFrame,
+    worst: pd.DataFrame,
+    turns: Callable[[pd.DataFrame], pd.DataFrame],
+    fractions: Sequence[float] = FRACTIONS,
+    seed: int = 0,
+    n_boot: int = 200,
+) -> pd.DataFrame:
     """Each metric of each mixture (``turns(responses)`` gives its per-turn table), unscaled, with a 95 %
     percentile band from resampling dialogues (the same resamples for every mixture and metric)."""
     from crseval.stats.bootstrap import percentile_interval
+
     rows = []
     for p in fractions:
         t = turns(mix(ideal, worst, p, seed)).reset_index(drop=True)
         dialogue_rows = list(t.groupby("dialogue", sort=True).indices.values())
         rng = np.random.default_rng(seed)
-        draws = [np.concatenate([dialogue_rows[d] for d in rng.integers(0, len(dialogue_rows), len(dialogue_rows))])
-                 for _ in range(n_boot)]
+        draws = [
+            np.concatenate(
+                [dialogue_rows[d] for d in rng.integers(0, len(dialogue_rows), len(dialogue_rows))]
+            )
+            for _ in range(n_boot)
+        ]
         everything = np.arange(len(t))
         for name, stat in curve_statistics(t).items():
-            lo, hi = (percentile_interval(np.array([stat(idx) for idx in draws])) if name not in UNBANDED
-                      else (float("nan"), float("nan")))
-            rows.append({"worst_share": p, "metric": name, "value": stat(everything), "ci_low": lo, "ci_high": hi})
+            lo, hi = (
+                percentile_interval(np.array([stat(idx) for idx in draws]))
+                if name not in UNBANDED
+                else (float("nan"), float("nan"))
+            )
+            rows.append(
+                {
+                    "worst_share": p,
+                    "metric": name,
+                    "value": stat(everything),
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -102,6 +139,7 @@ def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
     """Figure 3 as the paper drew it: one panel per metric, its unscaled value against the share of turns
     the worst system answers, with the bootstrap band."""
     from crseval.plotting import plt, save, style
+
     style()
     names = list(dict.fromkeys(curve["metric"]))
     cols = min(3, len(names))
@@ -114,7 +152,7 @@ def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
         ax.fill_between(x, g["ci_low"], g["ci_high"], alpha=0.25, lw=0)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("worst system's share of turns (%)", fontsize=8)
-    for ax in list(axes.flat)[len(names):]:
+    for ax in list(axes.flat)[len(names) :]:
         ax.set_visible(False)
     fig.tight_layout()
     save(fig, path)

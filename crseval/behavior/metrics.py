@@ -1,59 +1,168 @@
 """Behavior-alignment metrics and tables, declared once (names are the result-table columns)."""
+
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "behavior"
-metric("explicit_ba", "Explicit BA as published: turns (first not counted) where the system's strategy equals the "
-       "human's, divided by all recommender turns", label="explicit BA (formula)", capability=C,
-       params={"turn_label": "first", "normalise": "formula"},
-       note="a perfect system scores (N − D)/N < 1, as in the published formula")
-metric("explicit_ba_counted", "Explicit BA divided by the counted turns only (a perfect system scores 1)",
-       label="explicit BA (counted turns)", capability=C, params={"turn_label": "first", "normalise": "counted"})
-metric("explicit_ba_sentences", "Sentence-level explicit BA: per counted turn, the Jaccard overlap of the strategies "
-       "of the system response's sentences (each classified) and of the human turn's labelled sentences",
-       label="explicit BA (all sentences)", capability=C, params={"no_strategy": "only where no sentence has a strategy"},
-       note="ours: every labelled sentence counts, not only the first")
-metric("sentence_match", "Per turn: Jaccard overlap of the system's and the human's sentence strategy sets",
-       label="strategy-set overlap", capability=C)
-metric("entropy_ba", "Entropy-weighted BA: turns weighted by 1 / entropy of P(strategy | previous human strategies)",
-       label="entropy-weighted BA", capability=C, params={"h_min": 0.1, "alpha": 1.0},
-       note="ours, beyond the original metric")
-metric("implicit_ba", "Implicit BA: mean P(same strategy) of (human, system) responses over counted turns "
-       "(pair classifier)", label="implicit BA (mean P(same))", capability=C)
-metric("implicit_ba_share", "Share of counted turns where the pair classifier's P(same strategy) ≥ 0.5",
-       label="implicit BA (share P(same) ≥ 0.5)", capability=C, params={"threshold": 0.5})
-metric("bleu4", "Corpus BLEU-4 (0–100) of system responses against the human responses (sacrebleu, 13a)",
-       label="BLEU-4 (0–100)",
-       capability=C, params={"k": 4})
-metric("bleu2", "Corpus BLEU-2 (0–100) of system responses against the human responses (sacrebleu, 13a)",
-       label="BLEU-2 (0–100)",
-       capability=C, params={"k": 2})
+metric(
+    "explicit_ba",
+    "Explicit BA as published: turns (first not counted) where the system's strategy equals the "
+    "human's, divided by all recommender turns",
+    label="explicit BA (formula)",
+    capability=C,
+    params={"turn_label": "first", "normalise": "formula"},
+    note="a perfect system scores (N − D)/N < 1, as in the published formula",
+)
+metric(
+    "explicit_ba_counted",
+    "Explicit BA divided by the counted turns only (a perfect system scores 1)",
+    label="explicit BA (counted turns)",
+    capability=C,
+    params={"turn_label": "first", "normalise": "counted"},
+)
+metric(
+    "explicit_ba_sentences",
+    "Sentence-level explicit BA: per counted turn, the Jaccard overlap of the strategies "
+    "of the system response's sentences (each classified) and of the human turn's labelled sentences",
+    label="explicit BA (all sentences)",
+    capability=C,
+    params={"no_strategy": "only where no sentence has a strategy"},
+    note="ours: every labelled sentence counts, not only the first",
+)
+metric(
+    "sentence_match",
+    "Per turn: Jaccard overlap of the system's and the human's sentence strategy sets",
+    label="strategy-set overlap",
+    capability=C,
+)
+metric(
+    "entropy_ba",
+    "Entropy-weighted BA: turns weighted by 1 / entropy of P(strategy | previous human strategies)",
+    label="entropy-weighted BA",
+    capability=C,
+    params={"h_min": 0.1, "alpha": 1.0},
+    note="ours, beyond the original metric",
+)
+metric(
+    "implicit_ba",
+    "Implicit BA: mean P(same strategy) of (human, system) responses over counted turns "
+    "(pair classifier)",
+    label="implicit BA (mean P(same))",
+    capability=C,
+)
+metric(
+    "implicit_ba_share",
+    "Share of counted turns where the pair classifier's P(same strategy) ≥ 0.5",
+    label="implicit BA (share P(same) ≥ 0.5)",
+    capability=C,
+    params={"threshold": 0.5},
+)
+metric(
+    "bleu4",
+    "Corpus BLEU-4 (0–100) of system responses against the human responses (sacrebleu, 13a)",
+    label="BLEU-4 (0–100)",
+    capability=C,
+    params={"k": 4},
+)
+metric(
+    "bleu2",
+    "Corpus BLEU-2 (0–100) of system responses against the human responses (sacrebleu, 13a)",
+    label="BLEU-2 (0–100)",
+    capability=C,
+    params={"k": 2},
+)
 for _k in (2, 4):
-    metric(f"crslab_bleu{_k}", f"BLEU@{_k} as CRSLab computes it: mean over responses of nltk's sentence BLEU with all "
-           f"weight on {_k}-grams (0–1, no smoothing)", label=f"BLEU@{_k} (CRSLab)", capability=C, params={"k": _k})
-    metric(f"crslab_dist{_k}", f"DIST@{_k} as CRSLab computes it: distinct character {_k}-grams over all responses / "
-           "number of responses", label=f"DIST@{_k} (CRSLab)", capability=C, params={"k": _k},
-           note="CRSLab passes the response string to nltk's ngrams, so its k-grams are of characters")
-metric("dist1", "DIST-1: distinct unigrams / all unigrams over the system responses", label="DIST-1", capability=C)
-metric("dist2", "DIST-2: distinct bigrams / all bigrams over the system responses", label="DIST-2", capability=C)
-metric("human_dist2", "DIST-2 of the human recommender's responses (reference)", label="human DIST-2", capability=C,
-       higher_is_better=None)
-metric("turns_before_rec", "Mean system turns before the first recommendation (censored at the dialogue length)",
-       label="system turns before first recommendation", capability=C, higher_is_better=None)
-metric("dialogues", "Dialogues whose every recommender turn was answered (the BA denominator)", capability=C,
-       higher_is_better=None, role="count")
+    metric(
+        f"crslab_bleu{_k}",
+        f"BLEU@{_k} as CRSLab computes it: mean over responses of nltk's sentence BLEU with all "
+        f"weight on {_k}-grams (0–1, no smoothing)",
+        label=f"BLEU@{_k} (CRSLab)",
+        capability=C,
+        params={"k": _k},
+    )
+    metric(
+        f"crslab_dist{_k}",
+        f"DIST@{_k} as CRSLab computes it: distinct character {_k}-grams over all responses / "
+        "number of responses",
+        label=f"DIST@{_k} (CRSLab)",
+        capability=C,
+        params={"k": _k},
+        note="CRSLab passes the response string to nltk's ngrams, so its k-grams are of characters",
+    )
+metric(
+    "dist1",
+    "DIST-1: distinct unigrams / all unigrams over the system responses",
+    label="DIST-1",
+    capability=C,
+)
+metric(
+    "dist2",
+    "DIST-2: distinct bigrams / all bigrams over the system responses",
+    label="DIST-2",
+    capability=C,
+)
+metric(
+    "human_dist2",
+    "DIST-2 of the human recommender's responses (reference)",
+    label="human DIST-2",
+    capability=C,
+    higher_is_better=None,
+)
+metric(
+    "turns_before_rec",
+    "Mean system turns before the first recommendation (censored at the dialogue length)",
+    label="system turns before first recommendation",
+    capability=C,
+    higher_is_better=None,
+)
+metric(
+    "dialogues",
+    "Dialogues whose every recommender turn was answered (the BA denominator)",
+    capability=C,
+    higher_is_better=None,
+    role="count",
+)
 metric("turns", "Answered recommender turns", capability=C, higher_is_better=None, role="count")
-metric("missing_responses", "Recommender turns without a system response", capability=C, higher_is_better=False,
-       role="count")
-metric("match", "Per turn: 1 when the system's strategy equals the human's", label="strategy match", capability=C)
-metric("p_same", "Per turn: the pair classifier's P(same strategy) of human and system response",
-       label="P(same strategy)", capability=C)
+metric(
+    "missing_responses",
+    "Recommender turns without a system response",
+    capability=C,
+    higher_is_better=False,
+    role="count",
+)
+metric(
+    "match",
+    "Per turn: 1 when the system's strategy equals the human's",
+    label="strategy match",
+    capability=C,
+)
+metric(
+    "p_same",
+    "Per turn: the pair classifier's P(same strategy) of human and system response",
+    label="P(same strategy)",
+    capability=C,
+)
 metric("accuracy", "Accuracy of a classifier on held-out items", capability=C)
-metric("kappa", "Cohen's κ of a classifier's predictions against the labels", label="Cohen's κ", capability=C)
+metric(
+    "kappa",
+    "Cohen's κ of a classifier's predictions against the labels",
+    label="Cohen's κ",
+    capability=C,
+)
 
-table("behavior_turns", ["dialogue", "turn"], "one row per answered recommender turn: human and system response, "
-      "strategies, match and P(same)", capability=C)
+table(
+    "behavior_turns",
+    ["dialogue", "turn"],
+    "one row per answered recommender turn: human and system response, "
+    "strategies, match and P(same)",
+    capability=C,
+)
 table("behavior_metrics", [], "the aggregate behavior metrics of a run", capability=C)
 table("pair_cv", ["design"], "pair classifier accuracy and κ per design", capability=C)
-table("quality_curve", ["worst_share", "metric"], "each metric of each mixture of the ideal and the worst "
-      "system's responses (the paper's Figure 3), with a 95 % band from resampling dialogues", capability=C)
+table(
+    "quality_curve",
+    ["worst_share", "metric"],
+    "each metric of each mixture of the ideal and the worst "
+    "system's responses (the paper's Figure 3), with a 95 % band from resampling dialogues",
+    capability=C,
+)
 table("tagger_comparison", ["tagger"], "strategy taggers against the human labels", capability=C)

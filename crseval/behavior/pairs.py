@@ -10,6 +10,7 @@ sentence from a class the multi-class classifier gets right less than 70 % of th
 from that class's most-confused class. Pairs are built only from the sentences given, so building
 them per fold from training dialogues keeps test dialogues out of training pairs.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -25,16 +26,26 @@ def strategic(sentences: pd.DataFrame) -> pd.DataFrame:
     return sentences[sentences["label"] != NO_STRATEGY]
 
 
-def make_pairs(sentences: pd.DataFrame, n: int, *, hard: int = 0, hard_classes: dict[str, str] | None = None,
-               seed: int = 0) -> pd.DataFrame:
+def make_pairs(
+    sentences: pd.DataFrame,
+    n: int,
+    *,
+    hard: int = 0,
+    hard_classes: dict[str, str] | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     sentences = strategic(sentences)
     texts = sentences["text"].to_numpy()
     labels = sentences["label"].to_numpy()
-    by_label: dict[str, np.ndarray] = {lab: np.flatnonzero(labels == lab) for lab in np.unique(labels)}
+    by_label: dict[str, np.ndarray] = {
+        lab: np.flatnonzero(labels == lab) for lab in np.unique(labels)
+    }
     multi = [lab for lab, idx in by_label.items() if len(idx) >= 2]
     n_pos, n_neg = n // 2, n - n // 2
-    hard_pairs = [(a, b) for a, b in (hard_classes or {}).items() if a in by_label and b in by_label]
+    hard_pairs = [
+        (a, b) for a, b in (hard_classes or {}).items() if a in by_label and b in by_label
+    ]
     hard = min(hard, n_neg) if hard_pairs else 0
     rows = []
     # positives: a random sentence, then another of its class (classes weighted by their size)
@@ -52,13 +63,18 @@ def make_pairs(sentences: pd.DataFrame, n: int, *, hard: int = 0, hard_classes: 
         rows.append((i, j, "negative"))
     for k in range(hard):
         a, b = hard_pairs[k % len(hard_pairs)]
-        i, j = by_label[a][rng.integers(len(by_label[a]))], by_label[b][rng.integers(len(by_label[b]))]
+        i, j = (
+            by_label[a][rng.integers(len(by_label[a]))],
+            by_label[b][rng.integers(len(by_label[b]))],
+        )
         rows.append((i, j, "hard negative") if rng.random() < 0.5 else (j, i, "hard negative"))
     idx = rng.permutation(len(rows))
     rows = [rows[i] for i in idx]
     a, b, kind = zip(*rows) if rows else ((), (), ())
     a, b = np.array(a, dtype=int), np.array(b, dtype=int)
-    out = pd.DataFrame({"a": texts[a], "b": texts[b], "label_a": labels[a], "label_b": labels[b], "kind": kind})
+    out = pd.DataFrame(
+        {"a": texts[a], "b": texts[b], "label_a": labels[a], "label_b": labels[b], "kind": kind}
+    )
     if "dialogue" in sentences:
         out["dialogue_a"] = sentences["dialogue"].to_numpy()[a]
         out["dialogue_b"] = sentences["dialogue"].to_numpy()[b]
@@ -66,8 +82,13 @@ def make_pairs(sentences: pd.DataFrame, n: int, *, hard: int = 0, hard_classes: 
     return out
 
 
-def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | None = None,
-              hard_classes: dict[str, str] | None = None) -> pd.DataFrame:
+def ood_pairs(
+    sentences: pd.DataFrame,
+    *,
+    seed: int = 0,
+    max_positive: int | None = None,
+    hard_classes: dict[str, str] | None = None,
+) -> pd.DataFrame:
     """Out-of-distribution evaluation pairs: every same-strategy pair (as the Behavior Alignment paper
     does; ``max_positive`` takes a seeded sample instead) plus as many random different-strategy pairs —
     or, given ``hard_classes`` (class → its most-confused class), as many pairs of confusable classes
@@ -77,14 +98,18 @@ def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | Non
     groups: dict[str, list[int]] = defaultdict(list)
     for i, lab in enumerate(sentences["label"]):
         groups[lab].append(i)
-    pos = [(i, j) for idx in groups.values() for x, i in enumerate(idx) for j in idx[x + 1:]]
+    pos = [(i, j) for idx in groups.values() for x, i in enumerate(idx) for j in idx[x + 1 :]]
     if not pos or len(groups) < 2:
         raise ValueError("OOD pairs need two sentences of one strategy and at least two strategies")
     if max_positive is not None and len(pos) > max_positive:
         pos = [pos[k] for k in rng.choice(len(pos), max_positive, replace=False)]
     labels = sentences["label"].to_numpy()
     neg = []
-    confusable = [(groups[a], groups[b]) for a, b in (hard_classes or {}).items() if groups.get(a) and groups.get(b)]
+    confusable = [
+        (groups[a], groups[b])
+        for a, b in (hard_classes or {}).items()
+        if groups.get(a) and groups.get(b)
+    ]
     if hard_classes is not None and not confusable:
         raise ValueError("no confusable class pair has sentences in this file")
     while len(neg) < len(pos):
@@ -96,8 +121,13 @@ def ood_pairs(sentences: pd.DataFrame, *, seed: int = 0, max_positive: int | Non
         if labels[i] != labels[j]:
             neg.append((int(i), int(j)))
     texts = sentences["text"].to_numpy()
-    rows = [(texts[i], texts[j], labels[i], labels[j], k, i, j) for k, pairs in (("positive", pos), ("negative", neg))
-            for i, j in pairs]
-    out = pd.DataFrame(rows, columns=["a", "b", "label_a", "label_b", "kind", "sentence_a", "sentence_b"])
+    rows = [
+        (texts[i], texts[j], labels[i], labels[j], k, i, j)
+        for k, pairs in (("positive", pos), ("negative", neg))
+        for i, j in pairs
+    ]
+    out = pd.DataFrame(
+        rows, columns=["a", "b", "label_a", "label_b", "kind", "sentence_a", "sentence_b"]
+    )
     out["same"] = (out["label_a"] == out["label_b"]).astype(int)
     return out

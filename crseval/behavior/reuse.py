@@ -3,6 +3,7 @@ JSON, no pickle) and, with --fine-tune, the fine-tuned encoder in RUN/encoder/ (
 --eval-file CSV` scores every same-strategy pair of any labelled ``text,strategy`` file and as many seeded
 different-strategy pairs — random ones, then pairs of the classes the model's training classifier confused,
 which the model keeps in model.json — without retraining."""
+
 from __future__ import annotations
 
 import json
@@ -21,22 +22,41 @@ from crseval.runs.store import RunStore
 def load_pair_model(path: Path):
     """(model, its signature) from a `behavior train` run directory or its model.json / model.npz."""
     from crseval.behavior.implicit import PairClassifier
-    from crseval.text.embed import ENCODERS, SentenceEncoder, get_embedder, load_sentence_transformer
+    from crseval.text.embed import (
+        ENCODERS,
+        SentenceEncoder,
+        get_embedder,
+        load_sentence_transformer,
+    )
+
     p = Path(path)
     stem = (p / "model") if p.is_dir() else p.with_suffix("")
     if not stem.with_suffix(".json").exists() or not stem.with_suffix(".npz").exists():
-        raise CrsevalError("no saved pair model", file=p, expected="a `behavior train` run directory (model.json + "
-                           "model.npz)", fix="run `crseval behavior train … --out DIR` and pass DIR")
+        raise CrsevalError(
+            "no saved pair model",
+            file=p,
+            expected="a `behavior train` run directory (model.json + model.npz)",
+            fix="run `crseval behavior train … --out DIR` and pass DIR",
+        )
     try:
         meta = json.loads(stem.with_suffix(".json").read_text())
-        encoder = stem.parent / "encoder"  # `behavior train --fine-tune`: the fine-tuned encoder (safetensors)
-        if "+supcon:" not in meta["embedder"]:  # a frozen encoder, loaded by the name it was saved under
-            embedder = get_embedder({n: k for k, (n, _) in ENCODERS.items()}.get(meta["embedder"], "minilm"))
+        encoder = (
+            stem.parent / "encoder"
+        )  # `behavior train --fine-tune`: the fine-tuned encoder (safetensors)
+        if (
+            "+supcon:" not in meta["embedder"]
+        ):  # a frozen encoder, loaded by the name it was saved under
+            embedder = get_embedder(
+                {n: k for k, (n, _) in ENCODERS.items()}.get(meta["embedder"], "minilm")
+            )
         elif encoder.is_dir():
             embedder = SentenceEncoder(load_sentence_transformer(str(encoder)), meta["embedder"])
         else:
-            raise CrsevalError("the model's fine-tuned encoder is missing", file=encoder,
-                               fix="keep the run directory of `behavior train --fine-tune` whole")
+            raise CrsevalError(
+                "the model's fine-tuned encoder is missing",
+                file=encoder,
+                fix="keep the run directory of `behavior train --fine-tune` whole",
+            )
         model = PairClassifier.load(stem, embedder)
     except (ValueError, KeyError, OSError) as e:
         raise CrsevalError(f"unreadable pair model ({e})", file=stem.with_suffix(".json")) from None
@@ -48,15 +68,22 @@ def labelled_file(path: Path) -> pd.DataFrame:
     sentences of one strategy (a same-strategy pair) and two strategies (a different-strategy pair)."""
     from crseval.behavior.pairs import strategic
     from crseval.data.io import read_rows
+
     _, rows = read_rows(path, required=("text", "strategy"))
     s = pd.DataFrame([{"text": r["text"], "label": r["strategy"]} for _, r in rows])
     counts = strategic(s)["label"].value_counts()
     if len(counts) < 2 or counts.max() < 2:
-        what = ("fewer than two strategies (no_strategy sentences are in no pair): no different" if len(counts) < 2
-                else "no two sentences of the same strategy: no same")
-        raise CrsevalError(f"{what}-strategy pair can be formed",
-                           file=path, field="strategy",
-                           expected="sentences of at least two strategies, at least two of one strategy")
+        what = (
+            "fewer than two strategies (no_strategy sentences are in no pair): no different"
+            if len(counts) < 2
+            else "no two sentences of the same strategy: no same"
+        )
+        raise CrsevalError(
+            f"{what}-strategy pair can be formed",
+            file=path,
+            field="strategy",
+            expected="sentences of at least two strategies, at least two of one strategy",
+        )
     return s
 
 
@@ -72,6 +99,7 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int) -> list[dict]:
     from crseval.behavior.implicit import pair_kappa_draws
     from crseval.behavior.pairs import ood_pairs
     from crseval.stats.bootstrap import percentile_interval
+
     names = list(models)
     confusable = models[names[-1]].confusable
     per_model: dict[str, list[dict]] = {name: [] for name in names}
@@ -87,15 +115,35 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int) -> list[dict]:
         preds = [(models[n].proba(pairs["a"], pairs["b"]) >= 0.5).astype(int) for n in names]
         draws = pair_kappa_draws(same, preds, pairs["sentence_a"], pairs["sentence_b"])
         kappas = [float(cohen_kappa_score(same, p)) for p in preds]
-        common = {"negatives": negatives, "pairs": len(pairs), "same_strategy_pairs": int(same.sum())}
+        common = {
+            "negatives": negatives,
+            "pairs": len(pairs),
+            "same_strategy_pairs": int(same.sum()),
+        }
         for name, pred, kappa, d in zip(names, preds, kappas, draws):
             low, high = percentile_interval(d)
-            per_model[name].append({"model": name, **common, "accuracy": float(np.mean(pred == same)),
-                                    "kappa": kappa, "kappa_ci_low": low, "kappa_ci_high": high})
+            per_model[name].append(
+                {
+                    "model": name,
+                    **common,
+                    "accuracy": float(np.mean(pred == same)),
+                    "kappa": kappa,
+                    "kappa_ci_low": low,
+                    "kappa_ci_high": high,
+                }
+            )
         if len(names) == 2:
             low, high = percentile_interval(draws[1] - draws[0])
-            paired.append({"model": f"{names[1]} − {names[0]}", **common, "accuracy": float("nan"),
-                           "kappa": kappas[1] - kappas[0], "kappa_ci_low": low, "kappa_ci_high": high})
+            paired.append(
+                {
+                    "model": f"{names[1]} − {names[0]}",
+                    **common,
+                    "accuracy": float("nan"),
+                    "kappa": kappas[1] - kappas[0],
+                    "kappa_ci_low": low,
+                    "kappa_ci_high": high,
+                }
+            )
     return [r for name in names for r in per_model[name]] + paired
 
 
@@ -104,30 +152,50 @@ class EvalConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     eval_file: Path = Field(..., description="Labelled sentences CSV (text,strategy).")
-    model: Path = Field(..., description="A pair model saved by `behavior train` (its run directory or model.json).")
+    model: Path = Field(
+        ..., description="A pair model saved by `behavior train` (its run directory or model.json)."
+    )
     seed: int = Field(0, description="Seed of the different-strategy pairs.")
 
 
 def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.data.io import dataset_info
+
     sentences = labelled_file(config.eval_file)  # a bad file fails before the model loads
     model, model_sig = load_pair_model(config.model)
     name = Path(config.eval_file).name
-    table = pd.DataFrame([{"design": f"{name}, {r.pop('negatives')} negatives (saved model)", **r}
-                          for r in ood_rows({"saved model": model}, sentences, config.seed)]).drop(columns="model")
-    sig = make_signature(data=dataset_info("labelled-sentences", config.eval_file).signature(), model=model_sig,
-                         metric={"pairs": "all-same-strategy+equal-different (random; confusable-class)",
-                                 "seed": config.seed})
+    table = pd.DataFrame(
+        [
+            {"design": f"{name}, {r.pop('negatives')} negatives (saved model)", **r}
+            for r in ood_rows({"saved model": model}, sentences, config.seed)
+        ]
+    ).drop(columns="model")
+    sig = make_signature(
+        data=dataset_info("labelled-sentences", config.eval_file).signature(),
+        model=model_sig,
+        metric={
+            "pairs": "all-same-strategy+equal-different (random; confusable-class)",
+            "seed": config.seed,
+        },
+    )
     store.save_signature(sig)
     store.write_table("pair_eval", table)
     same = int(table["same_strategy_pairs"].iloc[0])
-    store.add_section("Saved pair model on a labelled file",
-                      f"{len(sentences)} sentences; every same-strategy pair ({same}) and as many seeded "
-                      "different-strategy pairs — random ones, then pairs of the classes the model's training "
-                      "classifier confused (where the file has them); no retraining.", tables=["pair_eval"])
+    store.add_section(
+        "Saved pair model on a labelled file",
+        f"{len(sentences)} sentences; every same-strategy pair ({same}) and as many seeded "
+        "different-strategy pairs — random ones, then pairs of the classes the model's training "
+        "classifier confused (where the file has them); no retraining.",
+        tables=["pair_eval"],
+    )
     return Result("behavior.eval", "pair model on a labelled file", table.round(3), sig, store.root)
 
 
-EVAL = JobSpec("behavior.eval", EvalConfig, evaluate, "runs/behavior-eval",
-               "Score a saved pair model on every pair of a labelled text,strategy file, without retraining.",
-               "crseval behavior pair model evaluation")
+EVAL = JobSpec(
+    "behavior.eval",
+    EvalConfig,
+    evaluate,
+    "runs/behavior-eval",
+    "Score a saved pair model on every pair of a labelled text,strategy file, without retraining.",
+    "crseval behavior pair model evaluation",
+)

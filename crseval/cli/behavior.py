@@ -1,4 +1,5 @@
 """crseval behavior — does a CRS use the strategies a human recommender would?"""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,11 @@ from crseval.behavior.reuse import EVAL, EvalConfig
 from crseval.cli.options import FORMAT, job_command, run_job
 from crseval.cli.output import Format, emit
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="Behavior alignment with human recommenders (INSPIRED strategies).")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Behavior alignment with human recommenders (INSPIRED strategies).",
+)
 job_command(app, "train", TRAIN)
 job_command(app, "tag", TAG)
 job_command(app, "run", RUN)
@@ -23,45 +27,80 @@ job_command(app, "meta", META)
 @app.command()
 def explicit(
     data: str = typer.Argument(..., help=DATA_HELP),
-    labels: Optional[Path] = typer.Option(None, help="System strategies CSV: dialogue,turn,strategy."),
-    order: int = typer.Option(1, min=0, help="History length t of the entropy model (0: no history)."),
+    labels: Optional[Path] = typer.Option(
+        None, help="System strategies CSV: dialogue,turn,strategy."
+    ),
+    order: int = typer.Option(
+        1, min=0, help="History length t of the entropy model (0: no history)."
+    ),
     fmt: Format = FORMAT,
 ) -> None:
     """Human reference statistics (turns before the first recommendation, success rate, strategy
     distribution); with --labels, the system's explicit and entropy-weighted BA."""
     from crseval.behavior.explicit import labels_ba, strategy_distribution, summary_stats
     from crseval.behavior.job import dialogues
+
     ds = list(dialogues(data))
     stats = {**summary_stats(ds), **(labels_ba(ds, labels, order) if labels is not None else {})}
     emit(stats, fmt, title="behavior statistics")
     if fmt is Format.table:
-        emit(strategy_distribution(ds).round(3).reset_index().rename(columns={"index": "strategy"}), fmt,
-             title="human strategy distribution")
+        emit(
+            strategy_distribution(ds).round(3).reset_index().rename(columns={"index": "strategy"}),
+            fmt,
+            title="human strategy distribution",
+        )
 
 
 @app.command()
 def implicit(
-    responses: Optional[Path] = typer.Argument(None, help="System responses: JSONL/CSV with dialogue, turn, response."),
+    responses: Optional[Path] = typer.Argument(
+        None, help="System responses: JSONL/CSV with dialogue, turn, response."
+    ),
     data: Optional[str] = typer.Option(None, help=DATA_HELP),
-    model: Optional[Path] = typer.Option(None, help="A pair model saved by `behavior train` (its run directory): "
-                                                    "nothing is retrained."),
-    eval_file: Optional[Path] = typer.Option(None, help="Instead of responses: a labelled text,strategy CSV; every "
-                                                        "same-strategy pair and as many different ones are scored."),
-    test_split: str = typer.Option("test", help="INSPIRED split the responses answer (the rest trains)."),
-    out: Optional[Path] = typer.Option(None, help="Run directory (default: runs/behavior-implicit)."),
+    model: Optional[Path] = typer.Option(
+        None,
+        help="A pair model saved by `behavior train` (its run directory): nothing is retrained.",
+    ),
+    eval_file: Optional[Path] = typer.Option(
+        None,
+        help="Instead of responses: a labelled text,strategy CSV; every "
+        "same-strategy pair and as many different ones are scored.",
+    ),
+    test_split: str = typer.Option(
+        "test", help="INSPIRED split the responses answer (the rest trains)."
+    ),
+    out: Optional[Path] = typer.Option(
+        None, help="Run directory (default: runs/behavior-implicit)."
+    ),
     fmt: Format = FORMAT,
 ) -> None:
     """Implicit (label-free) and explicit BA, BLEU and DIST of a responses file (`behavior run --responses`);
     or, with --eval-file and --model, a saved pair model's accuracy and κ on any labelled file."""
     from crseval.core.errors import CrsevalError
+
     if eval_file is not None:
         if model is None or responses is not None:
-            raise CrsevalError("--eval-file scores a saved model", field="--eval-file",
-                               fix="pass --model RUN (from `behavior train --out RUN`) and no responses file")
-        run_job(EVAL, EvalConfig(eval_file=eval_file, model=model), out or Path("runs/behavior-eval"), fmt)
+            raise CrsevalError(
+                "--eval-file scores a saved model",
+                field="--eval-file",
+                fix="pass --model RUN (from `behavior train --out RUN`) and no responses file",
+            )
+        run_job(
+            EVAL,
+            EvalConfig(eval_file=eval_file, model=model),
+            out or Path("runs/behavior-eval"),
+            fmt,
+        )
         return
     if responses is None or data is None:
-        raise CrsevalError("a responses file and --data are needed", field="responses",
-                           fix="crseval behavior implicit RESPONSES --data inspired|sample|PATH [--model RUN]")
-    run_job(RUN, RunConfig(data=data, responses=responses, test_split=test_split, pair_model=model),
-            out or Path("runs/behavior-implicit"), fmt)
+        raise CrsevalError(
+            "a responses file and --data are needed",
+            field="responses",
+            fix="crseval behavior implicit RESPONSES --data inspired|sample|PATH [--model RUN]",
+        )
+    run_job(
+        RUN,
+        RunConfig(data=data, responses=responses, test_split=test_split, pair_model=model),
+        out or Path("runs/behavior-implicit"),
+        fmt,
+    )

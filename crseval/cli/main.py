@@ -3,6 +3,7 @@
 Every command prints a result table (or json, csv, markdown, latex with --format) followed by its
 reproducibility signature. Bad input ends with one line naming the file, line and field — no traceback.
 """
+
 from __future__ import annotations
 
 import os
@@ -49,7 +50,11 @@ class LazyGroups(TyperGroup):
         (exit 130); anything unexpected → one line naming the file that holds the traceback (exit 1)."""
         try:
             return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, typer.TyperException):  # usage errors, --help, exits: typer's own
+        except (
+            typer.Exit,
+            typer.Abort,
+            typer.TyperException,
+        ):  # usage errors, --help, exits: typer's own
             raise
         except CrsevalError as e:
             err_console.print(f"[bold red]error:[/bold red] {e}", soft_wrap=True, highlight=False)
@@ -59,44 +64,62 @@ class LazyGroups(TyperGroup):
             raise typer.Exit(141) from None
         except (KeyboardInterrupt, Interrupted):
             cancel()
-            err_console.print("interrupted; completed records are kept — run the same command to resume",
-                              highlight=False)
+            err_console.print(
+                "interrupted; completed records are kept — run the same command to resume",
+                highlight=False,
+            )
             raise typer.Exit(130) from None
         except Exception as e:  # a bug, not bad input: keep the traceback, print one line
-            err_console.print(f"[bold red]unexpected error:[/bold red] {type(e).__name__}: {e} — the full "
-                              f"traceback is in {crash_report(e)}; please report it", soft_wrap=True,
-                              highlight=False)
+            err_console.print(
+                f"[bold red]unexpected error:[/bold red] {type(e).__name__}: {e} — the full "
+                f"traceback is in {crash_report(e)}; please report it",
+                soft_wrap=True,
+                highlight=False,
+            )
             raise typer.Exit(1) from None
 
     def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
-        rows = [(n, (self.commands[n].get_short_help_str(100) if n in self.commands else GROUPS[n]))
-                for n in self.list_commands(ctx)]
+        rows = [
+            (n, (self.commands[n].get_short_help_str(100) if n in self.commands else GROUPS[n]))
+            for n in self.list_commands(ctx)
+        ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
 
-app = typer.Typer(cls=LazyGroups, help=__doc__, no_args_is_help=True, add_completion=False,
-                  rich_markup_mode=None)
-data_app = typer.Typer(help="Inspect datasets: counts, loader notes and a sample.", no_args_is_help=True)
+app = typer.Typer(
+    cls=LazyGroups, help=__doc__, no_args_is_help=True, add_completion=False, rich_markup_mode=None
+)
+data_app = typer.Typer(
+    help="Inspect datasets: counts, loader notes and a sample.", no_args_is_help=True
+)
 llm_app = typer.Typer(help="Talk to the configured LLM backend.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 app.add_typer(llm_app, name="llm")
 
+
 @app.callback(invoke_without_command=True)
-def _root(version: bool = typer.Option(False, "--version", help="Print the crseval version and exit.",
-                                       is_eager=True)) -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the crseval version and exit.", is_eager=True
+    ),
+) -> None:
     if version:
         from crseval.core.version import __version__
+
         console.print(f"crseval {__version__}")
         raise typer.Exit()
 
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("runs/demo"), help="Run directory (an interrupted demo resumes here)."),
+    out: Path = typer.Option(
+        Path("runs/demo"), help="Run directory (an interrupted demo resumes here)."
+    ),
     backend: str = typer.Option("llamacpp", help=BACKEND_HELP),
-    model: Optional[str] = typer.Option(None, help="Model name or .gguf path (default: the embedded "
-                                                   "Qwen2.5-Coder-1.5B)."),
+    model: Optional[str] = typer.Option(
+        None, help="Model name or .gguf path (default: the embedded Qwen2.5-Coder-1.5B)."
+    ),
     base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
     fresh: bool = typer.Option(False, help="Delete the run directory first instead of resuming."),
     fmt: Format = FORMAT,
@@ -106,6 +129,7 @@ def demo(
     import shutil
 
     from crseval.demo import JOB, DemoConfig
+
     if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
     run_job(JOB, DemoConfig(llm=llm_config(backend, model, base_url)), out, fmt, dry_run=dry_run)
@@ -113,8 +137,12 @@ def demo(
 
 @app.command()
 def rerun(
-    run_dir: Path = typer.Argument(..., help="A run directory written by crseval (its config.json)."),
-    out: Optional[Path] = typer.Option(None, help="Where the rerun goes (default: RUN_DIR-rerun; resumes there)."),
+    run_dir: Path = typer.Argument(
+        ..., help="A run directory written by crseval (its config.json)."
+    ),
+    out: Optional[Path] = typer.Option(
+        None, help="Where the rerun goes (default: RUN_DIR-rerun; resumes there)."
+    ),
     fmt: Format = FORMAT,
 ) -> None:
     """Run again what RUN_DIR/config.json records — same job, same validated config, same data (checked by
@@ -122,6 +150,7 @@ def rerun(
     from crseval.api import rerun as rerun_run
     from crseval.cli.progress import progress_bars
     from crseval.runs.view import load_run, table_differences
+
     t0 = time.perf_counter()
     with progress_bars() as bars:
         result = rerun_run(run_dir, out, bars)
@@ -137,38 +166,53 @@ def rerun(
 @app.command()
 def report(
     run_dir: Path = typer.Argument(..., help="A run directory written by crseval."),
-    screenshot: Optional[Path] = typer.Option(None, help="Also save a full-page PNG (headless Chromium)."),
-    latex: bool = typer.Option(False, "--latex", help="Also write RUN_DIR/paper/: every table as booktabs LaTeX and "
-                                                      "every figure as PDF, with captions and labels, and a main.tex "
-                                                      "that compiles them in report order."),
+    screenshot: Optional[Path] = typer.Option(
+        None, help="Also save a full-page PNG (headless Chromium)."
+    ),
+    latex: bool = typer.Option(
+        False,
+        "--latex",
+        help="Also write RUN_DIR/paper/: every table as booktabs LaTeX and "
+        "every figure as PDF, with captions and labels, and a main.tex "
+        "that compiles them in report order.",
+    ),
 ) -> None:
     """(Re)write RUN_DIR/report.html from the run's tables, figures and records."""
     from crseval.report import write_report
+
     if not run_dir.is_dir():
         raise CrsevalError("run directory not found", file=run_dir)
     html = write_report(run_dir)
     console.print(f"report: [bold]{html}[/bold]")
     if latex:
         from crseval.report.paper import write_paper
+
         console.print(f"paper tables and figures: [bold]{write_paper(run_dir)}[/bold]")
     if screenshot is not None:
         from crseval.report.screenshot import screenshot as shoot
+
         console.print(f"screenshot: [bold]{shoot(html, screenshot)}[/bold]")
 
 
 @app.command()
 def compare(
     runs: list[Path] = typer.Argument(..., help="Two or more run directories."),
-    table: Optional[str] = typer.Option(None, help="Result table to compare (default: the first registered table "
-                                                   "all runs share)."),
-    metrics: Optional[str] = typer.Option(None, help="Comma-separated metric columns (default: every registered "
-                                                     "metric the runs share)."),
-    out: Optional[Path] = typer.Option(None, help="Folder for compare.md / compare.tex / compare.csv."),
+    table: Optional[str] = typer.Option(
+        None, help="Result table to compare (default: the first registered table all runs share)."
+    ),
+    metrics: Optional[str] = typer.Option(
+        None,
+        help="Comma-separated metric columns (default: every registered metric the runs share).",
+    ),
+    out: Optional[Path] = typer.Option(
+        None, help="Folder for compare.md / compare.tex / compare.csv."
+    ),
     fmt: Format = FORMAT,
 ) -> None:
     """Side-by-side table of shared metrics with significance tests (paired where items match, otherwise
     Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX; direction from the registry."""
     from crseval.report.compare import compare as run_compare, to_latex, to_markdown
+
     c = run_compare(runs, table, metrics.split(",") if metrics else None)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -180,8 +224,13 @@ def compare(
     elif fmt is Format.latex:
         print(to_latex(c))
     else:
-        emit(c.table if fmt is not Format.json else {"table": c.table_name, "result": c.table, "dropped": c.dropped},
-             fmt, title=f"compare on {c.table_name}")
+        emit(
+            c.table
+            if fmt is not Format.json
+            else {"table": c.table_name, "result": c.table, "dropped": c.dropped},
+            fmt,
+            title=f"compare on {c.table_name}",
+        )
     for note in c.dropped if fmt is not Format.json else []:
         err_console.print(f"[yellow]left out:[/yellow] {note}", soft_wrap=True, highlight=False)
 
@@ -192,10 +241,24 @@ def metrics(fmt: Format = typer.Option(Format.table, "--format", help="Output fo
     import pandas as pd
 
     from crseval.core.registry import all_metrics
-    emit(pd.DataFrame([{"metric": m.name, "label": m.display, "capability": m.capability,
-                        "higher is better": m.higher_is_better, "signature": m.signature(),
-                        "description": m.description + (f" (note: {m.note})" if m.note else "")}
-                       for m in all_metrics().values()]), fmt, title="registered metrics")
+
+    emit(
+        pd.DataFrame(
+            [
+                {
+                    "metric": m.name,
+                    "label": m.display,
+                    "capability": m.capability,
+                    "higher is better": m.higher_is_better,
+                    "signature": m.signature(),
+                    "description": m.description + (f" (note: {m.note})" if m.note else ""),
+                }
+                for m in all_metrics().values()
+            ]
+        ),
+        fmt,
+        title="registered metrics",
+    )
 
 
 @data_app.command("list")
@@ -204,20 +267,37 @@ def data_list(fmt: Format = typer.Option(Format.table, "--format", help="Output 
     import pandas as pd
 
     from crseval.data import DATASETS
-    emit(pd.DataFrame([{"name": s.name, "kind": s.kind, "description": s.description,
-                        "path (under ../shared/data)": s.default_path, "source": s.source}
-                       for s in DATASETS.values()]), fmt, title="datasets")
+
+    emit(
+        pd.DataFrame(
+            [
+                {
+                    "name": s.name,
+                    "kind": s.kind,
+                    "description": s.description,
+                    "path (under ../shared/data)": s.default_path,
+                    "source": s.source,
+                }
+                for s in DATASETS.values()
+            ]
+        ),
+        fmt,
+        title="datasets",
+    )
 
 
 @data_app.command("inspect")
 def data_inspect(
     name: str = typer.Argument(..., help="Dataset name (see `crseval data list`)."),
-    path: Optional[Path] = typer.Argument(None, help="File or folder of the dataset (not needed for 'sample')."),
+    path: Optional[Path] = typer.Argument(
+        None, help="File or folder of the dataset (not needed for 'sample')."
+    ),
     fmt: Format = FORMAT,
     n: int = typer.Option(1, help="How many records to preview."),
 ) -> None:
     """Load a dataset and print its counts, what the loader repaired or filtered, and a sample."""
     from crseval.data import load_dataset
+
     ds = load_dataset(name, path)
     summary = ds.summary()
     notes = getattr(getattr(ds, "info", None), "notes", [])
@@ -238,20 +318,26 @@ def llm_chat(
     backend: str = typer.Option("llamacpp", help=BACKEND_HELP),
     model: Optional[str] = typer.Option(None, help="Model name or .gguf path."),
     base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
-    config: Optional[Path] = typer.Option(None, help="TOML file with an LLM config (overrides the options)."),
+    config: Optional[Path] = typer.Option(
+        None, help="TOML file with an LLM config (overrides the options)."
+    ),
     temperature: float = typer.Option(0.0, help="Sampling temperature."),
     max_tokens: int = typer.Option(256, help="Most tokens to generate."),
     cache: Path = typer.Option(Path("runs/llm_chat_cache.sqlite"), help="Response cache (SQLite)."),
-    rate: bool = typer.Option(False, help="Ask for a 1–5 rating instead of text (probability-weighted)."),
+    rate: bool = typer.Option(
+        False, help="Ask for a 1–5 rating instead of text (probability-weighted)."
+    ),
     fmt: Format = FORMAT,
 ) -> None:
     """Send one prompt through the configured backend; show cache hit/miss, tokens and latency."""
     from crseval.llm import ChatRequest, make_client
+
     cfg = llm_config(backend, model, base_url, temperature, config)
     client = make_client(cfg, cache)
     try:
-        req = ChatRequest.chat(prompt, system=system, temperature=cfg.temperature, max_tokens=max_tokens,
-                               seed=cfg.seed)
+        req = ChatRequest.chat(
+            prompt, system=system, temperature=cfg.temperature, max_tokens=max_tokens, seed=cfg.seed
+        )
         emit(client.ask(req, rate=rate), fmt, title="llm chat")
     finally:
         client.close()
@@ -263,6 +349,7 @@ def crash_report(e: BaseException) -> Path:
     import traceback
 
     from crseval.core.home import home_dir
+
     path = home_dir("logs") / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
     path.write_text("".join(traceback.format_exception(e)), encoding="utf-8")
     return path

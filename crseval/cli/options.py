@@ -7,6 +7,7 @@ named after it (``n_boot`` → ``--n-boot``) with its default and its descriptio
 values against the model (a bad value is a one-line error naming the option), runs the job and prints
 its result. Nothing about a job's options is written twice.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -24,18 +25,36 @@ from crseval.cli.output import Format, show_result
 from crseval.core.job import JobSpec
 from crseval.llm import LLMConfig
 
-BACKEND_HELP = "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
-FORMAT = typer.Option(Format.table, "--format", help="Output format: table, json, csv, markdown or latex.")
-KEEP_GOING = typer.Option(False, "--keep-going", help="Exit 0 even when some work failed (a CRS or plug-in that "
-                                                      "crashed); the failures stay recorded and reported.")
-DRY_RUN = typer.Option(False, "--dry-run", help="Print the planned LLM calls (and how many are cached) and the "
-                                                "time they would take; call nothing, write nothing.")
+BACKEND_HELP = (
+    "llamacpp (embedded model), openai (any OpenAI-compatible server) or scripted (deterministic)"
+)
+FORMAT = typer.Option(
+    Format.table, "--format", help="Output format: table, json, csv, markdown or latex."
+)
+KEEP_GOING = typer.Option(
+    False,
+    "--keep-going",
+    help="Exit 0 even when some work failed (a CRS or plug-in that "
+    "crashed); the failures stay recorded and reported.",
+)
+DRY_RUN = typer.Option(
+    False,
+    "--dry-run",
+    help="Print the planned LLM calls (and how many are cached) and the "
+    "time they would take; call nothing, write nothing.",
+)
 
 
-def llm_config(backend: str = "llamacpp", model: Optional[str] = None, base_url: Optional[str] = None,
-               temperature: float = 0.0, config: Optional[Path] = None) -> LLMConfig:
+def llm_config(
+    backend: str = "llamacpp",
+    model: Optional[str] = None,
+    base_url: Optional[str] = None,
+    temperature: float = 0.0,
+    config: Optional[Path] = None,
+) -> LLMConfig:
     """An LLM config from a TOML file (``config``) or from the common flags."""
     from crseval.core.config import load_config, validate
+
     if config is not None:
         return load_config(config, LLMConfig)
     values: dict[str, Any] = {"backend": backend, "model": model, "temperature": temperature}
@@ -45,19 +64,34 @@ def llm_config(backend: str = "llamacpp", model: Optional[str] = None, base_url:
 
 
 def _llm_params() -> list[inspect.Parameter]:
-    opts = {"backend": (str, typer.Option("llamacpp", help=BACKEND_HELP)),
-            "model": (Optional[str], typer.Option(None, help="Model name or .gguf path (default: the embedded "
-                                                               "Qwen2.5-Coder-1.5B).")),
-            "base_url": (Optional[str], typer.Option(None, help="Server URL for --backend openai.")),
-            "llm_config": (Optional[Path], typer.Option(None, help="TOML file with an LLM config (overrides "
-                                                                   "--backend/--model/--base-url)."))}
-    return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a) for n, (a, d) in opts.items()]
+    opts = {
+        "backend": (str, typer.Option("llamacpp", help=BACKEND_HELP)),
+        "model": (
+            Optional[str],
+            typer.Option(
+                None, help="Model name or .gguf path (default: the embedded Qwen2.5-Coder-1.5B)."
+            ),
+        ),
+        "base_url": (Optional[str], typer.Option(None, help="Server URL for --backend openai.")),
+        "llm_config": (
+            Optional[Path],
+            typer.Option(
+                None, help="TOML file with an LLM config (overrides --backend/--model/--base-url)."
+            ),
+        ),
+    }
+    return [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
+        for n, (a, d) in opts.items()
+    ]
 
 
 def _cli_type(annotation: Any) -> Any:
     """The type typer shows for a field: Optional kept, comma lists as one string."""
     args = typing.get_args(annotation)
-    optional = (typing.get_origin(annotation) in (typing.Union, types.UnionType)) and type(None) in args
+    optional = (typing.get_origin(annotation) in (typing.Union, types.UnionType)) and type(
+        None
+    ) in args
     inner = next((a for a in args if a is not type(None)), annotation) if optional else annotation
     if typing.get_origin(inner) is typing.Annotated:
         inner = typing.get_args(inner)[0]
@@ -67,7 +101,11 @@ def _cli_type(annotation: Any) -> Any:
 
 
 def _is_list(annotation: Any) -> bool:
-    inner = typing.get_args(annotation)[0] if typing.get_origin(annotation) is typing.Annotated else annotation
+    inner = (
+        typing.get_args(annotation)[0]
+        if typing.get_origin(annotation) is typing.Annotated
+        else annotation
+    )
     return typing.get_origin(inner) is list
 
 
@@ -80,15 +118,23 @@ def _field_param(name: str, field: Any) -> inspect.Parameter:
         default = ",".join(map(str, default))
     help_ = field.description or ""
     if extra.get("argument"):
-        info = typer.Argument(... if field.is_required() else default, help=help_, show_default=False)
-        if _is_list(field.annotation):  # a list argument takes one or more values: `crseval arena a.csv b.csv`
-            return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=list[str])
+        info = typer.Argument(
+            ... if field.is_required() else default, help=help_, show_default=False
+        )
+        if _is_list(
+            field.annotation
+        ):  # a list argument takes one or more values: `crseval arena a.csv b.csv`
+            return inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=list[str]
+            )
     else:
         flag = f"--{name.replace('_', '-')}"
         if field.annotation is bool and default is True:  # a switch that is on: `--x/--no-x`
             flag += f"/--no-{name.replace('_', '-')}"
         info = typer.Option(default, flag, help=help_)
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=_cli_type(field.annotation))
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=_cli_type(field.annotation)
+    )
 
 
 def default_command_group(default: str) -> type:
@@ -101,6 +147,7 @@ def default_command_group(default: str) -> type:
             if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
                 args = [default, *args]
             return super().parse_args(ctx, args)
+
     return DefaultGroup
 
 
@@ -114,21 +161,35 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
         params.append(_field_param(fname, field))
     if llm_fields:
         params += _llm_params()
-    params += [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path],
-                                 default=typer.Option(None, help=f"Run directory (default: {job.out_help})")),
-               inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, annotation=Format, default=FORMAT)]
+    params += [
+        inspect.Parameter(
+            "out",
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=Optional[Path],
+            default=typer.Option(None, help=f"Run directory (default: {job.out_help})"),
+        ),
+        inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, annotation=Format, default=FORMAT),
+    ]
     if job.uses_llm is not None:
-        params.append(inspect.Parameter("dry_run", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
-                                        default=DRY_RUN))
+        params.append(
+            inspect.Parameter(
+                "dry_run", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=DRY_RUN
+            )
+        )
     if job.can_fail:
-        params.append(inspect.Parameter("keep_going", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
-                                        default=KEEP_GOING))
+        params.append(
+            inspect.Parameter(
+                "keep_going", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=KEEP_GOING
+            )
+        )
 
     def command(**kw: Any) -> None:
         fmt, out, dry_run = kw.pop("fmt"), kw.pop("out"), kw.pop("dry_run", False)
         keep_going = kw.pop("keep_going", False)
         if llm_fields:
-            llm = llm_config(kw.pop("backend"), kw.pop("model"), kw.pop("base_url"), config=kw.pop("llm_config"))
+            llm = llm_config(
+                kw.pop("backend"), kw.pop("model"), kw.pop("base_url"), config=kw.pop("llm_config")
+            )
             kw.update({f: llm for f in llm_fields})
         run_job(job, kw, out, fmt, dry_run=dry_run, keep_going=keep_going)
 
@@ -138,8 +199,15 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
     app.command(name, hidden=hidden)(command)
 
 
-def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, fmt: Format, *,
-            dry_run: bool = False, keep_going: bool = False) -> None:
+def run_job(
+    job: JobSpec,
+    values: dict[str, Any] | BaseModel,
+    out: Path | None,
+    fmt: Format,
+    *,
+    dry_run: bool = False,
+    keep_going: bool = False,
+) -> None:
     """Validate the values; when the job calls an LLM, print its plan (calls, cached, time) first — and only
     that with ``dry_run``; run the job into its run directory with progress bars; print the result (the
     report is written by :func:`crseval.api.execute`)."""
@@ -147,6 +215,7 @@ def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, 
     from crseval.cli.output import err_console
     from crseval.cli.progress import progress_bars
     from crseval.core.config import validate
+
     config = values if isinstance(values, BaseModel) else validate(job.config, values)
     if job.uses_llm is not None and job.uses_llm(config):
         err_console.print(plan(job, config, out).line(), soft_wrap=True, highlight=False)
@@ -159,8 +228,11 @@ def run_job(job: JobSpec, values: dict[str, Any] | BaseModel, out: Path | None, 
         result = execute(job, config, out, bars)
     show_result(result, fmt, seconds=time.perf_counter() - t0)
     if result.failures:
-        err_console.print(f"[bold red]failed:[/bold red] {result.failures}" +
-                          ("" if keep_going else " — exit 1 (--keep-going accepts failures)"), soft_wrap=True,
-                          highlight=False)
+        err_console.print(
+            f"[bold red]failed:[/bold red] {result.failures}"
+            + ("" if keep_going else " — exit 1 (--keep-going accepts failures)"),
+            soft_wrap=True,
+            highlight=False,
+        )
         if not keep_going:
             raise typer.Exit(1)

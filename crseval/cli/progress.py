@@ -1,5 +1,6 @@
 """Progress for long work: rich bars on a terminal; when stderr is not a terminal (a log file, CI, a pipe)
 a plain line per task every few seconds and when it finishes, so progress stays visible."""
+
 from __future__ import annotations
 
 import threading
@@ -7,7 +8,14 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from crseval.cli.output import err_console
 
@@ -21,15 +29,25 @@ def progress_bars() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
         yield _lines
         return
     lock = threading.Lock()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err_console, transient=False) as prog:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=False,
+    ) as prog:
+
         def factory(description: str, total: int) -> Callable[[int], None]:
             task = prog.add_task(description, total=total)
 
             def advance(n: int = 1) -> None:
                 with lock:
                     prog.advance(task, n)
+
             return advance
+
         yield factory
 
 
@@ -47,7 +65,12 @@ def _lines(description: str, total: int) -> Callable[[int], None]:
                 return
             state["last"] = now
             elapsed = now - state["start"]
-            left = elapsed / state["done"] * (total - state["done"]) if state["done"] else float("nan")
+            left = (
+                elapsed / state["done"] * (total - state["done"]) if state["done"] else float("nan")
+            )
             eta = "" if finished or left != left else f", ~{left:.0f} s left"
-            err_console.print(f"{description}: {state['done']}/{total} ({elapsed:.0f} s{eta})", highlight=False)
+            err_console.print(
+                f"{description}: {state['done']}/{total} ({elapsed:.0f} s{eta})", highlight=False
+            )
+
     return advance

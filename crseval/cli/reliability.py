@@ -1,4 +1,5 @@
 """crseval reliability — how far can ratings of dialogues be trusted?"""
+
 from __future__ import annotations
 
 from typing import Optional
@@ -12,13 +13,19 @@ from crseval.core.errors import CrsevalError
 from crseval.cli.output import Format, emit
 from crseval.reliability.job import JOB as ANALYZE
 
-app = typer.Typer(cls=default_command_group("analyze"), no_args_is_help=True, add_completion=False,
-                  help="Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, "
-                       "structure. `crseval reliability RATINGS --item-col … --rater-col …` analyses a file.")
+app = typer.Typer(
+    cls=default_command_group("analyze"),
+    no_args_is_help=True,
+    add_completion=False,
+    help="Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, "
+    "structure. `crseval reliability RATINGS --item-col … --rater-col …` analyses a file.",
+)
 job_command(app, "analyze", ANALYZE)
 
 
-def _check_design(icc: float | None, icc0: float, alpha: float, power: float, width: float | None = None) -> None:
+def _check_design(
+    icc: float | None, icc0: float, alpha: float, power: float, width: float | None = None
+) -> None:
     """Out-of-range design numbers as one-line errors in the flags' own terms."""
     for flag, value in (("--alpha", alpha), ("--power", power)):
         if not 0 < value < 1:
@@ -26,11 +33,16 @@ def _check_design(icc: float | None, icc0: float, alpha: float, power: float, wi
     if not 0 <= icc0 < 1:
         raise CrsevalError(f"--icc0 {icc0:g} must lie in [0, 1)", field="--icc0")
     if icc is not None and not icc0 < icc < 1:
-        raise CrsevalError(f"--icc {icc:g} must lie above --icc0 ({icc0:g}) and below 1", field="--icc",
-                           fix="e.g. --icc 0.3 (a single rating's expected ICC)")
+        raise CrsevalError(
+            f"--icc {icc:g} must lie above --icc0 ({icc0:g}) and below 1",
+            field="--icc",
+            fix="e.g. --icc 0.3 (a single rating's expected ICC)",
+        )
     if width is not None and not 0 < width < 2:
-        raise CrsevalError(f"--width {width:g} must lie strictly between 0 and 2 (an ICC interval's width)",
-                           field="--width")
+        raise CrsevalError(
+            f"--width {width:g} must lie strictly between 0 and 2 (an ICC interval's width)",
+            field="--width",
+        )
 
 
 @app.command()
@@ -41,24 +53,47 @@ def power(
     icc0: float = typer.Option(0.0, help="ICC under the null hypothesis."),
     alpha: float = typer.Option(0.05, help="One-sided significance level (Walter et al.)."),
     target_power: float = typer.Option(0.8, "--power", help="Desired power."),
-    r: Optional[float] = typer.Option(None, help="A correlation to detect with n items (two-sided)."),
+    r: Optional[float] = typer.Option(
+        None, help="A correlation to detect with n items (two-sided)."
+    ),
     fmt: Format = FORMAT,
 ) -> None:
     """What a design with k raters and n items can show."""
     from crseval.reliability import power as pw
+
     _check_design(icc, icc0, alpha, target_power)
     if r is not None and not -1 < r < 1:
         raise CrsevalError(f"--r {r:g} must lie strictly between -1 and 1", field="--r")
-    rows = [{"quantity": "minimum detectable ICC", "value": pw.min_detectable_icc(n, k, rho0=icc0, alpha=alpha,
-                                                                                    power=target_power)}]
+    rows = [
+        {
+            "quantity": "minimum detectable ICC",
+            "value": pw.min_detectable_icc(n, k, rho0=icc0, alpha=alpha, power=target_power),
+        }
+    ]
     if icc is not None:
-        rows += [{"quantity": f"power to detect ICC = {icc:g} vs {icc0:g}", "value": pw.power_icc(n, k, icc, rho0=icc0,
-                                                                                                    alpha=alpha)},
-                 {"quantity": f"expected 95% CI width at ICC = {icc:g}", "value": pw.ci_width(icc, n, k)}]
+        rows += [
+            {
+                "quantity": f"power to detect ICC = {icc:g} vs {icc0:g}",
+                "value": pw.power_icc(n, k, icc, rho0=icc0, alpha=alpha),
+            },
+            {
+                "quantity": f"expected 95% CI width at ICC = {icc:g}",
+                "value": pw.ci_width(icc, n, k),
+            },
+        ]
     if r is not None:
-        rows += [{"quantity": f"power to detect r = {r:g}", "value": pw.power_correlation(r, n, alpha=alpha)},
-                 {"quantity": f"items needed for r = {r:g} at power {target_power:g}",
-                  "value": float(np.ceil(pw.items_for_correlation(r, alpha=alpha, power=target_power)))}]
+        rows += [
+            {
+                "quantity": f"power to detect r = {r:g}",
+                "value": pw.power_correlation(r, n, alpha=alpha),
+            },
+            {
+                "quantity": f"items needed for r = {r:g} at power {target_power:g}",
+                "value": float(
+                    np.ceil(pw.items_for_correlation(r, alpha=alpha, power=target_power))
+                ),
+            },
+        ]
     emit(pd.DataFrame(rows), fmt, title=f"design: k = {k} raters, n = {n} items")
 
 
@@ -77,14 +112,23 @@ def plan(
 
     from crseval.reliability import power as pw
     from crseval.reliability.icc import interpret
+
     _check_design(icc, icc0, alpha, target_power, width)
     rows = []
     for k in range(2, max_k + 1):
-        row = {"raters per item (k)": k,
-               "items to beat ICC0": math.ceil(pw.items_needed(icc, k, rho0=icc0, alpha=alpha, power=target_power)),
-               "reliability of the mean of k (ICC(1,k))": icc * k / (1 + (k - 1) * icc)}
+        row = {
+            "raters per item (k)": k,
+            "items to beat ICC0": math.ceil(
+                pw.items_needed(icc, k, rho0=icc0, alpha=alpha, power=target_power)
+            ),
+            "reliability of the mean of k (ICC(1,k))": icc * k / (1 + (k - 1) * icc),
+        }
         row["band"] = interpret(row["reliability of the mean of k (ICC(1,k))"])
         if width is not None:
             row[f"items for CI width {width:g}"] = math.ceil(pw.items_for_ci_width(icc, k, width))
         rows.append(row)
-    emit(pd.DataFrame(rows), fmt, title=f"plan for ICC = {icc:g} (α = {alpha:g}, power = {target_power:g})")
+    emit(
+        pd.DataFrame(rows),
+        fmt,
+        title=f"plan for ICC = {icc:g} (α = {alpha:g}, power = {target_power:g})",
+    )

@@ -1,4 +1,5 @@
 """crseval shift — preference-shift adaptation: simulate users who change their minds, score CRS models."""
+
 from __future__ import annotations
 
 import shutil
@@ -12,18 +13,27 @@ from crseval.adaptation.validate import VALIDATE
 from crseval.cli.options import DRY_RUN, FORMAT, KEEP_GOING, job_command, run_job
 from crseval.cli.output import Format
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="Preference-shift evaluation: user simulator × CRS models × topic adaptation score "
-                       "(TAS) × LLM judge, with ANOVA + Tukey HSD.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Preference-shift evaluation: user simulator × CRS models × topic adaptation score "
+    "(TAS) × LLM judge, with ANOVA + Tukey HSD.",
+)
 job_command(app, "score", SCORE)
 job_command(app, "validate", VALIDATE)
 
 
 @app.command("run")
 def run(
-    config: Path = typer.Argument(..., help="TOML config: models, sessions, turns, seed, simulator, scoring, judge."),
-    out: Path = typer.Option(Path("runs/shift"), help="Run directory (an interrupted run resumes here)."),
-    executor: Optional[str] = typer.Option(None, help="Override the config's executor: local or ray."),
+    config: Path = typer.Argument(
+        ..., help="TOML config: models, sessions, turns, seed, simulator, scoring, judge."
+    ),
+    out: Path = typer.Option(
+        Path("runs/shift"), help="Run directory (an interrupted run resumes here)."
+    ),
+    executor: Optional[str] = typer.Option(
+        None, help="Override the config's executor: local or ray."
+    ),
     fresh: bool = typer.Option(False, help="Delete the run directory first."),
     fmt: Format = FORMAT,
     dry_run: bool = DRY_RUN,
@@ -33,6 +43,7 @@ def run(
     anova, tukey, figures and the report."""
     from crseval.adaptation.config import ShiftConfig
     from crseval.core.config import load_config, validate
+
     cfg = load_config(config, ShiftConfig).resolved(config.parent)
     if executor:
         cfg = validate(ShiftConfig, {**cfg.model_dump(mode="json"), "executor": executor})

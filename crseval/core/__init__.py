@@ -1,4 +1,5 @@
 """Core types, the metric registry, reproducibility signatures and errors."""
+
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Item, Ratings, Role, Turn, Utterance
 

@@ -6,6 +6,7 @@ thread pools stop taking work, and the abort hooks registered by backends run â€
 worker processes are killed, so a request in flight ends at once instead of after its generation.
 Everything that finished was flushed to the run's records already; the same command resumes.
 """
+
 from __future__ import annotations
 
 import threading

@@ -1,5 +1,6 @@
 """TOML configs validated by pydantic; a bad value becomes a CrsevalError naming the key and the
 allowed values, never a pydantic traceback."""
+
 from __future__ import annotations
 
 import re
@@ -34,12 +35,21 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
         expected = ctx.get("expected")
         if err["type"] == "extra_forbidden":
             allowed = _allowed_keys(model, err["loc"][:-1])
-            raise ConfigError(f"unknown key {key!r}", file=file, field=key,
-                              expected="one of " + ", ".join(allowed) if allowed else None,
-                              fix="API keys never go in a config: set the environment variable named by api_key_env"
-                              if "key" in key.lower() else None) from None
-        raise ConfigError(f"{err['msg']} (got {err.get('input')!r})", file=file, field=key,
-                          expected=str(expected) if expected else None) from None
+            raise ConfigError(
+                f"unknown key {key!r}",
+                file=file,
+                field=key,
+                expected="one of " + ", ".join(allowed) if allowed else None,
+                fix="API keys never go in a config: set the environment variable named by api_key_env"
+                if "key" in key.lower()
+                else None,
+            ) from None
+        raise ConfigError(
+            f"{err['msg']} (got {err.get('input')!r})",
+            file=file,
+            field=key,
+            expected=str(expected) if expected else None,
+        ) from None
 
 
 def _allowed_keys(model: type[BaseModel], loc: tuple) -> list[str]:
@@ -67,5 +77,7 @@ def load_config(path: str | Path, model: type[M]) -> M:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"at line (\d+)", str(e))
-        raise ConfigError(f"invalid TOML: {e}", file=p, line=int(m.group(1)) if m else None) from None
+        raise ConfigError(
+            f"invalid TOML: {e}", file=p, line=int(m.group(1)) if m else None
+        ) from None
     return validate(model, data, file=p)

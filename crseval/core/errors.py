@@ -1,4 +1,5 @@
 """Errors for people: every problem with input names the file, line, field, what was expected and the fix."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -46,8 +47,14 @@ class ConfigError(CrsevalError):
 class BackendError(CrsevalError):
     """An LLM backend failed. ``transient`` errors are retried by the scheduler."""
 
-    def __init__(self, message: str, *, transient: bool = False, status: int | None = None,
-                 retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        transient: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         self.transient = transient
         self.status = status
         self.retry_after = retry_after

@@ -5,6 +5,7 @@ them (fitted models, loaded sessions) instead of receiving pickled copies; only 
 Forked, not spawned: a spawned worker would re-import the caller's ``__main__``, which breaks scripts
 without a main guard.
 """
+
 from __future__ import annotations
 
 import gc
@@ -31,7 +32,9 @@ def worker_count(limit: int = 8) -> int:
     return max(1, min(os.cpu_count() or 1, limit)) if sys.platform.startswith("linux") else 1
 
 
-def split(items: Sequence[T], parts: int, weight: Callable[[T], float] | None = None) -> list[list[T]]:
+def split(
+    items: Sequence[T], parts: int, weight: Callable[[T], float] | None = None
+) -> list[list[T]]:
     """``parts`` contiguous chunks of near-equal count — or of near-equal total ``weight`` (the work an
     item costs) — fewer when there are fewer items."""
     n = len(items)
@@ -39,7 +42,11 @@ def split(items: Sequence[T], parts: int, weight: Callable[[T], float] | None = 
         bounds = [n * i // parts for i in range(parts + 1)]
     else:
         total = list(accumulate(weight(x) for x in items))
-        bounds = [0, *(bisect_left(total, total[-1] * i / parts) + 1 for i in range(1, parts)), n] if n else [0, 0]
+        bounds = (
+            [0, *(bisect_left(total, total[-1] * i / parts) + 1 for i in range(1, parts)), n]
+            if n
+            else [0, 0]
+        )
     return [list(items[a:b]) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 

@@ -1,5 +1,6 @@
 """crseval's home folder for caches that outlive a run: joined models, embeddings, trained models,
 topic models, worker logs. ``$CRSEVAL_HOME``, default ``~/.cache/crseval``."""
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ callback. A job builds its signature through :func:`crseval.core.signature.make_
 per-item tables (columns named after registered metrics), adds its report section and returns a
 :class:`Result`; the CLI, the demo and :func:`crseval.evaluate` only parse and dispatch.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -39,7 +40,9 @@ class Result:
     details: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     report: Path | None = None
-    failures: str = ""   # what failed (a CRS, a plug-in, an LLM call) — non-empty makes the CLI exit 1
+    failures: str = (
+        ""  # what failed (a CRS, a plug-in, an LLM call) — non-empty makes the CLI exit 1
+    )
 
     @property
     def signature_line(self) -> str:
@@ -58,8 +61,10 @@ class JobSpec:
     default: str | Callable[[Any], Path]
     help: str
     report_title: str
-    uses_llm: Callable[[Any], bool] | None = None   # whether a config of this job calls an LLM (None: never)
-    can_fail: bool = False                           # results may record failures (the CLI offers --keep-going)
+    uses_llm: Callable[[Any], bool] | None = (
+        None  # whether a config of this job calls an LLM (None: never)
+    )
+    can_fail: bool = False  # results may record failures (the CLI offers --keep-going)
 
     def default_out(self, config: BaseModel) -> Path:
         return Path(self.default(config)) if callable(self.default) else Path(self.default)

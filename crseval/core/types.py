@@ -5,6 +5,7 @@ one speaker (INSPIRED recommenders often send several messages in a row — each
 utterance with its own strategy label). :class:`Ratings` is a long-format table of judgments that
 knows its scale.
 """
+
 from __future__ import annotations
 
 import enum
@@ -32,13 +33,23 @@ class Role(str, enum.Enum):
         """Lenient in names: 'SEEKER', 'User', 'assistant', 'bot', 'crs' … map to the four roles."""
         v = str(value).strip().lower()
         aliases = {
-            "seeker": cls.SEEKER, "user": cls.USER, "human": cls.USER,
-            "recommender": cls.RECOMMENDER, "system": cls.SYSTEM, "assistant": cls.SYSTEM,
-            "bot": cls.SYSTEM, "crs": cls.SYSTEM, "agent": cls.SYSTEM, "asst": cls.SYSTEM,
+            "seeker": cls.SEEKER,
+            "user": cls.USER,
+            "human": cls.USER,
+            "recommender": cls.RECOMMENDER,
+            "system": cls.SYSTEM,
+            "assistant": cls.SYSTEM,
+            "bot": cls.SYSTEM,
+            "crs": cls.SYSTEM,
+            "agent": cls.SYSTEM,
+            "asst": cls.SYSTEM,
         }
         if v not in aliases:
-            raise CrsevalError(f"unknown speaker role {value!r}", field="role",
-                               expected="one of " + ", ".join(sorted(aliases)))
+            raise CrsevalError(
+                f"unknown speaker role {value!r}",
+                field="role",
+                expected="one of " + ", ".join(sorted(aliases)),
+            )
         return aliases[v]
 
 
@@ -90,8 +101,9 @@ class Dialogue:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_utterances(cls, id: str, utterances: Iterable[Utterance],
-                        metadata: dict[str, Any] | None = None) -> "Dialogue":
+    def from_utterances(
+        cls, id: str, utterances: Iterable[Utterance], metadata: dict[str, Any] | None = None
+    ) -> "Dialogue":
         """Group consecutive same-role utterances into turns."""
         turns: list[Turn] = []
         for u in utterances:
@@ -132,8 +144,11 @@ class Ratings:
     def __post_init__(self) -> None:
         missing = [c for c in RATING_COLUMNS if c not in self.data.columns]
         if missing:
-            raise CrsevalError(f"ratings table lacks columns {missing}", field=missing[0],
-                               expected="columns " + ", ".join(RATING_COLUMNS))
+            raise CrsevalError(
+                f"ratings table lacks columns {missing}",
+                field=missing[0],
+                expected="columns " + ", ".join(RATING_COLUMNS),
+            )
         self.data = self.data[RATING_COLUMNS].copy()
         self.data["item"] = self.data["item"].astype(str)
         self.data["rater"] = self.data["rater"].astype(str)
@@ -143,8 +158,11 @@ class Ratings:
             lo, hi = self.scale_of(str(dim))
             bad = rows[(rows["value"] < lo) | (rows["value"] > hi)]
             if len(bad):
-                raise CrsevalError(f"rating {bad['value'].iloc[0]:g} outside the scale", field=str(dim),
-                                   expected=f"values in [{lo:g}, {hi:g}]")
+                raise CrsevalError(
+                    f"rating {bad['value'].iloc[0]:g} outside the scale",
+                    field=str(dim),
+                    expected=f"values in [{lo:g}, {hi:g}]",
+                )
 
     def scale_of(self, dimension: str) -> tuple[float, float]:
         if isinstance(self.scale, dict):
@@ -168,8 +186,11 @@ class Ratings:
     def dimension(self, name: str) -> pd.DataFrame:
         """The (item, rater, value) rows of one dimension."""
         if name not in set(self.data["dimension"]):
-            raise CrsevalError(f"no dimension {name!r}", field="dimension",
-                               expected="one of " + ", ".join(self.dimensions))
+            raise CrsevalError(
+                f"no dimension {name!r}",
+                field="dimension",
+                expected="one of " + ", ".join(self.dimensions),
+            )
         return self.data[self.data["dimension"] == name][["item", "rater", "value"]]
 
     def wide(self, dimension: str) -> pd.DataFrame:
@@ -181,7 +202,9 @@ class Ratings:
         d = self.data if dimension is None else self.dimension(dimension)
         return d.groupby("item")["rater"].nunique()
 
-    def subset(self, items: Iterable[str] | None = None, raters: Iterable[str] | None = None) -> "Ratings":
+    def subset(
+        self, items: Iterable[str] | None = None, raters: Iterable[str] | None = None
+    ) -> "Ratings":
         d = self.data
         if items is not None:
             d = d[d["item"].isin(set(items))]
@@ -194,10 +217,20 @@ class Ratings:
 
     def summary(self) -> dict[str, Any]:
         k = self.raters_per_item()
-        scale = {d: list(v) for d, v in self.scale.items()} if isinstance(self.scale, dict) else list(self.scale)
-        return {"dataset": self.info.signature() if self.info else self.name, "ratings": len(self.data),
-                "items": len(k), "raters": self.data["rater"].nunique(), "dimensions": self.dimensions,
-                "scale": scale, "raters per item": f"{k.min()}–{k.max()} (harmonic mean {harmonic_mean(k.tolist()):.2f})"}
+        scale = (
+            {d: list(v) for d, v in self.scale.items()}
+            if isinstance(self.scale, dict)
+            else list(self.scale)
+        )
+        return {
+            "dataset": self.info.signature() if self.info else self.name,
+            "ratings": len(self.data),
+            "items": len(k),
+            "raters": self.data["rater"].nunique(),
+            "dimensions": self.dimensions,
+            "scale": scale,
+            "raters per item": f"{k.min()}–{k.max()} (harmonic mean {harmonic_mean(k.tolist()):.2f})",
+        }
 
     def preview(self, n: int = 5) -> str:
         return self.data.head(n).to_string(index=False)

@@ -1,4 +1,5 @@
 """The crseval version, read from the installed package's metadata (pyproject.toml is the one source)."""
+
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version

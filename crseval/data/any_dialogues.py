@@ -6,6 +6,7 @@ arena's dialogue layout), shift runs (a run folder, or its ``records/results.jso
 :mod:`crseval.data.session_logs` (one JSON per session) and ``sample`` (the bundled dialogues). Each
 dialogue comes with the system that produced it and its dialogue-level human labels, where known.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,9 @@ class DialogueSource:
     info: DatasetInfo
     layout: str
     dialogues: list[SourcedDialogue]
-    labelled_mentions: bool = False  # utterances list the items they name (ReDial @id mentions, INSPIRED movies)
+    labelled_mentions: bool = (
+        False  # utterances list the items they name (ReDial @id mentions, INSPIRED movies)
+    )
     scales: dict[str, tuple[float, float]] = field(default_factory=dict)  # human scale per label
 
     def __len__(self) -> int:
@@ -67,8 +70,12 @@ def detect_layout(p: Path) -> str:
             return _jsonl_layout(jsonl[0])
         if any(p.glob("*.json")):
             return "sessions"
-        raise CrsevalError("no dialogues in this folder", file=p, expected="ReDial *.jsonl, INSPIRED *.tsv, a shift "
-                                                                         "run, session logs or a human-labelled set")
+        raise CrsevalError(
+            "no dialogues in this folder",
+            file=p,
+            expected="ReDial *.jsonl, INSPIRED *.tsv, a shift "
+            "run, session logs or a human-labelled set",
+        )
     if p.suffix == ".tsv":
         return "inspired"
     if p.suffix in (".txt", ".csv"):
@@ -76,6 +83,7 @@ def detect_layout(p: Path) -> str:
     if p.suffix == ".jsonl":
         return _jsonl_layout(p)
     from crseval.data.io import read_json
+
     raw = read_json(p)
     first = raw[0] if isinstance(raw, list) and raw else raw
     if isinstance(first, dict) and ("model_name" in first or "model" in first):
@@ -86,36 +94,63 @@ def detect_layout(p: Path) -> str:
 def read_dialogues(path: str | Path, layout: str = "auto") -> DialogueSource:
     """The dialogues at ``path`` (``sample`` for the bundled ones); ``layout`` overrides the detection."""
     from crseval.data import load_dataset
+
     if str(path) == "sample":
         ds = load_dataset("sample").dialogues
         return DialogueSource(ds.info, "sample", [SourcedDialogue(d, "sample") for d in ds])
     p = existing(path, "dialogues")
     layout = detect_layout(p) if layout == "auto" else layout
     if layout not in LAYOUTS:
-        raise CrsevalError(f"unknown layout {layout!r}", field="layout", expected="auto or one of " + ", ".join(LAYOUTS))
+        raise CrsevalError(
+            f"unknown layout {layout!r}",
+            field="layout",
+            expected="auto or one of " + ", ".join(LAYOUTS),
+        )
     if layout in ("redial", "inspired"):
         ds = load_dataset(layout, p)
-        return DialogueSource(ds.info, layout, [SourcedDialogue(d, f"{layout}-human") for d in ds],
-                              labelled_mentions=True)
+        return DialogueSource(
+            ds.info,
+            layout,
+            [SourcedDialogue(d, f"{layout}-human") for d in ds],
+            labelled_mentions=True,
+        )
     if layout == "judged":
         from crseval.data.judged import load_judged
+
         js = load_judged(p)
         systems = js.systems()
-        return DialogueSource(js.info, f"judged:{js.info.name}",
-                              [SourcedDialogue(it.dialogue, it.system or systems.get(it.id, js.info.name), it.labels)
-                               for it in js.items], scales={a: js.scale(a) for a in js.aspects})
+        return DialogueSource(
+            js.info,
+            f"judged:{js.info.name}",
+            [
+                SourcedDialogue(
+                    it.dialogue, it.system or systems.get(it.id, js.info.name), it.labels
+                )
+                for it in js.items
+            ],
+            scales={a: js.scale(a) for a in js.aspects},
+        )
     return _sessions(p)
 
 
 def _sessions(p: Path) -> DialogueSource:
     from crseval.data.session_logs import import_logs
+
     records, notes = import_logs(p)
     files = [p / "records" / "results.jsonl"] if (p / "records" / "results.jsonl").exists() else []
     info = dataset_info("sessions", p, *files)
-    info.notes += notes[:20] + ([f"… and {len(notes) - 20} more repairs"] if len(notes) > 20 else [])
+    info.notes += notes[:20] + (
+        [f"… and {len(notes) - 20} more repairs"] if len(notes) > 20 else []
+    )
     out = []
     for r in records:
-        utts = [Utterance(role, t[key]) for t in r["turns"] for role, key in ((Role.USER, "user"), (Role.SYSTEM, "system"))]
+        utts = [
+            Utterance(role, t[key])
+            for t in r["turns"]
+            for role, key in ((Role.USER, "user"), (Role.SYSTEM, "system"))
+        ]
         labels = {f"judge-{k}": v for k, v in (r.get("judge_scores") or {}).items()}
-        out.append(SourcedDialogue(Dialogue.from_utterances(str(r["key"]), utts), str(r["model"]), labels))
+        out.append(
+            SourcedDialogue(Dialogue.from_utterances(str(r["key"]), utts), str(r["model"]), labels)
+        )
     return DialogueSource(info, "sessions", out)

@@ -1,4 +1,5 @@
 """Dataset containers returned by :func:`crseval.load_dataset`; each carries a :class:`DatasetInfo`."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -25,9 +26,13 @@ class DialogueDataset:
     def summary(self) -> dict[str, Any]:
         utts = [u for d in self.dialogues for u in d.utterances]
         labelled = [u.strategy for u in utts if u.strategy]
-        out: dict[str, Any] = {"dataset": self.info.signature(), "dialogues": len(self.dialogues),
-                               "turns": sum(len(d.turns) for d in self.dialogues), "utterances": len(utts),
-                               "item mentions": sum(len(u.items) for u in utts)}
+        out: dict[str, Any] = {
+            "dataset": self.info.signature(),
+            "dialogues": len(self.dialogues),
+            "turns": sum(len(d.turns) for d in self.dialogues),
+            "utterances": len(utts),
+            "item mentions": sum(len(u.items) for u in utts),
+        }
         if labelled:
             out["labelled utterances"] = len(labelled)
             out["strategies"] = dict(Counter(labelled).most_common())
@@ -60,14 +65,19 @@ class ItemCatalog:
 
     def summary(self) -> dict[str, Any]:
         genres = Counter(g for it in self.items for g in it.get("genres", []))
-        return {"dataset": self.info.signature(), "items": len(self.items),
-                "with year": sum(it.get("year") is not None for it in self.items),
-                "with plot": sum(bool(it.get("plot")) for it in self.items),
-                "genres": dict(genres.most_common(12))}
+        return {
+            "dataset": self.info.signature(),
+            "items": len(self.items),
+            "with year": sum(it.get("year") is not None for it in self.items),
+            "with plot": sum(bool(it.get("plot")) for it in self.items),
+            "genres": dict(genres.most_common(12)),
+        }
 
     def preview(self, n: int = 3) -> str:
-        return "\n".join(f"  {it.id}: {it.title} {dict((k, v) for k, v in it.attributes.items() if k != 'plot')}"
-                         for it in self.items[:n])
+        return "\n".join(
+            f"  {it.id}: {it.title} {dict((k, v) for k, v in it.attributes.items() if k != 'plot')}"
+            for it in self.items[:n]
+        )
 
 
 @dataclass
@@ -88,12 +98,16 @@ class SerendipityStudy:
         return len(self.answers)
 
     def summary(self) -> dict[str, Any]:
-        return {"dataset": self.info.signature(), "answers": len(self.answers),
-                "users": self.answers["user"].nunique(), "items": self.answers["item"].nunique(),
-                "items with metadata": sum(i in self.items for i in self.answers["item"].unique()),
-                "ground truth": self.ground_truth,
-                "ground truth mean": round(float(self.answers["ground_truth"].mean()), 3),
-                **({"cannot compute": self.unavailable} if self.unavailable else {})}
+        return {
+            "dataset": self.info.signature(),
+            "answers": len(self.answers),
+            "users": self.answers["user"].nunique(),
+            "items": self.answers["item"].nunique(),
+            "items with metadata": sum(i in self.items for i in self.answers["item"].unique()),
+            "ground truth": self.ground_truth,
+            "ground truth mean": round(float(self.answers["ground_truth"].mean()), 3),
+            **({"cannot compute": self.unavailable} if self.unavailable else {}),
+        }
 
     def preview(self, n: int = 3) -> str:
         return self.answers.head(n).to_string()

@@ -7,6 +7,7 @@ rows carry one of the 13 strategies or ``no_strategy`` — anything else is an e
 The acceptance outcome (``fine_label``: accept_rating_good … reject) goes to the dialogue metadata.
 The unquoted files spell a double quote as the token ``QUOTATION_MARK``; it is decoded (and counted).
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,10 +23,15 @@ from crseval.data.io import dataset_info, existing, files_of, read_rows
 from crseval.data.base import DialogueDataset
 
 REQUIRED = ("dialog_id", "utt_id", "speaker", "turn_id", "text", "expert_label")
-OUTCOMES = ("accept_rating_good", "accept_rating_mod", "accept_uninterested", "accept_others", "reject")
+OUTCOMES = (
+    "accept_rating_good",
+    "accept_rating_mod",
+    "accept_uninterested",
+    "accept_others",
+    "reject",
+)
 SPEAKERS = {"RECOMMENDER": Role.RECOMMENDER, "SEEKER": Role.SEEKER}
 QUOTE_TOKEN = "QUOTATION_MARK"  # the unquoted TSV spells '"' this way
-
 
 
 _ENTRY = re.compile(r"""['"](.+?)['"]?\s*:\s*(\d+)""")
@@ -41,12 +47,21 @@ def _literal(value: str, *, file: Path, line: int, field: str, notes: list[str])
     except (ValueError, SyntaxError):
         entries = dict((k.strip(), int(v)) for k, v in _ENTRY.findall(value))
         if not entries:
-            raise CrsevalError(f"{value[:40]!r} is not a Python dict literal", file=file, line=line, field=field,
-                               expected="e.g. {'Title (2019)': 0}") from None
-        notes.append(f"{file.name}:{line}: malformed {field} literal repaired ({len(entries)} entries)")
+            raise CrsevalError(
+                f"{value[:40]!r} is not a Python dict literal",
+                file=file,
+                line=line,
+                field=field,
+                expected="e.g. {'Title (2019)': 0}",
+            ) from None
+        notes.append(
+            f"{file.name}:{line}: malformed {field} literal repaired ({len(entries)} entries)"
+        )
         return entries
     if not isinstance(parsed, dict):
-        raise CrsevalError(f"is a {type(parsed).__name__}", file=file, line=line, field=field, expected="a dict")
+        raise CrsevalError(
+            f"is a {type(parsed).__name__}", file=file, line=line, field=field, expected="a dict"
+        )
     return parsed
 
 
@@ -60,7 +75,9 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
     for line, row in rows:
         by_dialogue.setdefault(row["dialog_id"], []).append((line, row))
     if not by_dialogue:
-        raise CrsevalError("no rows after the header", file=path, expected="INSPIRED utterance rows")
+        raise CrsevalError(
+            "no rows after the header", file=path, expected="INSPIRED utterance rows"
+        )
     dialogues = []
     quotes = [0]
     for did, rows_ in by_dialogue.items():
@@ -68,24 +85,46 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
         for line, row in rows_:
             speaker = row["speaker"].strip().upper()
             if speaker not in SPEAKERS:
-                raise CrsevalError(f"unknown speaker {row['speaker']!r}", file=path, line=line, field="speaker",
-                                   expected="RECOMMENDER or SEEKER")
+                raise CrsevalError(
+                    f"unknown speaker {row['speaker']!r}",
+                    file=path,
+                    line=line,
+                    field="speaker",
+                    expected="RECOMMENDER or SEEKER",
+                )
             role = SPEAKERS[speaker]
             label = row["expert_label"].strip() or None
             if role is Role.RECOMMENDER:
                 if label is None:
-                    raise CrsevalError("recommender utterance without a strategy label", file=path, line=line,
-                                       field="expert_label", expected="one of " + ", ".join(LABELS))
+                    raise CrsevalError(
+                        "recommender utterance without a strategy label",
+                        file=path,
+                        line=line,
+                        field="expert_label",
+                        expected="one of " + ", ".join(LABELS),
+                    )
                 if label not in LABELS:
-                    raise CrsevalError(f"label {label!r} is outside the taxonomy", file=path, line=line,
-                                       field="expert_label", expected="one of " + ", ".join(LABELS))
+                    raise CrsevalError(
+                        f"label {label!r} is outside the taxonomy",
+                        file=path,
+                        line=line,
+                        field="expert_label",
+                        expected="one of " + ", ".join(LABELS),
+                    )
             elif label:
-                raise CrsevalError(f"seeker utterance carries a strategy label {label!r}", file=path, line=line,
-                                   field="expert_label", expected="an empty label on SEEKER rows")
+                raise CrsevalError(
+                    f"seeker utterance carries a strategy label {label!r}",
+                    file=path,
+                    line=line,
+                    field="expert_label",
+                    expected="an empty label on SEEKER rows",
+                )
             try:
                 utt_id, turn_id = int(row["utt_id"]), int(row["turn_id"])
             except ValueError:
-                raise CrsevalError("utt_id/turn_id must be integers", file=path, line=line, field="utt_id") from None
+                raise CrsevalError(
+                    "utt_id/turn_id must be integers", file=path, line=line, field="utt_id"
+                ) from None
             meta = {"utt_id": utt_id, "turn_id": turn_id, "line": line}
             for col in ("text_with_placeholder", "second_label", "genres", "people_names"):
                 if row.get(col, "").strip():
@@ -99,14 +138,28 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
         outcomes = Counter(r.get("fine_label", "").strip() for _, r in rows_)
         valid = [o for o, _ in outcomes.most_common() if o in OUTCOMES]
         if len(outcomes) > 1:
-            notes.append(f"{path.name}: dialogue {did} has mixed outcome labels {dict(outcomes)}; used {valid[:1]}")
+            notes.append(
+                f"{path.name}: dialogue {did} has mixed outcome labels {dict(outcomes)}; used {valid[:1]}"
+            )
         meta = {
             "split": split,
             "outcome": valid[0] if valid else None,
             "accepted": (valid[0].startswith("accept") if valid else None),
             "recommended_video": first.get("movie_id", "").strip() or None,
-            "movies": _literal(first.get("movie_dict", ""), file=path, line=first_line, field="movie_dict", notes=notes),
-            "genres": _literal(first.get("genre_dict", ""), file=path, line=first_line, field="genre_dict", notes=notes),
+            "movies": _literal(
+                first.get("movie_dict", ""),
+                file=path,
+                line=first_line,
+                field="movie_dict",
+                notes=notes,
+            ),
+            "genres": _literal(
+                first.get("genre_dict", ""),
+                file=path,
+                line=first_line,
+                field="genre_dict",
+                notes=notes,
+            ),
         }
         dialogues.append(Dialogue.from_utterances(did, utts, meta))
     if quotes[0]:
@@ -125,5 +178,7 @@ def load(path: str | Path) -> DialogueDataset:
     ids = Counter(d.id for d in dialogues)
     if max(ids.values()) > 1:
         dup = next(k for k, v in ids.items() if v > 1)
-        raise CrsevalError(f"dialogue id {dup!r} appears in more than one file", file=p, field="dialog_id")
+        raise CrsevalError(
+            f"dialogue id {dup!r} appears in more than one file", file=p, field="dialog_id"
+        )
     return DialogueDataset(info, dialogues)

@@ -1,4 +1,5 @@
 """File reading that turns every problem into a CrsevalError naming the file, line and field."""
+
 from __future__ import annotations
 
 import csv
@@ -33,8 +34,11 @@ class DatasetInfo:
 def existing(path: str | Path, what: str) -> Path:
     p = Path(path)
     if not p.exists():
-        raise CrsevalError(f"{what} not found", file=p, fix="check the path (datasets are not bundled; "
-                           "see the README for where to get them)")
+        raise CrsevalError(
+            f"{what} not found",
+            file=p,
+            fix="check the path (datasets are not bundled; see the README for where to get them)",
+        )
     return p
 
 
@@ -51,8 +55,11 @@ def read_text(path: str | Path) -> str:
     refused (:mod:`crseval.core.files`)."""
     p = Path(path)
     if p.is_dir():
-        raise CrsevalError("is a folder, not a file", file=p, fix="pass a file (or the folder form the command "
-                                                                  "documents)")
+        raise CrsevalError(
+            "is a folder, not a file",
+            file=p,
+            fix="pass a file (or the folder form the command documents)",
+        )
     try:
         data = p.read_bytes()
     except OSError as e:
@@ -63,13 +70,23 @@ def read_text(path: str | Path) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise CrsevalError(f"byte 0x{data[e.start]:02x} at column {col} is not valid UTF-8", file=p, line=line,
-                           expected="a UTF-8 encoded file", fix="re-save the file as UTF-8") from None
+        raise CrsevalError(
+            f"byte 0x{data[e.start]:02x} at column {col} is not valid UTF-8",
+            file=p,
+            line=line,
+            expected="a UTF-8 encoded file",
+            fix="re-save the file as UTF-8",
+        ) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def read_rows(path: str | Path, *, delimiter: str = ",", required: tuple[str, ...] = (),
-              quoting: int = csv.QUOTE_MINIMAL) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+def read_rows(
+    path: str | Path,
+    *,
+    delimiter: str = ",",
+    required: tuple[str, ...] = (),
+    quoting: int = csv.QUOTE_MINIMAL,
+) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """(header, iterator of (line number, row dict)) for a delimited file; checks required columns
     and that every row has as many fields as the header."""
     p = Path(path)
@@ -83,11 +100,18 @@ def read_rows(path: str | Path, *, delimiter: str = ",", required: tuple[str, ..
         raise CrsevalError(f"unreadable header: {e}", file=p, line=1) from None
     missing = [c for c in required if c not in header]
     if missing:
-        raise CrsevalError(f"missing column {missing[0]!r}", file=p, line=1, field=missing[0],
-                           expected="columns " + ", ".join(required))
+        raise CrsevalError(
+            f"missing column {missing[0]!r}",
+            file=p,
+            line=1,
+            field=missing[0],
+            expected="columns " + ", ".join(required),
+        )
     dupes = {c for c in header if header.count(c) > 1 and c}
     if dupes:
-        raise CrsevalError(f"duplicated column {sorted(dupes)[0]!r}", file=p, line=1, field=sorted(dupes)[0])
+        raise CrsevalError(
+            f"duplicated column {sorted(dupes)[0]!r}", file=p, line=1, field=sorted(dupes)[0]
+        )
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
         try:
@@ -96,9 +120,13 @@ def read_rows(path: str | Path, *, delimiter: str = ",", required: tuple[str, ..
                 if not values or (len(values) == 1 and not values[0].strip()):
                     continue
                 if len(values) != len(header):
-                    raise CrsevalError(f"row has {len(values)} fields but the header has {len(header)}",
-                                       file=p, line=line, expected=f"{len(header)} {delimiter!r}-separated fields",
-                                       fix="the file may be truncated or a field contains an unquoted delimiter")
+                    raise CrsevalError(
+                        f"row has {len(values)} fields but the header has {len(header)}",
+                        file=p,
+                        line=line,
+                        expected=f"{len(header)} {delimiter!r}-separated fields",
+                        fix="the file may be truncated or a field contains an unquoted delimiter",
+                    )
                 yield line, dict(zip(header, values))
         except csv.Error as e:
             raise CrsevalError(f"malformed row: {e}", file=p, line=reader.line_num) from None
@@ -117,9 +145,13 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
         try:
             yield i, json.loads(line)
         except json.JSONDecodeError as e:
-            raise CrsevalError(f"invalid JSON ({e.msg} at column {e.colno})", file=p, line=i,
-                               expected="one complete JSON object per line",
-                               fix="the line may be truncated (an interrupted download or write)") from None
+            raise CrsevalError(
+                f"invalid JSON ({e.msg} at column {e.colno})",
+                file=p,
+                line=i,
+                expected="one complete JSON object per line",
+                fix="the line may be truncated (an interrupted download or write)",
+            ) from None
 
 
 def read_json(path: str | Path) -> Any:
@@ -134,25 +166,44 @@ def read_json(path: str | Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise CrsevalError(f"invalid JSON ({e.msg})", file=p, line=e.lineno, expected="a complete JSON document") from None
+        raise CrsevalError(
+            f"invalid JSON ({e.msg})", file=p, line=e.lineno, expected="a complete JSON document"
+        ) from None
 
 
-def need(obj: Any, key: str, kind: type | tuple[type, ...], *, file: Path, line: int | None = None,
-         context: str = "") -> Any:
+def need(
+    obj: Any,
+    key: str,
+    kind: type | tuple[type, ...],
+    *,
+    file: Path,
+    line: int | None = None,
+    context: str = "",
+) -> Any:
     """obj[key] with a type check, or a CrsevalError naming the field."""
     if not isinstance(obj, dict):
-        raise CrsevalError(f"{context or 'record'} is {type(obj).__name__}", file=file, line=line,
-                           expected="a JSON object")
+        raise CrsevalError(
+            f"{context or 'record'} is {type(obj).__name__}",
+            file=file,
+            line=line,
+            expected="a JSON object",
+        )
     if key not in obj:
-        raise CrsevalError(f"missing field in {context or 'record'}", file=file, line=line, field=key)
+        raise CrsevalError(
+            f"missing field in {context or 'record'}", file=file, line=line, field=key
+        )
     value = obj[key]
     if not isinstance(value, kind):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise CrsevalError(f"has type {type(value).__name__}", file=file, line=line, field=key, expected=names)
+        raise CrsevalError(
+            f"has type {type(value).__name__}", file=file, line=line, field=key, expected=names
+        )
     return value
 
 
-def to_float(value: str, *, file: Path, line: int, field: str, allow_empty: bool = False) -> float | None:
+def to_float(
+    value: str, *, file: Path, line: int, field: str, allow_empty: bool = False
+) -> float | None:
     v = value.strip()
     if not v or v.lower() in ("nan", "na", "null", "none"):
         if allow_empty:
@@ -161,8 +212,9 @@ def to_float(value: str, *, file: Path, line: int, field: str, allow_empty: bool
     try:
         return float(v)
     except ValueError:
-        raise CrsevalError(f"{value!r} is not a number", file=file, line=line, field=field,
-                           expected="a number") from None
+        raise CrsevalError(
+            f"{value!r} is not a number", file=file, line=line, field=field, expected="a number"
+        ) from None
 
 
 def dataset_info(name: str, path: str | Path, *files: str | Path) -> DatasetInfo:

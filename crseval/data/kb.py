@@ -6,6 +6,7 @@ genres from :mod:`crseval.data.opendialkg`), actor, director, writer, language, 
 and year. Plot keywords are content words that occur in at least 2 and at most ``max_df`` of the
 plots, so "man" or "story" never become a constraint.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,9 +24,45 @@ from crseval.data.phrases import PhraseIndex
 ATTRIBUTES = ("actor", "director", "writer", "language")
 WORD = re.compile(r"[a-z][a-z'-]+")
 TITLE_TOKEN = re.compile(r"\w+(?:'\w+)?")
-_GENERIC = {"movie", "film", "story", "life", "young", "new", "world", "man", "woman", "help", "finds", "tries",
-            "years", "year", "time", "family", "friends", "becomes", "must", "after", "when", "lives", "find", "old",
-            "two", "one", "three", "get", "gets", "takes", "set", "make", "begins", "goes", "comes", "day", "way"}
+_GENERIC = {
+    "movie",
+    "film",
+    "story",
+    "life",
+    "young",
+    "new",
+    "world",
+    "man",
+    "woman",
+    "help",
+    "finds",
+    "tries",
+    "years",
+    "year",
+    "time",
+    "family",
+    "friends",
+    "becomes",
+    "must",
+    "after",
+    "when",
+    "lives",
+    "find",
+    "old",
+    "two",
+    "one",
+    "three",
+    "get",
+    "gets",
+    "takes",
+    "set",
+    "make",
+    "begins",
+    "goes",
+    "comes",
+    "day",
+    "way",
+}
 
 
 def words(text: str) -> list[str]:
@@ -41,9 +78,13 @@ class MovieKB:
     index: dict[str, dict[str, set[int]]] = field(init=False, repr=False)
     keywords: dict[str, set[int]] = field(init=False, repr=False)
     years: dict[int, set[int]] = field(init=False, repr=False)
-    names: dict[str, tuple[str, str]] = field(init=False, repr=False)  # lower value → (attribute, display)
-    title_phrases: PhraseIndex = field(init=False, repr=False)  # title words (lower case) → display titles
-    name_phrases: PhraseIndex = field(init=False, repr=False)   # name words → (attribute, display)
+    names: dict[str, tuple[str, str]] = field(
+        init=False, repr=False
+    )  # lower value → (attribute, display)
+    title_phrases: PhraseIndex = field(
+        init=False, repr=False
+    )  # title words (lower case) → display titles
+    name_phrases: PhraseIndex = field(init=False, repr=False)  # name words → (attribute, display)
 
     def __post_init__(self) -> None:
         self.genres = defaultdict(set)
@@ -68,8 +109,11 @@ class MovieKB:
         self.keywords = {w: s for w, s in df.items() if 2 <= len(s) <= cap}
         self.genres, self.years = dict(self.genres), dict(self.years)
         self.index = {a: dict(v) for a, v in self.index.items()}
-        self.title_phrases = PhraseIndex((seq, m.title) for m in self.movies
-                                         if (seq := tuple(t.lower() for t in TITLE_TOKEN.findall(m.title))))
+        self.title_phrases = PhraseIndex(
+            (seq, m.title)
+            for m in self.movies
+            if (seq := tuple(t.lower() for t in TITLE_TOKEN.findall(m.title)))
+        )
         self.name_phrases = PhraseIndex((tuple(v.split(" ")), hit) for v, hit in self.names.items())
 
     def __len__(self) -> int:
@@ -80,7 +124,9 @@ class MovieKB:
         ``separate`` — every title, then every non-empty plot, as documents of their own (the original
         preference-shift study's TF-IDF corpus)."""
         if corpus == "separate":
-            return [m.title for m in self.movies] + [m.get("plot") for m in self.movies if m.get("plot")]
+            return [m.title for m in self.movies] + [
+                m.get("plot") for m in self.movies if m.get("plot")
+            ]
         return [f"{m.title}. {m.get('plot', '')}" for m in self.movies]
 
     def plot_keywords(self, i: int) -> list[str]:
@@ -90,12 +136,15 @@ class MovieKB:
         """(attribute, value) for every actor/director/writer/language named in ``text`` (longest match
         first, by word n-grams; a name inside a longer matched name is not reported twice)."""
         toks = [t.strip(".") for t in re.findall(r"[\w'.-]+", text.lower())]
-        hits = sorted((n, s, hit) for s, n, hit in self.name_phrases.find(toks)
-                      if n > 1 or hit[0] == "language")  # one-word people names are too ambiguous
+        hits = sorted(
+            (n, s, hit)
+            for s, n, hit in self.name_phrases.find(toks)
+            if n > 1 or hit[0] == "language"
+        )  # one-word people names are too ambiguous
         out, used = [], bytearray(len(toks))
         for n, s, hit in sorted(hits, key=lambda h: (-h[0], h[1])):
-            if not any(used[s:s + n]):
-                used[s:s + n] = b"\x01" * n
+            if not any(used[s : s + n]):
+                used[s : s + n] = b"\x01" * n
                 out.append(hit)
         return out
 
@@ -108,5 +157,6 @@ def load_kb(path: str | Path | None = None) -> MovieKB:
 @lru_cache(maxsize=4)
 def _load_kb(path: str | None) -> MovieKB:
     from crseval.data import load_dataset
+
     catalog = load_dataset("opendialkg-movies", path) if path else load_dataset("sample").movies
     return MovieKB(catalog.info, catalog.items)

@@ -6,6 +6,7 @@ Normalisation: genres are mapped onto a small canonical vocabulary (``Romance Fi
 *reported* in the dataset notes. People lists are de-duplicated in order, languages lose the
 "Language" suffix, years become integers (missing → None).
 """
+
 from __future__ import annotations
 
 import re
@@ -22,28 +23,100 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "adventure": ("adventure", "adventure film", "adventure fiction"),
     "animation": ("animation", "computer animation", "animated cartoon", "anime", "stop motion"),
     "biography": ("biography", "biographical film", "docudrama"),
-    "comedy": ("comedy", "black comedy", "slapstick", "parody", "satire", "screwball comedy", "farce",
-               "comedy of manners", "mockumentary", "political satire", "comedy of errors", "sitcom",
-               "romantic comedy", "horror comedy", "comedy-drama", "tragicomedy", "buddy film"),
-    "crime": ("crime", "crime fiction", "heist film", "police procedural", "true crime", "film noir",
-              "neo-noir", "film-noir"),
+    "comedy": (
+        "comedy",
+        "black comedy",
+        "slapstick",
+        "parody",
+        "satire",
+        "screwball comedy",
+        "farce",
+        "comedy of manners",
+        "mockumentary",
+        "political satire",
+        "comedy of errors",
+        "sitcom",
+        "romantic comedy",
+        "horror comedy",
+        "comedy-drama",
+        "tragicomedy",
+        "buddy film",
+    ),
+    "crime": (
+        "crime",
+        "crime fiction",
+        "heist film",
+        "police procedural",
+        "true crime",
+        "film noir",
+        "neo-noir",
+        "film-noir",
+    ),
     "documentary": ("documentary", "documentary film"),
-    "drama": ("drama", "historical period drama", "costume drama", "melodrama", "teen drama", "legal drama",
-              "comedy-drama", "tragicomedy", "tragedy"),
+    "drama": (
+        "drama",
+        "historical period drama",
+        "costume drama",
+        "melodrama",
+        "teen drama",
+        "legal drama",
+        "comedy-drama",
+        "tragicomedy",
+        "tragedy",
+    ),
     "family": ("family", "family (film genre) #395"),
-    "fantasy": ("fantasy", "romantic fantasy", "sword and sorcery", "high fantasy", "urban fantasy",
-                "contemporary fantasy", "fairy tale", "science fantasy"),
+    "fantasy": (
+        "fantasy",
+        "romantic fantasy",
+        "sword and sorcery",
+        "high fantasy",
+        "urban fantasy",
+        "contemporary fantasy",
+        "fairy tale",
+        "science fantasy",
+    ),
     "history": ("history", "historical fiction", "epic film"),
-    "horror": ("horror", "slasher", "psychological horror", "splatter film", "zombie film", "vampire film",
-               "monster movie", "horror comedy", "zombie (media genre)"),
+    "horror": (
+        "horror",
+        "slasher",
+        "psychological horror",
+        "splatter film",
+        "zombie film",
+        "vampire film",
+        "monster movie",
+        "horror comedy",
+        "zombie (media genre)",
+    ),
     "music": ("music",),
     "musical": ("musical", "backstage musical", "dance film", "musical theatre"),
     "mystery": ("mystery", "detective fiction", "whodunit"),
-    "romance": ("romance", "romance film", "romantic comedy", "paranormal romance", "romantic fantasy"),
-    "sci-fi": ("sci-fi", "science fiction", "dystopia", "post-apocalyptic fiction", "space opera", "cyberpunk",
-               "future noir", "utopian and dystopian fiction", "soft science fiction", "speculative fiction"),
+    "romance": (
+        "romance",
+        "romance film",
+        "romantic comedy",
+        "paranormal romance",
+        "romantic fantasy",
+    ),
+    "sci-fi": (
+        "sci-fi",
+        "science fiction",
+        "dystopia",
+        "post-apocalyptic fiction",
+        "space opera",
+        "cyberpunk",
+        "future noir",
+        "utopian and dystopian fiction",
+        "soft science fiction",
+        "speculative fiction",
+    ),
     "sport": ("sport", "sports"),
-    "thriller": ("thriller", "psychological thriller", "political thriller", "suspense", "spy film"),
+    "thriller": (
+        "thriller",
+        "psychological thriller",
+        "political thriller",
+        "suspense",
+        "spy film",
+    ),
     "war": ("war", "war film"),
     "western": ("western", "spaghetti western", "revisionist western"),
     "indie": ("indie film", "indie"),
@@ -78,8 +151,12 @@ def _list(rec: dict, key: str, path: Path, title: str) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise CrsevalError(f"movie {title!r}: is {type(value).__name__}", file=path, field=key,
-                           expected="a list of strings")
+        raise CrsevalError(
+            f"movie {title!r}: is {type(value).__name__}",
+            file=path,
+            field=key,
+            expected="a list of strings",
+        )
     return list(dict.fromkeys(v.strip() for v in value if v.strip()))
 
 
@@ -87,14 +164,18 @@ def load(path: str | Path) -> ItemCatalog:
     p = existing(path, "OpenDialKG movie KB")
     raw = read_json(p)
     if not isinstance(raw, dict):
-        raise CrsevalError("top level is not an object", file=p, expected="{title: {name, year, actor, …}}")
+        raise CrsevalError(
+            "top level is not an object", file=p, expected="{title: {name, year, actor, …}}"
+        )
     info = dataset_info("opendialkg-movies", p)
     noise: Counter = Counter()
     bad_years = 0
     items = []
     for key, rec in raw.items():
         if not isinstance(rec, dict):
-            raise CrsevalError(f"movie {key!r}: is {type(rec).__name__}", file=p, expected="an object")
+            raise CrsevalError(
+                f"movie {key!r}: is {type(rec).__name__}", file=p, expected="an object"
+            )
         title = str(rec.get("name") or key).strip()
         year_raw = rec.get("year")
         year = None
@@ -103,19 +184,31 @@ def load(path: str | Path) -> ItemCatalog:
                 year = int(str(year_raw).strip()[:4])
             except ValueError:
                 bad_years += 1
-        items.append(Item(str(rec.get("original_id", key)), title, {
-            "year": year,
-            "genres": normalise_genres(_list(rec, "genre", p, title), noise),
-            "actor": _list(rec, "actor", p, title),
-            "director": _list(rec, "director", p, title),
-            "writer": _list(rec, "writer", p, title),
-            "language": list(dict.fromkeys(normalise_language(v) for v in _list(rec, "language", p, title))),
-            "plot": str(rec.get("plot") or "").strip(),
-        }))
+        items.append(
+            Item(
+                str(rec.get("original_id", key)),
+                title,
+                {
+                    "year": year,
+                    "genres": normalise_genres(_list(rec, "genre", p, title), noise),
+                    "actor": _list(rec, "actor", p, title),
+                    "director": _list(rec, "director", p, title),
+                    "writer": _list(rec, "writer", p, title),
+                    "language": list(
+                        dict.fromkeys(
+                            normalise_language(v) for v in _list(rec, "language", p, title)
+                        )
+                    ),
+                    "plot": str(rec.get("plot") or "").strip(),
+                },
+            )
+        )
     if noise:
         top = ", ".join(f"{k} ×{v}" for k, v in noise.most_common(8))
-        info.notes.append(f"filtered {sum(noise.values())} non-genre values ({len(noise)} distinct) from genre "
-                          f"lists, e.g. {top}")
+        info.notes.append(
+            f"filtered {sum(noise.values())} non-genre values ({len(noise)} distinct) from genre "
+            f"lists, e.g. {top}"
+        )
     if bad_years:
         info.notes.append(f"{bad_years} unparseable years set to None")
     return ItemCatalog(info, items)

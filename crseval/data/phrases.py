@@ -5,6 +5,7 @@ Aho–Corasick automaton (``pyahocorasick``, C) for every phrase written the sam
 match always covers whole tokens and overlapping matches are all reported — exactly the n-gram lookups a
 loop over token positions would make, without the loop.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_left
@@ -33,5 +34,8 @@ class PhraseIndex:
         text = " " + " ".join(tokens) + " "
         # the space before token i sits at offset (characters of tokens[:i]) + i
         offsets = list(accumulate([len(t) + 1 for t in tokens], initial=0))
-        return [(bisect_left(offsets, end + 1 - key_len), n, v)
-                for end, (n, key_len, values) in self._automaton.iter(text) for v in values]
+        return [
+            (bisect_left(offsets, end + 1 - key_len), n, v)
+            for end, (n, key_len, values) in self._automaton.iter(text)
+            for v in values
+        ]

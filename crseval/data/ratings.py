@@ -10,6 +10,7 @@ Presets: ``crs-que`` (CRS-Que crowd ratings, 18 dimensions, gold dialogues flagg
 raters are numbered within each dialogue and are *not* crossed identities), ``uss-redial`` (USS
 ReDial user-turn satisfaction, 4 annotator slots).
 """
+
 from __future__ import annotations
 
 import re
@@ -23,32 +24,76 @@ from crseval.core.types import Ratings
 from crseval.data.io import dataset_info, existing, read_rows, read_text, to_float
 
 CRS_QUE_DIMENSIONS = (
-    "accuracy", "novelty", "interaction_adequacy", "explainability", "cui_adaptability", "cui_understanding",
-    "cui_response_quality", "cui_attentiveness", "perceived_ease_of_use", "perceived_usefulness", "user_control",
-    "transparency", "cui_humanness", "cui_rapport", "trust_confidence", "satisfaction", "intention_to_use",
+    "accuracy",
+    "novelty",
+    "interaction_adequacy",
+    "explainability",
+    "cui_adaptability",
+    "cui_understanding",
+    "cui_response_quality",
+    "cui_attentiveness",
+    "perceived_ease_of_use",
+    "perceived_usefulness",
+    "user_control",
+    "transparency",
+    "cui_humanness",
+    "cui_rapport",
+    "trust_confidence",
+    "satisfaction",
+    "intention_to_use",
     "intention_to_purchase",
 )
-AB_DIALOGUE_DIMENSIONS = ("understanding", "task-completion", "interest-arousal", "efficiency", "dialogue-overall")
+AB_DIALOGUE_DIMENSIONS = (
+    "understanding",
+    "task-completion",
+    "interest-arousal",
+    "efficiency",
+    "dialogue-overall",
+)
 AB_TURN_DIMENSIONS = ("relevance", "interestingness", "overall")
 
 
 Scale = tuple[float, float] | dict[str, tuple[float, float]]
-AB_SCALES = {"understanding": (1, 3), "task-completion": (1, 3), "interest-arousal": (0, 3), "efficiency": (0, 1),
-             "dialogue-overall": (1, 5), "relevance": (0, 4), "interestingness": (1, 3), "overall": (1, 5)}
+AB_SCALES = {
+    "understanding": (1, 3),
+    "task-completion": (1, 3),
+    "interest-arousal": (0, 3),
+    "efficiency": (0, 1),
+    "dialogue-overall": (1, 5),
+    "relevance": (0, 4),
+    "interestingness": (1, 3),
+    "overall": (1, 5),
+}
 
 
-def _check_scale(value: float, scale: Scale, *, file: Path, line: int, field: str, dim: str | None = None) -> float:
+def _check_scale(
+    value: float, scale: Scale, *, file: Path, line: int, field: str, dim: str | None = None
+) -> float:
     if isinstance(scale, dict):
         scale = scale[dim or field]
     if not scale[0] <= value <= scale[1]:
-        raise CrsevalError(f"value {value:g} is outside the scale", file=file, line=line, field=field,
-                           expected=f"a number in [{scale[0]:g}, {scale[1]:g}]")
+        raise CrsevalError(
+            f"value {value:g} is outside the scale",
+            file=file,
+            line=line,
+            field=field,
+            expected=f"a number in [{scale[0]:g}, {scale[1]:g}]",
+        )
     return value
 
 
-def load_ratings(path: str | Path, *, item_col: str, rater_col: str | None = None,
-                 dims: Sequence[str] | None = None, dimension_col: str | None = None, value_col: str | None = None,
-                 scale: Scale = (1, 5), extra_cols: Sequence[str] = (), name: str = "ratings") -> Ratings:
+def load_ratings(
+    path: str | Path,
+    *,
+    item_col: str,
+    rater_col: str | None = None,
+    dims: Sequence[str] | None = None,
+    dimension_col: str | None = None,
+    value_col: str | None = None,
+    scale: Scale = (1, 5),
+    extra_cols: Sequence[str] = (),
+    name: str = "ratings",
+) -> Ratings:
     """Read a long (``dimension_col`` + ``value_col``) or wide (``dims``) ratings CSV.
 
     ``rater_col=None`` numbers the rows of each item as raters r1, r2, … (anonymous annotators).
@@ -64,7 +109,9 @@ def load_ratings(path: str | Path, *, item_col: str, rater_col: str | None = Non
     if not long_format and dims is None:
         dims = [c for c in header if c and c not in {item_col, rater_col, *extra_cols}]
         if not dims:
-            raise CrsevalError("no dimension columns", file=p, line=1, expected="one column per rated dimension")
+            raise CrsevalError(
+                "no dimension columns", file=p, line=1, expected="one column per rated dimension"
+            )
     info = dataset_info(name, p)
     records, extras, skipped, seen = [], [], 0, {}
     per_item: dict[str, int] = {}
@@ -79,18 +126,40 @@ def load_ratings(path: str | Path, *, item_col: str, rater_col: str | None = Non
         else:
             per_item[item] = per_item.get(item, 0) + 1
             rater = f"r{per_item[item]}"
-        pairs = [(row[dimension_col].strip(), row[value_col])] if long_format else [(d, row[d]) for d in dims]
+        pairs = (
+            [(row[dimension_col].strip(), row[value_col])]
+            if long_format
+            else [(d, row[d]) for d in dims]
+        )
         for dim, raw in pairs:
-            value = to_float(raw, file=p, line=line, field=dim if not long_format else value_col, allow_empty=True)
+            value = to_float(
+                raw,
+                file=p,
+                line=line,
+                field=dim if not long_format else value_col,
+                allow_empty=True,
+            )
             if value is None:
                 skipped += 1
                 continue
             key = (item, rater, dim)
             if key in seen:
-                raise CrsevalError(f"rater {rater!r} rated item {item!r} on {dim!r} twice (first on line {seen[key]})",
-                                   file=p, line=line, field=dim, expected="one rating per item, rater and dimension")
+                raise CrsevalError(
+                    f"rater {rater!r} rated item {item!r} on {dim!r} twice (first on line {seen[key]})",
+                    file=p,
+                    line=line,
+                    field=dim,
+                    expected="one rating per item, rater and dimension",
+                )
             seen[key] = line
-            records.append((item, rater, dim, _check_scale(value, scale, file=p, line=line, field=dim, dim=dim)))
+            records.append(
+                (
+                    item,
+                    rater,
+                    dim,
+                    _check_scale(value, scale, file=p, line=line, field=dim, dim=dim),
+                )
+            )
         if extra_cols:
             extras.append({"item": item, "rater": rater, **{c: row[c] for c in extra_cols}})
     if not records:
@@ -109,8 +178,14 @@ def load_crs_que(path: str | Path) -> Ratings:
     p = existing(path, "CRS-Que annotations")
     if p.is_dir():
         p = p / "annotations.csv"
-    r = load_ratings(p, item_col="dialogue_id", rater_col="participant_id", dims=CRS_QUE_DIMENSIONS,
-                     extra_cols=("is_gold_standard", "time_spent"), name="crs-que")
+    r = load_ratings(
+        p,
+        item_col="dialogue_id",
+        rater_col="participant_id",
+        dims=CRS_QUE_DIMENSIONS,
+        extra_cols=("is_gold_standard", "time_spent"),
+        name="crs-que",
+    )
     extra = r.extra
     extra["gold"] = extra.pop("is_gold_standard").str.strip().isin(["1", "True", "true"])
     extra["time_spent"] = pd.to_numeric(extra["time_spent"], errors="coerce")
@@ -124,12 +199,19 @@ def load_ab_redial(path: str | Path, level: str = "dialogue") -> Ratings:
     if p.is_dir():
         p = p / ("annotated_dialogues.csv" if level == "dialogue" else "annotated_turns.csv")
     if level == "dialogue":
-        return load_ratings(p, item_col="ConvId", dims=AB_DIALOGUE_DIMENSIONS, name="ab-redial", scale=AB_SCALES)
+        return load_ratings(
+            p, item_col="ConvId", dims=AB_DIALOGUE_DIMENSIONS, name="ab-redial", scale=AB_SCALES
+        )
     header, rows = read_rows(p, required=("ConvId",))
-    turn_cols = [(c, m.group(1), int(m.group(2))) for c in header
-                 if (m := re.fullmatch(r"(relevance|interestingness|overall)(\d+)", c))]
+    turn_cols = [
+        (c, m.group(1), int(m.group(2)))
+        for c in header
+        if (m := re.fullmatch(r"(relevance|interestingness|overall)(\d+)", c))
+    ]
     if not turn_cols:
-        raise CrsevalError("no relevanceK/interestingnessK/overallK columns", file=p, line=1, field="relevance1")
+        raise CrsevalError(
+            "no relevanceK/interestingnessK/overallK columns", file=p, line=1, field="relevance1"
+        )
     info = dataset_info("ab-redial-turns", p)
     records, per_item, skipped = [], {}, 0
     for line, row in rows:
@@ -141,12 +223,21 @@ def load_ab_redial(path: str | Path, level: str = "dialogue") -> Ratings:
             if value is None:
                 skipped += 1
                 continue
-            records.append((f"{conv}#t{k}", rater, dim, _check_scale(value, AB_SCALES, file=p, line=line, field=col,
-                                                                     dim=dim)))
+            records.append(
+                (
+                    f"{conv}#t{k}",
+                    rater,
+                    dim,
+                    _check_scale(value, AB_SCALES, file=p, line=line, field=col, dim=dim),
+                )
+            )
     if skipped:
         info.notes.append(f"{skipped} empty rating cells skipped")
-    r = Ratings(pd.DataFrame(records, columns=["item", "rater", "dimension", "value"]),
-                {d: AB_SCALES[d] for d in AB_TURN_DIMENSIONS}, "ab-redial-turns")
+    r = Ratings(
+        pd.DataFrame(records, columns=["item", "rater", "dimension", "value"]),
+        {d: AB_SCALES[d] for d in AB_TURN_DIMENSIONS},
+        "ab-redial-turns",
+    )
     r.info = info
     return r
 
@@ -168,20 +259,47 @@ def load_uss_redial(path: str | Path) -> Ratings:
             continue
         parts = line.split("\t")
         if len(parts) < 2:
-            raise CrsevalError("line has no tab-separated role and text", file=p, line=line_no,
-                               expected="ROLE<TAB>text<TAB>action<TAB>ratings")
+            raise CrsevalError(
+                "line has no tab-separated role and text",
+                file=p,
+                line=line_no,
+                expected="ROLE<TAB>text<TAB>action<TAB>ratings",
+            )
         role = parts[0].strip().upper()
         if role not in ("USER", "SYSTEM"):
-            raise CrsevalError(f"unknown role {parts[0]!r}", file=p, line=line_no, field="role", expected="USER or SYSTEM")
-        overall = role == "USER" and parts[1].strip() == "OVERALL"  # the dialogue's rating, not a turn
+            raise CrsevalError(
+                f"unknown role {parts[0]!r}",
+                file=p,
+                line=line_no,
+                field="role",
+                expected="USER or SYSTEM",
+            )
+        overall = (
+            role == "USER" and parts[1].strip() == "OVERALL"
+        )  # the dialogue's rating, not a turn
         turn += not overall
         if role == "USER" and len(parts) >= 4 and parts[3].strip():
-            item, dim = (f"d{dialogue}", "dialogue-overall") if overall else (f"d{dialogue}#u{turn}", "satisfaction")
+            item, dim = (
+                (f"d{dialogue}", "dialogue-overall")
+                if overall
+                else (f"d{dialogue}#u{turn}", "satisfaction")
+            )
             for slot, raw in enumerate(parts[3].split(","), 1):
                 value = to_float(raw, file=p, line=line_no, field=f"{dim}[{slot}]")
-                records.append((item, f"a{slot}", dim, _check_scale(value, (1, 5), file=p, line=line_no, field=dim)))
+                records.append(
+                    (
+                        item,
+                        f"a{slot}",
+                        dim,
+                        _check_scale(value, (1, 5), file=p, line=line_no, field=dim),
+                    )
+                )
     if not records:
-        raise CrsevalError("no rated user turns", file=p, expected="USER lines with comma-separated ratings")
-    r = Ratings(pd.DataFrame(records, columns=["item", "rater", "dimension", "value"]), (1, 5), "uss-redial")
+        raise CrsevalError(
+            "no rated user turns", file=p, expected="USER lines with comma-separated ratings"
+        )
+    r = Ratings(
+        pd.DataFrame(records, columns=["item", "rater", "dimension", "value"]), (1, 5), "uss-redial"
+    )
     r.info = dataset_info("uss-redial", p)
     return r

@@ -5,6 +5,7 @@ a mention missing from that table stays as ``@id`` and is counted in the dataset
 decoded (URL escapes such as ``%3F``, HTML entities such as ``&quot;``) and titles lose doubled spaces.
 The conversation initiator is the seeker, the respondent the recommender.
 """
+
 from __future__ import annotations
 
 import html
@@ -37,7 +38,9 @@ def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialog
     if isinstance(mentions_raw, list):  # some dumps store an empty list
         mentions_raw = {}
     if not isinstance(mentions_raw, dict):
-        raise CrsevalError("movieMentions is not an object", file=path, line=line, field="movieMentions")
+        raise CrsevalError(
+            "movieMentions is not an object", file=path, line=line, field="movieMentions"
+        )
     mentions = {str(k): clean_title(str(v)) for k, v in mentions_raw.items() if v}
     seeker = obj.get("initiatorWorkerId")
     cid = str(need(obj, "conversationId", (str, int), file=path, line=line))
@@ -45,7 +48,9 @@ def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialog
     utts = []
     for i, m in enumerate(messages):
         text = need(m, "text", str, file=path, line=line, context=f"messages[{i}]")
-        sender = need(m, "senderWorkerId", (int, str), file=path, line=line, context=f"messages[{i}]")
+        sender = need(
+            m, "senderWorkerId", (int, str), file=path, line=line, context=f"messages[{i}]"
+        )
         role = Role.SEEKER if sender == seeker else Role.RECOMMENDER
         items, ids = [], []
 
@@ -58,11 +63,24 @@ def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialog
             unresolved.append(mid)
             return match.group(0)
 
-        utts.append(Utterance(role, MENTION.sub(resolve, clean_text(text)), None, items,
-                              {"message_id": m.get("messageId"), "time_offset": m.get("timeOffset"),
-                               "mention_ids": ids}))
-    meta = {"movie_mentions": mentions, "seeker_questions": obj.get("initiatorQuestions") or {},
-            "recommender_questions": obj.get("respondentQuestions") or {}}
+        utts.append(
+            Utterance(
+                role,
+                MENTION.sub(resolve, clean_text(text)),
+                None,
+                items,
+                {
+                    "message_id": m.get("messageId"),
+                    "time_offset": m.get("timeOffset"),
+                    "mention_ids": ids,
+                },
+            )
+        )
+    meta = {
+        "movie_mentions": mentions,
+        "seeker_questions": obj.get("initiatorQuestions") or {},
+        "recommender_questions": obj.get("respondentQuestions") or {},
+    }
     return Dialogue.from_utterances(cid, utts, meta)
 
 
@@ -77,12 +95,19 @@ def load(path: str | Path) -> DialogueDataset:
         for line, obj in read_jsonl(f):
             d = _dialogue(obj, f, line, unresolved)
             if d.id in seen:
-                raise CrsevalError(f"conversationId {d.id} appears twice", file=f, line=line, field="conversationId")
+                raise CrsevalError(
+                    f"conversationId {d.id} appears twice",
+                    file=f,
+                    line=line,
+                    field="conversationId",
+                )
             seen.add(d.id)
             d.metadata["split"] = f.stem
             dialogues.append(d)
         if unresolved:
-            info.notes.append(f"{f.name}: {len(unresolved)} @mentions not in movieMentions kept as '@id'")
+            info.notes.append(
+                f"{f.name}: {len(unresolved)} @mentions not in movieMentions kept as '@id'"
+            )
     return DialogueDataset(info, dialogues)
 
 
@@ -92,7 +117,9 @@ def _names(value, path: Path, key: str, field: str) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
-        raise CrsevalError(f"movie {key}: is {type(value).__name__}", file=path, field=field, expected="a list")
+        raise CrsevalError(
+            f"movie {key}: is {type(value).__name__}", file=path, field=field, expected="a list"
+        )
     return list(dict.fromkeys(str(v).strip() for v in value if str(v).strip()))
 
 
@@ -101,20 +128,32 @@ def load_movies(path: str | Path) -> ItemCatalog:
     p = existing(path, "ReDial movie table")
     raw = read_json(p)
     if not isinstance(raw, dict):
-        raise CrsevalError("top level is not an object", file=p, expected="{movie id: {name, genre, …}}")
+        raise CrsevalError(
+            "top level is not an object", file=p, expected="{movie id: {name, genre, …}}"
+        )
     items = []
     for mid, rec in raw.items():
         if not isinstance(rec, dict) or not isinstance(rec.get("name"), str):
-            raise CrsevalError(f"movie {mid}: missing name", file=p, field="name", expected="a string")
+            raise CrsevalError(
+                f"movie {mid}: missing name", file=p, field="name", expected="a string"
+            )
         title = clean_title(rec["name"])
         year = YEAR.search(title)
-        items.append(Item(str(mid), title, {
-            "year": int(year.group(1)) if year else None,
-            "genres": [g.strip().lower() for g in _names(rec.get("genre"), p, mid, "genre")],
-            "plot": clean_text(str(rec.get("plot") or "")),
-            "director": _names(rec.get("director"), p, mid, "director"),
-            "writer": _names(rec.get("writer"), p, mid, "writer"),
-            "actor": _names(rec.get("star"), p, mid, "star"),
-            "imdb_id": rec.get("imdb_id"),
-        }))
+        items.append(
+            Item(
+                str(mid),
+                title,
+                {
+                    "year": int(year.group(1)) if year else None,
+                    "genres": [
+                        g.strip().lower() for g in _names(rec.get("genre"), p, mid, "genre")
+                    ],
+                    "plot": clean_text(str(rec.get("plot") or "")),
+                    "director": _names(rec.get("director"), p, mid, "director"),
+                    "writer": _names(rec.get("writer"), p, mid, "writer"),
+                    "actor": _names(rec.get("star"), p, mid, "star"),
+                    "imdb_id": rec.get("imdb_id"),
+                },
+            )
+        )
     return ItemCatalog(dataset_info("redial-movies", p), items)

@@ -1,4 +1,5 @@
 """crseval's own sample data, bundled in the package so the demo needs no external files."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,8 +26,12 @@ class SampleData:
     serendipity: SerendipityStudy
 
     def summary(self) -> dict[str, Any]:
-        return {"movies": self.movies.summary(), "dialogues": self.dialogues.summary(),
-                "ratings": self.ratings.summary(), "serendipity": self.serendipity.summary()}
+        return {
+            "movies": self.movies.summary(),
+            "dialogues": self.dialogues.summary(),
+            "ratings": self.ratings.summary(),
+            "serendipity": self.serendipity.summary(),
+        }
 
     def preview(self, n: int = 1) -> str:
         return self.dialogues.preview(n)
@@ -44,41 +49,67 @@ def load_dialogues_json(path: Path, name: str) -> DialogueDataset:
     dialogues = []
     for i, d in enumerate(raw):
         if not isinstance(d, dict) or "id" not in d or not isinstance(d.get("utterances"), list):
-            raise CrsevalError(f"dialogue #{i} lacks id or utterances", file=path, field="utterances")
+            raise CrsevalError(
+                f"dialogue #{i} lacks id or utterances", file=path, field="utterances"
+            )
         utts = []
         for j, u in enumerate(d["utterances"]):
             try:
                 role = Role.parse(u["role"])
                 text = u["text"]
             except (KeyError, TypeError):
-                raise CrsevalError(f"dialogue {d['id']} utterance #{j} needs role and text", file=path,
-                                   field="role") from None
+                raise CrsevalError(
+                    f"dialogue {d['id']} utterance #{j} needs role and text",
+                    file=path,
+                    field="role",
+                ) from None
             except CrsevalError as e:
-                raise CrsevalError(e.message, file=path, field=f"{d['id']}.utterances[{j}].role",
-                                   expected=e.expected) from None
+                raise CrsevalError(
+                    e.message,
+                    file=path,
+                    field=f"{d['id']}.utterances[{j}].role",
+                    expected=e.expected,
+                ) from None
             strategy = u.get("strategy")
             if strategy is not None and strategy not in LABELS:
-                raise CrsevalError(f"label {strategy!r} is outside the taxonomy", file=path,
-                                   field=f"{d['id']}.utterances[{j}].strategy", expected="one of " + ", ".join(LABELS))
+                raise CrsevalError(
+                    f"label {strategy!r} is outside the taxonomy",
+                    file=path,
+                    field=f"{d['id']}.utterances[{j}].strategy",
+                    expected="one of " + ", ".join(LABELS),
+                )
             utts.append(Utterance(role, str(text), strategy, list(u.get("items", []))))
         outcome = d.get("outcome")
-        dialogues.append(Dialogue.from_utterances(str(d["id"]), utts, {
-            "outcome": outcome, "accepted": outcome.startswith("accept") if outcome else None}))
+        dialogues.append(
+            Dialogue.from_utterances(
+                str(d["id"]),
+                utts,
+                {"outcome": outcome, "accepted": outcome.startswith("accept") if outcome else None},
+            )
+        )
     return DialogueDataset(dataset_info(name, path), dialogues)
 
 
 def load_movies_json(path: Path, name: str) -> ItemCatalog:
     raw = read_json(path)
-    items = [Item(m["id"], m["title"], {k: v for k, v in m.items() if k not in ("id", "title")}) for m in raw]
+    items = [
+        Item(m["id"], m["title"], {k: v for k, v in m.items() if k not in ("id", "title")})
+        for m in raw
+    ]
     return ItemCatalog(dataset_info(name, path), items)
 
 
 def load(path: str | Path | None = None) -> SampleData:
     root = Path(path) if path else sample_dir()
     movies = load_movies_json(root / "movies.json", "sample-movies")
-    return SampleData(movies, load_dialogues_json(root / "dialogues.json", "sample-dialogues"),
-                      load_ratings(root / "ratings.csv", item_col="item", rater_col="rater", name="sample-ratings"),
-                      load_serendipity_csv(root / "serendipity.csv", movies))
+    return SampleData(
+        movies,
+        load_dialogues_json(root / "dialogues.json", "sample-dialogues"),
+        load_ratings(
+            root / "ratings.csv", item_col="item", rater_col="rater", name="sample-ratings"
+        ),
+        load_serendipity_csv(root / "serendipity.csv", movies),
+    )
 
 
 def load_serendipity_csv(path: Path, movies: ItemCatalog) -> SerendipityStudy:
@@ -86,8 +117,15 @@ def load_serendipity_csv(path: Path, movies: ItemCatalog) -> SerendipityStudy:
     mean of s4–s6, as for Serendipity-2018)."""
     cols = ("user", "item", "rating", "predicted_rating", "timestamp", "s4", "s5", "s6")
     _, rows = read_rows(path, required=cols)
-    recs = [{c: (r[c] if c in ("user", "item") else to_float(r[c], file=path, line=line, field=c)) for c in cols}
-            for line, r in rows]
+    recs = [
+        {
+            c: (r[c] if c in ("user", "item") else to_float(r[c], file=path, line=line, field=c))
+            for c in cols
+        }
+        for line, r in rows
+    ]
     answers = pd.DataFrame(recs)
     answers["ground_truth"] = answers[["s4", "s5", "s6"]].mean(axis=1)
-    return SerendipityStudy(dataset_info("sample-serendipity", path), answers, dict(movies.by_id), "mean(s4,s5,s6)")
+    return SerendipityStudy(
+        dataset_info("sample-serendipity", path), answers, dict(movies.by_id), "mean(s4,s5,s6)"
+    )

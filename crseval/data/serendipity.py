@@ -9,6 +9,7 @@ Taobao: ground truth = ``Serendipity``; curiosity C1–C10 and personality P1–
 are anonymised and there is no item text and no history, so history- and content-based measures
 cannot be computed on it (listed in ``unavailable``).
 """
+
 from __future__ import annotations
 
 import csv
@@ -27,14 +28,18 @@ S2018_FILE = "answers_with_gpt_rating.csv"
 DEFAULT_STATEMENTS = ("s4", "s5", "s6")
 
 
-def _numeric_frame(path: Path, required: Sequence[str], optional_numeric: Sequence[str] = ()) -> pd.DataFrame:
+def _numeric_frame(
+    path: Path, required: Sequence[str], optional_numeric: Sequence[str] = ()
+) -> pd.DataFrame:
     header, rows = read_rows(path, required=tuple(required))
     records = []
     for line, row in rows:
         rec: dict = {"_line": line}
         for c in header:
             if c in required or c in optional_numeric:
-                rec[c] = to_float(row[c], file=path, line=line, field=c, allow_empty=c not in required[:2])
+                rec[c] = to_float(
+                    row[c], file=path, line=line, field=c, allow_empty=c not in required[:2]
+                )
             else:
                 rec[c] = row[c]
         records.append(rec)
@@ -51,40 +56,61 @@ def read_movielens(path: Path, wanted: set[str] | None, notes: list[str]) -> dic
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if header != ["movieId", "title", "genres"]:
-        raise CrsevalError(f"unexpected header {header}", file=path, line=1, expected="movieId,title,genres")
+        raise CrsevalError(
+            f"unexpected header {header}", file=path, line=1, expected="movieId,title,genres"
+        )
     items, repaired = {}, 0
     for values in reader:
         if not values:
             continue
         if len(values) < 3:
-            raise CrsevalError(f"row has {len(values)} fields", file=path, line=reader.line_num,
-                               expected="movieId,title,genres")
+            raise CrsevalError(
+                f"row has {len(values)} fields",
+                file=path,
+                line=reader.line_num,
+                expected="movieId,title,genres",
+            )
         repaired += len(values) > 3
         mid, title, genres = values[0].strip(), ",".join(values[1:-1]).strip(), values[-1]
         if wanted is None or mid in wanted:
-            items[mid] = Item(mid, title, {"genres": [] if genres == "(no genres listed)" else genres.split("|")})
+            items[mid] = Item(
+                mid, title, {"genres": [] if genres == "(no genres listed)" else genres.split("|")}
+            )
     if repaired:
         notes.append(f"movies.csv: {repaired} rows with an unquoted comma in the title re-joined")
     return items
 
 
-def load_serendipity2018(path: str | Path, statements: Sequence[str] = DEFAULT_STATEMENTS) -> SerendipityStudy:
+def load_serendipity2018(
+    path: str | Path, statements: Sequence[str] = DEFAULT_STATEMENTS
+) -> SerendipityStudy:
     p = existing(path, "Serendipity-2018 data")
     answers_path = p / S2018_FILE if p.is_dir() else p
     folder = answers_path.parent
     stmts = [f"s{i}" for i in range(1, 9)]
-    df = _numeric_frame(existing(answers_path, "Serendipity-2018 answers"),
-                        ["userId", "movieId", "rating", *statements],
-                        [*stmts, "predictedRating", "gpt-rating", "timestamp"])
+    df = _numeric_frame(
+        existing(answers_path, "Serendipity-2018 answers"),
+        ["userId", "movieId", "rating", *statements],
+        [*stmts, "predictedRating", "gpt-rating", "timestamp"],
+    )
     for c in statements:
         bad = df[(df[c] < 1) | (df[c] > 5)]
         if len(bad):
-            raise CrsevalError(f"value {bad.iloc[0][c]} outside 1–5", file=answers_path, line=int(bad.iloc[0]["_line"]),
-                               field=c, expected="an agreement score from 1 to 5")
+            raise CrsevalError(
+                f"value {bad.iloc[0][c]} outside 1–5",
+                file=answers_path,
+                line=int(bad.iloc[0]["_line"]),
+                field=c,
+                expected="an agreement score from 1 to 5",
+            )
     dup = df.duplicated(["userId", "movieId"])
     if dup.any():
-        raise CrsevalError("duplicate (userId, movieId) answer", file=answers_path,
-                           line=int(df[dup].iloc[0]["_line"]), field="movieId")
+        raise CrsevalError(
+            "duplicate (userId, movieId) answer",
+            file=answers_path,
+            line=int(df[dup].iloc[0]["_line"]),
+            field="movieId",
+        )
     movies_path = folder / "movies.csv"
     files = [answers_path] + ([movies_path] if movies_path.exists() else [])
     info = dataset_info("serendipity2018", p, *files)
@@ -93,22 +119,31 @@ def load_serendipity2018(path: str | Path, statements: Sequence[str] = DEFAULT_S
         items = read_movielens(movies_path, {str(int(m)) for m in df["movieId"]}, info.notes)
     else:
         info.notes.append("movies.csv not found beside the answers: no titles or genres")
-    out = pd.DataFrame({
-        "user": df["userId"].astype(int).astype(str), "item": df["movieId"].astype(int).astype(str),
-        "rating": df["rating"], "predicted_rating": df.get("predictedRating"),
-        "timestamp": df.get("timestamp"),
-        "ground_truth": df[list(statements)].mean(axis=1),
-        **{s: df[s] for s in stmts if s in df}, **({"gpt-rating": df["gpt-rating"]} if "gpt-rating" in df else {}),
-    })
+    out = pd.DataFrame(
+        {
+            "user": df["userId"].astype(int).astype(str),
+            "item": df["movieId"].astype(int).astype(str),
+            "rating": df["rating"],
+            "predicted_rating": df.get("predictedRating"),
+            "timestamp": df.get("timestamp"),
+            "ground_truth": df[list(statements)].mean(axis=1),
+            **{s: df[s] for s in stmts if s in df},
+            **({"gpt-rating": df["gpt-rating"]} if "gpt-rating" in df else {}),
+        }
+    )
     missing = sorted(set(out["item"]) - set(items), key=int)
     if missing and items:
-        info.notes.append(f"{len(missing)} of {out['item'].nunique()} movies lack titles/genres in movies.csv "
-                          f"(e.g. {', '.join(missing[:5])}); their answers are kept without item text")
+        info.notes.append(
+            f"{len(missing)} of {out['item'].nunique()} movies lack titles/genres in movies.csv "
+            f"(e.g. {', '.join(missing[:5])}); their answers are kept without item text"
+        )
     empty = {s: int(df[s].isna().sum()) for s in stmts if s in df and df[s].isna().any()}
     if empty:
         info.notes.append(f"empty statement cells: {empty}")
     outcomes = tuple(c for c in ("ground_truth", "rating", *stmts) if c in out)
-    return SerendipityStudy(info, out, items, "mean(" + ",".join(statements) + ")", outcomes=outcomes)
+    return SerendipityStudy(
+        info, out, items, "mean(" + ",".join(statements) + ")", outcomes=outcomes
+    )
 
 
 def load_taobao(path: str | Path) -> SerendipityStudy:
@@ -116,13 +151,29 @@ def load_taobao(path: str | Path) -> SerendipityStudy:
     f = p / "umap2020_TSD_Wang.csv" if p.is_dir() else p
     likert = ["Relevance", "Novelty", "Unexpectedness", "Serendipity", "User satisfaction"]
     traits = [f"C{i}" for i in range(1, 11)] + [f"P{i}" for i in range(1, 11)]
-    df = _numeric_frame(existing(f, "Taobao answers"), ["UserId", "ItemId", "Serendipity", *likert[:3]],
-                        ["CategoryId", "Clicked", "Purchased", "Pur_diversity", "Rec_diversity", "Timeliness",
-                         "User satisfaction", "Purchase intention", *traits])
+    df = _numeric_frame(
+        existing(f, "Taobao answers"),
+        ["UserId", "ItemId", "Serendipity", *likert[:3]],
+        [
+            "CategoryId",
+            "Clicked",
+            "Purchased",
+            "Pur_diversity",
+            "Rec_diversity",
+            "Timeliness",
+            "User satisfaction",
+            "Purchase intention",
+            *traits,
+        ],
+    )
     bad = df[(df["Serendipity"] < 1) | (df["Serendipity"] > 5)]
     if len(bad):
-        raise CrsevalError("Serendipity outside 1–5", file=f, line=int(bad.iloc[0]["_line"]), field="Serendipity")
-    out = df.drop(columns=["_line"]).rename(columns={"UserId": "user", "ItemId": "item", "CategoryId": "category"})
+        raise CrsevalError(
+            "Serendipity outside 1–5", file=f, line=int(bad.iloc[0]["_line"]), field="Serendipity"
+        )
+    out = df.drop(columns=["_line"]).rename(
+        columns={"UserId": "user", "ItemId": "item", "CategoryId": "category"}
+    )
     out["user"] = out["user"].astype(int).astype(str)
     out["item"] = out["item"].astype(int).astype(str)
     out["ground_truth"] = out["Serendipity"]
@@ -132,7 +183,21 @@ def load_taobao(path: str | Path) -> SerendipityStudy:
         "content similarity to history": "needs item features and a history",
         "popularity": "the platform's HOT flag (the paper's popularity) is not in the published file",
     }
-    outcomes = ("ground_truth", "Clicked", "Purchased", *likert, "Pur_diversity", "Rec_diversity", "Timeliness",
-                "Purchase intention")
-    return SerendipityStudy(dataset_info("taobao-serendipity", p, f), out, {}, "Serendipity", unavailable,
-                            outcomes=tuple(c for c in outcomes if c in out))
+    outcomes = (
+        "ground_truth",
+        "Clicked",
+        "Purchased",
+        *likert,
+        "Pur_diversity",
+        "Rec_diversity",
+        "Timeliness",
+        "Purchase intention",
+    )
+    return SerendipityStudy(
+        dataset_info("taobao-serendipity", p, f),
+        out,
+        {},
+        "Serendipity",
+        unavailable,
+        outcomes=tuple(c for c in outcomes if c in out),
+    )

@@ -12,6 +12,7 @@ Consecutive utterances of one speaker are joined; a leading system greeting and 
 user utterance are dropped — each such repair is reported in the notes, never silent. Anything else
 malformed raises a CrsevalError naming the file, the line (JSONL) and the field.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,9 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
     """(session records, notes about repairs)."""
     p = Path(path)
     if not p.exists():
-        raise CrsevalError("no such file or directory", file=p, fix="pass a log file, a folder of logs or a run")
+        raise CrsevalError(
+            "no such file or directory", file=p, fix="pass a log file, a folder of logs or a run"
+        )
     if p.is_dir():
         own = p / "records" / "results.jsonl"
         if own.exists():
@@ -53,7 +56,9 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
     keys = [s["key"] for s in sessions]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
-        raise CrsevalError(f"duplicated session {dup[0]!r}", file=p, fix="every (model, session) must appear once")
+        raise CrsevalError(
+            f"duplicated session {dup[0]!r}", file=p, fix="every (model, session) must appear once"
+        )
     if not sessions:
         raise CrsevalError("no sessions found", file=p)
     return sessions, notes
@@ -62,46 +67,106 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
 def _own(path: Path) -> list[dict[str, Any]]:
     out = []
     for line, rec in read_jsonl(path):
-        if not isinstance(rec, dict) or not isinstance(rec.get("turns"), list) or not rec["turns"] or "model" not in rec:
-            raise CrsevalError("not a crseval session record (or a session without turns)", file=path, line=line,
-                               field="turns", expected='{"key", "model", "session", "turns": [{"user", "system", …}]}')
+        if (
+            not isinstance(rec, dict)
+            or not isinstance(rec.get("turns"), list)
+            or not rec["turns"]
+            or "model" not in rec
+        ):
+            raise CrsevalError(
+                "not a crseval session record (or a session without turns)",
+                file=path,
+                line=line,
+                field="turns",
+                expected='{"key", "model", "session", "turns": [{"user", "system", …}]}',
+            )
         for t in rec["turns"]:
-            if not isinstance(t, dict) or not isinstance(t.get("user"), str) or not isinstance(t.get("system"), str):
-                raise CrsevalError("turn without user/system text", file=path, line=line, field="turns")
-        out.append({k: rec[k] for k in ("key", "model", "session", "user", "seed", "true_genre", "start_genre", "turns",
-                                        "errors") if k in rec})
+            if (
+                not isinstance(t, dict)
+                or not isinstance(t.get("user"), str)
+                or not isinstance(t.get("system"), str)
+            ):
+                raise CrsevalError(
+                    "turn without user/system text", file=path, line=line, field="turns"
+                )
+        out.append(
+            {
+                k: rec[k]
+                for k in (
+                    "key",
+                    "model",
+                    "session",
+                    "user",
+                    "seed",
+                    "true_genre",
+                    "start_genre",
+                    "turns",
+                    "errors",
+                )
+                if k in rec
+            }
+        )
     return in_key_order(out)  # sessions finish in any order; the file keeps theirs
 
 
 def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
     if not isinstance(obj, dict):
-        raise CrsevalError(f"session {sid}: is {type(obj).__name__}", file=f,
-                           expected='{"model_name", "true_genre", "conversation": [...]}')
+        raise CrsevalError(
+            f"session {sid}: is {type(obj).__name__}",
+            file=f,
+            expected='{"model_name", "true_genre", "conversation": [...]}',
+        )
     model = obj.get("model_name", obj.get("model"))
     if not isinstance(model, str) or not model.strip():
-        raise CrsevalError(f"session {sid}: missing model name", file=f, field="model_name", expected="a string")
+        raise CrsevalError(
+            f"session {sid}: missing model name", file=f, field="model_name", expected="a string"
+        )
     convo = obj.get("conversation")
     if not isinstance(convo, list) or not convo:
-        raise CrsevalError(f"session {sid}: no conversation", file=f, field="conversation",
-                           expected="a non-empty list of {speaker, text}")
+        raise CrsevalError(
+            f"session {sid}: no conversation",
+            file=f,
+            field="conversation",
+            expected="a non-empty list of {speaker, text}",
+        )
     merged: list[dict[str, Any]] = []
     notes = []
     for i, u in enumerate(convo):
         if not isinstance(u, dict) or not isinstance(u.get("text"), str):
-            raise CrsevalError(f"session {sid}: utterance {i} has no text", file=f, field=f"conversation[{i}].text",
-                               expected="a string")
+            raise CrsevalError(
+                f"session {sid}: utterance {i} has no text",
+                file=f,
+                field=f"conversation[{i}].text",
+                expected="a string",
+            )
         try:
-            role = "system" if Role.parse(str(u.get("speaker", u.get("role", "")))).is_recommender else "user"
+            role = (
+                "system"
+                if Role.parse(str(u.get("speaker", u.get("role", "")))).is_recommender
+                else "user"
+            )
         except CrsevalError as e:
-            raise CrsevalError(f"session {sid}: utterance {i}: {e.message}", file=f,
-                               field=f"conversation[{i}].speaker", expected=e.expected) from None
+            raise CrsevalError(
+                f"session {sid}: utterance {i}: {e.message}",
+                file=f,
+                field=f"conversation[{i}].speaker",
+                expected=e.expected,
+            ) from None
         cons = u.get("constraints")
         if merged and merged[-1]["speaker"] == role:
             merged[-1]["text"] += " " + u["text"]
-            merged[-1]["constraints"] = cons if isinstance(cons, dict) else merged[-1]["constraints"]
+            merged[-1]["constraints"] = (
+                cons if isinstance(cons, dict) else merged[-1]["constraints"]
+            )
             notes.append(f"{f.name} {sid}: joined consecutive {role} utterances at {i}")
         else:
-            merged.append({"speaker": role, "text": u["text"], "constraints": cons if isinstance(cons, dict) else None})
+            merged.append(
+                {
+                    "speaker": role,
+                    "text": u["text"],
+                    "constraints": cons if isinstance(cons, dict) else None,
+                }
+            )
     if merged[0]["speaker"] == "system":
         merged.pop(0)
         notes.append(f"{f.name} {sid}: dropped a leading system utterance")
@@ -110,19 +175,40 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
         notes.append(f"{f.name} {sid}: dropped a trailing unanswered user utterance")
     if not merged:
         raise CrsevalError(f"session {sid}: no user/system exchange", file=f, field="conversation")
-    turns = [{"turn": k, "user": merged[2 * k]["text"], "system": merged[2 * k + 1]["text"],
-              "constraints": merged[2 * k + 1]["constraints"] or merged[2 * k]["constraints"], "truth": None}
-             for k in range(len(merged) // 2)]
+    turns = [
+        {
+            "turn": k,
+            "user": merged[2 * k]["text"],
+            "system": merged[2 * k + 1]["text"],
+            "constraints": merged[2 * k + 1]["constraints"] or merged[2 * k]["constraints"],
+            "truth": None,
+        }
+        for k in range(len(merged) // 2)
+    ]
     genre = obj.get("true_genre")
-    record = {"key": f"{model.strip()}|{sid}", "model": model.strip(), "session": sid,
-              "true_genre": genre if isinstance(genre, str) else None, "turns": turns, "errors": []}
+    record = {
+        "key": f"{model.strip()}|{sid}",
+        "model": model.strip(),
+        "session": sid,
+        "true_genre": genre if isinstance(genre, str) else None,
+        "turns": turns,
+        "errors": [],
+    }
     judged = obj.get("judge_scores")
     if judged is not None:
-        if not isinstance(judged, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                   for v in judged.values()):
-            raise CrsevalError(f"session {sid}: judge scores must be numbers by aspect", file=f, field="judge_scores",
-                               expected='{"coherence": 4, …}')
-        record.update(judge_scores={str(k).strip().lower(): float(v) for k, v in judged.items()}, source=f.name)
+        if not isinstance(judged, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in judged.values()
+        ):
+            raise CrsevalError(
+                f"session {sid}: judge scores must be numbers by aspect",
+                file=f,
+                field="judge_scores",
+                expected='{"coherence": 4, …}',
+            )
+        record.update(
+            judge_scores={str(k).strip().lower(): float(v) for k, v in judged.items()},
+            source=f.name,
+        )
     return record, notes
 
 
@@ -131,6 +217,14 @@ def dumps_layout(record: dict[str, Any]) -> str:
     convo = []
     for t in record["turns"]:
         convo.append({"speaker": "User", "text": t["user"], "constraints": None})
-        convo.append({"speaker": "System", "text": t["system"], "constraints": t.get("constraints")})
-    return json.dumps({"model_name": record["model"], "true_genre": record.get("true_genre"), "conversation": convo},
-                      ensure_ascii=False)
+        convo.append(
+            {"speaker": "System", "text": t["system"], "constraints": t.get("constraints")}
+        )
+    return json.dumps(
+        {
+            "model_name": record["model"],
+            "true_genre": record.get("true_genre"),
+            "conversation": convo,
+        },
+        ensure_ascii=False,
+    )

@@ -5,6 +5,7 @@ mentions (ReDial ``@id``, INSPIRED), those are used and the matcher's precision 
 the numbers on unlabelled dialogues (LLM CRSs, the arena, shift runs) come with a measured matcher.
 Where dialogues carry human labels, every metric is correlated with them, per dialogue and per system.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -25,7 +26,13 @@ from crseval.data.any_dialogues import DialogueSource, read_dialogues
 from crseval.data.base import ItemCatalog
 from crseval.data.catalogs import load_catalog
 from crseval.dialogues.matcher_check import matcher_check
-from crseval.dialogues.measures import DIALOGUE_METRICS, dialogue_table, ground, popularity, system_table
+from crseval.dialogues.measures import (
+    DIALOGUE_METRICS,
+    dialogue_table,
+    ground,
+    popularity,
+    system_table,
+)
 from crseval.runs.store import RunStore
 from crseval.stats.correlation import fisher_ci
 from crseval.text.titles import TitleMatcher
@@ -35,18 +42,34 @@ class DialogueMetricsConfig(BaseModel):
     """Dialogues (+ a catalogue) → beyond-accuracy metrics of what the systems recommend."""
 
     model_config = ConfigDict(extra="forbid")
-    data: CommaList = Field(..., description="Dialogue sources: ReDial *.jsonl, INSPIRED *.tsv, AB-ReDial, USS-ReDial, "
-                                             "CRSArena-Eval or arena dialogue JSON, a shift run, session logs, or "
-                                             "'sample'; several are read together.", json_schema_extra={"argument": True})
-    catalog: str = Field("sample", description="Catalogue to ground titles in: ReDial movies_id2info.json, the "
-                                               "OpenDialKG KB, MovieLens movies.csv, or 'sample' (the bundled one).")
+    data: CommaList = Field(
+        ...,
+        description="Dialogue sources: ReDial *.jsonl, INSPIRED *.tsv, AB-ReDial, USS-ReDial, "
+        "CRSArena-Eval or arena dialogue JSON, a shift run, session logs, or "
+        "'sample'; several are read together.",
+        json_schema_extra={"argument": True},
+    )
+    catalog: str = Field(
+        "sample",
+        description="Catalogue to ground titles in: ReDial movies_id2info.json, the "
+        "OpenDialKG KB, MovieLens movies.csv, or 'sample' (the bundled one).",
+    )
     mentions: Literal["auto", "labelled", "text"] = Field(
-        "auto", description="Where titles come from: the dialogues' labelled mentions (ReDial @id, INSPIRED), the "
-                            "text read by the title matcher, or auto (labelled where a source has them).")
-    popularity: CommaList | None = Field(None, description="Dialogue sources counted for item popularity (novelty); "
-                                                           "default: the evaluated dialogues themselves.")
-    embeddings: Literal["minilm", "hashing"] = Field("minilm", description="Item-text embeddings for diversity.")
-    min_score: float = Field(90, ge=50, le=100, description="Least rapidfuzz ratio for a fuzzy title match.")
+        "auto",
+        description="Where titles come from: the dialogues' labelled mentions (ReDial @id, INSPIRED), the "
+        "text read by the title matcher, or auto (labelled where a source has them).",
+    )
+    popularity: CommaList | None = Field(
+        None,
+        description="Dialogue sources counted for item popularity (novelty); "
+        "default: the evaluated dialogues themselves.",
+    )
+    embeddings: Literal["minilm", "hashing"] = Field(
+        "minilm", description="Item-text embeddings for diversity."
+    )
+    min_score: float = Field(
+        90, ge=50, le=100, description="Least rapidfuzz ratio for a fuzzy title match."
+    )
 
 
 def default_out(config: DialogueMetricsConfig) -> Path:
@@ -55,21 +78,32 @@ def default_out(config: DialogueMetricsConfig) -> Path:
 
 def _labelled(source: DialogueSource, mode: str) -> bool:
     if mode == "labelled" and not source.labelled_mentions:
-        raise CrsevalError(f"{source.info.name} does not label its mentions", field="mentions",
-                           fix="use --mentions text (or auto)")
+        raise CrsevalError(
+            f"{source.info.name} does not label its mentions",
+            field="mentions",
+            fix="use --mentions text (or auto)",
+        )
     return source.labelled_mentions if mode == "auto" else mode == "labelled"
 
 
 def _embed_items(turns: pd.DataFrame, items: dict, name: str, progress: Progress):
     """item ids → unit vectors of their texts (title, genres, plot), every recommended item embedded once."""
     from crseval.text.embed import get_embedder
+
     ids = sorted({i for lst in turns["items"] for i in lst})
     if len(ids) < 2:
         return lambda xs: np.zeros((len(xs), 1))
-    texts = [f"{items[i].title}. {', '.join(items[i].get('genres') or [])}. {items[i].get('plot') or ''}" for i in ids]
-    embedder, tick, parts = get_embedder(name), progress(f"embedding recommended items ({name})", len(ids)), []
+    texts = [
+        f"{items[i].title}. {', '.join(items[i].get('genres') or [])}. {items[i].get('plot') or ''}"
+        for i in ids
+    ]
+    embedder, tick, parts = (
+        get_embedder(name),
+        progress(f"embedding recommended items ({name})", len(ids)),
+        [],
+    )
     for k in range(0, len(texts), 256):
-        parts.append(np.asarray(embedder.encode(texts[k:k + 256]), dtype=float))
+        parts.append(np.asarray(embedder.encode(texts[k : k + 256]), dtype=float))
         tick(len(parts[-1]))
     x = np.vstack(parts)
     x /= np.where((n := np.linalg.norm(x, axis=1, keepdims=True)) == 0, 1, n)
@@ -90,17 +124,35 @@ def label_correlations(dialogues: pd.DataFrame, labels: list[str]) -> pd.DataFra
                     continue
                 rho, p = stats.spearmanr(ok[metric], ok[label])
                 lo, hi = fisher_ci(float(rho), len(ok), spearman=True)
-                rows.append({"level": level, "aspect": label, "metric": metric, "n": len(ok),
-                             "spearman_rho": float(rho), "spearman_rho_lo": lo, "spearman_rho_hi": hi, "p": float(p)})
+                rows.append(
+                    {
+                        "level": level,
+                        "aspect": label,
+                        "metric": metric,
+                        "n": len(ok),
+                        "spearman_rho": float(rho),
+                        "spearman_rho_lo": lo,
+                        "spearman_rho_hi": hi,
+                        "p": float(p),
+                    }
+                )
     out = pd.DataFrame(rows)
     if len(out):  # many metrics × labels: Holm's correction over each level's family of tests
-        out["p_holm"] = out.groupby("level")["p"].transform(lambda p: multipletests(p, method="holm")[1])
+        out["p_holm"] = out.groupby("level")["p"].transform(
+            lambda p: multipletests(p, method="holm")[1]
+        )
     return out
 
 
-def measure_into(store: RunStore, sources: list[DialogueSource], catalog: ItemCatalog, config: DialogueMetricsConfig,
-                 progress: Progress, title: str = "What the systems recommend inside dialogues",
-                 reference: list[DialogueSource] | None = None) -> pd.DataFrame:
+def measure_into(
+    store: RunStore,
+    sources: list[DialogueSource],
+    catalog: ItemCatalog,
+    config: DialogueMetricsConfig,
+    progress: Progress,
+    title: str = "What the systems recommend inside dialogues",
+    reference: list[DialogueSource] | None = None,
+) -> pd.DataFrame:
     """Ground, measure and write every table and the report section; the per-system table. ``reference``: the
     popularity sources already read (default: read from ``config.popularity``, else these dialogues)."""
     matcher = TitleMatcher(catalog.items, config.min_score)
@@ -108,27 +160,36 @@ def measure_into(store: RunStore, sources: list[DialogueSource], catalog: ItemCa
     grounded = [ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources]
     turns = pd.concat([t for t, _ in grounded], ignore_index=True)
     if turns.empty:
-        raise CrsevalError("no system turns in these dialogues: nothing was recommended", field="data",
-                           fix="pass dialogues in which a recommender (system, assistant, agent) speaks")
+        raise CrsevalError(
+            "no system turns in these dialogues: nothing was recommended",
+            field="data",
+            fix="pass dialogues in which a recommender (system, assistant, agent) speaks",
+        )
     if config.popularity:
         reference = reference or [read_dialogues(p) for p in config.popularity]
         pop = popularity([(s.dialogues, _labelled(s, "auto")) for s in reference], matcher)
     else:
         pop = (sum((named for _, named in grounded), Counter()), sum(len(s) for s in sources))
-    dialogues = dialogue_table(turns, matcher.items, pop, _embed_items(turns, matcher.items, config.embeddings, progress))
+    dialogues = dialogue_table(
+        turns, matcher.items, pop, _embed_items(turns, matcher.items, config.embeddings, progress)
+    )
     labels = sorted({k for s in sources for d in s.dialogues for k in d.labels})
     if labels:
         lab = pd.DataFrame([{"dialogue": d.id, **d.labels} for s in sources for d in s.dialogues])
         dialogues = dialogues.merge(lab.drop_duplicates("dialogue"), on="dialogue", how="left")
     systems = system_table(dialogues, turns, len(catalog))
-    out = turns.assign(items=turns["items"].str.join("; "), titles=turns["titles"].str.join("; ")).rename(
-        columns={"items": "item_ids"})
+    out = turns.assign(
+        items=turns["items"].str.join("; "), titles=turns["titles"].str.join("; ")
+    ).rename(columns={"items": "item_ids"})
     store.write_table("dialogue_turns", out)
     store.write_table("dialogue_metrics", dialogues)
     store.write_table("dialogue_systems", systems)
     tables = ["dialogue_systems", "dialogue_metrics", "dialogue_turns"]
-    checks = [matcher_check(s, matcher, catalog.info.name == "redial-movies").assign(data=s.info.name)
-              for s in sources if s.labelled_mentions]
+    checks = [
+        matcher_check(s, matcher, catalog.info.name == "redial-movies").assign(data=s.info.name)
+        for s in sources
+        if s.labelled_mentions
+    ]
     if checks:
         store.write_table("dialogue_matcher", pd.concat(checks, ignore_index=True))
         tables.insert(1, "dialogue_matcher")
@@ -136,48 +197,92 @@ def measure_into(store: RunStore, sources: list[DialogueSource], catalog: ItemCa
         store.write_table("dialogue_label_correlation", corr)
         tables.insert(1, "dialogue_label_correlation")
     from crseval.dialogues.plots import plot_systems
+
     plot_systems(systems, store.figure_path("dialogue_systems"))
-    store.add_section(title, _note(sources, catalog, config, turns), tables=[(t, None) for t in tables],
-                      figures=[("dialogue_systems", "Per system: out-of-catalogue and repetition rates, genre "
-                                                    "diversity and novelty, means over dialogues with 95 % t-intervals")])
+    store.add_section(
+        title,
+        _note(sources, catalog, config, turns),
+        tables=[(t, None) for t in tables],
+        figures=[
+            (
+                "dialogue_systems",
+                "Per system: out-of-catalogue and repetition rates, genre "
+                "diversity and novelty, means over dialogues with 95 % t-intervals",
+            )
+        ],
+    )
     return systems
 
 
-def _note(sources: list[DialogueSource], catalog: ItemCatalog, config: DialogueMetricsConfig,
-          turns: pd.DataFrame) -> str:
+def _note(
+    sources: list[DialogueSource],
+    catalog: ItemCatalog,
+    config: DialogueMetricsConfig,
+    turns: pd.DataFrame,
+) -> str:
     read = {True: "labelled mentions", False: "titles read from the text"}
-    how = ", ".join(f"{s.info.name} ({len(s)} dialogues, {read[_labelled(s, config.mentions)]})" for s in sources)
-    return (f"{how}; catalogue {catalog.info.name} ({len(catalog)} items). {int(turns['recommendations'].sum())} titles "
-            "named in system turns. Every title a system turn names counts as a recommendation; out-of-catalogue = no "
-            f"catalogue item matches it (exact title key or rapidfuzz ratio ≥ {config.min_score:g}, year within one). "
-            "Novelty: self-information of the item's share of dialogues in "
-            f"{'the popularity reference' if config.popularity else 'these dialogues'}. Means over dialogues with 95 % "
-            "t-intervals (dialogues are the unit); dialogue_matcher: the matcher's precision on labelled mentions.")
+    how = ", ".join(
+        f"{s.info.name} ({len(s)} dialogues, {read[_labelled(s, config.mentions)]})"
+        for s in sources
+    )
+    return (
+        f"{how}; catalogue {catalog.info.name} ({len(catalog)} items). {int(turns['recommendations'].sum())} titles "
+        "named in system turns. Every title a system turn names counts as a recommendation; out-of-catalogue = no "
+        f"catalogue item matches it (exact title key or rapidfuzz ratio ≥ {config.min_score:g}, year within one). "
+        "Novelty: self-information of the item's share of dialogues in "
+        f"{'the popularity reference' if config.popularity else 'these dialogues'}. Means over dialogues with 95 % "
+        "t-intervals (dialogues are the unit); dialogue_matcher: the matcher's precision on labelled mentions."
+    )
 
 
 def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> Result:
     sources = [read_dialogues(p) for p in config.data]
     catalog = load_catalog(config.catalog)
     reference = [read_dialogues(p) for p in config.popularity] if config.popularity else None
-    data = " + ".join(s.info.signature() for s in sources) + f" | catalog {catalog.info.signature()}"
+    data = (
+        " + ".join(s.info.signature() for s in sources) + f" | catalog {catalog.info.signature()}"
+    )
     if reference:
         data += " | popularity " + " + ".join(s.info.signature() for s in reference)
     sig = make_signature(data=data, metric={"dialogues": signature_part(config)})
     store.save_signature(sig)
     systems = measure_into(store, sources, catalog, config, progress, reference=reference)
-    cols = ["system", "dialogues", "recommendations", "out_of_catalogue_rate", "repetition_rate", "rejected_repeat_rate",
-            "novelty", "genre_diversity", "embedding_diversity", "first_rec_turn", "coverage"]
-    return Result("dialogues.metrics", "what the systems recommend inside dialogues", systems[cols].round(3), sig,
-                  store.root)
+    cols = [
+        "system",
+        "dialogues",
+        "recommendations",
+        "out_of_catalogue_rate",
+        "repetition_rate",
+        "rejected_repeat_rate",
+        "novelty",
+        "genre_diversity",
+        "embedding_diversity",
+        "first_rec_turn",
+        "coverage",
+    ]
+    return Result(
+        "dialogues.metrics",
+        "what the systems recommend inside dialogues",
+        systems[cols].round(3),
+        sig,
+        store.root,
+    )
 
 
 def signature_part(config: DialogueMetricsConfig) -> str:
-    return (f"titles(key+year±1,rapidfuzz-ratio>={config.min_score:g},mentions={config.mentions})|novelty(-log2 "
-            f"(df+1)/(N+1),{'reference' if config.popularity else 'self'})|diversity(genre-jaccard,"
-            f"{config.embeddings}-cosine)|ci(t,dialogues)")
+    return (
+        f"titles(key+year±1,rapidfuzz-ratio>={config.min_score:g},mentions={config.mentions})|novelty(-log2 "
+        f"(df+1)/(N+1),{'reference' if config.popularity else 'self'})|diversity(genre-jaccard,"
+        f"{config.embeddings}-cosine)|ci(t,dialogues)"
+    )
 
 
-JOB = JobSpec("dialogues.metrics", DialogueMetricsConfig, run, default_out,
-              "Beyond accuracy inside dialogues: ground the titles systems name in a catalogue and report "
-              "out-of-catalogue rate, repetition, novelty, diversity, coverage and the first recommending turn.",
-              "crseval dialogue metrics")
+JOB = JobSpec(
+    "dialogues.metrics",
+    DialogueMetricsConfig,
+    run,
+    default_out,
+    "Beyond accuracy inside dialogues: ground the titles systems name in a catalogue and report "
+    "out-of-catalogue rate, repetition, novelty, diversity, coverage and the first recommending turn.",
+    "crseval dialogue metrics",
+)

@@ -12,6 +12,7 @@ ReDial marks every movie as ``@id`` and INSPIRED lists the movies of each uttera
 With ReDial's own movie table the labelled item is the ``@id``; with another catalogue, a mention is
 correct when its title key and year agree.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -39,14 +40,22 @@ def _same(item_id: str | None, gold: object, matcher: TitleMatcher, by_id: bool)
         return item_id is not None and item_id == gold
     key, year = gold
     other = matcher.items[item_id]
-    return title_key(other.title)[0] == key and (year is None or other.get("year") is None
-                                                 or abs(other.get("year") - year) <= 1)
+    return title_key(other.title)[0] == key and (
+        year is None or other.get("year") is None or abs(other.get("year") - year) <= 1
+    )
 
 
 def matcher_check(source: DialogueSource, matcher: TitleMatcher, by_id: bool) -> pd.DataFrame:
     """One row per reading (``title``, ``text``) over every labelled utterance of ``source``."""
     t = {"mentions": 0, "in_catalogue": 0, "found": 0, "correct": 0, "fuzzy": 0, "ambiguous": 0}
-    x = {"mentions": 0, "in_catalogue": 0, "found": 0, "correct": 0, "false_out_of_catalogue": 0, "utterances": 0}
+    x = {
+        "mentions": 0,
+        "in_catalogue": 0,
+        "found": 0,
+        "correct": 0,
+        "false_out_of_catalogue": 0,
+        "utterances": 0,
+    }
     for sd in source.dialogues:
         for u in sd.dialogue.utterances:
             if not u.items:
@@ -66,7 +75,10 @@ def matcher_check(source: DialogueSource, matcher: TitleMatcher, by_id: bool) ->
             found = matcher.find(u.text)
             got = {m.item for m in found if m.item}
             if not by_id:  # compare title keys (a written year may be missing on either side)
-                wanted, got = {g[0] for g in wanted}, {title_key(matcher.items[i].title)[0] for i in got}
+                wanted, got = (
+                    {g[0] for g in wanted},
+                    {title_key(matcher.items[i].title)[0] for i in got},
+                )
             x["utterances"] += 1
             x["mentions"] += len(gold)
             x["in_catalogue"] += len(wanted)
@@ -74,8 +86,22 @@ def matcher_check(source: DialogueSource, matcher: TitleMatcher, by_id: bool) ->
             x["correct"] += len(got & wanted)
             if len(wanted) == len(gold):
                 x["false_out_of_catalogue"] += sum(m.item is None for m in found)
-    rows = [{"reading": "title", **t, "matcher_precision": t["correct"] / t["found"] if t["found"] else float("nan"),
-             "matcher_recall": t["correct"] / t["in_catalogue"] if t["in_catalogue"] else float("nan")},
-            {"reading": "text", **x, "matcher_precision": x["correct"] / x["found"] if x["found"] else float("nan"),
-             "matcher_recall": x["correct"] / x["in_catalogue"] if x["in_catalogue"] else float("nan")}]
+    rows = [
+        {
+            "reading": "title",
+            **t,
+            "matcher_precision": t["correct"] / t["found"] if t["found"] else float("nan"),
+            "matcher_recall": t["correct"] / t["in_catalogue"]
+            if t["in_catalogue"]
+            else float("nan"),
+        },
+        {
+            "reading": "text",
+            **x,
+            "matcher_precision": x["correct"] / x["found"] if x["found"] else float("nan"),
+            "matcher_recall": x["correct"] / x["in_catalogue"]
+            if x["in_catalogue"]
+            else float("nan"),
+        },
+    ]
     return pd.DataFrame(rows)

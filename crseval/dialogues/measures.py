@@ -10,6 +10,7 @@ recommendation with a rejection or "seen it".
 in the popularity reference. *Diversity* is the mean pairwise distance between the distinct grounded
 items of a dialogue: Jaccard over genre sets, cosine over item-text embeddings.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,14 +31,33 @@ REACTION = re.compile(
     r"\b(seen (?:it|that|this|them|those|both|all)|already (?:seen|watched|saw)|saw (?:it|that|them)|"
     r"watched (?:it|that|them)|not (?:a fan|into|interested|really|for me|my (?:thing|type|style|cup))|"
     r"(?:don't|do not|didn't|did not|won't) (?:like|want|care|enjoy|love|watch)|no thanks|hated?|boring|"
-    r"something else|anything else|nah|nope)\b", re.I)
+    r"something else|anything else|nah|nope)\b",
+    re.I,
+)
 
-DIALOGUE_METRICS = ["recommendations", "out_of_catalogue_rate", "repetition_rate", "rejected_repeat_rate", "novelty",
-                    "genre_diversity", "embedding_diversity", "distinct_items", "first_rec_turn"]
-BOUNDS = {"out_of_catalogue_rate": (0, 1), "repetition_rate": (0, 1), "novelty": (0, np.inf), "genre_diversity": (0, 1),
-          "embedding_diversity": (0, 2)}
-_RATES = {"out_of_catalogue_rate": ("out_of_catalogue", "recommendations"), "repetition_rate": ("repeated",
-          "recommendations"), "rejected_repeat_rate": ("rejected_repeats", "recommendations")}
+DIALOGUE_METRICS = [
+    "recommendations",
+    "out_of_catalogue_rate",
+    "repetition_rate",
+    "rejected_repeat_rate",
+    "novelty",
+    "genre_diversity",
+    "embedding_diversity",
+    "distinct_items",
+    "first_rec_turn",
+]
+BOUNDS = {
+    "out_of_catalogue_rate": (0, 1),
+    "repetition_rate": (0, 1),
+    "novelty": (0, np.inf),
+    "genre_diversity": (0, 1),
+    "embedding_diversity": (0, 2),
+}
+_RATES = {
+    "out_of_catalogue_rate": ("out_of_catalogue", "recommendations"),
+    "repetition_rate": ("repeated", "recommendations"),
+    "rejected_repeat_rate": ("rejected_repeats", "recommendations"),
+}
 
 
 def mentions_of(turn: Turn, matcher: TitleMatcher, labelled: bool) -> list[Mention]:
@@ -72,21 +92,37 @@ def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> tuple[li
             known |= {ident(m) for m in found}
             continue
         ids = [ident(m) for m in found]
-        rows.append({"dialogue": sd.id, "system": sd.system, "turn": len(rows) + 1, "position": pos,
-                     "recommendations": len(found), "grounded": sum(m.item is not None for m in found),
-                     "out_of_catalogue": sum(m.item is None for m in found),
-                     "repeated": sum(i in known for i in ids), "rejected_repeats": sum(i in rejected for i in ids),
-                     "items": [m.item for m in found if m.item], "titles": [m.surface for m in found]})
+        rows.append(
+            {
+                "dialogue": sd.id,
+                "system": sd.system,
+                "turn": len(rows) + 1,
+                "position": pos,
+                "recommendations": len(found),
+                "grounded": sum(m.item is not None for m in found),
+                "out_of_catalogue": sum(m.item is None for m in found),
+                "repeated": sum(i in known for i in ids),
+                "rejected_repeats": sum(i in rejected for i in ids),
+                "items": [m.item for m in found if m.item],
+                "titles": [m.surface for m in found],
+            }
+        )
         known |= set(ids)
         pending = ids
     return rows, {i for i in known if not i.startswith("?")}
 
 
-def popularity(sources: list[tuple[list[SourcedDialogue], bool]], matcher: TitleMatcher) -> tuple[Counter, int]:
+def popularity(
+    sources: list[tuple[list[SourcedDialogue], bool]], matcher: TitleMatcher
+) -> tuple[Counter, int]:
     """(dialogues naming each grounded item, by either speaker; number of dialogues) over (dialogues, labelled
     mentions?) pairs."""
-    counts: Counter = Counter(i for dialogues, labelled in sources for sd in dialogues
-                              for i in walk(sd, matcher, labelled)[1])
+    counts: Counter = Counter(
+        i
+        for dialogues, labelled in sources
+        for sd in dialogues
+        for i in walk(sd, matcher, labelled)[1]
+    )
     return counts, sum(len(dialogues) for dialogues, _ in sources)
 
 
@@ -99,8 +135,12 @@ def _jaccard(a: set, b: set) -> float:
     return 1 - len(a & b) / len(a | b)
 
 
-def dialogue_table(turns: pd.DataFrame, items: dict[str, Item], pop: tuple[Counter, int],
-                   embed: Callable[[list[str]], np.ndarray]) -> pd.DataFrame:
+def dialogue_table(
+    turns: pd.DataFrame,
+    items: dict[str, Item],
+    pop: tuple[Counter, int],
+    embed: Callable[[list[str]], np.ndarray],
+) -> pd.DataFrame:
     """Per dialogue: counts, rates, mean novelty, diversity, distinct items and the first recommending turn."""
     counts, n = pop
     rows = []
@@ -111,13 +151,23 @@ def dialogue_table(turns: pd.DataFrame, items: dict[str, Item], pop: tuple[Count
         genres = [set(items[i].get("genres") or []) for i in distinct if items[i].get("genres")]
         vecs = list(embed(distinct)) if len(distinct) > 1 else []
         first = g.loc[g["recommendations"] > 0, "turn"]
-        row = {"system": system, "dialogue": did, "system_turns": len(g), "recommendations": recs,
-               **{k: int(g[k].sum()) for k in ("grounded", "out_of_catalogue", "repeated", "rejected_repeats")},
-               "novelty": float(np.mean([-math.log2((counts[i] + 1) / (n + 1)) for i in grounded]))
-               if grounded else float("nan"),
-               "genre_diversity": _mean_pairwise(genres, _jaccard),
-               "embedding_diversity": _mean_pairwise(vecs, lambda a, b: 1 - float(a @ b)),
-               "distinct_items": len(distinct), "first_rec_turn": float(first.iloc[0]) if len(first) else float("nan")}
+        row = {
+            "system": system,
+            "dialogue": did,
+            "system_turns": len(g),
+            "recommendations": recs,
+            **{
+                k: int(g[k].sum())
+                for k in ("grounded", "out_of_catalogue", "repeated", "rejected_repeats")
+            },
+            "novelty": float(np.mean([-math.log2((counts[i] + 1) / (n + 1)) for i in grounded]))
+            if grounded
+            else float("nan"),
+            "genre_diversity": _mean_pairwise(genres, _jaccard),
+            "embedding_diversity": _mean_pairwise(vecs, lambda a, b: 1 - float(a @ b)),
+            "distinct_items": len(distinct),
+            "first_rec_turn": float(first.iloc[0]) if len(first) else float("nan"),
+        }
         for rate, (num, den) in _RATES.items():
             row[rate] = row[num] / row[den] if row[den] else float("nan")
         rows.append(row)
@@ -137,20 +187,33 @@ def system_table(dialogues: pd.DataFrame, turns: pd.DataFrame, catalogue_size: i
     over the dialogues that recommend), pooled counts, catalogue coverage."""
     rows = []
     for system, g in dialogues.groupby("system", sort=True):
-        row = {"system": system, "dialogues": len(g), "recommending_dialogues": int((g["recommendations"] > 0).sum()),
-               "recommendations": int(g["recommendations"].sum())}
+        row = {
+            "system": system,
+            "dialogues": len(g),
+            "recommending_dialogues": int((g["recommendations"] > 0).sum()),
+            "recommendations": int(g["recommendations"].sum()),
+        }
         for m in DIALOGUE_METRICS[1:]:
             row[m] = float(g[m].mean())
-            if m in BOUNDS:  # t-intervals, clipped to the metric's range (small samples overshoot it)
+            if (
+                m in BOUNDS
+            ):  # t-intervals, clipped to the metric's range (small samples overshoot it)
                 lo, hi = _t_ci(g[m])
                 row[f"{m}_low"], row[f"{m}_high"] = max(lo, BOUNDS[m][0]), min(hi, BOUNDS[m][1])
-        row["coverage"] = len({i for lst in turns.loc[turns["system"] == system, "items"] for i in lst}) / catalogue_size
+        row["coverage"] = (
+            len({i for lst in turns.loc[turns["system"] == system, "items"] for i in lst})
+            / catalogue_size
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def ground(source: DialogueSource, matcher: TitleMatcher, labelled: bool,
-           tick: Callable[[int], None] = lambda n: None) -> tuple[pd.DataFrame, Counter]:
+def ground(
+    source: DialogueSource,
+    matcher: TitleMatcher,
+    labelled: bool,
+    tick: Callable[[int], None] = lambda n: None,
+) -> tuple[pd.DataFrame, Counter]:
     """(the per-system-turn table of every dialogue, how many dialogues name each catalogue item) — the
     counts are the popularity of these dialogues, read in the same pass."""
     rows: list[dict] = []
@@ -160,5 +223,19 @@ def ground(source: DialogueSource, matcher: TitleMatcher, labelled: bool,
         rows += turn_rows
         named.update(items)
         tick(1)
-    return pd.DataFrame(rows, columns=["dialogue", "system", "turn", "position", "recommendations", "grounded",
-                                       "out_of_catalogue", "repeated", "rejected_repeats", "items", "titles"]), named
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "dialogue",
+            "system",
+            "turn",
+            "position",
+            "recommendations",
+            "grounded",
+            "out_of_catalogue",
+            "repeated",
+            "rejected_repeats",
+            "items",
+            "titles",
+        ],
+    ), named

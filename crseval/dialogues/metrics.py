@@ -1,41 +1,138 @@
 """Beyond-accuracy-in-dialogue metrics and tables, declared once (names are the result-table columns)."""
+
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "dialogues"
-metric("recommendations", "Titles the system names (every named title counts as a recommendation)",
-       label="recommendations", capability=C, higher_is_better=None)
-metric("out_of_catalogue_rate", "Share of named titles no catalogue item matches (possibly hallucinated)",
-       label="out-of-catalogue", capability=C, higher_is_better=False)
-metric("repetition_rate", "Share of recommendations of an item already named in the dialogue (by the user, or by "
-       "the system in an earlier turn)", label="repetition", capability=C, higher_is_better=False)
-metric("rejected_repeat_rate", "Share of recommendations re-offering an item the user rejected or had seen (a "
-       "rejection or 'seen it' in the reply to its earlier recommendation)", label="rejected repeats", capability=C,
-       higher_is_better=False)
-metric("novelty", "Mean self-information −log2 p of the grounded recommendations, p = (dialogues naming the item + 1)"
-       " / (dialogues + 1) in the popularity reference", label="novelty (bits)", capability=C)
-metric("genre_diversity", "Mean pairwise Jaccard distance of the genre sets of a dialogue's distinct recommended "
-       "items", label="genre diversity", capability=C)
-metric("embedding_diversity", "Mean pairwise cosine distance of the item-text embeddings (title, genres, plot) of a "
-       "dialogue's distinct recommended items", label="embedding diversity", capability=C)
-metric("distinct_items", "Distinct catalogue items recommended", label="distinct items", capability=C,
-       higher_is_better=None)
-metric("first_rec_turn", "System turn (1 = first) of the first recommendation", label="first recommendation turn",
-       capability=C, higher_is_better=None)
-metric("coverage", "Share of the catalogue the system recommends across all its dialogues", label="coverage",
-       capability=C)
-metric("matcher_precision", "Items the title matcher found that are the labelled ones", label="matcher precision",
-       capability=C)
-metric("matcher_recall", "Labelled (in-catalogue) mentions the title matcher found", label="matcher recall",
-       capability=C)
+metric(
+    "recommendations",
+    "Titles the system names (every named title counts as a recommendation)",
+    label="recommendations",
+    capability=C,
+    higher_is_better=None,
+)
+metric(
+    "out_of_catalogue_rate",
+    "Share of named titles no catalogue item matches (possibly hallucinated)",
+    label="out-of-catalogue",
+    capability=C,
+    higher_is_better=False,
+)
+metric(
+    "repetition_rate",
+    "Share of recommendations of an item already named in the dialogue (by the user, or by "
+    "the system in an earlier turn)",
+    label="repetition",
+    capability=C,
+    higher_is_better=False,
+)
+metric(
+    "rejected_repeat_rate",
+    "Share of recommendations re-offering an item the user rejected or had seen (a "
+    "rejection or 'seen it' in the reply to its earlier recommendation)",
+    label="rejected repeats",
+    capability=C,
+    higher_is_better=False,
+)
+metric(
+    "novelty",
+    "Mean self-information −log2 p of the grounded recommendations, p = (dialogues naming the item + 1)"
+    " / (dialogues + 1) in the popularity reference",
+    label="novelty (bits)",
+    capability=C,
+)
+metric(
+    "genre_diversity",
+    "Mean pairwise Jaccard distance of the genre sets of a dialogue's distinct recommended items",
+    label="genre diversity",
+    capability=C,
+)
+metric(
+    "embedding_diversity",
+    "Mean pairwise cosine distance of the item-text embeddings (title, genres, plot) of a "
+    "dialogue's distinct recommended items",
+    label="embedding diversity",
+    capability=C,
+)
+metric(
+    "distinct_items",
+    "Distinct catalogue items recommended",
+    label="distinct items",
+    capability=C,
+    higher_is_better=None,
+)
+metric(
+    "first_rec_turn",
+    "System turn (1 = first) of the first recommendation",
+    label="first recommendation turn",
+    capability=C,
+    higher_is_better=None,
+)
+metric(
+    "coverage",
+    "Share of the catalogue the system recommends across all its dialogues",
+    label="coverage",
+    capability=C,
+)
+metric(
+    "matcher_precision",
+    "Items the title matcher found that are the labelled ones",
+    label="matcher precision",
+    capability=C,
+)
+metric(
+    "matcher_recall",
+    "Labelled (in-catalogue) mentions the title matcher found",
+    label="matcher recall",
+    capability=C,
+)
 
-HEAD = ["recommendations", "out_of_catalogue_rate", "repetition_rate", "novelty", "genre_diversity",
-        "embedding_diversity", "first_rec_turn"]
-table("dialogue_systems", ["system"], "per system: dialogue means with 95 % t-intervals, coverage", capability=C,
-      headline=["system", "dialogues", *HEAD, "coverage"])
-table("dialogue_metrics", ["dialogue"], "per dialogue: recommendations, grounding, repetition, novelty, diversity",
-      capability=C, headline=["system", "dialogue", *HEAD])
-table("dialogue_turns", ["dialogue", "turn"], "per system turn: the titles named and how they were grounded",
-      capability=C, headline=["system", "dialogue", "turn", "recommendations", "out_of_catalogue", "repeated", "titles"])
-table("dialogue_matcher", ["reading"], "the title matcher's precision and recall on labelled mentions", capability=C)
-table("dialogue_label_correlation", ["level", "aspect", "metric"], "each metric against each human label (Spearman)",
-      capability=C)
+HEAD = [
+    "recommendations",
+    "out_of_catalogue_rate",
+    "repetition_rate",
+    "novelty",
+    "genre_diversity",
+    "embedding_diversity",
+    "first_rec_turn",
+]
+table(
+    "dialogue_systems",
+    ["system"],
+    "per system: dialogue means with 95 % t-intervals, coverage",
+    capability=C,
+    headline=["system", "dialogues", *HEAD, "coverage"],
+)
+table(
+    "dialogue_metrics",
+    ["dialogue"],
+    "per dialogue: recommendations, grounding, repetition, novelty, diversity",
+    capability=C,
+    headline=["system", "dialogue", *HEAD],
+)
+table(
+    "dialogue_turns",
+    ["dialogue", "turn"],
+    "per system turn: the titles named and how they were grounded",
+    capability=C,
+    headline=[
+        "system",
+        "dialogue",
+        "turn",
+        "recommendations",
+        "out_of_catalogue",
+        "repeated",
+        "titles",
+    ],
+)
+table(
+    "dialogue_matcher",
+    ["reading"],
+    "the title matcher's precision and recall on labelled mentions",
+    capability=C,
+)
+table(
+    "dialogue_label_correlation",
+    ["level", "aspect", "metric"],
+    "each metric against each human label (Spearman)",
+    capability=C,
+)

@@ -12,6 +12,7 @@ A judge is saved as plain JSON (no pickle): feature names, standardisation, coef
 human scale, the LLM it read, the questions it asked, its cross-validated accuracy, and the signature
 and content hash of the data it was fitted on.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,9 @@ DIGITS = ("1", "2", "3", "4", "5")
 FORMAT = "crseval-calibrated-judge/1"
 DEFAULT_JUDGE = Path(__file__).with_name("default_judge.json")
 
-Probs = Mapping[str, Mapping[str, "Mapping[str, float] | list[float]"]]  # item → question → digit probs | P(yes)/turn
+Probs = Mapping[
+    str, Mapping[str, "Mapping[str, float] | list[float]"]
+]  # item → question → digit probs | P(yes)/turn
 
 
 def feature_names(questions: Sequence[str]) -> list[str]:
@@ -52,7 +55,9 @@ def feature_names(questions: Sequence[str]) -> list[str]:
     return names
 
 
-def feature_matrix(items: Sequence[JudgedItem], questions: Sequence[str], probs: Probs | None = None) -> np.ndarray:
+def feature_matrix(
+    items: Sequence[JudgedItem], questions: Sequence[str], probs: Probs | None = None
+) -> np.ndarray:
     """Rows = items, columns = :func:`feature_names`. An item without probabilities for a question it needs
     is an error (the LLM rating failed or was not made): the judge never imputes evidence."""
     rows = []
@@ -61,8 +66,10 @@ def feature_matrix(items: Sequence[JudgedItem], questions: Sequence[str], probs:
         for q in questions:
             p = (probs or {}).get(it.id, {}).get(q)
             if not p:
-                raise CrsevalError(f"no LLM probabilities for item {it.id!r}, question {q!r}",
-                                   fix="the rating failed or was not made; rerun to retry failed ratings")
+                raise CrsevalError(
+                    f"no LLM probabilities for item {it.id!r}, question {q!r}",
+                    fix="the rating failed or was not made; rerun to retry failed ratings",
+                )
             if q in TURN_QUESTIONS:
                 row += aggregate(p)
                 continue
@@ -74,8 +81,16 @@ def feature_matrix(items: Sequence[JudgedItem], questions: Sequence[str], probs:
 
 def question_scores(items: Sequence[JudgedItem], probs: dict, q: str) -> pd.Series:
     """One question's raw reading: the expected digit, or a turn question's mean P(yes) over turns."""
-    return pd.Series({it.id: float(np.mean(p)) if q in TURN_QUESTIONS else sum(int(d) * p.get(d, 0.0) for d in DIGITS)
-                      for it in items if (p := probs.get(it.id, {}).get(q))}, dtype=float)
+    return pd.Series(
+        {
+            it.id: float(np.mean(p))
+            if q in TURN_QUESTIONS
+            else sum(int(d) * p.get(d, 0.0) for d in DIGITS)
+            for it in items
+            if (p := probs.get(it.id, {}).get(q))
+        },
+        dtype=float,
+    )
 
 
 def design_name(q: str) -> str:
@@ -114,8 +129,13 @@ class CalibratedJudge:
     def aspects(self) -> list[str]:
         return list(self.models)
 
-    def predict(self, items: Sequence[JudgedItem], aspect: str, probs: Probs | None = None,
-                scale: tuple[float, float] | None = None) -> np.ndarray:
+    def predict(
+        self,
+        items: Sequence[JudgedItem],
+        aspect: str,
+        probs: Probs | None = None,
+        scale: tuple[float, float] | None = None,
+    ) -> np.ndarray:
         """Predicted human score per item; mapped linearly onto ``scale`` when the target data's human
         scale differs from the one the judge learned (correlations are unchanged by the mapping)."""
         model = self.models[aspect_key(aspect)]
@@ -126,15 +146,28 @@ class CalibratedJudge:
             pred = scale[0] + (pred - lo) * (scale[1] - scale[0]) / (hi - lo)
         return pred
 
-    def rate(self, key: str, dialogue: Dialogue, judge: Judge, store: RunStore, *, stream: str = "judgments",
-             seed: int = 0) -> dict[str, float]:
+    def rate(
+        self,
+        key: str,
+        dialogue: Dialogue,
+        judge: Judge,
+        store: RunStore,
+        *,
+        stream: str = "judgments",
+        seed: int = 0,
+    ) -> dict[str, float]:
         """This judge's aspects for one unlabelled dialogue, as '<aspect> (calibrated)' (the preference-shift
         job's sessions); its questions are asked with ``judge`` (cached, resumable). {} when a rating failed."""
         ours, theirs = judge.client.identity().get("model"), (self.llm or {}).get("model")
         if theirs and ours != theirs:
-            raise CrsevalError(f"the calibrated judge read {theirs!r}, not {ours!r}", field="judge.calibrated",
-                               fix="judge with the model it was fitted on, or fit one on yours (`crseval judge fit`)")
-        _, probs = ask([(key, dialogue, None)], self.questions, judge, store, seed=seed, stream=stream)
+            raise CrsevalError(
+                f"the calibrated judge read {theirs!r}, not {ours!r}",
+                field="judge.calibrated",
+                fix="judge with the model it was fitted on, or fit one on yours (`crseval judge fit`)",
+            )
+        _, probs = ask(
+            [(key, dialogue, None)], self.questions, judge, store, seed=seed, stream=stream
+        )
         if any(q not in probs.get(key, {}) for q in self.questions):
             return {}
         item = JudgedItem(key, dialogue, {})
@@ -152,44 +185,68 @@ class CalibratedJudge:
         if p.is_dir():
             p = p / "judge.json"
         if not p.exists():
-            raise CrsevalError("calibrated judge not found", file=p,
-                               fix="fit one with `crseval judge fit DATA --out DIR` and pass DIR or DIR/judge.json")
+            raise CrsevalError(
+                "calibrated judge not found",
+                file=p,
+                fix="fit one with `crseval judge fit DATA --out DIR` and pass DIR or DIR/judge.json",
+            )
         try:
             raw = json.loads(p.read_text())
             if raw.get("format") != FORMAT:
                 raise ValueError(f"format {raw.get('format')!r}")
-            raw["models"] = {k: AspectModel(**{**m, "human_scale": tuple(m["human_scale"])})
-                             for k, m in raw["models"].items()}
+            raw["models"] = {
+                k: AspectModel(**{**m, "human_scale": tuple(m["human_scale"])})
+                for k, m in raw["models"].items()
+            }
             judge = cls(**raw)
         except (ValueError, TypeError, KeyError, AttributeError) as e:
             raise CrsevalError(f"not a calibrated judge ({e})", file=p, expected=FORMAT) from None
         if judge.features != feature_names(judge.questions):
-            raise CrsevalError("the judge was fitted with other features than this version computes", file=p,
-                               fix="refit it with `crseval judge fit`")
+            raise CrsevalError(
+                "the judge was fitted with other features than this version computes",
+                file=p,
+                fix="refit it with `crseval judge fit`",
+            )
         return judge
 
 
 def _search(groups: np.ndarray) -> GridSearchCV:
     folds = min(5, len(np.unique(groups)))
-    return GridSearchCV(make_pipeline(StandardScaler(), Ridge()), {"ridge__alpha": list(ALPHAS)},
-                        cv=GroupKFold(folds), scoring="neg_mean_squared_error")
+    return GridSearchCV(
+        make_pipeline(StandardScaler(), Ridge()),
+        {"ridge__alpha": list(ALPHAS)},
+        cv=GroupKFold(folds),
+        scoring="neg_mean_squared_error",
+    )
 
 
-def nested_cv_predictions(X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5) -> np.ndarray:
+def nested_cv_predictions(
+    X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5
+) -> np.ndarray:
     """Out-of-fold predictions: the outer fold's rows are predicted by a model whose penalty was chosen by
     grouped CV on the other rows only."""
     pred = np.empty(len(y))
     for train, test in GroupKFold(min(folds, len(np.unique(groups)))).split(X, y, groups):
-        pred[test] = _search(groups[train]).fit(X[train], y[train], groups=groups[train]).predict(X[test])
+        pred[test] = (
+            _search(groups[train]).fit(X[train], y[train], groups=groups[train]).predict(X[test])
+        )
     return pred
 
 
-def fit_aspect(X: np.ndarray, y: np.ndarray, groups: np.ndarray, aspect: str,
-               human_scale: tuple[float, float]) -> AspectModel:
+def fit_aspect(
+    X: np.ndarray, y: np.ndarray, groups: np.ndarray, aspect: str, human_scale: tuple[float, float]
+) -> AspectModel:
     best = _search(groups).fit(X, y, groups=groups).best_estimator_
     scaler, ridge = best.named_steps["standardscaler"], best.named_steps["ridge"]
-    return AspectModel(aspect, tuple(human_scale), scaler.mean_.tolist(), scaler.scale_.tolist(),
-                       ridge.coef_.tolist(), float(ridge.intercept_), float(ridge.alpha))
+    return AspectModel(
+        aspect,
+        tuple(human_scale),
+        scaler.mean_.tolist(),
+        scaler.scale_.tolist(),
+        ridge.coef_.tolist(),
+        float(ridge.intercept_),
+        float(ridge.alpha),
+    )
 
 
 def dialogue_groups(items: Sequence[JudgedItem], prefix: str = "") -> np.ndarray:

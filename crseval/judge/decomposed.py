@@ -9,6 +9,7 @@ Cost: the questions of one dialogue are asked in transcript order, so each promp
 prompt's prefix up to the judged turn and llama.cpp re-reads only the new lines and the question (the
 embedded backend keeps one model process: requests run in order).
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -30,26 +31,41 @@ def turn_items(item_id: str, dialogue: Dialogue) -> list[tuple[str, Dialogue, in
     out = []
     for i, u in enumerate(utts):
         if u.role.is_recommender:
-            nxt = next((j for j in range(i + 1, len(utts)) if not utts[j].role.is_recommender), len(utts) - 1)
+            nxt = next(
+                (j for j in range(i + 1, len(utts)) if not utts[j].role.is_recommender),
+                len(utts) - 1,
+            )
             sub = f"{item_id}{SEP}{i}"
             out.append((sub, Dialogue.from_utterances(sub, utts[: nxt + 1]), i))
     return out
 
 
-def ask(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[str], judge: Judge, store: RunStore,
-        *, seed: int = 0, progress: Callable[[int], None] | None = None,
-        stream: str = "judgments") -> tuple[list[dict], dict]:
+def ask(
+    items: Sequence[tuple[str, Dialogue, int | None]],
+    questions: Sequence[str],
+    judge: Judge,
+    store: RunStore,
+    *,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+    stream: str = "judgments",
+) -> tuple[list[dict], dict]:
     """Ask whole-item questions once per item and turn questions once per assistant turn (dialogue-level
     items only); (records, probabilities: item → question → digit probabilities, or → list of P(yes) per
     turn in order). Failed ratings leave their question out of the item's probabilities."""
     whole = [q for q in questions if q not in TURN_QUESTIONS]
     per_turn = [q for q in questions if q in TURN_QUESTIONS]
-    records = judge_items(list(items), whole, [judge], store, seed=seed, progress=progress,
-                          stream=stream) if whole else []
+    records = (
+        judge_items(list(items), whole, [judge], store, seed=seed, progress=progress, stream=stream)
+        if whole
+        else []
+    )
     turns_of = {i: turn_items(i, d) for i, d, _ in items} if per_turn else {}
     if per_turn:
         subs = [s for subs_ in turns_of.values() for s in subs_]
-        records += judge_items(subs, per_turn, [judge], store, seed=seed, progress=progress, stream=stream)
+        records += judge_items(
+            subs, per_turn, [judge], store, seed=seed, progress=progress, stream=stream
+        )
     probs: dict[str, dict] = {}
     turns: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for r in records:
@@ -57,12 +73,17 @@ def ask(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[s
             continue
         if r["aspect"] in TURN_QUESTIONS:
             parent, _, idx = r["item"].rpartition(SEP)
-            turns.setdefault((parent, r["aspect"]), []).append((int(idx), float(r["probs"].get("1", 0.0))))
+            turns.setdefault((parent, r["aspect"]), []).append(
+                (int(idx), float(r["probs"].get("1", 0.0)))
+            )
         else:
             probs.setdefault(r["item"], {})[r["aspect"]] = r["probs"]
     for (parent, q), vals in turns.items():
         probs.setdefault(parent, {})[q] = [p for _, p in sorted(vals)]
-    for i, subs_ in turns_of.items():  # a dialogue is complete only if every one of its turns was answered
+    for (
+        i,
+        subs_,
+    ) in turns_of.items():  # a dialogue is complete only if every one of its turns was answered
         expected = len(subs_)
         for q in per_turn:
             if len(probs.get(i, {}).get(q, [])) != expected or not expected:

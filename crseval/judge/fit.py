@@ -2,6 +2,7 @@
 by side under dialogue-grouped nested cross-validation (single LLM question, rules only, rules + LLM,
 the length baseline, with paired tests), test it on other sets (cross-dataset transfer), save it as
 JSON."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +17,16 @@ from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
 from crseval.data.judged import JudgedItem, JudgedSet, aspect_key, load_judged
-from crseval.judge.calibrated import (CalibratedJudge, design_name, dialogue_groups, feature_matrix, feature_names,
-                                      fit_aspect, nested_cv_predictions, question_scores)
+from crseval.judge.calibrated import (
+    CalibratedJudge,
+    design_name,
+    dialogue_groups,
+    feature_matrix,
+    feature_names,
+    fit_aspect,
+    nested_cv_predictions,
+    question_scores,
+)
 from crseval.judge.decomposed import ask, calls
 from crseval.judge.features import NAMES
 from crseval.judge.judging import Judge
@@ -25,24 +34,51 @@ from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
 
-CV_COLUMNS = ["data", "aspect", "judge", "n", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall", "partial_length"]
+CV_COLUMNS = [
+    "data",
+    "aspect",
+    "judge",
+    "n",
+    "pearson",
+    "pearson_lo",
+    "pearson_hi",
+    "spearman",
+    "kendall",
+    "partial_length",
+]
 
 
 class JudgeFitConfig(BaseModel):
     """Fit a calibrated judge on human labels."""
 
     model_config = ConfigDict(extra="forbid")
-    data: CommaList = Field(..., description="Labelled sets to fit on (any layout `judge meta-eval` reads).",
-                            json_schema_extra={"argument": True})
-    level: Literal["dialogue", "turn"] = Field("dialogue", description="Dialogue- or turn-level labels.")
-    aspects: CommaList | None = Field(None, description="Aspects to learn, '_' or '-' alike (default: every "
-                                                        "labelled aspect).")
-    questions: CommaList = Field(["dialogue-overall"], description="Rubric questions whose LLM digit probabilities "
-                                                                   "are features; 'none' = rules only (no LLM).")
-    test: CommaList | None = Field(None, description="Comma-separated labelled sets to test the fitted judge on "
-                                                     "(cross-dataset transfer).")
-    limit: int | None = Field(None, ge=10, description="Use a seeded random subset of this many items per set.")
-    name: str | None = Field(None, description="The judge's name (default: the training sets' names).")
+    data: CommaList = Field(
+        ...,
+        description="Labelled sets to fit on (any layout `judge meta-eval` reads).",
+        json_schema_extra={"argument": True},
+    )
+    level: Literal["dialogue", "turn"] = Field(
+        "dialogue", description="Dialogue- or turn-level labels."
+    )
+    aspects: CommaList | None = Field(
+        None, description="Aspects to learn, '_' or '-' alike (default: every labelled aspect)."
+    )
+    questions: CommaList = Field(
+        ["dialogue-overall"],
+        description="Rubric questions whose LLM digit probabilities "
+        "are features; 'none' = rules only (no LLM).",
+    )
+    test: CommaList | None = Field(
+        None,
+        description="Comma-separated labelled sets to test the fitted judge on "
+        "(cross-dataset transfer).",
+    )
+    limit: int | None = Field(
+        None, ge=10, description="Use a seeded random subset of this many items per set."
+    )
+    name: str | None = Field(
+        None, description="The judge's name (default: the training sets' names)."
+    )
     llm: LLMConfig = LLMConfig()
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs and paired tests.")
     seed: int = Field(0, description="Seed for the subsets, folds and bootstrap.")
@@ -62,8 +98,17 @@ def _load(paths: list[str], level: str, limit: int | None, seed: int, tag: str) 
             items = [items[i] for i in sorted(pick)]
         # ids and groups are prefixed with the set, so items of two sets never share a record or a CV group
         groups = s.groups()
-        items = [JudgedItem(f"{tag}{k}:{it.id}", it.dialogue, it.labels, it.target, it.system,
-                            f"{tag}{k}:{groups[it.id]}") for it in items]
+        items = [
+            JudgedItem(
+                f"{tag}{k}:{it.id}",
+                it.dialogue,
+                it.labels,
+                it.target,
+                it.system,
+                f"{tag}{k}:{groups[it.id]}",
+            )
+            for it in items
+        ]
         sets.append(JudgedSet(s.info, level, items, s.scales, s.observed_scales))
     return sets
 
@@ -81,13 +126,21 @@ def _pooled(sets: list[JudgedSet], aspects: list[str]) -> JudgedSet:
             for a in aspects:
                 if a in it.labels:
                     (lo, hi), (tlo, thi) = s.scale(a), scales[a]
-                    labels[a] = it.labels[a] if (lo, hi) == (tlo, thi) else tlo + (it.labels[a] - lo) * (thi - tlo) / (hi - lo)
+                    labels[a] = (
+                        it.labels[a]
+                        if (lo, hi) == (tlo, thi)
+                        else tlo + (it.labels[a] - lo) * (thi - tlo) / (hi - lo)
+                    )
             if labels:
                 items.append(JudgedItem(it.id, it.dialogue, labels, it.target, it.system, it.group))
         mapped.append(items)
     if len(sets) > 1:
         for a in aspects:
-            means = [np.mean(v) for items in mapped if (v := [it.labels[a] for it in items if a in it.labels])]
+            means = [
+                np.mean(v)
+                for items in mapped
+                if (v := [it.labels[a] for it in items if a in it.labels])
+            ]
             grand = float(np.mean(means))
             for items in mapped:
                 if values := [it.labels[a] for it in items if a in it.labels]:
@@ -99,16 +152,24 @@ def _pooled(sets: list[JudgedSet], aspects: list[str]) -> JudgedSet:
 
 
 def _questions(config: JudgeFitConfig) -> list[str]:
-    questions = [] if [q.lower() for q in config.questions] == ["none"] else [aspect_key(q) for q in config.questions]
+    questions = (
+        []
+        if [q.lower() for q in config.questions] == ["none"]
+        else [aspect_key(q) for q in config.questions]
+    )
     for q in questions:
         rubric_for(q, config.level == "turn")
         if q in TURN_QUESTIONS and config.level == "turn":
-            raise CrsevalError(f"{q} is a decomposed (per assistant turn) question: dialogue level only",
-                               field="questions")
+            raise CrsevalError(
+                f"{q} is a decomposed (per assistant turn) question: dialogue level only",
+                field="questions",
+            )
     return questions
 
 
-def _fit(pooled: JudgedSet, aspects: list[str], questions: list[str], probs: dict) -> tuple[dict, dict, list, list]:
+def _fit(
+    pooled: JudgedSet, aspects: list[str], questions: list[str], probs: dict
+) -> tuple[dict, dict, list, list]:
     """Per aspect: out-of-fold predictions of every design (nested grouped CV), the final model, its
     coefficients and its calibration errors."""
     cv_extra, models, coefs, errors = {}, {}, [], []
@@ -116,58 +177,116 @@ def _fit(pooled: JudgedSet, aspects: list[str], questions: list[str], probs: dic
         items = [it for it in pooled.items if aspect in it.labels]
         y, scale = np.array([it.labels[aspect] for it in items]), pooled.scales[aspect]
         if len(items) < 20:
-            raise CrsevalError(f"only {len(items)} usable labelled items for {aspect}", field="data",
-                               expected="at least 20 (more for a judge worth trusting)")
-        X, groups, ids = feature_matrix(items, questions, probs), dialogue_groups(items), [it.id for it in items]
-        designs = {f"calibrated (rules{' + LLM' if questions else ''})": nested_cv_predictions(X, y, groups)}
+            raise CrsevalError(
+                f"only {len(items)} usable labelled items for {aspect}",
+                field="data",
+                expected="at least 20 (more for a judge worth trusting)",
+            )
+        X, groups, ids = (
+            feature_matrix(items, questions, probs),
+            dialogue_groups(items),
+            [it.id for it in items],
+        )
+        designs = {
+            f"calibrated (rules{' + LLM' if questions else ''})": nested_cv_predictions(
+                X, y, groups
+            )
+        }
         if questions:
-            designs["calibrated (rules only)"] = nested_cv_predictions(X[:, :len(NAMES)], y, groups)
-            designs["calibrated (LLM only)"] = nested_cv_predictions(X[:, len(NAMES):], y, groups)
+            designs["calibrated (rules only)"] = nested_cv_predictions(
+                X[:, : len(NAMES)], y, groups
+            )
+            designs["calibrated (LLM only)"] = nested_cv_predictions(X[:, len(NAMES) :], y, groups)
         cv_extra[aspect] = {k: pd.Series(v, index=ids) for k, v in designs.items()}
         cv_extra[aspect] |= {design_name(q): question_scores(items, probs, q) for q in questions}
-        errors += [{"aspect": aspect, "judge": design, "mae": float(np.mean(np.abs(pred - y))),
-                    "rmse": float(np.sqrt(np.mean((pred - y) ** 2))), "scale": f"{scale[0]:g}–{scale[1]:g}"}
-                   for design, pred in designs.items()]
+        errors += [
+            {
+                "aspect": aspect,
+                "judge": design,
+                "mae": float(np.mean(np.abs(pred - y))),
+                "rmse": float(np.sqrt(np.mean((pred - y) ** 2))),
+                "scale": f"{scale[0]:g}–{scale[1]:g}",
+            }
+            for design, pred in designs.items()
+        ]
         model = fit_aspect(X, y, groups, aspect, scale)
         model.cv = {"n": len(y), **{k: float(np.corrcoef(v, y)[0, 1]) for k, v in designs.items()}}
         models[aspect] = model
-        coefs += [{"aspect": aspect, "feature": f, "coefficient": c, "alpha": model.alpha}
-                  for f, c in zip(feature_names(questions), model.coef)]
+        coefs += [
+            {"aspect": aspect, "feature": f, "coefficient": c, "alpha": model.alpha}
+            for f, c in zip(feature_names(questions), model.coef)
+        ]
     return cv_extra, models, coefs, errors
 
 
-def _cv_tables(train: list[JudgedSet], pooled: JudgedSet, aspects: list[str], cv_extra: dict,
-               config: JudgeFitConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _cv_tables(
+    train: list[JudgedSet],
+    pooled: JudgedSet,
+    aspects: list[str],
+    cv_extra: dict,
+    config: JudgeFitConfig,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Agreement within each training set (pooling sets with different means would inflate r), then pooled
     (aspects labelled in more than one set)."""
     from crseval.judge.meta import meta_eval_table, paired_tests
-    parts = [(s_.info.name, JudgedSet(s_.info, config.level,
-                                      [it for it in pooled.items if it.id.startswith(f"train{k}:")], pooled.scales))
-             for k, s_ in enumerate(train)] + ([("all (pooled)", pooled)] if len(train) > 1 else [])
+
+    parts = [
+        (
+            s_.info.name,
+            JudgedSet(
+                s_.info,
+                config.level,
+                [it for it in pooled.items if it.id.startswith(f"train{k}:")],
+                pooled.scales,
+            ),
+        )
+        for k, s_ in enumerate(train)
+    ] + ([("all (pooled)", pooled)] if len(train) > 1 else [])
     cv, tests = [], []
     for data_name, part in parts:
-        mine = [a for a in aspects if a in part.aspects
-                and (part is not pooled or sum(a in s_.aspects for s_ in train) > 1)]
+        mine = [
+            a
+            for a in aspects
+            if a in part.aspects
+            and (part is not pooled or sum(a in s_.aspects for s_ in train) > 1)
+        ]
         extra = {a: cv_extra[a] for a in mine}
-        cv.append(meta_eval_table([], part, mine, n_boot=config.n_boot, seed=config.seed, extra=extra)
-                  .assign(data=data_name))
-        tests.append(paired_tests([], part, mine, n_boot=config.n_boot, seed=config.seed, extra=extra)
-                     .assign(data=data_name))
+        cv.append(
+            meta_eval_table(
+                [], part, mine, n_boot=config.n_boot, seed=config.seed, extra=extra
+            ).assign(data=data_name)
+        )
+        tests.append(
+            paired_tests(
+                [], part, mine, n_boot=config.n_boot, seed=config.seed, extra=extra
+            ).assign(data=data_name)
+        )
     return pd.concat(cv, ignore_index=True), pd.concat(tests, ignore_index=True)
 
 
-def _transfer(test: list[JudgedSet], judge: CalibratedJudge, probs: dict, config: JudgeFitConfig) -> pd.DataFrame:
+def _transfer(
+    test: list[JudgedSet], judge: CalibratedJudge, probs: dict, config: JudgeFitConfig
+) -> pd.DataFrame:
     """The fitted judge (and its questions' raw readings) on sets it never saw."""
     from crseval.judge.meta import meta_eval_table
+
     parts = []
     for s in test:
         covered = [a for a in judge.aspects if a in s.aspects]
-        extra = {a: {f"calibrated ({judge.name})": pd.Series(judge.predict(s.items, a, probs, s.scale(a)),
-                                                             index=[it.id for it in s.items]),
-                     **{design_name(q): question_scores(s.items, probs, q) for q in judge.questions}}
-                 for a in covered}
-        parts.append(meta_eval_table([], s, covered, n_boot=config.n_boot, seed=config.seed, extra=extra)
-                     .assign(test_data=s.info.name))
+        extra = {
+            a: {
+                f"calibrated ({judge.name})": pd.Series(
+                    judge.predict(s.items, a, probs, s.scale(a)), index=[it.id for it in s.items]
+                ),
+                **{design_name(q): question_scores(s.items, probs, q) for q in judge.questions},
+            }
+            for a in covered
+        }
+        parts.append(
+            meta_eval_table(
+                [], s, covered, n_boot=config.n_boot, seed=config.seed, extra=extra
+            ).assign(test_data=s.info.name)
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -178,24 +297,39 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     labelled = sorted({a for s in train for a in s.aspects})
     aspects = list(dict.fromkeys(aspect_key(a) for a in (config.aspects or labelled)))
     if unknown := [a for a in aspects if a not in labelled]:
-        raise CrsevalError(f"no labels for {', '.join(unknown)} in the training sets", field="aspects",
-                           expected="one of " + ", ".join(labelled))
+        raise CrsevalError(
+            f"no labels for {', '.join(unknown)} in the training sets",
+            field="aspects",
+            expected="one of " + ", ".join(labelled),
+        )
     name = config.name or "+".join(s.info.name for s in train)
     client = make_client(config.llm, store.cache_path) if questions else None
     sig = make_signature(
-        data=" + ".join(s.info.signature() for s in train) + f"|level:{config.level}|seed:{config.seed}"
-             + (f"|limit:{config.limit}" if config.limit else ""),
+        data=" + ".join(s.info.signature() for s in train)
+        + f"|level:{config.level}|seed:{config.seed}"
+        + (f"|limit:{config.limit}" if config.limit else ""),
         llm=client.identity() if client else None,
-        metric={"judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:rules-v1", "questions": questions,
-                "aspects": aspects, "test": [s.info.signature() for s in test]})
+        metric={
+            "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:rules-v1",
+            "questions": questions,
+            "aspects": aspects,
+            "test": [s.info.signature() for s in test],
+        },
+    )
     store.save_signature(sig)
     everything = [it for s in train + test for it in s.items]
     probs: dict[str, dict] = {}
     if client is not None:
         triples = [(it.id, it.dialogue, it.target) for it in everything]
         try:
-            _, probs = ask(triples, questions, Judge("llm", client), store, seed=config.seed,
-                           progress=progress("LLM judge ratings", calls(triples, questions)))
+            _, probs = ask(
+                triples,
+                questions,
+                Judge("llm", client),
+                store,
+                seed=config.seed,
+                progress=progress("LLM judge ratings", calls(triples, questions)),
+            )
         finally:
             client.close()
     usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
@@ -203,12 +337,22 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     pooled.items = [it for it in pooled.items if it.id in usable]
     cv_extra, models, coefs, errors = _fit(pooled, aspects, questions, probs)
     cv, tests = _cv_tables(train, pooled, aspects, cv_extra, config)
-    judge = CalibratedJudge(name, config.level, questions, client.identity() if client else None,
-                            feature_names(questions), models,
-                            [{"data": s.info.signature(), "n": len(s.items)} for s in train])
+    judge = CalibratedJudge(
+        name,
+        config.level,
+        questions,
+        client.identity() if client else None,
+        feature_names(questions),
+        models,
+        [{"data": s.info.signature(), "n": len(s.items)} for s in train],
+    )
     judge.save(store.root / "judge.json")
-    tables = {"judge_fit_cv": cv, "judge_fit_paired_tests": tests, "judge_fit_errors": pd.DataFrame(errors),
-              "judge_coefficients": pd.DataFrame(coefs)}
+    tables = {
+        "judge_fit_cv": cv,
+        "judge_fit_paired_tests": tests,
+        "judge_fit_errors": pd.DataFrame(errors),
+        "judge_coefficients": pd.DataFrame(coefs),
+    }
     for s in test:
         s.items = [it for it in s.items if it.id in usable]
     if test:
@@ -223,13 +367,30 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         "nested cross-validation (outer 5 folds; the ridge penalty is chosen inside each training fold), with the "
         "length baseline and partial correlations holding length constant; the paired tests say whether a design "
         "beats another on the same items. The saved judge (judge.json) is refitted on all items; "
-        + ("judge_transfer tests it on sets it never saw." if test else "use it with `judge meta-eval --judge`."),
-        tables=[(t, None) for t in tables])
+        + (
+            "judge_transfer tests it on sets it never saw."
+            if test
+            else "use it with `judge meta-eval --judge`."
+        ),
+        tables=[(t, None) for t in tables],
+    )
     summary = cv[cv["judge"] != "length baseline"].reindex(columns=CV_COLUMNS).round(3)
-    return Result("judge.fit", f"calibrated judge '{name}': nested-CV agreement with people", summary, sig, store.root)
+    return Result(
+        "judge.fit",
+        f"calibrated judge '{name}': nested-CV agreement with people",
+        summary,
+        sig,
+        store.root,
+    )
 
 
-JOB = JobSpec("judge.fit", JudgeFitConfig, run, default_out,
-              "Fit a calibrated judge (ridge on transcript features and LLM digit probabilities) on human labels, with "
-              "every design compared under dialogue-grouped nested CV; saves RUN/judge.json.",
-              "crseval calibrated judge", uses_llm=lambda c: [q.lower() for q in c.questions] != ["none"])
+JOB = JobSpec(
+    "judge.fit",
+    JudgeFitConfig,
+    run,
+    default_out,
+    "Fit a calibrated judge (ridge on transcript features and LLM digit probabilities) on human labels, with "
+    "every design compared under dialogue-grouped nested CV; saves RUN/judge.json.",
+    "crseval calibrated judge",
+    uses_llm=lambda c: [q.lower() for q in c.questions] != ["none"],
+)

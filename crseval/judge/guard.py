@@ -7,6 +7,7 @@ only be aimed at an evaluator are replaced by a visible placeholder and counted;
 keeps the count, so attempts are reported rather than silently rewarded or hidden. The patterns are
 deliberately narrow: a recommender saying "I'd rate this movie 5 stars" is left alone.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,16 +15,32 @@ import re
 PLACEHOLDER = "[removed: text addressed to the evaluator]"
 
 _PATTERNS = [
-    re.compile(r"<\s*/?\s*(transcript|conversation|dialogue|rubric|system|instructions?)\s*>", re.I),
-    re.compile(r"\[?\s*(end|start|beginning) of (the )?(transcript|conversation|dialogue|chat)\s*\]?", re.I),
+    re.compile(
+        r"<\s*/?\s*(transcript|conversation|dialogue|rubric|system|instructions?)\s*>", re.I
+    ),
+    re.compile(
+        r"\[?\s*(end|start|beginning) of (the )?(transcript|conversation|dialogue|chat)\s*\]?", re.I
+    ),
     re.compile(r"(^|(?<=[\s.!?]))(system|assistant|user|evaluator|judge|grader)\s*:\s*", re.I),
-    re.compile(r"\b(ignore|disregard|forget|override)\b[^.!?\n]{0,80}?\b(instructions?|rubric|rules?|prompt|criteria|"
-               r"guidelines?|previous|above)\b[^.!?\n]*[.!?]?", re.I),
-    re.compile(r"\b(rate|score|grade|evaluate|rank)\s+(this|the|my|our)\s+(conversation|dialogue|transcript|chat|"
-               r"assistant|response|reply|answer|system)\b[^.!?\n]*[.!?]?", re.I),
-    re.compile(r"\b(the\s+)?(correct|final|expected|required|true|your)\s+(rating|score|grade)\s+(is|should be|must be|"
-               r"=)\s*\d+(\s*/\s*\d+)?[.!?]?", re.I),
-    re.compile(r"\b(rubric|evaluator|grader|judge)\b[^.!?\n]{0,80}\b(must|should|will|always)\b[^.!?\n]*[.!?]?", re.I),
+    re.compile(
+        r"\b(ignore|disregard|forget|override)\b[^.!?\n]{0,80}?\b(instructions?|rubric|rules?|prompt|criteria|"
+        r"guidelines?|previous|above)\b[^.!?\n]*[.!?]?",
+        re.I,
+    ),
+    re.compile(
+        r"\b(rate|score|grade|evaluate|rank)\s+(this|the|my|our)\s+(conversation|dialogue|transcript|chat|"
+        r"assistant|response|reply|answer|system)\b[^.!?\n]*[.!?]?",
+        re.I,
+    ),
+    re.compile(
+        r"\b(the\s+)?(correct|final|expected|required|true|your)\s+(rating|score|grade)\s+(is|should be|must be|"
+        r"=)\s*\d+(\s*/\s*\d+)?[.!?]?",
+        re.I,
+    ),
+    re.compile(
+        r"\b(rubric|evaluator|grader|judge)\b[^.!?\n]{0,80}\b(must|should|will|always)\b[^.!?\n]*[.!?]?",
+        re.I,
+    ),
 ]
 
 
@@ -34,5 +51,7 @@ def neutralise(text: str) -> tuple[str, int]:
         text, n = pat.subn(PLACEHOLDER + " ", text)
         hits += n
     if hits:
-        text = re.sub(r"(\[removed: text addressed to the evaluator\]\s*)+", PLACEHOLDER + " ", text).strip()
+        text = re.sub(
+            r"(\[removed: text addressed to the evaluator\]\s*)+", PLACEHOLDER + " ", text
+        ).strip()
     return text, hits

@@ -4,6 +4,7 @@ report how far its ratings agree with people: Pearson/Spearman/Kendall with CIs,
 partial correlation with length held constant, paired tests, agreement within and across CRS systems;
 panels add reliability (degenerate panels flagged), per-judge agreement, the mean of n judges and the
 panel's gain over its best member."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,36 +26,71 @@ from crseval.judge.judging import Judge, judge_items
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
 
-SUMMARY_COLUMNS = ["aspect", "judge", "n", "failed", "pearson", "pearson_lo", "pearson_hi", "spearman", "kendall",
-                   "partial_length"]
+SUMMARY_COLUMNS = [
+    "aspect",
+    "judge",
+    "n",
+    "failed",
+    "pearson",
+    "pearson_lo",
+    "pearson_hi",
+    "spearman",
+    "kendall",
+    "partial_length",
+]
 
 
 class JudgeMetaConfig(BaseModel):
     """Judge vs human labels."""
 
     model_config = ConfigDict(extra="forbid")
-    data: Path = Field(..., description="Labelled dialogues: a JSON file (crseval / CRSArena-Eval layout, or the "
-                                        "arena's dialogues), an AB-ReDial folder or USS-ReDial's ReDial.txt.",
-                       json_schema_extra={"argument": True})
-    level: Literal["dialogue", "turn"] = Field("dialogue", description="Judge whole dialogues or single turns.")
-    aspects: CommaList | None = Field(None, description="Comma-separated aspects, '_' or '-' alike (default: every "
-                                                        "labelled aspect).")
-    judge: str = Field("default", description="'default' (the shipped calibrated judge where it covers an aspect), "
-                                              "a judge fitted with `judge fit` (folder or judge.json), or 'none' "
-                                              "(the LLM's single rubric question only).")
-    question: str | None = Field(None, description="The judge's question for aspects without a rubric (or to "
-                                                   "replace the rubric's).")
-    limit: int | None = Field(None, ge=1, description="Evaluate a seeded random subset of this many items.")
+    data: Path = Field(
+        ...,
+        description="Labelled dialogues: a JSON file (crseval / CRSArena-Eval layout, or the "
+        "arena's dialogues), an AB-ReDial folder or USS-ReDial's ReDial.txt.",
+        json_schema_extra={"argument": True},
+    )
+    level: Literal["dialogue", "turn"] = Field(
+        "dialogue", description="Judge whole dialogues or single turns."
+    )
+    aspects: CommaList | None = Field(
+        None,
+        description="Comma-separated aspects, '_' or '-' alike (default: every labelled aspect).",
+    )
+    judge: str = Field(
+        "default",
+        description="'default' (the shipped calibrated judge where it covers an aspect), "
+        "a judge fitted with `judge fit` (folder or judge.json), or 'none' "
+        "(the LLM's single rubric question only).",
+    )
+    question: str | None = Field(
+        None,
+        description="The judge's question for aspects without a rubric (or to "
+        "replace the rubric's).",
+    )
+    limit: int | None = Field(
+        None, ge=1, description="Evaluate a seeded random subset of this many items."
+    )
     llm: LLMConfig = LLMConfig()
-    samples: int = Field(1, ge=1, le=50, description="Ratings per item from the judge (a panel of repeated samples).")
-    temperature: float = Field(0.0, ge=0, le=2, description="Judge temperature (use > 0 with --samples > 1).")
-    panel: Path | None = Field(None, description="TOML with [[judges]] entries (name, samples, question, [judges.llm]); "
-                                                 "replaces --backend/--model/--samples. The calibrated --judge joins "
-                                                 "the panel as one more member (its questions asked with the first "
-                                                 "member's model); --judge none leaves it out.")
-    reference: Path | None = Field(None, description="Another judge's published predictions in the FACE layout "
-                                                     "(e.g. CRSArena-Eval's face_run_train.json): a row per aspect "
-                                                     "on the same items, paired tests against it, the system level.")
+    samples: int = Field(
+        1, ge=1, le=50, description="Ratings per item from the judge (a panel of repeated samples)."
+    )
+    temperature: float = Field(
+        0.0, ge=0, le=2, description="Judge temperature (use > 0 with --samples > 1)."
+    )
+    panel: Path | None = Field(
+        None,
+        description="TOML with [[judges]] entries (name, samples, question, [judges.llm]); "
+        "replaces --backend/--model/--samples. The calibrated --judge joins "
+        "the panel as one more member (its questions asked with the first "
+        "member's model); --judge none leaves it out.",
+    )
+    reference: Path | None = Field(
+        None,
+        description="Another judge's published predictions in the FACE layout "
+        "(e.g. CRSArena-Eval's face_run_train.json): a row per aspect "
+        "on the same items, paired tests against it, the system level.",
+    )
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the correlation CIs.")
     seed: int = Field(0, description="Seed for the subset and the bootstrap.")
 
@@ -67,23 +103,31 @@ def calibrated_judge(spec: str, level: str):
     """The calibrated judge a ``--judge`` value names; None for 'none', or for 'default' at a level the shipped
     judge was not fitted for."""
     from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
+
     if spec == "none":
         return None
     judge = CalibratedJudge.load(DEFAULT_JUDGE if spec == "default" else spec)
     if judge.level != level:
         if spec == "default":
             return None
-        raise CrsevalError(f"the judge was fitted on {judge.level}-level labels", field="judge",
-                           fix=f"use --level {judge.level} or fit a {level}-level judge")
+        raise CrsevalError(
+            f"the judge was fitted on {judge.level}-level labels",
+            field="judge",
+            fix=f"use --level {judge.level} or fit a {level}-level judge",
+        )
     return judge
 
 
 def _judges(config: JudgeMetaConfig, cache: Path) -> list[Judge]:
     if config.panel is not None:
-        return [Judge(s.name, make_client(s.llm, cache), s.samples, s.llm.temperature, s.question)
-                for s in load_config(config.panel, PanelConfig).judges]
+        return [
+            Judge(s.name, make_client(s.llm, cache), s.samples, s.llm.temperature, s.question)
+            for s in load_config(config.panel, PanelConfig).judges
+        ]
     llm = config.llm.model_copy(update={"temperature": config.temperature})
-    return [Judge(llm.model or llm.backend, make_client(llm, cache), config.samples, config.temperature)]
+    return [
+        Judge(llm.model or llm.backend, make_client(llm, cache), config.samples, config.temperature)
+    ]
 
 
 def _subset(judged: JudgedSet, limit: int | None, seed: int) -> list:
@@ -94,10 +138,13 @@ def _subset(judged: JudgedSet, limit: int | None, seed: int) -> list:
     return items
 
 
-def _panel_tables(store: RunStore, records: list[dict], items: list, aspects: list[str], seed: int) -> list[str]:
+def _panel_tables(
+    store: RunStore, records: list[dict], items: list, aspects: list[str], seed: int
+) -> list[str]:
     """Reliability of the panel as raters, each judge's agreement with people, the mean of n judges."""
     from crseval.judge.panel import judge_agreement, mean_of_n, panel_ratings
     from crseval.reliability.analysis import reliability_table
+
     by_id = {it.id: it for it in items}
     rel, agree, mon = [], [], []
     for aspect in aspects:
@@ -108,7 +155,11 @@ def _panel_tables(store: RunStore, records: list[dict], items: list, aspects: li
             mon.append(mean_of_n(pr, human, seed=seed).assign(aspect=aspect))
         agree.append(judge_agreement(records, human, aspect))
     written = []
-    for name, parts in [("judge_panel_reliability", rel), ("judge_agreement", agree), ("judge_mean_of_n", mon)]:
+    for name, parts in [
+        ("judge_panel_reliability", rel),
+        ("judge_agreement", agree),
+        ("judge_mean_of_n", mon),
+    ]:
         if parts:
             store.write_table(name, pd.concat(parts, ignore_index=True))
             written.append(name)
@@ -135,16 +186,28 @@ def _panel_gain(meta: pd.DataFrame, members: set[str]) -> pd.DataFrame:
         panel = g[g["judge"] == "panel mean"]
         members_ = g[g["judge"].isin(members)]
         if len(panel) and len(members_):
-            best = (members_.loc[members_["pearson"].idxmax()] if members_["pearson"].notna().any()
-                    else members_.iloc[0])
-            rows.append({"aspect": aspect, "best_member": best["judge"], "best_member_pearson": best["pearson"],
-                         "panel_pearson": panel["pearson"].iloc[0],
-                         "panel_gain": panel["pearson"].iloc[0] - best["pearson"]})
+            best = (
+                members_.loc[members_["pearson"].idxmax()]
+                if members_["pearson"].notna().any()
+                else members_.iloc[0]
+            )
+            rows.append(
+                {
+                    "aspect": aspect,
+                    "best_member": best["judge"],
+                    "best_member_pearson": best["pearson"],
+                    "panel_pearson": panel["pearson"].iloc[0],
+                    "panel_gain": panel["pearson"].iloc[0] - best["pearson"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def _humans_too(store: RunStore, human: Ratings | None, records: list[dict], items: list, aspects: list[str]) -> list:
+def _humans_too(
+    store: RunStore, human: Ratings | None, records: list[dict], items: list, aspects: list[str]
+) -> list:
     from crseval.judge.meta import humans_and_judges
+
     if human is None:
         return []
     ids = {it.id for it in items}
@@ -155,21 +218,28 @@ def _humans_too(store: RunStore, human: Ratings | None, records: list[dict], ite
     return ["humans_and_judges_reliability"]
 
 
-def _calibrated_scores(calibrated, probs: dict, items: list, judged: JudgedSet, aspects: list[str],
-                       judge: str) -> dict[str, dict[str, pd.Series]]:
+def _calibrated_scores(
+    calibrated, probs: dict, items: list, judged: JudgedSet, aspects: list[str], judge: str
+) -> dict[str, dict[str, pd.Series]]:
     """aspect → {design: score per item}: the calibrated judge (items whose LLM ratings failed are NaN,
     counted as failed) and each of its questions' raw readings (the expected digit; a turn question's mean
     P(yes)); a question named like the aspect is the single-question judge and keeps the judge's name."""
     from crseval.judge.calibrated import design_name, question_scores
+
     out: dict[str, dict[str, pd.Series]] = {}
     ok = [it for it in items if all(q in probs.get(it.id, {}) for q in calibrated.questions)]
     ids = [it.id for it in items]
     for aspect in aspects:
         pred = calibrated.predict(ok, aspect, probs, judged.scale(aspect))
-        out[aspect] = {f"calibrated ({calibrated.name})":
-                       pd.Series(pred, index=[it.id for it in ok], dtype=float).reindex(ids)}
+        out[aspect] = {
+            f"calibrated ({calibrated.name})": pd.Series(
+                pred, index=[it.id for it in ok], dtype=float
+            ).reindex(ids)
+        }
         for q in calibrated.questions:
-            out[aspect][judge if q == aspect else f"{judge}: {design_name(q)}"] = question_scores(items, probs, q)
+            out[aspect][judge if q == aspect else f"{judge}: {design_name(q)}"] = question_scores(
+                items, probs, q
+            )
     return out
 
 
@@ -183,25 +253,54 @@ def _member_records(name: str, extra: dict, judged: JudgedSet, first: str) -> li
         series.pop(first, None)
         lo, hi = judged.scale(aspect)
         for item, v in pred.items():
-            score = None if pd.isna(v) else float(1 + 4 * (v - lo) / (hi - lo)) if hi > lo else float(v)
-            out.append({"key": f"calibrated|{item}|{aspect}", "judge": f"calibrated ({name})", "sample": 0,
-                        "item": item, "aspect": aspect, "score": score, "method": "calibrated",
-                        "error": None if score is not None else "a question of the calibrated judge failed"})
+            score = (
+                None if pd.isna(v) else float(1 + 4 * (v - lo) / (hi - lo)) if hi > lo else float(v)
+            )
+            out.append(
+                {
+                    "key": f"calibrated|{item}|{aspect}",
+                    "judge": f"calibrated ({name})",
+                    "sample": 0,
+                    "item": item,
+                    "aspect": aspect,
+                    "score": score,
+                    "method": "calibrated",
+                    "error": None
+                    if score is not None
+                    else "a question of the calibrated judge failed",
+                }
+            )
     return out
 
 
-def _write_tables(store: RunStore, table: pd.DataFrame, records: list[dict], subset: JudgedSet, aspects: list[str],
-                  extra: dict, judges: list[Judge], human: Ratings | None, n_boot: int, seed: int) -> list[str]:
+def _write_tables(
+    store: RunStore,
+    table: pd.DataFrame,
+    records: list[dict],
+    subset: JudgedSet,
+    aspects: list[str],
+    extra: dict,
+    judges: list[Judge],
+    human: Ratings | None,
+    n_boot: int,
+    seed: int,
+) -> list[str]:
     """The meta-evaluation's tables and figure: agreement, paired tests, per-item scores, per system, humans
     and judges together, panels."""
     from crseval.judge.meta import item_scores, paired_tests, plot_meta, system_tables
+
     items = subset.items
     store.write_table("meta_eval", table)
     store.write_table("judge_item_scores", item_scores(records, items, extra))
-    store.write_table("judge_paired_tests", paired_tests(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra))
+    store.write_table(
+        "judge_paired_tests",
+        paired_tests(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra),
+    )
     plot_meta(table, store.figure_path("meta_eval"))
     tables = ["meta_eval", "judge_paired_tests", "judge_item_scores"]
-    within, system_level = system_tables(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
+    within, system_level = system_tables(
+        records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra
+    )
     if len(within):
         store.write_table("judge_within_system", within)
         store.write_table("judge_system_level", system_level)
@@ -216,14 +315,33 @@ def _write_tables(store: RunStore, table: pd.DataFrame, records: list[dict], sub
     return tables
 
 
-def _add_section(store: RunStore, table: pd.DataFrame, tables: list[str], judged: JudgedSet, n_items: int,
-                 aspects: list[str], asked: list[str], n_raters: int, n_boot: int, calibrated, covered: list[str],
-                 member: bool = False) -> None:
-    in_sample = calibrated is not None and judged.info.signature() in {t["data"] for t in calibrated.trained_on}
+def _add_section(
+    store: RunStore,
+    table: pd.DataFrame,
+    tables: list[str],
+    judged: JudgedSet,
+    n_items: int,
+    aspects: list[str],
+    asked: list[str],
+    n_raters: int,
+    n_boot: int,
+    calibrated,
+    covered: list[str],
+    member: bool = False,
+) -> None:
+    in_sample = calibrated is not None and judged.info.signature() in {
+        t["data"] for t in calibrated.trained_on
+    }
     if in_sample:
-        store.log("WARNING the calibrated judge was fitted on this data set: its correlations are in-sample")
+        store.log(
+            "WARNING the calibrated judge was fitted on this data set: its correlations are in-sample"
+        )
     failed = int(table[~table["judge"].isin(["length baseline", "panel mean"])]["failed"].sum())
-    scale_note = " (human scales are the observed ranges: the layout states none)" if judged.observed_scales else ""
+    scale_note = (
+        " (human scales are the observed ranges: the layout states none)"
+        if judged.observed_scales
+        else ""
+    )
     store.add_section(
         f"Judge meta-evaluation ({judged.level} level)",
         f"{n_items} {judged.level}s × {len(aspects)} aspects; LLM questions asked: {', '.join(asked)}; "
@@ -231,22 +349,47 @@ def _add_section(store: RunStore, table: pd.DataFrame, tables: list[str], judged
         f"mean human label carry 95% paired-bootstrap CIs ({n_boot} resamples); partial_length holds the judged "
         f"text's length constant. The length baseline correlates length with the label: a judge that does not "
         f"beat it may be measuring length (see the paired tests)."
-        + (f" Calibrated judge '{calibrated.name}' (fitted on "
-           f"{', '.join(t['data'] for t in calibrated.trained_on)}) for {', '.join(covered)}; its predictions are "
-           f"mapped onto each aspect's human scale{scale_note}"
-           + (" and, as one more panel member, onto the members' 1–5." if member else ".")
-           if calibrated is not None else "")
-        + (" IN-SAMPLE: the calibrated judge was fitted on (part of) this set, so its row overstates how it does on "
-           "new dialogues — its cross-validated numbers are in `judge fit`'s report." if in_sample else ""),
+        + (
+            f" Calibrated judge '{calibrated.name}' (fitted on "
+            f"{', '.join(t['data'] for t in calibrated.trained_on)}) for {', '.join(covered)}; its predictions are "
+            f"mapped onto each aspect's human scale{scale_note}"
+            + (" and, as one more panel member, onto the members' 1–5." if member else ".")
+            if calibrated is not None
+            else ""
+        )
+        + (
+            " IN-SAMPLE: the calibrated judge was fitted on (part of) this set, so its row overstates how it does on "
+            "new dialogues — its cross-validated numbers are in `judge fit`'s report."
+            if in_sample
+            else ""
+        ),
         tables=[(t, None) for t in tables],
-        figures=[("meta_eval", "Spearman correlation of each judge's scores with the mean human label, per aspect, "
-                  "with 95 % bootstrap CIs; grey: the length baseline (the judged text's length)")])
+        figures=[
+            (
+                "meta_eval",
+                "Spearman correlation of each judge's scores with the mean human label, per aspect, "
+                "with 95 % bootstrap CIs; grey: the length baseline (the judged text's length)",
+            )
+        ],
+    )
 
 
-def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, aspects: list[str] | None = None,
-                   limit: int | None = None, seed: int = 0, n_boot: int = 1000, human: Ratings | None = None,
-                   calibrated=None, question: str | None = None, member: bool = False,
-                   reference: Path | None = None, progress: Progress = no_progress) -> tuple[pd.DataFrame, dict]:
+def meta_eval_into(
+    store: RunStore,
+    judged: JudgedSet,
+    judges: list[Judge],
+    *,
+    aspects: list[str] | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    n_boot: int = 1000,
+    human: Ratings | None = None,
+    calibrated=None,
+    question: str | None = None,
+    member: bool = False,
+    reference: Path | None = None,
+    progress: Progress = no_progress,
+) -> tuple[pd.DataFrame, dict]:
     """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect) into ``store``;
     (meta-evaluation table, signature). ``member``: the calibrated judge joins the panel ``judges`` as one
     more member (every member still rates every aspect) instead of replacing the LLM question.
@@ -255,11 +398,15 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
     from crseval.judge.decomposed import ask, calls
     from crseval.judge.meta import meta_eval_table
     from crseval.judge.rubric import rubric_for
+
     aspects = list(dict.fromkeys(aspect_key(a) for a in (aspects or judged.aspects)))
     missing = [a for a in aspects if a not in judged.aspects]
     if missing:
-        raise CrsevalError(f"no human labels for {', '.join(missing)}", field="aspects",
-                           expected="one of " + ", ".join(judged.aspects))
+        raise CrsevalError(
+            f"no human labels for {', '.join(missing)}",
+            field="aspects",
+            expected="one of " + ", ".join(judged.aspects),
+        )
     covered = [a for a in aspects if calibrated is not None and a in calibrated.models]
     plain = aspects if member else [a for a in aspects if a not in covered]
     for a in plain:  # an aspect without a rubric (and no --question) is refused before any call
@@ -267,20 +414,50 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
     asked = list(dict.fromkeys((calibrated.questions if covered else []) + plain))
     items = _subset(judged, limit, seed)
     subset = JudgedSet(judged.info, judged.level, items, judged.scales, judged.observed_scales)
-    published = {a: v for a, v in load_predictions(reference, subset).items() if a in aspects} if reference else {}
+    published = (
+        {a: v for a, v in load_predictions(reference, subset).items() if a in aspects}
+        if reference
+        else {}
+    )
     sig = make_signature(
         data=f"{judged.info.signature()}|level:{judged.level}|n:{len(items)}|seed:{seed}",
-        llm=[{**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature} for j in judges],
-        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on} if covered else None,
-        metric={"meta-eval": f"pearson+spearman+kendall(boot:{n_boot})|partial:length|baseline:length",
-                "aspects": aspects, "asked": asked, **({"question": question} if question else {}),
-                **({"reference": dataset_info("reference", reference).signature()} if reference else {})})
+        llm=[
+            {**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature}
+            for j in judges
+        ],
+        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
+        if covered
+        else None,
+        metric={
+            "meta-eval": f"pearson+spearman+kendall(boot:{n_boot})|partial:length|baseline:length",
+            "aspects": aspects,
+            "asked": asked,
+            **({"question": question} if question else {}),
+            **(
+                {"reference": dataset_info("reference", reference).signature()} if reference else {}
+            ),
+        },
+    )
     store.save_signature(sig)
     triples = [(it.id, it.dialogue, it.target) for it in items]
-    tick = progress("LLM judge ratings", len(items) * len(plain) * sum(j.samples for j in judges)
-                    + (calls(triples, calibrated.questions) if covered else 0))
-    records = judge_items(triples, plain, judges, store, seed=seed, progress=tick,
-                          questions={a: question for a in plain if question}) if plain else []
+    tick = progress(
+        "LLM judge ratings",
+        len(items) * len(plain) * sum(j.samples for j in judges)
+        + (calls(triples, calibrated.questions) if covered else 0),
+    )
+    records = (
+        judge_items(
+            triples,
+            plain,
+            judges,
+            store,
+            seed=seed,
+            progress=tick,
+            questions={a: question for a in plain if question},
+        )
+        if plain
+        else []
+    )
     extra = {}
     if covered:
         _, probs = ask(triples, calibrated.questions, judges[0], store, seed=seed, progress=tick)
@@ -290,43 +467,90 @@ def meta_eval_into(store: RunStore, judged: JudgedSet, judges: list[Judge], *, a
     for aspect, series in published.items():
         extra.setdefault(aspect, {})[f"published: {reference.stem}"] = series
     table = meta_eval_table(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
-    tables = _write_tables(store, table, records, subset, aspects, extra, judges, human, n_boot, seed)
-    _add_section(store, table, tables, judged, len(items), aspects, asked, sum(j.samples for j in judges), n_boot,
-                 calibrated if covered else None, covered, member)
+    tables = _write_tables(
+        store, table, records, subset, aspects, extra, judges, human, n_boot, seed
+    )
+    _add_section(
+        store,
+        table,
+        tables,
+        judged,
+        len(items),
+        aspects,
+        asked,
+        sum(j.samples for j in judges),
+        n_boot,
+        calibrated if covered else None,
+        covered,
+        member,
+    )
     return table, sig
 
 
 def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     judged = load_judged(config.data, config.level)
     human = None
-    if judged.info.name.startswith("ab-redial"):  # per-annotator ratings exist: analyse humans + judges together
+    if judged.info.name.startswith(
+        "ab-redial"
+    ):  # per-annotator ratings exist: analyse humans + judges together
         from crseval.data.ratings import load_ab_redial
-        human = load_ab_redial(config.data if config.data.is_dir() else config.data.parent, config.level)
+
+        human = load_ab_redial(
+            config.data if config.data.is_dir() else config.data.parent, config.level
+        )
     calibrated = calibrated_judge(config.judge, judged.level)
     judges = _judges(config, store.cache_path)
     if calibrated is not None and calibrated.llm and calibrated.questions:
         ours, theirs = judges[0].client.identity().get("model"), calibrated.llm.get("model")
-        if ours != theirs and config.judge == "default":  # the shipped judge learned another model's readings
-            store.log(f"WARNING the shipped calibrated judge read {theirs!r}, not {ours!r}: LLM questions only")
+        if (
+            ours != theirs and config.judge == "default"
+        ):  # the shipped judge learned another model's readings
+            store.log(
+                f"WARNING the shipped calibrated judge read {theirs!r}, not {ours!r}: LLM questions only"
+            )
             calibrated = None
         elif ours != theirs:
-            raise CrsevalError(f"the calibrated judge read {theirs!r}, not {ours!r}", field="judge",
-                               fix="use the judge's model, fit a judge for this model with `crseval judge fit`, "
-                                   "or pass --judge none")
+            raise CrsevalError(
+                f"the calibrated judge read {theirs!r}, not {ours!r}",
+                field="judge",
+                fix="use the judge's model, fit a judge for this model with `crseval judge fit`, "
+                "or pass --judge none",
+            )
     try:
-        table, sig = meta_eval_into(store, judged, judges, aspects=config.aspects, limit=config.limit,
-                                    seed=config.seed, n_boot=config.n_boot, human=human, calibrated=calibrated,
-                                    question=config.question, member=config.panel is not None,
-                                    reference=config.reference, progress=progress)
+        table, sig = meta_eval_into(
+            store,
+            judged,
+            judges,
+            aspects=config.aspects,
+            limit=config.limit,
+            seed=config.seed,
+            n_boot=config.n_boot,
+            human=human,
+            calibrated=calibrated,
+            question=config.question,
+            member=config.panel is not None,
+            reference=config.reference,
+            progress=progress,
+        )
     finally:
         for j in judges:
             j.client.close()
-    return Result("judge.meta-eval", f"judge meta-evaluation ({judged.level} level)",
-                  table.reindex(columns=SUMMARY_COLUMNS).round(3),
-                  sig, store.root)
+    return Result(
+        "judge.meta-eval",
+        f"judge meta-evaluation ({judged.level} level)",
+        table.reindex(columns=SUMMARY_COLUMNS).round(3),
+        sig,
+        store.root,
+    )
 
 
-JOB = JobSpec("judge.meta-eval", JudgeMetaConfig, run, default_out,
-              "Rate labelled dialogues with the judge(s) and report per aspect Pearson/Spearman with the human labels "
-              "(bootstrap CIs) next to a length baseline; panels add reliability and agreement tables.",
-              "crseval judge meta-evaluation", uses_llm=lambda c: True)
+JOB = JobSpec(
+    "judge.meta-eval",
+    JudgeMetaConfig,
+    run,
+    default_out,
+    "Rate labelled dialogues with the judge(s) and report per aspect Pearson/Spearman with the human labels "
+    "(bootstrap CIs) next to a length baseline; panels add reliability and agreement tables.",
+    "crseval judge meta-evaluation",
+    uses_llm=lambda c: True,
+)

@@ -1,4 +1,5 @@
 """Rate items with a panel of LLM judges, one resumable record per (judge, sample, item, aspect)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +10,9 @@ from crseval.judge.rubric import judge_request, rubric_for
 from crseval.llm.client import LLMClient
 from crseval.runs.store import RunStore
 
-Item = tuple[str, Dialogue, "int | None"]  # (item id, dialogue, index of the judged utterance or None)
+Item = tuple[
+    str, Dialogue, "int | None"
+]  # (item id, dialogue, index of the judged utterance or None)
 
 
 @dataclass
@@ -20,17 +23,29 @@ class Judge:
     client: LLMClient
     samples: int = 1
     temperature: float = 0.0
-    question: str | None = None  # replaces the rubric's question for this member (panels that mix prompts)
+    question: str | None = (
+        None  # replaces the rubric's question for this member (panels that mix prompts)
+    )
 
 
-def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[Judge], store: RunStore, *,
-                stream: str = "judgments", seed: int = 0, progress: Callable[[int], None] | None = None,
-                questions: dict[str, str] | None = None) -> list[dict]:
+def judge_items(
+    items: Sequence[Item],
+    aspects: Sequence[str],
+    judges: Sequence[Judge],
+    store: RunStore,
+    *,
+    stream: str = "judgments",
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+    questions: dict[str, str] | None = None,
+) -> list[dict]:
     """Append one record per rating to ``records/<stream>.jsonl``; what an interrupted run already
     recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A rating that could not be obtained is recorded with its error (score None),
     never replaced by a default."""
     done = store.done_keys(stream)
-    work = [(j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects]
+    work = [
+        (j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects
+    ]
     keys = {_key(*w) for w in work}
     todo = [w for w in work if _key(*w) not in done]
     if progress and len(todo) < len(work):
@@ -39,15 +54,35 @@ def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[
 
     def rate(w) -> None:
         judge, sample, (item_id, dialogue, target), aspect = w
-        rubric = rubric_for(aspect, turn_level=target is not None,
-                            question=judge.question or (questions or {}).get(aspect))
-        req, neutralised = judge_request(dialogue, rubric, target=target, temperature=judge.temperature,
-                                         seed=seed + sample, summary=dialogue.metadata.get("preference_summary"))
+        rubric = rubric_for(
+            aspect,
+            turn_level=target is not None,
+            question=judge.question or (questions or {}).get(aspect),
+        )
+        req, neutralised = judge_request(
+            dialogue,
+            rubric,
+            target=target,
+            temperature=judge.temperature,
+            seed=seed + sample,
+            summary=dialogue.metadata.get("preference_summary"),
+        )
         res = judge.client.rate(req, rubric.scale)
-        rec = {"key": _key(*w), "judge": judge.name, "sample": sample, "item": item_id,
-               "aspect": aspect, "score": res.value, "method": res.method, "probs": res.probs,
-               "raw": res.raw, "error": res.error, "attempts": res.attempts,
-               "prompt": rubric.prompt_hash(), "neutralised": neutralised}
+        rec = {
+            "key": _key(*w),
+            "judge": judge.name,
+            "sample": sample,
+            "item": item_id,
+            "aspect": aspect,
+            "score": res.value,
+            "method": res.method,
+            "probs": res.probs,
+            "raw": res.raw,
+            "error": res.error,
+            "attempts": res.attempts,
+            "prompt": rubric.prompt_hash(),
+            "neutralised": neutralised,
+        }
         if store.append(stream, rec):
             fresh.append(rec)
 
@@ -55,7 +90,9 @@ def judge_items(items: Sequence[Item], aspects: Sequence[str], judges: Sequence[
         mine = [w for w in todo if w[0] is judge]
         judge.client.map(mine, rate, progress)
     # records of earlier (interrupted) runs are read back only when some of this work was already done
-    earlier = [r for r in store.records(stream) if r["key"] in keys] if len(todo) < len(work) else []
+    earlier = (
+        [r for r in store.records(stream) if r["key"] in keys] if len(todo) < len(work) else []
+    )
     return earlier + fresh
 
 

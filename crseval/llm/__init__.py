@@ -1,4 +1,5 @@
 """The only package that talks to models. ``make_client(LLMConfig(...))`` gives an :class:`LLMClient`."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.llm.base import Backend, ChatRequest, ChatResponse, Message
 from crseval.llm.cache import ResponseCache
-from crseval.llm.client import CallResult, LLMClient, RatingResult, SchedulerConfig, StructuredResult
+from crseval.llm.client import (
+    CallResult,
+    LLMClient,
+    RatingResult,
+    SchedulerConfig,
+    StructuredResult,
+)
 
 
 class LLMConfig(BaseModel):
@@ -18,7 +25,9 @@ class LLMConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     backend: Literal["llamacpp", "openai", "scripted"] = "llamacpp"
-    model: str | None = Field(None, description="llamacpp: embedded model name or .gguf path; openai: model name")
+    model: str | None = Field(
+        None, description="llamacpp: embedded model name or .gguf path; openai: model name"
+    )
     base_url: str = "http://127.0.0.1:8000/v1"
     api_key_env: str | None = "OPENAI_API_KEY"
     json_mode: Literal["json_schema", "json_object", "none"] = "json_schema"
@@ -33,26 +42,42 @@ class LLMConfig(BaseModel):
     max_retries: int = Field(4, ge=0, le=20)
 
     def signature(self) -> dict:
-        return {"backend": self.backend, "model": self.model or "default", "T": self.temperature, "seed": self.seed}
+        return {
+            "backend": self.backend,
+            "model": self.model or "default",
+            "T": self.temperature,
+            "seed": self.seed,
+        }
 
 
 def make_backend(config: LLMConfig) -> Backend:
     if config.backend == "llamacpp":
         from crseval.llm.llamacpp import LlamaCppBackend
+
         return LlamaCppBackend(config.model, n_ctx=config.n_ctx, workers=config.workers)
     if config.backend == "openai":
         from crseval.llm.openai_compat import OpenAIBackend
-        return OpenAIBackend(config.model or "default", config.base_url, api_key_env=config.api_key_env,
-                             max_concurrency=config.concurrency or 4, json_mode=config.json_mode,
-                             logprobs=config.logprobs)
+
+        return OpenAIBackend(
+            config.model or "default",
+            config.base_url,
+            api_key_env=config.api_key_env,
+            max_concurrency=config.concurrency or 4,
+            json_mode=config.json_mode,
+            logprobs=config.logprobs,
+        )
     from crseval.llm.scripted import ScriptedBackend
+
     return ScriptedBackend(model=config.model or "scripted")
 
 
-def make_client(config: LLMConfig, cache_path: str | Path | None = None, backend: Backend | None = None) -> LLMClient:
+def make_client(
+    config: LLMConfig, cache_path: str | Path | None = None, backend: Backend | None = None
+) -> LLMClient:
     """A client for ``config``; responses are cached in ``cache_path`` (SQLite) when given. While a plan
     is being made (:mod:`crseval.llm.planning`) the client records its requests instead of sending them."""
     from crseval.llm import planning
+
     recorder = planning.active()
     if recorder is not None:
         real = backend or make_backend(config)
@@ -60,11 +85,30 @@ def make_client(config: LLMConfig, cache_path: str | Path | None = None, backend
         if backend is None:
             real.close()  # only its identity was needed (no model process was started)
         return LLMClient(stand_in, None, SchedulerConfig(max_retries=0))
-    scheduler = SchedulerConfig(max_concurrency=config.concurrency, timeout_s=config.timeout_s,
-                                max_retries=config.max_retries)
-    return LLMClient(backend or make_backend(config), ResponseCache(cache_path) if cache_path else None,
-                     scheduler, seed=config.seed)
+    scheduler = SchedulerConfig(
+        max_concurrency=config.concurrency,
+        timeout_s=config.timeout_s,
+        max_retries=config.max_retries,
+    )
+    return LLMClient(
+        backend or make_backend(config),
+        ResponseCache(cache_path) if cache_path else None,
+        scheduler,
+        seed=config.seed,
+    )
 
 
-__all__ = ["LLMConfig", "LLMClient", "ChatRequest", "ChatResponse", "Message", "ResponseCache", "CallResult",
-           "RatingResult", "StructuredResult", "SchedulerConfig", "make_backend", "make_client"]
+__all__ = [
+    "LLMConfig",
+    "LLMClient",
+    "ChatRequest",
+    "ChatResponse",
+    "Message",
+    "ResponseCache",
+    "CallResult",
+    "RatingResult",
+    "StructuredResult",
+    "SchedulerConfig",
+    "make_backend",
+    "make_client",
+]

@@ -5,6 +5,7 @@ Only ``crseval.llm`` talks to models. A backend turns one :class:`ChatRequest` i
 errors worth retrying: timeouts, 429, 5xx, dropped connections). Caching, concurrency, retries and
 parsing live in :mod:`crseval.llm.client`, the same for every backend.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -47,7 +48,9 @@ class ChatRequest:
 
     def cache_key(self, backend_identity: dict[str, Any]) -> str:
         """Content address: backend identity (never secrets) + everything that shapes the output."""
-        return hashlib.sha256(stable_json({"backend": backend_identity, "request": self.to_dict()}).encode()).hexdigest()
+        return hashlib.sha256(
+            stable_json({"backend": backend_identity, "request": self.to_dict()}).encode()
+        ).hexdigest()
 
 
 @dataclass
@@ -82,8 +85,6 @@ class Backend(Protocol):
         """What identifies the model for caches and signatures (never an API key)."""
         ...
 
-    def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
-        ...
+    def complete(self, request: ChatRequest, timeout: float) -> ChatResponse: ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...

@@ -5,6 +5,7 @@ Failures are records, not crashes: :meth:`LLMClient.try_complete` returns a :cla
 with the error and attempt count when retries are exhausted; :meth:`structured` and :meth:`rate`
 return results whose ``error`` says why no value could be parsed — never a silent default.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,16 +27,16 @@ from crseval.llm.cache import ResponseCache
 
 @dataclass
 class CallStats:
-    requests: int = 0          # requests that reached the backend (attempts, retries included)
+    requests: int = 0  # requests that reached the backend (attempts, retries included)
     cache_hits: int = 0
     cache_misses: int = 0
     retries: int = 0
-    failures: int = 0          # calls whose retries were exhausted or that failed permanently
+    failures: int = 0  # calls whose retries were exhausted or that failed permanently
     parse_failures: int = 0
     repairs: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    llm_seconds: float = 0.0   # wall time spent inside backend calls
+    llm_seconds: float = 0.0  # wall time spent inside backend calls
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -87,8 +88,13 @@ class SchedulerConfig:
 
 
 class LLMClient:
-    def __init__(self, backend: Backend, cache: ResponseCache | None = None,
-                 scheduler: SchedulerConfig | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        cache: ResponseCache | None = None,
+        scheduler: SchedulerConfig | None = None,
+        seed: int = 0,
+    ) -> None:
         self.backend = backend
         self.cache = cache
         self.config = scheduler or SchedulerConfig()
@@ -105,11 +111,14 @@ class LLMClient:
     def complete(self, request: ChatRequest) -> ChatResponse:
         result = self.try_complete(request)
         if result.response is None:
-            raise BackendError(f"LLM call failed after {result.attempts} attempt(s): {result.error}")
+            raise BackendError(
+                f"LLM call failed after {result.attempts} attempt(s): {result.error}"
+            )
         return result.response
 
-    def try_complete(self, request: ChatRequest,
-                     accept: Callable[[ChatResponse], bool] | None = None) -> CallResult:
+    def try_complete(
+        self, request: ChatRequest, accept: Callable[[ChatResponse], bool] | None = None
+    ) -> CallResult:
         """One call through cache and scheduler. A response that ``accept`` rejects (empty, unparseable)
         is returned but not cached, so asking again really asks the model again."""
         key = request.cache_key(self.backend.identity()) if self.cache is not None else None
@@ -138,15 +147,21 @@ class LLMClient:
                 self._count(retries=1)
                 time.sleep(self._backoff(attempt, e.retry_after))
                 continue
-            self._count(prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens)
+            self._count(
+                prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens
+            )
             if key is not None and (accept is None or accept(response)):
                 self.cache.put(key, response)
             return CallResult(response, attempts=attempts)
         self._count(failures=1)
         return CallResult(None, last_error, attempts)
 
-    def map(self, items: Sequence[Any], fn: Callable[[Any], Any] | None = None,
-            progress: Callable[[int], None] | None = None) -> list[Any]:
+    def map(
+        self,
+        items: Sequence[Any],
+        fn: Callable[[Any], Any] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Any]:
         """Run ``fn`` (default :meth:`try_complete`) over items with as many threads as the backend
         allows in flight (the semaphore still bounds real requests); results come back in order."""
         fn = fn or self.try_complete
@@ -163,7 +178,9 @@ class LLMClient:
         return out
 
     # ---- structured output -------------------------------------------------------------------
-    def structured(self, request: ChatRequest, schema: dict[str, Any], max_repairs: int = 1) -> StructuredResult:
+    def structured(
+        self, request: ChatRequest, schema: dict[str, Any], max_repairs: int = 1
+    ) -> StructuredResult:
         """JSON matching ``schema``: constrained decoding where the backend supports it, then up to
         ``max_repairs`` re-asks quoting the validation error, then a recorded parse failure."""
         req = replace(request, json_schema=schema if self.backend.supports_json_schema else None)
@@ -182,15 +199,25 @@ class LLMClient:
                 error = e.message if isinstance(e, jsonschema.ValidationError) else str(e)
             if repair < max_repairs:
                 self._count(repairs=1)
-                req = replace(req, messages=req.messages + (
-                    Message("assistant", raw[:2000]),
-                    Message("user", f"That answer was not valid: {error}. Reply with only a JSON object "
-                                    f"that matches the requested format.")))
+                req = replace(
+                    req,
+                    messages=req.messages
+                    + (
+                        Message("assistant", raw[:2000]),
+                        Message(
+                            "user",
+                            f"That answer was not valid: {error}. Reply with only a JSON object "
+                            f"that matches the requested format.",
+                        ),
+                    ),
+                )
         self._count(parse_failures=1)
         return StructuredResult(None, raw, f"unparseable output: {error}", attempts)
 
     # ---- ratings -----------------------------------------------------------------------------
-    def rate(self, request: ChatRequest, scale: tuple[int, int] = (1, 5), max_repairs: int = 2) -> RatingResult:
+    def rate(
+        self, request: ChatRequest, scale: tuple[int, int] = (1, 5), max_repairs: int = 2
+    ) -> RatingResult:
         """A rating on an integer scale. Probability-weighted expected value over the scale's digits
         where the backend exposes next-token probabilities, else one sampled, validated digit."""
         lo, hi = scale
@@ -198,39 +225,71 @@ class LLMClient:
         attempts = 0
         if self.backend.supports_choice_probs and all(len(d) == 1 for d in digits):
             choice_req = replace(request, choices=digits, max_tokens=1)
-            for repair in range(max_repairs + 1):  # an empty or probability-less answer is asked again
-                res = self.try_complete(choice_req, accept=lambda r: _mass(r.choice_probs, digits) > 0)
+            for repair in range(
+                max_repairs + 1
+            ):  # an empty or probability-less answer is asked again
+                res = self.try_complete(
+                    choice_req, accept=lambda r: _mass(r.choice_probs, digits) > 0
+                )
                 attempts += res.attempts
                 if res.response is None:
-                    return RatingResult(None, "expected", error=f"backend: {res.error}", attempts=attempts)
+                    return RatingResult(
+                        None, "expected", error=f"backend: {res.error}", attempts=attempts
+                    )
                 total = _mass(res.response.choice_probs, digits)
                 if total > 0:
                     norm = {d: res.response.choice_probs.get(d, 0.0) / total for d in digits}
-                    return RatingResult(sum(int(d) * p for d, p in norm.items()), "expected", norm,
-                                        res.response.text, None, attempts)
+                    return RatingResult(
+                        sum(int(d) * p for d, p in norm.items()),
+                        "expected",
+                        norm,
+                        res.response.text,
+                        None,
+                        attempts,
+                    )
                 if repair < max_repairs:
                     self._count(repairs=1)
             # the server never gave probabilities: fall through to a sampled digit
         grammar = f"root ::= [{lo}-{hi}]" if hi < 10 else None
-        req = replace(request, grammar=grammar, max_tokens=max(request.max_tokens, 4) if grammar is None else 2)
+        req = replace(
+            request,
+            grammar=grammar,
+            max_tokens=max(request.max_tokens, 4) if grammar is None else 2,
+        )
         raw = None
         for repair in range(max_repairs + 1):
             res = self.try_complete(req, accept=lambda r: parse_rating(r.text, scale) is not None)
             attempts += res.attempts
             if res.response is None:
-                return RatingResult(None, "sampled", error=f"backend: {res.error}", attempts=attempts)
+                return RatingResult(
+                    None, "sampled", error=f"backend: {res.error}", attempts=attempts
+                )
             raw = res.response.text
             value = parse_rating(raw, scale)
             if value is not None:
                 return RatingResult(float(value), "sampled", None, raw, None, attempts)
             if repair < max_repairs:
                 self._count(repairs=1)
-                req = replace(req, messages=req.messages + (
-                    Message("assistant", raw[:500]),
-                    Message("user", f"Answer with a single whole number from {lo} to {hi} and nothing else.")))
+                req = replace(
+                    req,
+                    messages=req.messages
+                    + (
+                        Message("assistant", raw[:500]),
+                        Message(
+                            "user",
+                            f"Answer with a single whole number from {lo} to {hi} and nothing else.",
+                        ),
+                    ),
+                )
         self._count(parse_failures=1)
-        return RatingResult(None, "sampled", None, raw, f"no rating in {lo}–{hi} found in output {raw[:80]!r}",
-                            attempts)
+        return RatingResult(
+            None,
+            "sampled",
+            None,
+            raw,
+            f"no rating in {lo}–{hi} found in output {raw[:80]!r}",
+            attempts,
+        )
 
     def ask(self, request: ChatRequest, rate: bool = False) -> dict[str, Any]:
         """One request answered for a person: the reply (or a 1–5 rating), cache hit or miss, tokens and
@@ -244,14 +303,22 @@ class LLMClient:
             text, extra = f"{res.value:.3f}", {"method": res.method, "probs": res.probs}
         else:
             r = self.complete(request)
-            text, extra = r.text, {"prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens}
-        return {"reply": text, "cache": "hit" if self.stats.cache_hits > hits else "miss", **extra,
-                "latency_s": round(time.perf_counter() - t0, 3), "backend": self.backend.name,
-                "model": self.identity().get("model")}
+            text, extra = (
+                r.text,
+                {"prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens},
+            )
+        return {
+            "reply": text,
+            "cache": "hit" if self.stats.cache_hits > hits else "miss",
+            **extra,
+            "latency_s": round(time.perf_counter() - t0, 3),
+            "backend": self.backend.name,
+            "model": self.identity().get("model"),
+        }
 
     # ---- bookkeeping -------------------------------------------------------------------------
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        base = min(self.config.backoff_max_s, self.config.backoff_base_s * (2 ** attempt))
+        base = min(self.config.backoff_max_s, self.config.backoff_base_s * (2**attempt))
         with self._lock:
             delay = base * (0.5 + self._jitter.random() / 2)
         return min(self.config.backoff_max_s, max(delay, retry_after or 0.0))
@@ -290,7 +357,7 @@ def parse_json(text: str) -> Any:
     candidates += [m.strip() for m in _FENCE.findall(text)]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
-        candidates.append(text[start:end + 1])
+        candidates.append(text[start : end + 1])
     for c in candidates:
         try:
             return json.loads(c)
@@ -311,5 +378,3 @@ def parse_rating(text: str | None, scale: tuple[int, int]) -> int | None:
     if value != int(value) or not lo <= value <= hi:
         return None
     return int(value)
-
-

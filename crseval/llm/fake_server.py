@@ -6,6 +6,7 @@ seeded rate: a hang past the client's timeout, HTTP 429/500/503, a dropped conne
 content, a truncated JSON body, or a rating outside the scale. Every request loop is bounded and
 the server stops with :meth:`stop` (or the ``with`` block).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,27 +25,46 @@ FAULTS = ("timeout", "429", "500", "503", "close", "empty", "truncated", "out_of
 def default_reply(body: dict[str, Any]) -> dict[str, Any]:
     """A deterministic answer: digit probabilities for logprob requests, minimal JSON for schema
     requests, an echo otherwise."""
-    last = next((m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
+    last = next(
+        (m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
+    )
     h = int(hashlib.sha256(last.encode()).hexdigest()[:8], 16)
     if body.get("logprobs"):
         weights = [((h >> (4 * i)) & 0xF) + 1 for i in range(5)]
         total = sum(weights)
         top = [{"token": str(d + 1), "logprob": math.log(w / total)} for d, w in enumerate(weights)]
         best = max(top, key=lambda t: t["logprob"])["token"]
-        return {"content": best, "logprobs": {"content": [{"token": best, "logprob": 0.0, "top_logprobs": top}]}}
+        return {
+            "content": best,
+            "logprobs": {"content": [{"token": best, "logprob": 0.0, "top_logprobs": top}]},
+        }
     if body.get("response_format"):
         return {"content": json.dumps({"rating": 1 + h % 5, "reason": "ok"})}
     return {"content": f"echo {h % 1000}: {last[:40]}"}
 
 
 class FakeOpenAIServer:
-    def __init__(self, *, latency_s: float = 0.0, capacity: int | None = None, fault_rate: float = 0.0,
-                 faults: tuple[str, ...] = FAULTS, seed: int = 0, hang_s: float = 3.0,
-                 reply: Callable[[dict[str, Any]], dict[str, Any]] = default_reply) -> None:
+    def __init__(
+        self,
+        *,
+        latency_s: float = 0.0,
+        capacity: int | None = None,
+        fault_rate: float = 0.0,
+        faults: tuple[str, ...] = FAULTS,
+        seed: int = 0,
+        hang_s: float = 3.0,
+        reply: Callable[[dict[str, Any]], dict[str, Any]] = default_reply,
+    ) -> None:
         unknown = set(faults) - set(FAULTS)
         if unknown:
             raise ValueError(f"unknown faults {sorted(unknown)}; choose from {FAULTS}")
-        self.latency_s, self.fault_rate, self.faults, self.hang_s, self.reply = latency_s, fault_rate, faults, hang_s, reply
+        self.latency_s, self.fault_rate, self.faults, self.hang_s, self.reply = (
+            latency_s,
+            fault_rate,
+            faults,
+            hang_s,
+            reply,
+        )
         self._slots = threading.BoundedSemaphore(capacity) if capacity else None
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
@@ -60,7 +80,9 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms delayed-ACK stalls
+            disable_nagle_algorithm = (
+                True  # headers and body are separate writes: avoid 40 ms delayed-ACK stalls
+            )
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -70,7 +92,9 @@ class FakeOpenAIServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self.base_url
 
     @property
@@ -92,7 +116,13 @@ class FakeOpenAIServer:
         self.stop()
 
     # ---- one request -------------------------------------------------------------------------
-    def _send(self, h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        h: BaseHTTPRequestHandler,
+        status: int,
+        payload: bytes,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         h.send_response(status)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(payload)))
@@ -108,7 +138,11 @@ class FakeOpenAIServer:
             self.requests += 1
             self.bodies.append(body)
             self.headers.append(dict(h.headers))
-            fault = self._rng.choice(self.faults) if self.fault_rate and self._rng.random() < self.fault_rate else None
+            fault = (
+                self._rng.choice(self.faults)
+                if self.fault_rate and self._rng.random() < self.fault_rate
+                else None
+            )
             if fault:
                 self.injected[fault] += 1
         if self._slots:
@@ -119,7 +153,12 @@ class FakeOpenAIServer:
             if fault == "timeout":
                 time.sleep(self.hang_s)
             if fault in ("429", "500", "503"):
-                self._send(h, int(fault), b'{"error": "injected"}', {"Retry-After": "0.05"} if fault == "429" else None)
+                self._send(
+                    h,
+                    int(fault),
+                    b'{"error": "injected"}',
+                    {"Retry-After": "0.05"} if fault == "429" else None,
+                )
                 return
             if fault == "close":
                 h.close_connection = True
@@ -130,14 +169,32 @@ class FakeOpenAIServer:
             if fault == "empty":
                 message = {"content": ""}
             elif fault == "out_of_scale":
-                message = {"content": "7" if not body.get("response_format") else json.dumps({"rating": 9, "reason": "x"})}
-            payload = json.dumps({
-                "id": "fake", "object": "chat.completion", "model": body.get("model"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": message["content"]},
-                             "finish_reason": "stop", **({"logprobs": message["logprobs"]} if "logprobs" in message else {})}],
-                "usage": {"prompt_tokens": sum(len(m.get("content", "").split()) for m in body.get("messages", [])),
-                          "completion_tokens": len(message["content"].split())},
-            }).encode()
+                message = {
+                    "content": "7"
+                    if not body.get("response_format")
+                    else json.dumps({"rating": 9, "reason": "x"})
+                }
+            payload = json.dumps(
+                {
+                    "id": "fake",
+                    "object": "chat.completion",
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": message["content"]},
+                            "finish_reason": "stop",
+                            **({"logprobs": message["logprobs"]} if "logprobs" in message else {}),
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": sum(
+                            len(m.get("content", "").split()) for m in body.get("messages", [])
+                        ),
+                        "completion_tokens": len(message["content"].split()),
+                    },
+                }
+            ).encode()
             if fault == "truncated":
                 payload = payload[: len(payload) // 2]
             self._send(h, 200, payload)
@@ -161,8 +218,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hang", type=float, default=3.0)
     a = ap.parse_args(argv)
-    with FakeOpenAIServer(latency_s=a.latency, capacity=a.capacity, fault_rate=a.fault_rate, seed=a.seed,
-                          hang_s=a.hang) as srv:
+    with FakeOpenAIServer(
+        latency_s=a.latency,
+        capacity=a.capacity,
+        fault_rate=a.fault_rate,
+        seed=a.seed,
+        hang_s=a.hang,
+    ) as srv:
         print(srv.base_url, flush=True)
         sys.stdin.read()  # until the parent closes our stdin
         print(json.dumps({"requests": srv.requests, "injected": dict(srv.injected)}), flush=True)

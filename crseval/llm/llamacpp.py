@@ -9,6 +9,7 @@ a run; the main process never loads a model.
 ``choices`` requests (ratings) do not sample: the next-token distribution is read from the last
 prompt position's logits (~1 ms instead of the ~2.4 s that ``logprobs`` with ``logits_all`` costs).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,8 +49,12 @@ class _Worker:
         log = crseval_home() / "logs"
         log.mkdir(parents=True, exist_ok=True)
         self._stderr = open(log / "llamacpp_worker.log", "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "crseval.llm.llamacpp_worker", json.dumps(config)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "crseval.llm.llamacpp_worker", json.dumps(config)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+        )
         self._sel = selectors.DefaultSelector()
         self._sel.register(self.proc.stdout, selectors.EVENT_READ)
         ready = self._read(LOAD_TIMEOUT_S)
@@ -60,12 +65,17 @@ class _Worker:
     def _read(self, timeout: float) -> dict[str, Any]:
         if not self._sel.select(timeout):
             self.kill()
-            raise BackendError(f"local model did not answer within {timeout:g} s (worker restarted)", transient=True)
+            raise BackendError(
+                f"local model did not answer within {timeout:g} s (worker restarted)",
+                transient=True,
+            )
         line = self.proc.stdout.readline()
         if not line:
             code = self.proc.poll()
             self.kill()
-            raise BackendError(f"model worker exited (code {code}; see {crseval_home() / 'logs'})", transient=True)
+            raise BackendError(
+                f"model worker exited (code {code}; see {crseval_home() / 'logs'})", transient=True
+            )
         return json.loads(line)
 
     def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -103,21 +113,33 @@ class LlamaCppBackend:
     supports_json_schema = True
     supports_choice_probs = True
 
-    def __init__(self, model: str | None = None, *, n_ctx: int = 4096, workers: int = 1,
-                 n_threads: int | None = None, chat_format: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        n_ctx: int = 4096,
+        workers: int = 1,
+        n_threads: int | None = None,
+        chat_format: str | None = None,
+    ) -> None:
         try:
             import llama_cpp  # noqa: F401  (fail early, with the fix)
         except ImportError:
-            raise CrsevalError("the llamacpp backend needs llama-cpp-python",
-                               fix="install crseval[local] (make install does), or use backend 'openai'") from None
+            raise CrsevalError(
+                "the llamacpp backend needs llama-cpp-python",
+                fix="install crseval[local] (make install does), or use backend 'openai'",
+            ) from None
         self.path, entry = resolve_model(model)
         self.model = entry.name if entry else self.path.name
         self._fingerprint = entry.sha256[:16] if entry and entry.sha256 else _fingerprint(self.path)
         self.n_ctx = n_ctx
         self.max_concurrency = max(1, workers)
-        self._config = {"path": str(self.path), "n_ctx": n_ctx, "chat_format": chat_format or (
-            entry.chat_format if entry else None),
-            "n_threads": n_threads or max(1, (os.cpu_count() or 2) // self.max_concurrency)}
+        self._config = {
+            "path": str(self.path),
+            "n_ctx": n_ctx,
+            "chat_format": chat_format or (entry.chat_format if entry else None),
+            "n_threads": n_threads or max(1, (os.cpu_count() or 2) // self.max_concurrency),
+        }
         self._idle: queue.Queue[_Worker | None] = queue.Queue()
         for _ in range(self.max_concurrency):
             self._idle.put(None)  # a slot; the worker starts on first use
@@ -126,7 +148,12 @@ class LlamaCppBackend:
         on_cancel(self, self.abort)
 
     def identity(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "gguf": self._fingerprint, "n_ctx": self.n_ctx}
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "gguf": self._fingerprint,
+            "n_ctx": self.n_ctx,
+        }
 
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         worker = self._idle.get()

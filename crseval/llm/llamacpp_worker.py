@@ -5,6 +5,7 @@ CONFIG_JSON``: a fresh interpreter (no fork after loading — that deadlocks in 
 re-import of the caller's ``__main__`` as multiprocessing's spawn would do). It prints
 ``{"ready": true}`` once the model is loaded, then answers one request line with one response line.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,17 +24,29 @@ def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None
     from llama_cpp import Llama
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    _LLM = Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False,
-                 chat_format=chat_format, seed=0)
+    _LLM = Llama(
+        model_path=path,
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        n_batch=512,
+        verbose=False,
+        chat_format=chat_format,
+        seed=0,
+    )
     template = _LLM.metadata.get("tokenizer.chat_template")
     if template and chat_format is None:
+
         def text(tok: int) -> str:
             return _LLM._model.token_get_text(tok) if tok >= 0 else ""
-        _FORMATTER = Jinja2ChatFormatter(template=template, eos_token=text(_LLM.token_eos()),
-                                         bos_token=text(_LLM.token_bos()))
+
+        _FORMATTER = Jinja2ChatFormatter(
+            template=template, eos_token=text(_LLM.token_eos()), bos_token=text(_LLM.token_bos())
+        )
 
 
-def choice_probs(messages: list[dict[str, str]], choices: list[str]) -> tuple[dict[str, float], int]:
+def choice_probs(
+    messages: list[dict[str, str]], choices: list[str]
+) -> tuple[dict[str, float], int]:
     """Next-token probabilities of single-token ``choices`` after the chat prompt: the prompt is
     evaluated once (reusing the KV cache of the prefix shared with the previous prompt) and the
     last position's logits are soft-maxed — no sampling, no per-position logits."""
@@ -53,7 +66,7 @@ def choice_probs(messages: list[dict[str, str]], choices: list[str]) -> tuple[di
             break
         common += 1
     llm.n_tokens = min(common, len(tokens) - 1)
-    llm.eval(tokens[llm.n_tokens:])
+    llm.eval(tokens[llm.n_tokens :])
     # without logits_all, llama.cpp keeps only the last position's logits in the context
     logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
     probs = np.exp(logits - logits.max())
@@ -70,33 +83,51 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
     messages = req["messages"]
     if req["choices"]:
         probs, n_prompt = choice_probs(messages, req["choices"])
-        return {"text": max(probs, key=probs.get), "prompt_tokens": n_prompt, "completion_tokens": 1,
-                "latency_s": time.perf_counter() - t0, "finish_reason": "choices", "choice_probs": probs}
-    kwargs: dict[str, Any] = {"messages": messages, "temperature": req["temperature"],
-                              "max_tokens": req["max_tokens"], "stop": req["stop"] or None}
+        return {
+            "text": max(probs, key=probs.get),
+            "prompt_tokens": n_prompt,
+            "completion_tokens": 1,
+            "latency_s": time.perf_counter() - t0,
+            "finish_reason": "choices",
+            "choice_probs": probs,
+        }
+    kwargs: dict[str, Any] = {
+        "messages": messages,
+        "temperature": req["temperature"],
+        "max_tokens": req["max_tokens"],
+        "stop": req["stop"] or None,
+    }
     if req["seed"] is not None:
         kwargs["seed"] = req["seed"]
     if req["json_schema"] is not None:
         kwargs["response_format"] = {"type": "json_object", "schema": req["json_schema"]}
     elif req["grammar"]:
         from llama_cpp import LlamaGrammar
+
         kwargs["grammar"] = LlamaGrammar.from_string(req["grammar"], verbose=False)
     out = _LLM.create_chat_completion(**kwargs)
     usage = out.get("usage") or {}
     choice = out["choices"][0]
-    return {"text": choice["message"].get("content") or "", "prompt_tokens": usage.get("prompt_tokens", 0),
-            "completion_tokens": usage.get("completion_tokens", 0), "latency_s": time.perf_counter() - t0,
-            "finish_reason": choice.get("finish_reason") or "stop", "choice_probs": None}
+    return {
+        "text": choice["message"].get("content") or "",
+        "prompt_tokens": usage.get("prompt_tokens", 0),
+        "completion_tokens": usage.get("completion_tokens", 0),
+        "latency_s": time.perf_counter() - t0,
+        "finish_reason": choice.get("finish_reason") or "stop",
+        "choice_probs": None,
+    }
 
 
 def exit_with_parent(parent: int, every_s: float = 1.0) -> threading.Thread:
     """The worker dies with the process that started it, however that one ends (SIGKILL included): a
     watchdog notices within a second that it was re-parented and exits (llama.cpp releases the GIL while
     it computes, so the watchdog runs even mid-generation)."""
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(every_s)
         os._exit(1)
+
     t = threading.Thread(target=watch, daemon=True, name="exit-with-parent")
     t.start()
     return t

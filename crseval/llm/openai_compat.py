@@ -5,6 +5,7 @@ of the backend identity, so it cannot reach caches, signatures, logs or reports.
 Transient failures (timeouts, dropped connections, 429, 5xx, a garbled body) raise
 ``BackendError(transient=True)`` so the client retries them with backoff.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,10 +27,16 @@ TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, model: str, base_url: str = "http://127.0.0.1:8000/v1", *,
-                 api_key_env: str | None = "OPENAI_API_KEY", max_concurrency: int = 4,
-                 json_mode: Literal["json_schema", "json_object", "none"] = "json_schema",
-                 logprobs: bool = True) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str = "http://127.0.0.1:8000/v1",
+        *,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        max_concurrency: int = 4,
+        json_mode: Literal["json_schema", "json_object", "none"] = "json_schema",
+        logprobs: bool = True,
+    ) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
@@ -38,7 +45,9 @@ class OpenAIBackend:
         self.supports_json_schema = json_mode != "none"
         self.supports_choice_probs = logprobs
         self._http = httpx.Client(limits=httpx.Limits(max_connections=max_concurrency * 2))
-        on_cancel(self, self._http.close)  # a cancelled run drops its connections (requests in flight fail)
+        on_cancel(
+            self, self._http.close
+        )  # a cancelled run drops its connections (requests in flight fail)
 
     def identity(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model, "base_url": self.base_url}
@@ -59,8 +68,10 @@ class OpenAIBackend:
         if request.stop:
             body["stop"] = list(request.stop)
         if request.json_schema is not None and self.json_mode == "json_schema":
-            body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "response", "schema": request.json_schema}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": request.json_schema},
+            }
         elif request.json_schema is not None and self.json_mode == "json_object":
             body["response_format"] = {"type": "json_object", "schema": request.json_schema}
         if request.choices:
@@ -70,27 +81,41 @@ class OpenAIBackend:
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         t0 = time.perf_counter()
         try:
-            r = self._http.post(f"{self.base_url}/chat/completions", json=self.payload(request),
-                                headers=self._headers(), timeout=timeout)
+            r = self._http.post(
+                f"{self.base_url}/chat/completions",
+                json=self.payload(request),
+                headers=self._headers(),
+                timeout=timeout,
+            )
         except httpx.TimeoutException:
             raise BackendError(f"request timed out after {timeout:g} s", transient=True) from None
         except httpx.TransportError as e:
             raise BackendError(f"connection failed: {type(e).__name__}", transient=True) from None
         if r.status_code != 200:
             retry_after = _retry_after(r.headers.get("retry-after"))
-            raise BackendError(f"server answered HTTP {r.status_code}: {r.text[:200]}",
-                               transient=r.status_code in TRANSIENT_STATUS, status=r.status_code,
-                               retry_after=retry_after)
+            raise BackendError(
+                f"server answered HTTP {r.status_code}: {r.text[:200]}",
+                transient=r.status_code in TRANSIENT_STATUS,
+                status=r.status_code,
+                retry_after=retry_after,
+            )
         try:
             data = r.json()
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
         except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError):
-            raise BackendError(f"malformed response body: {r.text[:120]!r}", transient=True) from None
+            raise BackendError(
+                f"malformed response body: {r.text[:120]!r}", transient=True
+            ) from None
         usage = data.get("usage") or {}
-        return ChatResponse(text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-                            time.perf_counter() - t0, choice.get("finish_reason") or "stop",
-                            _choice_probs(choice, request.choices) if request.choices else None)
+        return ChatResponse(
+            text,
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+            time.perf_counter() - t0,
+            choice.get("finish_reason") or "stop",
+            _choice_probs(choice, request.choices) if request.choices else None,
+        )
 
     def close(self) -> None:
         forget(self)

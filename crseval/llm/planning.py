@@ -6,6 +6,7 @@ cache key is the real one and the run's own cache says which calls are already p
 prompt depends on an earlier reply (a CRS's next turn, a judgment of a generated dialogue) cannot be
 found in the cache this way and count as new: the plan is an upper bound there.
 """
+
 from __future__ import annotations
 
 import threading
@@ -18,7 +19,11 @@ from crseval.llm.base import ChatRequest, ChatResponse
 from crseval.llm.cache import ResponseCache
 from crseval.llm.scripted import ScriptedBackend
 
-DEFAULT_SECONDS = {"llamacpp": 8.0, "openai": 2.0, "scripted": 0.0}  # per call, when the cache has no history
+DEFAULT_SECONDS = {
+    "llamacpp": 8.0,
+    "openai": 2.0,
+    "scripted": 0.0,
+}  # per call, when the cache has no history
 
 
 @dataclass
@@ -37,15 +42,24 @@ class Plan:
         if not self.calls:
             return "plan: no LLM calls to make (nothing needs one, or the run directory already holds the work)"
         eta = self.new * self.seconds_per_call
-        how = "measured in this run's cache" if self.measured else "a typical speed for this backend"
+        how = (
+            "measured in this run's cache" if self.measured else "a typical speed for this backend"
+        )
         models = ", ".join(f"{m}: {n}" for m, n in self.by_model.items())
-        return (f"plan: {self.calls} LLM calls ({self.cached} already cached, {self.new} to make; {models}) — "
-                f"about {_duration(eta)} at ~{self.seconds_per_call:.1f} s per call ({how})")
+        return (
+            f"plan: {self.calls} LLM calls ({self.cached} already cached, {self.new} to make; {models}) — "
+            f"about {_duration(eta)} at ~{self.seconds_per_call:.1f} s per call ({how})"
+        )
 
 
 def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
-        f"{seconds / 3600:.1f} h"
+    return (
+        f"{seconds:.0f} s"
+        if seconds < 120
+        else f"{seconds / 60:.0f} min"
+        if seconds < 7200
+        else f"{seconds / 3600:.1f} h"
+    )
 
 
 class _Recorder:
@@ -71,7 +85,10 @@ class _Recorder:
 
     def finish(self, backend: str) -> Plan:
         if self._latency:
-            self.plan.seconds_per_call, self.plan.measured = sum(self._latency) / len(self._latency), True
+            self.plan.seconds_per_call, self.plan.measured = (
+                sum(self._latency) / len(self._latency),
+                True,
+            )
         else:
             self.plan.seconds_per_call = DEFAULT_SECONDS.get(backend, 5.0)
         if self.cache is not None:
@@ -83,8 +100,11 @@ class PlanningBackend(ScriptedBackend):
     """Answers like the scripted backend, records every request under the real backend's identity."""
 
     def __init__(self, real, recorder: _Recorder) -> None:
-        super().__init__(model=real.model, max_concurrency=real.max_concurrency,
-                         choice_probs=real.supports_choice_probs)
+        super().__init__(
+            model=real.model,
+            max_concurrency=real.max_concurrency,
+            choice_probs=real.supports_choice_probs,
+        )
         self.name = real.name
         self.supports_json_schema = real.supports_json_schema
         self._identity, self._recorder = real.identity(), recorder

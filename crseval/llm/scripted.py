@@ -4,6 +4,7 @@ With no script it still behaves like a model: schema requests get a minimal vali
 ``choices`` requests get probabilities derived from a hash of the prompt (stable across runs),
 other requests get a short reply that quotes the last user message.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,7 +31,9 @@ def example_for_schema(schema: dict[str, Any]) -> Any:
     t = schema.get("type")
     if t == "object":
         props = schema.get("properties", {})
-        return {k: example_for_schema(v) for k, v in props.items() if k in schema.get("required", props)}
+        return {
+            k: example_for_schema(v) for k, v in props.items() if k in schema.get("required", props)
+        }
     if t == "array":
         return [example_for_schema(schema.get("items", {}))] * schema.get("minItems", 0)
     if t == "integer":
@@ -46,8 +49,15 @@ class ScriptedBackend:
     name = "scripted"
     supports_json_schema = True
 
-    def __init__(self, script: Responder | Iterable[Any] | None = None, *, model: str = "scripted",
-                 latency_s: float = 0.0, max_concurrency: int = 8, choice_probs: bool = True) -> None:
+    def __init__(
+        self,
+        script: Responder | Iterable[Any] | None = None,
+        *,
+        model: str = "scripted",
+        latency_s: float = 0.0,
+        max_concurrency: int = 8,
+        choice_probs: bool = True,
+    ) -> None:
         self.model = model
         self.latency_s = latency_s
         self.max_concurrency = max_concurrency
@@ -80,7 +90,7 @@ class ScriptedBackend:
         if request.json_schema:
             return json.dumps(example_for_schema(request.json_schema))
         if request.grammar and request.grammar.startswith("root ::= ["):
-            lo, hi = request.grammar[len("root ::= ["):-1].split("-")
+            lo, hi = request.grammar[len("root ::= [") : -1].split("-")
             return str(int(lo) + h % (int(hi) - int(lo) + 1))
         last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
         return f"Scripted reply #{h % 1000} to: {last[:60]}"

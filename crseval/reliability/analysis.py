@@ -1,5 +1,6 @@
 """The reliability table and the full analysis of a ratings set (QC → table → structure → power),
 written into a run directory with its figures and report section."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,8 +19,18 @@ from crseval.reliability.qc import quality_control, raters_per_item_distribution
 from crseval.reliability.structure import plot_structure, structure
 from crseval.runs.store import RunStore
 
-MAIN_COLUMNS = ["dimension", "n_items", "n_raters", "k", "icc1", "icc1_k", "rel_single", "rel_k", "alpha_ordinal",
-                "interpretation"]
+MAIN_COLUMNS = [
+    "dimension",
+    "n_items",
+    "n_raters",
+    "k",
+    "icc1",
+    "icc1_k",
+    "rel_single",
+    "rel_k",
+    "alpha_ordinal",
+    "interpretation",
+]
 
 
 def dimension_row(d: pd.DataFrame, *, ci: str = "none", n_boot: int = 0, seed: int = 0) -> dict:
@@ -31,11 +42,24 @@ def dimension_row(d: pd.DataFrame, *, ci: str = "none", n_boot: int = 0, seed: i
     cr = crossed_reliability(y, items, raters, ci=ci, n_boot=n_boot, seed=seed)
     a_ord = alpha(y, items, raters, "ordinal", n_boot=n_boot if ci != "none" else 0, seed=seed)
     a_int = alpha(y, items, raters, "interval")
-    row = {"n_items": len(set(items)), "n_raters": len(set(raters)), "n_ratings": len(y), "k": round(cr.k, 3),
-           "icc1": reml.icc1, "icc1_anova": anova.icc1, "icc1_k": reml.icc1k, "icc1_k_anova": anova.icc1k,
-           "var_item": cr.var_item, "var_rater": cr.var_rater, "var_resid": cr.var_resid,
-           "rel_single": cr.rel_single, "rel_k": cr.rel_k, "alpha_ordinal": a_ord[0], "alpha_interval": a_int[0],
-           "interpretation": interpret(cr.rel_k)}
+    row = {
+        "n_items": len(set(items)),
+        "n_raters": len(set(raters)),
+        "n_ratings": len(y),
+        "k": round(cr.k, 3),
+        "icc1": reml.icc1,
+        "icc1_anova": anova.icc1,
+        "icc1_k": reml.icc1k,
+        "icc1_k_anova": anova.icc1k,
+        "var_item": cr.var_item,
+        "var_rater": cr.var_rater,
+        "var_resid": cr.var_resid,
+        "rel_single": cr.rel_single,
+        "rel_k": cr.rel_k,
+        "alpha_ordinal": a_ord[0],
+        "alpha_interval": a_int[0],
+        "interpretation": interpret(cr.rel_k),
+    }
     for name, (lo, hi) in cr.ci.items():
         row[f"{name}_lo"], row[f"{name}_hi"] = lo, hi
     if ci != "none" and n_boot:
@@ -45,33 +69,57 @@ def dimension_row(d: pd.DataFrame, *, ci: str = "none", n_boot: int = 0, seed: i
     return row
 
 
-def reliability_table(ratings: Ratings, dims: Sequence[str] | None = None, *, ci: str = "none", n_boot: int = 0,
-                      seed: int = 0, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+def reliability_table(
+    ratings: Ratings,
+    dims: Sequence[str] | None = None,
+    *,
+    ci: str = "none",
+    n_boot: int = 0,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> pd.DataFrame:
     """One row per dimension, sorted by Rel_k (best first); Koo & Li bands next to each coefficient. The
     fits are thousands of small factorisations: BLAS threads only add overhead there, so they are held at 1."""
     from threadpoolctl import threadpool_limits
+
     rows = []
     groups = dict(tuple(ratings.data.groupby("dimension", sort=False)))
     for dim in dims or ratings.dimensions:
         if dim not in groups:
-            raise CrsevalError(f"no dimension {dim!r}", field="dims", expected="one of " + ", ".join(groups))
+            raise CrsevalError(
+                f"no dimension {dim!r}", field="dims", expected="one of " + ", ".join(groups)
+            )
         with threadpool_limits(1, user_api="blas"):
-            rows.append({"dimension": dim, **dimension_row(groups[dim], ci=ci, n_boot=n_boot, seed=seed)})
+            rows.append(
+                {"dimension": dim, **dimension_row(groups[dim], ci=ci, n_boot=n_boot, seed=seed)}
+            )
         if progress:
             progress(1)
     return pd.DataFrame(rows).sort_values("rel_k", ascending=False).reset_index(drop=True)
 
 
-def plot_power(path: Path, observed_icc: float, k_values: Sequence[int] = (2, 3, 5, 8), alpha: float = 0.05,
-               power: float = 0.8) -> Path:
+def plot_power(
+    path: Path,
+    observed_icc: float,
+    k_values: Sequence[int] = (2, 3, 5, 8),
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> Path:
     from crseval.plotting import plt, save, style
+
     style()
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     n = np.arange(10, 401, 5)
     for k in k_values:
         ax.plot(n, min_detectable_icc(n, k, alpha=alpha, power=power), label=f"k = {k} raters")
     if np.isfinite(observed_icc):
-        ax.axhline(observed_icc, color="#333333", ls="--", lw=1, label=f"median observed ICC(1) = {observed_icc:.2f}")
+        ax.axhline(
+            observed_icc,
+            color="#333333",
+            ls="--",
+            lw=1,
+            label=f"median observed ICC(1) = {observed_icc:.2f}",
+        )
     ax.set_xlabel("number of rated items (dialogues)")
     ax.set_ylabel("minimum detectable ICC(1)")
     ax.set_title(f"Detectable ICC vs 0 (α = {alpha:g}, power = {power:g}; Walter et al. 1998)")
@@ -80,26 +128,55 @@ def plot_power(path: Path, observed_icc: float, k_values: Sequence[int] = (2, 3,
     return path
 
 
-def signature_part(ci: str = "profile", n_boot: int = 200, seed: int = 0, drop_flagged: bool = False,
-                   **_: object) -> str:
-    cis = {"profile": f"ci:profile-likelihood(rel)+item-bootstrap(alpha,{n_boot})",
-           "bootstrap": f"ci:parametric-bootstrap({n_boot})+item-bootstrap(alpha,{n_boot})", "none": "ci:none"}[ci]
-    return (f"icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)|{cis}|seed:{seed}"
-            f"|qc:drop_flagged={drop_flagged}")
+def signature_part(
+    ci: str = "profile", n_boot: int = 200, seed: int = 0, drop_flagged: bool = False, **_: object
+) -> str:
+    cis = {
+        "profile": f"ci:profile-likelihood(rel)+item-bootstrap(alpha,{n_boot})",
+        "bootstrap": f"ci:parametric-bootstrap({n_boot})+item-bootstrap(alpha,{n_boot})",
+        "none": "ci:none",
+    }[ci]
+    return (
+        f"icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)|{cis}|seed:{seed}"
+        f"|qc:drop_flagged={drop_flagged}"
+    )
 
 
-def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | None = None, ci: str = "profile",
-                 n_boot: int = 200, seed: int = 0, gold_items: list[str] | None = None, min_seconds: float | None = None,
-                 time_col: str | None = None, attention_col: str | None = None, drop_flagged: bool = False,
-                 n_clusters: int = 3, progress: Callable[[str, int], Callable[[int], None]] | None = None
-                 ) -> pd.DataFrame:
+def analyze_into(
+    store: RunStore,
+    ratings: Ratings,
+    *,
+    dims: Sequence[str] | None = None,
+    ci: str = "profile",
+    n_boot: int = 200,
+    seed: int = 0,
+    gold_items: list[str] | None = None,
+    min_seconds: float | None = None,
+    time_col: str | None = None,
+    attention_col: str | None = None,
+    drop_flagged: bool = False,
+    n_clusters: int = 3,
+    progress: Callable[[str, int], Callable[[int], None]] | None = None,
+) -> pd.DataFrame:
     """QC → reliability table → structure → power: tables, figures and a report section in ``store``."""
-    qc = quality_control(ratings, gold_items=gold_items, time_col=time_col, min_seconds=min_seconds,
-                         attention_col=attention_col, drop_flagged=drop_flagged)
+    qc = quality_control(
+        ratings,
+        gold_items=gold_items,
+        time_col=time_col,
+        min_seconds=min_seconds,
+        attention_col=attention_col,
+        drop_flagged=drop_flagged,
+    )
     data = qc.ratings
     dims = list(dims or data.dimensions)
-    table = reliability_table(data, dims, ci=ci, n_boot=n_boot, seed=seed,
-                              progress=progress("reliability per dimension", len(dims)) if progress else None)
+    table = reliability_table(
+        data,
+        dims,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        progress=progress("reliability per dimension", len(dims)) if progress else None,
+    )
     store.write_table("reliability", table)
     store.write_table("reliability_qc", pd.DataFrame([qc.counts]))
     store.write_table("reliability_flagged_raters", qc.flagged)
@@ -108,14 +185,28 @@ def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | Non
     if len(dims) >= 2:
         s = structure(data, dims, n_clusters=n_clusters)
         plot_structure(s, store.figure_path("reliability_structure"))
-        store.write_table("reliability_correlations", s.correlations.round(4).reset_index(names="dimension"))
-        store.write_table("reliability_clusters", s.clusters.reset_index().rename(columns={"index": "dimension"}))
-        figures.append(("reliability_structure", "Spearman correlations between the dimensions' item mean scores, "
-                        "ordered by hierarchical clustering: blocks of dimensions that carry one signal"))
+        store.write_table(
+            "reliability_correlations", s.correlations.round(4).reset_index(names="dimension")
+        )
+        store.write_table(
+            "reliability_clusters", s.clusters.reset_index().rename(columns={"index": "dimension"})
+        )
+        figures.append(
+            (
+                "reliability_structure",
+                "Spearman correlations between the dimensions' item mean scores, "
+                "ordered by hierarchical clustering: blocks of dimensions that carry one signal",
+            )
+        )
     med = float(np.nanmedian(table["icc1"]))
     plot_power(store.figure_path("reliability_power"), med)
-    figures.append(("reliability_power", "The smallest ICC(1) a design can tell from 0 (α = .05 one-sided, power "
-                    ".8) as the number of rated items grows, for 2–8 raters per item; dashed: the median observed"))
+    figures.append(
+        (
+            "reliability_power",
+            "The smallest ICC(1) a design can tell from 0 (α = .05 one-sided, power "
+            ".8) as the number of rated items grows, for 2–8 raters per item; dashed: the median observed",
+        )
+    )
     k = int(round(float(np.nanmedian(table["k"]))))
     n = int(table["n_items"].max())
     store.add_section(
@@ -126,9 +217,16 @@ def analyze_into(store: RunStore, ratings: Ratings, *, dims: Sequence[str] | Non
         f"Rel_single and Rel_k from the crossed item × rater REML model (k = harmonic mean raters per item); "
         f"bands after Koo & Li (2016). With n = {n} items and k = {k}, the power to detect the median ICC(1) "
         f"= {med:.2f} against 0 is {power_icc(n, max(k, 2), min(max(med, 1e-6), 0.99)):.2f}.",
-        tables=[("reliability", "Reliability per dimension, sorted by Rel_k (95 % CIs per the signature)"),
-                ("reliability_qc", "Quality control: what was excluded and kept"),
-                ("reliability_flagged_raters", "Raters flagged by quality control, with the reason"),
-                ("reliability_raters_per_item", "How many items have how many raters"),
-                ("reliability_clusters", "Dimension clusters (Ward on the correlation distance)")], figures=figures)
+        tables=[
+            (
+                "reliability",
+                "Reliability per dimension, sorted by Rel_k (95 % CIs per the signature)",
+            ),
+            ("reliability_qc", "Quality control: what was excluded and kept"),
+            ("reliability_flagged_raters", "Raters flagged by quality control, with the reason"),
+            ("reliability_raters_per_item", "How many items have how many raters"),
+            ("reliability_clusters", "Dimension clusters (Ward on the correlation distance)"),
+        ],
+        figures=figures,
+    )
     return table

@@ -12,6 +12,7 @@ with k the harmonic mean number of raters per item. Variance components by profi
   (which items each rater rated) and refitted, ``n_boot`` times; intervals for the variance components
   too (a refit per resample: seconds per dimension).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,8 +50,16 @@ def _components(values, items, raters) -> tuple[float, float, float, float]:
     return v["item"], v["rater"], v["residual"], fit.mean
 
 
-def crossed_reliability(values, items, raters, *, ci: str = "none", n_boot: int = 200, confidence: float = 0.95,
-                        seed: int = 0) -> Crossed:
+def crossed_reliability(
+    values,
+    items,
+    raters,
+    *,
+    ci: str = "none",
+    n_boot: int = 200,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Crossed:
     """Fit the crossed model; ``ci="profile"`` adds profile-likelihood intervals for Rel_single and Rel_k,
     ``ci="bootstrap"`` parametric-bootstrap percentile intervals (``n_boot`` refits) for those and the
     variance components."""
@@ -69,12 +78,19 @@ def crossed_reliability(values, items, raters, *, ci: str = "none", n_boot: int 
         _, rcode = np.unique(raters, return_inverse=True)
         draws = []
         for _ in range(n_boot):
-            sim = (mu + rng.normal(0, np.sqrt(vi), icode.max() + 1)[icode]
-                   + rng.normal(0, np.sqrt(vr), rcode.max() + 1)[rcode] + rng.normal(0, np.sqrt(ve), len(y)))
+            sim = (
+                mu
+                + rng.normal(0, np.sqrt(vi), icode.max() + 1)[icode]
+                + rng.normal(0, np.sqrt(vr), rcode.max() + 1)[rcode]
+                + rng.normal(0, np.sqrt(ve), len(y))
+            )
             b = Crossed(*_components(sim, icode, rcode)[:3], out.k, mu)
             draws.append((b.var_item, b.var_rater, b.var_resid, b.rel_single, b.rel_k))
         lo, hi = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
         arr = np.array(draws)
         for j, name in enumerate(("var_item", "var_rater", "var_resid", "rel_single", "rel_k")):
-            out.ci[name] = (float(np.percentile(arr[:, j], lo)), float(np.percentile(arr[:, j], hi)))
+            out.ci[name] = (
+                float(np.percentile(arr[:, j], lo)),
+                float(np.percentile(arr[:, j], hi)),
+            )
     return out

@@ -7,6 +7,7 @@ number of ratings per item, the usual choice for unbalanced data.
 
 Koo & Li (2016) bands: < 0.5 poor, 0.5–0.75 moderate, 0.75–0.9 good, > 0.9 excellent.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ def oneway_anova(values, items) -> OneWay:
     ssb = float(np.sum(n_i * (means - y.mean()) ** 2))
     ssw = float(np.sum((y - means[g]) ** 2))
     msb, msw = ssb / (a - 1), ssw / (n - a)
-    n0 = (n - np.sum(n_i ** 2) / n) / (a - 1)
+    n0 = (n - np.sum(n_i**2) / n) / (a - 1)
     return OneWay((msb - msw) / n0, msw, float(a / np.sum(1.0 / n_i)))
 
 

@@ -1,5 +1,6 @@
 """The reliability job: ratings (a preset or any long/wide CSV) → QC → per-dimension table (ICC, crossed
 REML, α, bands) → structure → power, with figures, Markdown/LaTeX tables and a report section."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,26 +24,44 @@ class ReliabilityConfig(BaseModel):
     """How far can ratings of dialogues be trusted?"""
 
     model_config = ConfigDict(extra="forbid")
-    ratings: Path = Field(..., description="Ratings CSV (wide: one column per dimension; or long), or a preset's "
-                                           "file/folder.", json_schema_extra={"argument": True})
+    ratings: Path = Field(
+        ...,
+        description="Ratings CSV (wide: one column per dimension; or long), or a preset's "
+        "file/folder.",
+        json_schema_extra={"argument": True},
+    )
     preset: str | None = Field(None, description="Named layout: " + ", ".join(PRESETS) + ".")
     item_col: str | None = Field(None, description="Column with the rated item (dialogue) id.")
-    rater_col: str | None = Field(None, description="Column with the rater id (omit for anonymous raters).")
+    rater_col: str | None = Field(
+        None, description="Column with the rater id (omit for anonymous raters)."
+    )
     dims: CommaList | None = Field(None, description="Comma-separated dimensions (default: all).")
     dimension_col: str | None = Field(None, description="Long format: the dimension column.")
     value_col: str | None = Field(None, description="Long format: the value column.")
     scale: str = Field("1,5", description="Rating scale 'low,high'.")
-    gold: CommaList | None = Field(None, description="Comma-separated gold (known-bad) items to exclude and check.")
-    time_col: str | None = Field(None, description="Column with seconds spent per rating (crs-que: time_spent).")
-    min_seconds: float | None = Field(None, description="Flag raters whose median time is below this.")
+    gold: CommaList | None = Field(
+        None, description="Comma-separated gold (known-bad) items to exclude and check."
+    )
+    time_col: str | None = Field(
+        None, description="Column with seconds spent per rating (crs-que: time_spent)."
+    )
+    min_seconds: float | None = Field(
+        None, description="Flag raters whose median time is below this."
+    )
     attention_col: str | None = Field(None, description="Column with attention-check results.")
     drop_flagged: bool = Field(False, description="Remove flagged raters (default: flag only).")
     ci: Literal["profile", "bootstrap", "none"] = Field(
-        "profile", description="Confidence intervals: profile (profile likelihood for Rel_single and Rel_k, item "
-                               "bootstrap for alpha; seconds), bootstrap (parametric bootstrap refits, variance "
-                               "components too; minutes) or none.")
-    n_boot: int = Field(200, ge=0, description="Bootstrap resamples (alpha; every interval with --ci bootstrap; "
-                                               "0: no bootstrap intervals).")
+        "profile",
+        description="Confidence intervals: profile (profile likelihood for Rel_single and Rel_k, item "
+        "bootstrap for alpha; seconds), bootstrap (parametric bootstrap refits, variance "
+        "components too; minutes) or none.",
+    )
+    n_boot: int = Field(
+        200,
+        ge=0,
+        description="Bootstrap resamples (alpha; every interval with --ci bootstrap; "
+        "0: no bootstrap intervals).",
+    )
     clusters: int = Field(3, ge=1, description="Number of dimension clusters to report.")
     seed: int = Field(0, description="Random seed of the bootstraps.")
 
@@ -57,7 +76,9 @@ class ReliabilityConfig(BaseModel):
         try:
             lo, hi = (float(x) for x in self.scale.split(","))
         except ValueError:
-            raise CrsevalError(f"--scale {self.scale!r} is not 'low,high'", field="--scale", expected="e.g. 1,5") from None
+            raise CrsevalError(
+                f"--scale {self.scale!r} is not 'low,high'", field="--scale", expected="e.g. 1,5"
+            ) from None
         return lo, hi
 
 
@@ -67,39 +88,84 @@ def default_out(config: ReliabilityConfig) -> Path:
 
 def load(config: ReliabilityConfig) -> Ratings:
     from crseval.data.ratings import load_ratings
+
     if config.preset:
         return load_dataset(config.preset, config.ratings)
     if not config.item_col:
-        raise CrsevalError("--item-col is required without --preset", field="--item-col",
-                           fix=f"name the item column, or use --preset ({', '.join(PRESETS)})")
-    return load_ratings(config.ratings, item_col=config.item_col, rater_col=config.rater_col,
-                        dims=config.dims if not config.dimension_col else None, dimension_col=config.dimension_col,
-                        value_col=config.value_col, scale=config.scale_bounds(), name=config.ratings.stem)
+        raise CrsevalError(
+            "--item-col is required without --preset",
+            field="--item-col",
+            fix=f"name the item column, or use --preset ({', '.join(PRESETS)})",
+        )
+    return load_ratings(
+        config.ratings,
+        item_col=config.item_col,
+        rater_col=config.rater_col,
+        dims=config.dims if not config.dimension_col else None,
+        dimension_col=config.dimension_col,
+        value_col=config.value_col,
+        scale=config.scale_bounds(),
+        name=config.ratings.stem,
+    )
 
 
 def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.reliability.analysis import MAIN_COLUMNS, analyze_into, signature_part
+
     time_col = config.time_col or ("time_spent" if config.preset == "crs-que" else None)
     ratings = load(config)
     extra_cols = {c for c in (time_col, config.attention_col) if c}
     if extra_cols and (ratings.extra is None or not extra_cols <= set(ratings.extra.columns)):
-        raise CrsevalError(f"columns {sorted(extra_cols)} are not available for QC", field="--time-col",
-                           fix="quality-control columns come with presets (crs-que: time_spent)")
-    table = analyze_into(store, ratings, dims=config.dims, ci=config.ci, n_boot=config.n_boot, seed=config.seed,
-                         gold_items=config.gold, time_col=time_col, min_seconds=config.min_seconds,
-                         attention_col=config.attention_col, drop_flagged=config.drop_flagged,
-                         n_clusters=config.clusters, progress=progress)
+        raise CrsevalError(
+            f"columns {sorted(extra_cols)} are not available for QC",
+            field="--time-col",
+            fix="quality-control columns come with presets (crs-que: time_spent)",
+        )
+    table = analyze_into(
+        store,
+        ratings,
+        dims=config.dims,
+        ci=config.ci,
+        n_boot=config.n_boot,
+        seed=config.seed,
+        gold_items=config.gold,
+        time_col=time_col,
+        min_seconds=config.min_seconds,
+        attention_col=config.attention_col,
+        drop_flagged=config.drop_flagged,
+        n_clusters=config.clusters,
+        progress=progress,
+    )
     main = table[MAIN_COLUMNS].round(3)
     store.write_paper_table("reliability", main)
-    sig = make_signature(data=ratings.info.signature() if ratings.info else ratings.name,
-                         metric={"reliability": signature_part(ci=config.ci, n_boot=config.n_boot, seed=config.seed,
-                                                               drop_flagged=config.drop_flagged)})
+    sig = make_signature(
+        data=ratings.info.signature() if ratings.info else ratings.name,
+        metric={
+            "reliability": signature_part(
+                ci=config.ci,
+                n_boot=config.n_boot,
+                seed=config.seed,
+                drop_flagged=config.drop_flagged,
+            )
+        },
+    )
     store.save_signature(sig)
-    return Result("reliability", "reliability (sorted by Rel_k)", main, sig, store.root,
-                  notes=list(ratings.info.notes) if ratings.info else [])
+    return Result(
+        "reliability",
+        "reliability (sorted by Rel_k)",
+        main,
+        sig,
+        store.root,
+        notes=list(ratings.info.notes) if ratings.info else [],
+    )
 
 
-JOB = JobSpec("reliability", ReliabilityConfig, run, default_out,
-              "Per-dimension table sorted by Rel_k: n items, n raters, k, ICC(1), ICC(1,k), Rel_single, Rel_k, "
-              "alpha (ordinal), Koo & Li interpretation; writes CSV/Parquet/LaTeX/Markdown, figures and a report.",
-              "crseval reliability")
+JOB = JobSpec(
+    "reliability",
+    ReliabilityConfig,
+    run,
+    default_out,
+    "Per-dimension table sorted by Rel_k: n items, n raters, k, ICC(1), ICC(1,k), Rel_single, Rel_k, "
+    "alpha (ordinal), Koo & Li interpretation; writes CSV/Parquet/LaTeX/Markdown, figures and a report.",
+    "crseval reliability",
+)

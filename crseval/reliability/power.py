@@ -8,23 +8,29 @@
   21:1331–1335): w = √( 8 z² (1 − ρ)² (1 + (k − 1)ρ)² / (k (k − 1) (n − 1)) ).
 * Power to detect a correlation r with N items (Fisher z, two-sided).
 """
+
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr, ndtri  # the normal cdf and quantile (cheap to import, unlike scipy.stats)
+from scipy.special import (
+    ndtr,
+    ndtri,
+)  # the normal cdf and quantile (cheap to import, unlike scipy.stats)
 
 
 def _theta(rho: float) -> float:
     return rho / (1.0 - rho)
 
 
-def items_needed(rho1: float, k: int, *, rho0: float = 0.0, alpha: float = 0.05, power: float = 0.8) -> float:
+def items_needed(
+    rho1: float, k: int, *, rho0: float = 0.0, alpha: float = 0.05, power: float = 0.8
+) -> float:
     """Number of items to show ICC > ρ0 when the true ICC is ρ1 (Walter et al. 1998)."""
     if not 0 <= rho0 < rho1 < 1 or k < 2:
         raise ValueError("need 0 ≤ rho0 < rho1 < 1 and k ≥ 2")
     c0 = (1 + k * _theta(rho0)) / (1 + k * _theta(rho1))
     z = ndtri(1 - alpha) + ndtri(power)
-    return 1 + 2 * k * z ** 2 / ((k - 1) * np.log(c0) ** 2)
+    return 1 + 2 * k * z**2 / ((k - 1) * np.log(c0) ** 2)
 
 
 def min_detectable_icc(n, k: int, *, rho0: float = 0.0, alpha: float = 0.05, power: float = 0.8):
@@ -35,7 +41,7 @@ def min_detectable_icc(n, k: int, *, rho0: float = 0.0, alpha: float = 0.05, pow
     if np.any(n_arr <= 2) or k < 2:
         raise ValueError("need n > 2 items and k ≥ 2 raters")
     z = ndtri(1 - alpha) + ndtri(power)
-    c0 = np.exp(-np.sqrt(2 * k * z ** 2 / ((k - 1) * (n_arr - 1))))
+    c0 = np.exp(-np.sqrt(2 * k * z**2 / ((k - 1) * (n_arr - 1))))
     theta1 = ((1 + k * _theta(rho0)) / c0 - 1) / k
     rho1 = theta1 / (1 + theta1)
     return float(rho1) if np.ndim(rho1) == 0 else rho1
@@ -51,12 +57,14 @@ def power_icc(n: int, k: int, rho1: float, *, rho0: float = 0.0, alpha: float = 
 def ci_width(rho: float, n: int, k: int, *, confidence: float = 0.95) -> float:
     """Expected width of the ICC(1) confidence interval (Bonett 2002)."""
     z = ndtri(1 - (1 - confidence) / 2)
-    return float(np.sqrt(8 * z ** 2 * (1 - rho) ** 2 * (1 + (k - 1) * rho) ** 2 / (k * (k - 1) * (n - 1))))
+    return float(
+        np.sqrt(8 * z**2 * (1 - rho) ** 2 * (1 + (k - 1) * rho) ** 2 / (k * (k - 1) * (n - 1)))
+    )
 
 
 def items_for_ci_width(rho: float, k: int, width: float, *, confidence: float = 0.95) -> float:
     z = ndtri(1 - (1 - confidence) / 2)
-    return 8 * z ** 2 * (1 - rho) ** 2 * (1 + (k - 1) * rho) ** 2 / (k * (k - 1) * width ** 2) + 1
+    return 8 * z**2 * (1 - rho) ** 2 * (1 + (k - 1) * rho) ** 2 / (k * (k - 1) * width**2) + 1
 
 
 def power_correlation(r: float, n: int, *, alpha: float = 0.05) -> float:

@@ -14,6 +14,7 @@ lme4's ``confint(method = "profile")`` gives for a function of the variance para
 asymmetric where the likelihood is, and costs tens of deviance evaluations instead of a refit per
 bootstrap sample.
 """
+
 from __future__ import annotations
 
 from typing import Literal
@@ -56,7 +57,7 @@ class _Profile:
             lo, hi = max(x - h, 0.0), x + h
             f_lo, f_hi = self._d(g, lo), self._d(g, hi)
             denom = f_lo - 2 * fx + f_hi
-            if x - h < 0 and f_lo <= fx:      # the minimum sits on the boundary λ_rater = 0
+            if x - h < 0 and f_lo <= fx:  # the minimum sits on the boundary λ_rater = 0
                 x, fx = 0.0, f_lo
                 break
             step = 0.5 * h * (f_lo - f_hi) / denom if denom > 0 else (h if f_hi < f_lo else -h)
@@ -72,8 +73,8 @@ class _Profile:
 
 def _end(prof: _Profile, g_hat: float, z_target: float) -> float:
     """The g where the signed root reaches ``z_target`` (secant steps in logit(g))."""
-    logit = lambda g: np.log(g / (1 - g))          # noqa: E731
-    expit = lambda t: 1 / (1 + np.exp(-t))         # noqa: E731
+    logit = lambda g: np.log(g / (1 - g))  # noqa: E731
+    expit = lambda t: 1 / (1 + np.exp(-t))  # noqa: E731
     sign = np.sign(z_target)
     t_hat = logit(g_hat)
     t0, z0 = t_hat, 0.0
@@ -91,14 +92,16 @@ def _end(prof: _Profile, g_hat: float, z_target: float) -> float:
     return float(expit(t1))
 
 
-def reliability_interval(fit: RemlFit, k: float, kind: Kind, confidence: float = 0.95) -> tuple[float, float]:
+def reliability_interval(
+    fit: RemlFit, k: float, kind: Kind, confidence: float = 0.95
+) -> tuple[float, float]:
     """(lower, upper) profile-likelihood interval of Rel_single (``kind="single"``) or Rel_k."""
     if fit.problem is None or fit.theta is None or len(fit.theta) != 2:
         raise ValueError("profile intervals need a crossed (two-factor) REML fit")
     z = float(ndtri(0.5 + confidence / 2))
     g_hat = reliability(fit.theta, k, kind)
     prof = _Profile(fit, k, kind)
-    if g_hat <= 1e-9:                        # the estimate sits on the boundary: search upwards only
+    if g_hat <= 1e-9:  # the estimate sits on the boundary: search upwards only
         lo, g_hat = 0.0, 1e-6
     else:
         at_zero = prof.excess(0.0)

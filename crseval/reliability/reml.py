@@ -22,6 +22,7 @@ Crossed, not nested: each factor has its own levels across the whole data set (a
 effect for every item they rate). Putting the rater component *inside* item groups (statsmodels
 ``groups=item`` + ``vc_formula`` rater) fits a nested model that collapses to ICC(1).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -35,22 +36,28 @@ from scipy.sparse.linalg import splu
 
 @dataclass
 class RemlFit:
-    variances: dict[str, float]       # per factor, plus "residual"
+    variances: dict[str, float]  # per factor, plus "residual"
     mean: float
     deviance: float
     n: int
     levels: dict[str, int]
     converged: bool = True
     modes: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    theta: np.ndarray | None = field(default=None, repr=False)   # relative SDs σ_k / σ_e, in factor order
-    problem: "_Problem | None" = field(default=None, repr=False)  # the PLS system: profile the deviance with it
+    theta: np.ndarray | None = field(
+        default=None, repr=False
+    )  # relative SDs σ_k / σ_e, in factor order
+    problem: "_Problem | None" = field(
+        default=None, repr=False
+    )  # the PLS system: profile the deviance with it
 
     @property
     def residual(self) -> float:
         return self.variances["residual"]
 
 
-DENSE_LIMIT = 3000  # the smaller factor's levels up to which its Schur complement is factorised densely
+DENSE_LIMIT = (
+    3000  # the smaller factor's levels up to which its Schur complement is factorised densely
+)
 
 
 class _Problem:
@@ -72,8 +79,12 @@ class _Problem:
             self.sizes.append(int(codes.max()) + 1)
         # order: a = larger factor (eliminated), b = smaller (dense Schur complement)
         self.order = sorted(range(len(self.names)), key=lambda i: -self.sizes[i])
-        self.counts = [np.bincount(c, minlength=k).astype(float) for c, k in zip(self.codes, self.sizes)]
-        self.sums = [np.bincount(c, weights=self.y, minlength=k) for c, k in zip(self.codes, self.sizes)]
+        self.counts = [
+            np.bincount(c, minlength=k).astype(float) for c, k in zip(self.codes, self.sizes)
+        ]
+        self.sums = [
+            np.bincount(c, weights=self.y, minlength=k) for c, k in zip(self.codes, self.sizes)
+        ]
         if len(self.names) == 2:
             a, b = self.order
             self.ca, self.cb = self.codes[a], self.codes[b]
@@ -84,10 +95,14 @@ class _Problem:
             starts = np.flatnonzero(np.r_[True, ca_s[1:] != ca_s[:-1]])
             ends = np.r_[starts[1:], len(ca_s)]
             sizes = ends - starts
-            self.sparse = self.sizes[b] > DENSE_LIMIT or int(np.sum(sizes.astype(np.int64) ** 2)) > 20_000_000
+            self.sparse = (
+                self.sizes[b] > DENSE_LIMIT or int(np.sum(sizes.astype(np.int64) ** 2)) > 20_000_000
+            )
             if self.sparse:  # both factors large: sparse LU of the whole PLS matrix instead
-                z = [sp.csc_matrix((np.ones(self.n), (np.arange(self.n), c)), shape=(self.n, k))
-                     for c, k in zip(self.codes, self.sizes)]
+                z = [
+                    sp.csc_matrix((np.ones(self.n), (np.arange(self.n), c)), shape=(self.n, k))
+                    for c, k in zip(self.codes, self.sizes)
+                ]
                 self.ZtZ = (sp.hstack(z).T @ sp.hstack(z)).tocsc()
                 return
             pi, pj, pk = [], [], []
@@ -125,17 +140,26 @@ class _Problem:
             qb = self.sizes[ib]
             rhs1 = np.column_stack([la * self.counts[ia], la * self.sums[ia]])
             rhs2 = np.column_stack([lb * self.counts[ib], lb * self.sums[ib]])
-            ntwn = np.bincount(self.pair_flat, weights=(1.0 / a1)[self.pair_item], minlength=qb * qb).reshape(qb, qb)
+            ntwn = np.bincount(
+                self.pair_flat, weights=(1.0 / a1)[self.pair_item], minlength=qb * qb
+            ).reshape(qb, qb)
             s22 = np.diag(1.0 + lb * lb * self.counts[ib]) - (la * la * lb * lb) * ntwn
-            chol, info = dpotrf(s22, lower=1, clean=0, overwrite_a=1)    # LAPACK directly: no input checks
+            chol, info = dpotrf(
+                s22, lower=1, clean=0, overwrite_a=1
+            )  # LAPACK directly: no input checks
             if info:
                 raise np.linalg.LinAlgError("Schur complement is not positive definite")
-            scaled1 = rhs1 / a1[:, None]                                   # A11⁻¹ rhs1
-            nt_scaled1 = np.column_stack([np.bincount(self.cb, weights=scaled1[self.ca, c], minlength=qb)
-                                          for c in range(2)])               # N' A11⁻¹ rhs1
+            scaled1 = rhs1 / a1[:, None]  # A11⁻¹ rhs1
+            nt_scaled1 = np.column_stack(
+                [np.bincount(self.cb, weights=scaled1[self.ca, c], minlength=qb) for c in range(2)]
+            )  # N' A11⁻¹ rhs1
             x2 = dpotrs(chol, rhs2 - la * lb * nt_scaled1, lower=1)[0]
-            n_x2 = np.column_stack([np.bincount(self.ca, weights=x2[self.cb, c], minlength=self.sizes[ia])
-                                    for c in range(2)])                     # N x2
+            n_x2 = np.column_stack(
+                [
+                    np.bincount(self.ca, weights=x2[self.cb, c], minlength=self.sizes[ia])
+                    for c in range(2)
+                ]
+            )  # N x2
             x1 = (rhs1 - la * lb * n_x2) / a1[:, None]
             logdet = float(np.sum(np.log(a1)) + 2.0 * np.sum(np.log(np.diag(chol))))
             b = np.concatenate([rhs1[:, 0], rhs2[:, 0]])
@@ -150,7 +174,7 @@ class _Problem:
             modes = {0: u}
         else:
             ia, ib = mode_parts
-            modes = {ia: u[: self.sizes[ia]], ib: u[self.sizes[ia]:]}
+            modes = {ia: u[: self.sizes[ia]], ib: u[self.sizes[ia] :]}
         # at the PLS optimum ||y − Xβ − ZΛu||² + ||u||² = y'y − β Σy − u'ΛZ'y (no pass over the data)
         r2 = float(self.yy - beta * self.ysum - u @ cc)
         return logdet, float(schur), float(beta), modes, r2
@@ -168,7 +192,7 @@ def _moment_start(prob: _Problem) -> list[float]:
     for counts, sums in zip(prob.counts, prob.sums):
         means = sums / counts
         between = float(np.sum(counts * (means - prob.y.mean()) ** 2) / max(len(counts) - 1, 1))
-        n0 = (prob.n - np.sum(counts ** 2) / prob.n) / max(len(counts) - 1, 1)
+        n0 = (prob.n - np.sum(counts**2) / prob.n) / max(len(counts) - 1, 1)
         within = max(total - (between - total) / max(n0, 1.0), 1e-6 * total)
         start.append(float(np.sqrt(max((between - within) / max(n0, 1.0), 1e-4 * total) / within)))
     return start
@@ -183,8 +207,13 @@ def fit_reml(y, factors: dict[str, np.ndarray], starts: list[list[float]] | None
     starts = starts or [_moment_start(prob), [1.0] * k]
     best = None
     for s in starts:  # the second start only matters when the first does not converge
-        res = minimize(prob.deviance, np.asarray(s, float), method="L-BFGS-B", bounds=[(0.0, 50.0)] * k,
-                       options={"maxiter": 200})
+        res = minimize(
+            prob.deviance,
+            np.asarray(s, float),
+            method="L-BFGS-B",
+            bounds=[(0.0, 50.0)] * k,
+            options={"maxiter": 200},
+        )
         if best is None or res.fun < best.fun:
             best = res
         if res.success:
@@ -198,8 +227,17 @@ def fit_reml(y, factors: dict[str, np.ndarray], starts: list[list[float]] | None
             lam = edge
     _, _, beta, u, r2 = prob.solve(lam)
     sigma2 = r2 / (prob.n - 1)
-    variances = {name: float(l ** 2 * sigma2) for name, l in zip(prob.names, lam)}
+    variances = {name: float(l**2 * sigma2) for name, l in zip(prob.names, lam)}
     variances["residual"] = float(sigma2)
     modes = {name: lam[i] * u[i] * np.sqrt(sigma2) for i, name in enumerate(prob.names)}  # BLUPs
-    return RemlFit(variances, beta, float(prob.deviance(lam)), prob.n,
-                   dict(zip(prob.names, prob.sizes)), bool(best.success), modes, lam, prob)
+    return RemlFit(
+        variances,
+        beta,
+        float(prob.deviance(lam)),
+        prob.n,
+        dict(zip(prob.names, prob.sizes)),
+        bool(best.success),
+        modes,
+        lam,
+        prob,
+    )

@@ -4,6 +4,7 @@ Spearman correlations between dimensions of the item-level mean scores, hierarch
 (Ward by default) on the distance √(2(1 − ρ)) — a Euclidean distance between standardised
 rank profiles, as Ward's criterion needs — and a clustered heatmap with its dendrogram.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,10 +20,10 @@ from crseval.core.types import Ratings
 
 @dataclass
 class Structure:
-    correlations: pd.DataFrame   # dimension × dimension Spearman ρ
+    correlations: pd.DataFrame  # dimension × dimension Spearman ρ
     linkage: np.ndarray
-    order: list[str]             # leaf order of the dendrogram
-    clusters: pd.Series          # dimension → cluster id (for n_clusters)
+    order: list[str]  # leaf order of the dendrogram
+    clusters: pd.Series  # dimension → cluster id (for n_clusters)
 
 
 def item_means(ratings: Ratings, dims: list[str] | None = None) -> pd.DataFrame:
@@ -30,8 +31,9 @@ def item_means(ratings: Ratings, dims: list[str] | None = None) -> pd.DataFrame:
     return d.pivot_table(index="item", columns="dimension", values="value", aggfunc="mean")
 
 
-def structure(ratings: Ratings, dims: list[str] | None = None, *, method: str = "ward",
-              n_clusters: int = 3) -> Structure:
+def structure(
+    ratings: Ratings, dims: list[str] | None = None, *, method: str = "ward", n_clusters: int = 3
+) -> Structure:
     means = item_means(ratings, dims)
     if means.shape[1] < 2:
         raise ValueError("structure needs at least two dimensions")
@@ -40,19 +42,32 @@ def structure(ratings: Ratings, dims: list[str] | None = None, *, method: str = 
     np.fill_diagonal(dist, 0.0)
     z = linkage(squareform(dist, checks=False), method=method)
     order = [corr.columns[i] for i in dendrogram(z, no_plot=True)["leaves"]]
-    clusters = pd.Series(fcluster(z, t=min(n_clusters, len(corr)), criterion="maxclust"), index=corr.columns,
-                         name="cluster")
+    clusters = pd.Series(
+        fcluster(z, t=min(n_clusters, len(corr)), criterion="maxclust"),
+        index=corr.columns,
+        name="cluster",
+    )
     return Structure(corr, z, order, clusters)
 
 
-def plot_structure(s: Structure, path: Path, title: str = "Spearman correlation of item mean scores") -> Path:
+def plot_structure(
+    s: Structure, path: Path, title: str = "Spearman correlation of item mean scores"
+) -> Path:
     from crseval.plotting import plt, save, style
+
     style()
     n = len(s.order)
     fig = plt.figure(figsize=(max(6, 0.42 * n + 3), max(5, 0.38 * n + 2)))
     ax_d = fig.add_axes([0.02, 0.1, 0.14, 0.75])
-    dendrogram(s.linkage, orientation="left", labels=list(s.correlations.columns), ax=ax_d, no_labels=True,
-               color_threshold=0, above_threshold_color="#555555")
+    dendrogram(
+        s.linkage,
+        orientation="left",
+        labels=list(s.correlations.columns),
+        ax=ax_d,
+        no_labels=True,
+        color_threshold=0,
+        above_threshold_color="#555555",
+    )
     ax_d.invert_yaxis()
     ax_d.axis("off")
     ax = fig.add_axes([0.17, 0.1, 0.55, 0.75])

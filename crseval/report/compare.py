@@ -7,6 +7,7 @@ when the items match, otherwise Welch's t-test. More runs: one-way ANOVA (F, p) 
 and LaTeX (booktabs) mark a unique best value in bold and a unique second best underlined; ties are not
 marked. Anything left out is named with the reason.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -35,22 +36,37 @@ def shared_tables(runs: Sequence[Run]) -> list[str]:
     """Registered tables that every run has and that hold metric columns: per-item tables (with id columns)
     first, in registry order."""
     tables = all_tables()
-    shared = [t for t in tables if all(t in r.tables for r in runs) and metric_columns(runs[0].tables[t].columns)]
+    shared = [
+        t
+        for t in tables
+        if all(t in r.tables for r in runs) and metric_columns(runs[0].tables[t].columns)
+    ]
     return sorted(shared, key=lambda t: not tables[t].ids)
 
 
-def _columns(frames: list[pd.DataFrame], names: list[str], ids: list[str], wanted: Sequence[str] | None,
-             dropped: list[str]) -> list[str]:
+def _columns(
+    frames: list[pd.DataFrame],
+    names: list[str],
+    ids: list[str],
+    wanted: Sequence[str] | None,
+    dropped: list[str],
+) -> list[str]:
     shared = [c for c in frames[0].columns if c not in ids and all(c in f for f in frames)]
     candidates = list(wanted) if wanted else metric_columns(shared)
     if not wanted:
-        dropped += [f"{c}: not a registered metric (context or a CI bound)" for c in shared
-                    if c not in candidates and c not in ids]
+        dropped += [
+            f"{c}: not a registered metric (context or a CI bound)"
+            for c in shared
+            if c not in candidates and c not in ids
+        ]
     out = []
     for c in candidates:
         if c not in shared:
-            raise CrsevalError(f"metric {c!r} is not a column shared by all runs", field="--metrics",
-                               expected="one of " + ", ".join(metric_columns(shared)))
+            raise CrsevalError(
+                f"metric {c!r} is not a column shared by all runs",
+                field="--metrics",
+                expected="one of " + ", ".join(metric_columns(shared)),
+            )
         bad = [n for n, f in zip(names, frames) if not pd.api.types.is_numeric_dtype(f[c])]
         if bad:
             dropped.append(f"{c}: not numeric in {', '.join(bad)}")
@@ -59,11 +75,20 @@ def _columns(frames: list[pd.DataFrame], names: list[str], ids: list[str], wante
     return out
 
 
-def _row(metric: str, samples: list[np.ndarray], frames: list[pd.DataFrame], names: list[str], ids: list[str],
-         seed: int) -> dict:
+def _row(
+    metric: str,
+    samples: list[np.ndarray],
+    frames: list[pd.DataFrame],
+    names: list[str],
+    ids: list[str],
+    seed: int,
+) -> dict:
     spec = get_metric(metric) if metric in metric_columns([metric]) else None
-    row = {"metric": metric, "label": label(metric),
-           "higher is better": spec.higher_is_better if spec else None}
+    row = {
+        "metric": metric,
+        "label": label(metric),
+        "higher is better": spec.higher_is_better if spec else None,
+    }
     for name, x in zip(names, samples):
         est, lo, hi = bootstrap_ci(x, seed=seed)
         row[name], row[f"{name} CI"] = est, f"[{lo:.3g}, {hi:.3g}]" if np.isfinite(lo) else ""
@@ -72,15 +97,31 @@ def _row(metric: str, samples: list[np.ndarray], frames: list[pd.DataFrame], nam
         row["test"], row["statistic"], row["p"] = paired_or_welch(samples[0], samples[1], paired)
     else:
         res = anova_tukey(np.concatenate(samples), np.repeat(names, [len(s) for s in samples]))
-        row.update({"test": f"ANOVA F({res.df_between:g}, {res.df_within:g})" if np.isfinite(res.F) else "ANOVA",
-                    "statistic": res.F, "p": res.p, "eta_squared": res.eta_squared})
+        row.update(
+            {
+                "test": f"ANOVA F({res.df_between:g}, {res.df_within:g})"
+                if np.isfinite(res.F)
+                else "ANOVA",
+                "statistic": res.F,
+                "p": res.p,
+                "eta_squared": res.eta_squared,
+            }
+        )
         sig = res.tukey[res.tukey["reject"].astype(bool)]
-        row["Tukey HSD (p<0.05)"] = "; ".join(f"{a} vs {b}" for a, b in zip(sig["group1"], sig["group2"])) or "none"
+        row["Tukey HSD (p<0.05)"] = (
+            "; ".join(f"{a} vs {b}" for a, b in zip(sig["group1"], sig["group2"])) or "none"
+        )
     return row
 
 
-def compare(runs: Sequence[Path], table: str | None = None, metrics: Sequence[str] | None = None, *,
-            names: Sequence[str] | None = None, seed: int = 0) -> Comparison:
+def compare(
+    runs: Sequence[Path],
+    table: str | None = None,
+    metrics: Sequence[str] | None = None,
+    *,
+    names: Sequence[str] | None = None,
+    seed: int = 0,
+) -> Comparison:
     if len(runs) < 2:
         raise CrsevalError("compare needs at least two runs", field="RUNS")
     opened = [Run(r) for r in runs]
@@ -90,21 +131,30 @@ def compare(runs: Sequence[Path], table: str | None = None, metrics: Sequence[st
     if table is None:
         shared = shared_tables(opened)
         if not shared:
-            raise CrsevalError("the runs share no registered result table", field="RUNS",
-                               fix="compare runs of the same kind (see `crseval metrics` for the tables)")
+            raise CrsevalError(
+                "the runs share no registered result table",
+                field="RUNS",
+                fix="compare runs of the same kind (see `crseval metrics` for the tables)",
+            )
         table = shared[0]
     missing = [r.root for r in opened if table not in r.tables]
     if missing:
-        raise CrsevalError(f"run has no table {table!r}", file=missing[0], fix="compare runs of the same kind")
+        raise CrsevalError(
+            f"run has no table {table!r}", file=missing[0], fix="compare runs of the same kind"
+        )
     frames = [r.tables[table] for r in opened]
     empty = [r.root for r, f in zip(opened, frames) if f.empty]
     if empty:
         raise CrsevalError(f"table {table!r} has no rows", file=empty[0])
     spec = get_table(table)
     ids = [k for k in (spec.ids if spec else ()) if all(k in f for f in frames)]
-    if ids and all(not f.duplicated(ids).any() for f in frames):  # the same items in another order still pair
+    if ids and all(
+        not f.duplicated(ids).any() for f in frames
+    ):  # the same items in another order still pair
         frames = [f.sort_values(ids, kind="stable").reset_index(drop=True) for f in frames]
-    dropped: list[str] = [] if spec else [f"table {table!r} is not registered: no id columns, items not paired"]
+    dropped: list[str] = (
+        [] if spec else [f"table {table!r} is not registered: no id columns, items not paired"]
+    )
     cols = _columns(frames, names, ids, metrics, dropped)
     rows = [_row(m, [f[m].to_numpy(float) for f in frames], frames, names, ids, seed) for m in cols]
     return Comparison(pd.DataFrame(rows), names, table, dropped)
@@ -118,20 +168,33 @@ def _ranked(row: pd.Series, names: Sequence[str]) -> dict[str, int]:
     order = sorted(vals.values(), reverse=bool(row["higher is better"]))
     out = {}
     for rank in (0, 1):
-        if len(order) > rank and order.count(order[rank]) == 1 and (rank == 0 or order[0] != order[1]):
+        if (
+            len(order) > rank
+            and order.count(order[rank]) == 1
+            and (rank == 0 or order[0] != order[1])
+        ):
             out.update({n: rank for n, v in vals.items() if v == order[rank]})
     return out
 
 
 def to_markdown(c: Comparison) -> str:
     head = ["metric", *c.names, "test", "p"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + [":---:"] * (len(head) - 1)) + "|"]
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join(["---"] + [":---:"] * (len(head) - 1)) + "|",
+    ]
     for _, r in c.table.iterrows():
         rank = _ranked(r, c.names)
         cells = []
         for n in c.names:
             v = f"{r[n]:.3f}"
-            cells.append(f"**{v}**" if rank.get(n) == 0 else f"<u>{v}</u>" if rank.get(n) == 1 and len(c.names) > 2 else v)
+            cells.append(
+                f"**{v}**"
+                if rank.get(n) == 0
+                else f"<u>{v}</u>"
+                if rank.get(n) == 1 and len(c.names) > 2
+                else v
+            )
         lines.append(f"| {r['label']} | " + " | ".join(cells) + f" | {r['test']} | {r['p']:.3g} |")
     return "\n".join(lines)
 
@@ -139,15 +202,27 @@ def to_markdown(c: Comparison) -> str:
 def to_latex(c: Comparison) -> str:
     def esc(s: str) -> str:
         return str(s).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&")
-    lines = [r"\begin{tabular}{l" + "c" * len(c.names) + "lr}", r"\toprule",
-             " & ".join(["Metric", *map(esc, c.names), "Test", "$p$"]) + r" \\", r"\midrule"]
+
+    lines = [
+        r"\begin{tabular}{l" + "c" * len(c.names) + "lr}",
+        r"\toprule",
+        " & ".join(["Metric", *map(esc, c.names), "Test", "$p$"]) + r" \\",
+        r"\midrule",
+    ]
     for _, r in c.table.iterrows():
         rank = _ranked(r, c.names)
         cells = []
         for n in c.names:
             v = f"{r[n]:.3f}"
-            cells.append(rf"\textbf{{{v}}}" if rank.get(n) == 0 else
-                         rf"\underline{{{v}}}" if rank.get(n) == 1 and len(c.names) > 2 else v)
-        lines.append(" & ".join([esc(r["label"]), *cells, esc(r["test"]), f"{r['p']:.3g}"]) + r" \\")
+            cells.append(
+                rf"\textbf{{{v}}}"
+                if rank.get(n) == 0
+                else rf"\underline{{{v}}}"
+                if rank.get(n) == 1 and len(c.names) > 2
+                else v
+            )
+        lines.append(
+            " & ".join([esc(r["label"]), *cells, esc(r["test"]), f"{r['p']:.3g}"]) + r" \\"
+        )
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines)

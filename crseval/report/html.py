@@ -9,6 +9,7 @@ registry's labels (the raw names in a tooltip) and a glossary at the end describ
 a table's headline columns come first (the rest one click away) and a one-row table is shown as
 label/value pairs.
 """
+
 from __future__ import annotations
 
 import base64
@@ -69,26 +70,43 @@ def _cell(v: Any) -> str:
     return f"<td>{esc('' if v is None or (isinstance(v, float) and v != v) else v)}</td>"
 
 
-def html_table(df: pd.DataFrame, max_rows: int = MAX_ROWS, highlight: str | None = None,
-               doc: _Doc | None = None) -> str:
+def html_table(
+    df: pd.DataFrame,
+    max_rows: int = MAX_ROWS,
+    highlight: str | None = None,
+    doc: _Doc | None = None,
+) -> str:
     shown = df.head(max_rows)
     if doc is not None:
         doc.columns.update(dict.fromkeys(map(str, shown.columns)))
     head = "".join(f"<th title='{esc(c)}'>{esc(describe(str(c))[0])}</th>" for c in shown.columns)
     rows = []
     for rec in shown.itertuples(index=False):
-        marked = highlight is not None and str(getattr(rec, highlight, "") or "").strip() not in ("", "nan")
-        rows.append(("<tr class='hl'>" if marked else "<tr>") + "".join(_cell(v) for v in rec) + "</tr>")
-    more = (f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>' if len(df) > max_rows else "")
-    return (f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-            f"{more}")
+        marked = highlight is not None and str(getattr(rec, highlight, "") or "").strip() not in (
+            "",
+            "nan",
+        )
+        rows.append(
+            ("<tr class='hl'>" if marked else "<tr>") + "".join(_cell(v) for v in rec) + "</tr>"
+        )
+    more = (
+        f'<p class="muted">{len(df) - max_rows} more rows in the CSV file.</p>'
+        if len(df) > max_rows
+        else ""
+    )
+    return (
+        f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f"{more}"
+    )
 
 
 def _pairs(df: pd.DataFrame, doc: _Doc) -> str:
     """A one-row table as label / value pairs (a wide row does not fit a page)."""
     doc.columns.update(dict.fromkeys(map(str, df.columns)))
-    rows = "".join(f"<tr><th title='{esc(c)}'>{esc(describe(str(c))[0])}</th>{_cell(v)}</tr>"
-                   for c, v in zip(df.columns, df.iloc[0]))
+    rows = "".join(
+        f"<tr><th title='{esc(c)}'>{esc(describe(str(c))[0])}</th>{_cell(v)}</tr>"
+        for c, v in zip(df.columns, df.iloc[0])
+    )
     return f"<table><tbody>{rows}</tbody></table>"
 
 
@@ -128,7 +146,7 @@ def _table_block(store: RunStore, name: str, caption: str | None, open_: bool, d
         first, rest = _split(name, df)
         body = html_table(df[first], doc=doc)
         if rest:
-            body += (f"<details><summary>all {len(df.columns)} columns</summary>{html_table(df, doc=doc)}</details>")
+            body += f"<details><summary>all {len(df.columns)} columns</summary>{html_table(df, doc=doc)}</details>"
     return f"<details{' open' if open_ else ''}><summary>{summary}</summary>{body}</details>"
 
 
@@ -136,8 +154,10 @@ def _figure(path: Path, caption: str | None, doc: _Doc) -> str:
     doc.figures += 1
     data = base64.b64encode(path.read_bytes()).decode()
     text = caption or _sentence(path.stem.replace("_", " "))
-    return (f'<figure><img alt="{esc(text)}" src="data:image/png;base64,{data}"><figcaption>Figure {doc.figures}. '
-            f'{esc(text)} <span class="muted">(figures/{esc(path.stem)}.png, .pdf)</span></figcaption></figure>')
+    return (
+        f'<figure><img alt="{esc(text)}" src="data:image/png;base64,{data}"><figcaption>Figure {doc.figures}. '
+        f'{esc(text)} <span class="muted">(figures/{esc(path.stem)}.png, .pdf)</span></figcaption></figure>'
+    )
 
 
 def _drill_rows(pq: Path, keep: np.ndarray) -> pd.DataFrame:
@@ -145,11 +165,12 @@ def _drill_rows(pq: Path, keep: np.ndarray) -> pd.DataFrame:
     parts is never held whole)."""
     import pyarrow as pa
     import pyarrow.parquet as papq
+
     f, parts, start = papq.ParquetFile(pq), [], 0
     for g in range(f.num_row_groups):
         n = f.metadata.row_group(g).num_rows
-        if keep[start:start + n].any():
-            parts.append(f.read_row_group(g).filter(pa.array(keep[start:start + n])))
+        if keep[start : start + n].any():
+            parts.append(f.read_row_group(g).filter(pa.array(keep[start : start + n])))
         start += n
     return pa.concat_tables(parts).to_pandas() if parts else pd.DataFrame()
 
@@ -160,11 +181,18 @@ def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
     if not path.exists():
         return f'<p class="warn">table {esc(drill["table"])} is missing</p>'
     levels, value, hl = list(drill["levels"]), drill.get("value"), drill.get("highlight")
-    pq = path.with_suffix(".parquet")  # the same table, read ~10× faster (drill tables can hold 100k turns)
-    if pq.exists():  # the level, value and highlight columns first; full rows only for the groups shown
+    pq = path.with_suffix(
+        ".parquet"
+    )  # the same table, read ~10× faster (drill tables can hold 100k turns)
+    if (
+        pq.exists()
+    ):  # the level, value and highlight columns first; full rows only for the groups shown
         import pyarrow.parquet as papq
+
         names = papq.read_schema(pq).names
-        light = pd.read_parquet(pq, columns=[c for c in dict.fromkeys([*levels, value, hl]) if c and c in names])
+        light = pd.read_parquet(
+            pq, columns=[c for c in dict.fromkeys([*levels, value, hl]) if c and c in names]
+        )
     else:
         light = pd.read_csv(path, keep_default_na=False, na_values=[""])
     light = light.astype({lv: str for lv in levels})
@@ -178,7 +206,11 @@ def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
     def shown(d: pd.DataFrame, depth: int) -> list[tuple]:
         if depth == len(levels):
             return [tuple(d[levels].iloc[0])]
-        return [k for _, sub in list(d.groupby(levels[depth], sort=False))[:MAX_GROUPS] for k in shown(sub, depth + 1)]
+        return [
+            k
+            for _, sub in list(d.groupby(levels[depth], sort=False))[:MAX_GROUPS]
+            for k in shown(sub, depth + 1)
+        ]
 
     keep = pd.MultiIndex.from_frame(light[levels]).isin(shown(light, 0))
     full = _drill_rows(pq, np.asarray(keep)) if pq.exists() else light
@@ -187,13 +219,19 @@ def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
 
     def block(d: pd.DataFrame, depth: int, where: pd.DataFrame) -> str:
         if depth == len(levels):
-            return html_table(where[shown_cols], max_rows=200, highlight=hl if hl in where else None, doc=doc)
+            return html_table(
+                where[shown_cols], max_rows=200, highlight=hl if hl in where else None, doc=doc
+            )
         out, groups = [], list(d.groupby(levels[depth], sort=False))
         for key, sub in groups[:MAX_GROUPS]:
-            marks = int((sub[hl].fillna("").astype(str).str.strip() != "").sum()) if hl in sub else 0
+            marks = (
+                int((sub[hl].fillna("").astype(str).str.strip() != "").sum()) if hl in sub else 0
+            )
             extra = f", {marks} highlighted" if marks else ""
-            out.append(f"<details><summary>{esc(levels[depth])} {esc(key)} — {label(sub)} ({len(sub)} rows{extra})"
-                       f"</summary>{block(sub, depth + 1, where[where[levels[depth]] == key])}</details>")
+            out.append(
+                f"<details><summary>{esc(levels[depth])} {esc(key)} — {label(sub)} ({len(sub)} rows{extra})"
+                f"</summary>{block(sub, depth + 1, where[where[levels[depth]] == key])}</details>"
+            )
         if len(groups) > MAX_GROUPS:
             out.append(f'<p class="muted">{len(groups) - MAX_GROUPS} more in {esc(path.name)}.</p>')
         return "".join(out)
@@ -203,25 +241,44 @@ def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
 
 def _glossary(doc: _Doc) -> str:
     rows = [(c, *describe(c)) for c in doc.columns]
-    items = "".join(f"<dt>{esc(label)} <code>{esc(c)}</code></dt><dd>{esc(text or 'as named')}</dd>"
-                    for c, label, text in sorted(rows, key=lambda r: r[1].lower()))
+    items = "".join(
+        f"<dt>{esc(label)} <code>{esc(c)}</code></dt><dd>{esc(text or 'as named')}</dd>"
+        for c, label, text in sorted(rows, key=lambda r: r[1].lower())
+    )
     return f"<h2>Glossary</h2><p class='muted'>Every column shown above.</p><dl class='glossary'>{items}</dl>"
 
 
 def _head(store: RunStore, title: str) -> list[str]:
-    parts = [f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.root.name)}</code>, "
-             f"report written {esc(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>"]
+    parts = [
+        f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.root.name)}</code>, "
+        f"report written {esc(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>"
+    ]
     sig_path = store.path("signature.json")
     if sig_path.exists():
         sig = store.read_json("signature.json")
         if not isinstance(sig, dict):
-            raise CrsevalError("signature is not a JSON object", file=sig_path, fix="rerun the command that wrote it")
+            raise CrsevalError(
+                "signature is not a JSON object",
+                file=sig_path,
+                fix="rerun the command that wrote it",
+            )
         parts.append(f"<h2>Signature</h2><div class='sig'>{esc(sig.get('line', ''))}</div>")
     log = store.path("run.log")
-    warnings = [ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if "WARNING" in ln] \
-        if log.exists() else []
+    warnings = (
+        [
+            ln
+            for ln in log.read_text(encoding="utf-8", errors="replace").splitlines()
+            if "WARNING" in ln
+        ]
+        if log.exists()
+        else []
+    )
     if warnings:
-        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{esc(w)}</li>" for w in warnings) + "</ul>")
+        parts.append(
+            "<h2>Warnings</h2><ul>"
+            + "".join(f"<li class='warn'>{esc(w)}</li>" for w in warnings)
+            + "</ul>"
+        )
     return parts
 
 
@@ -259,17 +316,24 @@ def write_report(run_dir: str | Path, title: str | None = None) -> Path:
     rest_f = sorted(p for p in store.path("figures").glob("*.png") if p.stem not in used_figures)
     if rest_t or rest_f:
         parts.append("<h2>Other tables and figures</h2>")
-        parts += [_figure(p, None, doc) for p in rest_f] + [_table_block(store, t, None, False, doc) for t in rest_t]
+        parts += [_figure(p, None, doc) for p in rest_f] + [
+            _table_block(store, t, None, False, doc) for t in rest_t
+        ]
     if doc.columns:
         parts.append(_glossary(doc))
     cfg = store.path("config.json")
     if cfg.exists():
-        parts.append(f"<h2>Configuration</h2><details><summary>config.json</summary><pre>"
-                     f"{esc(cfg.read_text(encoding='utf-8', errors='replace'))}</pre></details>")
-    html_doc = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-                f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
-                f"style-src 'unsafe-inline'\"><title>{esc(title)}</title><style>{CSS}</style></head><body>"
-                + "\n".join(parts) + "</body></html>")
+        parts.append(
+            f"<h2>Configuration</h2><details><summary>config.json</summary><pre>"
+            f"{esc(cfg.read_text(encoding='utf-8', errors='replace'))}</pre></details>"
+        )
+    html_doc = (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; img-src data:; "
+        f"style-src 'unsafe-inline'\"><title>{esc(title)}</title><style>{CSS}</style></head><body>"
+        + "\n".join(parts)
+        + "</body></html>"
+    )
     out = store.writable("report.html")
     out.write_text(html_doc, encoding="utf-8")
     return out

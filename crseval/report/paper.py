@@ -7,6 +7,7 @@ PDF is copied beside. ``main.tex`` holds one section per report section with its
 environments (caption, ``fig:<figure>`` label) and ``\\input``s of its tables, so the folder compiles
 as it is (pdflatex; checked in the tests where pdflatex is installed).
 """
+
 from __future__ import annotations
 
 import re
@@ -24,12 +25,35 @@ MAX_ROWS = 30  # longer tables are per-row data, left to the CSV
 MAX_TEXT = 60  # characters of a text cell
 
 
-_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-            "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            # symbols the labels use, as math so that plain pdflatex typesets them
-            "α": r"$\alpha$", "κ": r"$\kappa$", "ρ": r"$\rho$", "η": r"$\eta$", "τ": r"$\tau$", "σ": r"$\sigma$",
-            "²": r"$^2$", "₁": r"$_1$", "₂": r"$_2$", "≥": r"$\geq$", "≤": r"$\leq$", "×": r"$\times$",
-            "−": r"$-$", "≈": r"$\approx$", "→": r"$\rightarrow$", "…": r"\ldots{}"}
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    # symbols the labels use, as math so that plain pdflatex typesets them
+    "α": r"$\alpha$",
+    "κ": r"$\kappa$",
+    "ρ": r"$\rho$",
+    "η": r"$\eta$",
+    "τ": r"$\tau$",
+    "σ": r"$\sigma$",
+    "²": r"$^2$",
+    "₁": r"$_1$",
+    "₂": r"$_2$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "×": r"$\times$",
+    "−": r"$-$",
+    "≈": r"$\approx$",
+    "→": r"$\rightarrow$",
+    "…": r"\ldots{}",
+}
 _SPECIAL_RE = re.compile("|".join(re.escape(k) for k in _SPECIAL))
 
 
@@ -42,13 +66,17 @@ def _shown(name: str, df: pd.DataFrame) -> pd.DataFrame:
     if len(df) == 1 and len(df.columns) > 4:
         return pd.DataFrame({"": [describe(c)[0] for c in df.columns], "value": list(df.iloc[0])})
     spec = get_table(name)
-    cols = [c for c in (*spec.ids, *spec.headline) if c in df] if spec and spec.headline else list(df.columns[:MAX_COLUMNS])
+    cols = (
+        [c for c in (*spec.ids, *spec.headline) if c in df]
+        if spec and spec.headline
+        else list(df.columns[:MAX_COLUMNS])
+    )
     return df[cols].rename(columns=lambda c: describe(c)[0])
 
 
 def _cell(v: object) -> object:
     if isinstance(v, str) and len(v) > MAX_TEXT:
-        v = v[:MAX_TEXT - 1] + "…"
+        v = v[: MAX_TEXT - 1] + "…"
     return _tex(v)
 
 
@@ -56,19 +84,26 @@ def table_tex(name: str, df: pd.DataFrame, caption: str) -> str:
     """One booktabs table, scaled down to the text width where it is wider."""
     shown = _shown(name, df).map(_cell).rename(columns=_tex)
     body = shown.to_latex(index=False, float_format="%.3f", escape=False, na_rep="--")
-    return ("\\begin{table}[htbp]\n\\centering\n\\small\n\\fitwidth{%\n" + body + "}\n"
-            f"\\caption{{{_tex(caption)}}}\n\\label{{tab:{name}}}\n\\end{{table}}\n")
+    return (
+        "\\begin{table}[htbp]\n\\centering\n\\small\n\\fitwidth{%\n" + body + "}\n"
+        f"\\caption{{{_tex(caption)}}}\n\\label{{tab:{name}}}\n\\end{{table}}\n"
+    )
 
 
 def figure_tex(name: str, caption: str) -> str:
-    return ("\\begin{figure}[htbp]\n\\centering\n" + f"\\includegraphics[width=\\linewidth,height=.4\\textheight,keepaspectratio]{{{name}.pdf}}\n"
-            f"\\caption{{{_tex(caption)}}}\n\\label{{fig:{name}}}\n\\end{{figure}}\n")
+    return (
+        "\\begin{figure}[htbp]\n\\centering\n"
+        + f"\\includegraphics[width=\\linewidth,height=.4\\textheight,keepaspectratio]{{{name}.pdf}}\n"
+        f"\\caption{{{_tex(caption)}}}\n\\label{{fig:{name}}}\n\\end{{figure}}\n"
+    )
 
 
-PREAMBLE = ("\\documentclass{article}\n\\usepackage{booktabs,graphicx}\n"
-            "% scale a table down to the text width only where it is wider\n"
-            "\\newcommand{\\fitwidth}[1]{\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{#1}}\n"
-            "\\begin{document}\n")
+PREAMBLE = (
+    "\\documentclass{article}\n\\usepackage{booktabs,graphicx}\n"
+    "% scale a table down to the text width only where it is wider\n"
+    "\\newcommand{\\fitwidth}[1]{\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{#1}}\n"
+    "\\begin{document}\n"
+)
 
 
 def _section(store: RunStore, sec: dict, out: Path) -> list[str]:
@@ -84,11 +119,15 @@ def _section(store: RunStore, sec: dict, out: Path) -> list[str]:
         if not path.exists():
             continue
         df = pd.read_csv(path)
-        if len(df) > MAX_ROWS:  # per-row data (turns, answers) belongs in the supplement, not the paper
+        if (
+            len(df) > MAX_ROWS
+        ):  # per-row data (turns, answers) belongs in the supplement, not the paper
             lines.append(f"% {name}: {len(df)} rows, not typeset; the data is tables/{name}.csv\n")
             continue
         spec = get_table(name)
-        (out / f"{name}.tex").write_text(table_tex(name, df, caption or (spec.description if spec else name)))
+        (out / f"{name}.tex").write_text(
+            table_tex(name, df, caption or (spec.description if spec else name))
+        )
         lines.append(f"\\input{{{name}}}\n")
     return lines
 

@@ -1,5 +1,6 @@
 """Full-page PNG of a report in headless Chromium (Debian's chromium + chromium-driver, through
 selenium with explicit paths: nothing is downloaded)."""
+
 from __future__ import annotations
 
 import shutil
@@ -7,14 +8,27 @@ from pathlib import Path
 
 from crseval.core.errors import CrsevalError
 
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+)
 
 
-def screenshot(html: str | Path, png: str | Path, width: int = 1200, max_height: int = 6000) -> Path:
+def screenshot(
+    html: str | Path, png: str | Path, width: int = 1200, max_height: int = 6000
+) -> Path:
     chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     if not (chromium and driver_path):
-        raise CrsevalError("headless Chromium is not installed", fix="apt-get install chromium chromium-driver")
+        raise CrsevalError(
+            "headless Chromium is not installed", fix="apt-get install chromium chromium-driver"
+        )
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -28,7 +42,9 @@ def screenshot(html: str | Path, png: str | Path, width: int = 1200, max_height:
     d = webdriver.Chrome(service=Service(executable_path=driver_path), options=opts)
     try:
         d.get(Path(html).resolve().as_uri())
-        height = min(max_height, int(d.execute_script("return document.documentElement.scrollHeight")))
+        height = min(
+            max_height, int(d.execute_script("return document.documentElement.scrollHeight"))
+        )
         d.set_window_size(width, height)
         Path(png).parent.mkdir(parents=True, exist_ok=True)
         d.save_screenshot(str(png))

@@ -1,4 +1,5 @@
 """Plain-text table formats shared by run directories and the CLI: Markdown and booktabs LaTeX."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,11 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
         if isinstance(v, float):
             return "" if v != v else format(v, floatfmt)
         return str(v).replace("|", "\\|")
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "|".join("---" for _ in df.columns) + "|"]
+
+    lines = [
+        "| " + " | ".join(map(str, df.columns)) + " |",
+        "|" + "|".join("---" for _ in df.columns) + "|",
+    ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ whole config and its data fingerprints — so no field can be forgotten, and cha
 changes the signature. A job adds what it resolved at run time (the LLM's identity, a fallback, the
 metric's parameters in readable form) beside it.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,9 +23,22 @@ from crseval.core.signature import content_hash, git_describe, stable_json
 from crseval.core.version import __version__
 
 # the libraries whose versions can change a number crseval reports
-LIBRARIES = ("numpy", "pandas", "scipy", "scikit-learn", "statsmodels", "pydantic", "krippendorff",
-             "choix", "gensim", "nltk", "torch", "transformers", "sentence-transformers",
-             "llama_cpp_python")
+LIBRARIES = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "statsmodels",
+    "pydantic",
+    "krippendorff",
+    "choix",
+    "gensim",
+    "nltk",
+    "torch",
+    "transformers",
+    "sentence-transformers",
+    "llama_cpp_python",
+)
 
 _fingerprints: dict[tuple[str, int, int], str] = {}
 
@@ -71,15 +85,25 @@ def versions() -> dict[str, str]:
 def provenance(job: str, config: BaseModel) -> dict[str, Any]:
     """The record ``config.json`` holds: job, validated config (defaults resolved), data fingerprints,
     library versions, platform and working directory."""
-    return {"job": job, "config": config.model_dump(mode="json"),
-            "data": {field: fingerprint(p) for field, p in _paths(config, "")},
-            "versions": versions(), "platform": f"{platform.system()} {platform.machine()}",
-            "cwd": os.getcwd()}
+    return {
+        "job": job,
+        "config": config.model_dump(mode="json"),
+        "data": {field: fingerprint(p) for field, p in _paths(config, "")},
+        "versions": versions(),
+        "platform": f"{platform.system()} {platform.machine()}",
+        "cwd": os.getcwd(),
+    }
 
 
 def identity(record: dict[str, Any]) -> dict[str, Any]:
     """The part of a signature that is a function of the provenance record: job, crseval version, git
     describe and one hash over the config and its data fingerprints."""
-    digest = content_hash(stable_json({"config": record["config"], "data": record["data"]}).encode())
-    return {"crseval": record["versions"]["crseval"], "git": record["versions"]["git"],
-            "job": record["job"], "config": digest}
+    digest = content_hash(
+        stable_json({"config": record["config"], "data": record["data"]}).encode()
+    )
+    return {
+        "crseval": record["versions"]["crseval"],
+        "git": record["versions"]["git"],
+        "job": record["job"],
+        "config": digest,
+    }

@@ -9,6 +9,7 @@ one is not a crash artefact and raises a CrsevalError naming the line.
 Everything the store writes stays inside the run directory: names are checked before use. Folders are
 created on the first write, so opening a store (or validating a job's input) leaves nothing behind.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,22 +38,29 @@ class RunStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root).resolve()
         if self.root.exists() and not self.root.is_dir():
-            raise CrsevalError("is a file, not a run directory", file=self.root,
-                               fix="pass a folder (it is created when missing)")
+            raise CrsevalError(
+                "is a file, not a run directory",
+                file=self.root,
+                fix="pass a folder (it is created when missing)",
+            )
         self.repairs: list[str] = []
         self._lock = threading.Lock()
         self._files: dict[str, Any] = {}
         self._keys: dict[str, set[str]] = {}
         self.provenance: dict[str, Any] | None = None
-        self._unwritten: dict[str, Any] | None = None  # config.json, written with the run's first file
+        self._unwritten: dict[str, Any] | None = (
+            None  # config.json, written with the run's first file
+        )
 
     # ---- paths -------------------------------------------------------------------------------
     def path(self, *parts: str) -> Path:
         """A path inside the run directory; anything that would escape it is refused."""
         p = self.root.joinpath(*parts).resolve()
         if p != self.root and self.root not in p.parents:
-            raise CrsevalError(f"path {'/'.join(parts)!r} leaves the run directory {self.root}",
-                               fix="use a plain relative name")
+            raise CrsevalError(
+                f"path {'/'.join(parts)!r} leaves the run directory {self.root}",
+                fix="use a plain relative name",
+            )
         return p
 
     def writable(self, *parts: str) -> Path:
@@ -65,8 +73,11 @@ class RunStore:
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
-            raise CrsevalError("cannot create a folder here: a file is in the way", file=p.parent,
-                               fix="choose another run directory") from None
+            raise CrsevalError(
+                "cannot create a folder here: a file is in the way",
+                file=p.parent,
+                fix="choose another run directory",
+            ) from None
         return p
 
     @property
@@ -94,15 +105,18 @@ class RunStore:
         except json.JSONDecodeError as e:
             raise CrsevalError(f"invalid JSON ({e.msg})", file=p, line=e.lineno) from None
         except UnicodeDecodeError:
-            raise CrsevalError("not UTF-8 text", file=p, fix="the file is damaged: rerun the command that wrote it") \
-                from None
+            raise CrsevalError(
+                "not UTF-8 text", file=p, fix="the file is damaged: rerun the command that wrote it"
+            ) from None
 
     def save_signature(self, signature: dict[str, Any]) -> dict[str, Any]:
         """Write signature.json. In a run begun with :meth:`begin`, the identity derived from config.json
         (job, config hash) leads and the job's fields follow. Returns what was written, less the line."""
         if self.provenance is not None:
-            signature = {**identity(self.provenance),
-                         **{k: v for k, v in signature.items() if k not in ("crseval", "git")}}
+            signature = {
+                **identity(self.provenance),
+                **{k: v for k, v in signature.items() if k not in ("crseval", "git")},
+            }
         self.write_json("signature.json", {**signature, "line": format_signature(signature)})
         return signature
 
@@ -117,16 +131,23 @@ class RunStore:
             self._unwritten = record
             return
         old = self.read_json("config.json")
-        if not isinstance(old, dict) or "job" not in old:  # written before config.json held provenance
+        if (
+            not isinstance(old, dict) or "job" not in old
+        ):  # written before config.json held provenance
             self.log("NOTE config.json of an earlier crseval rewritten with this run's provenance")
             self.write_json("config.json", record)
             return
         for part, what in (("job", "job"), ("config", "configuration"), ("data", "input data")):
             if old.get(part) != json.loads(json.dumps(record[part], default=str)):
-                raise CrsevalError(f"this run directory was started with a different {what}", file=p,
-                                   fix="use a new run directory, or the same configuration to resume")
+                raise CrsevalError(
+                    f"this run directory was started with a different {what}",
+                    file=p,
+                    fix="use a new run directory, or the same configuration to resume",
+                )
         if old.get("versions") != record["versions"]:
-            self.log(f"NOTE resumed with other versions {record['versions']} (started with {old.get('versions')})")
+            self.log(
+                f"NOTE resumed with other versions {record['versions']} (started with {old.get('versions')})"
+            )
         self.provenance = old
 
     # ---- records -----------------------------------------------------------------------------
@@ -153,15 +174,21 @@ class RunStore:
                     raise ValueError("no trailing newline")
             except (ValueError, UnicodeDecodeError) as e:
                 if is_last or (i == len(lines) - 2 and lines[-1] == b""):
-                    msg = (f"{p.name}: line {i + 1} was torn by an interrupted write ({e}); "
-                           f"dropped {len(raw)} bytes, the record will be recomputed")
+                    msg = (
+                        f"{p.name}: line {i + 1} was torn by an interrupted write ({e}); "
+                        f"dropped {len(raw)} bytes, the record will be recomputed"
+                    )
                     self.repairs.append(msg)
                     self.log("WARNING " + msg)
                     with open(p, "r+b") as fh:
                         fh.truncate(offset)
                     break
-                raise CrsevalError(f"corrupt record ({e})", file=p, line=i + 1,
-                                   fix="this is not an interrupted write; inspect or remove the line") from None
+                raise CrsevalError(
+                    f"corrupt record ({e})",
+                    file=p,
+                    line=i + 1,
+                    fix="this is not an interrupted write; inspect or remove the line",
+                ) from None
             out.append(rec)
             offset += len(raw) + 1
         return out
@@ -184,8 +211,9 @@ class RunStore:
                 return False
             fh = self._files.get(name)
             if fh is None:
-                fh = self._files[name] = open(self.writable(LAYOUT["records"], f"{name}.jsonl"), "a",
-                                              encoding="utf-8")
+                fh = self._files[name] = open(
+                    self.writable(LAYOUT["records"], f"{name}.jsonl"), "a", encoding="utf-8"
+                )
             fh.write(line)
             fh.flush()
             self._keys[name].add(key)
@@ -204,6 +232,7 @@ class RunStore:
         Parquet row group per part (each part cast to the first part's schema). Reads back as one table."""
         import pyarrow as pa
         import pyarrow.parquet as pq
+
         csv_path = self.writable(LAYOUT["tables"], f"{name}.csv")
         writer = None
         try:
@@ -228,19 +257,33 @@ class RunStore:
     def read_table(self, name: str) -> pd.DataFrame:
         return pd.read_csv(self.path(LAYOUT["tables"], f"{name}.csv"))
 
-    def add_section(self, title: str, text: str = "", tables: list = (), figures: list = (),
-                    drill: dict[str, Any] | None = None) -> None:
+    def add_section(
+        self,
+        title: str,
+        text: str = "",
+        tables: list = (),
+        figures: list = (),
+        drill: dict[str, Any] | None = None,
+    ) -> None:
         """Describe a report section (replaces an earlier section of the same title). ``tables`` and
         ``figures`` hold names or (name, caption) pairs — a caption says what the figure shows. ``drill``:
         ``{"table", "levels", "value", "highlight"}`` renders a table grouped level by level in nested
         collapsible blocks, each labelled with the mean of ``value`` (one value per innermost group), rows
         with a non-empty ``highlight`` column marked."""
         sections = [s for s in self.sections() if s["title"] != title]
+
         def entry(x: Any) -> str | list[str]:  # a bare name where there is no caption
             return x if isinstance(x, str) else x[0] if x[1] is None else [x[0], x[1]]
-        sections.append({"title": title, "text": text, "tables": [entry(t) for t in tables],
-                         "figures": [entry(f) for f in figures],
-                         **({"drill": drill} if drill else {})})
+
+        sections.append(
+            {
+                "title": title,
+                "text": text,
+                "tables": [entry(t) for t in tables],
+                "figures": [entry(f) for f in figures],
+                **({"drill": drill} if drill else {}),
+            }
+        )
         self.write_json("report_sections.json", sections)
 
     def sections(self) -> list[dict[str, Any]]:
@@ -248,15 +291,26 @@ class RunStore:
         if not self.path("report_sections.json").exists():
             return []
         raw = self.read_json("report_sections.json")
+
         def entry(x: Any) -> bool:  # a name, or [name, caption]
-            return isinstance(x, str) or (isinstance(x, list) and len(x) == 2 and all(isinstance(v, str) for v in x))
+            return isinstance(x, str) or (
+                isinstance(x, list) and len(x) == 2 and all(isinstance(v, str) for v in x)
+            )
+
         ok = isinstance(raw, list) and all(
-            isinstance(s, dict) and isinstance(s.get("title"), str) and isinstance(s.get("text", ""), str)
-            and all(entry(x) for k in ("tables", "figures") for x in s.get(k, [])) for s in raw)
+            isinstance(s, dict)
+            and isinstance(s.get("title"), str)
+            and isinstance(s.get("text", ""), str)
+            and all(entry(x) for k in ("tables", "figures") for x in s.get(k, []))
+            for s in raw
+        )
         if not ok:
-            raise CrsevalError("report sections are not what crseval writes", file=self.path("report_sections.json"),
-                               expected='[{"title": …, "text": …, "tables": [names], "figures": [names]}]',
-                               fix="delete the file and rerun the command that wrote the run")
+            raise CrsevalError(
+                "report sections are not what crseval writes",
+                file=self.path("report_sections.json"),
+                expected='[{"title": …, "text": …, "tables": [names], "figures": [names]}]',
+                fix="delete the file and rerun the command that wrote the run",
+            )
         return raw
 
     def figure_path(self, name: str) -> Path:

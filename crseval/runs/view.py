@@ -1,5 +1,6 @@
 """A run directory, read-only: ``crseval.load_run(path)``. Nothing is created, repaired or rewritten —
 tables come back as pandas DataFrames, records as dicts (a torn trailing line is skipped and counted)."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,11 @@ class _Tables(Mapping):
             try:
                 self._cache[name] = pd.read_csv(path)
             except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-                raise CrsevalError(f"unreadable table ({type(e).__name__})", file=path,
-                                   fix="the file is truncated or not a CSV written by crseval") from None
+                raise CrsevalError(
+                    f"unreadable table ({type(e).__name__})",
+                    file=path,
+                    fix="the file is truncated or not a CSV written by crseval",
+                ) from None
         return self._cache[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -44,8 +48,11 @@ class Run:
     def __init__(self, path: str | Path) -> None:
         self.root = Path(path)
         if not self.root.is_dir():
-            raise CrsevalError("run directory not found", file=self.root,
-                               fix="pass a folder written by a crseval command (see --out)")
+            raise CrsevalError(
+                "run directory not found",
+                file=self.root,
+                fix="pass a folder written by a crseval command (see --out)",
+            )
         self.tables: Mapping[str, pd.DataFrame] = _Tables(self.root / "tables")
         self.skipped_lines = 0
 
@@ -98,7 +105,10 @@ def table_differences(a: Run, b: Run) -> dict[str, str]:
         if name not in a.tables or name not in b.tables:
             out[name] = f"missing in {(b if name in a.tables else a).root}"
             continue
-        x, y = (t.drop(columns=[c for c in t.columns if _is_timing(c)]) for t in (a.tables[name], b.tables[name]))
+        x, y = (
+            t.drop(columns=[c for c in t.columns if _is_timing(c)])
+            for t in (a.tables[name], b.tables[name])
+        )
         if not x.equals(y):
             out[name] = "differs"
     return out

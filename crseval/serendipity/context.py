@@ -13,6 +13,7 @@ purchase): those are the study's ``outcomes`` and no evaluator input may be buil
 Everything is computed on the *whole* study, so evaluating a sample of answers changes which answers
 are scored, never what the evaluator knows about them.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -61,7 +62,11 @@ def genre_distance(study: SerendipityStudy, user: str, item: str, k: int) -> flo
     """Minimum genre Jaccard distance of ``item`` to the last ``k`` items ``user`` rated before it (None when
     the item or that history has no genres)."""
     g = set(study.items[item].get("genres", [])) if item in study.items else set()
-    past = [set(study.items[i].get("genres", [])) for i in history(study, user, item, k)["item"] if i in study.items]
+    past = [
+        set(study.items[i].get("genres", []))
+        for i in history(study, user, item, k)["item"]
+        if i in study.items
+    ]
     ds = [1 - len(g & h) / len(g | h) for h in past if g | h]
     return min(ds) if g and ds else None
 

@@ -14,6 +14,7 @@ the item (its rating, survey answers, a click or purchase). Taobao publishes no 
 prompts show none and the history-dependent switches are refused there. Neither study publishes
 demographics.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -29,13 +30,19 @@ from crseval.runs.store import RunStore
 from crseval.serendipity.context import genre_distance, has_history, history, item_text, popularity
 
 SYSTEM = "You are a user of a movie recommendation platform. Answer as that user would feel."
-QUESTION = ("Serendipity means a pleasant surprise: a recommendation that is relevant to you and that you did not "
-            "expect. How serendipitous is this recommendation for you? Answer with a single digit from 1 (not at "
-            "all) to 5 (very).")
+QUESTION = (
+    "Serendipity means a pleasant surprise: a recommendation that is relevant to you and that you did not "
+    "expect. How serendipitous is this recommendation for you? Answer with a single digit from 1 (not at "
+    "all) to 5 (very)."
+)
 
 
 AUX_SWITCHES = ("popularity", "similarity", "curiosity", "personality", "interaction", "profiles")
-HISTORY_SWITCHES = ("similarity", "interaction", "profiles")  # they describe a history: only where one exists
+HISTORY_SWITCHES = (
+    "similarity",
+    "interaction",
+    "profiles",
+)  # they describe a history: only where one exists
 
 
 @dataclass(frozen=True)
@@ -56,13 +63,17 @@ class Aux:
         on = [k for k in HISTORY_SWITCHES if getattr(self, k)]
         if on and not has_history(study):
             verb = "describes" if len(on) == 1 else "describe"
-            return f"{', '.join(on)} {verb} the user's history, and {study.info.name} publishes none"
+            return (
+                f"{', '.join(on)} {verb} the user's history, and {study.info.name} publishes none"
+            )
         if self.popularity and popularity(study) is None:
             return f"popularity: {study.unavailable['popularity']}"
         return None
 
 
-def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str | None = None) -> str:
+def user_block(
+    study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str | None = None
+) -> str:
     lines = []
     if aux.profiles and profile:
         lines.append(f"Your profile (summarised from your history): {profile}")
@@ -70,34 +81,62 @@ def user_block(study: SerendipityStudy, row: pd.Series, aux: Aux, profile: str |
         h = history(study, row["user"], row["item"], aux.history_k)
         if len(h):
             lines.append("Movies you watched and rated before this recommendation (oldest first):")
-            lines += [f"- {item_text(study, r.item)} — you rated it {r.rating:g}/5" for r in h.itertuples()]
+            lines += [
+                f"- {item_text(study, r.item)} — you rated it {r.rating:g}/5"
+                for r in h.itertuples()
+            ]
         else:
             lines.append("You had rated nothing on the platform before this recommendation.")
     if aux.curiosity and any(f"C{i}" in row for i in range(1, 11)):
         vals = [row[f"C{i}"] for i in range(1, 11) if f"C{i}" in row and pd.notna(row[f"C{i}"])]
-        lines.append(f"Your curiosity self-assessment (C1–C10, 1–5 scales): {', '.join(f'{v:g}' for v in vals)}.")
+        lines.append(
+            f"Your curiosity self-assessment (C1–C10, 1–5 scales): {', '.join(f'{v:g}' for v in vals)}."
+        )
     if aux.personality and any(f"P{i}" in row for i in range(1, 11)):
         vals = [row[f"P{i}"] for i in range(1, 11) if f"P{i}" in row and pd.notna(row[f"P{i}"])]
-        lines.append(f"Your personality self-assessment (P1–P10, 1–7 scales): {', '.join(f'{v:g}' for v in vals)}.")
-    lines.append(f"The platform now recommends: {item_text(study, row['item'], row.get('category'))}.")
+        lines.append(
+            f"Your personality self-assessment (P1–P10, 1–7 scales): {', '.join(f'{v:g}' for v in vals)}."
+        )
+    lines.append(
+        f"The platform now recommends: {item_text(study, row['item'], row.get('category'))}."
+    )
     if aux.interaction:
         lines.append("(Your history consists of explicit ratings on a 0.5–5 scale.)")
     if aux.popularity:
         share = popularity(study).get(row["item"], 0.0)
-        lines.append(f"(Popularity: {100 * share:.1f} % of the users in this study rated this movie.)")
+        lines.append(
+            f"(Popularity: {100 * share:.1f} % of the users in this study rated this movie.)"
+        )
     if aux.similarity:
         j = genre_distance(study, row["user"], row["item"], aux.history_k)
         if j is not None:
-            lines.append(f"(Minimum genre Jaccard distance to your history: {j:.2f}; 0 = same genres, 1 = none shared.)")
+            lines.append(
+                f"(Minimum genre Jaccard distance to your history: {j:.2f}; 0 = same genres, 1 = none shared.)"
+            )
     return "\n".join(lines)
 
 
-def request(study: SerendipityStudy, row: pd.Series, aux: Aux, examples: Sequence[pd.Series] = (),
-            seed: int = 0, profile: str | None = None) -> ChatRequest:
+def request(
+    study: SerendipityStudy,
+    row: pd.Series,
+    aux: Aux,
+    examples: Sequence[pd.Series] = (),
+    seed: int = 0,
+    profile: str | None = None,
+) -> ChatRequest:
     msgs = [Message("system", SYSTEM)]
-    for ex in examples:  # other users' answers, as completed turns (no profile: it would need their summaries)
-        msgs += [Message("user", user_block(study, ex, Aux(**{**asdict(aux), "profiles": False})) + "\n\n" + QUESTION),
-                 Message("assistant", str(int(np.clip(np.rint(ex["ground_truth"]), 1, 5))))]
+    for ex in (
+        examples
+    ):  # other users' answers, as completed turns (no profile: it would need their summaries)
+        msgs += [
+            Message(
+                "user",
+                user_block(study, ex, Aux(**{**asdict(aux), "profiles": False}))
+                + "\n\n"
+                + QUESTION,
+            ),
+            Message("assistant", str(int(np.clip(np.rint(ex["ground_truth"]), 1, 5)))),
+        ]
     msgs.append(Message("user", user_block(study, row, aux, profile) + "\n\n" + QUESTION))
     return ChatRequest(tuple(msgs), temperature=0.0, max_tokens=4, seed=seed)
 
@@ -109,19 +148,27 @@ def profile_request(study: SerendipityStudy, user: str, item: str) -> ChatReques
     if not len(h):
         return None
     items = [f"{item_text(study, r.item)} — rated {r.rating:g}/5" for r in h.itertuples()]
-    user_msg = ("A user's movie history, oldest first:\n" + "\n".join(f"- {t}" for t in items) +
-                "\n\nIn one sentence each, describe (1) their long-term tastes from the whole history and (2) their "
-                "short-term tastes from the three most recent movies.")
+    user_msg = (
+        "A user's movie history, oldest first:\n"
+        + "\n".join(f"- {t}" for t in items)
+        + "\n\nIn one sentence each, describe (1) their long-term tastes from the whole history and (2) their "
+        "short-term tastes from the three most recent movies."
+    )
     return ChatRequest.chat(user_msg, max_tokens=90, temperature=0.0)
 
 
-def profiles(study: SerendipityStudy, client: LLMClient, targets: Sequence[tuple[str, str]]) -> dict:
+def profiles(
+    study: SerendipityStudy, client: LLMClient, targets: Sequence[tuple[str, str]]
+) -> dict:
     """One cached summary per (user, item) of what the user had rated before it (None where there is no
     such history or the call failed)."""
     reqs = {t: profile_request(study, *t) for t in targets}
     asked = [t for t, r in reqs.items() if r is not None]
     results = dict(zip(asked, client.map([reqs[t] for t in asked])))
-    return {t: (results[t].response.text.strip() if t in results and results[t].ok else None) for t in targets}
+    return {
+        t: (results[t].response.text.strip() if t in results and results[t].ok else None)
+        for t in targets
+    }
 
 
 def few_shot(study: SerendipityStudy, user: str, n: int, seed: int) -> list[pd.Series]:
@@ -130,9 +177,19 @@ def few_shot(study: SerendipityStudy, user: str, n: int, seed: int) -> list[pd.S
     return [r for _, r in others.sample(min(n, len(others)), random_state=seed).iterrows()]
 
 
-def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, aux: Aux = Aux(), runs: int = 5,
-               shots: int = 0, seed: int = 0, name: str = "llm", rows: Sequence[int] | None = None,
-               progress: Callable[[int], None] | None = None) -> np.ndarray:
+def llm_scores(
+    study: SerendipityStudy,
+    client: LLMClient,
+    store: RunStore,
+    *,
+    aux: Aux = Aux(),
+    runs: int = 5,
+    shots: int = 0,
+    seed: int = 0,
+    name: str = "llm",
+    rows: Sequence[int] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> np.ndarray:
     """Mean rating per answer over ``runs`` (NaN where every run failed — failures are recorded — and
     for answers outside ``rows`` when only some are rated; histories always come from the whole study)."""
     stream = f"serendipity_{name}"
@@ -144,8 +201,13 @@ def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, a
     todo = [w for w in work if f"{tag}|{w[0]}|{w[1]}" not in done]
     if progress and len(todo) < len(work):
         progress(len(work) - len(todo))
-    summaries = profiles(study, client, sorted({tuple(study.answers.iloc[r][["user", "item"]]) for _, r in todo})) \
-        if aux.profiles and todo else {}
+    summaries = (
+        profiles(
+            study, client, sorted({tuple(study.answers.iloc[r][["user", "item"]]) for _, r in todo})
+        )
+        if aux.profiles and todo
+        else {}
+    )
 
     def one(w) -> None:
         run, idx = w
@@ -153,8 +215,19 @@ def llm_scores(study: SerendipityStudy, client: LLMClient, store: RunStore, *, a
         ex = few_shot(study, row["user"], shots, seed + idx) if shots else []
         profile = summaries.get((row["user"], row["item"]))
         res = client.rate(request(study, row, aux, ex, seed=seed + run, profile=profile))
-        store.append(stream, {"key": f"{tag}|{run}|{idx}", "run": run, "row": idx, "user": row["user"],
-                              "item": row["item"], "score": res.value, "method": res.method, "error": res.error})
+        store.append(
+            stream,
+            {
+                "key": f"{tag}|{run}|{idx}",
+                "run": run,
+                "row": idx,
+                "user": row["user"],
+                "item": row["item"],
+                "score": res.value,
+                "method": res.method,
+                "error": res.error,
+            },
+        )
 
     client.map(todo, one, progress)
     recs = pd.DataFrame([r for r in store.records(stream) if str(r["key"]).startswith(tag + "|")])

@@ -1,4 +1,5 @@
 """The serendipity meta-evaluation job: evaluators → predictions → table, ensembles, figures, report."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -23,8 +24,10 @@ from crseval.serendipity.evaluator import AUX_SWITCHES, Aux, llm_scores
 from crseval.serendipity.meta import ensemble_grid, meta_evaluate
 from crseval.serendipity.proxies import PROXIES, features, to_likert
 
-EVALUATORS = ", ".join(metrics_with("serendipity", "baseline") + metrics_with("serendipity", "evaluator")) + \
-    ", import:COLUMN or import-run:RUN_DIR/EVALUATOR"
+EVALUATORS = (
+    ", ".join(metrics_with("serendipity", "baseline") + metrics_with("serendipity", "evaluator"))
+    + ", import:COLUMN or import-run:RUN_DIR/EVALUATOR"
+)
 
 
 def from_run(study: SerendipityStudy, spec: str) -> np.ndarray:
@@ -33,29 +36,57 @@ def from_run(study: SerendipityStudy, spec: str) -> np.ndarray:
     run_dir, _, name = spec.rpartition("/")
     path = Path(run_dir) / "tables" / "serendipity_answers.csv"
     if "serendipity_answers" not in Run(run_dir).tables:
-        raise CrsevalError("run has no serendipity_answers table", file=path, field="--evaluators",
-                           fix="point import-run: at a serendipity run directory")
+        raise CrsevalError(
+            "run has no serendipity_answers table",
+            file=path,
+            field="--evaluators",
+            fix="point import-run: at a serendipity run directory",
+        )
     other = pd.read_csv(path, dtype={"user": str, "item": str})
     if name not in other:
-        raise CrsevalError(f"run has no evaluator {name!r}", file=path, field="--evaluators",
-                           expected="one of " + ", ".join(c for c in other.columns if c not in ("user", "item",
-                                                                                                 "ground_truth")))
+        raise CrsevalError(
+            f"run has no evaluator {name!r}",
+            file=path,
+            field="--evaluators",
+            expected="one of "
+            + ", ".join(c for c in other.columns if c not in ("user", "item", "ground_truth")),
+        )
     values = dict(zip(zip(other["user"], other["item"]), other[name]))
-    return np.array([values.get((u, i), np.nan) for u, i in zip(study.answers["user"], study.answers["item"])], float)
+    return np.array(
+        [values.get((u, i), np.nan) for u, i in zip(study.answers["user"], study.answers["item"])],
+        float,
+    )
 
 
-def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMClient | None = None,
-                store: RunStore | None = None, aux: Aux = Aux(), runs: int = 5, shots: int = 5,
-                relevance: str = "predicted", seed: int = 0, rows: Sequence[int] | None = None,
-                progress: Callable[[str, int], Callable[[int], None]] | None = None) -> dict[str, np.ndarray]:
+def predictions(
+    study: SerendipityStudy,
+    names: Sequence[str],
+    *,
+    client: LLMClient | None = None,
+    store: RunStore | None = None,
+    aux: Aux = Aux(),
+    runs: int = 5,
+    shots: int = 5,
+    relevance: str = "predicted",
+    seed: int = 0,
+    rows: Sequence[int] | None = None,
+    progress: Callable[[str, int], Callable[[int], None]] | None = None,
+) -> dict[str, np.ndarray]:
     """Every evaluator's prediction for every answer of the whole study; with ``rows``, the LLM evaluators rate
     only those answers (NaN elsewhere) — histories, popularity and proxies always come from the whole study."""
     need_features = any(n in PROXIES and n != "random" for n in names)
     if need_features and study.unavailable:
-        raise CrsevalError(f"{study.info.name} cannot support history-based proxies: " +
-                           "; ".join(study.unavailable.values()), field="--evaluators",
-                           expected="random or import:COLUMN for this dataset")
-    f = features(study, relevance, seed=seed).table if need_features else study.answers[["user", "item"]]
+        raise CrsevalError(
+            f"{study.info.name} cannot support history-based proxies: "
+            + "; ".join(study.unavailable.values()),
+            field="--evaluators",
+            expected="random or import:COLUMN for this dataset",
+        )
+    f = (
+        features(study, relevance, seed=seed).table
+        if need_features
+        else study.answers[["user", "item"]]
+    )
     out = {}
     for n in names:
         if n.startswith("import-run:"):
@@ -63,24 +94,44 @@ def predictions(study: SerendipityStudy, names: Sequence[str], *, client: LLMCli
         elif n.startswith("import:"):
             col = n.split(":", 1)[1]
             if col not in study.answers:
-                raise CrsevalError(f"no column {col!r} to import", field="--evaluators",
-                                   expected="one of " + ", ".join(study.answers.columns))
+                raise CrsevalError(
+                    f"no column {col!r} to import",
+                    field="--evaluators",
+                    expected="one of " + ", ".join(study.answers.columns),
+                )
             if col in study.outcomes:
-                raise CrsevalError(f"{col!r} is the user's own answer about the item (what evaluators predict); "
-                                   "an evaluator built from it would see the outcome", field="--evaluators",
-                                   expected="a prediction column such as gpt-rating")
+                raise CrsevalError(
+                    f"{col!r} is the user's own answer about the item (what evaluators predict); "
+                    "an evaluator built from it would see the outcome",
+                    field="--evaluators",
+                    expected="a prediction column such as gpt-rating",
+                )
             out[n] = study.answers[col].to_numpy(float)
         elif n in PROXIES:
             out[n] = to_likert(PROXIES[n](f, seed=seed) if n == "random" else PROXIES[n](f))
         elif n in ("llm", "llm-fewshot"):
             if client is None or store is None:
-                raise CrsevalError("the llm evaluators need an LLM client and a run directory", field="--evaluators")
+                raise CrsevalError(
+                    "the llm evaluators need an LLM client and a run directory",
+                    field="--evaluators",
+                )
             total = runs * (len(rows) if rows is not None else len(study.answers))
-            out[n] = llm_scores(study, client, store, aux=aux, runs=runs, shots=shots if n == "llm-fewshot" else 0,
-                                seed=seed, name=n, rows=rows,
-                                progress=progress(f"LLM evaluator {n}", total) if progress else None)
+            out[n] = llm_scores(
+                study,
+                client,
+                store,
+                aux=aux,
+                runs=runs,
+                shots=shots if n == "llm-fewshot" else 0,
+                seed=seed,
+                name=n,
+                rows=rows,
+                progress=progress(f"LLM evaluator {n}", total) if progress else None,
+            )
         elif n != "calibrated":
-            raise CrsevalError(f"unknown evaluator {n!r}", field="--evaluators", expected=EVALUATORS)
+            raise CrsevalError(
+                f"unknown evaluator {n!r}", field="--evaluators", expected=EVALUATORS
+            )
     if "calibrated" in names:
         out = {n: out[n] if n != "calibrated" else calibrated_scores(study, out) for n in names}
     return out
@@ -92,16 +143,22 @@ def calibrated_scores(study: SerendipityStudy, preds: dict[str, np.ndarray]) -> 
     user-grouped CV inside each of 5 user-grouped outer folds — every answer is predicted by a model that never
     saw its user. Answers missing an input are NaN."""
     from crseval.judge.calibrated import nested_cv_predictions
+
     inputs = [n for n in preds if n not in ("random", "calibrated")]
     if not inputs:
-        raise CrsevalError("the calibrated evaluator learns from the other evaluators", field="--evaluators",
-                           fix="list it with others, e.g. llm,sog,snpr,calibrated")
+        raise CrsevalError(
+            "the calibrated evaluator learns from the other evaluators",
+            field="--evaluators",
+            fix="list it with others, e.g. llm,sog,snpr,calibrated",
+        )
     X = np.column_stack([preds[n] for n in inputs])
     y = study.answers["ground_truth"].to_numpy(float)
     ok = np.isfinite(X).all(axis=1) & np.isfinite(y)
     groups = study.answers["user"].astype(str).to_numpy()
     if len(np.unique(groups[ok])) < 2:
-        raise CrsevalError("the calibrated evaluator needs answers of at least two users", field="--evaluators")
+        raise CrsevalError(
+            "the calibrated evaluator needs answers of at least two users", field="--evaluators"
+        )
     out = np.full(len(y), np.nan)
     out[ok] = np.clip(nested_cv_predictions(X[ok], y[ok], groups[ok]), 1, 5)
     return out
@@ -109,6 +166,7 @@ def calibrated_scores(study: SerendipityStudy, preds: dict[str, np.ndarray]) -> 
 
 def plot_errors(preds: dict[str, np.ndarray], truth: np.ndarray, path) -> None:
     from crseval.plotting import plt, save, style
+
     style()
     names = list(preds)
     errors = [np.asarray(preds[n], float) - truth for n in names]
@@ -122,9 +180,17 @@ def plot_errors(preds: dict[str, np.ndarray], truth: np.ndarray, path) -> None:
     save(fig, path)
 
 
-def write_results(store: RunStore, study: SerendipityStudy, preds: dict[str, np.ndarray], *, n_boot: int = 1000,
-                  seed: int = 0, ensemble: Sequence[str] = ()) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def write_results(
+    store: RunStore,
+    study: SerendipityStudy,
+    preds: dict[str, np.ndarray],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    ensemble: Sequence[str] = (),
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     from crseval.plotting import bar_with_ci
+
     truth = study.answers["ground_truth"].to_numpy(float)
     table = meta_evaluate(preds, truth, n_boot=n_boot, seed=seed)
     store.write_table("serendipity_meta_eval", table)
@@ -132,33 +198,62 @@ def write_results(store: RunStore, study: SerendipityStudy, preds: dict[str, np.
     if ensemble:
         missing = [m for m in ensemble if m not in preds]
         if missing:
-            raise CrsevalError(f"ensemble member {missing[0]!r} is not among the evaluators", field="--ensemble",
-                               expected="a subset of " + ", ".join(preds))
+            raise CrsevalError(
+                f"ensemble member {missing[0]!r} is not among the evaluators",
+                field="--ensemble",
+                expected="a subset of " + ", ".join(preds),
+            )
         grid = ensemble_grid(preds, truth, list(ensemble))
         store.write_table("serendipity_ensembles", grid)
         tables.append("serendipity_ensembles")
-    per_answer = study.answers[["user", "item", "ground_truth"]].assign(**{n: p for n, p in preds.items()})
+    per_answer = study.answers[["user", "item", "ground_truth"]].assign(
+        **{n: p for n, p in preds.items()}
+    )
     store.write_table("serendipity_answers", per_answer)
     tables.append("serendipity_answers")
-    bar_with_ci(table["evaluator"].tolist(), table["pearson_%"].fillna(0).tolist(),
-                table["pearson_%_lo"].fillna(0).tolist(), table["pearson_%_hi"].fillna(0).tolist(),
-                ylabel="Pearson r with ground truth (%)", title=f"Serendipity evaluators on {study.info.name}",
-                path=store.figure_path("serendipity_pearson"))
+    bar_with_ci(
+        table["evaluator"].tolist(),
+        table["pearson_%"].fillna(0).tolist(),
+        table["pearson_%_lo"].fillna(0).tolist(),
+        table["pearson_%_hi"].fillna(0).tolist(),
+        ylabel="Pearson r with ground truth (%)",
+        title=f"Serendipity evaluators on {study.info.name}",
+        path=store.figure_path("serendipity_pearson"),
+    )
     plot_errors(preds, truth, store.figure_path("serendipity_errors"))
     partial = table[table["n"] < table["n"].max()]
-    caveat = (" Evaluators scored different answers (" + ", ".join(
-        f"{r.evaluator}: n = {r.n}" for r in partial.itertuples()) + f" of {int(table['n'].max())}: a proxy "
+    caveat = (
+        " Evaluators scored different answers ("
+        + ", ".join(f"{r.evaluator}: n = {r.n}" for r in partial.itertuples())
+        + f" of {int(table['n'].max())}: a proxy "
         "needs an earlier rating of the user, an LLM rates only its sample); the ranking uses the Pearson on the "
-        f"{int(table['n_same'].iloc[0])} answers all of them scored." if len(partial) else "")
-    store.add_section("Serendipity meta-evaluation", f"Ground truth: {study.ground_truth} on 1–5; proxy scores are "
-                      "min-max mapped to 1–5. Pearson (%), MAE and RMSE with 95% bootstrap CIs; p: two-sided Wilcoxon "
-                      "test of absolute errors against the best baseline." + caveat + " " + " ".join(study.info.notes),
-                      tables=[(t, None) for t in tables],
-                      figures=[("serendipity_pearson", "Pearson correlation (%) of each evaluator's 1–5 prediction "
-                                "with the user-study ground truth, with 95 % bootstrap CIs (n per evaluator in the "
-                                "table)"),
-                               ("serendipity_errors", "Distribution of prediction errors per evaluator (box: "
-                                "quartiles, triangle: mean); 0 = exact")])
+        f"{int(table['n_same'].iloc[0])} answers all of them scored."
+        if len(partial)
+        else ""
+    )
+    store.add_section(
+        "Serendipity meta-evaluation",
+        f"Ground truth: {study.ground_truth} on 1–5; proxy scores are "
+        "min-max mapped to 1–5. Pearson (%), MAE and RMSE with 95% bootstrap CIs; p: two-sided Wilcoxon "
+        "test of absolute errors against the best baseline."
+        + caveat
+        + " "
+        + " ".join(study.info.notes),
+        tables=[(t, None) for t in tables],
+        figures=[
+            (
+                "serendipity_pearson",
+                "Pearson correlation (%) of each evaluator's 1–5 prediction "
+                "with the user-study ground truth, with 95 % bootstrap CIs (n per evaluator in the "
+                "table)",
+            ),
+            (
+                "serendipity_errors",
+                "Distribution of prediction errors per evaluator (box: "
+                "quartiles, triangle: mean); 0 = exact",
+            ),
+        ],
+    )
     return table, grid
 
 
@@ -166,24 +261,43 @@ class SerendipityConfig(BaseModel):
     """Serendipity evaluators against user-study ground truth."""
 
     model_config = ConfigDict(extra="forbid")
-    path: Path = Field(..., description="The dataset folder or file.", json_schema_extra={"argument": True})
-    dataset: str = Field("serendipity2018", description="One of " + ", ".join(names_of("serendipity")) + ".")
-    evaluators: CommaList = Field(["random", "sog", "snpr", "purs", "desr", "import:gpt-rating"],
-                                  description="Comma-separated: " + EVALUATORS + " (another run's predictions, e.g. "
-                                              "another model or auxiliary data, for ensembles).")
+    path: Path = Field(
+        ..., description="The dataset folder or file.", json_schema_extra={"argument": True}
+    )
+    dataset: str = Field(
+        "serendipity2018", description="One of " + ", ".join(names_of("serendipity")) + "."
+    )
+    evaluators: CommaList = Field(
+        ["random", "sog", "snpr", "purs", "desr", "import:gpt-rating"],
+        description="Comma-separated: " + EVALUATORS + " (another run's predictions, e.g. "
+        "another model or auxiliary data, for ensembles).",
+    )
     llm: LLMConfig = LLMConfig()
     runs: int = Field(5, ge=1, le=100, description="LLM runs averaged per answer.")
     shots: int = Field(5, ge=0, le=50, description="Examples from other users for llm-fewshot.")
-    history_k: int = Field(10, ge=0, le=1000, description="History items shown to the LLM (most recent, oldest first).")
-    aux: CommaList = Field([], description="Comma-separated auxiliary data for the LLM: " + ", ".join(AUX_SWITCHES) +
-                                           " (demographics: not in these studies).")
+    history_k: int = Field(
+        10, ge=0, le=1000, description="History items shown to the LLM (most recent, oldest first)."
+    )
+    aux: CommaList = Field(
+        [],
+        description="Comma-separated auxiliary data for the LLM: "
+        + ", ".join(AUX_SWITCHES)
+        + " (demographics: not in these studies).",
+    )
     relevance: Literal["predicted", "rating"] = Field(
-        "predicted", description="Relevance from the recommender's 'predicted' rating or the user's own 'rating'.")
-    sample: int | None = Field(None, ge=1, description="Evaluate a seeded random subset of N answers.")
+        "predicted",
+        description="Relevance from the recommender's 'predicted' rating or the user's own 'rating'.",
+    )
+    sample: int | None = Field(
+        None, ge=1, description="Evaluate a seeded random subset of N answers."
+    )
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs.")
     seed: int = Field(0, description="Seed for the subset, the random baseline and the bootstrap.")
-    ensemble: CommaList | None = Field(None, description="Comma-separated evaluators to combine: every subset of 2–4 "
-                                                         "is averaged and the grid is reported best first.")
+    ensemble: CommaList | None = Field(
+        None,
+        description="Comma-separated evaluators to combine: every subset of 2–4 "
+        "is averaged and the grid is reported best first.",
+    )
 
     @field_validator("dataset")
     @classmethod
@@ -229,37 +343,87 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
     client, llm_sig = None, {}
     if any(n.startswith("llm") for n in config.evaluators):
         client = make_client(config.llm, store.cache_path)
-        llm_sig = {**client.identity(), "runs": config.runs, "shots": config.shots, "history_k": config.history_k,
-                   "aux": ",".join(sorted(config.aux)) or "none"}
+        llm_sig = {
+            **client.identity(),
+            "runs": config.runs,
+            "shots": config.shots,
+            "history_k": config.history_k,
+            "aux": ",".join(sorted(config.aux)) or "none",
+        }
     try:
-        preds = predictions(study, config.evaluators, client=client, store=store, aux=aux, runs=config.runs,
-                            shots=config.shots, relevance=config.relevance, seed=config.seed, rows=rows,
-                            progress=progress)
+        preds = predictions(
+            study,
+            config.evaluators,
+            client=client,
+            store=store,
+            aux=aux,
+            runs=config.runs,
+            shots=config.shots,
+            relevance=config.relevance,
+            seed=config.seed,
+            rows=rows,
+            progress=progress,
+        )
     finally:
         if client is not None:
             client.close()
     study, preds = subset(study, preds, rows)
-    sig = make_signature(data=study.info.signature(), llm=llm_sig,
-                         metric={"ground_truth": study.ground_truth, "relevance": config.relevance,
-                                 "sample": config.sample or "all", "boot": config.n_boot, "seed": config.seed})
+    sig = make_signature(
+        data=study.info.signature(),
+        llm=llm_sig,
+        metric={
+            "ground_truth": study.ground_truth,
+            "relevance": config.relevance,
+            "sample": config.sample or "all",
+            "boot": config.n_boot,
+            "seed": config.seed,
+        },
+    )
     store.save_signature(sig)
-    table, grid = write_results(store, study, preds, n_boot=config.n_boot, seed=config.seed,
-                                ensemble=config.ensemble or ())
+    table, grid = write_results(
+        store, study, preds, n_boot=config.n_boot, seed=config.seed, ensemble=config.ensemble or ()
+    )
     notes = list(study.info.notes)
     if config.relevance == "rating" and any(n in PROXIES for n in config.evaluators):
-        notes.insert(0, "--relevance rating: the proxies read the user's own rating of the recommended item, an "
-                        "outcome; their scores are an upper bound, not a fair evaluator")
+        notes.insert(
+            0,
+            "--relevance rating: the proxies read the user's own rating of the recommended item, an "
+            "outcome; their scores are an upper bound, not a fair evaluator",
+        )
     if grid is not None and len(grid):
-        notes.insert(0, f"best ensemble: {grid.iloc[0]['ensemble']} (Pearson {grid.iloc[0]['pearson_%']:.1f} %, "
-                        f"MAE {grid.iloc[0]['mae']:.3f})")
-    cols = ["evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse", "pearson_%_same",
-            "rank"] + \
-        (["p_abs_error"] if "p_abs_error" in table else [])
-    return Result("serendipity.meta-eval", f"serendipity meta-evaluation ({config.dataset})", table[cols].round(3),
-                  sig, store.root, notes=notes)
+        notes.insert(
+            0,
+            f"best ensemble: {grid.iloc[0]['ensemble']} (Pearson {grid.iloc[0]['pearson_%']:.1f} %, "
+            f"MAE {grid.iloc[0]['mae']:.3f})",
+        )
+    cols = [
+        "evaluator",
+        "n",
+        "pearson_%",
+        "pearson_%_lo",
+        "pearson_%_hi",
+        "mae",
+        "rmse",
+        "pearson_%_same",
+        "rank",
+    ] + (["p_abs_error"] if "p_abs_error" in table else [])
+    return Result(
+        "serendipity.meta-eval",
+        f"serendipity meta-evaluation ({config.dataset})",
+        table[cols].round(3),
+        sig,
+        store.root,
+        notes=notes,
+    )
 
 
-JOB = JobSpec("serendipity.meta-eval", SerendipityConfig, run, "runs/serendipity",
-              "Pearson (%), MAE and RMSE of every evaluator against the ground truth, with bootstrap CIs, best/second "
-              "marked and a paired test on absolute errors against the best baseline.", "crseval serendipity",
-              uses_llm=lambda c: any(e.startswith("llm") for e in c.evaluators))
+JOB = JobSpec(
+    "serendipity.meta-eval",
+    SerendipityConfig,
+    run,
+    "runs/serendipity",
+    "Pearson (%), MAE and RMSE of every evaluator against the ground truth, with bootstrap CIs, best/second "
+    "marked and a paired test on absolute errors against the best baseline.",
+    "crseval serendipity",
+    uses_llm=lambda c: any(e.startswith("llm") for e in c.evaluators),
+)

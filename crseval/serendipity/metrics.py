@@ -1,57 +1,179 @@
 """Serendipity evaluators and meta-evaluation metrics, declared once. The proxies (role ``baseline``) are
 both metrics and evaluators: their names are the columns of ``serendipity_answers``."""
+
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "serendipity"
 metric("random", "Seeded uniform random scores", capability=C, role="baseline", params={"seed": 0})
-metric("sog", "SOG: weighted sum of relevance, diversity, dissimilarity to history and unpopularity", label="SOG",
-       capability=C, role="baseline", params={"weights": "0.25,0.25,0.25,0.25"})
-metric("snpr", "SNPR: λ·relevance + (1−λ)·unexpectedness (λ = 0.7, the SerenEva paper's relevance weight)",
-       label="SNPR", capability=C, role="baseline", params={"lam": 0.7})
-metric("purs", "PURS: relevance + f(unexpectedness)·factor, unexpectedness = distance to the nearest interest "
-       "cluster, f(x) = x·exp(−x)", label="PURS", capability=C, role="baseline", params={"factor": 1.0})
-metric("desr", "DESR: acc·dif / (acc + dif), acc = relevance, dif = dissimilarity to history", label="DESR",
-       capability=C, role="baseline")
-metric("llm", "The LLM plays the user and rates serendipity 1–5 (zero-shot)", label="LLM (zero-shot)", capability=C,
-       role="evaluator")
-metric("llm-fewshot", "The LLM plays the user, with rated examples from other users", label="LLM (few-shot)",
-       capability=C, role="evaluator")
-metric("calibrated", "Ridge over the other evaluators' predictions, fitted to the ground truth in user-grouped "
-       "nested cross-validation (out-of-fold: no answer is predicted by a model that saw its user)",
-       label="calibrated (grouped CV)", capability=C, role="evaluator")
-metric("pearson_%", "Pearson correlation (%) of an evaluator's 1–5 predictions with the ground truth",
-       label="Pearson (%)", capability=C)
-metric("pearson_%_same", "Pearson (%) on the answers every evaluator scored: what the best/second ranking compares",
-       label="Pearson (%), same answers", capability=C)
-metric("p_pearson", "p-value of the Pearson correlation with the ground truth (two-sided)", label="p (Pearson)",
-       capability=C, higher_is_better=None)
-metric("p_t_abs_error", "p-value of a two-sided paired t-test of absolute errors against the best baseline (the "
-       "SerenEva paper's test; p_abs_error is the Wilcoxon test)", label="p (t-test)", capability=C,
-       higher_is_better=None)
-metric("mae", "Mean absolute error of the 1–5 predictions", label="MAE", capability=C, higher_is_better=False)
-metric("rmse", "Root mean squared error of the 1–5 predictions", label="RMSE", capability=C, higher_is_better=False)
+metric(
+    "sog",
+    "SOG: weighted sum of relevance, diversity, dissimilarity to history and unpopularity",
+    label="SOG",
+    capability=C,
+    role="baseline",
+    params={"weights": "0.25,0.25,0.25,0.25"},
+)
+metric(
+    "snpr",
+    "SNPR: λ·relevance + (1−λ)·unexpectedness (λ = 0.7, the SerenEva paper's relevance weight)",
+    label="SNPR",
+    capability=C,
+    role="baseline",
+    params={"lam": 0.7},
+)
+metric(
+    "purs",
+    "PURS: relevance + f(unexpectedness)·factor, unexpectedness = distance to the nearest interest "
+    "cluster, f(x) = x·exp(−x)",
+    label="PURS",
+    capability=C,
+    role="baseline",
+    params={"factor": 1.0},
+)
+metric(
+    "desr",
+    "DESR: acc·dif / (acc + dif), acc = relevance, dif = dissimilarity to history",
+    label="DESR",
+    capability=C,
+    role="baseline",
+)
+metric(
+    "llm",
+    "The LLM plays the user and rates serendipity 1–5 (zero-shot)",
+    label="LLM (zero-shot)",
+    capability=C,
+    role="evaluator",
+)
+metric(
+    "llm-fewshot",
+    "The LLM plays the user, with rated examples from other users",
+    label="LLM (few-shot)",
+    capability=C,
+    role="evaluator",
+)
+metric(
+    "calibrated",
+    "Ridge over the other evaluators' predictions, fitted to the ground truth in user-grouped "
+    "nested cross-validation (out-of-fold: no answer is predicted by a model that saw its user)",
+    label="calibrated (grouped CV)",
+    capability=C,
+    role="evaluator",
+)
+metric(
+    "pearson_%",
+    "Pearson correlation (%) of an evaluator's 1–5 predictions with the ground truth",
+    label="Pearson (%)",
+    capability=C,
+)
+metric(
+    "pearson_%_same",
+    "Pearson (%) on the answers every evaluator scored: what the best/second ranking compares",
+    label="Pearson (%), same answers",
+    capability=C,
+)
+metric(
+    "p_pearson",
+    "p-value of the Pearson correlation with the ground truth (two-sided)",
+    label="p (Pearson)",
+    capability=C,
+    higher_is_better=None,
+)
+metric(
+    "p_t_abs_error",
+    "p-value of a two-sided paired t-test of absolute errors against the best baseline (the "
+    "SerenEva paper's test; p_abs_error is the Wilcoxon test)",
+    label="p (t-test)",
+    capability=C,
+    higher_is_better=None,
+)
+metric(
+    "mae",
+    "Mean absolute error of the 1–5 predictions",
+    label="MAE",
+    capability=C,
+    higher_is_better=False,
+)
+metric(
+    "rmse",
+    "Root mean squared error of the 1–5 predictions",
+    label="RMSE",
+    capability=C,
+    higher_is_better=False,
+)
 
-table("serendipity_meta_eval", ["evaluator"], "per evaluator: Pearson, MAE and RMSE with CIs", capability=C)
-table("serendipity_answers", ["user", "item"], "per answer: ground truth and every evaluator's prediction",
-      capability=C)
+table(
+    "serendipity_meta_eval",
+    ["evaluator"],
+    "per evaluator: Pearson, MAE and RMSE with CIs",
+    capability=C,
+)
+table(
+    "serendipity_answers",
+    ["user", "item"],
+    "per answer: ground truth and every evaluator's prediction",
+    capability=C,
+)
 
 # the SerenEva reproduction's prompt evaluators (crseval serendipity reproduce; see serendipity/prompts.py)
-metric("sereneva", "The SerenEva paper's zero-shot evaluator: the LLM as the user, comma-separated history oldest "
-       "to newest, 5-point Likert with anchor words, integer answer", label="SerenEva (zero-shot)", capability=C,
-       role="prompt")
-metric("llm4seren", "LLM4Seren: the LLM as an outside evaluator answers whether the item is serendipitous "
-       "(binary, mapped onto 1–5)", label="LLM4Seren", capability=C, role="prompt")
-metric("serenprompt-1", "SerenPrompt, discrete style 1: low / medium / high (mapped onto 1–5)", label="SerenPrompt-1",
-       capability=C, role="prompt")
-metric("serenprompt-2", "SerenPrompt, discrete style 2: five named levels", label="SerenPrompt-2", capability=C,
-       role="prompt")
-table("serendipity_table2", ["dataset", "evaluator"], "the SerenEva paper's Table 2: every evaluator on the same "
-      "answers, Pearson with p-value, MAE, RMSE with CIs, tests against the best baseline", capability=C)
-table("serendipity_history_k", ["dataset", "history_k"], "the zero-shot evaluator's Pearson per history length",
-      capability=C)
-table("serendipity_aux", ["dataset", "setting"], "the zero-shot evaluator with one auxiliary line at a time",
-      capability=C)
-table("serendipity_by_item", ["dataset", "factor", "tercile"], "the zero-shot evaluator's Pearson per tercile of "
-      "item popularity and genre distance to the history", capability=C)
-table("serendipity_ensemble_size", ["dataset", "ensemble_size"], "mean / min / max Pearson over every subset of m "
-      "LLM evaluators", capability=C)
+metric(
+    "sereneva",
+    "The SerenEva paper's zero-shot evaluator: the LLM as the user, comma-separated history oldest "
+    "to newest, 5-point Likert with anchor words, integer answer",
+    label="SerenEva (zero-shot)",
+    capability=C,
+    role="prompt",
+)
+metric(
+    "llm4seren",
+    "LLM4Seren: the LLM as an outside evaluator answers whether the item is serendipitous "
+    "(binary, mapped onto 1–5)",
+    label="LLM4Seren",
+    capability=C,
+    role="prompt",
+)
+metric(
+    "serenprompt-1",
+    "SerenPrompt, discrete style 1: low / medium / high (mapped onto 1–5)",
+    label="SerenPrompt-1",
+    capability=C,
+    role="prompt",
+)
+metric(
+    "serenprompt-2",
+    "SerenPrompt, discrete style 2: five named levels",
+    label="SerenPrompt-2",
+    capability=C,
+    role="prompt",
+)
+table(
+    "serendipity_table2",
+    ["dataset", "evaluator"],
+    "the SerenEva paper's Table 2: every evaluator on the same "
+    "answers, Pearson with p-value, MAE, RMSE with CIs, tests against the best baseline",
+    capability=C,
+)
+table(
+    "serendipity_history_k",
+    ["dataset", "history_k"],
+    "the zero-shot evaluator's Pearson per history length",
+    capability=C,
+)
+table(
+    "serendipity_aux",
+    ["dataset", "setting"],
+    "the zero-shot evaluator with one auxiliary line at a time",
+    capability=C,
+)
+table(
+    "serendipity_by_item",
+    ["dataset", "factor", "tercile"],
+    "the zero-shot evaluator's Pearson per tercile of "
+    "item popularity and genre distance to the history",
+    capability=C,
+)
+table(
+    "serendipity_ensemble_size",
+    ["dataset", "ensemble_size"],
+    "mean / min / max Pearson over every subset of m LLM evaluators",
+    capability=C,
+)

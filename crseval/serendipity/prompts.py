@@ -16,6 +16,7 @@ Every style shares one prefix — the role, what ``context`` allows the evaluato
 strictly before the target), the recommended item and any auxiliary line — and differs only in its last
 sentence, so a llama.cpp backend computes the shared prefix once for all styles of one answer.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,20 +39,39 @@ class Style:
         return 1 + 4 * (value - lo) / (hi - lo)
 
 
-STYLES = {s.name: s for s in (
-    Style("sereneva", "As this user, how much do you agree with the statement \"This recommendation is a pleasant "
-                      "surprise to me: relevant to my interests and unexpected\"? 1 = strongly disagree, "
-                      "2 = disagree, 3 = neither agree nor disagree, 4 = agree, 5 = strongly agree. Answer with the "
-                      "integer only.", (1, 5)),
-    Style("llm4seren", "Now judge as an outside evaluator: is this recommendation serendipitous for the user, that "
-                       "is both relevant to the user's interests and unexpected given the history? Answer 1 for no "
-                       "or 2 for yes, the digit only.", (1, 2)),
-    Style("serenprompt-1", "How serendipitous (relevant and unexpected) is this recommendation for the user? Answer "
-                           "1 (low), 2 (medium) or 3 (high), the digit only.", (1, 3)),
-    Style("serenprompt-2", "How serendipitous (relevant and unexpected) is this recommendation for the user? Answer "
-                           "1 (not serendipitous), 2 (slightly), 3 (moderately), 4 (very) or 5 (extremely), the "
-                           "digit only.", (1, 5)),
-)}
+STYLES = {
+    s.name: s
+    for s in (
+        Style(
+            "sereneva",
+            'As this user, how much do you agree with the statement "This recommendation is a pleasant '
+            'surprise to me: relevant to my interests and unexpected"? 1 = strongly disagree, '
+            "2 = disagree, 3 = neither agree nor disagree, 4 = agree, 5 = strongly agree. Answer with the "
+            "integer only.",
+            (1, 5),
+        ),
+        Style(
+            "llm4seren",
+            "Now judge as an outside evaluator: is this recommendation serendipitous for the user, that "
+            "is both relevant to the user's interests and unexpected given the history? Answer 1 for no "
+            "or 2 for yes, the digit only.",
+            (1, 2),
+        ),
+        Style(
+            "serenprompt-1",
+            "How serendipitous (relevant and unexpected) is this recommendation for the user? Answer "
+            "1 (low), 2 (medium) or 3 (high), the digit only.",
+            (1, 3),
+        ),
+        Style(
+            "serenprompt-2",
+            "How serendipitous (relevant and unexpected) is this recommendation for the user? Answer "
+            "1 (not serendipitous), 2 (slightly), 3 (moderately), 4 (very) or 5 (extremely), the "
+            "digit only.",
+            (1, 5),
+        ),
+    )
+}
 
 AUX_LINES = ("popularity", "similarity", "interaction", "curiosity", "personality", "profiles")
 
@@ -61,27 +81,52 @@ def system_prompt(study: SerendipityStudy) -> str:
     return f"You are a user of {platform}. You will see what you did on the platform and one recommendation."
 
 
-def shared_prefix(study: SerendipityStudy, row: pd.Series, k: int, aux: str | None = None,
-                  profile: str | None = None) -> str:
+def shared_prefix(
+    study: SerendipityStudy,
+    row: pd.Series,
+    k: int,
+    aux: str | None = None,
+    profile: str | None = None,
+) -> str:
     """Everything but the question: the history before the target (k items), the item, one auxiliary line."""
     lines = []
     if has_history(study):
         h = history(study, row["user"], row["item"], k)
-        lines.append("Your history, oldest to newest: " + (", ".join(item_text(study, i) for i in h["item"])
-                                                            if len(h) else "nothing rated before this") + ".")
+        lines.append(
+            "Your history, oldest to newest: "
+            + (
+                ", ".join(item_text(study, i) for i in h["item"])
+                if len(h)
+                else "nothing rated before this"
+            )
+            + "."
+        )
     lines.append(f"Recommended to you: {item_text(study, row['item'], row.get('category'))}.")
     if aux == "popularity":
-        lines.append(f"Popularity: {100 * popularity(study).get(row['item'], 0.0):.1f} % of the users in this study "
-                     "rated this movie.")
+        lines.append(
+            f"Popularity: {100 * popularity(study).get(row['item'], 0.0):.1f} % of the users in this study "
+            "rated this movie."
+        )
     elif aux == "similarity":
         j = genre_distance(study, row["user"], row["item"], k)
-        lines.append("Genre similarity to your history: " + (f"minimum Jaccard distance {j:.2f} (0 = same genres, "
-                                                              "1 = none shared)." if j is not None else "unknown."))
+        lines.append(
+            "Genre similarity to your history: "
+            + (
+                f"minimum Jaccard distance {j:.2f} (0 = same genres, 1 = none shared)."
+                if j is not None
+                else "unknown."
+            )
+        )
     elif aux == "interaction":
-        lines.append("Your history consists of explicit ratings (0.5–5 stars) of movies you watched.")
+        lines.append(
+            "Your history consists of explicit ratings (0.5–5 stars) of movies you watched."
+        )
     elif aux in ("curiosity", "personality"):
-        cols, scale = ([f"C{i}" for i in range(1, 11)], "1–5") if aux == "curiosity" else \
-            ([f"P{i}" for i in range(1, 11)], "1–7")
+        cols, scale = (
+            ([f"C{i}" for i in range(1, 11)], "1–5")
+            if aux == "curiosity"
+            else ([f"P{i}" for i in range(1, 11)], "1–7")
+        )
         values = ", ".join(f"{row[c]:g}" for c in cols if c in row and pd.notna(row[c]))
         lines.append(f"Your {aux} self-assessment ({cols[0]}–{cols[-1]}, {scale}): {values}.")
     elif aux == "profiles":
@@ -89,8 +134,19 @@ def shared_prefix(study: SerendipityStudy, row: pd.Series, k: int, aux: str | No
     return "\n".join(lines)
 
 
-def style_request(study: SerendipityStudy, row: pd.Series, style: Style, *, k: int = 10, aux: str | None = None,
-                  profile: str | None = None, temperature: float = 0.0) -> ChatRequest:
+def style_request(
+    study: SerendipityStudy,
+    row: pd.Series,
+    style: Style,
+    *,
+    k: int = 10,
+    aux: str | None = None,
+    profile: str | None = None,
+    temperature: float = 0.0,
+) -> ChatRequest:
     text = shared_prefix(study, row, k, aux, profile) + "\n\n" + style.question
-    return ChatRequest((Message("system", system_prompt(study)), Message("user", text)),
-                       temperature=temperature, max_tokens=4)
+    return ChatRequest(
+        (Message("system", system_prompt(study)), Message("user", text)),
+        temperature=temperature,
+        max_tokens=4,
+    )

@@ -25,6 +25,7 @@ Metrics:
 Scores map to the 1–5 scale by min-max scaling and rounding: round((x − min) / (max − min) × 4 + 1);
 a constant score maps to 3 and NaN stays NaN.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ def to_likert(x) -> np.ndarray:
 @dataclass
 class Features:
     """Per answer: relevance, unexpectedness (dissimilarity to history), diversity, unpopularity, PURS distance."""
+
     table: pd.DataFrame
     missing_items: int
 
@@ -62,7 +64,9 @@ def _cos_dist(v: np.ndarray, m: np.ndarray) -> np.ndarray:
     return d
 
 
-def features(study: SerendipityStudy, relevance: str = "predicted", liked: float = 3.5, seed: int = 0) -> Features:
+def features(
+    study: SerendipityStudy, relevance: str = "predicted", liked: float = 3.5, seed: int = 0
+) -> Features:
     a = study.answers.reset_index(drop=True)
     genres = sorted({g for it in study.items.values() for g in it.get("genres", [])})
     index = {g: i for i, g in enumerate(genres)}
@@ -83,11 +87,17 @@ def features(study: SerendipityStudy, relevance: str = "predicted", liked: float
     items, ratings = a["item"].to_numpy(), a["rating"].to_numpy(float)
     ts = a["timestamp"].to_numpy(float) if "timestamp" in a else np.full(n, np.nan)
     has = np.array([i in vec for i in items])
-    feats = np.stack([vec.get(i, np.zeros(len(genres))) for i in items]) if n else np.zeros((0, len(genres)))
+    feats = (
+        np.stack([vec.get(i, np.zeros(len(genres))) for i in items])
+        if n
+        else np.zeros((0, len(genres)))
+    )
     for idx in a.groupby("user").indices.values():
         idx = idx[has[idx]]
         for i in idx:
-            others = idx[ts[idx] < ts[i]]  # the past only: NaN timestamps compare False, so they have none
+            others = idx[
+                ts[idx] < ts[i]
+            ]  # the past only: NaN timestamps compare False, so they have none
             if not len(others):
                 continue
             d_all = _cos_dist(feats[i], feats[others])
@@ -102,18 +112,32 @@ def features(study: SerendipityStudy, relevance: str = "predicted", liked: float
             uniq = np.unique(feats[hist], axis=0)
             # with at most 3 distinct liked items every item is its own cluster; k-means only beyond that
             # seeded per answer, so an answer's clusters never depend on which other answers were computed
-            centers = uniq if len(uniq) <= 3 else kmeans2(feats[hist], 3, minit="++",
-                                                          seed=np.random.default_rng([seed, i]))[0]
+            centers = (
+                uniq
+                if len(uniq) <= 3
+                else kmeans2(feats[hist], 3, minit="++", seed=np.random.default_rng([seed, i]))[0]
+            )
             purs_d[i] = float(np.min(np.linalg.norm(centers - feats[i], axis=1)))
-    table = pd.DataFrame({"user": a["user"], "item": a["item"], "relevance": rel, "unexpectedness": unexp,
-                          "diversity": div, "unpopularity": unpop, "purs_distance": purs_d})
+    table = pd.DataFrame(
+        {
+            "user": a["user"],
+            "item": a["item"],
+            "relevance": rel,
+            "unexpectedness": unexp,
+            "diversity": div,
+            "unpopularity": unpop,
+            "purs_distance": purs_d,
+        }
+    )
     missing = int((~a["item"].isin(set(vec))).sum())
     return Features(table, missing)
 
 
 def sog(f: pd.DataFrame, weights=(0.25, 0.25, 0.25, 0.25)) -> np.ndarray:
     w = np.asarray(weights, float)
-    parts = np.column_stack([f["relevance"], f["diversity"], f["unexpectedness"], f["unpopularity"]])
+    parts = np.column_stack(
+        [f["relevance"], f["diversity"], f["unexpectedness"], f["unpopularity"]]
+    )
     return parts @ w / w.sum()
 
 
@@ -129,7 +153,9 @@ def purs(f: pd.DataFrame, factor: float = 1.0) -> np.ndarray:
 def desr(f: pd.DataFrame) -> np.ndarray:
     acc, dif = f["relevance"].to_numpy(float), f["unexpectedness"].to_numpy(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((acc + dif) > 0, acc * dif / (acc + dif), 0.0) * np.where(np.isfinite(dif), 1, np.nan)
+        return np.where((acc + dif) > 0, acc * dif / (acc + dif), 0.0) * np.where(
+            np.isfinite(dif), 1, np.nan
+        )
 
 
 def random_scores(f: pd.DataFrame, seed: int = 0) -> np.ndarray:

@@ -18,6 +18,7 @@ Runs: ``runs`` ratings per request with different seeds, averaged — at tempera
 probability-weighted ratings they coincide, so one is computed and the report says so. Every rating is
 an append-only record keyed by its request, so an interrupted run resumes where it stopped.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -52,14 +53,28 @@ class ReproduceConfig(BaseModel):
     """The SerenEva paper's experiments (Table 2, history length, auxiliary data, item analyses, ensembles)."""
 
     model_config = ConfigDict(extra="forbid")
-    serendipity2018: Path | None = Field(None, description="Serendipity-2018 folder (answers + movies.csv).")
+    serendipity2018: Path | None = Field(
+        None, description="Serendipity-2018 folder (answers + movies.csv)."
+    )
     taobao: Path | None = Field(None, description="Taobao Serendipity folder or CSV.")
-    sample: int | None = Field(None, ge=5, description="Evaluate a seeded sample of N answers per dataset "
-                                                       "(default: every eligible answer).")
-    parts: CommaList = Field(DEFAULT_PARTS, description="Comma-separated: " + ", ".join(PARTS) + " (profiles: one "
-                                                        "LLM summary per answer, the costliest part, off by default).")
-    runs: int = Field(5, ge=1, le=20, description="Ratings per request, averaged (at temperature 0 with "
-                                                  "probability-weighted ratings they coincide: computed once).")
+    sample: int | None = Field(
+        None,
+        ge=5,
+        description="Evaluate a seeded sample of N answers per dataset "
+        "(default: every eligible answer).",
+    )
+    parts: CommaList = Field(
+        DEFAULT_PARTS,
+        description="Comma-separated: " + ", ".join(PARTS) + " (profiles: one "
+        "LLM summary per answer, the costliest part, off by default).",
+    )
+    runs: int = Field(
+        5,
+        ge=1,
+        le=20,
+        description="Ratings per request, averaged (at temperature 0 with "
+        "probability-weighted ratings they coincide: computed once).",
+    )
     llm: LLMConfig = LLMConfig()
     n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs.")
     seed: int = Field(0, description="Seed for the sample, the random baseline and the bootstrap.")
@@ -92,26 +107,44 @@ class Rater:
 
     STREAM = "serendipity_reproduce_ratings"
 
-    def __init__(self, client: LLMClient, store: RunStore, runs: int, temperature: float, progress: Progress):
+    def __init__(
+        self, client: LLMClient, store: RunStore, runs: int, temperature: float, progress: Progress
+    ):
         self.client, self.store, self.progress = client, store, progress
         self.runs = 1 if temperature == 0 and client.backend.supports_choice_probs else runs
 
-    def rate(self, what: str, requests: list[tuple[Hashable, ChatRequest, Style]]) -> dict[Hashable, float]:
+    def rate(
+        self, what: str, requests: list[tuple[Hashable, ChatRequest, Style]]
+    ) -> dict[Hashable, float]:
         """Mean 1–5 rating per id, in the given order (missing where every run failed; failures are recorded)."""
-        keyed = {i: (content_hash(repr((req.messages, style.scale)).encode()), req, style)
-                 for i, req, style in requests}
+        keyed = {
+            i: (content_hash(repr((req.messages, style.scale)).encode()), req, style)
+            for i, req, style in requests
+        }
         done = self.store.done_keys(self.STREAM)
         first: dict[str, Hashable] = {}  # identical requests are rated once, in the given order
         for i, (key, _, _) in keyed.items():
             first.setdefault(key, i)
-        todo = [(i, run) for i in first.values() for run in range(self.runs) if f"{keyed[i][0]}|{run}" not in done]
+        todo = [
+            (i, run)
+            for i in first.values()
+            for run in range(self.runs)
+            if f"{keyed[i][0]}|{run}" not in done
+        ]
 
         def one(w) -> None:
             i, run = w
             key, req, style = keyed[i]
             res = self.client.rate(replace(req, seed=run), style.scale)
-            self.store.append(self.STREAM, {"key": f"{key}|{run}", "score": None if res.value is None else
-                                            style.to_likert(res.value), "method": res.method, "error": res.error})
+            self.store.append(
+                self.STREAM,
+                {
+                    "key": f"{key}|{run}",
+                    "score": None if res.value is None else style.to_likert(res.value),
+                    "method": res.method,
+                    "error": res.error,
+                },
+            )
 
         if todo:
             self.client.map(todo, one, self.progress(f"LLM ratings: {what}", len(todo)))
@@ -128,40 +161,80 @@ def _column(values: dict, rows: np.ndarray, tag: str) -> np.ndarray:
 
 def _pearson_ci(pred: np.ndarray, truth: np.ndarray, n_boot: int, seed: int) -> dict:
     ok = np.isfinite(pred) & np.isfinite(truth)
-    return {"n": int(ok.sum()), **with_ci("pearson_%", _pearson, pred[ok], truth[ok], n_boot,
-                                          np.random.default_rng(seed))}
+    return {
+        "n": int(ok.sum()),
+        **with_ci("pearson_%", _pearson, pred[ok], truth[ok], n_boot, np.random.default_rng(seed)),
+    }
 
 
 def ensemble_curve(preds: dict[str, np.ndarray], truth: np.ndarray) -> pd.DataFrame:
     """Per size m: mean, min and max Pearson over every subset of m evaluators (averaged per answer)."""
     names, rows = list(preds), []
     for m in range(1, len(names) + 1):
-        rs = [_pearson(np.mean([preds[n] for n in combo], axis=0), truth) for combo in combinations(names, m)]
-        rows.append({"ensemble_size": m, "subsets": len(rs), "pearson_%": float(np.nanmean(rs)),
-                     "pearson_%_min": float(np.nanmin(rs)), "pearson_%_max": float(np.nanmax(rs))})
+        rs = [
+            _pearson(np.mean([preds[n] for n in combo], axis=0), truth)
+            for combo in combinations(names, m)
+        ]
+        rows.append(
+            {
+                "ensemble_size": m,
+                "subsets": len(rs),
+                "pearson_%": float(np.nanmean(rs)),
+                "pearson_%_min": float(np.nanmin(rs)),
+                "pearson_%_max": float(np.nanmax(rs)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def _by_tercile(study: SerendipityStudy, rows: np.ndarray, pred: np.ndarray, truth: np.ndarray, n_boot: int,
-                seed: int) -> pd.DataFrame:
+def _by_tercile(
+    study: SerendipityStudy,
+    rows: np.ndarray,
+    pred: np.ndarray,
+    truth: np.ndarray,
+    n_boot: int,
+    seed: int,
+) -> pd.DataFrame:
     a = study.answers.iloc[rows]
     pop = a["item"].map(popularity(study)).to_numpy(float)
-    sim = np.array([np.nan if (j := genre_distance(study, u, i, 10)) is None else j
-                    for u, i in zip(a["user"], a["item"])], float)
+    sim = np.array(
+        [
+            np.nan if (j := genre_distance(study, u, i, 10)) is None else j
+            for u, i in zip(a["user"], a["item"])
+        ],
+        float,
+    )
     out = []
     for factor, values in (("popularity", pop), ("genre distance to history", sim)):
         ok = np.isfinite(values)
         if ok.sum() < 9:
             continue
-        bins = pd.qcut(pd.Series(values[ok]).rank(method="first"), 3, labels=["low", "middle", "high"])
+        bins = pd.qcut(
+            pd.Series(values[ok]).rank(method="first"), 3, labels=["low", "middle", "high"]
+        )
         for level in ("low", "middle", "high"):
             sel = np.flatnonzero(ok)[(bins == level).to_numpy()]
-            out.append({"factor": factor, "tercile": level, **_pearson_ci(pred[sel], truth[sel], n_boot, seed)})
+            out.append(
+                {
+                    "factor": factor,
+                    "tercile": level,
+                    **_pearson_ci(pred[sel], truth[sel], n_boot, seed),
+                }
+            )
     return pd.DataFrame(out)
 
 
-def _plot_curve(x, table: pd.DataFrame, *, xlabel: str, title: str, path: Path, band=("pearson_%_lo", "pearson_%_hi")):
+def _plot_curve(
+    x,
+    table: pd.DataFrame,
+    *,
+    xlabel: str,
+    title: str,
+    path: Path,
+    band=("pearson_%_lo", "pearson_%_hi"),
+):
     from crseval.plotting import plt, save, style
+
     style()
     fig, ax = plt.subplots(figsize=(5.2, 3.4))
     for name, part in table.groupby("dataset", sort=False):
@@ -188,108 +261,243 @@ class Reproduction:
         if len(df):
             self.tables.setdefault(table, []).append(df.assign(dataset=dataset))
 
-    def _answers(self, name: str, study: SerendipityStudy, proxies: dict[str, np.ndarray]) -> np.ndarray:
+    def _answers(
+        self, name: str, study: SerendipityStudy, proxies: dict[str, np.ndarray]
+    ) -> np.ndarray:
         """The seeded answers to evaluate (among those every evaluator can score), described in the notes."""
         cfg = self.config
         eligible = eligible_rows(study, proxies)
         rng = np.random.default_rng(cfg.seed)
-        rows = np.sort(rng.choice(eligible, cfg.sample, replace=False)) if cfg.sample and cfg.sample < len(eligible) \
+        rows = (
+            np.sort(rng.choice(eligible, cfg.sample, replace=False))
+            if cfg.sample and cfg.sample < len(eligible)
             else eligible
-        self.notes.append(f"{name}: {len(rows)} answers evaluated (of {len(eligible)} that every evaluator can score, "
-                          f"{len(study.answers)} in the study)" + ("" if has_history(study) else
-                                                                  "; no history is published: prompts show none"))
+        )
+        self.notes.append(
+            f"{name}: {len(rows)} answers evaluated (of {len(eligible)} that every evaluator can score, "
+            f"{len(study.answers)} in the study)"
+            + ("" if has_history(study) else "; no history is published: prompts show none")
+        )
         if has_history(study):
-            lengths = np.array([len(history(study, *study.answers.iloc[r][["user", "item"]], 10_000)) for r in rows])
-            self.notes.append(f"{name}: the histories are the user's earlier answers in the file (MovieLens's full "
-                              f"rating history is not in it): {np.median(lengths):g} items at the median, "
-                              f"{lengths.max()} at most, so k beyond that shows the same history")
+            lengths = np.array(
+                [
+                    len(history(study, *study.answers.iloc[r][["user", "item"]], 10_000))
+                    for r in rows
+                ]
+            )
+            self.notes.append(
+                f"{name}: the histories are the user's earlier answers in the file (MovieLens's full "
+                f"rating history is not in it): {np.median(lengths):g} items at the median, "
+                f"{lengths.max()} at most, so k beyond that shows the same history"
+            )
         return rows
 
     def dataset(self, name: str, path: Path, progress: Progress) -> None:
         cfg = self.config
         study = load_dataset(name, path)
         self.data.append(study.info.signature())
-        proxies = predictions(study, PROXY_NAMES, seed=cfg.seed) if not study.unavailable else \
-            predictions(study, ["random"], seed=cfg.seed)
+        proxies = (
+            predictions(study, PROXY_NAMES, seed=cfg.seed)
+            if not study.unavailable
+            else predictions(study, ["random"], seed=cfg.seed)
+        )
         rows = self._answers(name, study, proxies)
         truth = study.answers["ground_truth"].to_numpy(float)[rows]
         zero = STYLES["sereneva"]
         # every prompt variant: (tag, style, k, auxiliary line); the zero-shot prompt at k = 10 is Table 2's
-        aux_names = [a for a in (("popularity", "similarity", "interaction") if has_history(study) else
-                                 ("curiosity", "personality")) if "aux" in cfg.parts]
+        aux_names = [
+            a
+            for a in (
+                ("popularity", "similarity", "interaction")
+                if has_history(study)
+                else ("curiosity", "personality")
+            )
+            if "aux" in cfg.parts
+        ]
         if "profiles" in cfg.parts and has_history(study):
             aux_names.append("profiles")
-        variants = [(s.name, s, 10, None) for s in STYLES.values()] + \
-            [(f"sereneva + {a}", zero, 10, a) for a in aux_names]
+        variants = [(s.name, s, 10, None) for s in STYLES.values()] + [
+            (f"sereneva + {a}", zero, 10, a) for a in aux_names
+        ]
         if "history" in cfg.parts and has_history(study):
             variants += [(f"history k={k}", zero, k, None) for k in HISTORY_K if k != 10]
-        prof = profiles(study, self.client, [tuple(study.answers.iloc[r][["user", "item"]]) for r in rows]) \
-            if "profiles" in aux_names else {}
+        prof = (
+            profiles(
+                study, self.client, [tuple(study.answers.iloc[r][["user", "item"]]) for r in rows]
+            )
+            if "profiles" in aux_names
+            else {}
+        )
+
         # answer-major: all variants of one answer in a row, those sharing the prefix (role, history, item) first,
         # so a llama.cpp backend computes that prefix once for them
         def request(r: int, style: Style, k: int, aux: str | None) -> ChatRequest:
             row = study.answers.iloc[r]
-            return style_request(study, row, style, k=k, aux=aux, temperature=cfg.llm.temperature,
-                                 profile=prof.get((row["user"], row["item"])))
+            return style_request(
+                study,
+                row,
+                style,
+                k=k,
+                aux=aux,
+                temperature=cfg.llm.temperature,
+                profile=prof.get((row["user"], row["item"])),
+            )
 
-        reqs = [((int(r), tag), request(r, style, k, aux), style) for r in rows for tag, style, k, aux in variants]
+        reqs = [
+            ((int(r), tag), request(r, style, k, aux), style)
+            for r in rows
+            for tag, style, k, aux in variants
+        ]
         rated = self.rater.rate(name, reqs)
         col = {tag: _column(rated, rows, tag) for tag, *_ in variants}
-        own = llm_scores(study, self.client, self.store, runs=self.rater.runs, seed=cfg.seed, name="llm",
-                         rows=[int(r) for r in rows],
-                         progress=progress(f"LLM ratings: {name}, crseval's llm", self.rater.runs * len(rows)))
+        own = llm_scores(
+            study,
+            self.client,
+            self.store,
+            runs=self.rater.runs,
+            seed=cfg.seed,
+            name="llm",
+            rows=[int(r) for r in rows],
+            progress=progress(f"LLM ratings: {name}, crseval's llm", self.rater.runs * len(rows)),
+        )
         llm_preds = {s: col[s] for s in STYLES} | {"llm": own[rows]}
         if "table2" in cfg.parts:
             preds = {n: np.asarray(p, float)[rows] for n, p in proxies.items()} | llm_preds
-            self.add("serendipity_table2", meta_evaluate(preds, truth, n_boot=cfg.n_boot, seed=cfg.seed), name)
+            self.add(
+                "serendipity_table2",
+                meta_evaluate(preds, truth, n_boot=cfg.n_boot, seed=cfg.seed),
+                name,
+            )
         if "history" in cfg.parts and has_history(study):
-            curve = [{"history_k": k, **_pearson_ci(col["sereneva" if k == 10 else f"history k={k}"], truth,
-                                                    cfg.n_boot, cfg.seed)} for k in HISTORY_K]
+            curve = [
+                {
+                    "history_k": k,
+                    **_pearson_ci(
+                        col["sereneva" if k == 10 else f"history k={k}"],
+                        truth,
+                        cfg.n_boot,
+                        cfg.seed,
+                    ),
+                }
+                for k in HISTORY_K
+            ]
             self.add("serendipity_history_k", pd.DataFrame(curve), name)
         if aux_names:
-            settings = [("none (zero-shot)", col["sereneva"])] + [(a, col[f"sereneva + {a}"]) for a in aux_names]
-            self.add("serendipity_aux", pd.DataFrame([{"setting": a, **_pearson_ci(p, truth, cfg.n_boot, cfg.seed),
-                                                       "mae": float(np.nanmean(np.abs(p - truth)))}
-                                                      for a, p in settings]), name)
+            settings = [("none (zero-shot)", col["sereneva"])] + [
+                (a, col[f"sereneva + {a}"]) for a in aux_names
+            ]
+            self.add(
+                "serendipity_aux",
+                pd.DataFrame(
+                    [
+                        {
+                            "setting": a,
+                            **_pearson_ci(p, truth, cfg.n_boot, cfg.seed),
+                            "mae": float(np.nanmean(np.abs(p - truth))),
+                        }
+                        for a, p in settings
+                    ]
+                ),
+                name,
+            )
             llm_preds |= {f"sereneva + {a}": col[f"sereneva + {a}"] for a in aux_names}
         if "items" in cfg.parts and has_history(study):
-            self.add("serendipity_by_item", _by_tercile(study, rows, col["sereneva"], truth, cfg.n_boot, cfg.seed),
-                     name)
+            self.add(
+                "serendipity_by_item",
+                _by_tercile(study, rows, col["sereneva"], truth, cfg.n_boot, cfg.seed),
+                name,
+            )
         if "ensembles" in cfg.parts:
             self.add("serendipity_ensemble_size", ensemble_curve(llm_preds, truth), name)
 
-TABLE2_COLUMNS = ["dataset", "evaluator", "n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "p_pearson", "mae",
-                  "rmse", "p_t_abs_error", "p_abs_error", "rank"]  # the terminal's view; the table has the CIs
+
+TABLE2_COLUMNS = [
+    "dataset",
+    "evaluator",
+    "n",
+    "pearson_%",
+    "pearson_%_lo",
+    "pearson_%_hi",
+    "p_pearson",
+    "mae",
+    "rmse",
+    "p_t_abs_error",
+    "p_abs_error",
+    "rank",
+]  # the terminal's view; the table has the CIs
 
 
 def _figures(store: RunStore, tables: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
     from crseval.plotting import bar_with_ci
+
     figs = []
     if "serendipity_history_k" in tables:
-        _plot_curve("history_k", tables["serendipity_history_k"], xlabel="history length k (items before the target)",
-                    title="Zero-shot evaluator vs history length", path=store.figure_path("serendipity_history_k"))
-        figs.append(("serendipity_history_k", "Pearson (%) of the paper's zero-shot evaluator with k history items, "
-                                              "with 95 % bootstrap bands"))
+        _plot_curve(
+            "history_k",
+            tables["serendipity_history_k"],
+            xlabel="history length k (items before the target)",
+            title="Zero-shot evaluator vs history length",
+            path=store.figure_path("serendipity_history_k"),
+        )
+        figs.append(
+            (
+                "serendipity_history_k",
+                "Pearson (%) of the paper's zero-shot evaluator with k history items, "
+                "with 95 % bootstrap bands",
+            )
+        )
     if "serendipity_ensemble_size" in tables:
-        _plot_curve("ensemble_size", tables["serendipity_ensemble_size"], xlabel="ensemble size m", title="Ensembles of LLM "
-                    "evaluators", path=store.figure_path("serendipity_ensemble_size"),
-                    band=("pearson_%_min", "pearson_%_max"))
-        figs.append(("serendipity_ensemble_size", "Mean Pearson (%) over every subset of m LLM evaluators (their "
-                                                  "predictions averaged per answer); band: the worst and best subset"))
-    for table, label, fig in (("serendipity_aux", "setting", "serendipity_aux"),
-                              ("serendipity_by_item", "tercile", "serendipity_by_item")):
+        _plot_curve(
+            "ensemble_size",
+            tables["serendipity_ensemble_size"],
+            xlabel="ensemble size m",
+            title="Ensembles of LLM evaluators",
+            path=store.figure_path("serendipity_ensemble_size"),
+            band=("pearson_%_min", "pearson_%_max"),
+        )
+        figs.append(
+            (
+                "serendipity_ensemble_size",
+                "Mean Pearson (%) over every subset of m LLM evaluators (their "
+                "predictions averaged per answer); band: the worst and best subset",
+            )
+        )
+    for table, label, fig in (
+        ("serendipity_aux", "setting", "serendipity_aux"),
+        ("serendipity_by_item", "tercile", "serendipity_by_item"),
+    ):
         if table in tables:
             t = tables[table]
-            names = [f"{d}: {f + ' ' if 'factor' in t else ''}{x}" for d, f, x in
-                     zip(t["dataset"], t.get("factor", [""] * len(t)), t[label])]
-            bar_with_ci(names, t["pearson_%"].fillna(0).tolist(), t["pearson_%_lo"].fillna(0).tolist(),
-                        t["pearson_%_hi"].fillna(0).tolist(), ylabel="Pearson r (%)",
-                        title="Zero-shot evaluator: " + ("auxiliary data" if table == "serendipity_aux" else
-                                                         "item popularity and similarity (terciles)"),
-                        path=store.figure_path(fig))
-            figs.append((fig, "Pearson (%) of the zero-shot evaluator " + (
-                "with one auxiliary line at a time" if table == "serendipity_aux" else
-                "per tercile of item popularity and of genre distance to the history") + ", with 95 % bootstrap CIs"))
+            names = [
+                f"{d}: {f + ' ' if 'factor' in t else ''}{x}"
+                for d, f, x in zip(t["dataset"], t.get("factor", [""] * len(t)), t[label])
+            ]
+            bar_with_ci(
+                names,
+                t["pearson_%"].fillna(0).tolist(),
+                t["pearson_%_lo"].fillna(0).tolist(),
+                t["pearson_%_hi"].fillna(0).tolist(),
+                ylabel="Pearson r (%)",
+                title="Zero-shot evaluator: "
+                + (
+                    "auxiliary data"
+                    if table == "serendipity_aux"
+                    else "item popularity and similarity (terciles)"
+                ),
+                path=store.figure_path(fig),
+            )
+            figs.append(
+                (
+                    fig,
+                    "Pearson (%) of the zero-shot evaluator "
+                    + (
+                        "with one auxiliary line at a time"
+                        if table == "serendipity_aux"
+                        else "per tercile of item popularity and of genre distance to the history"
+                    )
+                    + ", with 95 % bootstrap CIs",
+                )
+            )
     return figs
 
 
@@ -298,7 +506,10 @@ def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
     try:
         rater = Rater(client, store, config.runs, config.llm.temperature, progress)
         rep = Reproduction(config, store, rater, client)
-        for name, path in (("serendipity2018", config.serendipity2018), ("taobao-serendipity", config.taobao)):
+        for name, path in (
+            ("serendipity2018", config.serendipity2018),
+            ("taobao-serendipity", config.taobao),
+        ):
             if path is not None:
                 rep.dataset(name, path, progress)
         identity = client.identity()
@@ -307,9 +518,12 @@ def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
     tables = {t: pd.concat(parts, ignore_index=True) for t, parts in rep.tables.items()}
     for t, df in tables.items():
         store.write_table(t, df)
-    runs_note = (f"runs: {config.runs} requested; at temperature 0 the probability-weighted ratings of every run "
-                 "coincide, so each was computed once" if rater.runs == 1 and config.runs > 1 else
-                 f"runs: the mean of {rater.runs} ratings per request")
+    runs_note = (
+        f"runs: {config.runs} requested; at temperature 0 the probability-weighted ratings of every run "
+        "coincide, so each was computed once"
+        if rater.runs == 1 and config.runs > 1
+        else f"runs: the mean of {rater.runs} ratings per request"
+    )
     store.add_section(
         "SerenEva reproduction",
         "The SerenEva paper's experiments. Table 2: every evaluator on the same answers; Pearson (%) with its "
@@ -317,19 +531,46 @@ def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
         "best baseline (lowest MAE). Proxies are min-max mapped to 1–5 and rounded; prompt styles' answers are "
         "mapped linearly onto 1–5. The evaluators see only the user's past before each answer "
         "(crseval/serendipity/context.py). " + runs_note + ". " + " ".join(rep.notes),
-        tables=[(t, None) for t in tables], figures=_figures(store, tables))
-    sig = make_signature(data="+".join(rep.data),
-                         llm={**identity, "runs": rater.runs},
-                         metric={"sample": config.sample or "all", "parts": ",".join(config.parts),
-                                 "boot": config.n_boot, "seed": config.seed, "snpr_lambda": 0.7})
+        tables=[(t, None) for t in tables],
+        figures=_figures(store, tables),
+    )
+    sig = make_signature(
+        data="+".join(rep.data),
+        llm={**identity, "runs": rater.runs},
+        metric={
+            "sample": config.sample or "all",
+            "parts": ",".join(config.parts),
+            "boot": config.n_boot,
+            "seed": config.seed,
+            "snpr_lambda": 0.7,
+        },
+    )
     store.save_signature(sig)
-    summary = tables["serendipity_table2"][[c for c in TABLE2_COLUMNS if c in tables["serendipity_table2"]]] \
-        if "serendipity_table2" in tables else next(iter(tables.values()))
-    return Result("serendipity.reproduce", "SerenEva reproduction", summary.round(4), sig, store.root,
-                  notes=[runs_note, *rep.notes])
+    summary = (
+        tables["serendipity_table2"][
+            [c for c in TABLE2_COLUMNS if c in tables["serendipity_table2"]]
+        ]
+        if "serendipity_table2" in tables
+        else next(iter(tables.values()))
+    )
+    return Result(
+        "serendipity.reproduce",
+        "SerenEva reproduction",
+        summary.round(4),
+        sig,
+        store.root,
+        notes=[runs_note, *rep.notes],
+    )
 
 
-JOB = JobSpec("serendipity.reproduce", ReproduceConfig, run, "runs/serendipity-reproduce",
-              "The SerenEva paper's experiments on Serendipity-2018 and Taobao: Table 2 (proxies, the zero-shot "
-              "evaluator, LLM4Seren, SerenPrompt) with CIs and tests, history length, auxiliary data, item analyses "
-              "and ensemble sizes.", "SerenEva reproduction", uses_llm=lambda c: True)
+JOB = JobSpec(
+    "serendipity.reproduce",
+    ReproduceConfig,
+    run,
+    "runs/serendipity-reproduce",
+    "The SerenEva paper's experiments on Serendipity-2018 and Taobao: Table 2 (proxies, the zero-shot "
+    "evaluator, LLM4Seren, SerenPrompt) with CIs and tests, history length, auxiliary data, item analyses "
+    "and ensemble sizes.",
+    "SerenEva reproduction",
+    uses_llm=lambda c: True,
+)

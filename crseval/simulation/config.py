@@ -1,5 +1,6 @@
 """What one simulated session needs: the CRS models under evaluation, the simulator's settings, the KB,
 turns and seed. The preference-shift job's config extends this with scoring, judge and executor."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -23,11 +24,14 @@ class ModelConfig(BaseModel):
     llm: LLMConfig = LLMConfig()
     prompt: str = "default"
     shortlist: int = Field(5, ge=1, le=50)
-    target: str | None = Field(None, description="kind 'callable': 'module:function' (a module beside the config "
-                                                  "file is found)")
+    target: str | None = Field(
+        None,
+        description="kind 'callable': 'module:function' (a module beside the config file is found)",
+    )
     url: str | None = Field(None, description="kind 'http': the endpoint")
-    folder: str | None = Field(None, description="where 'target' is imported from first (default: the config's "
-                                                 "folder)")
+    folder: str | None = Field(
+        None, description="where 'target' is imported from first (default: the config's folder)"
+    )
 
     @model_validator(mode="after")
     def _needs(self) -> "ModelConfig":
@@ -40,11 +44,15 @@ class ModelConfig(BaseModel):
 
 class SimulatorSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    error_rate: float = Field(0.1, ge=0, le=1, description="probability of starting from a wrong genre")
+    error_rate: float = Field(
+        0.1, ge=0, le=1, description="probability of starting from a wrong genre"
+    )
     contradiction_rate: float = Field(0.2, ge=0, le=1)
     blend_rate: float = Field(0.1, ge=0, le=1)
     shift_every: tuple[int, int] = (3, 5)
-    drift: LLMConfig | None = Field(None, description="an LLM that rewrites the simulator's utterances")
+    drift: LLMConfig | None = Field(
+        None, description="an LLM that rewrites the simulator's utterances"
+    )
 
     @field_validator("shift_every")
     @classmethod
@@ -58,11 +66,18 @@ class SessionSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     seed: int = 0
     turns: int = Field(20, ge=2, le=200)
-    kb: str | None = Field(None, description="OpenDialKG movie KB file; empty: the bundled sample catalogue")
+    kb: str | None = Field(
+        None, description="OpenDialKG movie KB file; empty: the bundled sample catalogue"
+    )
     models: list[ModelConfig] = Field(..., min_length=1)
     simulator: SimulatorSection = SimulatorSection()
-    repeats: int = Field(1, ge=1, le=20, description="sessions per simulated user: the same user (seed) meets each "
-                                                     "CRS this many times, the CRS seeded anew each time (pass^k)")
+    repeats: int = Field(
+        1,
+        ge=1,
+        le=20,
+        description="sessions per simulated user: the same user (seed) meets each "
+        "CRS this many times, the CRS seeded anew each time (pass^k)",
+    )
 
     @field_validator("models")
     @classmethod

@@ -4,6 +4,7 @@ order (stateless, so a resumed session is identical). Genre cues, years and deca
 "something/a story/a movie about, involving, featuring" (genre words excluded). A later value replaces
 an earlier one (contradictions win), a negated value ("no more horror") is removed, blend cues ("a mix
 of", "both", "also") add a genre instead of replacing, "start over" resets everything."""
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,10 @@ from crseval.data.kb import MovieKB
 from crseval.text.movie_text import GENRE_CUES, NEGATION, genre_mentions, years
 
 BLEND = re.compile(r"\b(mix|blend|both|combine|combination|also|as well|plus|along with)\b")
-KEYWORD_CUE = re.compile(r"\b(?:(?:something|story|stories|movie|film|one|plot|tale)\s+(?:about|involving|featuring)|"
-                         r"(?:story|tale) of)\b(.{0,80})")
+KEYWORD_CUE = re.compile(
+    r"\b(?:(?:something|story|stories|movie|film|one|plot|tale)\s+(?:about|involving|featuring)|"
+    r"(?:story|tale) of)\b(.{0,80})"
+)
 RESET = re.compile(r"\b(start over|forget everything|from scratch)\b")
 
 
@@ -50,7 +53,9 @@ def extract(kb: MovieKB, utterances: Sequence[str]) -> Constraints:
             neg = {g for g, n in mentions if n}
             current = [g for g in c.values.get("genres", []) if g not in neg]
             if pos:
-                blend = len(set(pos)) == 1 and BLEND.search(low)  # "also horror" adds; "a mix of A and B" sets both
+                blend = len(set(pos)) == 1 and BLEND.search(
+                    low
+                )  # "also horror" adds; "a mix of A and B" sets both
                 new = list(dict.fromkeys((current if blend else []) + pos))
                 c.set("genres", new, turn)
             elif current != c.values.get("genres", []):
@@ -60,15 +65,20 @@ def extract(kb: MovieKB, utterances: Sequence[str]) -> Constraints:
             c.set("year", yrs, turn)
         for attr, value in kb.find_names(text):
             start = low.find(value.lower())
-            if start >= 0 and NEGATION.search(low[max(0, start - 30):start]):
+            if start >= 0 and NEGATION.search(low[max(0, start - 30) : start]):
                 if c.values.get(attr) == value:
                     c.drop(attr)
             else:
                 c.set(attr, value, turn)
         m = KEYWORD_CUE.search(low)
         if m:
-            kws = [w for w in dict.fromkeys(re.findall(r"[a-z][a-z'-]+", m.group(1)))
-                   if w in kb.keywords and w not in GENRE_CUES and not (w.endswith("s") and w[:-1] in GENRE_CUES)]
+            kws = [
+                w
+                for w in dict.fromkeys(re.findall(r"[a-z][a-z'-]+", m.group(1)))
+                if w in kb.keywords
+                and w not in GENRE_CUES
+                and not (w.endswith("s") and w[:-1] in GENRE_CUES)
+            ]
             if kws:
                 c.set("keywords", kws, turn)
     return c

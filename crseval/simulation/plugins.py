@@ -4,6 +4,7 @@ A callable takes the history ``[{"speaker": "user"|"system", "text": …}, …]`
 and returns the reply text or ``{"text": …, "constraints": {…}}``; an endpoint receives
 ``{"history": [...]}`` by POST and answers the same. A plug-in that fails is a recorded result, not a
 crash of the run."""
+
 from __future__ import annotations
 
 import importlib
@@ -24,7 +25,9 @@ class CallableCRS:
     def respond(self, history: History) -> CRSReply:
         try:
             out = self.fn([dict(h) for h in history])
-        except Exception as e:  # a user's system failing is a recorded result, not a crash of the run
+        except (
+            Exception
+        ) as e:  # a user's system failing is a recorded result, not a crash of the run
             return CRSReply("", error=f"{type(e).__name__}: {e}")
         return _reply_from(out, self.name)
 
@@ -38,6 +41,7 @@ class HttpCRS:
 
     def respond(self, history: History) -> CRSReply:
         import httpx
+
         error = "no attempt"
         for _ in range(self.retries + 1):
             try:
@@ -58,8 +62,11 @@ def _reply_from(out: Any, name: str) -> CRSReply:
     if isinstance(out, dict) and isinstance(out.get("text", out.get("reply")), str):
         cons = out.get("constraints")
         return CRSReply(out.get("text", out.get("reply")), cons if isinstance(cons, dict) else None)
-    return CRSReply("", error=f"CRS {name!r} returned {type(out).__name__}, expected a string or "
-                              "{'text': ..., 'constraints': {...}}")
+    return CRSReply(
+        "",
+        error=f"CRS {name!r} returned {type(out).__name__}, expected a string or "
+        "{'text': ..., 'constraints': {...}}",
+    )
 
 
 def load_callable(target: str, folder: str | Path | None = None) -> Callable[[History], Any]:
@@ -67,16 +74,21 @@ def load_callable(target: str, folder: str | Path | None = None) -> Callable[[Hi
     so a ``my_crs.py`` beside the config works without touching PYTHONPATH."""
     mod, _, attr = target.partition(":")
     if not mod or not attr:
-        raise CrsevalError(f"bad callable {target!r}", field="models.target", expected="'package.module:function'")
+        raise CrsevalError(
+            f"bad callable {target!r}", field="models.target", expected="'package.module:function'"
+        )
     added = folder is not None and str(folder) not in sys.path
     if added:
         sys.path.insert(0, str(folder))
     try:
         fn = getattr(importlib.import_module(mod), attr)
     except (ImportError, AttributeError) as e:
-        raise CrsevalError(f"cannot import {target!r}: {e}", field="models.target",
-                           fix=f"put {mod.replace('.', '/')}.py beside the config"
-                               f"{f' ({folder})' if folder else ''} or make it importable") from None
+        raise CrsevalError(
+            f"cannot import {target!r}: {e}",
+            field="models.target",
+            fix=f"put {mod.replace('.', '/')}.py beside the config"
+            f"{f' ({folder})' if folder else ''} or make it importable",
+        ) from None
     finally:
         if added:
             sys.path.remove(str(folder))

@@ -1,5 +1,6 @@
 """Retrieval for the rule-based CRS: intersect the movies matching each constraint; when nothing is left,
 relax the least recently stated constraint first."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,13 +12,20 @@ from crseval.simulation.nlu import Constraints
 def candidate_set(kb: MovieKB, c: Constraints) -> tuple[set[int], list[str]]:
     """Movies satisfying every constraint; relaxes the least recently stated one while none are left.
     Returns (candidates, relaxed slots)."""
+
     def matching(slot: str, value: Any) -> set[int]:
         if slot == "genres":
             sets = [kb.genres.get(g, set()) for g in value]
             return set.intersection(*sets) if sets else set(range(len(kb)))
         if slot == "year":
             lo, hi = value
-            return set().union(*(s for y, s in kb.years.items() if (lo is None or y >= lo) and (hi is None or y <= hi)))
+            return set().union(
+                *(
+                    s
+                    for y, s in kb.years.items()
+                    if (lo is None or y >= lo) and (hi is None or y <= hi)
+                )
+            )
         if slot == "keywords":
             return set().union(*(kb.keywords.get(w, set()) for w in value))
         return set(kb.index[slot].get(str(value).lower(), set()))

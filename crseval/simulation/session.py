@@ -6,6 +6,7 @@ and rebuilds the KB (cached per process) and the CRS. Session ``s`` of every mod
 simulator seed, so models meet the same users (a paired design), and the same seed gives the same
 session in any executor.
 """
+
 from __future__ import annotations
 
 import threading
@@ -61,12 +62,23 @@ def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None)
     if model.kind == "http":
         return HttpCRS(model.name, model.url or "")
     client = client_for(model.llm, cache_path) if model.kind == "llm" else None
-    return KBCRS(model.name, kb, client, prompt=model.prompt, shortlist=model.shortlist,
-                 temperature=model.llm.temperature, seed=seed)
+    return KBCRS(
+        model.name,
+        kb,
+        client,
+        prompt=model.prompt,
+        shortlist=model.shortlist,
+        temperature=model.llm.temperature,
+        seed=seed,
+    )
 
 
-def run_session(config: dict[str, Any] | SessionSpec, model_name: str, session: int,
-                cache_path: str | None = None) -> dict[str, Any]:
+def run_session(
+    config: dict[str, Any] | SessionSpec,
+    model_name: str,
+    session: int,
+    cache_path: str | None = None,
+) -> dict[str, Any]:
     """Simulate one session and return its record (key ``model|session``). ``config``: a
     :class:`SessionSpec` or its plain JSON (what a Ray worker receives)."""
     cfg = config if isinstance(config, SessionSpec) else SessionSpec.model_validate(config)
@@ -76,10 +88,20 @@ def run_session(config: dict[str, Any] | SessionSpec, model_name: str, session: 
     seed = session_seed(cfg.seed, user_index)
     sim = cfg.simulator
     drift = client_for(sim.drift, cache_path) if sim.drift else None
-    user = UserSimulator(kb, seed, SimulatorConfig(sim.error_rate, sim.contradiction_rate, sim.blend_rate,
-                                                   tuple(sim.shift_every)), drift)
-    crs = make_crs(model, kb, seed if cfg.repeats == 1 else repeat_seed(cfg.seed, user_index, session % cfg.repeats),
-                   cache_path)
+    user = UserSimulator(
+        kb,
+        seed,
+        SimulatorConfig(
+            sim.error_rate, sim.contradiction_rate, sim.blend_rate, tuple(sim.shift_every)
+        ),
+        drift,
+    )
+    crs = make_crs(
+        model,
+        kb,
+        seed if cfg.repeats == 1 else repeat_seed(cfg.seed, user_index, session % cfg.repeats),
+        cache_path,
+    )
     history: list[dict[str, str]] = []
     turns, errors = [], []
     text, truth = user.opening()
@@ -89,11 +111,28 @@ def run_session(config: dict[str, Any] | SessionSpec, model_name: str, session: 
         if reply.error:
             errors.append(f"turn {t}: {reply.error}")
         history.append({"speaker": "system", "text": reply.text})
-        turns.append({"turn": t, "user": text, "system": reply.text, "constraints": reply.constraints,
-                      "candidates": reply.candidates, "truth": truth})
+        turns.append(
+            {
+                "turn": t,
+                "user": text,
+                "system": reply.text,
+                "constraints": reply.constraints,
+                "candidates": reply.candidates,
+                "truth": truth,
+            }
+        )
         if reply.error:
             break  # a failed CRS turn ends the session; it is recorded and excluded from the statistics
         if t + 1 < cfg.turns:
             text, truth = user.reply(t + 1, reply.text)
-    return {"key": f"{model.name}|{session}", "model": model.name, "session": session, "user": user_index, "seed": seed,
-            "true_genre": user.true_genre, "start_genre": user.start_genre, "turns": turns, "errors": errors}
+    return {
+        "key": f"{model.name}|{session}",
+        "model": model.name,
+        "session": session,
+        "user": user_index,
+        "seed": seed,
+        "true_genre": user.true_genre,
+        "start_genre": user.start_genre,
+        "turns": turns,
+        "errors": errors,
+    }

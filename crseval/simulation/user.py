@@ -12,6 +12,7 @@ Each user turn carries its ground truth: ``{"shift", "kind", "contradiction", "b
 "topics"}``, which is what the shift detector is scored against. With a ``drift`` client the
 utterance is rewritten by an LLM (meaning kept; the rule-based text is logged next to it).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,12 +32,21 @@ SHIFT_WEIGHTS = (0.35, 0.15, 0.15, 0.1, 0.05, 0.05, 0.15)
 MOODS = ("light-hearted", "dark", "thought-provoking", "relaxing", "intense", "uplifting", "quirky")
 MIN_GENRE_SIZE = 10
 
-OPEN = ("Hi! I'm in the mood for {a} {g} movie tonight.", "Hello, can you recommend a good {g} film?",
-        "I'd like to watch something in the {g} genre.")
-GENRE_SHIFT = ("Actually, I'd rather watch {a} {g} movie now.", "Let's switch to {g}, please.",
-               "Hmm, I changed my mind, something {g} would be better.")
+OPEN = (
+    "Hi! I'm in the mood for {a} {g} movie tonight.",
+    "Hello, can you recommend a good {g} film?",
+    "I'd like to watch something in the {g} genre.",
+)
+GENRE_SHIFT = (
+    "Actually, I'd rather watch {a} {g} movie now.",
+    "Let's switch to {g}, please.",
+    "Hmm, I changed my mind, something {g} would be better.",
+)
 BLEND = ("What about a mix of {g} and {h}?", "Could you find something that is both {g} and {h}?")
-CONTRA = ("No, forget what I said about {old}, not {old} anymore. {new}", "Wait, not {old} after all. {new}")
+CONTRA = (
+    "No, forget what I said about {old}, not {old} anymore. {new}",
+    "Wait, not {old} after all. {new}",
+)
 ATTR = {
     "year": ("Ideally from the {v}.", "Something from the {v} would be great."),
     "actor": ("I'd love one with {v} in it.", "Is there one starring {v}?"),
@@ -50,8 +60,11 @@ ASK = {
     "themes": ("What is {t} about?", "What kind of story does {t} tell?"),
     "mood": ("I want something {m} tonight.", "Is it more on the {m} side?"),
 }
-REACT = ("I've already seen {t}. Anything else?", "{t} sounds good, tell me more.",
-         "Not sure about {t}. Do you have another idea?")
+REACT = (
+    "I've already seen {t}. Anything else?",
+    "{t} sounds good, tell me more.",
+    "Not sure about {t}. Do you have another idea?",
+)
 
 
 def _article(word: str) -> str:
@@ -75,15 +88,24 @@ class UserSimulator:
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
-        least = MIN_GENRE_SIZE if len(self.kb) >= 20 * MIN_GENRE_SIZE else 2  # small catalogues (the sample)
+        least = (
+            MIN_GENRE_SIZE if len(self.kb) >= 20 * MIN_GENRE_SIZE else 2
+        )  # small catalogues (the sample)
         genres = sorted(g for g, s in self.kb.genres.items() if len(s) >= least)
         if len(genres) < 3:
-            raise CrsevalError(f"the movie KB has only {len(genres)} genres with ≥ {least} movies",
-                               field="kb", expected="a catalogue with at least 3 such genres")
+            raise CrsevalError(
+                f"the movie KB has only {len(genres)} genres with ≥ {least} movies",
+                field="kb",
+                expected="a catalogue with at least 3 such genres",
+            )
         self.genre_pool = genres
         self.true_genre = str(self.rng.choice(genres))
         wrong = self.rng.random() < self.config.error_rate
-        self.start_genre = str(self.rng.choice([g for g in genres if g != self.true_genre])) if wrong else self.true_genre
+        self.start_genre = (
+            str(self.rng.choice([g for g in genres if g != self.true_genre]))
+            if wrong
+            else self.true_genre
+        )
         self.prefs: dict[str, Any] = {"genre": [self.start_genre]}
         self.stated: dict[str, Any] = {}  # values said so far, for contradictions
         self.next_shift = 0
@@ -115,11 +137,27 @@ class UserSimulator:
     def _pick(self, options):
         return options[int(self.rng.integers(len(options)))]
 
-    def _truth(self, shift: bool, kind: str | None = None, old: Any = None, new: Any = None,
-               contradiction: bool = False, blend: bool = False) -> dict[str, Any]:
-        topics = [f"genre:{g}" for g in self.prefs["genre"]] + [f"{k}:{v}" for k, v in self.prefs.items() if k != "genre"]
-        return {"shift": shift, "kind": kind, "contradiction": contradiction, "blend": blend, "from": old, "to": new,
-                "topics": topics}
+    def _truth(
+        self,
+        shift: bool,
+        kind: str | None = None,
+        old: Any = None,
+        new: Any = None,
+        contradiction: bool = False,
+        blend: bool = False,
+    ) -> dict[str, Any]:
+        topics = [f"genre:{g}" for g in self.prefs["genre"]] + [
+            f"{k}:{v}" for k, v in self.prefs.items() if k != "genre"
+        ]
+        return {
+            "shift": shift,
+            "kind": kind,
+            "contradiction": contradiction,
+            "blend": blend,
+            "from": old,
+            "to": new,
+            "topics": topics,
+        }
 
     def _shift(self) -> tuple[str, dict[str, Any]]:
         if self.start_genre != self.true_genre and self.prefs["genre"] == [self.start_genre]:
@@ -134,7 +172,9 @@ class UserSimulator:
             return self._genre_to([str(self.rng.choice(others))])
         value = self._attribute(kind)
         if value is None:  # nothing in the KB for this genre: change genre instead
-            return self._genre_to([str(self.rng.choice([g for g in self.genre_pool if g not in self.prefs["genre"]]))])
+            return self._genre_to(
+                [str(self.rng.choice([g for g in self.genre_pool if g not in self.prefs["genre"]]))]
+            )
         old = self.prefs.get(kind)
         text = self._pick(ATTR[kind]).format(v=value)
         contra = old is not None and self.rng.random() < self.config.contradiction_rate
@@ -154,7 +194,9 @@ class UserSimulator:
         contra = correction or self.rng.random() < self.config.contradiction_rate
         if contra:
             text = self._pick(CONTRA).format(old=" and ".join(old), new=text)
-        return text, self._truth(True, "genre", old, genres, contradiction=contra, blend=len(genres) == 2)
+        return text, self._truth(
+            True, "genre", old, genres, contradiction=contra, blend=len(genres) == 2
+        )
 
     def _attribute(self, kind: str) -> Any:
         pool = set.intersection(*(self.kb.genres[g] for g in self.prefs["genre"]))
@@ -172,7 +214,9 @@ class UserSimulator:
                 if langs:
                     return langs[0]
             elif kind in ("actor", "director", "writer") and m.get(kind):
-                names = [v for v in m.get(kind) if " " in v]  # the CRS matches multi-word names only
+                names = [
+                    v for v in m.get(kind) if " " in v
+                ]  # the CRS matches multi-word names only
                 if names:
                     return names[int(self.rng.integers(len(names)))]
         return None
@@ -183,7 +227,11 @@ class UserSimulator:
         req = ChatRequest.chat(
             "Rewrite this message from a person asking for movie recommendations in your own casual words. Keep "
             "every genre, name, year, language and topic it mentions; answer with the rewritten message only.\n"
-            f"Message: {json.dumps(text)}", temperature=0.7, seed=self.seed, max_tokens=60)
+            f"Message: {json.dumps(text)}",
+            temperature=0.7,
+            seed=self.seed,
+            max_tokens=60,
+        )
         res = self.drift.try_complete(req, accept=lambda r: bool(r.text.strip()))
         if res.response is None or not res.response.text.strip():
             return text, {**truth, "drift_error": res.error or "empty"}

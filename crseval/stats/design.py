@@ -1,4 +1,5 @@
 """Quantities of a rating design."""
+
 from __future__ import annotations
 
 import numpy as np

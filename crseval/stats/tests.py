@@ -1,5 +1,6 @@
 """Significance tests shared by every comparison: one-way ANOVA (F, degrees of freedom, p, η²) with
 Tukey HSD (statsmodels' public API), and the two-sample tests ``compare`` chooses between."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,8 +21,8 @@ class Anova:
     df_within: float
     eta_squared: float
     n: int
-    tukey: pd.DataFrame      # one row per pair of groups (TUKEY_COLUMNS)
-    note: str = ""           # why the test could not run, when it could not
+    tukey: pd.DataFrame  # one row per pair of groups (TUKEY_COLUMNS)
+    note: str = ""  # why the test could not run, when it could not
 
 
 def anova_tukey(values, groups) -> Anova:
@@ -31,21 +32,49 @@ def anova_tukey(values, groups) -> Anova:
     d = d[np.isfinite(d["y"])]
     d = d[d.groupby("g")["y"].transform("size") >= 2]
     if d["g"].nunique() < 2 or not (d.groupby("g")["y"].var() > 0).any():
-        return Anova(np.nan, np.nan, np.nan, np.nan, np.nan, len(d), pd.DataFrame(columns=TUKEY_COLUMNS),
-                     "needs ≥ 2 groups with ≥ 2 values and variation within groups")
+        return Anova(
+            np.nan,
+            np.nan,
+            np.nan,
+            np.nan,
+            np.nan,
+            len(d),
+            pd.DataFrame(columns=TUKEY_COLUMNS),
+            "needs ≥ 2 groups with ≥ 2 values and variation within groups",
+        )
     samples = [g["y"].to_numpy() for _, g in d.groupby("g", sort=True)]
     res = stats.f_oneway(*samples)
     grand = d["y"].mean()
     ss_between = sum(len(s) * (s.mean() - grand) ** 2 for s in samples)
     ss_total = float(((d["y"] - grand) ** 2).sum())
     tk = pairwise_tukeyhsd(d["y"].to_numpy(float), d["g"].to_numpy(str))
-    pairs = [(a, b) for k, a in enumerate(tk.groupsunique) for b in tk.groupsunique[k + 1:]]
-    tukey = pd.DataFrame([{"group1": str(a), "group2": str(b), "meandiff": float(diff), "p_adj": float(p),
-                           "lower": float(lo), "upper": float(hi), "reject": bool(rej)}
-                          for (a, b), diff, p, (lo, hi), rej in zip(pairs, tk.meandiffs, tk.pvalues, tk.confint,
-                                                                     tk.reject)], columns=TUKEY_COLUMNS)
-    return Anova(float(res.statistic), float(res.pvalue), float(len(samples) - 1), float(len(d) - len(samples)),
-                 ss_between / ss_total if ss_total > 0 else np.nan, len(d), tukey)
+    pairs = [(a, b) for k, a in enumerate(tk.groupsunique) for b in tk.groupsunique[k + 1 :]]
+    tukey = pd.DataFrame(
+        [
+            {
+                "group1": str(a),
+                "group2": str(b),
+                "meandiff": float(diff),
+                "p_adj": float(p),
+                "lower": float(lo),
+                "upper": float(hi),
+                "reject": bool(rej),
+            }
+            for (a, b), diff, p, (lo, hi), rej in zip(
+                pairs, tk.meandiffs, tk.pvalues, tk.confint, tk.reject
+            )
+        ],
+        columns=TUKEY_COLUMNS,
+    )
+    return Anova(
+        float(res.statistic),
+        float(res.pvalue),
+        float(len(samples) - 1),
+        float(len(d) - len(samples)),
+        ss_between / ss_total if ss_total > 0 else np.nan,
+        len(d),
+        tukey,
+    )
 
 
 def paired_or_welch(a, b, paired: bool) -> tuple[str, float, float]:

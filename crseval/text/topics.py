@@ -11,6 +11,7 @@ recovery/interference checks.
 
 :func:`make_topics` falls back to ``keyword`` loudly when the requested extractor cannot run.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,6 +30,7 @@ from crseval.core.home import crseval_home
 from crseval.data.kb import TITLE_TOKEN, MovieKB
 from crseval.data.phrases import PhraseIndex
 from crseval.text.movie_text import GENRE_CUES, years
+
 
 class _Memo:
     def extract(self, texts: Sequence[str]) -> list[frozenset[str]]:
@@ -58,13 +60,28 @@ class KeywordTopics(_Memo):
         self.kb = kb
         self.signature = f"keyword-v2(kb={kb.info.content_hash})"
         cues = {tuple(TITLE_TOKEN.findall(c)): g for c, g in GENRE_CUES.items()}
-        cues.update({(c[0] + "s",): g for c, g in list(cues.items()) if len(c) == 1 and (c[0] + "s",) not in cues})
+        cues.update(
+            {
+                (c[0] + "s",): g
+                for c, g in list(cues.items())
+                if len(c) == 1 and (c[0] + "s",) not in cues
+            }
+        )
         names = {tuple(TITLE_TOKEN.findall(v)): (a, d) for v, (a, d) in kb.names.items()}
         self.index = PhraseIndex(
-            [(seq, ("genre", g)) for seq, g in cues.items() if seq] +
-            [(seq, ("name", hit)) for seq, hit in names.items() if seq and (len(seq) > 1 or hit[0] == "language")] +
-            [(seq, ("title", m.title)) for m in kb.movies if (seq := tuple(w.lower() for w in TITLE_TOKEN.findall(m.title)))] +
-            [((w,), ("kw", w)) for w in kb.keywords if TITLE_TOKEN.fullmatch(w)])
+            [(seq, ("genre", g)) for seq, g in cues.items() if seq]
+            + [
+                (seq, ("name", hit))
+                for seq, hit in names.items()
+                if seq and (len(seq) > 1 or hit[0] == "language")
+            ]
+            + [
+                (seq, ("title", m.title))
+                for m in kb.movies
+                if (seq := tuple(w.lower() for w in TITLE_TOKEN.findall(m.title)))
+            ]
+            + [((w,), ("kw", w)) for w in kb.keywords if TITLE_TOKEN.fullmatch(w)]
+        )
 
     def _extract(self, texts: list[str]) -> list[frozenset[str]]:
         return [self.one(t) for t in texts]
@@ -73,8 +90,8 @@ class KeywordTopics(_Memo):
     def _longest(hits: list[tuple[int, int, object]], size: int) -> list[object]:
         used, out = bytearray(size), []
         for s, n, value in sorted(hits, key=lambda h: (-h[1], h[0])):
-            if not any(used[s:s + n]):
-                used[s:s + n] = b"\x01" * n
+            if not any(used[s : s + n]):
+                used[s : s + n] = b"\x01" * n
                 out.append(value)
         return out
 
@@ -83,7 +100,11 @@ class KeywordTopics(_Memo):
         low = [t.lower() for t in toks]
         by_kind: dict[str, list] = {"genre": [], "name": [], "title": [], "kw": []}
         for s, n, (kind, value) in self.index.find(low):
-            if kind == "title" and n == 1 and (low[s] in ENGLISH_STOP_WORDS or len(low[s]) < 3 or not toks[s][0].isupper()):
+            if (
+                kind == "title"
+                and n == 1
+                and (low[s] in ENGLISH_STOP_WORDS or len(low[s]) < 3 or not toks[s][0].isupper())
+            ):
                 continue
             by_kind[kind].append((s, n, value))
         out = {f"genre:{g}" for gs in self._longest(by_kind["genre"], len(low)) for g in gs}
@@ -91,7 +112,11 @@ class KeywordTopics(_Memo):
         out |= {f"kw:{w}" for _, _, w in by_kind["kw"]}
         for title in self._longest(by_kind["title"], len(low)):
             out.add(f"title:{title}")
-            out |= {f"genre:{g}" for i in self.kb.index["name"][title.lower()] for g in self.kb.movies[i].get("genres", [])}
+            out |= {
+                f"genre:{g}"
+                for i in self.kb.index["name"][title.lower()]
+                for g in self.kb.movies[i].get("genres", [])
+            }
         yrs = years(text)
         if yrs:
             y = yrs[0] if yrs[0] is not None else yrs[1]
@@ -102,16 +127,33 @@ class KeywordTopics(_Memo):
 class LDATopics(_Memo):
     name = "lda"
 
-    def __init__(self, kb: MovieKB, n_topics: int = 20, seed: int = 0, min_weight: float = 0.3,
-                 cache_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        kb: MovieKB,
+        n_topics: int = 20,
+        seed: int = 0,
+        min_weight: float = 0.3,
+        cache_dir: Path | None = None,
+    ) -> None:
         corpus = kb.texts()
-        key = content_hash(f"{content_hash(chr(10).join(corpus).encode())}|{n_topics}|{seed}|{sklearn.__version__}".encode())
+        key = content_hash(
+            f"{content_hash(chr(10).join(corpus).encode())}|{n_topics}|{seed}|{sklearn.__version__}".encode()
+        )
         path = (cache_dir or crseval_home() / "topics") / f"lda-{key}.npz"
-        self.lda = LatentDirichletAllocation(n_topics, random_state=seed, learning_method="batch", max_iter=20)
-        if path.exists():  # plain arrays (no pickle): vocabulary and the fitted topic-word parameters
+        self.lda = LatentDirichletAllocation(
+            n_topics, random_state=seed, learning_method="batch", max_iter=20
+        )
+        if (
+            path.exists()
+        ):  # plain arrays (no pickle): vocabulary and the fitted topic-word parameters
             with np.load(path, allow_pickle=False) as z:
-                self.vectorizer = CountVectorizer(stop_words="english", vocabulary=list(z["vocabulary"]))
-                self.lda.components_, self.lda.exp_dirichlet_component_ = z["components"], z["exp_dirichlet"]
+                self.vectorizer = CountVectorizer(
+                    stop_words="english", vocabulary=list(z["vocabulary"])
+                )
+                self.lda.components_, self.lda.exp_dirichlet_component_ = (
+                    z["components"],
+                    z["exp_dirichlet"],
+                )
                 self.lda.doc_topic_prior_ = float(z["doc_topic_prior"])
                 self.lda.n_features_in_ = self.lda.components_.shape[1]
         else:
@@ -119,9 +161,13 @@ class LDATopics(_Memo):
             self.lda.fit(self.vectorizer.fit_transform(corpus))
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.stem + ".tmp.npz")
-            np.savez(tmp, vocabulary=self.vectorizer.get_feature_names_out().astype(str),
-                     components=self.lda.components_, exp_dirichlet=self.lda.exp_dirichlet_component_,
-                     doc_topic_prior=self.lda.doc_topic_prior_)
+            np.savez(
+                tmp,
+                vocabulary=self.vectorizer.get_feature_names_out().astype(str),
+                components=self.lda.components_,
+                exp_dirichlet=self.lda.exp_dirichlet_component_,
+                doc_topic_prior=self.lda.doc_topic_prior_,
+            )
             tmp.replace(path)
         self.min_weight = min_weight
         self.signature = f"lda(k={n_topics},seed={seed},min_weight={min_weight},model={key})"
@@ -129,16 +175,26 @@ class LDATopics(_Memo):
     def _extract(self, texts: list[str]) -> list[frozenset[str]]:
         counts = self.vectorizer.transform(texts)
         theta = self.lda.transform(counts)
-        empty = np.asarray(counts.sum(axis=1)).ravel() == 0  # no known word: no topic (not the prior's mix)
-        return [frozenset() if e else frozenset(f"lda:{k}" for k in np.flatnonzero(row >= self.min_weight))
-                for row, e in zip(theta, empty)]
+        empty = (
+            np.asarray(counts.sum(axis=1)).ravel() == 0
+        )  # no known word: no topic (not the prior's mix)
+        return [
+            frozenset()
+            if e
+            else frozenset(f"lda:{k}" for k in np.flatnonzero(row >= self.min_weight))
+            for row, e in zip(theta, empty)
+        ]
 
 
 class LLMTopics(_Memo):
     name = "llm"
-    SCHEMA = {"type": "object", "properties": {"topics": {"type": "array", "maxItems": 5,
-                                                          "items": {"type": "string", "maxLength": 30}}},
-              "required": ["topics"]}
+    SCHEMA = {
+        "type": "object",
+        "properties": {
+            "topics": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 30}}
+        },
+        "required": ["topics"],
+    }
 
     def __init__(self, client: LLMClient) -> None:
         self.client = client
@@ -149,15 +205,27 @@ class LLMTopics(_Memo):
         def one(text: str) -> frozenset[str]:
             req = ChatRequest.chat(
                 "List up to 5 short topics (genres, people, themes, eras) of this message from a movie "
-                f"conversation, lower case. Message (quoted data): {text!r}", max_tokens=80,
-                json_schema=self.SCHEMA)
+                f"conversation, lower case. Message (quoted data): {text!r}",
+                max_tokens=80,
+                json_schema=self.SCHEMA,
+            )
             res = self.client.structured(req, self.SCHEMA)
-            return frozenset(t.strip().lower() for t in (res.value or {}).get("topics", []) if t.strip())
+            return frozenset(
+                t.strip().lower() for t in (res.value or {}).get("topics", []) if t.strip()
+            )
+
         return self.client.map(texts, one)
 
 
-def make_topics(name: str, kb: MovieKB, *, client: LLMClient | None = None, n_topics: int = 20, seed: int = 0,
-                warn: Callable[[str], None] = print):
+def make_topics(
+    name: str,
+    kb: MovieKB,
+    *,
+    client: LLMClient | None = None,
+    n_topics: int = 20,
+    seed: int = 0,
+    warn: Callable[[str], None] = print,
+):
     """(extractor, fallback note or None)."""
     if name == "llm":
         if client is not None:
@@ -169,7 +237,9 @@ def make_topics(name: str, kb: MovieKB, *, client: LLMClient | None = None, n_to
         try:
             return LDATopics(kb, n_topics, seed), None
         except (OSError, ValueError) as e:
-            note = f"topics 'lda' failed ({type(e).__name__}: {e}); fell back to the keyword heuristic"
+            note = (
+                f"topics 'lda' failed ({type(e).__name__}: {e}); fell back to the keyword heuristic"
+            )
             warn(note)
             return KeywordTopics(kb), note
     return KeywordTopics(kb), None

@@ -7,19 +7,31 @@ NLTK's rule (``WordNetCorpusReader._morphy``): the candidates are the word itsel
 exceptions when it has any, else by every detachment-rule form; keep those that are noun lemmas
 (first occurrence wins); return the shortest (the first among equals), or the word when none is.
 """
+
 from __future__ import annotations
 
 import gzip
 from functools import lru_cache
 from importlib import resources
 
-SUBSTITUTIONS = (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
-                 ("shes", "sh"), ("men", "man"), ("ies", "y"))
+SUBSTITUTIONS = (
+    ("s", ""),
+    ("ses", "s"),
+    ("ves", "f"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("ies", "y"),
+)
 
 
 @lru_cache(maxsize=1)
 def _tables() -> tuple[frozenset[str], dict[str, list[str]]]:
-    text = gzip.decompress(resources.files("crseval.text").joinpath("data/wordnet30_nouns.txt.gz").read_bytes())
+    text = gzip.decompress(
+        resources.files("crseval.text").joinpath("data/wordnet30_nouns.txt.gz").read_bytes()
+    )
     lemmas: set[str] = set()
     exceptions: dict[str, list[str]] = {}
     section = None
@@ -39,7 +51,10 @@ def _tables() -> tuple[frozenset[str], dict[str, list[str]]]:
 @lru_cache(maxsize=200_000)
 def lemmatize(word: str) -> str:
     lemmas, exceptions = _tables()
-    forms = exceptions[word] if word in exceptions else \
-        [word[: -len(old)] + new for old, new in SUBSTITUTIONS if word.endswith(old)]
+    forms = (
+        exceptions[word]
+        if word in exceptions
+        else [word[: -len(old)] + new for old, new in SUBSTITUTIONS if word.endswith(old)]
+    )
     found = [f for f in dict.fromkeys([word, *forms]) if f in lemmas]
     return min(found, key=len) if found else word

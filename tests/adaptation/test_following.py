@@ -1,5 +1,6 @@
 """Verified preference following on hand-built sessions over the bundled sample catalogue; every expected
 value is counted by hand in the comments."""
+
 from __future__ import annotations
 
 import math
@@ -20,12 +21,25 @@ def turn(k, system, topics, shift=False):
 
 
 SESSION = [
-    turn(0, 'Try "The Matrix" (1999).', ["genre:sci-fi"]),                                   # fits
-    turn(1, 'How about "Titanic" (1997)?', ["genre:romance"], shift=True),                   # shift A followed at once
-    turn(2, 'You might like "Titanic" (1997).', ["genre:romance", "actor:Ryan Gosling"], True),  # shift B ignored…
-    turn(3, '"The Notebook" (2004) stars him.', ["genre:romance", "actor:Ryan Gosling"]),   # …followed one turn late
-    turn(4, '"Blade Runner 3000" (2031) is great.', ["genre:romance", "actor:Leonardo DiCaprio"], True),  # shift C:
-    turn(5, 'Or "La La Land" (2016).', ["genre:romance", "actor:Leonardo DiCaprio"]),       # invented, then stale
+    turn(0, 'Try "The Matrix" (1999).', ["genre:sci-fi"]),  # fits
+    turn(
+        1, 'How about "Titanic" (1997)?', ["genre:romance"], shift=True
+    ),  # shift A followed at once
+    turn(
+        2, 'You might like "Titanic" (1997).', ["genre:romance", "actor:Ryan Gosling"], True
+    ),  # shift B ignored…
+    turn(
+        3, '"The Notebook" (2004) stars him.', ["genre:romance", "actor:Ryan Gosling"]
+    ),  # …followed one turn late
+    turn(
+        4,
+        '"Blade Runner 3000" (2031) is great.',
+        ["genre:romance", "actor:Leonardo DiCaprio"],
+        True,
+    ),  # shift C:
+    turn(
+        5, 'Or "La La Land" (2016).', ["genre:romance", "actor:Leonardo DiCaprio"]
+    ),  # invented, then stale
 ]
 
 
@@ -33,9 +47,13 @@ def test_grounding_and_predicates(following):
     rows, invented = following.recommendations('"Blade Runner 3000" (2031) and "Titanic" (1997)')
     assert [following.kb.movies[r].title for r in rows] == ["Titanic"] and invented == 1
     titanic = rows[0]
-    assert following.holds(titanic, "genre:romance") and not following.holds(titanic, "genre:horror")
+    assert following.holds(titanic, "genre:romance") and not following.holds(
+        titanic, "genre:horror"
+    )
     assert following.holds(titanic, "year:1990s") and not following.holds(titanic, "year:2000s")
-    assert following.holds(titanic, "actor:Leonardo DiCaprio") and following.holds(titanic, "language:English")
+    assert following.holds(titanic, "actor:Leonardo DiCaprio") and following.holds(
+        titanic, "language:English"
+    )
 
 
 def test_followed_ignored_hallucinated_and_stale(following):
@@ -51,26 +69,50 @@ def test_followed_ignored_hallucinated_and_stale(following):
     # grounded: Matrix ✓, Titanic ✓, Titanic ✗ (no Gosling), Notebook ✓, La La Land ✗ (no DiCaprio) → 3/5
     assert out["follow.satisfaction"] == pytest.approx(0.6)
     assert out["follow.recommendations"] == 5
-    assert out["follow.hallucination_rate"] == pytest.approx(1 / 6)  # 6 titles named, Blade Runner 3000 invented
+    assert out["follow.hallucination_rate"] == pytest.approx(
+        1 / 6
+    )  # 6 titles named, Blade Runner 3000 invented
 
 
 def test_every_shift_followed_is_a_success(following):
-    session = SESSION[:2] + [turn(2, '"The Notebook" (2004).', ["genre:romance", "actor:Ryan Gosling"], True)]
+    session = SESSION[:2] + [
+        turn(2, '"The Notebook" (2004).', ["genre:romance", "actor:Ryan Gosling"], True)
+    ]
     out = following.session(session)
-    assert out["follow.follow_rate"] == 1.0 and out["follow.success"] == 1.0 and out["follow.turns_to_follow"] == 1.0
+    assert (
+        out["follow.follow_rate"] == 1.0
+        and out["follow.success"] == 1.0
+        and out["follow.turns_to_follow"] == 1.0
+    )
 
 
 def test_imported_logs_check_only_what_can_be_verified(following):
-    turns = [{"turn": 0, "user": "…", "system": 'How about "Titanic" (1997)?', "constraints": {"genres": ["romance"]},
-              "truth": None},
-             {"turn": 1, "user": "…", "system": '"The Matrix" (1999), or "Moon Dust 7" (2030).',
-              "constraints": {"genre": "horror"}, "truth": None}]
+    turns = [
+        {
+            "turn": 0,
+            "user": "…",
+            "system": 'How about "Titanic" (1997)?',
+            "constraints": {"genres": ["romance"]},
+            "truth": None,
+        },
+        {
+            "turn": 1,
+            "user": "…",
+            "system": '"The Matrix" (1999), or "Moon Dust 7" (2030).',
+            "constraints": {"genre": "horror"},
+            "truth": None,
+        },
+    ]
     out = following.session(turns)
-    assert out["follow.crs_constraint_satisfaction"] == 0.5  # Titanic is romance; The Matrix is not horror
+    assert (
+        out["follow.crs_constraint_satisfaction"] == 0.5
+    )  # Titanic is romance; The Matrix is not horror
     assert out["follow.hallucination_rate"] == pytest.approx(1 / 3)
     assert "follow.follow_rate" not in out  # the user's wishes are not in such logs
-    assert crs_constraints({"genre": "Prison", "actor": "Morgan Freeman", "year": "1982"}) == \
-        ["genre:prison", "actor:Morgan Freeman"]
+    assert crs_constraints({"genre": "Prison", "actor": "Morgan Freeman", "year": "1982"}) == [
+        "genre:prison",
+        "actor:Morgan Freeman",
+    ]
 
 
 def test_no_recommendation_and_no_shift(following):

@@ -1,4 +1,5 @@
 """The preference-shift job end to end on the scripted backend: files, resume, import round trip, Ray."""
+
 import json
 import os
 
@@ -12,10 +13,19 @@ from crseval.core.config import validate
 from crseval.core.errors import ConfigError, CrsevalError
 from crseval.runs import RunStore
 
-CONFIG = {"seed": 3, "sessions": 3, "turns": 5, "workers": 2, "n_boot": 200, "simulator": {"shift_every": [2, 3]},
-          "models": [{"name": "template", "kind": "template"},
-                     {"name": "scripted", "kind": "llm", "llm": {"backend": "scripted"}}],
-          "judge": {"judges": [{"name": "j", "llm": {"backend": "scripted"}}]}}
+CONFIG = {
+    "seed": 3,
+    "sessions": 3,
+    "turns": 5,
+    "workers": 2,
+    "n_boot": 200,
+    "simulator": {"shift_every": [2, 3]},
+    "models": [
+        {"name": "template", "kind": "template"},
+        {"name": "scripted", "kind": "llm", "llm": {"backend": "scripted"}},
+    ],
+    "judge": {"judges": [{"name": "j", "llm": {"backend": "scripted"}}]},
+}
 
 
 def _cfg(**kw):
@@ -36,8 +46,17 @@ def full_run(tmp_path_factory):
 def test_writes_every_artifact(full_run):
     store = RunStore(full_run)
     results = store.records("results")
-    assert sorted(r["key"] for r in results) == sorted(f"{m}|{s}" for m in ("template", "scripted") for s in range(3))
-    for name in ("model_metrics", "anova", "tukey", "shift_sessions", "shift_turns", "shift_detection"):
+    assert sorted(r["key"] for r in results) == sorted(
+        f"{m}|{s}" for m in ("template", "scripted") for s in range(3)
+    )
+    for name in (
+        "model_metrics",
+        "anova",
+        "tukey",
+        "shift_sessions",
+        "shift_turns",
+        "shift_detection",
+    ):
         assert store.path("tables", f"{name}.csv").exists(), name
     for fig in ("shift_metrics", "shift_judge", "shift_radar", "shift_correlations"):
         assert store.figure_path(fig).exists(), fig
@@ -70,7 +89,9 @@ def test_interrupted_run_resumes_exactly_once(full_run, tmp_path):
     evaluate("shift.run", _cfg(), out=out)
     path = RunStore(out).path("records", "results.jsonl")
     lines = path.read_bytes().split(b"\n")
-    path.write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:50])  # two complete sessions + a torn one
+    path.write_bytes(
+        b"\n".join(lines[:2]) + b"\n" + lines[2][:50]
+    )  # two complete sessions + a torn one
     evaluate("shift.run", _cfg(), out=out)
     assert _tas(out) == _tas(full_run)
     assert "torn" in RunStore(out).path("run.log").read_text()
@@ -85,27 +106,57 @@ def test_imported_logs_score_like_the_generated_sessions(full_run, tmp_path):
     assert len(sessions) == 6
     assert notes == []
     evaluate("shift.score", logs=logs, kb="sample", n_boot=200, out=tmp_path / "scored")
-    got = {(r["model"], r["turns"][0]["user"]): r["tas"] for r in RunStore(tmp_path / "scored").records("results")}
+    got = {
+        (r["model"], r["turns"][0]["user"]): r["tas"]
+        for r in RunStore(tmp_path / "scored").records("results")
+    }
     for r in RunStore(full_run).records("results"):
         mine = got[(r["model"], r["turns"][0]["user"])]
-        for k in ("cross_coherence", "context_retention", "recovery_rate", "shifts_detected", "ti_norm"):
+        for k in (
+            "cross_coherence",
+            "context_retention",
+            "recovery_rate",
+            "shifts_detected",
+            "ti_norm",
+        ):
             assert mine[k] == pytest.approx(r["tas"][k], nan_ok=True)
         assert "detection_precision" not in mine  # imported logs carry no simulator truth
 
 
 def test_importer_is_lenient_in_names_and_strict_in_structure(tmp_path):
     f = tmp_path / "s1.json"
-    f.write_text(json.dumps({"model_name": "m", "true_genre": "comedy", "conversation": [
-        {"speaker": "Assistant", "text": "Hi!"}, {"speaker": "Seeker", "text": "a comedy"},
-        {"speaker": "user", "text": "please"}, {"speaker": "CRS", "text": "Try Superbad.", "constraints": {"g": 1}},
-        {"speaker": "HUMAN", "text": "bye"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "model_name": "m",
+                "true_genre": "comedy",
+                "conversation": [
+                    {"speaker": "Assistant", "text": "Hi!"},
+                    {"speaker": "Seeker", "text": "a comedy"},
+                    {"speaker": "user", "text": "please"},
+                    {"speaker": "CRS", "text": "Try Superbad.", "constraints": {"g": 1}},
+                    {"speaker": "HUMAN", "text": "bye"},
+                ],
+            }
+        )
+    )
     sessions, notes = import_logs(f)
-    assert sessions[0]["turns"] == [{"turn": 0, "user": "a comedy please", "system": "Try Superbad.",
-                                     "constraints": {"g": 1}, "truth": None}]
+    assert sessions[0]["turns"] == [
+        {
+            "turn": 0,
+            "user": "a comedy please",
+            "system": "Try Superbad.",
+            "constraints": {"g": 1},
+            "truth": None,
+        }
+    ]
     assert len(notes) == 3  # joined, leading system dropped, trailing user dropped
-    for bad, field in [({"conversation": []}, "model_name"), ({"model_name": "m", "conversation": "x"}, "conversation"),
-                       ({"model_name": "m", "conversation": [{"speaker": "alien", "text": "x"}]}, "speaker"),
-                       ({"model_name": "m", "conversation": [{"speaker": "user", "text": 3}]}, "text")]:
+    for bad, field in [
+        ({"conversation": []}, "model_name"),
+        ({"model_name": "m", "conversation": "x"}, "conversation"),
+        ({"model_name": "m", "conversation": [{"speaker": "alien", "text": "x"}]}, "speaker"),
+        ({"model_name": "m", "conversation": [{"speaker": "user", "text": 3}]}, "text"),
+    ]:
         f.write_text(json.dumps(bad))
         with pytest.raises(CrsevalError) as e:
             import_logs(f)
@@ -113,18 +164,24 @@ def test_importer_is_lenient_in_names_and_strict_in_structure(tmp_path):
         assert "s1.json" in str(e.value)
 
 
-@pytest.mark.parametrize("patch, key", [
-    ({"models": []}, "models"),
-    ({"models": [{"name": "a", "kind": "template"}, {"name": "a", "kind": "template"}]}, "models"),
-    ({"models": [{"name": "a", "kind": "callable"}]}, "models.0"),
-    ({"models": [{"name": "a", "kind": "robot"}]}, "models.0.kind"),
-    ({"turns": 1}, "turns"),
-    ({"executor": "spark"}, "executor"),
-    ({"scoring": {"topics": "bert"}}, "scoring.topics"),
-    ({"scoring": {"weights": {"speed": 1}}}, "scoring.weights"),
-    ({"simulator": {"shift_every": [5, 2]}}, "simulator.shift_every"),
-    ({"sessionz": 3}, "sessionz"),
-])
+@pytest.mark.parametrize(
+    "patch, key",
+    [
+        ({"models": []}, "models"),
+        (
+            {"models": [{"name": "a", "kind": "template"}, {"name": "a", "kind": "template"}]},
+            "models",
+        ),
+        ({"models": [{"name": "a", "kind": "callable"}]}, "models.0"),
+        ({"models": [{"name": "a", "kind": "robot"}]}, "models.0.kind"),
+        ({"turns": 1}, "turns"),
+        ({"executor": "spark"}, "executor"),
+        ({"scoring": {"topics": "bert"}}, "scoring.topics"),
+        ({"scoring": {"weights": {"speed": 1}}}, "scoring.weights"),
+        ({"simulator": {"shift_every": [5, 2]}}, "simulator.shift_every"),
+        ({"sessionz": 3}, "sessionz"),
+    ],
+)
 def test_config_errors_name_the_key(patch, key):
     with pytest.raises(ConfigError) as e:
         validate(ShiftConfig, {**CONFIG, **patch})
@@ -139,6 +196,7 @@ def test_a_different_config_is_refused_on_resume(full_run):
 def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
     pytest.importorskip("ray")
     import ray
+
     out = tmp_path / "ray"
     try:
         evaluate("shift.run", _cfg(executor="ray"), out=out)
@@ -146,31 +204,50 @@ def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
         ray.shutdown()
     assert _tas(out) == _tas(full_run)
     assert pd.read_csv(RunStore(out).path("tables", "model_metrics.csv")).equals(
-        pd.read_csv(RunStore(full_run).path("tables", "model_metrics.csv")))
+        pd.read_csv(RunStore(full_run).path("tables", "model_metrics.csv"))
+    )
 
 
 @pytest.mark.slow
 def test_embedded_model_as_crs_and_judge(tmp_path):
     pytest.importorskip("llama_cpp")
-    cfg = validate(ShiftConfig, {"seed": 0, "sessions": 2, "turns": 2, "workers": 1, "n_boot": 100,
-                                 "models": [{"name": "qwen"}, {"name": "template", "kind": "template"}],
-                                 "judge": {"aspects": ["personalization"], "judges": [{"name": "qwen"}]}})
+    cfg = validate(
+        ShiftConfig,
+        {
+            "seed": 0,
+            "sessions": 2,
+            "turns": 2,
+            "workers": 1,
+            "n_boot": 100,
+            "models": [{"name": "qwen"}, {"name": "template", "kind": "template"}],
+            "judge": {"aspects": ["personalization"], "judges": [{"name": "qwen"}]},
+        },
+    )
     evaluate("shift.run", cfg, out=tmp_path / "run")
     results = RunStore(tmp_path / "run").records("results")
     qwen = [r for r in results if r["model"] == "qwen"]
     assert len(results) == 4
     assert all(not r["errors"] for r in results)
     assert all(t["system"].strip() for r in qwen for t in r["turns"])  # the model wrote every reply
-    assert all(1 <= r["judge"]["personalization"] <= 5 and r["judge_methods"] == ["expected"] for r in results)
+    assert all(
+        1 <= r["judge"]["personalization"] <= 5 and r["judge_methods"] == ["expected"]
+        for r in results
+    )
 
 
 def _calibrated_judge(path, model="scripted"):
     """A calibrated judge whose only weight is on the number of turns: its score is known by hand."""
     from crseval.judge.calibrated import DEFAULT_JUDGE
+
     j = json.loads(DEFAULT_JUDGE.read_text())
     m = j["models"]["dialogue-overall"]
-    m.update(mean=[0.0] * len(m["mean"]), std=[1.0] * len(m["std"]), coef=[0.0] * len(m["coef"]), intercept=0.0,
-             human_scale=[0, 100])
+    m.update(
+        mean=[0.0] * len(m["mean"]),
+        std=[1.0] * len(m["std"]),
+        coef=[0.0] * len(m["coef"]),
+        intercept=0.0,
+        human_scale=[0, 100],
+    )
     m["coef"][j["features"].index("turns")] = 1.0
     j.update(name="turns-only", llm={"backend": "scripted", "model": model})
     path.write_text(json.dumps(j))
@@ -180,9 +257,12 @@ def _calibrated_judge(path, model="scripted"):
 def test_a_calibrated_judge_rates_every_session_and_enters_the_analysis(tmp_path):
     from crseval.judge.features import transcript_features, NAMES
     from crseval.adaptation.job import as_dialogue
+
     judge = _calibrated_judge(tmp_path / "judge.json")
     out = tmp_path / "run"
-    evaluate("shift.run", _cfg(sessions=2, judge={**CONFIG["judge"], "calibrated": str(judge)}), out=out)
+    evaluate(
+        "shift.run", _cfg(sessions=2, judge={**CONFIG["judge"], "calibrated": str(judge)}), out=out
+    )
     results = RunStore(out).records("results")
     for r in results:
         turns = transcript_features(as_dialogue(r))[NAMES.index("turns")]
@@ -191,13 +271,23 @@ def test_a_calibrated_judge_rates_every_session_and_enters_the_analysis(tmp_path
     assert "dialogue-overall (calibrated)" in metrics
     assert "turns-only" in (out / "signature.json").read_text()
     with pytest.raises(CrsevalError, match="read 'qwen'"):
-        evaluate("shift.run", _cfg(sessions=1, judge={**CONFIG["judge"], "calibrated": str(
-            _calibrated_judge(tmp_path / "other.json", "qwen"))}), out=tmp_path / "run2")
+        evaluate(
+            "shift.run",
+            _cfg(
+                sessions=1,
+                judge={
+                    **CONFIG["judge"],
+                    "calibrated": str(_calibrated_judge(tmp_path / "other.json", "qwen")),
+                },
+            ),
+            out=tmp_path / "run2",
+        )
 
 
 def test_imported_logs_get_the_calibrated_judge_too(full_run, tmp_path):
     from crseval.judge.features import NAMES, transcript_features
     from crseval.adaptation.job import as_dialogue
+
     logs = tmp_path / "logs"
     logs.mkdir()
     for r in RunStore(full_run).records("results")[:2]:
@@ -206,12 +296,22 @@ def test_imported_logs_get_the_calibrated_judge_too(full_run, tmp_path):
     with pytest.raises(CrsevalError, match="add --judge"):
         evaluate("shift.score", logs=logs, kb="sample", calibrated=str(judge), out=tmp_path / "no")
     out = tmp_path / "scored"
-    evaluate("shift.score", logs=logs, kb="sample", judge=True, calibrated=str(judge), n_boot=50,
-             llm={"backend": "scripted"}, out=out)
+    evaluate(
+        "shift.score",
+        logs=logs,
+        kb="sample",
+        judge=True,
+        calibrated=str(judge),
+        n_boot=50,
+        llm={"backend": "scripted"},
+        out=out,
+    )
     for r in RunStore(out).records("results"):
         turns = transcript_features(as_dialogue(r))[NAMES.index("turns")]
         assert r["judge"]["dialogue-overall (calibrated)"] == pytest.approx(turns)
-    assert "dialogue-overall (calibrated)" in set(pd.read_csv(out / "tables" / "model_metrics.csv")["metric"])
+    assert "dialogue-overall (calibrated)" in set(
+        pd.read_csv(out / "tables" / "model_metrics.csv")["metric"]
+    )
     assert "turns-only" in (out / "signature.json").read_text()
 
 
@@ -220,10 +320,15 @@ def test_sessions_split_over_worker_processes_score_exactly_as_in_one(full_run, 
     from crseval.adaptation.config import ScoringSection
     from crseval.adaptation.job import build_scorer
     from crseval.data.kb import load_kb
-    sessions = [{k: v for k, v in r.items() if k != "tas"} for r in RunStore(full_run).records("results")]
+
+    sessions = [
+        {k: v for k, v in r.items() if k != "tas"} for r in RunStore(full_run).records("results")
+    ]
     store = RunStore(full_run.parent / "scratch")
     one = build_scorer(ScoringSection(), load_kb(None), store, 0)[0].score(sessions)
     monkeypatch.setattr(score, "PARALLEL_MIN_UTTERANCES", 1)
     scorer = build_scorer(ScoringSection(), load_kb(None), store, 0)[0]
     assert score.workers_for(10, scorer.similarity, scorer.topics) == min(os.cpu_count() or 1, 8)
-    assert json.dumps(scorer.score(sessions), sort_keys=True) == json.dumps(one, sort_keys=True)  # NaN == NaN here
+    assert json.dumps(scorer.score(sessions), sort_keys=True) == json.dumps(
+        one, sort_keys=True
+    )  # NaN == NaN here

@@ -1,4 +1,5 @@
 """TAS components on hand-made sessions with hand-computed values (see crseval/adaptation/tas.py)."""
+
 import math
 
 import numpy as np
@@ -12,11 +13,11 @@ C, H, X = "genre:comedy", "genre:horror", "actor:X"
 def _g(user_user, cross, sys_sys, sys_user=None, n=4):
     """Build the (2n × 2n) cosine matrix from the pairs the formulas read."""
     g = np.eye(2 * n)
-    for i, v in enumerate(user_user, 1):       # sim(u_{i-1}, u_i)
+    for i, v in enumerate(user_user, 1):  # sim(u_{i-1}, u_i)
         g[i - 1, i] = g[i, i - 1] = v
-    for i, v in enumerate(cross):              # sim(u_i, s_i)
+    for i, v in enumerate(cross):  # sim(u_i, s_i)
         g[i, n + i] = g[n + i, i] = v
-    for i, v in enumerate(sys_sys, 1):         # sim(s_{i-1}, s_i)
+    for i, v in enumerate(sys_sys, 1):  # sim(s_{i-1}, s_i)
         g[n + i - 1, n + i] = g[n + i, n + i - 1] = v
     for (j, i), v in (sys_user or {}).items():  # sim(s_j, u_i)
         g[n + j, i] = g[i, n + j] = v
@@ -36,9 +37,9 @@ def test_recovered_after_two_turns_with_leakage():
     assert r["cross_coherence"] == pytest.approx(0.35)
     assert r["context_retention"] == pytest.approx(0.6)
     assert r["recovery_rate"] == 1.0
-    assert r["avg_recovery_delay"] == 2.0                     # s_2 not aligned, s_3 covers {horror}
-    assert r["rd_norm"] == pytest.approx(1 - (2 - 1) / 5)     # 0.8
-    assert r["topic_interference"] == pytest.approx(2 / 2)    # s_2 and s_3 both still mention comedy
+    assert r["avg_recovery_delay"] == 2.0  # s_2 not aligned, s_3 covers {horror}
+    assert r["rd_norm"] == pytest.approx(1 - (2 - 1) / 5)  # 0.8
+    assert r["topic_interference"] == pytest.approx(2 / 2)  # s_2 and s_3 both still mention comedy
     assert r["ti_norm"] == 0.0
     assert r["tas"] == pytest.approx((1 + 0.8 + 0 + 0.35 + 0.6) / 5)
     assert r["detection_precision"] == 1.0

@@ -1,5 +1,6 @@
 """The study's TAS definition (../shared/specs/thesis_tas.md): hand-computed sessions with a stub topic
 extractor, then the study's own reference values on its shared logs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,10 +11,16 @@ from sklearn.metrics.pairwise import cosine_similarity
 from crseval.adaptation.thesis_tas import ThesisScorer, filtered, jaccard
 from crseval.text.similarity import TfidfSimilarity
 
-GHOST = ("ghost", "horror", "fear", "house", "dark")    # filtered: ghost, horror, fear, dark
-LOVE = ("love", "romance", "heart", "wedding", "sad")   # filtered: love, romance, sad
-CORPUS = ["ghost horror house", "love romance wedding", "a ghost story", "a love story", "nothing here at all",
-          "fear dark sad heart"]
+GHOST = ("ghost", "horror", "fear", "house", "dark")  # filtered: ghost, horror, fear, dark
+LOVE = ("love", "romance", "heart", "wedding", "sad")  # filtered: love, romance, sad
+CORPUS = [
+    "ghost horror house",
+    "love romance wedding",
+    "a ghost story",
+    "a love story",
+    "nothing here at all",
+    "fear dark sad heart",
+]
 
 
 class StubTopics:
@@ -26,9 +33,20 @@ class StubTopics:
 
 
 def record(pairs, truth=None):
-    return {"key": "m|0", "model": "m", "session": "0",
-            "turns": [{"turn": k, "user": u, "system": s, "truth": None if truth is None else {"shift": k in truth}}
-                      for k, (u, s) in enumerate(pairs)]}
+    return {
+        "key": "m|0",
+        "model": "m",
+        "session": "0",
+        "turns": [
+            {
+                "turn": k,
+                "user": u,
+                "system": s,
+                "truth": None if truth is None else {"shift": k in truth},
+            }
+            for k, (u, s) in enumerate(pairs)
+        ],
+    }
 
 
 @pytest.fixture
@@ -43,15 +61,26 @@ def cos(scorer, a, b):
 
 def test_filter_and_jaccard_follow_the_spec():
     assert filtered(GHOST) == ("ghost", "horror", "fear", "dark")
-    assert filtered(("love", "movie", "romantic", "story", "dark", "sci", "futuristic", "horror")) == \
-        ("love", "romantic", "dark", "sci", "futuristic")  # generic 'movie' out, 'story' no hint, at most 5
+    assert filtered(
+        ("love", "movie", "romantic", "story", "dark", "sci", "futuristic", "horror")
+    ) == (
+        "love",
+        "romantic",
+        "dark",
+        "sci",
+        "futuristic",
+    )  # generic 'movie' out, 'story' no hint, at most 5
     assert filtered(("Space ", "x", "space")) == ("space",)
     assert jaccard([], []) == 0.0 and jaccard(["a"], ["a", "b"]) == 0.5
 
 
 def test_one_shift_recovered_at_the_second_system_turn(scorer):
-    pairs = [("ghost horror house", "a ghost story"), ("ghost horror house", "nothing here at all"),
-             ("love romance wedding", "nothing here at all"), ("love romance wedding", "a love story")]
+    pairs = [
+        ("ghost horror house", "a ghost story"),
+        ("ghost horror house", "nothing here at all"),
+        ("love romance wedding", "nothing here at all"),
+        ("love romance wedding", "a love story"),
+    ]
     out = scorer.score([record(pairs, truth={2})])[0]
     cc = np.mean([cos(scorer, u, s) for u, s in pairs])
     systems = [s for _, s in pairs]
@@ -72,15 +101,22 @@ def test_no_shift_scores_zero_components_but_a_perfect_delay(scorer):
     pairs = [("ghost horror house", "a ghost story")] * 3
     out = scorer.score([record(pairs)])[0]
     assert out["shifts_detected"] == 0
-    assert (out["thesis.topic_recovery_rate"], out["thesis.avg_recovery_delay"], out["thesis.topic_interference"]) == \
-        (0.0, 0.0, 0.0)
+    assert (
+        out["thesis.topic_recovery_rate"],
+        out["thesis.avg_recovery_delay"],
+        out["thesis.topic_interference"],
+    ) == (0.0, 0.0, 0.0)
     cc, cr = out["thesis.cross_coherence"], out["thesis.context_retention"]
-    assert out["thesis.context_adaptation_score"] == pytest.approx((0.02 + 0.02 + 0.3 * cc + 0.15 * cr) / 0.5)
+    assert out["thesis.context_adaptation_score"] == pytest.approx(
+        (0.02 + 0.02 + 0.3 * cc + 0.15 * cr) / 0.5
+    )
     assert "detection_precision" not in out  # imported logs: no simulator truth
 
 
 def test_empty_topics_make_every_user_turn_a_shift(scorer):
-    pairs = [("nothing here at all", "nothing here at all")] * 4  # identical texts (cosine 1) but J(∅, ∅) = 0
+    pairs = [
+        ("nothing here at all", "nothing here at all")
+    ] * 4  # identical texts (cosine 1) but J(∅, ∅) = 0
     out = scorer.score([record(pairs)])[0]
     assert out["shifts_detected"] == 3 and out["shifts_recovered"] == 0
     assert out["thesis.avg_recovery_delay"] == 0.0
@@ -88,9 +124,14 @@ def test_empty_topics_make_every_user_turn_a_shift(scorer):
 
 def test_unrecovered_shift_counts_leaks_over_at_most_four_turns(scorer):
     # new segment without topics: never aligned; the old ghost topics leak in every system turn after it
-    pairs = [("ghost horror house", "a ghost story"), ("nothing here at all", "a ghost story"),
-             ("nothing here at all", "a ghost story"), ("nothing here at all", "a ghost story"),
-             ("nothing here at all", "a ghost story"), ("nothing here at all", "a ghost story")]
+    pairs = [
+        ("ghost horror house", "a ghost story"),
+        ("nothing here at all", "a ghost story"),
+        ("nothing here at all", "a ghost story"),
+        ("nothing here at all", "a ghost story"),
+        ("nothing here at all", "a ghost story"),
+        ("nothing here at all", "a ghost story"),
+    ]
     out = scorer.score([record(pairs)])[0]
     # shifts: turn 1 (cosine 0), then every later turn (J(∅, ∅) = 0). The first shift sees 5 system turns, all
     # leaking: 5 hits / min(seen, 4) = 1.25 (the study's interference can exceed 1; only the aggregate clamps it);
@@ -107,22 +148,46 @@ def test_reproduces_the_study_code_on_its_logs(shared):
     from crseval.data.kb import load_kb
     from crseval.data.session_logs import import_logs
     from crseval.text.thesis_lda import ThesisLDA
+
     pytest.importorskip("gensim")
     logs, _ = import_logs(shared("preference_shift/logs"))
     kb = load_kb(str(shared("opendialkg/opendialkg_movie_data.json")))
-    scored = ThesisScorer(TfidfSimilarity(kb.texts("separate")), ThesisLDA(shared("preference_shift/lda"))).score(logs)
-    ours = pd.DataFrame([{"model": r["model"], "file": r["session"] + ".json", "n_shifts": o["shifts_detected"],
-                          **{k[7:]: v for k, v in o.items() if k.startswith("thesis.")}} for r, o in zip(logs, scored)])
+    scored = ThesisScorer(
+        TfidfSimilarity(kb.texts("separate")), ThesisLDA(shared("preference_shift/lda"))
+    ).score(logs)
+    ours = pd.DataFrame(
+        [
+            {
+                "model": r["model"],
+                "file": r["session"] + ".json",
+                "n_shifts": o["shifts_detected"],
+                **{k[7:]: v for k, v in o.items() if k.startswith("thesis.")},
+            }
+            for r, o in zip(logs, scored)
+        ]
+    )
     ref = pd.read_csv(shared("preference_shift/reference/thesis_lda_sessions.csv"))
     both = ours.merge(ref, on=["model", "file"], suffixes=("", "_ref"))
     assert len(both) == len(ref) == 3000
     exact = ["cross_coherence", "context_retention"]
-    assert np.abs(both[exact].to_numpy() - both[[c + "_ref" for c in exact]].to_numpy()).max() < 1e-9
-    tolerance = {"topic_recovery_rate": 0.005, "topic_interference": 0.005, "context_adaptation_score": 0.005,
-                 "avg_recovery_delay": 0.1, "n_shifts": 0.05}
+    assert (
+        np.abs(both[exact].to_numpy() - both[[c + "_ref" for c in exact]].to_numpy()).max() < 1e-9
+    )
+    tolerance = {
+        "topic_recovery_rate": 0.005,
+        "topic_interference": 0.005,
+        "context_adaptation_score": 0.005,
+        "avg_recovery_delay": 0.1,
+        "n_shifts": 0.05,
+    }
     means = both.groupby("model").mean(numeric_only=True)
     for column, tol in tolerance.items():
         assert (means[column] - means[column + "_ref"]).abs().max() < tol, column
     columns = [*tolerance, *exact]
-    same = (np.abs(both[columns].to_numpy(float) - both[[c + "_ref" for c in columns]].to_numpy(float)) < 1e-6).all(1)
-    assert same.mean() > 0.8  # measured .862: the rest differ only by gensim's order-dependent random start
+    same = (
+        np.abs(both[columns].to_numpy(float) - both[[c + "_ref" for c in columns]].to_numpy(float))
+        < 1e-6
+    ).all(1)
+    assert (
+        same.mean() > 0.8
+    )  # measured .862: the rest differ only by gensim's order-dependent random start

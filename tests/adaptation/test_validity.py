@@ -1,9 +1,16 @@
 """Simulator validity: each measurement against a hand computation."""
+
 import numpy as np
 import pytest
 
-from crseval.adaptation.validity import (detector_sweep, dialogue_act, frechet_distance, human_likeness, leakage,
-                                         shift_following)
+from crseval.adaptation.validity import (
+    detector_sweep,
+    dialogue_act,
+    frechet_distance,
+    human_likeness,
+    leakage,
+    shift_following,
+)
 from crseval.data.kb import load_kb
 
 
@@ -11,35 +18,67 @@ def turn(user, system="", truth=None, k=0):
     return {"turn": k, "user": user, "system": system, "truth": truth}
 
 
-@pytest.mark.parametrize("text, act", [
-    ("Hi there!", "greeting"), ("Can you recommend a thriller?", "request"), ("Who directed it?", "question"),
-    ("I have already seen that one.", "feedback"), ("Okay.", "other")])
+@pytest.mark.parametrize(
+    "text, act",
+    [
+        ("Hi there!", "greeting"),
+        ("Can you recommend a thriller?", "request"),
+        ("Who directed it?", "question"),
+        ("I have already seen that one.", "feedback"),
+        ("Okay.", "other"),
+    ],
+)
 def test_dialogue_acts(text, act):
     assert dialogue_act(text) == act
 
 
 def test_leakage_counts_titles_the_crs_had_not_named():
     kb = load_kb(None)  # the bundled catalogue: The Matrix, Inception, Titanic, …
-    records = [{"model": "m", "turns": [turn("Something like Inception?", "Try The Matrix."),
-                                        turn("The Matrix? Seen it.", "Then Titanic."),
-                                        turn("No.", "")]},
-               {"model": "m", "turns": [turn("Hello", "Try Titanic."), turn("Titanic sounds good", "")]}]
+    records = [
+        {
+            "model": "m",
+            "turns": [
+                turn("Something like Inception?", "Try The Matrix."),
+                turn("The Matrix? Seen it.", "Then Titanic."),
+                turn("No.", ""),
+            ],
+        },
+        {"model": "m", "turns": [turn("Hello", "Try Titanic."), turn("Titanic sounds good", "")]},
+    ]
     got = leakage(records, kb).iloc[0]
-    assert (got["user_turns"], got["leaked_turns"]) == (5, 1)  # only "Inception" came from the user first
+    assert (got["user_turns"], got["leaked_turns"]) == (
+        5,
+        1,
+    )  # only "Inception" came from the user first
     assert got["leak_turn_share"] == pytest.approx(1 / 5)
     assert got["sessions_with_leak"] == pytest.approx(0.5)
 
 
 def test_shift_following_states_the_new_value_and_spots_a_reversal():
     shift = lambda kind, old, new: {"shift": True, "kind": kind, "from": old, "to": new}  # noqa: E731
-    records = [{"model": "m", "turns": [turn("a comedy please"), turn("Let's switch to horror.", truth=shift(
-        "genre", "comedy", "horror")), turn("Hmm, a comedy again?"), turn("Something from the 1990s",
-                                                                             truth=shift("year", None, 1990)),
-        turn("A mix of drama and war?", truth=shift("genre", ["horror"], ["drama", "western"]))]}]
+    records = [
+        {
+            "model": "m",
+            "turns": [
+                turn("a comedy please"),
+                turn("Let's switch to horror.", truth=shift("genre", "comedy", "horror")),
+                turn("Hmm, a comedy again?"),
+                turn("Something from the 1990s", truth=shift("year", None, 1990)),
+                turn(
+                    "A mix of drama and war?",
+                    truth=shift("genre", ["horror"], ["drama", "western"]),
+                ),
+            ],
+        }
+    ]
     got = shift_following(records).set_index("kind")
     assert got.loc["genre", "shifts"] == 2
-    assert got.loc["genre", "stated_share"] == pytest.approx(0.5)  # "western" is not in the blend's words
-    assert got.loc["genre", "reverted_share"] == pytest.approx(0.5)  # comedy came back before the next shift
+    assert got.loc["genre", "stated_share"] == pytest.approx(
+        0.5
+    )  # "western" is not in the blend's words
+    assert got.loc["genre", "reverted_share"] == pytest.approx(
+        0.5
+    )  # comedy came back before the next shift
     assert got.loc["year", "stated_share"] == 1.0
 
 
@@ -56,12 +95,15 @@ class _Letters:
 
     @staticmethod
     def encode(texts):
-        return np.array([[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts], float)
+        return np.array(
+            [[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts], float
+        )
 
 
 def test_human_likeness_floor_and_a_simulator_far_from_people():
-    human = [f"I really liked movie number {i}, do you know something similar?" for i in range(40)] + \
-            [f"hello, looking for a film tonight {i}" for i in range(40)]
+    human = [
+        f"I really liked movie number {i}, do you know something similar?" for i in range(40)
+    ] + [f"hello, looking for a film tonight {i}" for i in range(40)]
     sim = {"robot": ["ZZZ QQQ XXX" for _ in range(30)]}
     got = human_likeness(sim, human, _Letters(), seed=0).set_index("source")
     assert got.loc["robot", "unseen_vocabulary"] == 1.0
@@ -86,7 +128,16 @@ class _Scorer:
 
 def test_detector_sweep_counts_detections_against_the_logged_shifts():
     t = {"shift": True}
-    records = [{"turns": [turn("a x", truth={}), turn("a y", truth={}), turn("b z", truth=t), turn("c z", truth={})]}]
+    records = [
+        {
+            "turns": [
+                turn("a x", truth={}),
+                turn("a y", truth={}),
+                turn("b z", truth=t),
+                turn("c z", truth={}),
+            ]
+        }
+    ]
     got = detector_sweep(records, _Scorer(), sims=[0.5], jaccards=[0.0]).iloc[0]
     # consecutive pairs: a→a (same), a→b (the logged shift), b→c (a false alarm)
     assert (got["detected"], got["true"]) == (2, 1)

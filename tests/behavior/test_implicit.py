@@ -1,4 +1,5 @@
 """The pair classifier learns, round-trips without pickle, and beats chance on held-out INSPIRED."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,19 +14,26 @@ from crseval.text.embed import Hashing
 def inspired(request):
     from crseval.data import load_dataset
     from tests.conftest import shared_path
+
     return labelled_sentences(load_dataset("inspired", shared_path("inspired")).dialogues)
 
 
 @pytest.fixture(scope="module")
 def emb():
     from crseval.text.embed import get_embedder
+
     return get_embedder()
 
 
 def toy_sentences():
     rows = []
     for d in range(12):
-        for lab, words in [("a", "alpha apple"), ("b", "bravo banana"), ("c", "charlie cherry"), ("d", "delta date")]:
+        for lab, words in [
+            ("a", "alpha apple"),
+            ("b", "bravo banana"),
+            ("c", "charlie cherry"),
+            ("d", "delta date"),
+        ]:
             for i in range(3):
                 rows.append({"text": f"{words} number {d}-{i}", "label": lab, "dialogue": f"d{d}"})
     return pd.DataFrame(rows)
@@ -46,17 +54,24 @@ def test_pair_classifier_learns_and_roundtrips(tmp_path):
 def test_lexical_terms_are_the_training_sentences_tf_idf_and_can_be_left_out(tmp_path):
     import json
     from sklearn.feature_extraction.text import TfidfVectorizer
+
     s = toy_sentences()
     clf = PairClassifier(Hashing(), seed=0).fit(s, make_pairs(s, 300, seed=3))
     ref = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True).fit(s["text"])
     assert clf.lexical.vocabulary == ref.get_feature_names_out().tolist()
-    x = clf.lexical.inputs(Hashing().encode(["alpha apple", "zulu"]), ["alpha apple", "zulu"]).toarray()
-    assert np.allclose(x[:, Hashing.dim:], ref.transform(["alpha apple", "zulu"]).toarray(), atol=1e-6)
+    x = clf.lexical.inputs(
+        Hashing().encode(["alpha apple", "zulu"]), ["alpha apple", "zulu"]
+    ).toarray()
+    assert np.allclose(
+        x[:, Hashing.dim :], ref.transform(["alpha apple", "zulu"]).toarray(), atol=1e-6
+    )
     plain = PairClassifier(Hashing(), seed=0, lexical=False).fit(s, make_pairs(s, 300, seed=3))
     plain.save(tmp_path / "p")
     meta = json.loads((tmp_path / "p.json").read_text())
     assert meta["lexical_vocabulary"] is None
-    del meta["lexical_vocabulary"]  # a model saved before lexical terms existed loads as embedding-only
+    del meta[
+        "lexical_vocabulary"
+    ]  # a model saved before lexical terms existed loads as embedding-only
     (tmp_path / "p.json").write_text(json.dumps(meta))
     assert PairClassifier.load(tmp_path / "p", Hashing()).lexical is None
 
@@ -64,7 +79,9 @@ def test_lexical_terms_are_the_training_sentences_tf_idf_and_can_be_left_out(tmp
 def test_strategy_classifier_and_pair_classifier_beat_chance_on_held_out_inspired(inspired, emb):
     rep = evaluate_classifier(inspired, emb, n_splits=5)
     assert rep.accuracy > 0.55  # 14 classes: chance (majority) is 0.15
-    assert rep.accuracy > evaluate_classifier(inspired, emb, n_splits=5, lexical=False).accuracy + 0.01
+    assert (
+        rep.accuracy > evaluate_classifier(inspired, emb, n_splits=5, lexical=False).accuracy + 0.01
+    )
     assert set(rep.per_class["label"]) == set(inspired["label"])
     hard = rep.hard_classes()
     assert hard
@@ -76,6 +93,7 @@ def test_strategy_classifier_and_pair_classifier_beat_chance_on_held_out_inspire
 
 def test_fold_accuracy_interval_is_the_t_interval_by_hand():
     from crseval.behavior.implicit import PairCV
+
     cv = PairCV([0.80, 0.82, 0.78, 0.84, 0.81], [0.6] * 5)
     half = 2.7764451 * np.std([0.80, 0.82, 0.78, 0.84, 0.81], ddof=1) / np.sqrt(5)  # t(.975, df=4)
     assert cv.accuracy_ci() == pytest.approx((0.81 - half, 0.81 + half), abs=1e-6)
@@ -91,15 +109,20 @@ def test_out_of_fold_posteriors_keep_rare_strategies_in_every_training_fold():
     from sklearn.model_selection import GroupKFold
 
     from crseval.behavior.implicit import out_of_fold_posteriors
+
     s = toy_sentences()
     _, first_test = next(GroupKFold(4).split(s, groups=s["dialogue"]))
-    together = sorted(set(s["dialogue"].iloc[first_test]))[:2]  # two dialogues plain GroupKFold holds out together
+    together = sorted(set(s["dialogue"].iloc[first_test]))[
+        :2
+    ]  # two dialogues plain GroupKFold holds out together
     s.loc[s["dialogue"].isin(together) & (s["label"] == "a"), "label"] = "rare"
     lone = sorted(set(s["dialogue"]) - set(together))[0]
     s.loc[(s["dialogue"] == lone) & (s["label"] == "b"), "label"] = "single"
     x, y, g = Hashing().encode(s["text"].tolist()), s["label"].to_numpy(), s["dialogue"].to_numpy()
     plain = [set(y) - set(y[tr]) for tr, _ in GroupKFold(4).split(x, y, g)]
-    assert any("rare" in missing for missing in plain)  # the old fold design loses the rare strategy
+    assert any(
+        "rare" in missing for missing in plain
+    )  # the old fold design loses the rare strategy
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         oof, unseen = out_of_fold_posteriors(x, y, g, seed=0)
@@ -108,8 +131,12 @@ def test_out_of_fold_posteriors_keep_rare_strategies_in_every_training_fold():
     assert oof.shape == (len(s), len(classes)) and np.allclose(oof.sum(axis=1)[y != "single"], 1)
     # every held-out row's posterior comes from a model that never saw its dialogue: compare one fold by hand
     rows = np.flatnonzero(g == "d0")
-    assert not np.allclose(oof[rows], LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced",
-                                                          random_state=0).fit(x, y).predict_proba(x[rows]))
+    assert not np.allclose(
+        oof[rows],
+        LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced", random_state=0)
+        .fit(x, y)
+        .predict_proba(x[rows]),
+    )
 
 
 def test_pair_kappa_draws_weight_pairs_by_their_sentences_draws():
@@ -118,24 +145,33 @@ def test_pair_kappa_draws_weight_pairs_by_their_sentences_draws():
     from sklearn.metrics import cohen_kappa_score
     from crseval.behavior.implicit import pair_kappa_draws, weighted_kappa
     from crseval.stats.bootstrap import percentile_interval
+
     rng = np.random.default_rng(0)
     a, b = rng.integers(0, 40, 600), rng.integers(0, 40, 600)
     same = rng.integers(0, 2, 600)
     pred = np.where(rng.random(600) < 0.8, same, 1 - same)
-    assert weighted_kappa(same, pred, np.ones((1, 600)))[0] == pytest.approx(cohen_kappa_score(same, pred))
+    assert weighted_kappa(same, pred, np.ones((1, 600)))[0] == pytest.approx(
+        cohen_kappa_score(same, pred)
+    )
     counts = np.bincount(rng.integers(0, 40, 40), minlength=40).astype(float)
     w = counts[a] * counts[b]
-    assert weighted_kappa(same, pred, w[None])[0] == pytest.approx(cohen_kappa_score(same, pred, sample_weight=w))
+    assert weighted_kappa(same, pred, w[None])[0] == pytest.approx(
+        cohen_kappa_score(same, pred, sample_weight=w)
+    )
     lo, hi = percentile_interval(pair_kappa_draws(same, [pred], a, b, n_boot=300)[0])
     assert lo < cohen_kappa_score(same, pred) < hi
 
 
 def test_paired_kappa_draws_share_their_resamples():
     from crseval.behavior.implicit import pair_kappa_draws
+
     rng = np.random.default_rng(1)
     a, b = rng.integers(0, 30, 400), rng.integers(0, 30, 400)
     same = rng.integers(0, 2, 400)
-    good, bad = np.where(rng.random(400) < 0.9, same, 1 - same), np.where(rng.random(400) < 0.6, same, 1 - same)
+    good, bad = (
+        np.where(rng.random(400) < 0.9, same, 1 - same),
+        np.where(rng.random(400) < 0.6, same, 1 - same),
+    )
     draws = pair_kappa_draws(same, [good, good, bad], a, b, n_boot=200)
     assert draws.shape == (3, 200)
     assert np.array_equal(draws[0], draws[1])  # the same resamples for every prediction vector

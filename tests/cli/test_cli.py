@@ -1,4 +1,5 @@
 """The command line as a user meets it: subprocess runs of the installed entry point."""
+
 import json
 import subprocess
 import sys
@@ -7,8 +8,17 @@ import pytest
 
 
 def crseval(*args, check=True):
-    out = subprocess.run([sys.executable, "-m", "crseval.cli.main", *args], capture_output=True, text=True,
-                         timeout=300, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(__import__("pathlib").Path.home())})
+    out = subprocess.run(
+        [sys.executable, "-m", "crseval.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={
+            "COLUMNS": "200",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(__import__("pathlib").Path.home()),
+        },
+    )
     if check:
         assert out.returncode == 0, out.stderr[-2000:]
     return out
@@ -22,14 +32,18 @@ def test_data_inspect_sample_json():
 
 
 def test_data_inspect_real_file_prints_counts_and_notes(shared):
-    out = crseval("data", "inspect", "opendialkg-movies", str(shared("opendialkg/opendialkg_movie_data.json")))
+    out = crseval(
+        "data", "inspect", "opendialkg-movies", str(shared("opendialkg/opendialkg_movie_data.json"))
+    )
     assert "2164" in out.stdout
     assert "non-genre values" in out.stderr
 
 
 def test_bad_input_is_one_line_not_a_traceback(tmp_path):
     p = tmp_path / "bad.tsv"
-    p.write_text("dialog_id\tutt_id\tspeaker\tturn_id\ttext\texpert_label\nd1\t1\tRECOMMENDER\t1\thi\tbribery\n")
+    p.write_text(
+        "dialog_id\tutt_id\tspeaker\tturn_id\ttext\texpert_label\nd1\t1\tRECOMMENDER\t1\thi\tbribery\n"
+    )
     out = crseval("data", "inspect", "inspired", str(p), check=False)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
@@ -37,15 +51,26 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path):
     assert "expert_label" in out.stderr
 
 
-@pytest.mark.parametrize("fmt,marker", [("csv", "name,kind,description"), ("markdown", "| name |"),
-                                        ("latex", "\\begin{tabular}")])
+@pytest.mark.parametrize(
+    "fmt,marker",
+    [("csv", "name,kind,description"), ("markdown", "| name |"), ("latex", "\\begin{tabular}")],
+)
 def test_machine_readable_formats(fmt, marker):
     assert marker in crseval("data", "list", "--format", fmt).stdout
 
 
 def test_llm_chat_shows_cache_hit_on_repeat(tmp_path):
-    args = ["llm", "chat", "hello there", "--backend", "scripted", "--cache", str(tmp_path / "c.sqlite"),
-            "--format", "json"]
+    args = [
+        "llm",
+        "chat",
+        "hello there",
+        "--backend",
+        "scripted",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--format",
+        "json",
+    ]
     first, second = json.loads(crseval(*args).stdout), json.loads(crseval(*args).stdout)
     assert first["cache"] == "miss"
     assert second["cache"] == "hit"
@@ -55,8 +80,20 @@ def test_llm_chat_shows_cache_hit_on_repeat(tmp_path):
 def test_llm_chat_rate_and_config_file(tmp_path):
     cfg = tmp_path / "llm.toml"
     cfg.write_text('backend = "scripted"\nmodel = "from-config"\n')
-    out = json.loads(crseval("llm", "chat", "How good is Heat?", "--config", str(cfg), "--rate", "--cache",
-                             str(tmp_path / "c.sqlite"), "--format", "json").stdout)
+    out = json.loads(
+        crseval(
+            "llm",
+            "chat",
+            "How good is Heat?",
+            "--config",
+            str(cfg),
+            "--rate",
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--format",
+            "json",
+        ).stdout
+    )
     assert out["model"] == "from-config"
     assert out["method"] == "expected"
     assert 1 <= float(out["reply"]) <= 5
@@ -66,10 +103,19 @@ def test_llm_chat_rate_and_config_file(tmp_path):
 def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"))
     assert "report:" in out.stdout
-    assert "Warning" not in out.stdout + out.stderr  # e.g. scikit-learn's fold warnings reached the terminal
+    assert (
+        "Warning" not in out.stdout + out.stderr
+    )  # e.g. scikit-learn's fold warnings reached the terminal
     run = tmp_path / "demo"
-    for f in ["report.html", "signature.json", "config.json", "records/judgments.jsonl",
-              "tables/judge_scores.csv", "tables/judge_scores.parquet", "figures/judge_scores.png"]:
+    for f in [
+        "report.html",
+        "signature.json",
+        "config.json",
+        "records/judgments.jsonl",
+        "tables/judge_scores.csv",
+        "tables/judge_scores.parquet",
+        "figures/judge_scores.png",
+    ]:
         assert (run / f).exists(), f
     _every_report_column_is_described(run)
     crseval("report", str(run), "--latex")
@@ -80,7 +126,9 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     assert len((run / "records" / "judgments.jsonl").read_text().splitlines()) == 8
     usage = (run / "tables" / "llm_usage.csv").read_text()
     assert usage.splitlines()[1].startswith("0,")  # zero requests on the resumed run
-    crseval("demo", "--backend", "scripted", "--out", str(run), "--fresh")  # --fresh starts over: requests again
+    crseval(
+        "demo", "--backend", "scripted", "--out", str(run), "--fresh"
+    )  # --fresh starts over: requests again
     assert not (run / "tables" / "llm_usage.csv").read_text().splitlines()[1].startswith("0,")
 
 
@@ -90,11 +138,23 @@ def _every_report_column_is_described(run):
 
     from crseval.core.glossary import describe
     from crseval.runs.store import RunStore, entries
+
     sections = RunStore(run).sections()
-    names = [n for s in sections for n, _ in entries(s, "tables")] + [s["drill"]["table"] for s in sections if "drill" in s]
-    assert {"shift_validity", "shift_detector_sweep"} <= set(names)  # the simulator-validity section
-    assert {"dialogue_systems", "dialogue_metrics", "dialogue_turns"} <= set(names)  # what the systems recommend
-    undescribed = {(n, c) for n in names for c in pd.read_csv(run / "tables" / f"{n}.csv").columns if not describe(c)[1]}
+    names = [n for s in sections for n, _ in entries(s, "tables")] + [
+        s["drill"]["table"] for s in sections if "drill" in s
+    ]
+    assert {"shift_validity", "shift_detector_sweep"} <= set(
+        names
+    )  # the simulator-validity section
+    assert {"dialogue_systems", "dialogue_metrics", "dialogue_turns"} <= set(
+        names
+    )  # what the systems recommend
+    undescribed = {
+        (n, c)
+        for n in names
+        for c in pd.read_csv(run / "tables" / f"{n}.csv").columns
+        if not describe(c)[1]
+    }
     assert not undescribed
     assert all(caption for s in sections for _, caption in entries(s, "figures"))
 
@@ -109,9 +169,17 @@ def test_compare_writes_markdown_and_latex(tmp_path):
     import pandas as pd
 
     from crseval.runs import RunStore
+
     for name, v in [("A", 0.2), ("B", 0.7)]:
-        RunStore(tmp_path / name).write_table("judge_scores", pd.DataFrame(
-            {"dialogue": [f"s{i}" for i in range(6)], "llm_overall": [v + 0.01 * i for i in range(6)]}))
+        RunStore(tmp_path / name).write_table(
+            "judge_scores",
+            pd.DataFrame(
+                {
+                    "dialogue": [f"s{i}" for i in range(6)],
+                    "llm_overall": [v + 0.01 * i for i in range(6)],
+                }
+            ),
+        )
     crseval("compare", str(tmp_path / "A"), str(tmp_path / "B"), "--out", str(tmp_path / "cmp"))
     assert "**0.725**" in (tmp_path / "cmp" / "compare.md").read_text()
     assert "\\textbf{0.725}" in (tmp_path / "cmp" / "compare.tex").read_text()

@@ -1,4 +1,5 @@
 """`crseval judge fit` and `judge meta-eval --judge` end to end (scripted LLM), and their bad input."""
+
 import json
 
 import numpy as np
@@ -16,11 +17,19 @@ def _labelled(path, n=60, seed=0):
         q = int(rng.integers(0, 4))
         turns = [{"role": "USER", "utterance": "Any sci-fi movie?"}]
         for k in range(q + 1):
-            turns += [{"role": "ASST", "utterance": f'Try "Movie {i}{k} (19{80 + k})".'},
-                      {"role": "USER", "utterance": "Great, thanks!" if k < q else "No, something else."}]
-        convs.append({"conv_id": f"{['kbrd', 'barcor', 'unicrs'][i % 3]}_redial_{i}",
-                      "dial_level_aggregated": {"dialogue_overall": float(np.clip(q + rng.normal(0, .4), 0, 3))},
-                      "dialogue": turns})
+            turns += [
+                {"role": "ASST", "utterance": f'Try "Movie {i}{k} (19{80 + k})".'},
+                {"role": "USER", "utterance": "Great, thanks!" if k < q else "No, something else."},
+            ]
+        convs.append(
+            {
+                "conv_id": f"{['kbrd', 'barcor', 'unicrs'][i % 3]}_redial_{i}",
+                "dial_level_aggregated": {
+                    "dialogue_overall": float(np.clip(q + rng.normal(0, 0.4), 0, 3))
+                },
+                "dialogue": turns,
+            }
+        )
     path.write_text(json.dumps(convs))
     return path
 
@@ -28,23 +37,57 @@ def _labelled(path, n=60, seed=0):
 def test_fit_then_meta_eval_with_the_fitted_judge(tmp_path):
     data = _labelled(tmp_path / "train.json")
     test = _labelled(tmp_path / "test.json", n=45, seed=1)
-    res = crseval("judge", "fit", str(data), "--backend", "scripted", "--test", str(test), "--n-boot", "50",
-                  "--out", str(tmp_path / "fit"), "--format", "json")
+    res = crseval(
+        "judge",
+        "fit",
+        str(data),
+        "--backend",
+        "scripted",
+        "--test",
+        str(test),
+        "--n-boot",
+        "50",
+        "--out",
+        str(tmp_path / "fit"),
+        "--format",
+        "json",
+    )
     rows = json.loads(res.stdout)["result"]
-    assert {r["judge"] for r in rows} == {"calibrated (rules + LLM)", "calibrated (rules only)",
-                                          "calibrated (LLM only)", "LLM: dialogue-overall question"}
+    assert {r["judge"] for r in rows} == {
+        "calibrated (rules + LLM)",
+        "calibrated (rules only)",
+        "calibrated (LLM only)",
+        "LLM: dialogue-overall question",
+    }
     cv = {r["judge"]: r for r in rows}
     assert cv["calibrated (rules only)"]["pearson"] > 0.7  # the rules read what the labels follow
     judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
-    assert judge["format"] == "crseval-calibrated-judge/1" and judge["questions"] == ["dialogue-overall"]
+    assert judge["format"] == "crseval-calibrated-judge/1" and judge["questions"] == [
+        "dialogue-overall"
+    ]
     assert judge["trained_on"][0]["data"].startswith("judged-json-dialogue@")
     transfer = pd.read_csv(tmp_path / "fit" / "tables" / "judge_transfer.csv")
     assert transfer[transfer["judge"].str.startswith("calibrated")]["pearson"].iloc[0] > 0.6
     assert (tmp_path / "fit" / "tables" / "judge_fit_paired_tests.csv").exists()
 
     out = tmp_path / "meta"
-    res = crseval("judge", "meta-eval", str(test), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
-                  "--aspects", "dialogue_overall", "--n-boot", "50", "--out", str(out), "--format", "json")
+    res = crseval(
+        "judge",
+        "meta-eval",
+        str(test),
+        "--judge",
+        str(tmp_path / "fit"),
+        "--backend",
+        "scripted",
+        "--aspects",
+        "dialogue_overall",
+        "--n-boot",
+        "50",
+        "--out",
+        str(out),
+        "--format",
+        "json",
+    )
     meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
     assert set(meta) == {"calibrated (judged-json-dialogue)", "scripted", "length baseline"}
     assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.6
@@ -62,11 +105,22 @@ def test_bad_judges_and_aspects_are_one_line_errors(tmp_path):
     data = _labelled(tmp_path / "d.json", n=30)
     bad = tmp_path / "judge.json"
     bad.write_text('{"format": "something else"}')
-    for args, words in [(["--judge", str(bad)], "not a calibrated judge"),
-                        (["--judge", str(tmp_path / "missing")], "calibrated judge not found"),
-                        (["--aspects", "humour"], "no human labels for humour")]:
-        res = crseval("judge", "meta-eval", str(data), "--backend", "scripted", *args, "--out",
-                      str(tmp_path / "x"), check=False)
+    for args, words in [
+        (["--judge", str(bad)], "not a calibrated judge"),
+        (["--judge", str(tmp_path / "missing")], "calibrated judge not found"),
+        (["--aspects", "humour"], "no human labels for humour"),
+    ]:
+        res = crseval(
+            "judge",
+            "meta-eval",
+            str(data),
+            "--backend",
+            "scripted",
+            *args,
+            "--out",
+            str(tmp_path / "x"),
+            check=False,
+        )
         assert res.returncode == 2, res.stderr
         assert words in res.stderr and "Traceback" not in res.stderr
 
@@ -76,21 +130,55 @@ def test_an_aspect_without_a_rubric_needs_a_question(tmp_path):
     for c in convs:
         c["dial_level_aggregated"] = {"humour": 1.0 + len(c["dialogue"]) % 3}
     (tmp_path / "h.json").write_text(json.dumps(convs))
-    res = crseval("judge", "meta-eval", str(tmp_path / "h.json"), "--backend", "scripted", "--out",
-                  str(tmp_path / "x"), check=False)
+    res = crseval(
+        "judge",
+        "meta-eval",
+        str(tmp_path / "h.json"),
+        "--backend",
+        "scripted",
+        "--out",
+        str(tmp_path / "x"),
+        check=False,
+    )
     assert res.returncode == 2 and "no rubric for the aspect 'humour'" in res.stderr
-    res = crseval("judge", "meta-eval", str(tmp_path / "h.json"), "--backend", "scripted", "--question",
-                  "How funny is the assistant?", "--n-boot", "0", "--out", str(tmp_path / "y"), "--format", "json")
+    res = crseval(
+        "judge",
+        "meta-eval",
+        str(tmp_path / "h.json"),
+        "--backend",
+        "scripted",
+        "--question",
+        "How funny is the assistant?",
+        "--n-boot",
+        "0",
+        "--out",
+        str(tmp_path / "y"),
+        "--format",
+        "json",
+    )
     assert {r["aspect"] for r in json.loads(res.stdout)["result"]} == {"humour"}
 
 
 def test_a_panel_of_identical_readings_is_degenerate(tmp_path):
     data = _labelled(tmp_path / "d.json", n=20)
     panel = tmp_path / "panel.toml"
-    panel.write_text('[[judges]]\nname = "cold"\n[judges.llm]\nbackend = "scripted"\n\n'
-                     '[[judges]]\nname = "warm"\n[judges.llm]\nbackend = "scripted"\ntemperature = 0.8\n')
-    crseval("judge", "meta-eval", str(data), "--panel", str(panel), "--judge", "none", "--n-boot", "20",
-            "--out", str(tmp_path / "p"))
+    panel.write_text(
+        '[[judges]]\nname = "cold"\n[judges.llm]\nbackend = "scripted"\n\n'
+        '[[judges]]\nname = "warm"\n[judges.llm]\nbackend = "scripted"\ntemperature = 0.8\n'
+    )
+    crseval(
+        "judge",
+        "meta-eval",
+        str(data),
+        "--panel",
+        str(panel),
+        "--judge",
+        "none",
+        "--n-boot",
+        "20",
+        "--out",
+        str(tmp_path / "p"),
+    )
     rel = pd.read_csv(tmp_path / "p" / "tables" / "judge_panel_reliability.csv")
     assert rel["degenerate"].all() and (rel["icc1_band"] == "degenerate (identical readings)").all()
     gain = pd.read_csv(tmp_path / "p" / "tables" / "judge_panel_gain.csv")
@@ -100,30 +188,80 @@ def test_a_panel_of_identical_readings_is_degenerate(tmp_path):
 @pytest.mark.slow  # fits three designs with nested CV, twice through the CLI
 def test_decomposed_questions_are_asked_per_assistant_turn(tmp_path):
     data = _labelled(tmp_path / "d.json", n=24)
-    turns = sum(1 for c in json.loads(data.read_text()) for u in c["dialogue"] if u["role"] == "ASST")
+    turns = sum(
+        1 for c in json.loads(data.read_text()) for u in c["dialogue"] if u["role"] == "ASST"
+    )
     out = tmp_path / "fit"
-    res = crseval("judge", "fit", str(data), "--backend", "scripted", "--questions", "turn-satisfied",
-                  "--n-boot", "0", "--out", str(out), "--format", "json")
-    assert "decomposed: turn-satisfied (mean P(yes))" in {r["judge"] for r in json.loads(res.stdout)["result"]}
-    records = [json.loads(line) for line in (out / "records" / "judgments.jsonl").read_text().splitlines()]
+    res = crseval(
+        "judge",
+        "fit",
+        str(data),
+        "--backend",
+        "scripted",
+        "--questions",
+        "turn-satisfied",
+        "--n-boot",
+        "0",
+        "--out",
+        str(out),
+        "--format",
+        "json",
+    )
+    assert "decomposed: turn-satisfied (mean P(yes))" in {
+        r["judge"] for r in json.loads(res.stdout)["result"]
+    }
+    records = [
+        json.loads(line) for line in (out / "records" / "judgments.jsonl").read_text().splitlines()
+    ]
     assert len(records) == turns and all("#q" in r["item"] for r in records)
     judge = json.loads((out / "judge.json").read_text())
-    assert judge["features"][-3:] == ["turn-satisfied:mean", "turn-satisfied:min", "turn-satisfied:last"]
-    res = crseval("judge", "fit", str(data), "--level", "turn", "--backend", "scripted", "--questions",
-                  "turn-satisfied", "--out", str(tmp_path / "t"), check=False)
+    assert judge["features"][-3:] == [
+        "turn-satisfied:mean",
+        "turn-satisfied:min",
+        "turn-satisfied:last",
+    ]
+    res = crseval(
+        "judge",
+        "fit",
+        str(data),
+        "--level",
+        "turn",
+        "--backend",
+        "scripted",
+        "--questions",
+        "turn-satisfied",
+        "--out",
+        str(tmp_path / "t"),
+        check=False,
+    )
     assert res.returncode == 2 and "dialogue level only" in res.stderr
 
 
 def test_a_panel_that_mixes_prompts_is_not_degenerate(tmp_path):
     data = _labelled(tmp_path / "d.json", n=20)
     panel = tmp_path / "panel.toml"
-    panel.write_text('[[judges]]\nname = "rubric"\n[judges.llm]\nbackend = "scripted"\n\n'
-                     '[[judges]]\nname = "plain"\nquestion = "Was the user happy at the end?"\n'
-                     '[judges.llm]\nbackend = "scripted"\n')
-    crseval("judge", "meta-eval", str(data), "--panel", str(panel), "--n-boot", "20", "--out", str(tmp_path / "p"))
+    panel.write_text(
+        '[[judges]]\nname = "rubric"\n[judges.llm]\nbackend = "scripted"\n\n'
+        '[[judges]]\nname = "plain"\nquestion = "Was the user happy at the end?"\n'
+        '[judges.llm]\nbackend = "scripted"\n'
+    )
+    crseval(
+        "judge",
+        "meta-eval",
+        str(data),
+        "--panel",
+        str(panel),
+        "--n-boot",
+        "20",
+        "--out",
+        str(tmp_path / "p"),
+    )
     rel = pd.read_csv(tmp_path / "p" / "tables" / "judge_panel_reliability.csv")
     assert not rel["degenerate"].any()
-    records = [json.loads(x) for x in (tmp_path / "p" / "records" / "judgments.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(x)
+        for x in (tmp_path / "p" / "records" / "judgments.jsonl").read_text().splitlines()
+    ]
     assert len({r["prompt"] for r in records}) == 2  # two prompts, recorded per rating
 
 
@@ -133,17 +271,43 @@ def test_meta_eval_against_published_predictions(tmp_path):
     data = _labelled(tmp_path / "d.json", n=30)
     convs = json.loads(data.read_text())
     rng = np.random.default_rng(5)
-    pred = {c["conv_id"]: c["dial_level_aggregated"]["dialogue_overall"] + rng.normal(0, .5) for c in convs[1:]}
+    pred = {
+        c["conv_id"]: c["dial_level_aggregated"]["dialogue_overall"] + rng.normal(0, 0.5)
+        for c in convs[1:]
+    }
     face = tmp_path / "face_run.json"
-    face.write_text(json.dumps([{"conv_id": k, "dial_level_pred": {"dialogue_overall": v}, "turns": []}
-                                for k, v in pred.items()]))
+    face.write_text(
+        json.dumps(
+            [
+                {"conv_id": k, "dial_level_pred": {"dialogue_overall": v}, "turns": []}
+                for k, v in pred.items()
+            ]
+        )
+    )
     out = tmp_path / "meta"
-    res = crseval("judge", "meta-eval", str(data), "--judge", "none", "--backend", "scripted", "--reference",
-                  str(face), "--n-boot", "50", "--out", str(out), "--format", "json")
+    res = crseval(
+        "judge",
+        "meta-eval",
+        str(data),
+        "--judge",
+        "none",
+        "--backend",
+        "scripted",
+        "--reference",
+        str(face),
+        "--n-boot",
+        "50",
+        "--out",
+        str(out),
+        "--format",
+        "json",
+    )
     rows = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
     human = {c["conv_id"]: c["dial_level_aggregated"]["dialogue_overall"] for c in convs}
     want = np.corrcoef([pred[k] for k in pred], [human[k] for k in pred])[0, 1]
-    assert rows["published: face_run"]["n"] == 29 and rows["published: face_run"]["failed"] == 1  # one missing
+    assert (
+        rows["published: face_run"]["n"] == 29 and rows["published: face_run"]["failed"] == 1
+    )  # one missing
     assert rows["published: face_run"]["pearson"] == pytest.approx(want, abs=1e-3)
     tests = pd.read_csv(out / "tables" / "judge_paired_tests.csv")
     assert ((tests["judge"] == "scripted") & (tests["versus"] == "published: face_run")).any()
@@ -152,6 +316,16 @@ def test_meta_eval_against_published_predictions(tmp_path):
     assert {"kendall", "kendall_lo", "kendall_hi", "spearman_lo"} <= set(level.columns)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"conv_id": "nobody", "dial_level_pred": {"dialogue_overall": 1}}]))
-    res = crseval("judge", "meta-eval", str(data), "--backend", "scripted", "--reference", str(bad), "--out",
-                  str(tmp_path / "x"), check=False)
+    res = crseval(
+        "judge",
+        "meta-eval",
+        str(data),
+        "--backend",
+        "scripted",
+        "--reference",
+        str(bad),
+        "--out",
+        str(tmp_path / "x"),
+        check=False,
+    )
     assert res.returncode == 2 and "no dialogue-level prediction matches" in res.stderr

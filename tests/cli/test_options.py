@@ -1,5 +1,6 @@
 """Commands built from job configs: one option per field with the field's help, choices from Literal types,
 positional arguments where marked, the LLM options, validation errors naming the option."""
+
 import typer
 from typer.testing import CliRunner
 
@@ -23,8 +24,10 @@ def test_options_and_help_come_from_the_config():
 
 
 def test_bad_values_are_refused_before_running(tmp_path):
-    res = CliRunner().invoke(_app(), ["analyze", str(tmp_path / "x.csv"), "--n-boot", "-3", "--out",
-                                      str(tmp_path / "run")])
+    res = CliRunner().invoke(
+        _app(),
+        ["analyze", str(tmp_path / "x.csv"), "--n-boot", "-3", "--out", str(tmp_path / "run")],
+    )
     assert res.exit_code != 0
     assert "n_boot" in str(res.exception)
     assert not (tmp_path / "run").exists()

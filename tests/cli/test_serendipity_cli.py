@@ -4,8 +4,19 @@ from tests.cli.test_cli import crseval
 
 
 def test_meta_eval_on_serendipity2018(shared, tmp_path):
-    res = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--sample", "400",
-                  "--n-boot", "100", "--out", str(tmp_path / "s"), "--format", "json")
+    res = crseval(
+        "serendipity",
+        "meta-eval",
+        str(shared("serendipity/serendipity2018")),
+        "--sample",
+        "400",
+        "--n-boot",
+        "100",
+        "--out",
+        str(tmp_path / "s"),
+        "--format",
+        "json",
+    )
     rows = {r["evaluator"]: r for r in json.loads(res.stdout)["result"]}
     assert set(rows) == {"random", "sog", "snpr", "purs", "desr", "import:gpt-rating"}
     assert sum(r["rank"] == "best" for r in rows.values()) == 1
@@ -14,23 +25,68 @@ def test_meta_eval_on_serendipity2018(shared, tmp_path):
 
 def test_taobao_refuses_history_proxies_and_outcome_columns(shared, tmp_path):
     path = str(shared("serendipity/taobao"))
-    bad = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--out", str(tmp_path / "t"),
-                  check=False)
+    bad = crseval(
+        "serendipity",
+        "meta-eval",
+        path,
+        "--dataset",
+        "taobao-serendipity",
+        "--out",
+        str(tmp_path / "t"),
+        check=False,
+    )
     assert bad.returncode == 2
     assert "history" in bad.stderr
     # another survey answer about the same item is an outcome, not an evaluator
-    leak = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--evaluators",
-                   "random,import:Unexpectedness", "--out", str(tmp_path / "t2"), check=False)
-    assert leak.returncode == 2 and "user's own answer" in leak.stderr and "Traceback" not in leak.stderr
-    ok = crseval("serendipity", "meta-eval", path, "--dataset", "taobao-serendipity", "--evaluators", "random",
-                 "--n-boot", "50", "--out", str(tmp_path / "t3"), "--format", "json")
+    leak = crseval(
+        "serendipity",
+        "meta-eval",
+        path,
+        "--dataset",
+        "taobao-serendipity",
+        "--evaluators",
+        "random,import:Unexpectedness",
+        "--out",
+        str(tmp_path / "t2"),
+        check=False,
+    )
+    assert (
+        leak.returncode == 2
+        and "user's own answer" in leak.stderr
+        and "Traceback" not in leak.stderr
+    )
+    ok = crseval(
+        "serendipity",
+        "meta-eval",
+        path,
+        "--dataset",
+        "taobao-serendipity",
+        "--evaluators",
+        "random",
+        "--n-boot",
+        "50",
+        "--out",
+        str(tmp_path / "t3"),
+        "--format",
+        "json",
+    )
     (row,) = json.loads(ok.stdout)["result"]
     assert row["n"] == 11383 and abs(row["pearson_%"]) < 5
 
 
 def test_relevance_from_the_users_own_rating_changes_the_proxies(shared, tmp_path):
     path = str(shared("serendipity/serendipity2018"))
-    args = ["serendipity", "meta-eval", path, "--evaluators", "snpr", "--n-boot", "0", "--format", "json"]
+    args = [
+        "serendipity",
+        "meta-eval",
+        path,
+        "--evaluators",
+        "snpr",
+        "--n-boot",
+        "0",
+        "--format",
+        "json",
+    ]
     pred = json.loads(crseval(*args, "--out", str(tmp_path / "a")).stdout)
     own = json.loads(crseval(*args, "--relevance", "rating", "--out", str(tmp_path / "b")).stdout)
     assert pred["result"][0]["pearson_%"] != own["result"][0]["pearson_%"]
@@ -38,49 +94,155 @@ def test_relevance_from_the_users_own_rating_changes_the_proxies(shared, tmp_pat
 
 
 def test_llm_evaluators_with_aux_switches_through_the_cli(shared, tmp_path):
-    out = json.loads(crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--evaluators",
-                             "random,llm,llm-fewshot", "--backend", "scripted", "--sample", "30", "--runs", "2",
-                             "--shots", "2", "--aux", "popularity,similarity", "--n-boot", "20", "--out",
-                             str(tmp_path / "l"), "--format", "json").stdout)
+    out = json.loads(
+        crseval(
+            "serendipity",
+            "meta-eval",
+            str(shared("serendipity/serendipity2018")),
+            "--evaluators",
+            "random,llm,llm-fewshot",
+            "--backend",
+            "scripted",
+            "--sample",
+            "30",
+            "--runs",
+            "2",
+            "--shots",
+            "2",
+            "--aux",
+            "popularity,similarity",
+            "--n-boot",
+            "20",
+            "--out",
+            str(tmp_path / "l"),
+            "--format",
+            "json",
+        ).stdout
+    )
     assert {r["evaluator"] for r in out["result"]} == {"random", "llm", "llm-fewshot"}
     assert "llm.aux:popularity,similarity" in out["signature"]
     assert "llm.runs:2" in out["signature"]
-    bad = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--aux", "horoscope",
-                  "--out", str(tmp_path / "x"), check=False)
+    bad = crseval(
+        "serendipity",
+        "meta-eval",
+        str(shared("serendipity/serendipity2018")),
+        "--aux",
+        "horoscope",
+        "--out",
+        str(tmp_path / "x"),
+        check=False,
+    )
     assert bad.returncode == 2
     assert "horoscope" in bad.stderr
-    demo = crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--aux", "demographics",
-                   "--out", str(tmp_path / "y"), check=False)
+    demo = crseval(
+        "serendipity",
+        "meta-eval",
+        str(shared("serendipity/serendipity2018")),
+        "--aux",
+        "demographics",
+        "--out",
+        str(tmp_path / "y"),
+        check=False,
+    )
     assert demo.returncode == 2
     assert "demographics" in demo.stderr
 
 
 def test_ensemble_grid_through_the_cli(shared, tmp_path):
     import pandas as pd
-    crseval("serendipity", "meta-eval", str(shared("serendipity/serendipity2018")), "--evaluators",
-            "random,sog,snpr", "--ensemble", "random,sog,snpr", "--sample", "300", "--n-boot", "0",
-            "--out", str(tmp_path / "e"), "--format", "json")
+
+    crseval(
+        "serendipity",
+        "meta-eval",
+        str(shared("serendipity/serendipity2018")),
+        "--evaluators",
+        "random,sog,snpr",
+        "--ensemble",
+        "random,sog,snpr",
+        "--sample",
+        "300",
+        "--n-boot",
+        "0",
+        "--out",
+        str(tmp_path / "e"),
+        "--format",
+        "json",
+    )
     grid = pd.read_csv(tmp_path / "e" / "tables" / "serendipity_ensembles.csv")
-    assert sorted(grid["ensemble"]) == ["random + snpr", "random + sog", "random + sog + snpr", "sog + snpr"]
+    assert sorted(grid["ensemble"]) == [
+        "random + snpr",
+        "random + sog",
+        "random + sog + snpr",
+        "sog + snpr",
+    ]
     assert grid["pearson_%"].is_monotonic_decreasing
 
 
 def test_ensembles_across_runs_with_import_run(shared, tmp_path):
     import pandas as pd
+
     path = str(shared("serendipity/serendipity2018"))
-    common = ["--sample", "30", "--n-boot", "0", "--backend", "scripted", "--runs", "1", "--format", "json"]
-    crseval("serendipity", "meta-eval", path, "--evaluators", "llm", "--out", str(tmp_path / "plain"), *common)
-    crseval("serendipity", "meta-eval", path, "--evaluators", "llm", "--aux", "popularity", "--out",
-            str(tmp_path / "pop"), *common)
-    out = json.loads(crseval("serendipity", "meta-eval", path, "--evaluators",
-                             f"sog,import-run:{tmp_path / 'plain'}/llm,import-run:{tmp_path / 'pop'}/llm",
-                             "--ensemble", f"import-run:{tmp_path / 'plain'}/llm,import-run:{tmp_path / 'pop'}/llm,sog",
-                             "--out", str(tmp_path / "ens"), *common).stdout)
+    common = [
+        "--sample",
+        "30",
+        "--n-boot",
+        "0",
+        "--backend",
+        "scripted",
+        "--runs",
+        "1",
+        "--format",
+        "json",
+    ]
+    crseval(
+        "serendipity",
+        "meta-eval",
+        path,
+        "--evaluators",
+        "llm",
+        "--out",
+        str(tmp_path / "plain"),
+        *common,
+    )
+    crseval(
+        "serendipity",
+        "meta-eval",
+        path,
+        "--evaluators",
+        "llm",
+        "--aux",
+        "popularity",
+        "--out",
+        str(tmp_path / "pop"),
+        *common,
+    )
+    out = json.loads(
+        crseval(
+            "serendipity",
+            "meta-eval",
+            path,
+            "--evaluators",
+            f"sog,import-run:{tmp_path / 'plain'}/llm,import-run:{tmp_path / 'pop'}/llm",
+            "--ensemble",
+            f"import-run:{tmp_path / 'plain'}/llm,import-run:{tmp_path / 'pop'}/llm,sog",
+            "--out",
+            str(tmp_path / "ens"),
+            *common,
+        ).stdout
+    )
     rows = {r["evaluator"]: r for r in out["result"]}
     assert rows[f"import-run:{tmp_path / 'plain'}/llm"]["n"] == 30
     grid = pd.read_csv(tmp_path / "ens" / "tables" / "serendipity_ensembles.csv")
     assert len(grid) == 4
-    bad = crseval("serendipity", "meta-eval", path, "--evaluators", f"import-run:{tmp_path / 'plain'}/nope",
-                  "--out", str(tmp_path / "bad"), check=False)
+    bad = crseval(
+        "serendipity",
+        "meta-eval",
+        path,
+        "--evaluators",
+        f"import-run:{tmp_path / 'plain'}/nope",
+        "--out",
+        str(tmp_path / "bad"),
+        check=False,
+    )
     assert bad.returncode == 2
     assert "nope" in bad.stderr

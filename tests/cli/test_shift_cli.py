@@ -50,15 +50,29 @@ def test_bad_config_is_one_line_naming_the_key(tmp_path):
 
 def test_run_and_score_options(tmp_path):
     cfg = tmp_path / "shift.toml"
-    cfg.write_text(CONFIG.replace('sessions = 2', 'sessions = 1'))
+    cfg.write_text(CONFIG.replace("sessions = 2", "sessions = 1"))
     crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
-    bad = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--executor", "spark", check=False)
+    bad = crseval(
+        "shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--executor", "spark", check=False
+    )
     assert bad.returncode == 2
     assert "executor" in bad.stderr
-    again = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--fresh", "--format", "json")
+    again = crseval(
+        "shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--fresh", "--format", "json"
+    )
     assert len(json.loads(again.stdout.split("\nreport:")[0])["result"]) > 0
-    crseval("shift", "score", str(tmp_path / "run"), "--out", str(tmp_path / "s"), "--topics", "lda",
-            "--judge", "--backend", "scripted")
+    crseval(
+        "shift",
+        "score",
+        str(tmp_path / "run"),
+        "--out",
+        str(tmp_path / "s"),
+        "--topics",
+        "lda",
+        "--judge",
+        "--backend",
+        "scripted",
+    )
     sig = json.loads((tmp_path / "s" / "signature.json").read_text())["line"]
     assert "topics=lda(" in sig
     assert "llm.judge.backend:scripted" in sig
@@ -68,8 +82,15 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     cfg = tmp_path / "shift.toml"
     cfg.write_text(CONFIG.replace("turns = 4", "turns = 8"))
     crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
-    res = crseval("shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--format", "json")
-    rows = {r["model"]: r for r in json.loads(res.stdout.split("\nreport:")[0], parse_constant=lambda c: 1 / 0)["result"]}
+    res = crseval(
+        "shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--format", "json"
+    )
+    rows = {
+        r["model"]: r
+        for r in json.loads(res.stdout.split("\nreport:")[0], parse_constant=lambda c: 1 / 0)[
+            "result"
+        ]
+    }
     assert set(rows) == {"human (split half)", "template", "mine"}
     assert rows["template"]["shifts_stated"] == 1.0  # the rule-based user states every shift
     out = tmp_path / "run" / "validity"
@@ -85,29 +106,82 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
 def test_thesis_definition_scores_a_run_and_reports_its_detector(tmp_path):
     pytest.importorskip("gensim")
     from tests.text.test_thesis_lda import make_tiny_lda
+
     lda = make_tiny_lda(tmp_path)
     cfg = tmp_path / "shift.toml"
-    cfg.write_text(CONFIG.replace("[judge]", '[scoring]\ndefinition = "thesis"\nlda = "."\n[judge]'))
+    cfg.write_text(
+        CONFIG.replace("[judge]", '[scoring]\ndefinition = "thesis"\nlda = "."\n[judge]')
+    )
     run = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--format", "json")
     assert "thesis-tas(" in json.loads(run.stdout.split("\nreport:")[0])["signature"]
-    scored = crseval("shift", "score", str(tmp_path / "run"), "--definition", "thesis", "--lda", str(lda),
-                     "--out", str(tmp_path / "scored"), "--format", "json")
+    scored = crseval(
+        "shift",
+        "score",
+        str(tmp_path / "run"),
+        "--definition",
+        "thesis",
+        "--lda",
+        str(lda),
+        "--out",
+        str(tmp_path / "scored"),
+        "--format",
+        "json",
+    )
     rows = json.loads(scored.stdout.split("\nreport:")[0])["result"]
     assert {r["model"] for r in rows} == {"template", "mine"}
     assert all(0 <= r["thesis.context_adaptation_score"] <= 1 for r in rows)
     mm = pd.read_csv(tmp_path / "scored" / "tables" / "model_metrics.csv")
-    assert {"thesis.topic_recovery_rate", "thesis.avg_recovery_delay", "detection_precision"} <= set(mm["metric"])
+    assert {
+        "thesis.topic_recovery_rate",
+        "thesis.avg_recovery_delay",
+        "detection_precision",
+    } <= set(mm["metric"])
     assert "tas" not in set(mm["metric"])
 
 
 def test_thesis_definition_without_its_model_is_one_line(tmp_path):
-    res = crseval("shift", "score", str(tmp_path), "--definition", "thesis", "--out", str(tmp_path / "o"), check=False)
+    res = crseval(
+        "shift",
+        "score",
+        str(tmp_path),
+        "--definition",
+        "thesis",
+        "--out",
+        str(tmp_path / "o"),
+        check=False,
+    )
     assert res.returncode == 2 and "--lda" in res.stderr and "Traceback" not in res.stderr
-    res = crseval("shift", "score", str(tmp_path), "--definition", "thesis", "--lda", str(tmp_path), "--kb", "sample",
-                  "--out", str(tmp_path / "o"), check=False)
+    res = crseval(
+        "shift",
+        "score",
+        str(tmp_path),
+        "--definition",
+        "thesis",
+        "--lda",
+        str(tmp_path),
+        "--kb",
+        "sample",
+        "--out",
+        str(tmp_path / "o"),
+        check=False,
+    )
     assert res.returncode == 2 and "no .json or .jsonl session logs" in res.stderr
-    (tmp_path / "s.json").write_text('{"model_name": "m", "conversation": [{"speaker": "USER", "text": "hi"}, '
-                                     '{"speaker": "SYSTEM", "text": "hello"}]}')
-    res = crseval("shift", "score", str(tmp_path / "s.json"), "--definition", "thesis", "--lda", str(tmp_path),
-                  "--kb", "sample", "--out", str(tmp_path / "o2"), check=False)
+    (tmp_path / "s.json").write_text(
+        '{"model_name": "m", "conversation": [{"speaker": "USER", "text": "hi"}, '
+        '{"speaker": "SYSTEM", "text": "hello"}]}'
+    )
+    res = crseval(
+        "shift",
+        "score",
+        str(tmp_path / "s.json"),
+        "--definition",
+        "thesis",
+        "--lda",
+        str(tmp_path),
+        "--kb",
+        "sample",
+        "--out",
+        str(tmp_path / "o2"),
+        check=False,
+    )
     assert res.returncode == 2 and "lda.model" in res.stderr and "Traceback" not in res.stderr

@@ -7,7 +7,9 @@ from crseval.llm import LLMConfig
 
 def test_valid_toml(tmp_path):
     p = tmp_path / "c.toml"
-    p.write_text('backend = "openai"\nmodel = "qwen"\nbase_url = "http://127.0.0.1:9/v1"\ntemperature = 0.2\n')
+    p.write_text(
+        'backend = "openai"\nmodel = "qwen"\nbase_url = "http://127.0.0.1:9/v1"\ntemperature = 0.2\n'
+    )
     cfg = load_config(p, LLMConfig)
     assert cfg.backend == "openai"
     assert cfg.temperature == 0.2

@@ -38,7 +38,13 @@ def test_a_name_registered_twice_differently_is_refused():
 def test_every_capability_declares_its_metrics_and_tables():
     caps = {m.capability for m in all_metrics().values()}
     assert {"behavior", "preference-shift", "reliability", "judge", "serendipity"} <= caps
-    assert {"behavior_turns", "shift_sessions", "reliability", "meta_eval", "serendipity_answers"} <= set(all_tables())
+    assert {
+        "behavior_turns",
+        "shift_sessions",
+        "reliability",
+        "meta_eval",
+        "serendipity_answers",
+    } <= set(all_tables())
 
 
 def test_labels_and_directions_come_from_the_registry():
@@ -51,12 +57,14 @@ def test_labels_and_directions_come_from_the_registry():
 
 def test_serendipity_evaluators_come_from_the_registry():
     from crseval.serendipity.proxies import PROXIES
+
     assert set(metrics_with("serendipity", "baseline")) == set(PROXIES)
 
 
 def test_tas_parameters_are_declared_once():
     from crseval.adaptation.config import ScoringSection
     from crseval.adaptation.tas import TASParams
+
     assert get_metric("tas").params == TASParams().signature_params()
     assert ScoringSection().tas_params() == TASParams()
     assert TABLES["shift_sessions"].ids == ("model", "session")

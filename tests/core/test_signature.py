@@ -4,7 +4,9 @@ from crseval.core.signature import content_hash, format_signature, make_signatur
 
 
 def test_signature_is_one_line_with_the_standard_keys():
-    sig = make_signature(data="x@1", llm={"backend": "openai", "model": "m", "T": 0}, metric={"k": 4}, seed=3)
+    sig = make_signature(
+        data="x@1", llm={"backend": "openai", "model": "m", "T": 0}, metric={"k": 4}, seed=3
+    )
     line = format_signature(sig)
     assert line.startswith("crseval:")
     assert "llm.backend:openai" in line

@@ -6,8 +6,12 @@ from crseval.core.types import Dialogue, Ratings, Role, Utterance
 
 
 def test_consecutive_same_role_utterances_form_one_turn():
-    utts = [Utterance(Role.RECOMMENDER, "hi", "no_strategy"), Utterance(Role.RECOMMENDER, "what do you like?",
-            "opinion_inquiry"), Utterance(Role.SEEKER, "comedies"), Utterance(Role.RECOMMENDER, "try Superbad")]
+    utts = [
+        Utterance(Role.RECOMMENDER, "hi", "no_strategy"),
+        Utterance(Role.RECOMMENDER, "what do you like?", "opinion_inquiry"),
+        Utterance(Role.SEEKER, "comedies"),
+        Utterance(Role.RECOMMENDER, "try Superbad"),
+    ]
     d = Dialogue.from_utterances("d1", utts)
     assert [t.role for t in d.turns] == [Role.RECOMMENDER, Role.SEEKER, Role.RECOMMENDER]
     assert d.turns[0].strategies == ["no_strategy", "opinion_inquiry"]
@@ -15,8 +19,16 @@ def test_consecutive_same_role_utterances_form_one_turn():
     assert len(list(d.utterances)) == 4
 
 
-@pytest.mark.parametrize("name,role", [("User", Role.USER), ("SYSTEM", Role.SYSTEM), ("assistant", Role.SYSTEM),
-                                       ("Seeker", Role.SEEKER), (" recommender ", Role.RECOMMENDER)])
+@pytest.mark.parametrize(
+    "name,role",
+    [
+        ("User", Role.USER),
+        ("SYSTEM", Role.SYSTEM),
+        ("assistant", Role.SYSTEM),
+        ("Seeker", Role.SEEKER),
+        (" recommender ", Role.RECOMMENDER),
+    ],
+)
 def test_role_parse_is_lenient_in_names(name, role):
     assert Role.parse(name) is role
 
@@ -45,8 +57,13 @@ def test_ratings_refuse_values_off_the_scale():
 
 def test_ratings_per_dimension_scales():
     rows = [("i1", "a", "eff", 0), ("i1", "a", "overall", 5)]
-    r = Ratings(pd.DataFrame(rows, columns=["item", "rater", "dimension", "value"]),
-                {"eff": (0, 1), "overall": (1, 5)})
+    r = Ratings(
+        pd.DataFrame(rows, columns=["item", "rater", "dimension", "value"]),
+        {"eff": (0, 1), "overall": (1, 5)},
+    )
     assert r.scale_of("eff") == (0, 1)
     with pytest.raises(CrsevalError):
-        Ratings(pd.DataFrame([("i1", "a", "eff", 2)], columns=["item", "rater", "dimension", "value"]), {"eff": (0, 1)})
+        Ratings(
+            pd.DataFrame([("i1", "a", "eff", 2)], columns=["item", "rater", "dimension", "value"]),
+            {"eff": (0, 1)},
+        )

@@ -1,4 +1,5 @@
 """Bad input gets a CrsevalError naming file, line and field — constructed cases and hypothesis fuzz."""
+
 import json
 
 import pytest
@@ -28,7 +29,9 @@ def test_inspired_label_outside_taxonomy(tmp_path):
 
 
 def test_inspired_missing_column(tmp_path):
-    p = write(tmp_path, "x.tsv", "dialog_id\tutt_id\tspeaker\tturn_id\ttext\nd1\t1\tSEEKER\t1\thi\n")
+    p = write(
+        tmp_path, "x.tsv", "dialog_id\tutt_id\tspeaker\tturn_id\ttext\nd1\t1\tSEEKER\t1\thi\n"
+    )
     with pytest.raises(CrsevalError) as e:
         load_dataset("inspired", p)
     assert e.value.field == "expert_label"
@@ -44,8 +47,12 @@ def test_non_utf8_byte_reports_line(tmp_path):
 
 
 def test_truncated_jsonl_line(tmp_path):
-    good = {"conversationId": "1", "movieMentions": {}, "initiatorWorkerId": 1,
-            "messages": [{"text": "hi", "senderWorkerId": 1}]}
+    good = {
+        "conversationId": "1",
+        "movieMentions": {},
+        "initiatorWorkerId": 1,
+        "messages": [{"text": "hi", "senderWorkerId": 1}],
+    }
     p = write(tmp_path, "r.jsonl", json.dumps(good) + "\n" + json.dumps(good)[:30])
     with pytest.raises(CrsevalError) as e:
         load_dataset("redial", p)
@@ -54,7 +61,11 @@ def test_truncated_jsonl_line(tmp_path):
 
 
 def test_redial_missing_field(tmp_path):
-    p = write(tmp_path, "r.jsonl", json.dumps({"conversationId": "1", "messages": [{"senderWorkerId": 1}]}) + "\n")
+    p = write(
+        tmp_path,
+        "r.jsonl",
+        json.dumps({"conversationId": "1", "messages": [{"senderWorkerId": 1}]}) + "\n",
+    )
     with pytest.raises(CrsevalError) as e:
         load_dataset("redial", p)
     assert e.value.field == "text"
@@ -78,8 +89,20 @@ def test_ratings_empty_cells_are_counted_not_hidden(tmp_path):
     assert r.info.notes == ["1 empty rating cells skipped"]
 
 
-@pytest.mark.parametrize("name", ["inspired", "redial", "redial-movies", "opendialkg-movies", "crs-que",
-                                  "ab-redial", "uss-redial", "serendipity2018", "taobao-serendipity"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "inspired",
+        "redial",
+        "redial-movies",
+        "opendialkg-movies",
+        "crs-que",
+        "ab-redial",
+        "uss-redial",
+        "serendipity2018",
+        "taobao-serendipity",
+    ],
+)
 def test_empty_file_is_refused(tmp_path, name):
     p = write(tmp_path, "empty.txt", b"")
     with pytest.raises(CrsevalError):
@@ -96,17 +119,45 @@ def _fuzz(name, content: bytes, tmp_path_factory):
     # anything else (KeyError, ValueError, a traceback) fails the test
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
-@pytest.mark.parametrize("name,seed", [
-    ("inspired", HEADER + "d1\t1\tRECOMMENDER\t1\thello\tcredibility\nd1\t2\tSEEKER\t1\thi\t\n"),
-    ("redial", json.dumps({"conversationId": "1", "movieMentions": {"5": "X (2000)"}, "initiatorWorkerId": 1,
-                           "messages": [{"text": "like @5", "senderWorkerId": 1}]}) + "\n"),
-    ("crs-que", "annotation_id,participant_id,dialogue_id,is_gold_standard,time_spent," +
-     ",".join(__import__("crseval.data.ratings", fromlist=["x"]).CRS_QUE_DIMENSIONS) + "\n1,P1,d1,0,10," +
-     ",".join(["3"] * 18) + "\n"),
-    ("opendialkg-movies", json.dumps({"A": {"name": "A", "year": "2001", "genre": ["Drama"], "actor": ["x", "x"]}})),
-])
+@pytest.mark.parametrize(
+    "name,seed",
+    [
+        (
+            "inspired",
+            HEADER + "d1\t1\tRECOMMENDER\t1\thello\tcredibility\nd1\t2\tSEEKER\t1\thi\t\n",
+        ),
+        (
+            "redial",
+            json.dumps(
+                {
+                    "conversationId": "1",
+                    "movieMentions": {"5": "X (2000)"},
+                    "initiatorWorkerId": 1,
+                    "messages": [{"text": "like @5", "senderWorkerId": 1}],
+                }
+            )
+            + "\n",
+        ),
+        (
+            "crs-que",
+            "annotation_id,participant_id,dialogue_id,is_gold_standard,time_spent,"
+            + ",".join(__import__("crseval.data.ratings", fromlist=["x"]).CRS_QUE_DIMENSIONS)
+            + "\n1,P1,d1,0,10,"
+            + ",".join(["3"] * 18)
+            + "\n",
+        ),
+        (
+            "opendialkg-movies",
+            json.dumps(
+                {"A": {"name": "A", "year": "2001", "genre": ["Drama"], "actor": ["x", "x"]}}
+            ),
+        ),
+    ],
+)
 def test_fuzzed_files_only_raise_crseval_errors(tmp_path_factory, data, name, seed):
     raw = seed.encode()
     op = data.draw(st.sampled_from(["truncate", "flip", "insert", "dup_line", "drop_line"]))
@@ -114,7 +165,7 @@ def test_fuzzed_files_only_raise_crseval_errors(tmp_path_factory, data, name, se
     if op == "truncate":
         raw = raw[:pos]
     elif op == "flip":
-        raw = raw[:pos] + bytes([data.draw(st.integers(0, 255))]) + raw[pos + 1:]
+        raw = raw[:pos] + bytes([data.draw(st.integers(0, 255))]) + raw[pos + 1 :]
     elif op == "insert":
         raw = raw[:pos] + data.draw(st.binary(min_size=1, max_size=20)) + raw[pos:]
     elif op == "dup_line":
@@ -122,5 +173,5 @@ def test_fuzzed_files_only_raise_crseval_errors(tmp_path_factory, data, name, se
         raw = b"\n".join(lines + lines[-2:])
     else:
         lines = raw.split(b"\n")
-        raw = b"\n".join(lines[: pos % max(1, len(lines))] + lines[pos % max(1, len(lines)) + 1:])
+        raw = b"\n".join(lines[: pos % max(1, len(lines))] + lines[pos % max(1, len(lines)) + 1 :])
     _fuzz(name, raw, tmp_path_factory)

@@ -5,13 +5,33 @@ import pytest
 from crseval.core.errors import CrsevalError
 from crseval.data.judged import load_judged, load_predictions
 
-CONVS = [{"conv_id": "c1", "dial_level_aggregated": {"overall": 4.5, "relevance": 3},
-          "dialogue": [{"role": "user", "utterance": "hi, a comedy please"},
-                       {"role": "assistant", "utterance": "Try Superbad.", "turn_level_aggregated": {"relevance": 4}},
-                       {"role": "user", "utterance": "thanks"}]},
-         {"conv_id": "c2", "dial_level_aggregated": {"overall": 2},
-          "dialogue": [{"role": "user", "utterance": "horror?"},
-                       {"role": "system", "utterance": "The Notebook.", "turn_level_aggregated": {"relevance": 1}}]}]
+CONVS = [
+    {
+        "conv_id": "c1",
+        "dial_level_aggregated": {"overall": 4.5, "relevance": 3},
+        "dialogue": [
+            {"role": "user", "utterance": "hi, a comedy please"},
+            {
+                "role": "assistant",
+                "utterance": "Try Superbad.",
+                "turn_level_aggregated": {"relevance": 4},
+            },
+            {"role": "user", "utterance": "thanks"},
+        ],
+    },
+    {
+        "conv_id": "c2",
+        "dial_level_aggregated": {"overall": 2},
+        "dialogue": [
+            {"role": "user", "utterance": "horror?"},
+            {
+                "role": "system",
+                "utterance": "The Notebook.",
+                "turn_level_aggregated": {"relevance": 1},
+            },
+        ],
+    },
+]
 
 
 def test_json_layout_dialogue_and_turn_level(tmp_path):
@@ -28,7 +48,9 @@ def test_json_layout_dialogue_and_turn_level(tmp_path):
 
 def test_json_errors_name_the_field(tmp_path):
     p = tmp_path / "c.json"
-    p.write_text(json.dumps([{"conv_id": "x", "dialogue": [{"role": "narrator", "utterance": "hi"}]}]))
+    p.write_text(
+        json.dumps([{"conv_id": "x", "dialogue": [{"role": "narrator", "utterance": "hi"}]}])
+    )
     with pytest.raises(CrsevalError, match="x.dialogue\\[0\\].role"):
         load_judged(p)
 
@@ -44,14 +66,29 @@ def test_ab_redial_levels(shared):
     assert first.target == 2
     assert list(first.dialogue.utterances)[2].role.is_recommender
     # em-space separated cells ("USER \u2003 Hi") are parsed, not rejected
-    assert all(not u.text.startswith(("USER", "SYSTEM")) for it in d.items for u in it.dialogue.utterances)
+    assert all(
+        not u.text.startswith(("USER", "SYSTEM")) for it in d.items for u in it.dialogue.utterances
+    )
 
 
 def test_crsarena_eval_layout_as_published(tmp_path):
-    convs = [{"conv_id": f"kbrd_redial_{i}", "dial_level_aggregated": {"dialogue_overall": i % 4, "Task_Completion": 1},
-              "dialogue": [{"role": "USER", "utterance": "hi"}, {"role": "ASST", "utterance": "hello"}]}
-             for i in range(3)] + [{"conv_id": "chatgpt_opendialkg_9", "dial_level_aggregated": {"dialogue_overall": 3},
-                                    "dialogue": [{"role": "USER", "utterance": "hi"}, {"role": "ASST", "utterance": "yo"}]}]
+    convs = [
+        {
+            "conv_id": f"kbrd_redial_{i}",
+            "dial_level_aggregated": {"dialogue_overall": i % 4, "Task_Completion": 1},
+            "dialogue": [
+                {"role": "USER", "utterance": "hi"},
+                {"role": "ASST", "utterance": "hello"},
+            ],
+        }
+        for i in range(3)
+    ] + [
+        {
+            "conv_id": "chatgpt_opendialkg_9",
+            "dial_level_aggregated": {"dialogue_overall": 3},
+            "dialogue": [{"role": "USER", "utterance": "hi"}, {"role": "ASST", "utterance": "yo"}],
+        }
+    ]
     p = tmp_path / "eval.json"
     p.write_text(json.dumps(convs))
     d = load_judged(p)
@@ -59,16 +96,27 @@ def test_crsarena_eval_layout_as_published(tmp_path):
     assert list(d.items[0].dialogue.utterances)[1].role.is_recommender
     assert d.observed_scales and d.scale("dialogue-overall") == (0, 3)
     assert d.systems() == {}  # one dialogue of chatgpt_opendialkg is not a system sample
-    assert d.groups()["kbrd_redial_1"] == "kbrd_redial_1"  # no systems known: each dialogue is its own group
+    assert (
+        d.groups()["kbrd_redial_1"] == "kbrd_redial_1"
+    )  # no systems known: each dialogue is its own group
     convs.append({**convs[-1], "conv_id": "chatgpt_opendialkg_10"})
     p.write_text(json.dumps(convs))
     assert set(load_judged(p).systems().values()) == {"kbrd_redial", "chatgpt_opendialkg"}
 
 
 def test_systems_when_user_ids_are_uuids(tmp_path):
-    convs = [{"conv_id": f"{crs}_06002459-56ea-4392-9230-36{i:010d}", "dial_level_aggregated": {"overall": i},
-              "dialogue": [{"role": "USER", "utterance": "hi"}, {"role": "ASST", "utterance": "hello"}]}
-             for crs in ("barcor_opendialkg", "kbrd_redial") for i in range(2)]
+    convs = [
+        {
+            "conv_id": f"{crs}_06002459-56ea-4392-9230-36{i:010d}",
+            "dial_level_aggregated": {"overall": i},
+            "dialogue": [
+                {"role": "USER", "utterance": "hi"},
+                {"role": "ASST", "utterance": "hello"},
+            ],
+        }
+        for crs in ("barcor_opendialkg", "kbrd_redial")
+        for i in range(2)
+    ]
     p = tmp_path / "eval.json"
     p.write_text(json.dumps(convs))
     d = load_judged(p)
@@ -76,19 +124,33 @@ def test_systems_when_user_ids_are_uuids(tmp_path):
     # cross-validation groups are users: the two systems one user talked to (a battle) share a group
     groups = d.groups()
     assert len(set(groups.values())) == 2
-    assert groups[convs[0]["conv_id"]] == groups[convs[2]["conv_id"]] == "user:06002459-56ea-4392-9230-360000000000"
+    assert (
+        groups[convs[0]["conv_id"]]
+        == groups[convs[2]["conv_id"]]
+        == "user:06002459-56ea-4392-9230-360000000000"
+    )
 
 
 def test_published_predictions_in_the_face_layout(tmp_path):
     p, q = tmp_path / "eval.json", tmp_path / "face.json"
     p.write_text(json.dumps(CONVS))
-    q.write_text(json.dumps([
-        {"conv_id": "c1", "dial_level_pred": {"Overall": 3.5, "unlabelled": 1},
-         "turns": [{"turn_ind": 1, "turn_level_pred": {"relevance": 0.9}}]},
-        {"conv_id": "elsewhere", "dial_level_pred": {"overall": 1}, "turns": []}]))
+    q.write_text(
+        json.dumps(
+            [
+                {
+                    "conv_id": "c1",
+                    "dial_level_pred": {"Overall": 3.5, "unlabelled": 1},
+                    "turns": [{"turn_ind": 1, "turn_level_pred": {"relevance": 0.9}}],
+                },
+                {"conv_id": "elsewhere", "dial_level_pred": {"overall": 1}, "turns": []},
+            ]
+        )
+    )
     d = load_predictions(q, load_judged(p))
     assert list(d) == ["overall"]  # aspects the labels have, canonical names
-    assert d["overall"]["c1"] == 3.5 and d["overall"].isna()["c2"]  # c2 has no prediction: NaN, counted as failed
+    assert (
+        d["overall"]["c1"] == 3.5 and d["overall"].isna()["c2"]
+    )  # c2 has no prediction: NaN, counted as failed
     t = load_predictions(q, load_judged(p, "turn"))
     assert t["relevance"]["c1#u1"] == 0.9 and t["relevance"].isna()["c2#u1"]
     q.write_text(json.dumps([{"conv_id": "nobody", "dial_level_pred": {"overall": 1}}]))
@@ -105,20 +167,41 @@ def test_non_numeric_labels_are_refused_with_the_field(tmp_path, bad):
     labels = {"overall": bad}
     if bad is None:
         labels = "4"  # not an object
-    p.write_text(json.dumps([{"conv_id": "c9", "dial_level_aggregated": labels,
-                              "dialogue": [{"role": "user", "utterance": "hi"}]}]).replace("Infinity", "1e999"))
+    p.write_text(
+        json.dumps(
+            [
+                {
+                    "conv_id": "c9",
+                    "dial_level_aggregated": labels,
+                    "dialogue": [{"role": "user", "utterance": "hi"}],
+                }
+            ]
+        ).replace("Infinity", "1e999")
+    )
     with pytest.raises(CrsevalError, match="c9.dial_level_aggregated") as e:
         load_judged(p)
     assert str(p) in str(e.value)
 
 
 def test_arena_dialogue_layout(tmp_path):
-    convs = [{"conversation ID": f"{crs}_{u}", "agent": {"id": crs}, "user": {"id": u},
-              "conversation": [{"participant": "USER", "utterance": "a comedy?", "utterance ID": 0},
-                               {"participant": "AGENT", "utterance": "Try Airplane!", "utterance ID": 1}],
-              "metadata": {"sentiment": s}}
-             for crs, u, s in [("kbrd_redial", "u1", "satisfied"), ("kbrd_redial", "u2", "frustrated"),
-                               ("unicrs_redial", "u1", "frustrated"), ("unicrs_redial", "u3", "frustrated")]]
+    convs = [
+        {
+            "conversation ID": f"{crs}_{u}",
+            "agent": {"id": crs},
+            "user": {"id": u},
+            "conversation": [
+                {"participant": "USER", "utterance": "a comedy?", "utterance ID": 0},
+                {"participant": "AGENT", "utterance": "Try Airplane!", "utterance ID": 1},
+            ],
+            "metadata": {"sentiment": s},
+        }
+        for crs, u, s in [
+            ("kbrd_redial", "u1", "satisfied"),
+            ("kbrd_redial", "u2", "frustrated"),
+            ("unicrs_redial", "u1", "frustrated"),
+            ("unicrs_redial", "u3", "frustrated"),
+        ]
+    ]
     p = tmp_path / "crs_arena_dial_open.json"
     p.write_text(json.dumps(convs))
     d = load_judged(p)
@@ -142,7 +225,9 @@ def test_uss_redial_levels(shared):
     it = t.items[0]  # "hello!" rated by the user's next turn (3,3,4,3)
     utts = list(it.dialogue.utterances)
     assert utts[it.target].text == "hello!" and it.labels["satisfaction"] == pytest.approx(3.25)
-    assert "?" in " ".join(u.text for its in d.items[:20] for u in its.dialogue.utterances)  # %3F unescaped
+    assert "?" in " ".join(
+        u.text for its in d.items[:20] for u in its.dialogue.utterances
+    )  # %3F unescaped
 
 
 def test_uss_ratings_outside_the_scale_name_the_line(tmp_path):

@@ -1,4 +1,5 @@
 """The movie KB indexes on the real OpenDialKG file."""
+
 import pytest
 
 from crseval.data.kb import load_kb

@@ -1,5 +1,6 @@
 """Every loader against the real files in ../shared/data, checked against the counts their
 publishers state (skipped with a message where the data is absent)."""
+
 from collections import Counter
 
 import pytest
@@ -22,9 +23,16 @@ def test_inspired_counts_labels_and_turn_grouping(shared):
     # consecutive recommender rows stay separate utterances of one turn
     assert any(len(t.utterances) > 1 for d in ds for t in d.turns if t.role is Role.RECOMMENDER)
     assert all(a.role != b.role for d in ds for a, b in zip(d.turns, d.turns[1:]))
-    assert {d.metadata["outcome"] for d in ds} <= {"accept_rating_good", "accept_rating_mod", "accept_uninterested",
-                                                   "accept_others", "reject"}
-    assert any("malformed movie_dict" in n for n in ds.info.notes)  # the repaired real-file quirk is reported
+    assert {d.metadata["outcome"] for d in ds} <= {
+        "accept_rating_good",
+        "accept_rating_mod",
+        "accept_uninterested",
+        "accept_others",
+        "reject",
+    }
+    assert any(
+        "malformed movie_dict" in n for n in ds.info.notes
+    )  # the repaired real-file quirk is reported
     assert not any("QUOTATION_MARK" in u.text for u in utts)
     assert any("QUOTATION_MARK" in n for n in ds.info.notes)
 
@@ -33,7 +41,9 @@ def test_redial_mentions_resolved_and_text_decoded(shared):
     ds = load_dataset("redial", shared("redial"))
     assert len(ds) == 1342 + 901
     first = next(d for d in ds if d.id == "20001")
-    assert list(first.utterances)[0].text == "Hi I am looking for a movie like Super Troopers (2001)"
+    assert (
+        list(first.utterances)[0].text == "Hi I am looking for a movie like Super Troopers (2001)"
+    )
     assert list(first.utterances)[0].items == ["Super Troopers (2001)"]
     texts = [u.text for d in ds for u in d.utterances]
     assert not any("&quot;" in t for t in texts)
@@ -91,7 +101,9 @@ def test_uss_redial(shared):
     assert r.dimensions == ["satisfaction", "dialogue-overall"]
     turns = r.dimension("satisfaction")
     assert turns["item"].str.extract(r"^d(\d+)#")[0].astype(int).nunique() == 1000
-    overall = r.dimension("dialogue-overall")  # the OVERALL line rates the dialogue, it is not a user turn
+    overall = r.dimension(
+        "dialogue-overall"
+    )  # the OVERALL line rates the dialogue, it is not a user turn
     assert overall["item"].nunique() == 1000 and not overall["item"].str.contains("#").any()
     assert overall[overall["item"] == "d0"]["value"].tolist() == [4, 5, 4, 4]
 
@@ -102,7 +114,9 @@ def test_serendipity2018(shared):
     assert s.answers["user"].nunique() == 481
     assert s.answers["item"].nunique() == 1678
     assert sum(i in s.items for i in s.answers["item"].unique()) == 1607
-    assert any("71 of 1678 movies" in n for n in s.info.notes)  # missing metadata reported, not dropped
+    assert any(
+        "71 of 1678 movies" in n for n in s.info.notes
+    )  # missing metadata reported, not dropped
     row = s.answers.iloc[0]
     assert row["ground_truth"] == pytest.approx((row["s4"] + row["s5"] + row["s6"]) / 3)
     assert "gpt-rating" in s.answers

@@ -1,5 +1,6 @@
 """Calibrated judges: the fitted model is scikit-learn's ridge, nested CV never sees its test groups, and a
 saved judge predicts exactly what the fitted one did."""
+
 import json
 
 import numpy as np
@@ -10,8 +11,13 @@ from sklearn.preprocessing import StandardScaler
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.judged import JudgedItem
-from crseval.judge.calibrated import (CalibratedJudge, feature_matrix, feature_names, fit_aspect,
-                                      nested_cv_predictions)
+from crseval.judge.calibrated import (
+    CalibratedJudge,
+    feature_matrix,
+    feature_names,
+    fit_aspect,
+    nested_cv_predictions,
+)
 
 
 def _items(n=40, seed=0):
@@ -19,15 +25,26 @@ def _items(n=40, seed=0):
     items = []
     for i in range(n):
         k = int(rng.integers(1, 6))
-        utts = [Utterance(Role.USER, "a movie please"), Utterance(Role.SYSTEM, 'Try "Alien (1979)". ' * k),
-                Utterance(Role.USER, "thanks!" if k > 2 else "no")]
-        items.append(JudgedItem(f"c{i}", Dialogue.from_utterances(f"c{i}", utts), {"overall": float(k)}))
+        utts = [
+            Utterance(Role.USER, "a movie please"),
+            Utterance(Role.SYSTEM, 'Try "Alien (1979)". ' * k),
+            Utterance(Role.USER, "thanks!" if k > 2 else "no"),
+        ]
+        items.append(
+            JudgedItem(f"c{i}", Dialogue.from_utterances(f"c{i}", utts), {"overall": float(k)})
+        )
     return items
 
 
 def _probs(items):
-    return {it.id: {"dialogue-overall": {str(d): (0.6 if d == int(it.labels["overall"]) else 0.1) for d in range(1, 6)}}
-            for it in items}
+    return {
+        it.id: {
+            "dialogue-overall": {
+                str(d): (0.6 if d == int(it.labels["overall"]) else 0.1) for d in range(1, 6)
+            }
+        }
+        for it in items
+    }
 
 
 def test_fit_is_sklearn_ridge_on_standardised_features():
@@ -48,7 +65,9 @@ def test_nested_cv_never_sees_the_test_group():
     groups = np.repeat(np.arange(10), 5)
     base = nested_cv_predictions(X, y, groups)
     y2 = y.copy()
-    y2[groups == 3] = 100.0  # another label for one group changes nothing in that group's own predictions
+    y2[groups == 3] = (
+        100.0  # another label for one group changes nothing in that group's own predictions
+    )
     assert nested_cv_predictions(X, y2, groups)[groups == 3] == pytest.approx(base[groups == 3])
 
 
@@ -58,11 +77,20 @@ def test_saved_judge_predicts_the_same_and_bad_files_are_refused(tmp_path):
     X = feature_matrix(items, ["dialogue-overall"], probs)
     y = np.array([it.labels["overall"] for it in items])
     model = fit_aspect(X, y, np.array([it.id for it in items]), "overall", (1, 5))
-    judge = CalibratedJudge("t", "dialogue", ["dialogue-overall"], {"model": "m"}, feature_names(["dialogue-overall"]),
-                            {"overall": model}, [{"data": "toy", "n": len(items)}])
+    judge = CalibratedJudge(
+        "t",
+        "dialogue",
+        ["dialogue-overall"],
+        {"model": "m"},
+        feature_names(["dialogue-overall"]),
+        {"overall": model},
+        [{"data": "toy", "n": len(items)}],
+    )
     path = judge.save(tmp_path / "j" / "judge.json")
     again = CalibratedJudge.load(tmp_path / "j")
-    assert again.predict(items, "overall", probs) == pytest.approx(judge.predict(items, "overall", probs))
+    assert again.predict(items, "overall", probs) == pytest.approx(
+        judge.predict(items, "overall", probs)
+    )
     # the prediction is mapped onto another human scale linearly (correlation unchanged)
     on04 = again.predict(items, "overall", probs, scale=(0, 4))
     assert on04 == pytest.approx(judge.predict(items, "overall", probs) - 1)
@@ -81,9 +109,12 @@ def test_pooling_maps_scales_and_centres_each_set():
     from crseval.data.io import DatasetInfo
     from crseval.data.judged import JudgedSet
     from crseval.judge.fit import _pooled
+
     a = JudgedSet(DatasetInfo("a", "-", "0"), "dialogue", _items(10, 1), {"overall": (1.0, 5.0)})
-    b_items = [JudgedItem(f"b{i}", it.dialogue, {"overall": (it.labels["overall"] - 1) / 2}) for i, it in
-               enumerate(_items(10, 2))]  # the same kind of labels on a 0–2 scale, from a more lenient crowd
+    b_items = [
+        JudgedItem(f"b{i}", it.dialogue, {"overall": (it.labels["overall"] - 1) / 2})
+        for i, it in enumerate(_items(10, 2))
+    ]  # the same kind of labels on a 0–2 scale, from a more lenient crowd
     for it in b_items:
         it.labels["overall"] = min(2.0, it.labels["overall"] + 0.25)
     b = JudgedSet(DatasetInfo("b", "-", "0"), "dialogue", b_items, {"overall": (0.0, 2.0)})
@@ -94,4 +125,6 @@ def test_pooling_maps_scales_and_centres_each_set():
     assert ya.mean() == pytest.approx(yb.mean())  # no offset left between the crowds
     raw_a = np.array([it.labels["overall"] for it in a.items])
     assert np.corrcoef(ya, raw_a)[0, 1] == pytest.approx(1.0)  # within a set only a shift
-    assert np.ptp(yb) == pytest.approx(2 * np.ptp([it.labels["overall"] for it in b_items]))  # 0–2 → 1–5
+    assert np.ptp(yb) == pytest.approx(
+        2 * np.ptp([it.labels["overall"] for it in b_items])
+    )  # 0–2 → 1–5

@@ -1,4 +1,5 @@
 """Rule-read transcript evidence, checked against hand counts."""
+
 import numpy as np
 import pytest
 
@@ -8,15 +9,18 @@ from crseval.judge.features import NAMES, transcript_features, turn_evidence
 
 def _dialogue():
     u, s = Role.USER, Role.SYSTEM
-    return Dialogue.from_utterances("d", [
-        Utterance(u, "Hi! Any good horror movies?"),
-        Utterance(s, 'Have you seen "It (2017)"?'),
-        Utterance(u, "I've seen it already."),
-        Utterance(s, 'Then try "Insidious (2010)".'),
-        Utterance(u, "Sounds good, thanks!"),
-        Utterance(s, 'Then try "Insidious (2010)".'),
-        Utterance(u, "I already said thanks?"),
-    ])
+    return Dialogue.from_utterances(
+        "d",
+        [
+            Utterance(u, "Hi! Any good horror movies?"),
+            Utterance(s, 'Have you seen "It (2017)"?'),
+            Utterance(u, "I've seen it already."),
+            Utterance(s, 'Then try "Insidious (2010)".'),
+            Utterance(u, "Sounds good, thanks!"),
+            Utterance(s, 'Then try "Insidious (2010)".'),
+            Utterance(u, "I already said thanks?"),
+        ],
+    )
 
 
 def test_turn_evidence_reads_recommendations_and_reactions():
@@ -51,5 +55,7 @@ def test_transcript_features_by_hand():
 def test_a_dialogue_without_recommendations():
     d = Dialogue.from_utterances("e", [Utterance(Role.USER, "hello"), Utterance(Role.SYSTEM, "hi")])
     f = dict(zip(NAMES, transcript_features(d)))
-    assert f["recommendations"] == 0 and f["distinct_rec_share"] == 1 and f["first_rec_position"] == 1
+    assert (
+        f["recommendations"] == 0 and f["distinct_rec_share"] == 1 and f["first_rec_position"] == 1
+    )
     assert f["short_reply_share"] == 1

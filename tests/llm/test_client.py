@@ -1,5 +1,6 @@
 """The LLM layer with the scripted backend: cache, retries with backoff, failure records,
 structured output with repair, ratings."""
+
 import json
 import time
 
@@ -41,9 +42,14 @@ def test_cache_hit_costs_nothing_and_is_counted(tmp_path):
 def test_cache_key_ignores_nothing_that_shapes_output():
     ident = {"backend": "x", "model": "m"}
     base = ChatRequest.chat("q")
-    keys = {base.cache_key(ident), ChatRequest.chat("q", seed=1).cache_key(ident),
-            ChatRequest.chat("q", stop=("\n",)).cache_key(ident), ChatRequest.chat("q", choices=("1",)).cache_key(ident),
-            base.cache_key({"backend": "x", "model": "m2"}), ChatRequest.chat("q", system="s").cache_key(ident)}
+    keys = {
+        base.cache_key(ident),
+        ChatRequest.chat("q", seed=1).cache_key(ident),
+        ChatRequest.chat("q", stop=("\n",)).cache_key(ident),
+        ChatRequest.chat("q", choices=("1",)).cache_key(ident),
+        base.cache_key({"backend": "x", "model": "m2"}),
+        ChatRequest.chat("q", system="s").cache_key(ident),
+    }
     assert len(keys) == 6
 
 
@@ -78,10 +84,12 @@ def test_permanent_errors_are_not_retried():
 
 
 def test_backoff_grows_exponentially_and_honours_retry_after():
-    client = LLMClient(ScriptedBackend(), None, SchedulerConfig(backoff_base_s=1, backoff_max_s=100))
+    client = LLMClient(
+        ScriptedBackend(), None, SchedulerConfig(backoff_base_s=1, backoff_max_s=100)
+    )
     delays = [client._backoff(a, None) for a in range(4)]
     for a, d in enumerate(delays):
-        assert 0.5 * 2 ** a <= d <= 2 ** a
+        assert 0.5 * 2**a <= d <= 2**a
     assert client._backoff(0, retry_after=7.0) == 7.0
 
 
@@ -96,9 +104,14 @@ def test_concurrency_limit_is_respected():
 
 
 def test_structured_output_repairs_then_records_failure():
-    schema = {"type": "object", "properties": {"rating": {"type": "integer", "minimum": 1, "maximum": 5}},
-              "required": ["rating"]}
-    ok = LLMClient(ScriptedBackend(['{"rating": 9}', 'Sure! ```json\n{"rating": 4}\n```']), None, FAST)
+    schema = {
+        "type": "object",
+        "properties": {"rating": {"type": "integer", "minimum": 1, "maximum": 5}},
+        "required": ["rating"],
+    }
+    ok = LLMClient(
+        ScriptedBackend(['{"rating": 9}', 'Sure! ```json\n{"rating": 4}\n```']), None, FAST
+    )
     res = ok.structured(ChatRequest.chat("rate"), schema)
     assert res.ok
     assert res.value == {"rating": 4}
@@ -120,7 +133,7 @@ def test_rate_expected_value_from_choice_probabilities():
     client = LLMClient(ScriptedBackend([ChatResponse("4", choice_probs=probs)]), None, FAST)
     res = client.rate(ChatRequest.chat("rate"))
     assert res.method == "expected"
-    assert res.value == pytest.approx(1 * .1 + 2 * .1 + 3 * .2 + 4 * .3 + 5 * .3)
+    assert res.value == pytest.approx(1 * 0.1 + 2 * 0.1 + 3 * 0.2 + 4 * 0.3 + 5 * 0.3)
 
 
 def test_rate_falls_back_to_sampled_digit_with_repair():
@@ -142,32 +155,50 @@ def test_rate_out_of_scale_is_an_error_not_a_default():
 
 
 def test_unusable_answers_are_not_cached(tmp_path):
-    backend = ScriptedBackend([ChatResponse("", choice_probs=None),
-                               ChatResponse("4", choice_probs={"4": 1.0})])
+    backend = ScriptedBackend(
+        [ChatResponse("", choice_probs=None), ChatResponse("4", choice_probs={"4": 1.0})]
+    )
     client = LLMClient(backend, ResponseCache(tmp_path / "c.sqlite"), FAST)
     res = client.rate(ChatRequest.chat("rate"))
     assert res.value == 4.0
     assert res.method == "expected"
     assert len(backend.calls) == 2
-    again = LLMClient(ScriptedBackend([]), ResponseCache(tmp_path / "c.sqlite"), FAST).rate(ChatRequest.chat("rate"))
+    again = LLMClient(ScriptedBackend([]), ResponseCache(tmp_path / "c.sqlite"), FAST).rate(
+        ChatRequest.chat("rate")
+    )
     assert again.value == 4.0  # the good answer came from the cache, the empty one was never stored
 
 
-@pytest.mark.parametrize("text,expected", [('{"a": 1}', {"a": 1}), ('```json\n{"a": 2}\n```', {"a": 2}),
-                                           ('Here: {"a": 3} done', {"a": 3})])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('```json\n{"a": 2}\n```', {"a": 2}),
+        ('Here: {"a": 3} done', {"a": 3}),
+    ],
+)
 def test_parse_json(text, expected):
     assert parse_json(text) == expected
 
 
-@pytest.mark.parametrize("text,value", [("4", 4), (" 5.", 5), ("Rating: 2", 2), ("4.5", None), ("6", None), ("", None)])
+@pytest.mark.parametrize(
+    "text,value", [("4", 4), (" 5.", 5), ("Rating: 2", 2), ("4.5", None), ("6", None), ("", None)]
+)
 def test_parse_rating(text, value):
     assert parse_rating(text, (1, 5)) == value
 
 
 def test_scripted_default_is_deterministic_and_schema_valid():
     import jsonschema
-    schema = {"type": "object", "properties": {"t": {"type": "string", "maxLength": 5}, "n": {"type": "integer",
-              "minimum": 2}}, "required": ["t", "n"]}
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "t": {"type": "string", "maxLength": 5},
+            "n": {"type": "integer", "minimum": 2},
+        },
+        "required": ["t", "n"],
+    }
     a = ScriptedBackend().complete(ChatRequest.chat("x", json_schema=schema), 1)
     jsonschema.validate(json.loads(a.text), schema)
     r1 = ScriptedBackend().complete(ChatRequest.chat("x", choices=("1", "2")), 1)

@@ -1,4 +1,5 @@
 """The embedded model, for real (slow: loads Qwen2.5-Coder-1.5B in a worker process)."""
+
 import importlib.util
 import socket
 import subprocess
@@ -14,7 +15,9 @@ from crseval.llm import ChatRequest, LLMConfig, make_client
 pytestmark = pytest.mark.slow
 
 if importlib.util.find_spec("llama_cpp") is None:
-    pytest.skip("llama-cpp-python is not installed (install crseval[local])", allow_module_level=True)
+    pytest.skip(
+        "llama-cpp-python is not installed (install crseval[local])", allow_module_level=True
+    )
 
 
 @pytest.fixture(scope="module")
@@ -29,16 +32,25 @@ def test_probability_weighted_judge_separates_good_from_bad_dialogues(client):
     scores = {d.id: client.rate(judge_request(d, RUBRICS["overall"])[0]) for d in sample}
     assert all(r.method == "expected" and 1 <= r.value <= 5 for r in scores.values())
     liked = [scores[d.id].value for d in sample if d.metadata["outcome"] == "accept_rating_good"]
-    assert min(liked) > scores["s05"].value  # the recommender that ignores "comedy" and gets rejected
+    assert (
+        min(liked) > scores["s05"].value
+    )  # the recommender that ignores "comedy" and gets rejected
     assert sum(liked) / len(liked) > scores["s03"].value  # the terse, strategy-free recommender
 
 
 def test_schema_constrained_json(client):
-    schema = {"type": "object", "properties": {"title": {"type": "string", "maxLength": 60},
-                                               "year": {"type": "integer", "minimum": 1900, "maximum": 2030}},
-              "required": ["title", "year"]}
-    res = client.structured(ChatRequest.chat("Name one famous science-fiction movie and its year.", max_tokens=60),
-                            schema)
+    schema = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "maxLength": 60},
+            "year": {"type": "integer", "minimum": 1900, "maximum": 2030},
+        },
+        "required": ["title", "year"],
+    }
+    res = client.structured(
+        ChatRequest.chat("Name one famous science-fiction movie and its year.", max_tokens=60),
+        schema,
+    )
     assert res.ok, res.error
     assert isinstance(res.value["title"], str)
     assert 1900 <= res.value["year"] <= 2030
@@ -72,15 +84,34 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("uvicorn") is None, reason="llama-cpp-python[server] not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("uvicorn") is None, reason="llama-cpp-python[server] not installed"
+)
 def test_openai_backend_against_a_real_llama_cpp_server(tmp_path):
     from crseval.llm.models import resolve_model
+
     path, _ = resolve_model()
     port = _free_port()
     log = open(tmp_path / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "2048", "--logits_all", "true"],
-                            stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--logits_all",
+            "true",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.time() + 180
         while time.time() < deadline:
@@ -90,13 +121,25 @@ def test_openai_backend_against_a_real_llama_cpp_server(tmp_path):
             except OSError:
                 assert proc.poll() is None, (tmp_path / "server.log").read_text()[-2000:]
                 time.sleep(1)
-        cfg = LLMConfig(backend="openai", model="local", base_url=f"http://127.0.0.1:{port}/v1", api_key_env=None,
-                        json_mode="json_object", timeout_s=300)
+        cfg = LLMConfig(
+            backend="openai",
+            model="local",
+            base_url=f"http://127.0.0.1:{port}/v1",
+            api_key_env=None,
+            json_mode="json_object",
+            timeout_s=300,
+        )
         c = make_client(cfg, tmp_path / "cache.sqlite")
-        reply = c.complete(ChatRequest.chat("Recommend one comedy movie. Answer with the title only.", max_tokens=20))
+        reply = c.complete(
+            ChatRequest.chat(
+                "Recommend one comedy movie. Answer with the title only.", max_tokens=20
+            )
+        )
         assert reply.text.strip()
         assert reply.prompt_tokens > 0
-        rating = c.rate(ChatRequest.chat("How good is the movie Toy Story from 1 to 5? Answer with a digit."))
+        rating = c.rate(
+            ChatRequest.chat("How good is the movie Toy Story from 1 to 5? Answer with a digit.")
+        )
         assert rating.value is not None and 1 <= rating.value <= 5, rating.error
         c.close()
     finally:

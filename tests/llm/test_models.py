@@ -1,4 +1,5 @@
 """Joining a GGUF from package parts: verified by checksum, cached once, never half-written."""
+
 import hashlib
 import sys
 
@@ -19,8 +20,13 @@ def fake_parts(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
     monkeypatch.setenv("CRSEVAL_HOME", str(tmp_path / "home"))
     blob = b"".join(chunks)
-    entry = models.EmbeddedModel("fake", "fake", ("fakepart1", "fakepart2", "fakepart3"),
-                                 hashlib.sha256(blob).hexdigest(), len(blob))
+    entry = models.EmbeddedModel(
+        "fake",
+        "fake",
+        ("fakepart1", "fakepart2", "fakepart3"),
+        hashlib.sha256(blob).hexdigest(),
+        len(blob),
+    )
     monkeypatch.setitem(models.EMBEDDED, "fake", entry)
     yield blob, entry
     for i in range(1, 4):
@@ -33,12 +39,18 @@ def test_parts_are_joined_in_order_and_cached(fake_parts, tmp_path):
     assert path.read_bytes() == blob
     assert entry.name == "fake"
     mtime = path.stat().st_mtime_ns
-    assert models.resolve_model("fake")[0].stat().st_mtime_ns == mtime  # second call reuses the joined file
+    assert (
+        models.resolve_model("fake")[0].stat().st_mtime_ns == mtime
+    )  # second call reuses the joined file
 
 
 def test_checksum_mismatch_leaves_nothing_behind(fake_parts, monkeypatch, tmp_path):
     _, entry = fake_parts
-    monkeypatch.setitem(models.EMBEDDED, "fake", models.EmbeddedModel("fake", "x", entry.packages, "0" * 64, entry.size))
+    monkeypatch.setitem(
+        models.EMBEDDED,
+        "fake",
+        models.EmbeddedModel("fake", "x", entry.packages, "0" * 64, entry.size),
+    )
     with pytest.raises(CrsevalError, match="sha256"):
         models.resolve_model("fake")
     assert not list((tmp_path / "home" / "models").glob("fake*"))

@@ -1,4 +1,5 @@
 """The OpenAI-compatible backend over real HTTP against the local fake server."""
+
 import pytest
 
 from crseval.core.errors import BackendError
@@ -18,7 +19,10 @@ def test_roundtrip_payload_and_usage():
         assert body["max_tokens"] == 7
         assert body["stop"] == ["\n"]
         assert body["seed"] == 0
-        assert body["messages"] == [{"role": "system", "content": "sys"}, {"role": "user", "content": "hello"}]
+        assert body["messages"] == [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "hello"},
+        ]
         assert r.text.startswith("echo")
         assert r.prompt_tokens == 2
         b.complete(ChatRequest.chat("x", json_schema={"type": "object"}), 5)
@@ -47,7 +51,9 @@ def test_http_errors_map_to_transient_or_permanent():
             OpenAIBackend("m", srv.base_url, api_key_env=None).complete(ChatRequest.chat("x"), 2)
         assert e.value.transient
     with pytest.raises(BackendError, match="connection failed") as e:
-        OpenAIBackend("m", "http://127.0.0.1:9/v1", api_key_env=None).complete(ChatRequest.chat("x"), 1)
+        OpenAIBackend("m", "http://127.0.0.1:9/v1", api_key_env=None).complete(
+            ChatRequest.chat("x"), 1
+        )
     assert e.value.transient
 
 
@@ -59,11 +65,19 @@ def test_timeout_is_enforced():
 
 def test_ratings_survive_30_percent_faults():
     with FakeOpenAIServer(fault_rate=0.3, seed=3, hang_s=1.5) as srv:
-        client = LLMClient(OpenAIBackend("m", srv.base_url, api_key_env=None, max_concurrency=8), None, FAST)
-        results = client.map([ChatRequest.chat(f"dialogue {i}") for i in range(150)], lambda r: client.rate(r))
+        client = LLMClient(
+            OpenAIBackend("m", srv.base_url, api_key_env=None, max_concurrency=8), None, FAST
+        )
+        results = client.map(
+            [ChatRequest.chat(f"dialogue {i}") for i in range(150)], lambda r: client.rate(r)
+        )
         parsed = sum(r.value is not None for r in results)
         assert sum(srv.injected.values()) >= 30
-        assert parsed / len(results) >= 0.99, (parsed, srv.injected, [r.error for r in results if r.value is None])
+        assert parsed / len(results) >= 0.99, (
+            parsed,
+            srv.injected,
+            [r.error for r in results if r.value is None],
+        )
 
 
 def test_api_key_is_sent_but_never_cached(tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
 """Krippendorff alpha against the krippendorff package."""
+
 import krippendorff
 import numpy as np
 import pytest
@@ -15,7 +16,9 @@ def test_alpha_matches_the_krippendorff_package():
     for v, i, r in zip(y, items, raters):
         m[r, i] = v
     assert np.allclose(_matrix(y, items, raters), m, equal_nan=True)
-    ref_ord = krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
+    ref_ord = krippendorff.alpha(
+        reliability_data=m, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
+    )
     ref_int = krippendorff.alpha(reliability_data=m, level_of_measurement="interval")
     est, lo, hi = alpha(y, items, raters, "ordinal", n_boot=200, seed=1)
     assert est == pytest.approx(ref_ord)
@@ -25,6 +28,7 @@ def test_alpha_matches_the_krippendorff_package():
 
 def test_vectorised_bootstrap_equals_the_package_on_each_resample():
     from crseval.reliability.alpha import _matrix, alphas_of_resamples
+
     rng = np.random.default_rng(4)
     items = np.repeat(np.arange(30), 4)
     raters = np.tile(np.arange(4), 30)
@@ -35,5 +39,8 @@ def test_vectorised_bootstrap_equals_the_package_on_each_resample():
     weights = np.stack([np.bincount(d, minlength=30) for d in draws]).astype(float)
     for level, kw in (("ordinal", {"value_domain": domain}), ("interval", {})):
         fast = alphas_of_resamples(m, weights, level)
-        ref = [krippendorff.alpha(reliability_data=m[:, d], level_of_measurement=level, **kw) for d in draws]
+        ref = [
+            krippendorff.alpha(reliability_data=m[:, d], level_of_measurement=level, **kw)
+            for d in draws
+        ]
         assert fast == pytest.approx(ref, rel=1e-12)

@@ -1,4 +1,5 @@
 """Crossed REML against known variance components and statsmodels' truly crossed MixedLM."""
+
 import warnings
 
 import numpy as np
@@ -14,16 +15,23 @@ from crseval.reliability.reml import fit_reml
 def simulate(n_items, n_raters, per_item, sd_item, sd_rater, sd_resid, seed):
     rng = np.random.default_rng(seed)
     u, v = rng.normal(0, sd_item, n_items), rng.normal(0, sd_rater, n_raters)
-    rows = [(f"i{i}", f"r{r}", 3 + u[i] + v[r] + rng.normal(0, sd_resid))
-            for i in range(n_items) for r in rng.choice(n_raters, size=rng.integers(*per_item), replace=False)]
+    rows = [
+        (f"i{i}", f"r{r}", 3 + u[i] + v[r] + rng.normal(0, sd_resid))
+        for i in range(n_items)
+        for r in rng.choice(n_raters, size=rng.integers(*per_item), replace=False)
+    ]
     return pd.DataFrame(rows, columns=["item", "rater", "y"])
 
 
 def statsmodels_crossed(df):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = smf.mixedlm("y ~ 1", df, groups=np.ones(len(df)),
-                        vc_formula={"item": "0 + C(item)", "rater": "0 + C(rater)"}).fit(reml=True)
+        m = smf.mixedlm(
+            "y ~ 1",
+            df,
+            groups=np.ones(len(df)),
+            vc_formula={"item": "0 + C(item)", "rater": "0 + C(rater)"},
+        ).fit(reml=True)
     vc = dict(zip(m.model.exog_vc.names, m.vcomp))
     return vc["item"], vc["rater"], m.scale
 
@@ -48,11 +56,16 @@ def test_matches_statsmodels_crossed_mixedlm(seed):
 def test_matches_statsmodels_on_crs_que(shared):
     from crseval.data import load_dataset
     from crseval.reliability.qc import quality_control
-    ratings = quality_control(load_dataset("crs-que", shared("judgments/crs_que/annotations.csv"))).ratings
+
+    ratings = quality_control(
+        load_dataset("crs-que", shared("judgments/crs_que/annotations.csv"))
+    ).ratings
     d = ratings.dimension("satisfaction").rename(columns={"value": "y"})
     fit = fit_reml(d["y"], {"item": d["item"], "rater": d["rater"]})
     ref = statsmodels_crossed(d)
-    assert np.allclose((fit.variances["item"], fit.variances["rater"], fit.residual), ref, rtol=2e-3)
+    assert np.allclose(
+        (fit.variances["item"], fit.variances["rater"], fit.residual), ref, rtol=2e-3
+    )
 
 
 def test_nested_statsmodels_model_collapses_to_icc1_but_crossed_does_not():
@@ -60,11 +73,14 @@ def test_nested_statsmodels_model_collapses_to_icc1_but_crossed_does_not():
     df = simulate(100, 15, (4, 7), 1.0, 1.0, 0.7, seed=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        nested = smf.mixedlm("y ~ 1", df, groups="item", re_formula="1",
-                            vc_formula={"rater": "0 + C(rater)"}).fit(reml=True)
+        nested = smf.mixedlm(
+            "y ~ 1", df, groups="item", re_formula="1", vc_formula={"rater": "0 + C(rater)"}
+        ).fit(reml=True)
     crossed = fit_reml(df["y"], {"item": df["item"], "rater": df["rater"]})
     oneway = oneway_reml(df["y"], df["item"])
-    nested_icc = float(nested.cov_re.iloc[0, 0]) / float(nested.cov_re.iloc[0, 0] + nested.vcomp[0] + nested.scale)
+    nested_icc = float(nested.cov_re.iloc[0, 0]) / float(
+        nested.cov_re.iloc[0, 0] + nested.vcomp[0] + nested.scale
+    )
     # nested: a rater's effect is re-drawn in every item, so it cannot be told from the residual and
     # the item share is exactly the one-way ICC(1) …
     assert nested_icc == pytest.approx(oneway.icc1, abs=0.02)
@@ -95,6 +111,7 @@ def test_reliability_formulas_and_bootstrap_ci():
 
 def test_sparse_path_agrees_with_the_schur_path(monkeypatch):
     from crseval.reliability import reml
+
     df = simulate(120, 30, (3, 7), 1.0, 0.6, 0.8, seed=21)
     dense = fit_reml(df["y"], {"item": df["item"], "rater": df["rater"]})
     monkeypatch.setattr(reml, "DENSE_LIMIT", 10)  # force the sparse LU path

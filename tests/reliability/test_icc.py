@@ -1,4 +1,5 @@
 """ICC(1), ICC(1,k): hand-computed ANOVA values, pingouin on balanced data, REML ≈ ANOVA."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -36,13 +37,17 @@ def test_against_pingouin_on_balanced_data():
     rng = np.random.default_rng(1)
     items, raters = 30, 4
     u = rng.normal(0, 1, items)
-    df = pd.DataFrame([(f"i{i}", f"r{j}", u[i] + rng.normal(0, 1)) for i in range(items) for j in range(raters)],
-                      columns=["item", "rater", "y"])
+    df = pd.DataFrame(
+        [(f"i{i}", f"r{j}", u[i] + rng.normal(0, 1)) for i in range(items) for j in range(raters)],
+        columns=["item", "rater", "y"],
+    )
     ref = pg.intraclass_corr(df, targets="item", raters="rater", ratings="y").set_index("Type")
     a = oneway_anova(df["y"], df["item"])
     assert a.icc1 == pytest.approx(ref.loc["ICC(1,1)", "ICC"], abs=1e-10)
     assert a.icc1k == pytest.approx(ref.loc["ICC(1,k)", "ICC"], abs=1e-10)
-    assert oneway_reml(df["y"], df["item"]).icc1 == pytest.approx(ref.loc["ICC(1,1)", "ICC"], abs=1e-4)
+    assert oneway_reml(df["y"], df["item"]).icc1 == pytest.approx(
+        ref.loc["ICC(1,1)", "ICC"], abs=1e-4
+    )
 
 
 def test_reml_is_zero_only_at_the_boundary_and_anova_can_be_negative():
@@ -59,7 +64,10 @@ def test_reml_is_zero_only_at_the_boundary_and_anova_can_be_negative():
 def test_reml_and_anova_agree_on_crs_que(shared):
     from crseval.data import load_dataset
     from crseval.reliability.qc import quality_control
-    ratings = quality_control(load_dataset("crs-que", shared("judgments/crs_que/annotations.csv"))).ratings
+
+    ratings = quality_control(
+        load_dataset("crs-que", shared("judgments/crs_que/annotations.csv"))
+    ).ratings
     for dim in ratings.dimensions:
         d = ratings.dimension(dim)
         a, r = oneway_anova(d["value"], d["item"]), oneway_reml(d["value"], d["item"])
@@ -67,7 +75,9 @@ def test_reml_and_anova_agree_on_crs_que(shared):
         assert 0.1 < r.icc1 < 0.35 and abs(a.icc1 - r.icc1) < 0.01, dim
 
 
-@pytest.mark.parametrize("v,band", [(0.2, "poor"), (0.5, "moderate"), (0.8, "good"), (0.95, "excellent"),
-                                    (float("nan"), "n/a")])
+@pytest.mark.parametrize(
+    "v,band",
+    [(0.2, "poor"), (0.5, "moderate"), (0.8, "good"), (0.95, "excellent"), (float("nan"), "n/a")],
+)
 def test_koo_li_bands(v, band):
     assert interpret(v) == band

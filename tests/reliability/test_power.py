@@ -1,4 +1,5 @@
 """Power and planning formulas at hand-checked points."""
+
 import numpy as np
 import pytest
 
@@ -28,8 +29,11 @@ def test_ci_width_and_correlation_power():
 
 def test_closed_form_min_detectable_icc_inverts_walter_exactly():
     from scipy.optimize import brentq
+
     for n, k, rho0 in [(50, 3, 0.0), (200, 5, 0.1), (1000, 2, 0.3)]:
-        root = brentq(lambda r: power.items_needed(r, k, rho0=rho0) - n, rho0 + 1e-9, 1 - 1e-9, xtol=1e-14)
+        root = brentq(
+            lambda r: power.items_needed(r, k, rho0=rho0) - n, rho0 + 1e-9, 1 - 1e-9, xtol=1e-14
+        )
         assert power.min_detectable_icc(n, k, rho0=rho0) == pytest.approx(root, abs=1e-9)
     many = power.min_detectable_icc(np.array([50.0, 200.0]), 3)
     assert many[0] == pytest.approx(power.min_detectable_icc(50, 3))

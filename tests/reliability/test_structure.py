@@ -1,4 +1,5 @@
 """Correlation structure of rating dimensions."""
+
 import numpy as np
 import pandas as pd
 
@@ -7,7 +8,9 @@ from crseval.reliability.structure import structure
 
 
 def _ratings(rows, extra=None):
-    return Ratings(pd.DataFrame(rows, columns=["item", "rater", "dimension", "value"]), (1, 5), extra=extra)
+    return Ratings(
+        pd.DataFrame(rows, columns=["item", "rater", "dimension", "value"]), (1, 5), extra=extra
+    )
 
 
 def test_structure_groups_dimensions_that_carry_one_signal():
@@ -16,7 +19,14 @@ def test_structure_groups_dimensions_that_carry_one_signal():
     rows = []
     for i in range(50):
         for dim, base in [("a1", q), ("a2", q), ("a3", q), ("b1", s), ("b2", s)]:
-            rows.append((f"i{i}", "r", dim, float(np.clip(np.round(3 + base[i] + rng.normal(0, 0.2)), 1, 5))))
+            rows.append(
+                (
+                    f"i{i}",
+                    "r",
+                    dim,
+                    float(np.clip(np.round(3 + base[i] + rng.normal(0, 0.2)), 1, 5)),
+                )
+            )
     st = structure(_ratings(rows), n_clusters=2)
     c = st.clusters
     assert c["a1"] == c["a2"] == c["a3"] != c["b1"] == c["b2"]

@@ -1,5 +1,6 @@
 """A report built from a run full of hostile text, opened in a real headless Chromium: no script may
 run and the console must stay clean. The screenshot is kept in test-artifacts/."""
+
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,7 @@ CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 HOSTILE = [
     '<script>window.__pwned = "script"</script>',
-    '<img src=x onerror="window.__pwned = \'onerror\'">',
+    "<img src=x onerror=\"window.__pwned = 'onerror'\">",
     '"><svg onload="window.__pwned=\'svg\'">',
     "</td></tr></table><iframe src=javascript:window.__pwned='iframe'></iframe>",
     "<a href=\"javascript:window.__pwned='link'\">click</a> &amp; <b>bold?</b>",
@@ -25,14 +26,26 @@ HOSTILE = [
 @pytest.fixture(scope="module")
 def driver():
     if not (CHROMIUM and DRIVER):
-        pytest.skip("headless Chromium not available (Debian packages chromium + chromium-driver; .ci/run installs them)")
+        pytest.skip(
+            "headless Chromium not available (Debian packages chromium + chromium-driver; .ci/run installs them)"
+        )
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.service import Service
+
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-quic", "--window-size=1200,1600"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--window-size=1200,1600",
+    ):
         opts.add_argument(flag)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     d = webdriver.Chrome(service=Service(executable_path=DRIVER), options=opts)
@@ -42,8 +55,16 @@ def driver():
 
 def test_hostile_text_renders_as_text(tmp_path, driver):
     store = RunStore(tmp_path / "run")
-    store.write_table("dialogue_turns", pd.DataFrame({"speaker": ["system"] * len(HOSTILE), "text": HOSTILE,
-                                                      "score": [1.0, 2.0, 3.0, 4.0, 5.0]}))
+    store.write_table(
+        "dialogue_turns",
+        pd.DataFrame(
+            {
+                "speaker": ["system"] * len(HOSTILE),
+                "text": HOSTILE,
+                "score": [1.0, 2.0, 3.0, 4.0, 5.0],
+            }
+        ),
+    )
     store.add_section("Dialogue " + HOSTILE[0], "Reply: " + HOSTILE[1], tables=["dialogue_turns"])
     store.save_signature({"crseval": "test", "data": HOSTILE[2]})
     store.write_json("config.json", {"note": HOSTILE[3]})

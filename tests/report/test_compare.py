@@ -11,9 +11,17 @@ from crseval.runs import Run, RunStore
 def make_run(root, name, values, dialogues=None):
     s = RunStore(root / name)
     n = len(values)
-    s.write_table("behavior_turns", pd.DataFrame({"dialogue": dialogues or [f"d{i // 4}" for i in range(n)],
-                                                  "turn": [i % 4 for i in range(n)], "p_same": values,
-                                                  "match": (np.asarray(values) > 0.5).astype(int)}))
+    s.write_table(
+        "behavior_turns",
+        pd.DataFrame(
+            {
+                "dialogue": dialogues or [f"d{i // 4}" for i in range(n)],
+                "turn": [i % 4 for i in range(n)],
+                "p_same": values,
+                "match": (np.asarray(values) > 0.5).astype(int),
+            }
+        ),
+    )
     return s.root
 
 
@@ -33,8 +41,11 @@ def test_paired_test_when_items_match(tmp_path):
 def test_welch_when_items_differ_and_anova_tukey_for_three(tmp_path):
     rng = np.random.default_rng(1)
     a, b, c = rng.normal(0.3, 0.1, 30), rng.normal(0.5, 0.1, 20), rng.normal(0.52, 0.1, 25)
-    runs = [make_run(tmp_path, "A", a), make_run(tmp_path, "B", b, [f"x{i}" for i in range(20)]),
-            make_run(tmp_path, "C", c, [f"y{i}" for i in range(25)])]
+    runs = [
+        make_run(tmp_path, "A", a),
+        make_run(tmp_path, "B", b, [f"x{i}" for i in range(20)]),
+        make_run(tmp_path, "C", c, [f"y{i}" for i in range(25)]),
+    ]
     w = compare(runs[:2], "behavior_turns", ["p_same"]).table.iloc[0]
     assert w["test"] == "Welch t"
     assert w["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
@@ -46,7 +57,9 @@ def test_welch_when_items_differ_and_anova_tukey_for_three(tmp_path):
 
 
 def test_best_bold_second_underlined_respecting_direction(tmp_path):
-    runs = [make_run(tmp_path, n, v) for n, v in [("A", [0.2] * 8), ("B", [0.9] * 8), ("C", [0.5] * 8)]]
+    runs = [
+        make_run(tmp_path, n, v) for n, v in [("A", [0.2] * 8), ("B", [0.9] * 8), ("C", [0.5] * 8)]
+    ]
     t = compare(runs, "behavior_turns", ["p_same"])
     md, tex = to_markdown(t), to_latex(t)
     assert "**0.900**" in md
@@ -58,8 +71,12 @@ def test_best_bold_second_underlined_respecting_direction(tmp_path):
 
 def test_lower_is_better_comes_from_the_registry(tmp_path):
     for name, v in [("A", 0.2), ("B", 0.9)]:
-        RunStore(tmp_path / name).write_table("serendipity_meta_eval", pd.DataFrame(
-            {"evaluator": ["sog", "random"], "mae": [v, v + 0.01], "mae_lo": [0.0, 0.0]}))
+        RunStore(tmp_path / name).write_table(
+            "serendipity_meta_eval",
+            pd.DataFrame(
+                {"evaluator": ["sog", "random"], "mae": [v, v + 0.01], "mae_lo": [0.0, 0.0]}
+            ),
+        )
     c = compare([tmp_path / "A", tmp_path / "B"])
     assert c.table_name == "serendipity_meta_eval"
     assert list(c.table["metric"]) == ["mae"]  # the CI bound is context, never tested

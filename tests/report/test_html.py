@@ -10,7 +10,9 @@ HOSTILE = '<script>document.title="pwned"</script><img src=x onerror=alert(1)>'
 
 def test_report_escapes_data_and_is_self_contained(tmp_path):
     s = RunStore(tmp_path / "run")
-    s.write_table("dialogue_turns", pd.DataFrame({"text": [HOSTILE, "fine & dandy"], "score": [1.5, 2.0]}))
+    s.write_table(
+        "dialogue_turns", pd.DataFrame({"text": [HOSTILE, "fine & dandy"], "score": [1.5, 2.0]})
+    )
     s.add_section("Section " + HOSTILE, "text " + HOSTILE, tables=["dialogue_turns"])
     s.save_signature({"crseval": "0", "data": HOSTILE})
     html = write_report(s.root).read_text()

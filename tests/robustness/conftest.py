@@ -1,4 +1,5 @@
 """The robustness suite: `pytest -m robustness` runs it on its own (it is also part of every full run)."""
+
 import pytest
 
 

@@ -1,6 +1,7 @@
 """A preference-shift run whose CRS and judge talk to a fault-injecting OpenAI-compatible server
 (30 % timeouts, 429/500/503, dropped connections, empty content, truncated JSON, out-of-scale ratings);
 a grep of everything the run wrote for the API key; run directories that never write outside."""
+
 import json
 from pathlib import Path
 
@@ -18,11 +19,28 @@ SECRET = "sk-robustness-test-0123456789abcdef"
 
 
 def config(url: str, **kw) -> ShiftConfig:
-    llm = {"backend": "openai", "model": "fake", "base_url": url, "api_key_env": "CRSEVAL_TEST_KEY",
-           "timeout_s": 1.0, "max_retries": 6, "concurrency": 4}
-    return validate(ShiftConfig, {"seed": 2, "sessions": 6, "turns": 4, "workers": 3, "n_boot": 100,
-                                  "models": [{"name": "llm", "llm": llm}, {"name": "template", "kind": "template"}],
-                                  "judge": {"judges": [{"name": "j", "llm": llm}]}, **kw})
+    llm = {
+        "backend": "openai",
+        "model": "fake",
+        "base_url": url,
+        "api_key_env": "CRSEVAL_TEST_KEY",
+        "timeout_s": 1.0,
+        "max_retries": 6,
+        "concurrency": 4,
+    }
+    return validate(
+        ShiftConfig,
+        {
+            "seed": 2,
+            "sessions": 6,
+            "turns": 4,
+            "workers": 3,
+            "n_boot": 100,
+            "models": [{"name": "llm", "llm": llm}, {"name": "template", "kind": "template"}],
+            "judge": {"judges": [{"name": "j", "llm": llm}]},
+            **kw,
+        },
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +58,9 @@ def faulty_run(tmp_path_factory):
 
 def test_run_completes_and_judge_outputs_are_parsed(faulty_run):
     out, injected, _ = faulty_run
-    assert sum(injected.values()) >= 20 and len(injected) >= 5, injected  # many kinds of faults really happened
+    assert sum(injected.values()) >= 20 and len(injected) >= 5, (
+        injected
+    )  # many kinds of faults really happened
     store = RunStore(out)
     assert len(store.records("results")) == 12  # every session present, whatever happened
     judgments = store.records("shift_judgments")
@@ -52,7 +72,10 @@ def test_run_completes_and_judge_outputs_are_parsed(faulty_run):
     assert usage["retries"].sum() > 0
     sessions = pd.read_csv(store.path("tables", "shift_sessions.csv"))
     failed = sessions[sessions["failed"]]
-    for _, row in failed.iterrows():  # a session whose CRS call failed for good is recorded and excluded
+    for (
+        _,
+        row,
+    ) in failed.iterrows():  # a session whose CRS call failed for good is recorded and excluded
         assert row["error"]
     html = store.path("report.html").read_text()
     assert "LLM judge:" in html
@@ -81,8 +104,17 @@ def test_an_api_key_in_a_config_is_refused(tmp_path):
 def test_run_directory_stays_inside_itself(tmp_path):
     before = {p for p in tmp_path.rglob("*")}
     out = tmp_path / "run"
-    evaluate("shift.run", {"sessions": 2, "turns": 3, "n_boot": 50, "models": [{"name": "t", "kind": "template"}],
-                           "judge": {"enabled": False}}, out=out)
+    evaluate(
+        "shift.run",
+        {
+            "sessions": 2,
+            "turns": 3,
+            "n_boot": 50,
+            "models": [{"name": "t", "kind": "template"}],
+            "judge": {"enabled": False},
+        },
+        out=out,
+    )
     new = {p for p in tmp_path.rglob("*")} - before
     assert new
     assert all(p == out or out in p.parents for p in new)

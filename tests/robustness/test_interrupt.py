@@ -1,6 +1,7 @@
 """Ctrl-C (SIGINT) and SIGTERM stop a real `crseval shift run` within seconds while LLM requests are in
 flight — exit 130, one line saying how to resume — and the resumed run ends with every session exactly
 once. The embedded model's worker dies with its parent however the parent ends."""
+
 import json
 import os
 import signal
@@ -35,9 +36,14 @@ judges = [{{ name = "j", llm = {llm} }}]
 
 
 def _run(cfg: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "crseval.cli.main", "shift", "run", str(cfg), "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.Popen(
+        [sys.executable, "-m", "crseval.cli.main", "shift", "run", str(cfg), "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def _sessions(out: Path) -> list[str]:
@@ -68,7 +74,7 @@ def test_a_signal_stops_the_run_within_seconds_and_the_rerun_completes_it(tmp_pa
         assert rerun.returncode == 0, err
     keys = _sessions(out)
     assert sorted(keys) == sorted(f"llm|{s}" for s in range(SESSIONS))  # every session exactly once
-    assert keys[:len(done_before)] == done_before
+    assert keys[: len(done_before)] == done_before
 
 
 def test_a_worker_dies_with_its_parent_even_after_sigkill(tmp_path):
@@ -81,12 +87,16 @@ p = subprocess.Popen([sys.executable, "-c", code, {str(ready)!r}])
 open({str(child_pid)!r}, "w").write(str(p.pid))
 time.sleep(60)
 """
-    proc = subprocess.Popen([sys.executable, "-c", parent], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", parent], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
     deadline = time.monotonic() + 30
     while not child_pid.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    while not ready.exists() and time.monotonic() < deadline + 30:  # the child has started its watchdog
-        time.sleep(0.1)                                              # (a loaded machine imports slowly)
+    while (
+        not ready.exists() and time.monotonic() < deadline + 30
+    ):  # the child has started its watchdog
+        time.sleep(0.1)  # (a loaded machine imports slowly)
     assert ready.exists(), "the child never started its watchdog"
     pid = int(child_pid.read_text())
     proc.kill()

@@ -1,6 +1,7 @@
 """A real `crseval shift run` process is killed with SIGKILL at random points (several seeds); resuming
 must end with every session present exactly once, identical to an uninterrupted run, and a torn
 last line reported."""
+
 import json
 import os
 import random
@@ -42,8 +43,13 @@ def lines(run_dir: Path) -> int:
 
 def start(cfg: Path, run_dir: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "crseval.cli.main", "shift", "run", str(cfg), "--out", str(run_dir)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "crseval.cli.main", "shift", "run", str(cfg), "--out", str(run_dir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def run_to_end(cfg: Path, run_dir: Path) -> None:

@@ -1,5 +1,6 @@
 """A real subprocess is killed with SIGKILL at random points; resuming must end with every record
 present exactly once and equal to an uninterrupted run."""
+
 import json
 import os
 import random
@@ -24,15 +25,21 @@ def run(run_dir, latency=0.03, kill_at=None):
     """Run the target; with ``kill_at`` = k, SIGKILL it as soon as k records exist (k = 0: during start-up).
     Killing on progress, not on a clock, puts every kill inside the run whatever the machine's load."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.Popen([sys.executable, str(TARGET), str(run_dir), str(N), str(latency)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, str(TARGET), str(run_dir), str(N), str(latency)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     if kill_at is None:
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()[-2000:]
         return True
     deadline = time.time() + 120
     while proc.poll() is None and time.time() < deadline:  # bounded wait
-        if (kill_at == 0 and time.time() > deadline - 119.7) or (kill_at and _lines(run_dir) >= kill_at):
+        if (kill_at == 0 and time.time() > deadline - 119.7) or (
+            kill_at and _lines(run_dir) >= kill_at
+        ):
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             return False

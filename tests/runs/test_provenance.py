@@ -1,5 +1,6 @@
 """config.json records what determines a run; the signature's identity is a function of it, so changing any
 config field of any job, or the content of a file it names, changes the signature."""
+
 import enum
 import json
 import types
@@ -14,7 +15,9 @@ from crseval.api import JOBS, get_job
 from crseval.core.errors import CrsevalError
 from crseval.runs.provenance import identity, provenance
 
-RATINGS = "item,rater,q\n" + "".join(f"i{i},r{r},{1 + (i * r) % 5}\n" for i in range(10) for r in range(3))
+RATINGS = "item,rater,q\n" + "".join(
+    f"i{i},r{r},{1 + (i * r) % 5}\n" for i in range(10) for r in range(3)
+)
 
 
 def _types(annotation) -> list:
@@ -55,7 +58,9 @@ def _other(value, annotation):
 def _example(model: type[BaseModel]) -> BaseModel:
     """An instance with every default and a placeholder for every required field (no validation: the
     property is about what provenance records, not about the values being usable)."""
-    required = {n: _other(None, f.annotation) for n, f in model.model_fields.items() if f.is_required()}
+    required = {
+        n: _other(None, f.annotation) for n, f in model.model_fields.items() if f.is_required()
+    }
     return model.model_construct(**required)
 
 
@@ -75,7 +80,9 @@ def _with(config: BaseModel, path: str, value) -> BaseModel:
     return config.model_copy(update={head: value})
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # serialising placeholders of the wrong type warns
+@pytest.mark.filterwarnings(
+    "ignore::UserWarning"
+)  # serialising placeholders of the wrong type warns
 @pytest.mark.parametrize("job", sorted(JOBS))
 def test_every_config_field_of_every_job_changes_the_signature(job):
     config = _example(get_job(job).config)
@@ -84,7 +91,9 @@ def test_every_config_field_of_every_job_changes_the_signature(job):
     assert leaves, f"{job} has no config fields"
     for path, owner, name, field in leaves:
         changed = _with(config, path, _other(getattr(owner, name), field.annotation))
-        assert identity(provenance(job, changed))["config"] != base, f"{job}: changing {path} left the signature"
+        assert identity(provenance(job, changed))["config"] != base, (
+            f"{job}: changing {path} left the signature"
+        )
 
 
 def test_the_content_of_a_named_file_is_part_of_the_signature(tmp_path):
@@ -101,8 +110,9 @@ def _reliability(tmp_path, out: str, **fields):
     f = tmp_path / "r.csv"
     if not f.exists():
         f.write_text(RATINGS)
-    return crseval.evaluate("reliability", ratings=f, item_col="item", rater_col="rater", out=tmp_path / out,
-                            **fields)
+    return crseval.evaluate(
+        "reliability", ratings=f, item_col="item", rater_col="rater", out=tmp_path / out, **fields
+    )
 
 
 def test_a_run_writes_config_json_and_its_signature_derives_from_it(tmp_path):
@@ -112,7 +122,10 @@ def test_a_run_writes_config_json_and_its_signature_derives_from_it(tmp_path):
     assert record["config"]["seed"] == 0  # defaults resolved
     assert {"crseval", "git", "python", "numpy", "scipy"} <= set(record["versions"])
     assert res.signature["config"] == identity(record)["config"]
-    assert json.loads((tmp_path / "run" / "signature.json").read_text())["config"] == res.signature["config"]
+    assert (
+        json.loads((tmp_path / "run" / "signature.json").read_text())["config"]
+        == res.signature["config"]
+    )
 
 
 def test_resuming_with_another_config_or_changed_data_is_refused(tmp_path):
@@ -127,14 +140,25 @@ def test_resuming_with_another_config_or_changed_data_is_refused(tmp_path):
 
 def test_rerun_reproduces_a_seeded_run_from_its_config_json(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    Path("r.csv").write_text(RATINGS)  # a relative path: rerun reads it from the first run's directory
-    crseval.evaluate("reliability", ratings="r.csv", item_col="item", rater_col="rater", n_boot=50, seed=3,
-                     out="run")
+    Path("r.csv").write_text(
+        RATINGS
+    )  # a relative path: rerun reads it from the first run's directory
+    crseval.evaluate(
+        "reliability",
+        ratings="r.csv",
+        item_col="item",
+        rater_col="rater",
+        n_boot=50,
+        seed=3,
+        out="run",
+    )
     monkeypatch.chdir(tmp_path.parent)
     res = crseval.rerun(tmp_path / "run")
     assert res.run_dir == tmp_path / "run-rerun"
     for table in (tmp_path / "run" / "tables").glob("*.csv"):
-        assert (tmp_path / "run-rerun" / "tables" / table.name).read_bytes() == table.read_bytes(), table.name
+        assert (
+            tmp_path / "run-rerun" / "tables" / table.name
+        ).read_bytes() == table.read_bytes(), table.name
     with pytest.raises(CrsevalError, match="new directory"):
         crseval.rerun(tmp_path / "run", out=tmp_path / "run")
     (tmp_path / "old").mkdir()

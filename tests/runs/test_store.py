@@ -60,7 +60,12 @@ def test_paths_never_leave_the_run_directory(tmp_path):
 
 
 def test_resuming_with_a_different_config_is_refused(tmp_path):
-    record = {"job": "j", "config": {"seed": 1}, "data": {}, "versions": {"crseval": "0", "git": "g"}}
+    record = {
+        "job": "j",
+        "config": {"seed": 1},
+        "data": {},
+        "versions": {"crseval": "0", "git": "g"},
+    }
     s = RunStore(tmp_path / "run")
     s.begin(record)
     assert not (tmp_path / "run").exists()  # config.json comes with the run's first file
@@ -71,9 +76,13 @@ def test_resuming_with_a_different_config_is_refused(tmp_path):
     with pytest.raises(CrsevalError, match="different job"):
         RunStore(tmp_path / "run").begin({**record, "job": "k"})
     s = RunStore(tmp_path / "run")
-    s.begin({**record, "versions": {"crseval": "1", "git": "h"}})  # other versions resume, and say so
+    s.begin(
+        {**record, "versions": {"crseval": "1", "git": "h"}}
+    )  # other versions resume, and say so
     assert "resumed with other versions" in (tmp_path / "run" / "run.log").read_text()
-    assert s.save_signature({"crseval": "1", "data": "d"})["crseval"] == "0"  # the run's first versions
+    assert (
+        s.save_signature({"crseval": "1", "data": "d"})["crseval"] == "0"
+    )  # the run's first versions
 
 
 def test_tables_are_written_as_csv_and_parquet(tmp_path):
@@ -83,13 +92,20 @@ def test_tables_are_written_as_csv_and_parquet(tmp_path):
     assert pd.read_parquet(tmp_path / "run" / "tables" / "scores.parquet").equals(df)
     assert s.read_table("scores").equals(df)
     s.save_signature({"crseval": "x", "data": "d@1"})
-    assert json.loads((tmp_path / "run" / "signature.json").read_text())["line"] == "crseval:x|data:d@1"
+    assert (
+        json.loads((tmp_path / "run" / "signature.json").read_text())["line"]
+        == "crseval:x|data:d@1"
+    )
 
 
 def test_a_table_written_in_parts_reads_back_as_one(tmp_path):
-    parts = [pd.DataFrame({"model": ["a", "a"], "tas": [0.5, 0.25], "event": ["x", ""]}),
-             pd.DataFrame({"model": ["b"], "tas": [None], "event": [None]}),  # all-null columns: cast to part 1's types
-             pd.DataFrame({"model": ["c"], "tas": [1.0], "event": ["y"]})]
+    parts = [
+        pd.DataFrame({"model": ["a", "a"], "tas": [0.5, 0.25], "event": ["x", ""]}),
+        pd.DataFrame(
+            {"model": ["b"], "tas": [None], "event": [None]}
+        ),  # all-null columns: cast to part 1's types
+        pd.DataFrame({"model": ["c"], "tas": [1.0], "event": ["y"]}),
+    ]
     s = RunStore(tmp_path / "run")
     s.write_table_parts("turns", iter(parts))
     whole = pd.concat(parts, ignore_index=True)
@@ -97,8 +113,14 @@ def test_a_table_written_in_parts_reads_back_as_one(tmp_path):
     tables = tmp_path / "run" / "tables"
     assert (tables / "turns.csv").read_text() == (tables / "whole.csv").read_text()
     back = pd.read_parquet(tables / "turns.parquet")
-    assert back["model"].tolist() == ["a", "a", "b", "c"] and back["tas"].isna().tolist() == [False, False, True, False]
+    assert back["model"].tolist() == ["a", "a", "b", "c"] and back["tas"].isna().tolist() == [
+        False,
+        False,
+        True,
+        False,
+    ]
     import pyarrow.parquet as pq
+
     assert pq.ParquetFile(tables / "turns.parquet").num_row_groups == 3
 
 

@@ -1,4 +1,5 @@
 """load_run reads a run directory without changing it."""
+
 import pandas as pd
 import pytest
 

@@ -1,4 +1,5 @@
 """The calibrated serendipity evaluator: a ridge over the other evaluators, fitted in user-grouped nested CV."""
+
 import numpy as np
 import pytest
 
@@ -15,7 +16,9 @@ def test_out_of_fold_predictions_from_the_other_evaluators():
     X = np.column_stack([preds["sog"], preds["snpr"]])  # random is never an input
     y = study.answers["ground_truth"].to_numpy(float)
     ok = np.isfinite(X).all(axis=1) & np.isfinite(y)
-    ref = np.clip(nested_cv_predictions(X[ok], y[ok], study.answers["user"].astype(str).to_numpy()[ok]), 1, 5)
+    ref = np.clip(
+        nested_cv_predictions(X[ok], y[ok], study.answers["user"].astype(str).to_numpy()[ok]), 1, 5
+    )
     assert preds["calibrated"][ok] == pytest.approx(ref)
     assert np.isnan(preds["calibrated"][~ok]).all()
     assert ((preds["calibrated"][ok] >= 1) & (preds["calibrated"][ok] <= 5)).all()
@@ -35,4 +38,6 @@ def test_an_answer_never_sees_its_own_user():
     study.answers.loc[mine, "ground_truth"] = 6 - study.answers.loc[mine, "ground_truth"]
     after = predictions(study, ["sog", "snpr", "calibrated"])["calibrated"]
     assert after[mine] == pytest.approx(before[mine], nan_ok=True)
-    assert not np.allclose(after[~mine], before[~mine], equal_nan=True)  # the others' models did change
+    assert not np.allclose(
+        after[~mine], before[~mine], equal_nan=True
+    )  # the others' models did change

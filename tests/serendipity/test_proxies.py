@@ -1,4 +1,5 @@
 """Serendipity proxies: Likert mapping, formulas and features by hand."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,11 +11,21 @@ from crseval.serendipity.proxies import desr, features, purs, snpr, sog, to_like
 
 
 def study():
-    items = {"a": Item("a", "A", {"genres": ["Comedy"]}), "b": Item("b", "B", {"genres": ["Comedy"]}),
-             "c": Item("c", "C", {"genres": ["Horror"]})}
-    answers = pd.DataFrame({"user": ["u1"] * 3 + ["u2"] * 2, "item": ["a", "b", "c", "a", "x"],
-                            "rating": [5.0, 4.0, 2.0, 4.0, 5.0], "predicted_rating": [5.0, 0.5, 2.75, 4.0, 3.0],
-                            "timestamp": [1, 3, 2, 1, 2], "ground_truth": [1.0, 2.0, 5.0, 1.0, 3.0]})
+    items = {
+        "a": Item("a", "A", {"genres": ["Comedy"]}),
+        "b": Item("b", "B", {"genres": ["Comedy"]}),
+        "c": Item("c", "C", {"genres": ["Horror"]}),
+    }
+    answers = pd.DataFrame(
+        {
+            "user": ["u1"] * 3 + ["u2"] * 2,
+            "item": ["a", "b", "c", "a", "x"],
+            "rating": [5.0, 4.0, 2.0, 4.0, 5.0],
+            "predicted_rating": [5.0, 0.5, 2.75, 4.0, 3.0],
+            "timestamp": [1, 3, 2, 1, 2],
+            "ground_truth": [1.0, 2.0, 5.0, 1.0, 3.0],
+        }
+    )
     return SerendipityStudy(DatasetInfo("toy", "-", "0"), answers, items, "toy")
 
 
@@ -25,12 +36,24 @@ def test_likert_mapping_edge_cases():
     assert np.isnan(out[0])
     assert list(out[1:]) == [1.0, 5.0]
     assert np.isnan(to_likert([np.nan, np.nan])).all()
-    assert list(to_likert([0, 0.124, 0.126, 1])) == [1.0, 1.0, 2.0, 5.0]  # round((x−min)/(max−min)·4 + 1)
+    assert list(to_likert([0, 0.124, 0.126, 1])) == [
+        1.0,
+        1.0,
+        2.0,
+        5.0,
+    ]  # round((x−min)/(max−min)·4 + 1)
 
 
 def test_proxy_formulas_by_hand():
-    f = pd.DataFrame({"relevance": [0.8, 0.2], "diversity": [0.4, 0.6], "unexpectedness": [0.5, 0.0],
-                      "unpopularity": [0.2, 1.0], "purs_distance": [1.0, 0.0]})
+    f = pd.DataFrame(
+        {
+            "relevance": [0.8, 0.2],
+            "diversity": [0.4, 0.6],
+            "unexpectedness": [0.5, 0.0],
+            "unpopularity": [0.2, 1.0],
+            "purs_distance": [1.0, 0.0],
+        }
+    )
     assert sog(f) == pytest.approx([(0.8 + 0.4 + 0.5 + 0.2) / 4, (0.2 + 0.6 + 0.0 + 1.0) / 4])
     assert snpr(f, lam=0.3) == pytest.approx([0.3 * 0.8 + 0.7 * 0.5, 0.3 * 0.2])
     assert purs(f) == pytest.approx([0.8 + 1.0 * np.exp(-1.0), 0.2])
@@ -52,8 +75,9 @@ def test_features_by_hand():
     assert f.loc[1, "relevance"] == pytest.approx(0.0)
     # item 'a' is rated by both users, the others by one: unpopularity = 1 − log(1+n)/log(1+2)
     assert f.loc[0, "unpopularity"] == pytest.approx(0.0)
-    assert (f.loc[2, "unpopularity"] == pytest.approx(
-        1 - np.log(2) / np.log(3)))
+    assert f.loc[2, "unpopularity"] == pytest.approx(1 - np.log(2) / np.log(3))
     assert np.isnan(f.loc[4, "unexpectedness"])  # 'x' has no metadata: NaN, counted — not dropped
     assert features(study()).missing_items == 1
-    assert f.loc[2, "purs_distance"] == pytest.approx(np.sqrt(2))  # nearest cluster = the comedy item
+    assert f.loc[2, "purs_distance"] == pytest.approx(
+        np.sqrt(2)
+    )  # nearest cluster = the comedy item

@@ -1,4 +1,5 @@
 """The SerenEva reproduction: the paper's prompt styles, and the job's tables on the shared studies."""
+
 import json
 
 import numpy as np
@@ -17,10 +18,14 @@ def test_the_zero_shot_prompt_as_the_paper_describes_it():
     s = toy()
     text = style_request(s, s.answers.iloc[0], STYLES["sereneva"]).messages[-1].content
     # u1 rated Toy Story (t1), then Alien and Amelie (t2) before Heat (t3): comma-separated, oldest first
-    assert "Your history, oldest to newest: Toy Story (1995) (Animation, Comedy), Alien (1979) (Horror, Sci-Fi), " \
-           "Amelie (2001) (Comedy, Romance)." in text
+    assert (
+        "Your history, oldest to newest: Toy Story (1995) (Animation, Comedy), Alien (1979) (Horror, Sci-Fi), "
+        "Amelie (2001) (Comedy, Romance)." in text
+    )
     assert "Recommended to you: Heat (1995) (Crime, Thriller)." in text
-    assert "1 = strongly disagree" in text and "5 = strongly agree" in text and "integer only" in text
+    assert (
+        "1 = strongly disagree" in text and "5 = strongly agree" in text and "integer only" in text
+    )
     assert "rated it" not in text  # no ratings of the past in the paper's prompt, only the items
     k1 = style_request(s, s.answers.iloc[0], STYLES["sereneva"], k=1).messages[-1].content
     assert "oldest to newest: Amelie (2001) (Comedy, Romance)." in k1
@@ -34,7 +39,9 @@ def test_every_style_shares_the_prefix_and_maps_its_scale_onto_1_to_5():
     assert all(t.startswith(prefix + "\n\n") for t in texts.values())
     assert len(set(texts.values())) == 4
     assert STYLES["llm4seren"].to_likert(1) == 1 and STYLES["llm4seren"].to_likert(2) == 5
-    assert STYLES["serenprompt-1"].to_likert(2) == 3 and STYLES["sereneva"].to_likert(4.2) == pytest.approx(4.2)
+    assert STYLES["serenprompt-1"].to_likert(2) == 3 and STYLES["sereneva"].to_likert(
+        4.2
+    ) == pytest.approx(4.2)
 
 
 def test_taobao_prefix_has_traits_but_no_history():
@@ -51,7 +58,9 @@ def test_ensemble_curve_averages_every_subset():
     singles = [100 * np.corrcoef(p, truth)[0, 1] for p in preds.values()]
     assert curve.loc[1, "pearson_%"] == pytest.approx(np.mean(singles))
     assert curve.loc[1, "pearson_%_min"] == pytest.approx(-100) and curve.loc[3, "subsets"] == 1
-    assert curve.loc[3, "pearson_%"] == pytest.approx(100 * np.corrcoef(np.mean(list(preds.values()), 0), truth)[0, 1])
+    assert curve.loc[3, "pearson_%"] == pytest.approx(
+        100 * np.corrcoef(np.mean(list(preds.values()), 0), truth)[0, 1]
+    )
 
 
 def test_a_config_names_some_data():
@@ -62,65 +71,134 @@ def test_a_config_names_some_data():
 
 
 def test_reproduce_on_both_studies_resumes_without_new_requests(shared, tmp_path, monkeypatch):
-    cfg = ReproduceConfig(serendipity2018=shared("serendipity/serendipity2018"), taobao=shared("serendipity/taobao"),
-                          sample=12, n_boot=50, llm=LLMConfig(backend="scripted"))
+    cfg = ReproduceConfig(
+        serendipity2018=shared("serendipity/serendipity2018"),
+        taobao=shared("serendipity/taobao"),
+        sample=12,
+        n_boot=50,
+        llm=LLMConfig(backend="scripted"),
+    )
     store = RunStore(tmp_path / "r")
-    res = run(cfg, store, lambda d, n: (lambda k=1: None))
+    res = run(cfg, store, lambda d, n: lambda k=1: None)
     t2 = pd.read_csv(tmp_path / "r" / "tables" / "serendipity_table2.csv")
     s2018 = t2[t2["dataset"] == "serendipity2018"].set_index("evaluator")
-    assert list(s2018.index) == ["random", "sog", "snpr", "purs", "desr", "sereneva", "llm4seren", "serenprompt-1",
-                                 "serenprompt-2", "llm"]
+    assert list(s2018.index) == [
+        "random",
+        "sog",
+        "snpr",
+        "purs",
+        "desr",
+        "sereneva",
+        "llm4seren",
+        "serenprompt-1",
+        "serenprompt-2",
+        "llm",
+    ]
     assert (s2018["n"] == 12).all()  # every evaluator on the same answers
     assert set(t2[t2["dataset"] == "taobao-serendipity"]["evaluator"]) == {"random", *STYLES, "llm"}
     assert s2018["p_t_abs_error"].notna().sum() == 9 and (s2018["rank"] == "best").sum() == 1
     k = pd.read_csv(tmp_path / "r" / "tables" / "serendipity_history_k.csv")
-    assert list(k["history_k"]) == [1, 3, 5, 10, 20]  # Serendipity-2018 only: Taobao publishes no history
+    assert list(k["history_k"]) == [
+        1,
+        3,
+        5,
+        10,
+        20,
+    ]  # Serendipity-2018 only: Taobao publishes no history
     aux = pd.read_csv(tmp_path / "r" / "tables" / "serendipity_aux.csv")
-    assert set(aux["setting"]) == {"none (zero-shot)", "popularity", "similarity", "interaction", "curiosity",
-                                   "personality"}
-    for fig in ("serendipity_history_k", "serendipity_aux", "serendipity_by_item", "serendipity_ensemble_size"):
+    assert set(aux["setting"]) == {
+        "none (zero-shot)",
+        "popularity",
+        "similarity",
+        "interaction",
+        "curiosity",
+        "personality",
+    }
+    for fig in (
+        "serendipity_history_k",
+        "serendipity_aux",
+        "serendipity_by_item",
+        "serendipity_ensemble_size",
+    ):
         assert (tmp_path / "r" / "figures" / f"{fig}.png").exists()
     assert "runs: 5 requested" in res.notes[0]
     keys = [r["key"] for r in RunStore(tmp_path / "r").records("serendipity_reproduce_ratings")]
-    assert len(keys) == len(set(keys))  # identical requests (k ≥ 5 shows the same short history) rated once
+    assert len(keys) == len(
+        set(keys)
+    )  # identical requests (k ≥ 5 shows the same short history) rated once
     # a re-run into the same directory asks the model nothing
     backend = ScriptedBackend()
-    monkeypatch.setattr("crseval.serendipity.reproduce.make_client", lambda config, cache: LLMClient(backend))
-    run(cfg, RunStore(tmp_path / "r"), lambda d, n: (lambda k=1: None))
+    monkeypatch.setattr(
+        "crseval.serendipity.reproduce.make_client", lambda config, cache: LLMClient(backend)
+    )
+    run(cfg, RunStore(tmp_path / "r"), lambda d, n: lambda k=1: None)
     assert backend.calls == []
     assert json.loads((tmp_path / "r" / "signature.json").read_text())
 
 
 def test_reproduce_cli_rejects_a_missing_dataset_in_one_line(tmp_path):
     from tests.cli.test_cli import crseval
-    out = crseval("serendipity", "reproduce", "--backend", "scripted", "--out", str(tmp_path / "x"), check=False)
-    assert out.returncode == 2 and "--serendipity2018" in out.stderr and "Traceback" not in out.stderr
-    bad = crseval("serendipity", "reproduce", "--taobao", str(tmp_path / "nope"), "--backend", "scripted",
-                  "--out", str(tmp_path / "y"), check=False)
-    assert bad.returncode == 2 and "not found" in bad.stderr and "Traceback" not in bad.stderr
 
+    out = crseval(
+        "serendipity",
+        "reproduce",
+        "--backend",
+        "scripted",
+        "--out",
+        str(tmp_path / "x"),
+        check=False,
+    )
+    assert (
+        out.returncode == 2 and "--serendipity2018" in out.stderr and "Traceback" not in out.stderr
+    )
+    bad = crseval(
+        "serendipity",
+        "reproduce",
+        "--taobao",
+        str(tmp_path / "nope"),
+        "--backend",
+        "scripted",
+        "--out",
+        str(tmp_path / "y"),
+        check=False,
+    )
+    assert bad.returncode == 2 and "not found" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_runs_are_averaged_when_ratings_are_not_deterministic(tmp_path):
     from crseval.serendipity.reproduce import Rater
+
     s = toy()
-    reqs = [((i, "sereneva"), style_request(s, s.answers.iloc[i], STYLES["sereneva"], temperature=0.7),
-             STYLES["sereneva"]) for i in range(3)]
+    reqs = [
+        (
+            (i, "sereneva"),
+            style_request(s, s.answers.iloc[i], STYLES["sereneva"], temperature=0.7),
+            STYLES["sereneva"],
+        )
+        for i in range(3)
+    ]
     store = RunStore(tmp_path / "r")
-    rater = Rater(LLMClient(ScriptedBackend()), store, 3, 0.7, lambda d, n: (lambda k=1: None))
+    rater = Rater(LLMClient(ScriptedBackend()), store, 3, 0.7, lambda d, n: lambda k=1: None)
     assert rater.runs == 3  # sampled ratings: three seeds each
     rated = rater.rate("toy", reqs)
     recs = store.records(Rater.STREAM)
     assert len(recs) == 9 and sorted(rated) == [(0, "sereneva"), (1, "sereneva"), (2, "sereneva")]
     first = [r["score"] for r in recs if r["key"].startswith(recs[0]["key"].rsplit("|", 1)[0])]
     assert rated[(0, "sereneva")] == pytest.approx(np.mean(first))
-    assert Rater(LLMClient(ScriptedBackend()), store, 3, 0.0, lambda d, n: (lambda k=1: None)).runs == 1
+    assert (
+        Rater(LLMClient(ScriptedBackend()), store, 3, 0.0, lambda d, n: lambda k=1: None).runs == 1
+    )
 
 
 def test_parts_choose_what_is_computed_and_profiles_summarise_the_past(shared, tmp_path):
-    cfg = ReproduceConfig(serendipity2018=shared("serendipity/serendipity2018"), sample=6, n_boot=0,
-                          parts=["table2", "profiles"], llm=LLMConfig(backend="scripted"))
-    run(cfg, RunStore(tmp_path / "p"), lambda d, n: (lambda k=1: None))
+    cfg = ReproduceConfig(
+        serendipity2018=shared("serendipity/serendipity2018"),
+        sample=6,
+        n_boot=0,
+        parts=["table2", "profiles"],
+        llm=LLMConfig(backend="scripted"),
+    )
+    run(cfg, RunStore(tmp_path / "p"), lambda d, n: lambda k=1: None)
     tables = {p.stem for p in (tmp_path / "p" / "tables").glob("*.csv")}
     assert tables == {"serendipity_table2", "serendipity_aux"}
     aux = pd.read_csv(tmp_path / "p" / "tables" / "serendipity_aux.csv")

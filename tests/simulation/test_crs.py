@@ -1,4 +1,5 @@
 """The KB CRS: the LLM gets the candidates and only writes the reply; failures are errors."""
+
 import pytest
 
 from crseval.data.kb import load_kb

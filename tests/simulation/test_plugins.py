@@ -1,4 +1,5 @@
 """Your own CRS as a callable or an HTTP endpoint."""
+
 import pytest
 
 from crseval.core.errors import CrsevalError
@@ -6,7 +7,9 @@ from crseval.simulation.plugins import CallableCRS, HttpCRS, load_callable
 
 
 def test_callable_and_http_plugins():
-    crs = CallableCRS("mine", lambda h: {"text": f"you said {h[-1]['text']}", "constraints": {"genres": ["war"]}})
+    crs = CallableCRS(
+        "mine", lambda h: {"text": f"you said {h[-1]['text']}", "constraints": {"genres": ["war"]}}
+    )
     r = crs.respond([{"speaker": "user", "text": "hi"}])
     assert r.text == "you said hi"
     assert r.constraints == {"genres": ["war"]}
@@ -38,7 +41,9 @@ def test_http_crs_against_a_local_server():
     srv = HTTPServer(("127.0.0.1", 0), H)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
-        r = HttpCRS("h", f"http://127.0.0.1:{srv.server_port}/").respond([{"speaker": "user", "text": "x"}])
+        r = HttpCRS("h", f"http://127.0.0.1:{srv.server_port}/").respond(
+            [{"speaker": "user", "text": "x"}]
+        )
         assert r.text == "1 turns"
         assert r.error is None
     finally:

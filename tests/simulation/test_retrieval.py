@@ -1,4 +1,5 @@
 """Retrieval intersects the constraints and relaxes the least recent one first."""
+
 import pytest
 
 from crseval.data.kb import load_kb
@@ -16,7 +17,9 @@ def test_retrieval_intersects_and_relaxes_the_least_recent_constraint(kb):
     found, relaxed = candidate_set(kb, c)
     assert {kb.movies[i].title for i in found} == {"The Matrix"}
     assert relaxed == []
-    c = extract(kb, ["a horror movie", "with Keanu Reeves"])  # no horror movie with Keanu in the sample
+    c = extract(
+        kb, ["a horror movie", "with Keanu Reeves"]
+    )  # no horror movie with Keanu in the sample
     found, relaxed = candidate_set(kb, c)
     assert relaxed == ["genres"]
     assert {kb.movies[i].title for i in found} == {"The Matrix"}

@@ -1,4 +1,5 @@
 """The user simulator: deterministic per seed, shifts on schedule, truth logged."""
+
 from crseval.data.kb import load_kb
 from crseval.simulation.crs import KBCRS
 from crseval.simulation.user import SimulatorConfig, UserSimulator

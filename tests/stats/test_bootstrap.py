@@ -1,4 +1,5 @@
 """The bootstraps against scipy and against a hand-rolled resampling loop."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -9,8 +10,14 @@ from crseval.stats.bootstrap import bootstrap_ci, item_bootstrap
 def test_one_sample_ci_matches_scipy_bca():
     x = np.random.default_rng(0).normal(3, 1, 40)
     est, lo, hi = bootstrap_ci(x, seed=5)
-    ref = stats.bootstrap((x,), np.mean, n_resamples=2000, method="BCa", vectorized=False,
-                          random_state=np.random.default_rng(5)).confidence_interval
+    ref = stats.bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=2000,
+        method="BCa",
+        vectorized=False,
+        random_state=np.random.default_rng(5),
+    ).confidence_interval
     assert est == pytest.approx(x.mean())
     assert (lo, hi) == pytest.approx((ref.low, ref.high))
 
@@ -34,7 +41,9 @@ def test_item_bootstrap_equals_the_loop_it_replaces():
 def test_item_bootstrap_skips_rejected_resamples_and_continues_a_shared_stream():
     rng = np.random.default_rng(1)
     calls = []
-    lo, hi = item_bootstrap(lambda i: float(i.sum()), 5, n_boot=50, rng=rng, accept=lambda i: calls.append(1) or True)
+    lo, hi = item_bootstrap(
+        lambda i: float(i.sum()), 5, n_boot=50, rng=rng, accept=lambda i: calls.append(1) or True
+    )
     assert len(calls) == 50
     assert lo <= hi
     nan = item_bootstrap(lambda i: 1.0, 5, n_boot=10, accept=lambda i: False)

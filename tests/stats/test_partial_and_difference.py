@@ -1,9 +1,15 @@
 """Partial correlation against the textbook formula; the paired bootstrap difference of correlations."""
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from crseval.stats.correlation import correlation_ci, correlation_difference, partial_correlation_ci, partial_r
+from crseval.stats.correlation import (
+    correlation_ci,
+    correlation_difference,
+    partial_correlation_ci,
+    partial_r,
+)
 
 
 def test_partial_r_is_the_textbook_formula():
@@ -12,7 +18,7 @@ def test_partial_r_is_the_textbook_formula():
     x = z + rng.normal(size=200)
     y = 0.5 * z + 0.3 * x + rng.normal(size=200)
     rxy, rxz, ryz = np.corrcoef(x, y)[0, 1], np.corrcoef(x, z)[0, 1], np.corrcoef(y, z)[0, 1]
-    expected = (rxy - rxz * ryz) / np.sqrt((1 - rxz ** 2) * (1 - ryz ** 2))
+    expected = (rxy - rxz * ryz) / np.sqrt((1 - rxz**2) * (1 - ryz**2))
     assert partial_r(x, y, z) == pytest.approx(expected)
     r, lo, hi = partial_correlation_ci(x, y, z, n_boot=300)
     assert lo < r < hi

@@ -1,4 +1,5 @@
 """ANOVA + Tukey HSD against statsmodels' OLS ANOVA and a hand-computed η²; the two-sample tests against scipy."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,7 +20,11 @@ def test_anova_matches_statsmodels_and_eta_squared_by_hand():
     assert res.p == pytest.approx(ref["PR(>F)"].iloc[0])
     assert (res.df_between, res.df_within) == (2, 33)
     assert res.eta_squared == pytest.approx(ref["sum_sq"].iloc[0] / ref["sum_sq"].sum())
-    assert list(zip(res.tukey["group1"], res.tukey["group2"])) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert list(zip(res.tukey["group1"], res.tukey["group2"])) == [
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "c"),
+    ]
     assert bool(res.tukey.set_index(["group1", "group2"]).loc[("a", "c"), "reject"])
 
 

@@ -1,4 +1,5 @@
 """Sentence similarity: TF-IDF against sklearn, MiniLM offline, loud fallback."""
+
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -15,8 +16,15 @@ def kb():
 
 def test_tfidf_matches_sklearn_cosine(kb):
     sim = TfidfSimilarity(kb.texts())
-    texts = ["a hacker in a simulation", "a thief steals secrets from dreams", "dreams and a thief", "hello"]
-    ref = TfidfVectorizer(ngram_range=(1, 2), stop_words="english", max_features=4096).fit(kb.texts())
+    texts = [
+        "a hacker in a simulation",
+        "a thief steals secrets from dreams",
+        "dreams and a thief",
+        "hello",
+    ]
+    ref = TfidfVectorizer(ngram_range=(1, 2), stop_words="english", max_features=4096).fit(
+        kb.texts()
+    )
     expected = cosine_similarity(ref.transform(texts))
     expected[3, 3] = 0.0  # an all-zero vector has no similarity, not 1
     assert np.allclose(gram(sim.encode(texts)), expected)
@@ -29,6 +37,7 @@ def test_minilm_fallback_is_loud(kb, monkeypatch):
 
     def broken():
         raise ImportError("no sentence-transformers")
+
     monkeypatch.setattr(s, "MiniLMSimilarity", broken)
     warnings = []
     backend, note = make_similarity("minilm", kb.texts(), warnings.append)
@@ -42,6 +51,10 @@ def test_minilm_similarity_is_offline_and_semantic(kb):
     backend, note = make_similarity("minilm", kb.texts())
     assert note is None
     assert backend.signature.startswith("minilm")
-    g = gram(backend.encode(["I want a scary movie", "Something frightening, please", "Who directed it?"]))
+    g = gram(
+        backend.encode(
+            ["I want a scary movie", "Something frightening, please", "Who directed it?"]
+        )
+    )
     assert np.allclose(np.diag(g), 1.0, atol=1e-5)
     assert g[0, 1] > g[0, 2]

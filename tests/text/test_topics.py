@@ -1,4 +1,5 @@
 """Topic extractors: keyword, LDA (seeded, cached), LLM (structured, loud fallback)."""
+
 import pytest
 
 from crseval.data.kb import load_kb
@@ -12,7 +13,9 @@ def kb():
 
 def test_keyword_topics(kb):
     t = KeywordTopics(kb)
-    got = t.extract(["a scary movie with Keanu Reeves from the 90s", "How about The Matrix?", "hello"])
+    got = t.extract(
+        ["a scary movie with Keanu Reeves from the 90s", "How about The Matrix?", "hello"]
+    )
     assert got[0] == {"genre:horror", "actor:Keanu Reeves", "year:1990s"}
     assert {"title:The Matrix", "genre:action", "genre:sci-fi"} <= got[1]
     assert got[2] == frozenset()
@@ -38,6 +41,7 @@ def test_llm_topics_without_a_model_fall_back_loudly(kb):
 def test_llm_topics_parse_structured_output(kb):
     from crseval.llm.client import LLMClient
     from crseval.llm.scripted import ScriptedBackend
+
     client = LLMClient(ScriptedBackend(lambda req: '{"topics": ["Horror", "the 90s"]}'))
     topics, note = make_topics("llm", kb, client=client)
     assert note is None
