@@ -69,7 +69,7 @@ class RunStore:
         p = self.path(*parts)
         if self._unwritten is not None:
             record, self._unwritten = self._unwritten, None
-            self.write_json("config.json", record)
+            self._settle_config(record)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -121,21 +121,24 @@ class RunStore:
         return signature
 
     def begin(self, record: dict[str, Any]) -> None:
-        """Write config.json (a :func:`crseval.runs.provenance.provenance` record); when resuming, refuse a
-        different job, configuration or input data (numbers would mix). Library versions may differ: the
-        record then keeps the first run's and run.log says so. A new run's config.json is written with its
-        first file: a job that refuses its input leaves nothing behind."""
-        self.provenance = record
+        """Begin a run with its provenance (a :func:`crseval.runs.provenance.provenance` record). Checked and
+        written with the run's first file, so a job that refuses its input leaves nothing behind and says
+        why: a new run writes it as config.json; a resumed one must have the same job, configuration and
+        input data (numbers would mix). Library versions may differ: the first run's are kept, run.log
+        says so."""
+        self.provenance = self._unwritten = record
+
+    def _settle_config(self, record: dict[str, Any]) -> None:
         p = self.path("config.json")
-        if not p.exists():
-            self._unwritten = record
-            return
-        old = self.read_json("config.json")
+        old = self.read_json("config.json") if p.exists() else None
         if (
             not isinstance(old, dict) or "job" not in old
-        ):  # written before config.json held provenance
-            self.log("NOTE config.json of an earlier crseval rewritten with this run's provenance")
+        ):  # new, or written before config.json held provenance
             self.write_json("config.json", record)
+            if old is not None:
+                self.log(
+                    "NOTE config.json of an earlier crseval rewritten with this run's provenance"
+                )
             return
         for part, what in (("job", "job"), ("config", "configuration"), ("data", "input data")):
             if old.get(part) != json.loads(json.dumps(record[part], default=str)):

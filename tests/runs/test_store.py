@@ -66,19 +66,27 @@ def test_resuming_with_a_different_config_is_refused(tmp_path):
         "data": {},
         "versions": {"crseval": "0", "git": "g"},
     }
-    s = RunStore(tmp_path / "run")
-    s.begin(record)
-    assert not (tmp_path / "run").exists()  # config.json comes with the run's first file
+
+    def begun(rec):
+        store = RunStore(tmp_path / "run")
+        store.begin(rec)
+        return store
+
+    s = begun(record)
+    assert not (tmp_path / "run").exists()  # checked and written with the run's first file
     s.log("started")
-    RunStore(tmp_path / "run").begin(record)
-    with pytest.raises(CrsevalError, match="different configuration"):
-        RunStore(tmp_path / "run").begin({**record, "config": {"seed": 2}})
-    with pytest.raises(CrsevalError, match="different job"):
-        RunStore(tmp_path / "run").begin({**record, "job": "k"})
-    s = RunStore(tmp_path / "run")
-    s.begin(
+    begun(record).log("resumed")
+    for other, what in (
+        ({"config": {"seed": 2}}, "configuration"),
+        ({"job": "k"}, "job"),
+        ({"data": {"f": "x@1"}}, "input data"),
+    ):
+        with pytest.raises(CrsevalError, match=f"different {what}"):
+            begun({**record, **other}).log("never written")
+    s = begun(
         {**record, "versions": {"crseval": "1", "git": "h"}}
     )  # other versions resume, and say so
+    s.log("resumed")
     assert "resumed with other versions" in (tmp_path / "run" / "run.log").read_text()
     assert (
         s.save_signature({"crseval": "1", "data": "d"})["crseval"] == "0"
