@@ -87,6 +87,24 @@ def labelled_file(path: Path) -> pd.DataFrame:
     return s
 
 
+def ood_table_rows(
+    models: dict, sentences: pd.DataFrame, name: str, seed: int, tag: str = ""
+) -> list[dict]:
+    """:func:`ood_rows` as rows of ``behavior train``'s ``pair_cv`` table: each row names the design that
+    trained the model (or the paired difference), ``tag`` after it, and the pair counts."""
+    return [
+        {
+            "design": f"OOD {name}, {r['negatives']} negatives: {r['model']}{tag}"
+            if "−" in r["model"]
+            else f"OOD {name}, {r['negatives']} negatives ({r['model']} model{tag})",
+            **{k: r[k] for k in ("accuracy", "kappa", "kappa_ci_low", "kappa_ci_high")},
+            "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
+            f"{r['pairs'] - r['same_strategy_pairs']} different)",
+        }
+        for r in ood_rows(models, sentences, seed)
+    ]
+
+
 def ood_rows(models: dict, sentences: pd.DataFrame, seed: int) -> list[dict]:
     """Each model (name → pair model) on every same-strategy pair of ``sentences`` and as many seeded
     different-strategy pairs: random ones (the paper's test), then — where the models kept the class pairs their

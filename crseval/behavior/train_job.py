@@ -18,12 +18,34 @@ from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 
 
+PAPER_PAIRS, PAPER_HARD = 100_000, 10_000  # the paper's counts: 50k same + 50k different; 10k hard
+
+
 class TrainConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     data: str = data_field()
-    pairs: int = Field(20000, ge=10, description="Training pairs per fold / for the final model.")
-    hard: int = Field(
-        2000, ge=0, description="Hard negatives (Mixed-hard); 0 for the Original design."
+    design: Literal["crseval", "paper"] = Field(
+        "crseval",
+        description="crseval: the strategy-posterior pair model (fast, the default); paper: the "
+        "Behavior Alignment paper's [SEP] cross-encoder on its counts, 5-fold CV, resumable "
+        "(hours on 2 CPU cores; see the README).",
+    )
+    pairs: int | None = Field(
+        None,
+        ge=10,
+        description="Training pairs per fold / for the final model (default: 20,000; the paper "
+        "design: 100,000).",
+    )
+    hard: int | None = Field(
+        None,
+        ge=0,
+        description="Hard negatives of the Mixed-hard design (default: 2,000; the paper design: "
+        "10,000); 0 trains the Original design only.",
+    )
+    paper_cv: Literal["both", "random", "grouped", "none"] = Field(
+        "both",
+        description="The paper design's cross-validation: the paper's random pair split, folds "
+        "grouped by dialogue, both, or none (final models and OOD only).",
     )
     head: Literal["logreg", "mlp"] = Field("logreg", description="Pair head.")
     folds: int = Field(5, ge=2, le=20, description="Cross-validation folds (grouped by dialogue).")
@@ -58,30 +80,6 @@ class TrainConfig(BaseModel):
         "(~32 pairs/s on 2 CPU cores; uses a GPU when present).",
     )
     seed: int = Field(0, description="Seed for pairs and models.")
-
-
-def _ood_rows(finals: dict, sentences: pd.DataFrame, name: str, seed: int) -> list[dict]:
-    """The final models on an out-of-distribution file's sentences (:func:`crseval.behavior.reuse.ood_rows`):
-    each row names the design that trained the model (or the paired difference) and the pair counts."""
-    from crseval.behavior.reuse import ood_rows
-
-    rows = ood_rows({design: model for design, (model, _) in finals.items()}, sentences, seed)
-    return [
-        {
-            "design": (
-                f"OOD {name}, {r['negatives']} negatives: {r['model']}"
-                if "−" in r["model"]
-                else f"OOD {name}, {r['negatives']} negatives ({r['model']} model)"
-            ),
-            "accuracy": r["accuracy"],
-            "kappa": r["kappa"],
-            "kappa_ci_low": r["kappa_ci_low"],
-            "kappa_ci_high": r["kappa_ci_high"],
-            "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
-            f"{r['pairs'] - r['same_strategy_pairs']} different)",
-        }
-        for r in rows
-    ]
 
 
 def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
@@ -201,18 +199,16 @@ def _cv_rows(
     return rows
 
 
-def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.behavior.ceiling import label_ceiling
-    from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
-    from crseval.behavior.implicit import random_split
+def _inputs(config: TrainConfig):
+    """(labelled dialogues, frozen embedder, their labelled sentences, the OOD file's sentences or None); a
+    bad input fails here, before any training."""
+    from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.reuse import labelled_file
     from crseval.text.embed import get_embedder
 
     ds, emb = dialogues(config.data), get_embedder(config.encoder)
     sentences = labelled_sentences(ds)
-    ood = (
-        labelled_file(config.ood) if config.ood is not None else None
-    )  # a bad file fails before training
+    ood = labelled_file(config.ood) if config.ood is not None else None
     n_dialogues = sentences["dialogue"].nunique() if len(sentences) else 0
     if config.folds > n_dialogues:
         raise CrsevalError(
@@ -223,21 +219,22 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
             if n_dialogues >= 2
             else "use labelled dialogues (INSPIRED, or the sample)",
         )
+    return ds, emb, sentences, ood
+
+
+def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, rep, ood, progress):
+    """(pair_cv rows, signature fields, encoder description) of the default design."""
+    from crseval.behavior.implicit import random_split
+    from crseval.behavior.reuse import ood_table_rows
+
     encoder_name, fine_tuning, encoder = _encoders(config, emb, progress)
     encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
-    tick = progress("training (strategy CV, pair CV per design, final models)", 2 + len(designs))
-    rep = evaluate_classifier(
-        sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical
-    )
-    ceiling = label_ceiling(sentences, rep.predictions["predicted"])
-    tick(1)
+    tick = progress("training (pair CV per design, final models)", 1 + len(designs))
     rows = _cv_rows(config, sentences, emb, rep, designs, encoder, encoder_name, tick)
     finals = {name: _final_model(config, ds, sentences, rep, encoder, h) for name, h in designs}
     model, sig = finals[designs[-1][0]]
-    model.save(
-        store.writable("model.npz").with_suffix(""), sig
-    )  # reusable: `behavior run|meta|implicit --model`
+    model.save(store.writable("model.npz").with_suffix(""), sig)  # `behavior run|meta|eval --model`
     if config.fine_tune:
         model.embedder.model.save(str(store.writable("encoder", "config.json").parent))
     paper = random_split(
@@ -259,10 +256,68 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     )
     tick(1)
     if ood is not None:
-        rows += _ood_rows(finals, ood, config.ood.name, config.seed)
+        rows += ood_table_rows(
+            {d: m for d, (m, _) in finals.items()}, ood, config.ood.name, config.seed
+        )
     if config.cross_encoder_pairs:
         rows.append(_cross_encoder_row(config, ds, rep, store, progress))
-    signature = make_signature(data=ds.info.signature(), model=sig, fine_tuning=fine_tuning)
+    return rows, {"model": sig, "fine_tuning": fine_tuning}, encoder_name
+
+
+def _paper_design(config: TrainConfig, store: RunStore, sentences, rep, ood, progress):
+    """(pair_cv rows, signature fields, encoder description) of the paper's design."""
+    from crseval.behavior.paper import paper_rows
+
+    protocols = {"both": ["random", "grouped"], "none": []}.get(config.paper_cv, [config.paper_cv])
+    rows = paper_rows(
+        store,
+        sentences,
+        rep,
+        pairs=config.pairs,
+        hard=config.hard,
+        folds=config.folds,
+        protocols=protocols,
+        ood=ood,
+        ood_name=config.ood.name if config.ood else "",
+        seed=config.seed,
+        progress=progress,
+    )
+    sig = {
+        "design": "paper",
+        "pairs": config.pairs,
+        "hard": config.hard,
+        "cv": protocols,
+        "hard_classes": rep.hard_classes(),
+        "encoder": "minilm cross-encoder",
+    }
+    return rows, {"model": sig}, "MiniLM cross-encoder"
+
+
+def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.behavior.ceiling import label_ceiling
+    from crseval.behavior.classifier import evaluate_classifier
+
+    paper = config.design == "paper"
+    config = config.model_copy(
+        update={
+            "pairs": config.pairs or (PAPER_PAIRS if paper else 20_000),
+            "hard": (PAPER_HARD if paper else 2_000) if config.hard is None else config.hard,
+        }
+    )
+    ds, emb, sentences, ood = _inputs(config)
+    tick = progress("strategy classifier (grouped CV)", 1)
+    rep = evaluate_classifier(
+        sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical
+    )
+    ceiling = label_ceiling(sentences, rep.predictions["predicted"])
+    tick(1)
+    if paper:
+        rows, sig, encoder_name = _paper_design(config, store, sentences, rep, ood, progress)
+    else:
+        rows, sig, encoder_name = _crseval_design(
+            config, store, ds, emb, sentences, rep, ood, progress
+        )
+    signature = make_signature(data=ds.info.signature(), **sig)
     store.save_signature(signature)
     table = pd.DataFrame(rows)
     tables = {
@@ -280,7 +335,7 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
         f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
         f"({config.folds}-fold CV grouped by dialogue, frozen {emb.name}"
         f"{' + TF-IDF terms' if config.lexical else ''}). Pair classifier ({encoder_name}):"
-        " accuracy and Cohen's κ on held-out dialogues' pairs; the random-split row is the paper's "
+        " accuracy and Cohen's κ on held-out dialogues' pairs; the random-split rows are the paper's "
         "protocol, where test sentences were seen in training." + _ceiling_text(ceiling),
         tables=list(tables),
     )

