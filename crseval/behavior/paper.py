@@ -155,5 +155,5 @@ def paper_rows(
     if ood is not None:
         from crseval.behavior.reuse import ood_table_rows
 
-        rows += ood_table_rows(finals, ood, ood_name, seed, tag=", paper design")
+        rows += ood_table_rows(finals, ood, ood_name, seed, tag=", paper design", progress=progress)
     return [{**r, "encoder": "MiniLM cross-encoder (fine-tuned, [SEP] pair)"} for r in rows]

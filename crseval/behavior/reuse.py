@@ -14,7 +14,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 
@@ -88,7 +88,7 @@ def labelled_file(path: Path) -> pd.DataFrame:
 
 
 def ood_table_rows(
-    models: dict, sentences: pd.DataFrame, name: str, seed: int, tag: str = ""
+    models: dict, sentences: pd.DataFrame, name: str, seed: int, tag: str = "", progress=None
 ) -> list[dict]:
     """:func:`ood_rows` as rows of ``behavior train``'s ``pair_cv`` table: each row names the design that
     trained the model (or the paired difference), ``tag`` after it, and the pair counts."""
@@ -101,18 +101,19 @@ def ood_table_rows(
             "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
             f"{r['pairs'] - r['same_strategy_pairs']} different)",
         }
-        for r in ood_rows(models, sentences, seed)
+        for r in ood_rows(models, sentences, seed, progress)
     ]
 
 
-def ood_rows(models: dict, sentences: pd.DataFrame, seed: int) -> list[dict]:
+def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) -> list[dict]:
     """Each model (name → pair model) on every same-strategy pair of ``sentences`` and as many seeded
     different-strategy pairs: random ones (the paper's test), then — where the models kept the class pairs their
     training classifier confused (the last model's are used, so all see the same pairs) and the file has both
     classes of one — as many pairs of confusable classes (a harder test). One row per model and kind of
     negative (model, negatives, pairs, same_strategy_pairs, accuracy, kappa and its 95 % interval over resampled
     sentences), model by model; with two models, then their paired κ difference (the last minus the first, the
-    same pairs and resamples) per kind of negative."""
+    same pairs and resamples) per kind of negative. ``progress(description, total)``: a bar over the pairs
+    scored, advanced per model and kind of negative."""
     from sklearn.metrics import cohen_kappa_score
     from crseval.behavior.implicit import pair_kappa_draws
     from crseval.behavior.pairs import ood_pairs
@@ -130,7 +131,13 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int) -> list[dict]:
         except ValueError:  # no confusable pair in the file: the harder test does not apply
             continue
         same = pairs["same"].to_numpy()
-        preds = [(models[n].proba(pairs["a"], pairs["b"]) >= 0.5).astype(int) for n in names]
+        tick = (progress or no_progress)(
+            f"scoring OOD pairs ({negatives} negatives)", len(pairs) * len(names)
+        )
+        preds = []
+        for n in names:
+            preds.append((models[n].proba(pairs["a"], pairs["b"]) >= 0.5).astype(int))
+            tick(len(pairs))
         draws = pair_kappa_draws(same, preds, pairs["sentence_a"], pairs["sentence_b"])
         kappas = [float(cohen_kappa_score(same, p)) for p in preds]
         common = {
@@ -185,7 +192,7 @@ def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
     table = pd.DataFrame(
         [
             {"design": f"{name}, {r.pop('negatives')} negatives (saved model)", **r}
-            for r in ood_rows({"saved model": model}, sentences, config.seed)
+            for r in ood_rows({"saved model": model}, sentences, config.seed, progress)
         ]
     ).drop(columns="model")
     sig = make_signature(

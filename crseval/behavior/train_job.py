@@ -257,7 +257,11 @@ def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, re
     tick(1)
     if ood is not None:
         rows += ood_table_rows(
-            {d: m for d, (m, _) in finals.items()}, ood, config.ood.name, config.seed
+            {d: m for d, (m, _) in finals.items()},
+            ood,
+            config.ood.name,
+            config.seed,
+            progress=progress,
         )
     if config.cross_encoder_pairs:
         rows.append(_cross_encoder_row(config, ds, rep, store, progress))
