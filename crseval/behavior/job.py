@@ -45,7 +45,15 @@ def pair_model(train, data_sig: str, seed: int = 0, saved: Path | None = None):
     if saved is not None:
         from crseval.behavior.reuse import load_pair_model
 
-        return (*load_pair_model(saved), None)
+        model, sig = load_pair_model(saved)
+        if not hasattr(model, "predict_strategy"):
+            raise CrsevalError(
+                "a --design paper model scores pairs only; this command also tags strategies",
+                file=saved,
+                fix="score pairs with it: `behavior implicit --model RUN --eval-file FILE`; "
+                "pass a default-design `behavior train` run here",
+            )
+        return model, sig, None
     from crseval.behavior.train import TrainConfig, train_pair_model
     from crseval.core.signature import content_hash
     from crseval.text.embed import get_embedder

@@ -122,7 +122,16 @@ def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, pro
     else:
         pairs = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
         model, folder = _train(store, design, pairs, seed, progress)
-        model.save(folder, {"design": design, "pairs": n, "hard": hard, "seed": seed})
+        model.save(
+            folder,
+            {
+                "design": design,
+                "pairs": n,
+                "hard": hard,
+                "seed": seed,
+                "hard_classes": rep.hard_classes(),
+            },
+        )
         (folder / "checkpoint.pt").unlink(missing_ok=True)
     model.confusable = rep.hard_classes()
     return model

@@ -19,8 +19,27 @@ from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 
 
+PAPER_MODEL = "paper/Mixed-hard"  # what `behavior train --design paper` keeps for reuse
+
+
+def _paper_model(folder: Path):
+    """(the paper design's Mixed-hard cross-encoder, its signature); it scores pairs, it does not tag."""
+    import json
+
+    from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
+
+    try:
+        model = CrossEncoderPairClassifier.load(folder)
+        sig = json.loads((folder / "crseval.json").read_text())["signature"]
+    except (ValueError, KeyError, OSError) as e:
+        raise CrsevalError(f"unreadable cross-encoder ({e})", file=folder) from None
+    model.confusable = sig.get("hard_classes", {})
+    return model, sig
+
+
 def load_pair_model(path: Path):
-    """(model, its signature) from a `behavior train` run directory or its model.json / model.npz."""
+    """(model, its signature) from a `behavior train` run directory or its model.json / model.npz; for a
+    `--design paper` run, its Mixed-hard cross-encoder."""
     from crseval.behavior.implicit import PairClassifier
     from crseval.text.embed import (
         ENCODERS,
@@ -30,6 +49,12 @@ def load_pair_model(path: Path):
     )
 
     p = Path(path)
+    if (
+        p.is_dir()
+        and (p / PAPER_MODEL / "crseval.json").is_file()
+        and not (p / "model.npz").exists()
+    ):
+        return _paper_model(p / PAPER_MODEL)
     stem = (p / "model") if p.is_dir() else p.with_suffix("")
     if not stem.with_suffix(".json").exists() or not stem.with_suffix(".npz").exists():
         raise CrsevalError(

@@ -733,3 +733,30 @@ def test_paper_design_trains_resumably_and_reports_cv_and_ood(tmp_path):
     assert json.loads(again.stdout)["result"] == out["result"]
     bad = crseval(*args[:-4], "--paper-cv", "sometimes", check=False)
     assert bad.returncode == 2 and "paper-cv" in bad.stderr
+    run = str(tmp_path / "p")  # the saved Mixed-hard cross-encoder scores any labelled file's pairs
+    scored = crseval(
+        "behavior",
+        "implicit",
+        "--model",
+        run,
+        "--eval-file",
+        str(ood),
+        "--out",
+        str(tmp_path / "e"),
+        "--format",
+        "json",
+    )
+    assert "model.design:Mixed-hard|model.pairs:40" in json.loads(scored.stdout)["signature"]
+    tagging = crseval(
+        "behavior",
+        "run",
+        "sample",
+        "--backend",
+        "scripted",
+        "--pair-model",
+        run,
+        "--out",
+        str(tmp_path / "r"),
+        check=False,
+    )
+    assert tagging.returncode == 2 and "scores pairs only" in tagging.stderr
