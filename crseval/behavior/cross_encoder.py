@@ -145,16 +145,19 @@ class CrossEncoderPairClassifier:
         return int(state["step"])
 
     def proba(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        """P(same strategy) per pair. Pairs are batched by length (less padding to compute) and returned
+        in the order given."""
         import torch
 
-        out = []
+        a, b = list(a), list(b)
+        order = np.argsort([len(x) + len(y) for x, y in zip(a, b)], kind="stable")
+        out = np.zeros(len(a), dtype=np.float32)
         with torch.no_grad():
-            for i in range(0, len(a), 128):
-                logits = self.model(
-                    **self._batch(list(a)[i : i + 128], list(b)[i : i + 128])
-                ).logits.squeeze(-1)
-                out.append(torch.sigmoid(logits).float().cpu().numpy())
-        return np.concatenate(out) if out else np.zeros(0)
+            for i in range(0, len(order), 128):
+                idx = order[i : i + 128]
+                logits = self.model(**self._batch([a[k] for k in idx], [b[k] for k in idx])).logits
+                out[idx] = torch.sigmoid(logits.squeeze(-1)).float().cpu().numpy()
+        return out
 
     def save(self, path: str | Path, signature: dict | None = None) -> None:
         p = Path(path)
