@@ -94,11 +94,9 @@ def _cv(
             unit = f"{design}-{protocol}-fold{f + 1}"
             if unit not in done:
                 model, folder = _train(store, unit, train, seed + f, progress)
-                store.append(
-                    UNITS, {"key": unit, **evaluate_pairs(model, test), "train_pairs": len(train)}
-                )
+                done[unit] = {"key": unit, **evaluate_pairs(model, test), "train_pairs": len(train)}
+                store.append(UNITS, done[unit])
                 shutil.rmtree(folder)  # a finished fold needs no checkpoint
-                done = {r["key"]: r for r in store.records(UNITS)}
             per_fold.append(done[unit])
         acc = np.array([r["accuracy"] for r in per_fold])
         rows.append(
