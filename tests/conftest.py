@@ -30,3 +30,11 @@ def shared():
 def _offline(monkeypatch):
     """Nothing may be fetched from a model hub during tests."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _strict_tables(request, monkeypatch):
+    """A job that writes a table or column its declaration lacks fails the test that ran it (tests
+    of the store and the renderers marked ``any_table`` write made-up tables)."""
+    if request.node.get_closest_marker("any_table") is None:
+        monkeypatch.setenv("CRSEVAL_STRICT_TABLES", "1")

@@ -307,7 +307,7 @@ def plot_metric_bars(mm: pd.DataFrame, metrics: Sequence[str], path, title: str)
                 ecolor="#333333",
             )
         ax.set_xticks(range(len(models)), models, rotation=25, ha="right")
-        ax.set_title(label(m))
+        ax.set_title(label(m, "shift"))
         ax.set_ylabel(
             "score (1–5)"
             if m in ("proactiveness", "coherence", "personalization")
@@ -355,8 +355,10 @@ def plot_heatmap(sessions: pd.DataFrame, metrics: Sequence[str], path) -> None:
     fig, ax = plt.subplots(figsize=(0.55 * len(metrics) + 2.5, 0.5 * len(metrics) + 1.8))
     im = ax.imshow(c, cmap="RdBu_r", vmin=-1, vmax=1)
     ax.grid(False)
-    ax.set_xticks(range(len(metrics)), [label(m) for m in metrics], rotation=40, ha="right")
-    ax.set_yticks(range(len(metrics)), [label(m) for m in metrics])
+    ax.set_xticks(
+        range(len(metrics)), [label(m, "shift") for m in metrics], rotation=40, ha="right"
+    )
+    ax.set_yticks(range(len(metrics)), [label(m, "shift") for m in metrics])
     for i in range(len(metrics)):
         for j in range(len(metrics)):
             if np.isfinite(c[i, j]):
@@ -506,7 +508,7 @@ def write_analysis(
         "excluded from the statistics, listed in shift_sessions)."
         if failed
         else f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
-        f"{label(cols.headline)} by model: "
+        f"{label(cols.headline, 'shift')} by model: "
         + "; ".join(
             f"{r.model} {r.mean:.3f} "
             + (f"[{r.ci_low:.3f}, {r.ci_high:.3f}]" if np.isfinite(r.ci_low) else "(no CI)")

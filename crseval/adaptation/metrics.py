@@ -9,7 +9,8 @@ components once in :data:`COLUMNS`; the analysis, figures and report read them f
 from dataclasses import dataclass
 
 from crseval.adaptation.tas import TASParams
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.tables import LLM_USAGE
+from crseval.core.registry import METRICS, register_metric as metric, register_table as table
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ COLUMNS = {
     ),
 }
 
-C = "preference-shift"
+C = "shift"
 DIFFERS = (
     "crseval's definition (the default; turn-level shifts, recovery searched up to the next shift within a "
     "window, no shift recovered = worst delay); the study's own is --definition thesis (thesis.* metrics)"
@@ -276,17 +277,141 @@ for aspect, text in (
         aspect, f"LLM judge, 1–5: how well the CRS {text}", label=f"judge {aspect}", capability=C
     )
 
+# every metric above is a per-session column (both TAS definitions, following, the judge aspects)
+SESSION_METRICS = [m.name for m in METRICS.values() if m.capability == C]
+CALIBRATED = {"* (calibrated)": "the calibrated judge's score of the aspect (crseval judge fit)"}
+ANOVA = ["F", "df_between", "df_within", "p", "eta_squared", "n", "note"]
+TUKEY = ["group1", "group2", "meandiff", "p_adj", "lower", "upper", "reject"]
+
 table(
     "shift_sessions",
     ["model", "session"],
     "one row per simulated or imported session",
     capability=C,
+    columns=[
+        "user",
+        "turns",
+        "true_genre",
+        "failed",
+        "error",
+        "judge_failures",
+        *SESSION_METRICS,
+    ],
+    dynamic=CALIBRATED,
+)
+table(
+    "shift_turns",
+    ["model", "session", "turn"],
+    "one row per turn of every session: the user's and the system's words, events, constraints",
+    capability=C,
+    columns=["user", "system", "event", "constraints", "session_tas"],
 )
 table(
     "model_metrics",
     ["model", "metric"],
     "per model and metric: mean with a 95 % bootstrap CI",
     capability=C,
+    columns=["mean", "ci_low", "ci_high", "n"],
+)
+table(
+    "model_metrics_wide",
+    ["model"],
+    "per model: the mean of every metric, one column each",
+    capability=C,
+    columns=SESSION_METRICS,
+    dynamic=CALIBRATED,
+)
+table(
+    "anova",
+    ["metric"],
+    "one-way ANOVA of each metric across models",
+    capability=C,
+    columns=ANOVA,
+)
+table(
+    "tukey",
+    ["metric", "group1", "group2"],
+    "Tukey HSD of each metric between every pair of models",
+    capability=C,
+    columns=TUKEY,
+)
+table(
+    "metric_correlations",
+    ["automatic", "judge"],
+    "per-session correlation of each automatic metric with each judge aspect",
+    capability=C,
+    columns=["n", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"],
+)
+table(
+    "shift_detection",
+    ["model"],
+    "the shift detector against the simulator's logged shifts, per model",
+    capability=C,
+    columns=["precision", "recall", "detected", "true", "true_positive"],
+)
+table(
+    "shift_llm_usage",
+    ["model"],
+    "LLM requests, cache hits, tokens and seconds per model",
+    capability=C,
+    columns=LLM_USAGE,
+)
+table(
+    "shift_leakage",
+    ["model"],
+    "simulated users naming catalogue titles before the CRS does",
+    capability=C,
+    columns=["sessions", "user_turns", "leaked_turns", "leak_turn_share", "sessions_with_leak"],
+)
+table(
+    "shift_following",
+    ["model", "kind"],
+    "whether the simulated user's words state each logged shift, and revert it",
+    capability=C,
+    columns=["shifts", "stated_share", "reverted_share"],
+)
+table(
+    "shift_human_likeness",
+    ["source"],
+    "simulated user turns against human seeker turns: length, vocabulary, acts, embeddings",
+    capability=C,
+    columns=[
+        "turns",
+        "words_per_turn",
+        "human_words_per_turn",
+        "unseen_vocabulary",
+        "act_tv_distance",
+        *(f"act_{a}" for a in ("greeting", "question", "request", "feedback", "other")),
+        "frechet",
+    ],
+)
+table(
+    "published_vs_reproduced",
+    ["model", "metric"],
+    "the study's published values beside crseval's on its logs",
+    capability=C,
+    columns=["published", "reproduced", "abs_diff"],
+)
+table(
+    "imported_judge_scores",
+    ["model", "session", "aspect"],
+    "the study's own judge scores, as its files hold them",
+    capability=C,
+    columns=["file", "line", "judge.score", "in_scale"],
+)
+table(
+    "imported_judge_anova",
+    ["aspect"],
+    "one-way ANOVA of the study's judge scores across models",
+    capability=C,
+    columns=ANOVA,
+)
+table(
+    "imported_judge_tukey",
+    ["aspect", "group1", "group2"],
+    "Tukey HSD of the study's judge scores between models",
+    capability=C,
+    columns=TUKEY,
 )
 table(
     "shift_validity",
@@ -294,6 +419,15 @@ table(
     "simulator validity per model: leakage, shifts stated/reverted, words per turn, "
     "dialogue-act distance and Fréchet distance to human seeker turns",
     capability=C,
+    columns=[
+        "words_per_turn",
+        "act_tv_distance",
+        "frechet",
+        "leak_turn_share",
+        "sessions_with_leak",
+        "shifts_stated",
+        "shifts_reverted",
+    ],
 )
 table(
     "following_validity",
@@ -301,12 +435,14 @@ table(
     "per-session correlation of each adaptation metric and judge "
     "aspect with the verified following measures (Pearson with a Fisher-z 95 % CI, Spearman)",
     capability=C,
+    columns=["n", "pearson_r", "pearson_r_low", "pearson_r_high", "spearman_rho"],
 )
 table(
     "following_pass_k",
     ["model", "k_sessions"],
     "pass^k per model from repeated sessions of each simulated user",
     capability=C,
+    columns=["pass_k", "ci_low", "ci_high", "users"],
 )
 table(
     "shift_detector_sweep",
@@ -314,4 +450,5 @@ table(
     "the shift detector's precision, recall and F1 per "
     "threshold pair against the simulator's logged shifts",
     capability=C,
+    columns=["precision", "recall", "f1", "detected", "true"],
 )

@@ -170,7 +170,7 @@ def read_published_metrics(path: Path, prefix: str = "") -> pd.DataFrame:
         raise CrsevalError(
             "no model column", file=path, line=1, expected="a column model (or model_name)"
         )
-    known = set(all_metrics())
+    known = {m.name for m in all_metrics().values() if m.capability == "shift"}
     metric_cols = {
         (prefix + n if prefix + n in known else n): c
         for n, c in cols.items()

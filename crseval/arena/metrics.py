@@ -68,23 +68,110 @@ metric(
     capability=C,
 )
 
+metric(
+    "pearson",
+    "Pearson correlation of two vote sets' Bradley–Terry ratings over the systems both rate",
+    label="Pearson r (ratings)",
+    capability=C,
+    scale="−1…1",
+)
+metric(
+    "spearman",
+    "Spearman correlation of two vote sets' Bradley–Terry ratings over the systems both rate",
+    label="Spearman ρ (ratings)",
+    capability=C,
+    scale="−1…1",
+)
+metric(
+    "satisfaction_pearson",
+    "Pearson correlation of the systems' Bradley–Terry ratings with their satisfied shares",
+    label="Pearson r (rating, satisfaction)",
+    capability=C,
+    scale="−1…1",
+)
+metric(
+    "satisfaction_spearman",
+    "Spearman correlation of the systems' Bradley–Terry ratings with their satisfied shares",
+    label="Spearman ρ (rating, satisfaction)",
+    capability=C,
+    scale="−1…1",
+)
+
 table(
     "arena_ratings",
     ["vote_set", "system"],
     "per vote set and system: Elo, Bradley–Terry with CI, rank interval",
     capability=C,
     headline=["system", "elo", "bt", "bt_low", "bt_high", "rank", "wins", "losses", "ties"],
+    columns=[
+        "elo",
+        "bt",
+        "bt_low",
+        "bt_high",
+        "rank",
+        "rank_low",
+        "rank_high",
+        "rank_stability",
+        "votes_for_ci_width",
+        "wins",
+        "losses",
+        "ties",
+        "satisfaction",
+        "satisfaction_low",
+        "satisfaction_high",
+        "dialogues",
+        "davidson_nu",
+    ],
 )
 table(
     "arena_win_probability",
     ["vote_set", "system", "opponent"],
     "P(system beats opponent)",
     capability=C,
+    columns=["p_win", "p_better"],
 )
-table("arena_agreement", ["vote_set_a", "vote_set_b"], "agreement of two vote sets", capability=C)
+table(
+    "arena_agreement",
+    ["vote_set_a", "vote_set_b"],
+    "agreement of two vote sets",
+    capability=C,
+    columns=[
+        "systems",
+        "pearson",
+        "pearson_lo",
+        "pearson_hi",
+        "spearman",
+        "spearman_lo",
+        "spearman_hi",
+        "elo_pearson",
+        "pair_order_agreement",
+        "direct_pairs",
+        "direct_agreement",
+    ],
+)
 table(
     "arena_satisfaction_agreement",
     ["vote_set"],
     "pairwise ranking vs satisfaction rates",
     capability=C,
+    columns=[
+        "systems",
+        "pearson=arena.satisfaction_pearson",
+        "spearman=arena.satisfaction_spearman",
+    ],
+)
+table(
+    "arena_llm_votes",
+    ["crs1", "crs2", "line"],
+    "the LLM judge's vote on each pair of arena dialogues, both orders",
+    capability=C,
+    columns=[
+        "vote",
+        "user",
+        "session",
+        "feedback",
+        "p_crs1_first",
+        "p_crs1_second",
+        "position_consistent",
+    ],
 )

@@ -190,7 +190,9 @@ class RunConfig(BaseModel):
 
 def metrics_table(metrics: dict[str, float]) -> pd.DataFrame:
     """A metrics dict (registry names) as rows: metric, label, value."""
-    return pd.DataFrame([{"metric": k, "label": label(k), "value": v} for k, v in metrics.items()])
+    return pd.DataFrame(
+        [{"metric": k, "label": label(k, "behavior"), "value": v} for k, v in metrics.items()]
+    )
 
 
 def _plugin(target: str):

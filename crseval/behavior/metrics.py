@@ -149,20 +149,133 @@ metric(
     capability=C,
 )
 
+TURN_COLUMNS = [
+    "human",
+    "human_label",
+    "human_labels",
+    "system",
+    "system_label",
+    "system_sentence_labels",
+    "system_recommends",
+    "match",
+    "sentence_match",
+    "p_same",
+]
 table(
     "behavior_turns",
     ["dialogue", "turn"],
     "one row per answered recommender turn: human and system response, "
     "strategies, match and P(same)",
     capability=C,
+    columns=TURN_COLUMNS,
 )
-table("behavior_metrics", [], "the aggregate behavior metrics of a run", capability=C)
-table("pair_cv", ["design"], "pair classifier accuracy and κ per design", capability=C)
+table(
+    "behavior_mismatches",
+    ["dialogue", "turn"],
+    "the counted turns where the system's strategy differs from the human's",
+    capability=C,
+    columns=TURN_COLUMNS,
+)
+table(
+    "behavior_metrics",
+    [],
+    "the aggregate behavior metrics of a run",
+    capability=C,
+    columns=[
+        "dialogues",
+        "turns",
+        "missing_responses",
+        "explicit_ba",
+        "explicit_ba_counted",
+        "explicit_ba_sentences",
+        "entropy_ba",
+        "implicit_ba",
+        "implicit_ba_share",
+        "bleu2",
+        "bleu4",
+        "dist1",
+        "dist2",
+        "human_dist2",
+        "turns_before_rec",
+    ],
+)
+table(
+    "behavior_strategy_distribution",
+    ["strategy"],
+    "how often the human and the system use each strategy",
+    capability=C,
+    columns=["human_share", "system_share"],
+)
+table(
+    "pair_cv",
+    ["design"],
+    "pair classifier accuracy and κ per design",
+    capability=C,
+    columns=[
+        "encoder",
+        "accuracy",
+        "ci_low",
+        "ci_high",
+        "kappa",
+        "kappa_ci_low",
+        "kappa_ci_high",
+        "fold accuracy",
+    ],
+)
+table(
+    "pair_eval",
+    ["design"],
+    "a saved pair classifier on a labelled file it never saw",
+    capability=C,
+    columns=["pairs", "same_strategy_pairs", "accuracy", "kappa", "kappa_ci_low", "kappa_ci_high"],
+)
+table(
+    "strategy_per_class",
+    ["label"],
+    "the strategy classifier's out-of-fold accuracy per strategy",
+    capability=C,
+    columns=["n", "accuracy"],
+)
+table(
+    "strategy_top_confusions",
+    ["label"],
+    "the two strategies each one is most often mistaken for",
+    capability=C,
+    columns=["confused_1", "share_1", "confused_2", "share_2"],
+)
+table(
+    "strategy_confusion",
+    ["true"],
+    "the strategy classifier's out-of-fold confusion matrix (rows: label, columns: predicted)",
+    capability=C,
+    dynamic={"*": "sentences of the row's strategy predicted as this one"},
+)
+table(
+    "label_ceiling",
+    ["measure"],
+    "how far the labels themselves allow: agreement of identical texts, text-only ceilings",
+    capability=C,
+    columns=["value", "sentences", "texts"],
+)
 table(
     "quality_curve",
     ["worst_share", "metric"],
     "each metric of each mixture of the ideal and the worst "
     "system's responses (the paper's Figure 3), with a 95 % band from resampling dialogues",
     capability=C,
+    columns=["value", "ci_low", "ci_high"],
 )
-table("tagger_comparison", ["tagger"], "strategy taggers against the human labels", capability=C)
+table(
+    "preference_agreement",
+    ["metric"],
+    "how often each metric prefers the same system of a pair as the people do (Cohen's κ)",
+    capability=C,
+    columns=["kappa", "ci_low", "ci_high", "items"],
+)
+table(
+    "tagger_comparison",
+    ["tagger"],
+    "strategy taggers against the human labels",
+    capability=C,
+    columns=["sentences", "unparsed", "accuracy", "kappa"],
+)

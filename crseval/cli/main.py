@@ -237,19 +237,28 @@ def compare(
 
 @app.command()
 def metrics(fmt: Format = typer.Option(Format.table, "--format", help="Output format.")) -> None:
-    """List the registered metrics: name, capability, direction, parameters, description."""
+    """List the registered metrics: qualified name, column name, direction, scale, the tables that
+    hold it, parameters, description."""
     import pandas as pd
 
-    from crseval.core.registry import all_metrics
+    from crseval.core.glossary import declared_columns
+    from crseval.core.registry import all_metrics, all_tables
 
+    held: dict[str, list[str]] = {}
+    for name, spec in all_tables().items():
+        for c in declared_columns(spec).values():
+            if c is not None and c.metric:
+                held.setdefault(c.metric, []).append(name)
     emit(
         pd.DataFrame(
             [
                 {
-                    "metric": m.name,
+                    "metric": m.qualified,
+                    "column": m.name,
                     "label": m.display,
-                    "capability": m.capability,
                     "higher is better": m.higher_is_better,
+                    "scale": m.scale,
+                    "tables": ", ".join(held.get(m.qualified, [])),
                     "signature": m.signature(),
                     "description": m.description + (f" (note: {m.note})" if m.note else ""),
                 }

@@ -1,8 +1,22 @@
-"""The glossary of result-table columns: a label and a one-line description for every column a
-report shows — registered metrics from the registry, context columns (ids, counts, test statistics)
-from CONTEXT, and derived columns by suffix (CI ends, bands, p-values)."""
+"""What every result-table column means, read from its table's declaration.
 
-from crseval.core.registry import all_metrics
+A table (``crseval/core/registry.py: TableSpec``) declares its columns; each resolves here to a
+:class:`Column` — label, description, direction, scale, CI partners — from, in order: a metric named by
+qualified name (``judge.pearson``), a metric of the table's capability, a context column of
+:data:`CONTEXT` (ids, counts, test statistics), or a partner of a declared column by suffix (CI ends
+``X_lo``/``X_hi``, ``X_p``, ``X_band``). The report, the glossary, ``compare``, ``crseval metrics`` and
+the LaTeX/Markdown tables read columns through :func:`column`; :func:`undeclared` is what the run store
+checks every written table against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import Iterable
+
+from crseval.core.registry import METRICS, MetricSpec, TableSpec, all_metrics, get_table
 
 CONTEXT = {
     "ci_low": ("95 % CI low", "lower end of the 95 % bootstrap CI of the mean"),
@@ -310,6 +324,54 @@ CONTEXT = {
         "followed), mean over users of C(successes, k) / C(sessions, k)",
     ),
     "users": ("users", "simulated users (each met the CRS in several sessions)"),
+    "pearson_p": ("Pearson p", "p-value of the Pearson correlation"),
+    "spearman_p": ("Spearman p", "p-value of the Spearman correlation"),
+    "raters": ("raters", "who the raters are: people, judge panel members, or both"),
+    "file": ("file", "the file the row was read from"),
+    "in_scale": ("in scale", "the score lies on the scale the study declared"),
+    "n_judges": ("judges", "panel members averaged"),
+    "spearman_brown_icc": (
+        "reliability of the mean",
+        "Spearman–Brown reliability of the mean of n members, from their ICC(1)",
+    ),
+    "pearson_with_human": ("r with people", "Pearson r of the mean of n members with the people"),
+    "measure": ("measure", "what the row measures"),
+    "sentences": ("sentences", "labelled sentences the value is computed on"),
+    "texts": ("texts", "distinct sentence texts among them"),
+    "pairs": ("pairs", "sentence pairs scored"),
+    "same_strategy_pairs": ("same-strategy pairs", "pairs whose two sentences share a strategy"),
+    "published": ("published", "the value the study published"),
+    "reproduced": ("reproduced", "crseval's value on the study's logs"),
+    "abs_diff": ("|difference|", "absolute difference of published and reproduced"),
+    "worst_share": (
+        "worst share",
+        "share of turns answered with the worst system's response (the rest: the ideal's)",
+    ),
+    "ensemble": ("ensemble", "the LLM evaluators whose predictions are averaged"),
+    "size": ("size", "evaluators in the ensemble"),
+    "confused_1": ("most confused with", "the strategy the class is most often predicted as"),
+    "share_1": ("share", "share of the class's sentences predicted as it"),
+    "confused_2": ("next most confused with", "the second most frequent wrong prediction"),
+    "share_2": ("share", "share of the class's sentences predicted as it"),
+    "tagger": ("tagger", "strategy tagger (classifier or LLM prompt)"),
+    "unparsed": ("unparsed", "LLM answers that named no strategy (counted as wrong)"),
+    "backend": ("backend", "LLM backend (llamacpp, openai, scripted)"),
+    "requests": (
+        "requests",
+        "requests that reached the backend (retries included, cache hits not)",
+    ),
+    "cache_hits": ("cache hits", "answers served from the run's LLM cache"),
+    "cache_misses": ("cache misses", "prompts not in the cache"),
+    "retries": ("retries", "requests repeated after a transient error"),
+    "failures": ("failures", "requests that failed after every retry"),
+    "parse_failures": ("parse failures", "answers the parser could not read"),
+    "repairs": ("repairs", "answers read after a repair prompt"),
+    "prompt_tokens": ("prompt tokens", "tokens of the prompts sent"),
+    "completion_tokens": ("completion tokens", "tokens generated"),
+    "llm_seconds": ("LLM seconds", "seconds spent waiting for the LLM"),
+    "base_url": ("base URL", "the server of an OpenAI-compatible backend"),
+    "gguf": ("GGUF", "the embedded model's file"),
+    "n_ctx": ("context", "the embedded model's context window (tokens)"),
     **{
         f"act_{a}": (f"act: {a}", f"share of user turns whose rule-based dialogue act is {a}")
         for a in ("greeting", "question", "request", "feedback", "other")
@@ -317,24 +379,136 @@ CONTEXT = {
 }
 
 
-def describe(column: str) -> tuple[str, str]:
-    """(label, description) of a result-table column: a registered metric, a known context column, or a
-    derived one (``X_lo`` / ``X_hi`` CI ends, ``X_band``, ``X_anova``, ``X_p``)."""
-    metrics = all_metrics()
-    if column in metrics:
-        return metrics[column].display, metrics[column].description
-    if column in CONTEXT:
-        return CONTEXT[column]
-    for suffix, what in (
-        ("_lo", "lower end of the 95 % CI of"),
-        ("_hi", "upper end of the 95 % CI of"),
-        ("_band", "Koo & Li band of"),
-        ("_anova", "ANOVA (moment) estimate of"),
-        ("_p", "p-value of"),
-        ("_low", "lower end of the 95 % CI of"),
-        ("_high", "upper end of the 95 % CI of"),
-    ):
-        if column.endswith(suffix) and column[: -len(suffix)]:
-            base_label = describe(column[: -len(suffix)])[0]
+# derived columns: suffix → what it is of the column it qualifies ("_low"/"_high": older spelling)
+PARTNERS = (
+    ("_ci_low", "lower end of the 95 % CI of"),
+    ("_ci_high", "upper end of the 95 % CI of"),
+    ("_lo", "lower end of the 95 % CI of"),
+    ("_hi", "upper end of the 95 % CI of"),
+    ("_low", "lower end of the 95 % CI of"),
+    ("_high", "upper end of the 95 % CI of"),
+    ("_p", "p-value of"),
+    ("_band", "Koo & Li band of"),
+    ("_anova", "ANOVA (moment) estimate of"),
+)
+CI_ENDS = (("_lo", "_hi"), ("_low", "_high"), ("_ci_low", "_ci_high"))
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    label: str
+    description: str
+    higher_is_better: bool | None = None  # None: context, a count, a CI end
+    metric: str = ""  # the qualified metric it holds, if it holds one
+    scale: str = ""
+    ci: tuple[str, str] | None = None  # its declared CI ends (low, high) in the same table
+
+
+def _from_metric(name: str, m: MetricSpec) -> Column:
+    return Column(name, m.display, m.description, m.higher_is_better, m.qualified, m.scale)
+
+
+def _meaning(entry: str, capability: str) -> Column | None:
+    """The column a table declaration's entry names, or None if nothing defines it. An entry is a
+    column name, a qualified metric (its column keeps the metric's name) or ``column=qualified``."""
+    name, _, qualified = entry.partition("=")
+    if qualified:
+        return _from_metric(name, METRICS[qualified]) if qualified in METRICS else None
+    if entry in METRICS:  # a qualified name: another capability's metric, under its own name
+        return _from_metric(METRICS[entry].name, METRICS[entry])
+    own = METRICS.get(f"{capability}.{entry}")
+    if own is not None:
+        return _from_metric(entry, own)
+    if entry in CONTEXT:
+        return Column(entry, *CONTEXT[entry])
+    return None
+
+
+def _partner(name: str, known: dict[str, Column]) -> Column | None:
+    """A CI end or p-value of a declared column (or of a context quantity such as ``difference``)."""
+    for suffix, what in PARTNERS:
+        stem = name[: -len(suffix)] if name.endswith(suffix) else ""
+        base = known.get(stem) or (Column(stem, *CONTEXT[stem]) if stem in CONTEXT else None)
+        if base is not None:
+            return Column(name, f"{base.label} {suffix.strip('_')}", f"{what} {base.label}")
+    return None
+
+
+def declared_columns(spec: TableSpec) -> dict[str, Column | None]:
+    """Every entry of a table's declaration and what it resolves to (None: defined nowhere)."""
+    all_metrics()
+    return _declared(spec, len(METRICS))
+
+
+@lru_cache(maxsize=None)
+def _declared(spec: TableSpec, _n_metrics: int) -> dict[str, Column | None]:
+    entries = [*spec.ids, *spec.columns]
+    known: dict[str, Column] = {}
+    for e in entries:
+        meaning = _meaning(e, spec.capability)
+        if meaning is not None:
+            known[meaning.name] = meaning
+    out: dict[str, Column | None] = {}
+    for e in entries:
+        c = _meaning(e, spec.capability) or _partner(e, known)
+        if c is not None:
+            ends = [(c.name + lo, c.name + hi) for lo, hi in CI_ENDS]
+            ci = next((pair for pair in ends if set(pair) <= {*entries}), None)
+            c = Column(**{**c.__dict__, "ci": ci}) if ci else c
+        out[e] = c
+    return out
+
+
+def column(table: str, name: str) -> Column | None:
+    """What column ``name`` of ``table`` means, by the table's declaration; None where the table does
+    not declare it (a ``dynamic`` pattern declares the names it matches)."""
+    spec = get_table(table)
+    if spec is None:
+        return None
+    declared = {c.name: c for c in declared_columns(spec).values() if c is not None}
+    if name in declared:
+        return declared[name]
+    text = next((t for pattern, t in spec.dynamic if fnmatchcase(name, pattern)), None)
+    return Column(name, name, text) if text is not None else None
+
+
+def undeclared(table: str, columns: Iterable[str]) -> str:
+    """Why ``columns`` do not fit ``table``'s declaration ("" when they do)."""
+    if get_table(table) is None:
+        return f"table {table!r} is not declared in the registry"
+    missing = [str(c) for c in columns if column(table, str(c)) is None]
+    return f"table {table!r} does not declare column(s) {', '.join(missing)}" if missing else ""
+
+
+def metric_columns(table: str | None, columns: Iterable[str]) -> list[str]:
+    """The columns that hold a metric with a direction (counts, CI ends and context left out): by the
+    table's declaration; for an undeclared table, by metric name where only one capability has it."""
+    out = []
+    for c in columns:
+        meaning = column(table, c) if table else None
+        if meaning is None and (table is None or get_table(table) is None):
+            found = [m for m in all_metrics().values() if m.name == c]
+            meaning = _from_metric(c, found[0]) if len(found) == 1 else None
+        if meaning is not None and meaning.metric and meaning.higher_is_better is not None:
+            out.append(c)
+    return out
+
+
+def describe(name: str, table: str | None = None) -> tuple[str, str]:
+    """(label, description) of a column: by its table's declaration where the table is given and
+    declares it; otherwise by name alone — a metric only one capability has, a context column, or a
+    partner of either by suffix."""
+    meaning = column(table, name) if table else None
+    if meaning is not None:
+        return meaning.label, meaning.description
+    found = [m for m in all_metrics().values() if m.name == name]
+    if len(found) == 1:
+        return found[0].display, found[0].description
+    if name in CONTEXT:
+        return CONTEXT[name]
+    for suffix, what in PARTNERS:
+        if name.endswith(suffix) and name[: -len(suffix)]:
+            base_label = describe(name[: -len(suffix)])[0]
             return f"{base_label} {suffix.strip('_')}", f"{what} {base_label}"
-    return column, ""
+    return name, ""

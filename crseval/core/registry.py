@@ -21,7 +21,7 @@ from crseval.core.errors import CrsevalError
 
 @dataclass(frozen=True)
 class MetricSpec:
-    name: str
+    name: str  # the column name in result tables
     description: str
     label: str = ""
     higher_is_better: bool | None = True  # None: a count or a quantity with no better direction
@@ -29,10 +29,16 @@ class MetricSpec:
     capability: str = "general"
     role: str = "metric"  # "metric", or a capability-specific role such as "baseline" / "evaluator"
     note: str = ""  # how the definition differs from the published one, if it does
+    scale: str = ""  # unit or range of the values ("−1…1", "1–5", "share 0–1", "count", "s")
 
     @property
     def display(self) -> str:
         return self.label or self.name
+
+    @property
+    def qualified(self) -> str:
+        """``<capability>.<name>``: unique across capabilities (``judge.pearson``, ``arena.pearson``)."""
+        return f"{self.capability}.{self.name}"
 
     def signature(self, **overrides: Any) -> str:
         params = {**self.params, **overrides}
@@ -42,8 +48,12 @@ class MetricSpec:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """A result table: ``ids`` identify a row (runs are paired on them); every other column that is a
-    registered metric holds metric values, the rest is context (text, labels, CI bounds)."""
+    """A result table: ``ids`` identify a row (runs are paired on them); ``columns`` are every other
+    column it may hold — a metric of its capability, a metric of another one by qualified name
+    (``judge.pearson``), a context column of the glossary, a CI or p-value partner of a declared column
+    (``X_lo``/``X_hi``, ``X_p``). ``dynamic`` maps a pattern (``* (calibrated)``) to what the columns
+    it matches hold, for columns named after data (aspects, dimensions, evaluators). A job that writes
+    a column its table does not declare is a bug (``crseval/core/glossary.py: undeclared``)."""
 
     name: str
     ids: tuple[str, ...]
@@ -52,9 +62,11 @@ class TableSpec:
     headline: tuple[
         str, ...
     ] = ()  # the columns a reader needs first (the rest stays one click away)
+    columns: tuple[str, ...] = ()
+    dynamic: tuple[tuple[str, str], ...] = ()  # (fnmatch pattern, description)
 
 
-METRICS: dict[str, MetricSpec] = {}
+METRICS: dict[str, MetricSpec] = {}  # by qualified name
 TABLES: dict[str, TableSpec] = {}
 
 CAPABILITY_MODULES = (
@@ -65,6 +77,7 @@ CAPABILITY_MODULES = (
     "crseval.serendipity.metrics",
     "crseval.arena.metrics",
     "crseval.dialogues.metrics",
+    "crseval.core.tables",
 )
 
 
@@ -78,13 +91,22 @@ def register_metric(
     role: str = "metric",
     note: str = "",
     params: dict[str, Any] | None = None,
+    scale: str = "",
 ) -> MetricSpec:
     spec = MetricSpec(
-        name, description, label, higher_is_better, dict(params or {}), capability, role, note
+        name,
+        description,
+        label,
+        higher_is_better,
+        dict(params or {}),
+        capability,
+        role,
+        note,
+        scale,
     )
-    if name in METRICS and METRICS[name] != spec:
-        raise CrsevalError(f"metric {name!r} registered twice with different definitions")
-    METRICS[name] = spec
+    if spec.qualified in METRICS and METRICS[spec.qualified] != spec:
+        raise CrsevalError(f"metric {spec.qualified!r} registered twice with different definitions")
+    METRICS[spec.qualified] = spec
     return spec
 
 
@@ -95,8 +117,20 @@ def register_table(
     *,
     capability: str = "general",
     headline: Iterable[str] = (),
+    columns: Iterable[str] = (),
+    dynamic: dict[str, str] | None = None,
 ) -> TableSpec:
-    spec = TableSpec(name, tuple(ids), description, capability, tuple(headline))
+    spec = TableSpec(
+        name,
+        tuple(ids),
+        description,
+        capability,
+        tuple(headline),
+        tuple(columns),
+        tuple((dynamic or {}).items()),
+    )
+    if name in TABLES and TABLES[name] != spec:
+        raise CrsevalError(f"table {name!r} registered twice with different declarations")
     TABLES[name] = spec
     return spec
 
@@ -117,16 +151,26 @@ def all_tables() -> dict[str, TableSpec]:
     return dict(sorted(TABLES.items()))
 
 
-def get_metric(name: str) -> MetricSpec:
-    if name not in METRICS:
-        _load()
-    if name not in METRICS:
+def _by_name(name: str) -> list[MetricSpec]:
+    _load()
+    if name in METRICS:
+        return [METRICS[name]]
+    return [m for m in METRICS.values() if m.name == name]
+
+
+def get_metric(name: str, capability: str | None = None) -> MetricSpec:
+    """A metric by qualified name, or by column name within a capability (or where only one
+    capability has it)."""
+    found = _by_name(f"{capability}.{name}" if capability else name) or (
+        [] if capability else _by_name(name)
+    )
+    if len(found) != 1:
         raise CrsevalError(
-            f"unknown metric {name!r}",
+            f"unknown metric {name!r}" if not found else f"metric name {name!r} is ambiguous",
             field="metric",
-            expected="one of " + ", ".join(sorted(METRICS)),
+            expected="one of " + ", ".join(sorted({m.qualified for m in found} or METRICS)),
         )
-    return METRICS[name]
+    return found[0]
 
 
 def get_table(name: str) -> TableSpec | None:
@@ -135,17 +179,12 @@ def get_table(name: str) -> TableSpec | None:
     return TABLES.get(name)
 
 
-def label(name: str) -> str:
-    """The display label of a registered metric (the name itself for anything else)."""
-    if name not in METRICS:
-        _load()
-    return METRICS[name].display if name in METRICS else name
-
-
-def metric_columns(columns: Iterable[str]) -> list[str]:
-    """The columns that are registered metrics with a direction (counts and context are left out)."""
-    _load()
-    return [c for c in columns if c in METRICS and METRICS[c].higher_is_better is not None]
+def label(name: str, capability: str | None = None) -> str:
+    """The display label of a metric (the name itself for anything else)."""
+    try:
+        return get_metric(name, capability).display
+    except CrsevalError:
+        return name
 
 
 def metrics_with(capability: str, role: str | None = None) -> list[str]:

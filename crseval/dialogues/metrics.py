@@ -101,6 +101,26 @@ table(
     "per system: dialogue means with 95 % t-intervals, coverage",
     capability=C,
     headline=["system", "dialogues", *HEAD, "coverage"],
+    columns=[
+        "dialogues",
+        "recommending_dialogues",
+        "recommendations",
+        *(
+            f"{m}{end}"
+            for m in (
+                "out_of_catalogue_rate",
+                "repetition_rate",
+                "novelty",
+                "genre_diversity",
+                "embedding_diversity",
+            )
+            for end in ("", "_low", "_high")
+        ),
+        "rejected_repeat_rate",
+        "distinct_items",
+        "first_rec_turn",
+        "coverage",
+    ],
 )
 table(
     "dialogue_metrics",
@@ -108,6 +128,24 @@ table(
     "per dialogue: recommendations, grounding, repetition, novelty, diversity",
     capability=C,
     headline=["system", "dialogue", *HEAD],
+    columns=[
+        "system",
+        "system_turns",
+        "recommendations",
+        "grounded",
+        "out_of_catalogue",
+        "repeated",
+        "rejected_repeats",
+        "novelty",
+        "genre_diversity",
+        "embedding_diversity",
+        "distinct_items",
+        "first_rec_turn",
+        "out_of_catalogue_rate",
+        "repetition_rate",
+        "rejected_repeat_rate",
+    ],
+    dynamic={"*": "a human label of the dialogue, as the data set names it"},
 )
 table(
     "dialogue_turns",
@@ -123,16 +161,41 @@ table(
         "repeated",
         "titles",
     ],
+    columns=[
+        "system",
+        "position",
+        "recommendations",
+        "grounded",
+        "out_of_catalogue",
+        "repeated",
+        "rejected_repeats",
+        "item_ids",
+        "titles",
+    ],
 )
 table(
     "dialogue_matcher",
     ["reading"],
     "the title matcher's precision and recall on labelled mentions",
     capability=C,
+    columns=[
+        "data",
+        "mentions",
+        "in_catalogue",
+        "found",
+        "correct",
+        "fuzzy",
+        "ambiguous",
+        "matcher_precision",
+        "matcher_recall",
+        "false_out_of_catalogue",
+        "utterances",
+    ],
 )
 table(
     "dialogue_label_correlation",
     ["level", "aspect", "metric"],
     "each metric against each human label (Spearman)",
     capability=C,
+    columns=["n", "spearman_rho", "spearman_rho_lo", "spearman_rho_hi", "p", "p_holm"],
 )

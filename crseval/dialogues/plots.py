@@ -28,7 +28,7 @@ def plot_systems(systems: pd.DataFrame, path: Path) -> Path:
         ax.errorbar(
             np.nan_to_num(v), y, xerr=err, fmt="o", color=OKABE_ITO[k % len(OKABE_ITO)], capsize=2
         )
-        ax.set_title(label(m), fontsize=9)
+        ax.set_title(label(m, "dialogues"), fontsize=9)
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(y, t["system"])
     axes[0].invert_yaxis()

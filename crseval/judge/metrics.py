@@ -73,60 +73,168 @@ metric(
     capability=C,
 )
 
+metric(
+    "mae",
+    "Mean absolute error of the calibrated judge's out-of-fold predictions on the human scale",
+    label="MAE",
+    capability=C,
+    higher_is_better=False,
+    scale="points of the human scale",
+)
+metric(
+    "rmse",
+    "Root mean squared error of the calibrated judge's out-of-fold predictions on the human scale",
+    label="RMSE",
+    capability=C,
+    higher_is_better=False,
+    scale="points of the human scale",
+)
+
+# the columns of every table that correlates a judge with the people (meta_eval.py: agreement)
+AGREEMENT = [
+    "level",
+    "n",
+    "failed",
+    "pearson",
+    "pearson_lo",
+    "pearson_hi",
+    "spearman",
+    "spearman_lo",
+    "spearman_hi",
+    "spearman_p",
+    "kendall",
+    "kendall_lo",
+    "kendall_hi",
+    "partial_length",
+    "partial_length_lo",
+    "partial_length_hi",
+]
+PAIRED = ["n", "pearson_difference", "difference_lo", "difference_hi", "p_value"]
+
 table(
     "meta_eval",
     ["aspect", "judge"],
     "per aspect and judge: correlation with the human labels, with CIs",
     capability=C,
+    columns=AGREEMENT,
 )
 table(
     "judge_item_scores",
     ["item", "aspect", "judge"],
     "per item, aspect and judge: score next to the human label",
     capability=C,
+    columns=["score", "failed", "human", "length"],
 )
-table("judge_scores", ["dialogue"], "the demo's judge score per sample dialogue", capability=C)
+table(
+    "judge_scores",
+    ["dialogue"],
+    "the demo's judge score per sample dialogue",
+    capability=C,
+    columns=["llm_overall", "outcome", "method", "error", "human_satisfaction"],
+)
+table(
+    "judge_summary",
+    ["group"],
+    "the demo judge's mean score per outcome group, with a 95 % bootstrap CI",
+    capability=C,
+    columns=["n", "mean", "ci_low", "ci_high"],
+)
+table(
+    "judge_agreement",
+    ["judge", "aspect"],
+    "the demo judge against the human labels",
+    capability=C,
+    columns=[
+        "n",
+        "with",
+        "pearson",
+        "pearson_lo",
+        "pearson_hi",
+        "pearson_p",
+        "spearman",
+        "spearman_lo",
+        "spearman_hi",
+        "spearman_p",
+    ],
+)
 table(
     "judge_paired_tests",
     ["aspect", "judge", "versus"],
     "paired bootstrap tests of the difference in Pearson r",
     capability=C,
+    columns=PAIRED,
 )
 table(
     "judge_within_system",
     ["aspect", "judge", "system"],
     "agreement within each CRS system",
     capability=C,
+    columns=["n", "pearson", "spearman", "mean_score", "mean_human"],
 )
-table("judge_system_level", ["aspect", "judge"], "agreement of per-system means", capability=C)
-table("judge_panel_gain", ["aspect"], "the panel mean against its best member", capability=C)
+table(
+    "judge_system_level",
+    ["aspect", "judge"],
+    "agreement of per-system means",
+    capability=C,
+    columns=[
+        "systems",
+        "pearson",
+        "pearson_lo",
+        "pearson_hi",
+        "spearman",
+        "spearman_lo",
+        "spearman_hi",
+        "kendall",
+        "kendall_lo",
+        "kendall_hi",
+    ],
+)
+table(
+    "judge_panel_gain",
+    ["aspect"],
+    "the panel mean against its best member",
+    capability=C,
+    columns=["best_member", "best_member_pearson", "panel_pearson", "panel_gain"],
+)
+table(
+    "judge_mean_of_n",
+    ["aspect", "n_judges"],
+    "the mean of n panel members: its Spearman–Brown reliability and its Pearson r with people",
+    capability=C,
+    columns=["spearman_brown_icc", "pearson_with_human"],
+)
 table(
     "judge_fit_cv",
     ["data", "aspect", "judge"],
     "out-of-fold agreement of every judge design (nested grouped CV)",
     capability=C,
+    columns=AGREEMENT,
 )
 table(
     "judge_fit_paired_tests",
     ["data", "aspect", "judge", "versus"],
     "paired tests between judge designs",
     capability=C,
+    columns=PAIRED,
 )
 table(
     "judge_fit_errors",
     ["aspect", "judge"],
     "out-of-fold calibration errors on the human scale",
     capability=C,
+    columns=["mae", "rmse", "scale"],
 )
 table(
     "judge_coefficients",
     ["aspect", "feature"],
     "the calibrated judge's standardised coefficients",
     capability=C,
+    columns=["coefficient", "alpha"],
 )
 table(
     "judge_transfer",
     ["test_data", "aspect", "judge"],
     "the fitted judge on sets it never saw",
     capability=C,
+    columns=AGREEMENT,
 )

@@ -58,11 +58,44 @@ metric(
     higher_is_better=None,
 )
 
+# what a reliability table holds per dimension (reliability/analysis.py: reliability_table)
+ESTIMATES = [
+    "n_items",
+    "n_raters",
+    "n_ratings",
+    "k",
+    "icc1",
+    "icc1_anova",
+    "icc1_k",
+    "icc1_k_anova",
+    "var_item",
+    "var_rater",
+    "var_resid",
+    "rel_single",
+    "rel_k",
+    "alpha_ordinal",
+    "alpha_interval",
+    "interpretation",
+    "icc1_band",
+    "icc1_k_band",
+    "rel_single_band",
+    "alpha_ordinal_band",
+]
+
 table(
     "reliability",
     ["dimension"],
     "Reliability per rating dimension, sorted by Rel_k",
     capability=C,
+    columns=[
+        *ESTIMATES,
+        "rel_single_lo",
+        "rel_single_hi",
+        "rel_k_lo",
+        "rel_k_hi",
+        "alpha_ordinal_lo",
+        "alpha_ordinal_hi",
+    ],
     headline=[
         "n_items",
         "n_raters",
@@ -76,4 +109,62 @@ table(
         "alpha_ordinal",
         "interpretation",
     ],
+)
+table(
+    "reliability_qc",
+    [],
+    "what quality control kept: items, raters and ratings retained, raters per item",
+    capability=C,
+    columns=[
+        "gold items excluded",
+        "raters flagged",
+        "raters retained",
+        "items retained",
+        "ratings retained",
+        "raters per item (min)",
+        "raters per item (max)",
+        "harmonic mean k",
+    ],
+)
+table(
+    "reliability_flagged_raters",
+    ["rater"],
+    "raters quality control flagged, and why",
+    capability=C,
+    columns=["reason"],
+)
+table(
+    "reliability_raters_per_item",
+    ["raters per item"],
+    "how many items have each number of raters",
+    capability=C,
+    columns=["items"],
+)
+table(
+    "reliability_correlations",
+    ["dimension"],
+    "correlations between the rating dimensions (one column per dimension)",
+    capability=C,
+    dynamic={"*": "Spearman correlation of the row's dimension with this one (per-item means)"},
+)
+table(
+    "reliability_clusters",
+    ["dimension"],
+    "Ward clusters of the dimensions on the correlation distance",
+    capability=C,
+    columns=["cluster"],
+)
+table(
+    "judge_panel_reliability",
+    ["dimension"],
+    "the judge panel's members as raters of the same items: their agreement",
+    capability=C,
+    columns=[*ESTIMATES, "degenerate"],
+)
+table(
+    "humans_and_judges_reliability",
+    ["dimension"],
+    "people and judge panel members together as raters of the same items",
+    capability=C,
+    columns=[*ESTIMATES, "raters"],
 )

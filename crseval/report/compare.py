@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.core.registry import all_tables, get_metric, get_table, label, metric_columns
+from crseval.core.glossary import column, describe, metric_columns
+from crseval.core.registry import all_tables, get_table
 from crseval.runs.view import Run
 from crseval.stats.bootstrap import bootstrap_ci
 from crseval.stats.tests import anova_tukey, paired_or_welch
@@ -39,12 +40,13 @@ def shared_tables(runs: Sequence[Run]) -> list[str]:
     shared = [
         t
         for t in tables
-        if all(t in r.tables for r in runs) and metric_columns(runs[0].tables[t].columns)
+        if all(t in r.tables for r in runs) and metric_columns(t, runs[0].tables[t].columns)
     ]
     return sorted(shared, key=lambda t: not tables[t].ids)
 
 
 def _columns(
+    table: str,
     frames: list[pd.DataFrame],
     names: list[str],
     ids: list[str],
@@ -52,7 +54,7 @@ def _columns(
     dropped: list[str],
 ) -> list[str]:
     shared = [c for c in frames[0].columns if c not in ids and all(c in f for f in frames)]
-    candidates = list(wanted) if wanted else metric_columns(shared)
+    candidates = list(wanted) if wanted else metric_columns(table, shared)
     if not wanted:
         dropped += [
             f"{c}: not a registered metric (context or a CI bound)"
@@ -65,7 +67,7 @@ def _columns(
             raise CrsevalError(
                 f"metric {c!r} is not a column shared by all runs",
                 field="--metrics",
-                expected="one of " + ", ".join(metric_columns(shared)),
+                expected="one of " + ", ".join(metric_columns(table, shared)),
             )
         bad = [n for n, f in zip(names, frames) if not pd.api.types.is_numeric_dtype(f[c])]
         if bad:
@@ -76,6 +78,7 @@ def _columns(
 
 
 def _row(
+    table: str,
     metric: str,
     samples: list[np.ndarray],
     frames: list[pd.DataFrame],
@@ -83,11 +86,11 @@ def _row(
     ids: list[str],
     seed: int,
 ) -> dict:
-    spec = get_metric(metric) if metric in metric_columns([metric]) else None
+    meaning = column(table, metric)
     row = {
         "metric": metric,
-        "label": label(metric),
-        "higher is better": spec.higher_is_better if spec else None,
+        "label": describe(metric, table)[0],
+        "higher is better": meaning.higher_is_better if meaning else None,
     }
     for name, x in zip(names, samples):
         est, lo, hi = bootstrap_ci(x, seed=seed)
@@ -155,8 +158,11 @@ def compare(
     dropped: list[str] = (
         [] if spec else [f"table {table!r} is not registered: no id columns, items not paired"]
     )
-    cols = _columns(frames, names, ids, metrics, dropped)
-    rows = [_row(m, [f[m].to_numpy(float) for f in frames], frames, names, ids, seed) for m in cols]
+    cols = _columns(table, frames, names, ids, metrics, dropped)
+    rows = [
+        _row(table, m, [f[m].to_numpy(float) for f in frames], frames, names, ids, seed)
+        for m in cols
+    ]
     return Comparison(pd.DataFrame(rows), names, table, dropped)
 
 

@@ -55,7 +55,13 @@ class _Doc:
 
     def __init__(self) -> None:
         self.figures = self.tables = 0
-        self.columns: dict[str, None] = {}
+        self.columns: dict[tuple[str, str, str], None] = {}  # (column, label, description)
+
+    def head(self, column: object, table: str | None) -> str:
+        """A column head: the label its table's declaration gives, the name as a tooltip."""
+        label, text = describe(str(column), table)
+        self.columns[(str(column), label, text)] = None
+        return f"<th title='{esc(column)}'>{esc(label)}</th>"
 
 
 def _sentence(text: str) -> str:
@@ -75,11 +81,11 @@ def html_table(
     max_rows: int = MAX_ROWS,
     highlight: str | None = None,
     doc: _Doc | None = None,
+    table: str | None = None,
 ) -> str:
     shown = df.head(max_rows)
-    if doc is not None:
-        doc.columns.update(dict.fromkeys(map(str, shown.columns)))
-    head = "".join(f"<th title='{esc(c)}'>{esc(describe(str(c))[0])}</th>" for c in shown.columns)
+    doc = doc or _Doc()
+    head = "".join(doc.head(c, table) for c in shown.columns)
     rows = []
     for rec in shown.itertuples(index=False):
         marked = highlight is not None and str(getattr(rec, highlight, "") or "").strip() not in (
@@ -100,12 +106,10 @@ def html_table(
     )
 
 
-def _pairs(df: pd.DataFrame, doc: _Doc) -> str:
+def _pairs(df: pd.DataFrame, doc: _Doc, table: str) -> str:
     """A one-row table as label / value pairs (a wide row does not fit a page)."""
-    doc.columns.update(dict.fromkeys(map(str, df.columns)))
     rows = "".join(
-        f"<tr><th title='{esc(c)}'>{esc(describe(str(c))[0])}</th>{_cell(v)}</tr>"
-        for c, v in zip(df.columns, df.iloc[0])
+        f"<tr>{doc.head(c, table)}{_cell(v)}</tr>" for c, v in zip(df.columns, df.iloc[0])
     )
     return f"<table><tbody>{rows}</tbody></table>"
 
@@ -141,12 +145,12 @@ def _table_block(store: RunStore, name: str, caption: str | None, open_: bool, d
     caption = caption or _sentence(spec.description if spec else name.replace("_", " "))
     summary = f"Table {doc.tables}. {esc(caption)} <span class='muted'>({len(df)} rows; {esc(name)}.csv)</span>"
     if len(df) == 1 and len(df.columns) > 4:
-        body = _pairs(df, doc)
+        body = _pairs(df, doc, name)
     else:
         first, rest = _split(name, df)
-        body = html_table(df[first], doc=doc)
+        body = html_table(df[first], doc=doc, table=name)
         if rest:
-            body += f"<details><summary>all {len(df.columns)} columns</summary>{html_table(df, doc=doc)}</details>"
+            body += f"<details><summary>all {len(df.columns)} columns</summary>{html_table(df, doc=doc, table=name)}</details>"
     return f"<details{' open' if open_ else ''}><summary>{summary}</summary>{body}</details>"
 
 
@@ -220,7 +224,11 @@ def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
     def block(d: pd.DataFrame, depth: int, where: pd.DataFrame) -> str:
         if depth == len(levels):
             return html_table(
-                where[shown_cols], max_rows=200, highlight=hl if hl in where else None, doc=doc
+                where[shown_cols],
+                max_rows=200,
+                highlight=hl if hl in where else None,
+                doc=doc,
+                table=drill["table"],
             )
         out, groups = [], list(d.groupby(levels[depth], sort=False))
         for key, sub in groups[:MAX_GROUPS]:
@@ -240,7 +248,7 @@ def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
 
 
 def _glossary(doc: _Doc) -> str:
-    rows = [(c, *describe(c)) for c in doc.columns]
+    rows = list(doc.columns)
     items = "".join(
         f"<dt>{esc(label)} <code>{esc(c)}</code></dt><dd>{esc(text or 'as named')}</dd>"
         for c, label, text in sorted(rows, key=lambda r: r[1].lower())

@@ -64,14 +64,16 @@ def _tex(text: object) -> object:
 
 def _shown(name: str, df: pd.DataFrame) -> pd.DataFrame:
     if len(df) == 1 and len(df.columns) > 4:
-        return pd.DataFrame({"": [describe(c)[0] for c in df.columns], "value": list(df.iloc[0])})
+        return pd.DataFrame(
+            {"": [describe(c, name)[0] for c in df.columns], "value": list(df.iloc[0])}
+        )
     spec = get_table(name)
     cols = (
         [c for c in (*spec.ids, *spec.headline) if c in df]
         if spec and spec.headline
         else list(df.columns[:MAX_COLUMNS])
     )
-    return df[cols].rename(columns=lambda c: describe(c)[0])
+    return df[cols].rename(columns=lambda c: describe(c, name)[0])
 
 
 def _cell(v: object) -> object:

@@ -22,6 +22,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
+from crseval.core.glossary import undeclared
 from crseval.core.signature import format_signature
 from crseval.runs.formats import latex_table, markdown_table
 from crseval.runs.provenance import identity
@@ -226,6 +227,7 @@ class RunStore:
     def write_table(self, name: str, df: pd.DataFrame) -> Path:
         """CSV and Parquet side by side under tables/."""
         csv_path = self.writable(LAYOUT["tables"], f"{name}.csv")
+        self._check_declared(name, df)
         df.to_csv(csv_path, index=False)
         df.to_parquet(csv_path.with_suffix(".parquet"), index=False)
         return csv_path
@@ -240,6 +242,8 @@ class RunStore:
         writer = None
         try:
             for k, df in enumerate(parts):
+                if k == 0:
+                    self._check_declared(name, df)
                 df.to_csv(csv_path, index=False, header=k == 0, mode="w" if k == 0 else "a")
                 table = pa.Table.from_pandas(df, preserve_index=False)
                 if writer is None:
@@ -249,6 +253,16 @@ class RunStore:
             if writer is not None:
                 writer.close()
         return csv_path
+
+    def _check_declared(self, name: str, df: pd.DataFrame) -> None:
+        """Every table a job writes is declared with all its columns (``crseval/*/metrics.py``): a
+        column no declaration explains is a bug — an error where ``CRSEVAL_STRICT_TABLES`` is set (the
+        test suite sets it), a run.log warning otherwise (a user's finished work is still written)."""
+        problem = undeclared(name, df.columns)
+        if problem and os.environ.get("CRSEVAL_STRICT_TABLES"):
+            raise CrsevalError(problem, fix="declare it in the capability's metrics.py")
+        if problem:
+            self.log(f"warning: {problem}")
 
     def write_paper_table(self, name: str, df: pd.DataFrame) -> Path:
         """Markdown and booktabs LaTeX copies of a (rounded, headline) table under tables/."""

@@ -101,17 +101,55 @@ metric(
     higher_is_better=False,
 )
 
+# what every evaluator-comparison table holds per evaluator (serendipity/meta.py: meta_table)
+META_COLUMNS = [
+    "n",
+    "excluded",
+    "pearson_%",
+    "pearson_%_lo",
+    "pearson_%_hi",
+    "p_pearson",
+    "mae",
+    "mae_lo",
+    "mae_hi",
+    "rmse",
+    "rmse_lo",
+    "rmse_hi",
+    "n_same",
+    "pearson_%_same",
+    "rank",
+    "vs_best_baseline",
+    "p_abs_error",
+    "p_t_abs_error",
+    "significant",
+]
 table(
     "serendipity_meta_eval",
     ["evaluator"],
     "per evaluator: Pearson, MAE and RMSE with CIs",
     capability=C,
+    columns=META_COLUMNS,
 )
 table(
     "serendipity_answers",
     ["user", "item"],
     "per answer: ground truth and every evaluator's prediction",
     capability=C,
+    columns=[
+        "ground_truth",
+        *("random", "sog", "snpr", "purs", "desr", "llm", "llm-fewshot", "calibrated"),
+    ],
+    dynamic={
+        "import:*": "predictions imported from a file, 1–5",
+        "import-run:*": "predictions imported from another run, 1–5",
+    },
+)
+table(
+    "serendipity_ensembles",
+    ["ensemble"],
+    "ensembles of LLM evaluators (their predictions averaged per answer)",
+    capability=C,
+    columns=["size", "n", "pearson_%", "mae", "rmse"],
 )
 
 # the SerenEva reproduction's prompt evaluators (crseval serendipity reproduce; see serendipity/prompts.py)
@@ -151,18 +189,21 @@ table(
     "the SerenEva paper's Table 2: every evaluator on the same "
     "answers, Pearson with p-value, MAE, RMSE with CIs, tests against the best baseline",
     capability=C,
+    columns=META_COLUMNS,
 )
 table(
     "serendipity_history_k",
     ["dataset", "history_k"],
     "the zero-shot evaluator's Pearson per history length",
     capability=C,
+    columns=["n", "pearson_%", "pearson_%_lo", "pearson_%_hi"],
 )
 table(
     "serendipity_aux",
     ["dataset", "setting"],
     "the zero-shot evaluator with one auxiliary line at a time",
     capability=C,
+    columns=["n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae"],
 )
 table(
     "serendipity_by_item",
@@ -170,10 +211,12 @@ table(
     "the zero-shot evaluator's Pearson per tercile of "
     "item popularity and genre distance to the history",
     capability=C,
+    columns=["n", "pearson_%", "pearson_%_lo", "pearson_%_hi"],
 )
 table(
     "serendipity_ensemble_size",
     ["dataset", "ensemble_size"],
     "mean / min / max Pearson over every subset of m LLM evaluators",
     capability=C,
+    columns=["subsets", "pearson_%", "pearson_%_min", "pearson_%_max"],
 )

@@ -153,7 +153,7 @@ def _every_report_column_is_described(run):
         (n, c)
         for n in names
         for c in pd.read_csv(run / "tables" / f"{n}.csv").columns
-        if not describe(c)[1]
+        if not describe(c, n)[1]
     }
     assert not undescribed
     assert all(caption for s in sections for _, caption in entries(s, "figures"))
@@ -162,7 +162,12 @@ def _every_report_column_is_described(run):
 def test_metrics_are_listed_from_the_registry():
     rows = json.loads(crseval("metrics", "--format", "json").stdout)
     names = {r["metric"] for r in rows}
-    assert {"icc1", "icc1_k", "rel_k", "rel_single", "alpha_ordinal", "alpha_interval"} <= names
+    reliability = {"icc1", "icc1_k", "rel_k", "rel_single", "alpha_ordinal", "alpha_interval"}
+    assert {f"reliability.{m}" for m in reliability} <= names
+    # qualified names keep two capabilities' `pearson` apart, each with the tables that hold it
+    by_name = {r["metric"]: r for r in rows}
+    assert "meta_eval" in by_name["judge.pearson"]["tables"]
+    assert by_name["arena.pearson"]["tables"] == "arena_agreement"
 
 
 def test_compare_writes_markdown_and_latex(tmp_path):

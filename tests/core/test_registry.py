@@ -8,7 +8,6 @@ from crseval.core.registry import (
     all_tables,
     get_metric,
     label,
-    metric_columns,
     metrics_with,
     register_metric,
 )
@@ -21,7 +20,7 @@ def test_registry_finds_metrics_by_name_with_parameters():
         assert spec.higher_is_better is False
         assert spec.signature() == "test.double(factor=2)"
     finally:
-        METRICS.pop("test.double")
+        METRICS.pop("general.test.double")
     with pytest.raises(CrsevalError, match="unknown metric"):
         get_metric("nope")
 
@@ -32,12 +31,12 @@ def test_a_name_registered_twice_differently_is_refused():
         with pytest.raises(CrsevalError, match="twice"):
             register_metric("test.once", "another meaning")
     finally:
-        METRICS.pop("test.once")
+        METRICS.pop("general.test.once")
 
 
 def test_every_capability_declares_its_metrics_and_tables():
     caps = {m.capability for m in all_metrics().values()}
-    assert {"behavior", "preference-shift", "reliability", "judge", "serendipity"} <= caps
+    assert {"behavior", "shift", "reliability", "judge", "serendipity"} <= caps
     assert {
         "behavior_turns",
         "shift_sessions",
@@ -50,9 +49,16 @@ def test_every_capability_declares_its_metrics_and_tables():
 def test_labels_and_directions_come_from_the_registry():
     assert label("explicit_ba") == "explicit BA (formula)"
     assert label("not-a-metric") == "not-a-metric"
-    assert get_metric("mae").higher_is_better is False
-    # counts and CI bounds are not metrics that can be compared
-    assert metric_columns(["tas", "turns", "pearson_lo", "dialogue"]) == ["tas"]
+    assert get_metric("serendipity.mae").higher_is_better is False
+
+
+def test_names_are_qualified_by_capability():
+    """Two capabilities may use the same column name; each is found by its qualified name."""
+    assert get_metric("judge.pearson").capability == "judge"
+    assert get_metric("pearson", "arena").qualified == "arena.pearson"
+    with pytest.raises(CrsevalError, match="ambiguous"):
+        get_metric("pearson")
+    assert label("pearson", "judge") == "Pearson r"
 
 
 def test_serendipity_evaluators_come_from_the_registry():

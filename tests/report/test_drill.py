@@ -1,9 +1,12 @@
 """The report's drill-down: labels over every row, full rows read only for the groups it shows."""
 
 import pandas as pd
+import pytest
 
 from crseval.report.html import MAX_GROUPS, write_report
 from crseval.runs import RunStore
+
+pytestmark = pytest.mark.any_table  # made-up tables: no declaration check
 
 
 def test_drill_labels_use_every_row_and_rows_come_from_shown_groups(tmp_path):

@@ -1,0 +1,24 @@
+"""Tables no single capability owns (LLM usage), declared once like every other table."""
+
+from crseval.core.registry import register_table as table
+
+# what an LLM client reports (crseval/llm/client.py: usage), for the tables that show it
+LLM_USAGE = [
+    "backend",
+    "model",
+    "requests",
+    "cache_hits",
+    "cache_misses",
+    "retries",
+    "failures",
+    "parse_failures",
+    "repairs",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_seconds",
+    "base_url",
+    "gguf",
+    "n_ctx",
+]
+
+table("llm_usage", [], "LLM requests, cache hits, tokens and seconds of the run", columns=LLM_USAGE)
