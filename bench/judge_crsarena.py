@@ -37,6 +37,7 @@ from sklearn.preprocessing import StandardScaler
 
 from crseval.data.judged import load_judged, load_predictions
 from crseval.judge.features import transcript_features
+from crseval.runs.formats import markdown_table
 from crseval.stats.correlation import correlation_ci
 from crseval.text.embed import MiniLM
 
@@ -172,7 +173,7 @@ def main() -> int:
         rows += _llm_rows(a.llm, aspect, items, y, a.n_boot, systems)
     table = pd.DataFrame(rows)
     print(f"CRSArena-Eval, {n} dialogues, 5-fold CV grouped by {a.by} ({len(set(groups))} groups)")
-    print(table.to_markdown(index=False, floatfmt=".3f"))
+    print(markdown_table(table))
     return 0
 
 

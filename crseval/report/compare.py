@@ -20,6 +20,7 @@ import pandas as pd
 from crseval.core.errors import CrsevalError
 from crseval.core.glossary import column, describe, metric_columns
 from crseval.core.registry import all_tables, get_table
+from crseval.runs.formats import latex_table, markdown_table
 from crseval.runs.view import Run
 from crseval.stats.bootstrap import bootstrap_ci
 from crseval.stats.tests import anova_tukey, paired_or_welch
@@ -183,52 +184,24 @@ def _ranked(row: pd.Series, names: Sequence[str]) -> dict[str, int]:
     return out
 
 
+def _shown(c: Comparison) -> tuple[pd.DataFrame, dict[tuple[int, str], str]]:
+    """The comparison as the paper shows it — label, each run's mean, test, p — and which cells are a
+    unique best (bold) or, with three or more runs, a unique second best (underlined)."""
+    rows, marks = [], {}
+    for i, (_, r) in enumerate(c.table.iterrows()):
+        rows.append({"metric": r["label"], **{n: r[n] for n in c.names}, "test": r["test"]})
+        rows[-1]["p"] = f"{r['p']:.3g}"
+        for n, rank in _ranked(r, c.names).items():
+            if rank == 0 or len(c.names) > 2:
+                marks[(i, n)] = ("best", "second")[rank]
+    return pd.DataFrame(rows, columns=["metric", *c.names, "test", "p"]), marks
+
+
 def to_markdown(c: Comparison) -> str:
-    head = ["metric", *c.names, "test", "p"]
-    lines = [
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join(["---"] + [":---:"] * (len(head) - 1)) + "|",
-    ]
-    for _, r in c.table.iterrows():
-        rank = _ranked(r, c.names)
-        cells = []
-        for n in c.names:
-            v = f"{r[n]:.3f}"
-            cells.append(
-                f"**{v}**"
-                if rank.get(n) == 0
-                else f"<u>{v}</u>"
-                if rank.get(n) == 1 and len(c.names) > 2
-                else v
-            )
-        lines.append(f"| {r['label']} | " + " | ".join(cells) + f" | {r['test']} | {r['p']:.3g} |")
-    return "\n".join(lines)
+    shown, marks = _shown(c)
+    return markdown_table(shown, marks=marks)
 
 
 def to_latex(c: Comparison) -> str:
-    def esc(s: str) -> str:
-        return str(s).replace("_", r"\_").replace("%", r"\%").replace("&", r"\&")
-
-    lines = [
-        r"\begin{tabular}{l" + "c" * len(c.names) + "lr}",
-        r"\toprule",
-        " & ".join(["Metric", *map(esc, c.names), "Test", "$p$"]) + r" \\",
-        r"\midrule",
-    ]
-    for _, r in c.table.iterrows():
-        rank = _ranked(r, c.names)
-        cells = []
-        for n in c.names:
-            v = f"{r[n]:.3f}"
-            cells.append(
-                rf"\textbf{{{v}}}"
-                if rank.get(n) == 0
-                else rf"\underline{{{v}}}"
-                if rank.get(n) == 1 and len(c.names) > 2
-                else v
-            )
-        lines.append(
-            " & ".join([esc(r["label"]), *cells, esc(r["test"]), f"{r['p']:.3g}"]) + r" \\"
-        )
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines)
+    shown, marks = _shown(c)
+    return latex_table(shown, marks=marks)

@@ -10,7 +10,6 @@ as it is (pdflatex; checked in the tests where pdflatex is installed).
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -18,48 +17,12 @@ import pandas as pd
 
 from crseval.core.glossary import describe
 from crseval.core.registry import get_table
+from crseval.runs.formats import latex_table, tex
 from crseval.runs.store import RunStore, entries
 
 MAX_COLUMNS = 9
 MAX_ROWS = 30  # longer tables are per-row data, left to the CSV
 MAX_TEXT = 60  # characters of a text cell
-
-
-_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    # symbols the labels use, as math so that plain pdflatex typesets them
-    "α": r"$\alpha$",
-    "κ": r"$\kappa$",
-    "ρ": r"$\rho$",
-    "η": r"$\eta$",
-    "τ": r"$\tau$",
-    "σ": r"$\sigma$",
-    "²": r"$^2$",
-    "₁": r"$_1$",
-    "₂": r"$_2$",
-    "≥": r"$\geq$",
-    "≤": r"$\leq$",
-    "×": r"$\times$",
-    "−": r"$-$",
-    "≈": r"$\approx$",
-    "→": r"$\rightarrow$",
-    "…": r"\ldots{}",
-}
-_SPECIAL_RE = re.compile("|".join(re.escape(k) for k in _SPECIAL))
-
-
-def _tex(text: object) -> object:
-    """LaTeX-escape plain text in one pass (a replacement is never escaped again); non-text passes through."""
-    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text) if isinstance(text, str) else text
 
 
 def _shown(name: str, df: pd.DataFrame) -> pd.DataFrame:
@@ -76,19 +39,16 @@ def _shown(name: str, df: pd.DataFrame) -> pd.DataFrame:
     return df[cols].rename(columns=lambda c: describe(c, name)[0])
 
 
-def _cell(v: object) -> object:
-    if isinstance(v, str) and len(v) > MAX_TEXT:
-        v = v[: MAX_TEXT - 1] + "…"
-    return _tex(v)
+def _cut(v: object) -> object:
+    return v[: MAX_TEXT - 1] + "…" if isinstance(v, str) and len(v) > MAX_TEXT else v
 
 
 def table_tex(name: str, df: pd.DataFrame, caption: str) -> str:
     """One booktabs table, scaled down to the text width where it is wider."""
-    shown = _shown(name, df).map(_cell).rename(columns=_tex)
-    body = shown.to_latex(index=False, float_format="%.3f", escape=False, na_rep="--")
+    body = latex_table(_shown(name, df).map(_cut))
     return (
         "\\begin{table}[htbp]\n\\centering\n\\small\n\\fitwidth{%\n" + body + "}\n"
-        f"\\caption{{{_tex(caption)}}}\n\\label{{tab:{name}}}\n\\end{{table}}\n"
+        f"\\caption{{{tex(caption)}}}\n\\label{{tab:{name}}}\n\\end{{table}}\n"
     )
 
 
@@ -96,7 +56,7 @@ def figure_tex(name: str, caption: str) -> str:
     return (
         "\\begin{figure}[htbp]\n\\centering\n"
         + f"\\includegraphics[width=\\linewidth,height=.4\\textheight,keepaspectratio]{{{name}.pdf}}\n"
-        f"\\caption{{{_tex(caption)}}}\n\\label{{fig:{name}}}\n\\end{{figure}}\n"
+        f"\\caption{{{tex(caption)}}}\n\\label{{fig:{name}}}\n\\end{{figure}}\n"
     )
 
 
@@ -110,7 +70,7 @@ PREAMBLE = (
 
 def _section(store: RunStore, sec: dict, out: Path) -> list[str]:
     """The LaTeX of one report section: its figures (PDFs copied beside) and inputs of its tables."""
-    lines = [f"\\clearpage\n\\section{{{_tex(sec['title'])}}}\n"]  # a section's floats stay in it
+    lines = [f"\\clearpage\n\\section{{{tex(sec['title'])}}}\n"]  # a section's floats stay in it
     for name, caption in entries(sec, "figures"):
         pdf = store.path("figures", f"{name}.pdf")
         if pdf.exists():

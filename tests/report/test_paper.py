@@ -5,18 +5,10 @@ import subprocess
 import pandas as pd
 import pytest
 
-from crseval.report.paper import MAX_ROWS, _tex, table_tex, write_paper
+from crseval.report.paper import MAX_ROWS, table_tex, write_paper
 from crseval.runs import RunStore
 
 pytestmark = pytest.mark.any_table  # made-up tables: no declaration check
-
-
-def test_tex_escapes_in_one_pass():
-    assert (
-        _tex(r"a\b {x}_1 & 50% ~#$") == r"a\textbackslash{}b \{x\}\_1 \& 50\% \textasciitilde{}\#\$"
-    )
-    assert _tex("Spearman ρ ≥ .5, η²") == r"Spearman $\rho$ $\geq$ .5, $\eta$$^2$"
-    assert _tex(1.5) == 1.5
 
 
 def test_one_row_table_is_label_value_pairs():
