@@ -82,7 +82,7 @@ def main() -> int:
     for name, g in curve.groupby("metric", sort=False):
         cells = " ".join(f"{v:.3f}" for v in g["value"])
         rho = spearmanr(g["worst_share"], g["value"]).statistic
-        band = (g["ci_high"] - g["ci_low"]).mean()
+        band = (g["ci_hi"] - g["ci_lo"]).mean()
         print(f"{name:<22} ρ {rho:+.2f}  mean band width {band:.3f}  values 0→100 %: {cells}")
     print(
         f"\ncrseval behavior meta: {seconds:.0f} s; figure: {args.out / 'run' / 'figures' / 'quality_curve.png'}"

@@ -89,9 +89,7 @@ def main() -> None:
             f"paper design, {a.pairs} pairs ({a.pairs // 10} hard), final models + OOD: {t_paper / 60:.1f} min"
         )
         for r in ood_rows(paper):
-            print(
-                f"  {r['design']}: κ {r['kappa']:.3f} [{r['kappa_ci_low']:.3f}, {r['kappa_ci_high']:.3f}]"
-            )
+            print(f"  {r['design']}: κ {r['kappa']:.3f} [{r['kappa_lo']:.3f}, {r['kappa_hi']:.3f}]")
         if not a.skip_peer:
             t_peer, peer = command([a.data, "--ood", a.ood], Path(tmp) / "peer")
             print(
@@ -99,7 +97,7 @@ def main() -> None:
             )
             for r in ood_rows(peer):
                 print(
-                    f"  {r['design']}: κ {r['kappa']:.3f} [{r['kappa_ci_low']:.3f}, {r['kappa_ci_high']:.3f}]"
+                    f"  {r['design']}: κ {r['kappa']:.3f} [{r['kappa_lo']:.3f}, {r['kappa_hi']:.3f}]"
                 )
     rate = throughput(a.data)
     print(

@@ -136,9 +136,9 @@ def main() -> int:
     ce = cross_encoder_pairs_per_s(args.path)
     print(f"{'design':<88} {'frozen acc / κ':>15} {'tuned acc / κ [95 % CI]':>30}")
     for a, b in zip(frozen, tuned):
-        low = b.get("kappa_ci_low")
+        low = b.get("kappa_lo")
         ci = (
-            f" [{low:.3f}, {b['kappa_ci_high']:.3f}]"
+            f" [{low:.3f}, {b['kappa_hi']:.3f}]"
             if isinstance(low, float) and math.isfinite(low)
             else ""
         )

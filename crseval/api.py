@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any, Sequence
 
 import pandas as pd
@@ -22,24 +23,28 @@ from pydantic import BaseModel
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 
-JOBS = {
-    "behavior.train": "crseval.behavior.train_job:TRAIN",
-    "behavior.run": "crseval.behavior.job:RUN",
-    "behavior.tag": "crseval.behavior.job:TAG",
-    "behavior.meta": "crseval.behavior.job:META",
-    "behavior.eval": "crseval.behavior.reuse:EVAL",
-    "shift.run": "crseval.adaptation.job:RUN",
-    "shift.score": "crseval.adaptation.job:SCORE",
-    "shift.validate": "crseval.adaptation.validate:VALIDATE",
-    "judge.meta-eval": "crseval.judge.job:JOB",
-    "judge.fit": "crseval.judge.fit:JOB",
-    "reliability": "crseval.reliability.job:JOB",
-    "serendipity.meta-eval": "crseval.serendipity.job:JOB",
-    "serendipity.reproduce": "crseval.serendipity.reproduce:JOB",
-    "arena": "crseval.arena.job:JOB",
-    "dialogues.metrics": "crseval.dialogues.job:JOB",
-    "demo": "crseval.demo:JOB",
-}
+
+class _Jobs(Mapping):
+    """Job name → "module:ATTRIBUTE", from the capabilities' declarations (read on first use) and
+    the demo."""
+
+    def _all(self) -> dict[str, str]:
+        from crseval.core.capability import all_capabilities
+
+        jobs = {j: job.target for c in all_capabilities().values() for j, job in c.jobs.items()}
+        return {**jobs, "demo": "crseval.demo:JOB"}
+
+    def __getitem__(self, name: str) -> str:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+JOBS: Mapping[str, str] = _Jobs()
 
 
 def get_job(name: str) -> JobSpec:
@@ -72,6 +77,7 @@ def execute(
             k: v for k, v in store.read_json("signature.json").items() if k != "line"
         }
     result.report = write_report(store.root, job.report_title)
+    result.tables = load_run(store.root).tables  # read when asked for
     return result
 
 
@@ -143,14 +149,26 @@ def evaluate(
     **fields: Any,
 ) -> Result:
     """Run job ``job`` (see ``JOBS``). ``config``: the job's config model, a dict of its fields or a TOML
-    file; keyword ``fields`` override single fields. Returns the job's :class:`~crseval.core.job.Result`."""
+    file; keyword ``fields`` override single fields. Returns the job's :class:`~crseval.core.job.Result`
+    with every table in ``result.tables``. With ``out`` the run directory is kept there (resumable, with
+    its report); with ``out=None`` the job runs in a temporary folder that is removed afterwards —
+    nothing is left on disk, the tables come back in memory (``run_dir`` and ``report`` are None)."""
+    import tempfile
+
     from crseval.core.config import load_config, validate
 
     spec = get_job(job)
     if isinstance(config, (str, Path)):
         config = load_config(config, spec.config)
     values = config.model_dump() if isinstance(config, BaseModel) else dict(config or {})
-    return execute(spec, validate(spec.config, {**values, **fields}), out, progress)
+    validated = validate(spec.config, {**values, **fields})
+    if out is not None:
+        return execute(spec, validated, out, progress)
+    with tempfile.TemporaryDirectory(prefix="crseval-") as tmp:
+        result = execute(spec, validated, Path(tmp) / "run", progress)
+        result.tables = dict(result.tables)  # read before the folder goes
+    result.run_dir = result.report = None
+    return result
 
 
 def compare(

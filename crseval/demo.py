@@ -309,7 +309,7 @@ def _judge_tables(store: RunStore, sample, records: list[dict]) -> None:
         {
             "group": label,
             "n": len(grp),
-            **dict(zip(("mean", "ci_low", "ci_high"), bootstrap_ci(grp["llm_overall"]))),
+            **dict(zip(("mean", "ci_lo", "ci_hi"), bootstrap_ci(grp["llm_overall"]))),
         }
         for label, grp in [
             ("seeker accepted and liked the movie", ok[good]),

@@ -66,3 +66,25 @@ def test_compare_two_runs(tmp_path):
     table = crseval.compare([tmp_path / "a", tmp_path / "b"])
     assert "icc1" in set(table["metric"])
     assert "n_items" not in set(table["metric"])  # counts are context, not compared
+
+
+def test_evaluate_without_out_returns_every_table_and_leaves_nothing_on_disk(tmp_path, monkeypatch):
+    import tempfile
+
+    f = tmp_path / "r.csv"
+    f.write_text(RATINGS)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.chdir(tmp_path)
+    before = set(tmp_path.rglob("*"))
+    res = crseval.evaluate("reliability", ratings=f, item_col="item", rater_col="rater", n_boot=0)
+    assert res.run_dir is None and res.report is None
+    assert set(tmp_path.rglob("*")) == before  # no run directory, the temporary folder is gone
+    assert {"reliability", "reliability_qc"} <= set(res.tables)
+    kept = crseval.evaluate(
+        "reliability", ratings=f, item_col="item", rater_col="rater", n_boot=0, out=tmp_path / "run"
+    )
+    assert res.tables["reliability"].equals(
+        kept.tables["reliability"]
+    )  # the same numbers as a kept run

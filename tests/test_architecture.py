@@ -18,6 +18,30 @@ def test_layer_contract_is_kept():
     assert lint_imports(config_filename=str(ROOT / "pyproject.toml")) == 0
 
 
+def test_every_capability_sits_in_the_layer_it_declares():
+    """The import contract agrees with the capabilities' declarations (crseval/core/capability.py)."""
+    import tomllib
+
+    from crseval.core.capability import LAYERS, all_capabilities
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    assert len(contract["layers"]) == len(LAYERS)
+    placed = {
+        package.strip(): name
+        for name, line in zip(LAYERS, contract["layers"])
+        for package in line.split("|")
+    }
+    wrong = {
+        c.package: (c.layer, placed.get(c.package))
+        for c in all_capabilities().values()
+        if placed.get(c.package) != c.layer
+    }
+    assert not wrong, (
+        f"pyproject.toml layers disagree with the declarations (declared, found): {wrong}"
+    )
+
+
 def test_no_import_cycle_between_subpackages():
     grimp = pytest.importorskip("grimp")
     graph = grimp.build_graph("crseval")

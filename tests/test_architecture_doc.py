@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from crseval.api import JOBS
-from crseval.cli.main import GROUPS
+from crseval.core.capability import all_capabilities
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
@@ -27,6 +27,10 @@ def test_every_subpackage_job_and_cli_group_is_named():
         "a subpackage missing from the layer table"
     )
     assert not [j for j in JOBS if f"`{j}`" not in DOC], "a job missing from the rooms table"
-    assert not [g for g in GROUPS if f"`crseval/cli/{g}.py`" not in DOC], (
+    caps = all_capabilities().values()
+    assert not [c.name for c in caps if f"`crseval {c.name}`" not in DOC], (
         "a CLI group missing from the rooms table"
+    )
+    assert not [c.cli for c in caps if c.cli and f"`{c.cli.replace('.', '/')}.py`" not in DOC], (
+        "a group's hand-written commands missing from the rooms table"
     )

@@ -142,8 +142,8 @@ def model_metrics(
                     "model": model,
                     "metric": m,
                     "mean": est,
-                    "ci_low": lo,
-                    "ci_high": hi,
+                    "ci_lo": lo,
+                    "ci_hi": hi,
                     "n": int(np.isfinite(grp[m].to_numpy(float)).sum()),
                 }
             )
@@ -236,8 +236,8 @@ def following_validity(
                     "verified": v,
                     "n": len(d),
                     "pearson_r": r,
-                    "pearson_r_low": lo,
-                    "pearson_r_high": hi,
+                    "pearson_r_lo": lo,
+                    "pearson_r_hi": hi,
                     "spearman_rho": float(stats.spearmanr(d[m], d[v])[0]) if usable else np.nan,
                 }
             )
@@ -248,8 +248,8 @@ def following_validity(
             "verified",
             "n",
             "pearson_r",
-            "pearson_r_low",
-            "pearson_r_high",
+            "pearson_r_lo",
+            "pearson_r_hi",
             "spearman_rho",
         ],
     )
@@ -272,14 +272,12 @@ def pass_hat_k(sessions: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> 
                     "model": model,
                     "k_sessions": k,
                     "pass_k": est,
-                    "ci_low": lo,
-                    "ci_high": hi,
+                    "ci_lo": lo,
+                    "ci_hi": hi,
                     "users": len(values),
                 }
             )
-    return pd.DataFrame(
-        rows, columns=["model", "k_sessions", "pass_k", "ci_low", "ci_high", "users"]
-    )
+    return pd.DataFrame(rows, columns=["model", "k_sessions", "pass_k", "ci_lo", "ci_hi", "users"])
 
 
 # ---- figures ----------------------------------------------------------------------------------
@@ -291,7 +289,7 @@ def plot_metric_bars(mm: pd.DataFrame, metrics: Sequence[str], path, title: str)
     fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
     for ax, m in zip(axes.flat, metrics):
         d = mm[mm["metric"] == m].set_index("model").reindex(models)
-        v, lo, hi = (d[c].to_numpy(float) for c in ("mean", "ci_low", "ci_high"))
+        v, lo, hi = (d[c].to_numpy(float) for c in ("mean", "ci_lo", "ci_hi"))
         colors = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(models))]
         for i in range(len(models)):
             if not np.isfinite(v[i]):  # no value: say so instead of drawing a zero bar
@@ -380,7 +378,7 @@ def wide_metrics(mm: pd.DataFrame) -> pd.DataFrame:
     """Model × metric, each cell 'mean [low, high]' (the paper table; model_metrics keeps the numbers)."""
     cell = [
         f"{m:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) else "")
-        for m, lo, hi in zip(mm["mean"], mm["ci_low"], mm["ci_high"])
+        for m, lo, hi in zip(mm["mean"], mm["ci_lo"], mm["ci_hi"])
     ]
     wide = mm.assign(cell=cell).pivot(index="model", columns="metric", values="cell")
     return wide[list(dict.fromkeys(mm["metric"]))].reset_index()
@@ -511,13 +509,13 @@ def write_analysis(
         f"{label(cols.headline, 'shift')} by model: "
         + "; ".join(
             f"{r.model} {r.mean:.3f} "
-            + (f"[{r.ci_low:.3f}, {r.ci_high:.3f}]" if np.isfinite(r.ci_low) else "(no CI)")
+            + (f"[{r.ci_lo:.3f}, {r.ci_hi:.3f}]" if np.isfinite(r.ci_lo) else "(no CI)")
             for r in tas.itertuples()
         )
         + "."
         + (
             " No CI where a model has fewer than 3 sessions or no variation."
-            if tas["ci_low"].isna().any()
+            if tas["ci_lo"].isna().any()
             else ""
         ),
         "Shift detector against the simulator's logged shifts: "

@@ -9,7 +9,8 @@ components once in :data:`COLUMNS`; the analysis, figures and report read them f
 from dataclasses import dataclass
 
 from crseval.adaptation.tas import TASParams
-from crseval.core.tables import LLM_USAGE
+from crseval.core.metrics import LLM_USAGE
+from crseval.core.capability import declare_capability
 from crseval.core.registry import METRICS, register_metric as metric, register_table as table
 
 
@@ -60,6 +61,22 @@ COLUMNS = {
 }
 
 C = "shift"
+
+declare_capability(
+    C,
+    package="crseval.adaptation",
+    help="Preference-shift evaluation: user simulator × CRS models × topic adaptation score (TAS) × "
+    "LLM judge, with ANOVA + Tukey HSD.",
+    jobs={
+        "shift.run": (
+            "crseval.adaptation.job:RUN",
+            None,
+        ),  # `shift run CONFIG.toml`: its own options
+        "shift.score": ("crseval.adaptation.job:SCORE", "score"),
+        "shift.validate": ("crseval.adaptation.validate:VALIDATE", "validate"),
+    },
+    cli="crseval.cli.shift",
+)
 DIFFERS = (
     "crseval's definition (the default; turn-level shifts, recovery searched up to the next shift within a "
     "window, no shift recovered = worst delay); the study's own is --definition thesis (thesis.* metrics)"
@@ -281,7 +298,7 @@ for aspect, text in (
 SESSION_METRICS = [m.name for m in METRICS.values() if m.capability == C]
 CALIBRATED = {"* (calibrated)": "the calibrated judge's score of the aspect (crseval judge fit)"}
 ANOVA = ["F", "df_between", "df_within", "p", "eta_squared", "n", "note"]
-TUKEY = ["group1", "group2", "meandiff", "p_adj", "lower", "upper", "reject"]
+TUKEY = ["group1", "group2", "meandiff", "p_tukey", "lower", "upper", "reject"]
 
 table(
     "shift_sessions",
@@ -311,7 +328,7 @@ table(
     ["model", "metric"],
     "per model and metric: mean with a 95 % bootstrap CI",
     capability=C,
-    columns=["mean", "ci_low", "ci_high", "n"],
+    columns=["mean", "ci_lo", "ci_hi", "n"],
 )
 table(
     "model_metrics_wide",
@@ -435,14 +452,14 @@ table(
     "per-session correlation of each adaptation metric and judge "
     "aspect with the verified following measures (Pearson with a Fisher-z 95 % CI, Spearman)",
     capability=C,
-    columns=["n", "pearson_r", "pearson_r_low", "pearson_r_high", "spearman_rho"],
+    columns=["n", "pearson_r", "pearson_r_lo", "pearson_r_hi", "spearman_rho"],
 )
 table(
     "following_pass_k",
     ["model", "k_sessions"],
     "pass^k per model from repeated sessions of each simulated user",
     capability=C,
-    columns=["pass_k", "ci_low", "ci_high", "users"],
+    columns=["pass_k", "ci_lo", "ci_hi", "users"],
 )
 table(
     "shift_detector_sweep",

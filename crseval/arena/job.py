@@ -45,15 +45,15 @@ RESULT_COLUMNS = [
     "system",
     "elo",
     "bt",
-    "bt_low",
-    "bt_high",
+    "bt_lo",
+    "bt_hi",
     "rank",
     "wins",
     "losses",
     "ties",
     "satisfaction",
-    "satisfaction_low",
-    "satisfaction_high",
+    "satisfaction_lo",
+    "satisfaction_hi",
     "vote_set",
 ]
 
@@ -125,8 +125,8 @@ def _satisfaction(paths: list[str]) -> pd.DataFrame | None:
     return pd.DataFrame(
         {
             "satisfaction": g["sum"] / g["count"],
-            "satisfaction_low": lo,
-            "satisfaction_high": hi,
+            "satisfaction_lo": lo,
+            "satisfaction_hi": hi,
             "dialogues": g["count"],
         }
     )
@@ -150,10 +150,10 @@ def _rate(
     if len(boot):
         boot_ranks = np.array([ranks(b) for b in boot])
         lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
-        table.insert(3, "bt_low", lo)
-        table.insert(4, "bt_high", hi)
-        table["rank_low"] = np.percentile(boot_ranks, 2.5, axis=0, method="lower")
-        table["rank_high"] = np.percentile(boot_ranks, 97.5, axis=0, method="higher")
+        table.insert(3, "bt_lo", lo)
+        table.insert(4, "bt_hi", hi)
+        table["rank_lo"] = np.percentile(boot_ranks, 2.5, axis=0, method="lower")
+        table["rank_hi"] = np.percentile(boot_ranks, 97.5, axis=0, method="higher")
         table["rank_stability"] = (boot_ranks == ranked).mean(axis=0)
         table["votes_for_ci_width"] = [
             votes_needed(h - l_, len(votes), config.ci_width) for l_, h in zip(lo, hi)
@@ -292,7 +292,7 @@ def rank_into(
         f"{' + '.join(f'{n} ({len(v)} votes)' for n, v in sets)}. elo: the arena's sequential Elo (file order, "
         f"K = {config.k:g}, start {config.initial:g}, tie = ½), which depends on the vote order and carries no "
         f"uncertainty. bt: Bradley–Terry{davidson} on the same scale with 95 % bootstrap CIs over votes ({config.n_boot} "
-        "resamples); rank_low–rank_high: the 95 % rank interval; rank_stability: how often the rank holds under "
+        "resamples); rank_lo–rank_hi: the 95 % rank interval; rank_stability: how often the rank holds under "
         f"resampling; votes_for_ci_width: votes a CI of {config.ci_width:g} points would need (widths shrink as "
         "1/√votes)."
         + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "")

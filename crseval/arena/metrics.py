@@ -1,8 +1,18 @@
 """Arena metrics and tables, declared once (names are the result-table columns)."""
 
+from crseval.core.capability import declare_capability
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "arena"
+
+declare_capability(
+    C,
+    package="crseval.arena",
+    help="Rank systems from pairwise votes: the arena's Elo, Bradley–Terry with bootstrap CIs, rank "
+    "stability, agreement between vote sets. `crseval arena VOTES.csv [MORE.csv …]`.",
+    jobs={"arena": ("crseval.arena.job:JOB", "rank")},
+    default="rank",
+)
 metric(
     "elo",
     "The arena's sequential Elo (file order, start 1000, K = 16, tie = ½): order-dependent, no CI",
@@ -102,23 +112,23 @@ table(
     ["vote_set", "system"],
     "per vote set and system: Elo, Bradley–Terry with CI, rank interval",
     capability=C,
-    headline=["system", "elo", "bt", "bt_low", "bt_high", "rank", "wins", "losses", "ties"],
+    headline=["system", "elo", "bt", "bt_lo", "bt_hi", "rank", "wins", "losses", "ties"],
     columns=[
         "elo",
         "bt",
-        "bt_low",
-        "bt_high",
+        "bt_lo",
+        "bt_hi",
         "rank",
-        "rank_low",
-        "rank_high",
+        "rank_lo",
+        "rank_hi",
         "rank_stability",
         "votes_for_ci_width",
         "wins",
         "losses",
         "ties",
         "satisfaction",
-        "satisfaction_low",
-        "satisfaction_high",
+        "satisfaction_lo",
+        "satisfaction_hi",
         "dialogues",
         "davidson_nu",
     ],

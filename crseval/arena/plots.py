@@ -21,9 +21,9 @@ def plot_ratings(ratings: pd.DataFrame, path: Path) -> Path:
         t = ratings[ratings["vote_set"] == name].set_index("system").reindex(order)
         y = np.arange(len(order)) + (k - (len(sets) - 1) / 2) * step
         color = OKABE_ITO[k % len(OKABE_ITO)]
-        if "bt_low" in t:
+        if "bt_lo" in t:
             err = np.array(
-                [(t["bt"] - t["bt_low"]).clip(lower=0), (t["bt_high"] - t["bt"]).clip(lower=0)]
+                [(t["bt"] - t["bt_lo"]).clip(lower=0), (t["bt_hi"] - t["bt"]).clip(lower=0)]
             )
             ax.errorbar(
                 t["bt"],

@@ -342,7 +342,7 @@ def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
     rows = []
     for name, col in [("explicit BA", "match"), ("implicit BA", "p_same")]:
         k, lo, hi = preference_kappa(metric_preferences(both[f"{col}_a"], both[f"{col}_b"]), hp)
-        rows.append({"metric": name, "kappa": k, "ci_low": lo, "ci_high": hi, "items": len(hp)})
+        rows.append({"metric": name, "kappa": k, "ci_lo": lo, "ci_hi": hi, "items": len(hp)})
     return pd.DataFrame(rows)
 
 

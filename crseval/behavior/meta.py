@@ -128,8 +128,8 @@ def quality_curve(
                     "worst_share": p,
                     "metric": name,
                     "value": stat(everything),
-                    "ci_low": lo,
-                    "ci_high": hi,
+                    "ci_lo": lo,
+                    "ci_hi": hi,
                 }
             )
     return pd.DataFrame(rows)
@@ -149,7 +149,7 @@ def plot_quality_curve(curve: pd.DataFrame, path: Path) -> Path:
         g = curve[curve["metric"] == name]
         x = g["worst_share"] * 100
         ax.plot(x, g["value"], marker="o", ms=3)
-        ax.fill_between(x, g["ci_low"], g["ci_high"], alpha=0.25, lw=0)
+        ax.fill_between(x, g["ci_lo"], g["ci_hi"], alpha=0.25, lw=0)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("worst system's share of turns (%)", fontsize=8)
     for ax in list(axes.flat)[len(names) :]:

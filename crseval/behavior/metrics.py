@@ -1,8 +1,23 @@
 """Behavior-alignment metrics and tables, declared once (names are the result-table columns)."""
 
+from crseval.core.capability import declare_capability
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "behavior"
+
+declare_capability(
+    C,
+    package="crseval.behavior",
+    help="Behavior alignment with human recommenders (INSPIRED strategies).",
+    jobs={
+        "behavior.train": ("crseval.behavior.train_job:TRAIN", "train"),
+        "behavior.run": ("crseval.behavior.job:RUN", "run"),
+        "behavior.tag": ("crseval.behavior.job:TAG", "tag"),
+        "behavior.meta": ("crseval.behavior.job:META", "meta"),
+        "behavior.eval": ("crseval.behavior.reuse:EVAL", None),  # `implicit --model` runs it
+    },
+    cli="crseval.cli.behavior",
+)
 metric(
     "explicit_ba",
     "Explicit BA as published: turns (first not counted) where the system's strategy equals the "
@@ -214,11 +229,11 @@ table(
     columns=[
         "encoder",
         "accuracy",
-        "ci_low",
-        "ci_high",
+        "ci_lo",
+        "ci_hi",
         "kappa",
-        "kappa_ci_low",
-        "kappa_ci_high",
+        "kappa_lo",
+        "kappa_hi",
         "fold accuracy",
     ],
 )
@@ -227,7 +242,7 @@ table(
     ["design"],
     "a saved pair classifier on a labelled file it never saw",
     capability=C,
-    columns=["pairs", "same_strategy_pairs", "accuracy", "kappa", "kappa_ci_low", "kappa_ci_high"],
+    columns=["pairs", "same_strategy_pairs", "accuracy", "kappa", "kappa_lo", "kappa_hi"],
 )
 table(
     "strategy_per_class",
@@ -263,14 +278,14 @@ table(
     "each metric of each mixture of the ideal and the worst "
     "system's responses (the paper's Figure 3), with a 95 % band from resampling dialogues",
     capability=C,
-    columns=["value", "ci_low", "ci_high"],
+    columns=["value", "ci_lo", "ci_hi"],
 )
 table(
     "preference_agreement",
     ["metric"],
     "how often each metric prefers the same system of a pair as the people do (Cohen's κ)",
     capability=C,
-    columns=["kappa", "ci_low", "ci_high", "items"],
+    columns=["kappa", "ci_lo", "ci_hi", "items"],
 )
 table(
     "tagger_comparison",

@@ -122,7 +122,7 @@ def ood_table_rows(
             "design": f"OOD {name}, {r['negatives']} negatives: {r['model']}{tag}"
             if "−" in r["model"]
             else f"OOD {name}, {r['negatives']} negatives ({r['model']} model{tag})",
-            **{k: r[k] for k in ("accuracy", "kappa", "kappa_ci_low", "kappa_ci_high")},
+            **{k: r[k] for k in ("accuracy", "kappa", "kappa_lo", "kappa_hi")},
             "fold accuracy": f"{r['pairs']} pairs ({r['same_strategy_pairs']} same-strategy + "
             f"{r['pairs'] - r['same_strategy_pairs']} different)",
         }
@@ -178,8 +178,8 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) ->
                     **common,
                     "accuracy": float(np.mean(pred == same)),
                     "kappa": kappa,
-                    "kappa_ci_low": low,
-                    "kappa_ci_high": high,
+                    "kappa_lo": low,
+                    "kappa_hi": high,
                 }
             )
         if len(names) == 2:
@@ -190,8 +190,8 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) ->
                     **common,
                     "accuracy": float("nan"),
                     "kappa": kappas[1] - kappas[0],
-                    "kappa_ci_low": low,
-                    "kappa_ci_high": high,
+                    "kappa_lo": low,
+                    "kappa_hi": high,
                 }
             )
     return [r for name in names for r in per_model[name]] + paired

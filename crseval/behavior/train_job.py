@@ -189,8 +189,8 @@ def _cv_rows(
                 "design": name,
                 "encoder": encoder_name,
                 "accuracy": cv.accuracy,
-                "ci_low": low,
-                "ci_high": high,
+                "ci_lo": low,
+                "ci_hi": high,
                 "kappa": cv.kappa,
                 "fold accuracy": " ".join(f"{a:.3f}" for a in cv.fold_accuracy),
             }

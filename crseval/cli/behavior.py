@@ -7,24 +7,12 @@ from typing import Optional
 
 import typer
 
-from crseval.behavior.job import DATA_HELP, META, RUN, TAG, RunConfig
-from crseval.behavior.train_job import TRAIN
+from crseval.behavior.job import DATA_HELP, RUN, RunConfig
 from crseval.behavior.reuse import EVAL, EvalConfig
-from crseval.cli.options import FORMAT, job_command, run_job
+from crseval.cli.options import FORMAT, run_job
 from crseval.cli.output import Format, emit
 
-app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    help="Behavior alignment with human recommenders (INSPIRED strategies).",
-)
-job_command(app, "train", TRAIN)
-job_command(app, "tag", TAG)
-job_command(app, "run", RUN)
-job_command(app, "meta", META)
 
-
-@app.command()
 def explicit(
     data: str = typer.Argument(..., help=DATA_HELP),
     labels: Optional[Path] = typer.Option(
@@ -51,7 +39,6 @@ def explicit(
         )
 
 
-@app.command()
 def implicit(
     responses: Optional[Path] = typer.Argument(
         None, help="System responses: JSONL/CSV with dialogue, turn, response."
@@ -104,3 +91,9 @@ def implicit(
         out or Path("runs/behavior-implicit"),
         fmt,
     )
+
+
+def extend(app: typer.Typer) -> None:
+    """The group's hand-written commands (its job commands come from the declaration)."""
+    app.command("explicit")(explicit)
+    app.command("implicit")(implicit)

@@ -13,36 +13,28 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-import importlib
 
 import typer
 from typer.core import TyperGroup
 
+from crseval.cli.groups import group_app, groups
 from crseval.cli.options import BACKEND_HELP, DRY_RUN, FORMAT, llm_config, run_job
 from crseval.cli.output import Format, console, emit, err_console, show_result
+from crseval.core.capability import all_capabilities
 from crseval.core.cancel import Interrupted, cancel
 from crseval.core.errors import CrsevalError
 
-# command groups in modules of their own, imported only when used (a quick command stays quick)
-GROUPS = {
-    "behavior": "Behavior alignment with human recommenders (INSPIRED strategies).",
-    "shift": "Preference-shift evaluation: user simulator × CRS models × topic adaptation score (TAS) × LLM judge.",
-    "serendipity": "Serendipity evaluation and meta-evaluation.",
-    "reliability": "Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, structure.",
-    "judge": "LLM judges: calibrated judges, meta-evaluation against human labels, judge panels.",
-    "arena": "Rank systems from pairwise votes: Elo, Bradley–Terry with CIs, agreement between crowds.",
-    "dialogues": "What CRSs recommend inside dialogues: out-of-catalogue rate, repetition, novelty, diversity.",
-}
-
 
 class LazyGroups(TyperGroup):
+    """The top-level commands, and a group per declared capability (built when it is used)."""
+
     def list_commands(self, ctx: typer.Context) -> list[str]:
-        return [*super().list_commands(ctx), *GROUPS]
+        return [*super().list_commands(ctx), *groups()]
 
     def get_command(self, ctx: typer.Context, name: str) -> Any:
-        if name in GROUPS:
-            sub = importlib.import_module(f"crseval.cli.{name}").app
-            return typer.main.get_group(sub)
+        caps = all_capabilities()
+        if name in caps:
+            return typer.main.get_group(group_app(caps[name]))
         return super().get_command(ctx, name)
 
     def invoke(self, ctx: typer.Context):
@@ -79,8 +71,9 @@ class LazyGroups(TyperGroup):
             raise typer.Exit(1) from None
 
     def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+        helps = groups()
         rows = [
-            (n, (self.commands[n].get_short_help_str(100) if n in self.commands else GROUPS[n]))
+            (n, (self.commands[n].get_short_help_str(100) if n in self.commands else helps[n]))
             for n in self.list_commands(ctx)
         ]
         with formatter.section("Commands"):

@@ -8,19 +8,9 @@ import numpy as np
 import pandas as pd
 import typer
 
-from crseval.cli.options import FORMAT, default_command_group, job_command
+from crseval.cli.options import FORMAT
 from crseval.core.errors import CrsevalError
 from crseval.cli.output import Format, emit
-from crseval.reliability.job import JOB as ANALYZE
-
-app = typer.Typer(
-    cls=default_command_group("analyze"),
-    no_args_is_help=True,
-    add_completion=False,
-    help="Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, "
-    "structure. `crseval reliability RATINGS --item-col … --rater-col …` analyses a file.",
-)
-job_command(app, "analyze", ANALYZE)
 
 
 def _check_design(
@@ -45,7 +35,6 @@ def _check_design(
         )
 
 
-@app.command()
 def power(
     k: int = typer.Option(..., min=2, help="Raters per item."),
     n: int = typer.Option(..., min=3, help="Number of rated items."),
@@ -97,7 +86,6 @@ def power(
     emit(pd.DataFrame(rows), fmt, title=f"design: k = {k} raters, n = {n} items")
 
 
-@app.command()
 def plan(
     icc: float = typer.Option(..., help="Expected ICC(1) of a single rating."),
     icc0: float = typer.Option(0.0, help="ICC to beat (null hypothesis)."),
@@ -132,3 +120,9 @@ def plan(
         fmt,
         title=f"plan for ICC = {icc:g} (α = {alpha:g}, power = {target_power:g})",
     )
+
+
+def extend(app: typer.Typer) -> None:
+    """The group's hand-written commands (its job commands come from the declaration)."""
+    app.command("power")(power)
+    app.command("plan")(plan)

@@ -8,22 +8,11 @@ from typing import Optional
 
 import typer
 
-from crseval.adaptation.job import RUN, SCORE
-from crseval.adaptation.validate import VALIDATE
-from crseval.cli.options import DRY_RUN, FORMAT, KEEP_GOING, job_command, run_job
+from crseval.adaptation.job import RUN
+from crseval.cli.options import DRY_RUN, FORMAT, KEEP_GOING, run_job
 from crseval.cli.output import Format
 
-app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    help="Preference-shift evaluation: user simulator × CRS models × topic adaptation score "
-    "(TAS) × LLM judge, with ANOVA + Tukey HSD.",
-)
-job_command(app, "score", SCORE)
-job_command(app, "validate", VALIDATE)
 
-
-@app.command("run")
 def run(
     config: Path = typer.Argument(
         ..., help="TOML config: models, sessions, turns, seed, simulator, scoring, judge."
@@ -50,3 +39,8 @@ def run(
     if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
     run_job(RUN, cfg, out, fmt, dry_run=dry_run, keep_going=keep_going)
+
+
+def extend(app: typer.Typer) -> None:
+    """The group's hand-written commands (its job commands come from the declaration)."""
+    app.command("run")(run)

@@ -19,8 +19,8 @@ from typing import Iterable
 from crseval.core.registry import METRICS, MetricSpec, TableSpec, all_metrics, get_table
 
 CONTEXT = {
-    "ci_low": ("95 % CI low", "lower end of the 95 % bootstrap CI of the mean"),
-    "ci_high": ("95 % CI high", "upper end of the 95 % bootstrap CI of the mean"),
+    "ci_lo": ("95 % CI low", "lower end of the 95 % bootstrap CI of the mean"),
+    "ci_hi": ("95 % CI high", "upper end of the 95 % bootstrap CI of the mean"),
     "n": ("n", "number of items (dialogues, sessions, answers) the value is computed on"),
     "n_items": ("items", "rated items (dialogues)"),
     "n_raters": ("raters", "distinct raters"),
@@ -38,7 +38,7 @@ CONTEXT = {
     "group1": ("group 1", "first group of a Tukey HSD pair"),
     "group2": ("group 2", "second group of the pair"),
     "meandiff": ("mean difference", "mean of group 2 minus mean of group 1"),
-    "p_adj": ("p (Tukey)", "family-wise adjusted p-value (Tukey HSD)"),
+    "p_tukey": ("p (Tukey)", "family-wise adjusted p-value (Tukey HSD)"),
     "lower": ("lower", "lower end of the Tukey 95 % interval of the difference"),
     "upper": ("upper", "upper end of the Tukey 95 % interval of the difference"),
     "reject": ("different", "Tukey HSD: the two groups differ at α = .05"),
@@ -154,12 +154,12 @@ CONTEXT = {
         "harmonic mean of raters per item (the k of ICC(1,k) and Rel_k)",
     ),
     "length": ("length", "characters of the judged text (the length baseline)"),
-    "p_abs_error": (
+    "abs_error_p": (
         "p vs best baseline",
         "Wilcoxon signed-rank test of absolute errors against the best baseline",
     ),
     "vs_best_baseline": ("best baseline", "the baseline with the lowest MAE"),
-    "significant": ("significant", "p_abs_error < .05"),
+    "significant": ("significant", "abs_error_p < .05"),
     "ground_truth": ("ground truth", "user-study answer, 1–5"),
     "versus": ("versus", "the judge (or baseline) the row's judge is compared with"),
     "data": ("data", "the labelled set the row is computed on"),
@@ -182,8 +182,8 @@ CONTEXT = {
     "vote_set_a": ("vote set A", "first vote set"),
     "vote_set_b": ("vote set B", "second vote set"),
     "opponent": ("opponent", "the other system of the pair"),
-    "rank_low": ("rank low", "best rank in the 95 % bootstrap interval"),
-    "rank_high": ("rank high", "worst rank in the 95 % bootstrap interval"),
+    "rank_lo": ("rank low", "best rank in the 95 % bootstrap interval"),
+    "rank_hi": ("rank high", "worst rank in the 95 % bootstrap interval"),
     "direct_pairs": ("direct pairs", "system pairs with a decisive majority in both vote sets"),
     "dialogues": ("dialogues", "dialogues the value is computed on"),
     "design": (
@@ -379,19 +379,37 @@ CONTEXT = {
 }
 
 
-# derived columns: suffix → what it is of the column it qualifies ("_low"/"_high": older spelling)
+# derived columns: suffix → what it is of the column it qualifies. One naming: a CI is X_lo / X_hi (a
+# mean's: ci_lo / ci_hi); a p-value is p (the row's test), X_p (the test of X) or p_<correction>.
 PARTNERS = (
-    ("_ci_low", "lower end of the 95 % CI of"),
-    ("_ci_high", "upper end of the 95 % CI of"),
     ("_lo", "lower end of the 95 % CI of"),
     ("_hi", "upper end of the 95 % CI of"),
-    ("_low", "lower end of the 95 % CI of"),
-    ("_high", "upper end of the 95 % CI of"),
     ("_p", "p-value of"),
     ("_band", "Koo & Li band of"),
     ("_anova", "ANOVA (moment) estimate of"),
 )
-CI_ENDS = (("_lo", "_hi"), ("_low", "_high"), ("_ci_low", "_ci_high"))
+# columns renamed to that naming in 0.2; the old names are still read for one release (deprecated)
+RENAMED = {
+    "ci_low": "ci_lo",
+    "ci_high": "ci_hi",
+    "kappa_ci_low": "kappa_lo",
+    "kappa_ci_high": "kappa_hi",
+    "p_value": "p",
+    "p_adj": "p_tukey",
+    "p_pearson": "pearson_%_p",
+    "p_abs_error": "abs_error_p",
+    "p_t_abs_error": "abs_error_t_p",
+}
+
+
+def renamed(column: str) -> str | None:
+    """The current name of a column written under an older name (``bt_low`` → ``bt_lo``), else None."""
+    if column in RENAMED:
+        return RENAMED[column]
+    for old, new in (("_low", "_lo"), ("_high", "_hi")):
+        if column.endswith(old) and column != old[1:]:
+            return column[: -len(old)] + new
+    return None
 
 
 @dataclass(frozen=True)
@@ -453,9 +471,8 @@ def _declared(spec: TableSpec, _n_metrics: int) -> dict[str, Column | None]:
     for e in entries:
         c = _meaning(e, spec.capability) or _partner(e, known)
         if c is not None:
-            ends = [(c.name + lo, c.name + hi) for lo, hi in CI_ENDS]
-            ci = next((pair for pair in ends if set(pair) <= {*entries}), None)
-            c = Column(**{**c.__dict__, "ci": ci}) if ci else c
+            ends = (f"{c.name}_lo", f"{c.name}_hi")
+            c = Column(**{**c.__dict__, "ci": ends}) if set(ends) <= {*entries} else c
         out[e] = c
     return out
 
@@ -505,6 +522,10 @@ def describe(name: str, table: str | None = None) -> tuple[str, str]:
     found = [m for m in all_metrics().values() if m.name == name]
     if len(found) == 1:
         return found[0].display, found[0].description
+    new = renamed(name)
+    if new is not None and describe(new, table)[1]:
+        label, text = describe(new, table)
+        return label, f"{text} (called {new} since crseval 0.2; {name} is deprecated)"
     if name in CONTEXT:
         return CONTEXT[name]
     for suffix, what in PARTNERS:

@@ -10,6 +10,7 @@ per-item tables (columns named after registered metrics), adds its report sectio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -29,15 +30,18 @@ def no_progress(description: str, total: int) -> Advance:
 
 @dataclass
 class Result:
-    """What a job returns: the headline table, further tables worth showing, the signature, where the
-    run directory and report are, and notes the user should read."""
+    """What a job returns: the headline table, further tables worth showing, every table it wrote
+    (``tables``: name → DataFrame), the signature, where the run directory and report are (None for
+    ``crseval.evaluate(..., out=None)``, which keeps no run directory), and notes the user should
+    read."""
 
     job: str
     title: str
     summary: pd.DataFrame
     signature: dict[str, Any]
-    run_dir: Path
+    run_dir: Path | None
     details: dict[str, pd.DataFrame] = field(default_factory=dict)
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     report: Path | None = None
     failures: str = (

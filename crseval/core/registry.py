@@ -7,12 +7,13 @@ so runs can be paired) and which of its columns are metrics. The CLI, configs, r
 the evaluator lists look both up here instead of keeping lists of their own.
 
 Capabilities declare their metrics in a ``metrics.py`` module of their own (no heavy imports);
-:func:`all_metrics` imports those modules on first use.
+:func:`all_metrics` imports every ``crseval/*/metrics.py`` on first use.
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -69,17 +70,6 @@ class TableSpec:
 METRICS: dict[str, MetricSpec] = {}  # by qualified name
 TABLES: dict[str, TableSpec] = {}
 
-CAPABILITY_MODULES = (
-    "crseval.behavior.metrics",
-    "crseval.adaptation.metrics",
-    "crseval.reliability.metrics",
-    "crseval.judge.metrics",
-    "crseval.serendipity.metrics",
-    "crseval.arena.metrics",
-    "crseval.dialogues.metrics",
-    "crseval.core.tables",
-)
-
 
 def register_metric(
     name: str,
@@ -135,8 +125,15 @@ def register_table(
     return spec
 
 
+def declaring_modules() -> list[str]:
+    """Every ``crseval.<package>.metrics`` module: each declares metrics and tables, and a room's
+    also declares its capability (found by where the file is, so nothing lists them)."""
+    root = Path(__file__).resolve().parents[1]
+    return sorted(f"crseval.{p.parent.name}.metrics" for p in root.glob("*/metrics.py"))
+
+
 def _load() -> None:
-    for module in CAPABILITY_MODULES:
+    for module in declaring_modules():
         importlib.import_module(module)
 
 

@@ -199,7 +199,7 @@ def system_table(dialogues: pd.DataFrame, turns: pd.DataFrame, catalogue_size: i
                 m in BOUNDS
             ):  # t-intervals, clipped to the metric's range (small samples overshoot it)
                 lo, hi = _t_ci(g[m])
-                row[f"{m}_low"], row[f"{m}_high"] = max(lo, BOUNDS[m][0]), min(hi, BOUNDS[m][1])
+                row[f"{m}_lo"], row[f"{m}_hi"] = max(lo, BOUNDS[m][0]), min(hi, BOUNDS[m][1])
         row["coverage"] = (
             len({i for lst in turns.loc[turns["system"] == system, "items"] for i in lst})
             / catalogue_size

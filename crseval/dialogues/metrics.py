@@ -1,8 +1,18 @@
 """Beyond-accuracy-in-dialogue metrics and tables, declared once (names are the result-table columns)."""
 
+from crseval.core.capability import declare_capability
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "dialogues"
+
+declare_capability(
+    C,
+    package="crseval.dialogues",
+    help="Beyond accuracy inside dialogues: grounding in a catalogue, out-of-catalogue rate, "
+    "repetition, novelty, diversity, coverage. `crseval dialogues metrics DATA --catalog CATALOGUE`.",
+    jobs={"dialogues.metrics": ("crseval.dialogues.job:JOB", "metrics")},
+    default="metrics",
+)
 metric(
     "recommendations",
     "Titles the system names (every named title counts as a recommendation)",
@@ -114,7 +124,7 @@ table(
                 "genre_diversity",
                 "embedding_diversity",
             )
-            for end in ("", "_low", "_high")
+            for end in ("", "_lo", "_hi")
         ),
         "rejected_repeat_rate",
         "distinct_items",

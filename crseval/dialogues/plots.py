@@ -23,7 +23,7 @@ def plot_systems(systems: pd.DataFrame, path: Path) -> Path:
     for k, (ax, m) in enumerate(zip(axes, PANELS)):
         v = t[m].to_numpy(float)
         err = np.nan_to_num(
-            np.array([(v - t[f"{m}_low"]).clip(lower=0), (t[f"{m}_high"] - v).clip(lower=0)])
+            np.array([(v - t[f"{m}_lo"]).clip(lower=0), (t[f"{m}_hi"] - v).clip(lower=0)])
         )
         ax.errorbar(
             np.nan_to_num(v), y, xerr=err, fmt="o", color=OKABE_ITO[k % len(OKABE_ITO)], capsize=2

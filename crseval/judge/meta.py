@@ -142,7 +142,7 @@ def paired_tests(
                         "pearson_difference": d,
                         "difference_lo": lo,
                         "difference_hi": hi,
-                        "p_value": p,
+                        "p": p,
                     }
                 )
     return pd.DataFrame(rows)

@@ -1,8 +1,20 @@
 """Judge meta-evaluation metrics and tables, declared once (names are the result-table columns)."""
 
+from crseval.core.capability import declare_capability
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "judge"
+
+declare_capability(
+    C,
+    package="crseval.judge",
+    help="LLM judges: meta-evaluation against human labels, calibrated judges, judge panels.",
+    layer="judges",
+    jobs={
+        "judge.meta-eval": ("crseval.judge.job:JOB", "meta-eval"),
+        "judge.fit": ("crseval.judge.fit:JOB", "fit"),
+    },
+)
 metric(
     "pearson",
     "Pearson correlation of judge scores with the mean human label",
@@ -35,7 +47,7 @@ metric(
     capability=C,
 )
 metric(
-    "p_value",
+    "p",
     "Two-sided paired-bootstrap p-value of the difference",
     label="p",
     capability=C,
@@ -109,7 +121,7 @@ AGREEMENT = [
     "partial_length_lo",
     "partial_length_hi",
 ]
-PAIRED = ["n", "pearson_difference", "difference_lo", "difference_hi", "p_value"]
+PAIRED = ["n", "pearson_difference", "difference_lo", "difference_hi", "p"]
 
 table(
     "meta_eval",
@@ -137,7 +149,7 @@ table(
     ["group"],
     "the demo judge's mean score per outcome group, with a 95 % bootstrap CI",
     capability=C,
-    columns=["n", "mean", "ci_low", "ci_high"],
+    columns=["n", "mean", "ci_lo", "ci_hi"],
 )
 table(
     "judge_agreement",

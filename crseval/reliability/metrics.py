@@ -1,8 +1,20 @@
 """Reliability metrics and tables, declared once (names are the result-table columns)."""
 
+from crseval.core.capability import declare_capability
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "reliability"
+
+declare_capability(
+    C,
+    package="crseval.reliability",
+    help="Reliability of human or LLM ratings: ICC, crossed REML, Krippendorff's alpha, power, "
+    "structure. `crseval reliability RATINGS --item-col … --rater-col …` analyses a file.",
+    layer="measurement",
+    jobs={"reliability": ("crseval.reliability.job:JOB", "analyze")},
+    default="analyze",
+    cli="crseval.cli.reliability",
+)
 metric(
     "icc1",
     "ICC(1): share of rating variance due to the rated item (one-way random effects, REML)",

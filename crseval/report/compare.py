@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.core.glossary import column, describe, metric_columns
+from crseval.core.glossary import column, describe, metric_columns, renamed
 from crseval.core.registry import all_tables, get_table
 from crseval.runs.formats import latex_table, markdown_table
 from crseval.runs.view import Run
@@ -55,7 +55,8 @@ def _columns(
     dropped: list[str],
 ) -> list[str]:
     shared = [c for c in frames[0].columns if c not in ids and all(c in f for f in frames)]
-    candidates = list(wanted) if wanted else metric_columns(table, shared)
+    wanted = [_current(c, shared, dropped) for c in wanted or ()]
+    candidates = wanted or metric_columns(table, shared)
     if not wanted:
         dropped += [
             f"{c}: not a registered metric (context or a CI bound)"
@@ -76,6 +77,15 @@ def _columns(
             continue
         out.append(c)
     return out
+
+
+def _current(name: str, shared: list[str], notes: list[str]) -> str:
+    """A metric asked for by a name it had before crseval 0.2, under its current name (noted)."""
+    new = renamed(name)
+    if name in shared or new not in shared:
+        return name
+    notes.append(f"{name}: deprecated name, compared as {new}")
+    return new
 
 
 def _row(

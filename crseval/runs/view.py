@@ -4,6 +4,7 @@ tables come back as pandas DataFrames, records as dicts (a torn trailing line is
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
@@ -12,6 +13,26 @@ import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.files import check_lines
+from crseval.core.glossary import column, renamed
+
+
+def current_names(table: str, df: pd.DataFrame) -> pd.DataFrame:
+    """A table written by an older crseval with its columns under today's names (``ci_low`` →
+    ``ci_lo``, ``p_value`` → ``p``; a DeprecationWarning says which), so code and ``compare`` read
+    old and new runs alike."""
+    old = {
+        c: new
+        for c in map(str, df.columns)
+        if (new := renamed(c)) and column(table, c) is None and column(table, new) is not None
+    }
+    if old:
+        warnings.warn(
+            f"{table}: columns renamed since crseval 0.2: "
+            + ", ".join(f"{a} → {b}" for a, b in old.items()),
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    return df.rename(columns=old)
 
 
 class _Tables(Mapping):
@@ -28,13 +49,14 @@ class _Tables(Mapping):
                 raise KeyError(name)
             check_lines(path.read_bytes(), path)
             try:
-                self._cache[name] = pd.read_csv(path)
+                df = pd.read_csv(path)
             except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
                 raise CrsevalError(
                     f"unreadable table ({type(e).__name__})",
                     file=path,
                     fix="the file is truncated or not a CSV written by crseval",
                 ) from None
+            self._cache[name] = current_names(name, df)
         return self._cache[name]
 
     def __iter__(self) -> Iterator[str]:

@@ -406,7 +406,7 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
         "rmse",
         "pearson_%_same",
         "rank",
-    ] + (["p_abs_error"] if "p_abs_error" in table else [])
+    ] + (["abs_error_p"] if "abs_error_p" in table else [])
     return Result(
         "serendipity.meta-eval",
         f"serendipity meta-evaluation ({config.dataset})",

@@ -6,7 +6,7 @@ truth, each with a 95 % bootstrap CI (answers resampled), computed on the answer
 (``pearson_%_same``, ``n_same``): the best and second-best by that Pearson are marked, and
 every evaluator's absolute errors are compared with the best *baseline* (proxy or random, lowest
 MAE) by a two-sided Wilcoxon signed-rank test and, as the SerenEva paper reports it, a two-sided paired
-t-test, on the answers both scored. ``p_pearson`` is the p-value of each Pearson r (scipy).
+t-test, on the answers both scored. ``pearson_%_p`` is the p-value of each Pearson r (scipy).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def meta_evaluate(
         ok = np.isfinite(pred) & np.isfinite(truth)
         x, y = pred[ok], truth[ok]
         row = {"evaluator": name, "n": int(ok.sum()), "excluded": int((~ok).sum())}
-        row["p_pearson"] = (
+        row["pearson_%_p"] = (
             float(stats.pearsonr(x, y).pvalue)
             if len(x) > 2 and np.ptp(x) > 0 and np.ptp(y) > 0
             else np.nan
@@ -92,9 +92,9 @@ def meta_evaluate(
             ps.append(np.nan if same else float(stats.wilcoxon(e1, e2).pvalue))
             ts.append(np.nan if same else float(stats.ttest_rel(e1, e2).pvalue))
         table["vs_best_baseline"] = best
-        table["p_abs_error"] = ps
-        table["p_t_abs_error"] = ts
-        table["significant"] = table["p_abs_error"] < 0.05
+        table["abs_error_p"] = ps
+        table["abs_error_t_p"] = ts
+        table["significant"] = table["abs_error_p"] < 0.05
     return table
 
 

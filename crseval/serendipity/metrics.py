@@ -1,9 +1,20 @@
 """Serendipity evaluators and meta-evaluation metrics, declared once. The proxies (role ``baseline``) are
 both metrics and evaluators: their names are the columns of ``serendipity_answers``."""
 
+from crseval.core.capability import declare_capability
 from crseval.core.registry import register_metric as metric, register_table as table
 
 C = "serendipity"
+
+declare_capability(
+    C,
+    package="crseval.serendipity",
+    help="Serendipity evaluation and meta-evaluation.",
+    jobs={
+        "serendipity.meta-eval": ("crseval.serendipity.job:JOB", "meta-eval"),
+        "serendipity.reproduce": ("crseval.serendipity.reproduce:JOB", "reproduce"),
+    },
+)
 metric("random", "Seeded uniform random scores", capability=C, role="baseline", params={"seed": 0})
 metric(
     "sog",
@@ -72,16 +83,16 @@ metric(
     capability=C,
 )
 metric(
-    "p_pearson",
+    "pearson_%_p",
     "p-value of the Pearson correlation with the ground truth (two-sided)",
     label="p (Pearson)",
     capability=C,
     higher_is_better=None,
 )
 metric(
-    "p_t_abs_error",
+    "abs_error_t_p",
     "p-value of a two-sided paired t-test of absolute errors against the best baseline (the "
-    "SerenEva paper's test; p_abs_error is the Wilcoxon test)",
+    "SerenEva paper's test; abs_error_p is the Wilcoxon test)",
     label="p (t-test)",
     capability=C,
     higher_is_better=None,
@@ -108,7 +119,7 @@ META_COLUMNS = [
     "pearson_%",
     "pearson_%_lo",
     "pearson_%_hi",
-    "p_pearson",
+    "pearson_%_p",
     "mae",
     "mae_lo",
     "mae_hi",
@@ -119,8 +130,8 @@ META_COLUMNS = [
     "pearson_%_same",
     "rank",
     "vs_best_baseline",
-    "p_abs_error",
-    "p_t_abs_error",
+    "abs_error_p",
+    "abs_error_t_p",
     "significant",
 ]
 table(

@@ -418,11 +418,11 @@ TABLE2_COLUMNS = [
     "pearson_%",
     "pearson_%_lo",
     "pearson_%_hi",
-    "p_pearson",
+    "pearson_%_p",
     "mae",
     "rmse",
-    "p_t_abs_error",
-    "p_abs_error",
+    "abs_error_t_p",
+    "abs_error_p",
     "rank",
 ]  # the terminal's view; the table has the CIs
 

@@ -10,7 +10,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
-TUKEY_COLUMNS = ["group1", "group2", "meandiff", "p_adj", "lower", "upper", "reject"]
+TUKEY_COLUMNS = ["group1", "group2", "meandiff", "p_tukey", "lower", "upper", "reject"]
 
 
 @dataclass
@@ -55,7 +55,7 @@ def anova_tukey(values, groups) -> Anova:
                 "group1": str(a),
                 "group2": str(b),
                 "meandiff": float(diff),
-                "p_adj": float(p),
+                "p_tukey": float(p),
                 "lower": float(lo),
                 "upper": float(hi),
                 "reject": bool(rej),

@@ -49,7 +49,7 @@ def test_tukey_matches_scipy(sessions):
     ref = stats.tukey_hsd(*[ok[ok["model"] == m]["tas"].to_numpy() for m in names])
     for r in tukey.itertuples():
         i, j = names.index(r.group1), names.index(r.group2)
-        assert r.p_adj == pytest.approx(ref.pvalue[i, j], abs=2e-3)
+        assert r.p_tukey == pytest.approx(ref.pvalue[i, j], abs=2e-3)
         assert r.meandiff == pytest.approx(
             ok[ok.model == r.group2].tas.mean() - ok[ok.model == r.group1].tas.mean()
         )
@@ -72,7 +72,7 @@ def test_model_metrics_ci_contains_the_mean_and_excludes_failed_sessions(session
     ok = sessions[(sessions.model == "a") & ~sessions.failed]
     assert a["mean"] == pytest.approx(ok.tas.mean())
     assert a["n"] == len(ok)
-    assert a["ci_low"] < a["mean"] < a["ci_high"]
+    assert a["ci_lo"] < a["mean"] < a["ci_hi"]
 
 
 def test_correlations_match_scipy(sessions):

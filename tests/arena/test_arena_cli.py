@@ -26,7 +26,7 @@ def test_open_and_closed_crowds(shared, tmp_path):
     )
     rows = json.loads(res.stdout)["result"]
     assert len(rows) == 9 and {r["vote_set"] for r in rows} == {"combined"}
-    assert all(r["bt_low"] <= r["bt"] <= r["bt_high"] for r in rows)
+    assert all(r["bt_lo"] <= r["bt"] <= r["bt_hi"] for r in rows)
     assert sum(r["wins"] + r["losses"] + r["ties"] for r in rows) == 2 * 185
     ratings = pd.read_csv(tmp_path / "a" / "tables" / "arena_ratings.csv")
     assert set(ratings["vote_set"]) == {"votes_open", "votes_closed", "combined"}
@@ -87,7 +87,7 @@ def test_satisfaction_from_the_arenas_dialogue_layout(tmp_path):
     )
     rows = {r["system"]: r for r in json.loads(res.stdout)["result"]}
     assert rows["x"]["satisfaction"] == 0.75 and rows["z"]["satisfaction"] == 0.25
-    assert rows["x"]["satisfaction_low"] < 0.75 < rows["x"]["satisfaction_high"]
+    assert rows["x"]["satisfaction_lo"] < 0.75 < rows["x"]["satisfaction_hi"]
     sat = pd.read_csv(tmp_path / "r" / "tables" / "arena_satisfaction_agreement.csv")
     assert sat.loc[0, "spearman"] == pytest.approx(1.0)
 
@@ -124,7 +124,7 @@ def test_davidson_ties(tmp_path):
         "json",
     )
     rows = {r["system"]: r for r in json.loads(res.stdout)["result"]}
-    assert rows["x"]["rank"] == 1 and rows["x"]["bt_low"] <= rows["x"]["bt"] <= rows["x"]["bt_high"]
+    assert rows["x"]["rank"] == 1 and rows["x"]["bt_lo"] <= rows["x"]["bt"] <= rows["x"]["bt_hi"]
     ratings = pd.read_csv(tmp_path / "r" / "tables" / "arena_ratings.csv")
     assert ratings["davidson_nu"].iloc[0] > 0.5  # 12 of 20 votes are ties
     assert "davidson(mle" in (tmp_path / "r" / "signature.json").read_text()

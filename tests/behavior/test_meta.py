@@ -70,11 +70,11 @@ def test_quality_curve_bands_and_statistics_by_hand():
     assert (np.diff(v["crslab_bleu4"].to_numpy()) <= 1e-12).all()
     banded = curve[~curve["metric"].isin(UNBANDED)]
     assert (
-        (banded["ci_low"] <= banded["value"] + 1e-9) & (banded["value"] <= banded["ci_high"] + 1e-9)
+        (banded["ci_lo"] <= banded["value"] + 1e-9) & (banded["value"] <= banded["ci_hi"] + 1e-9)
     ).all()
     assert (
-        banded.loc[banded["worst_share"] == 0.5, "ci_high"]
-        .gt(banded.loc[banded["worst_share"] == 0.5, "ci_low"])
+        banded.loc[banded["worst_share"] == 0.5, "ci_hi"]
+        .gt(banded.loc[banded["worst_share"] == 0.5, "ci_lo"])
         .any()
     )
-    assert curve.loc[curve["metric"].isin(UNBANDED), "ci_low"].isna().all()
+    assert curve.loc[curve["metric"].isin(UNBANDED), "ci_lo"].isna().all()

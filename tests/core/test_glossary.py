@@ -2,7 +2,14 @@ import pandas as pd
 import pytest
 
 from crseval.core.errors import CrsevalError
-from crseval.core.glossary import column, declared_columns, describe, metric_columns, undeclared
+from crseval.core.glossary import (
+    column,
+    declared_columns,
+    describe,
+    metric_columns,
+    renamed,
+    undeclared,
+)
 from crseval.core.registry import METRICS, TABLES, all_tables, register_metric, register_table
 from crseval.runs.store import RunStore
 
@@ -82,3 +89,14 @@ def test_pattern_entries_declare_columns_named_after_data():
     # a dimension named like another capability's metric is still a dimension here
     assert "Spearman" in column("reliability_correlations", "satisfaction").description
     assert column("reliability", "engagement") is None
+
+
+def test_one_ci_and_p_value_naming_with_the_old_names_deprecated():
+    assert renamed("ci_low") == "ci_lo" and renamed("bt_high") == "bt_hi"
+    assert renamed("p_value") == "p" and renamed("p_adj") == "p_tukey"
+    assert renamed("ci_lo") is None and renamed("low") is None
+    label, text = describe("kappa_ci_low", "pair_cv")
+    assert label == describe("kappa_lo", "pair_cv")[0] and "deprecated" in text
+    # no declared table still uses an old name
+    for spec in all_tables().values():
+        assert not [c for c in (*spec.ids, *spec.columns) if renamed(c)], spec.name

@@ -107,7 +107,7 @@ def test_system_intervals_are_t_intervals():
     turns = pd.DataFrame({"system": ["s"], "items": [["x"]]})
     row = system_table(rows, turns, 10).iloc[0]
     lo, hi = stats.t.interval(0.95, 4, loc=0.2, scale=stats.sem([0.0, 0.1, 0.2, 0.4, 0.3]))
-    assert (row["out_of_catalogue_rate_low"], row["out_of_catalogue_rate_high"]) == pytest.approx(
+    assert (row["out_of_catalogue_rate_lo"], row["out_of_catalogue_rate_hi"]) == pytest.approx(
         (lo, hi)
     )
     assert row["coverage"] == 0.1

@@ -23,7 +23,7 @@ def test_meta_metrics_against_scipy_and_numpy():
     assert t.loc["random", "rank"] == "second"
     assert t.loc["mine", "vs_best_baseline"] == "random"
     e1, e2 = np.abs(good - truth), np.abs(rand - truth)
-    assert t.loc["mine", "p_abs_error"] == pytest.approx(stats.wilcoxon(e1, e2).pvalue)
+    assert t.loc["mine", "abs_error_p"] == pytest.approx(stats.wilcoxon(e1, e2).pvalue)
     assert t.loc["mine", "significant"]
 
 

@@ -1,0 +1,81 @@
+"""A capability is one declaration (at the top of its room's ``metrics.py``): its name — which also
+qualifies its metrics (``arena.pearson``) —, package, import-linter layer, CLI group with its help, and
+jobs with the CLI command each gets. ``crseval.api.JOBS``, the CLI's command groups
+(``crseval/cli/groups.py``) and ``crseval metrics`` are derived from the declarations; the import
+contract in ``pyproject.toml`` and ``docs/ARCHITECTURE.md`` are checked against them by
+``tests/test_architecture.py`` and ``tests/test_architecture_doc.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from crseval.core.errors import CrsevalError
+
+# the import-linter layers, top to bottom (pyproject.toml: [[tool.importlinter.contracts]] layers)
+LAYERS = (
+    "interface",
+    "verbs",
+    "report",
+    "capabilities",
+    "judges",
+    "measurement",
+    "tools",
+    "resources",
+    "core",
+)
+
+
+class Job(NamedTuple):
+    target: str  # "module:ATTRIBUTE" of its JobSpec (imported only when the job is run)
+    command: str | None  # its CLI command in the group; None: the group's cli module writes it
+
+
+@dataclass(frozen=True)
+class Capability:
+    name: str  # the CLI group and the qualifier of its metrics
+    package: str
+    help: str
+    layer: str
+    jobs: dict[str, Job] = field(default_factory=dict)  # job name (recorded in config.json) → job
+    default: str | None = None  # the command run when the group's first argument is not one
+    cli: str | None = None  # a module whose ``extend(app)`` adds hand-written commands
+
+
+CAPABILITIES: dict[str, Capability] = {}
+
+
+def declare_capability(
+    name: str,
+    *,
+    package: str,
+    help: str,
+    layer: str = "capabilities",
+    jobs: dict[str, tuple[str, str | None]] | None = None,
+    default: str | None = None,
+    cli: str | None = None,
+) -> Capability:
+    if layer not in LAYERS:
+        raise CrsevalError(f"unknown layer {layer!r}", expected="one of " + ", ".join(LAYERS))
+    cap = Capability(
+        name,
+        package,
+        help,
+        layer,
+        {job: Job(*spec) for job, spec in (jobs or {}).items()},
+        default,
+        cli,
+    )
+    if name in CAPABILITIES and CAPABILITIES[name] != cap:
+        raise CrsevalError(f"capability {name!r} declared twice with different declarations")
+    CAPABILITIES[name] = cap
+    return cap
+
+
+def all_capabilities() -> dict[str, Capability]:
+    """Every declared capability, after importing the modules that declare them."""
+    from crseval.core.registry import all_metrics
+
+    all_metrics()
+    return dict(CAPABILITIES)
