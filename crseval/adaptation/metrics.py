@@ -88,6 +88,7 @@ metric(
     label="TAS",
     capability=C,
     params=TASParams().signature_params(),
+    scale="0–1",
 )
 metric(
     "recovery_rate",
@@ -95,6 +96,7 @@ metric(
     label="recovery rate",
     capability=C,
     note=DIFFERS,
+    scale="share 0–1",
 )
 metric(
     "rd_norm",
@@ -102,6 +104,7 @@ metric(
     label="recovery delay (normalised)",
     capability=C,
     note=DIFFERS,
+    scale="0–1",
 )
 metric(
     "ti_norm",
@@ -109,18 +112,21 @@ metric(
     label="topic interference (normalised)",
     capability=C,
     note=DIFFERS,
+    scale="0–1",
 )
 metric(
     "cross_coherence",
     "Mean similarity of each user turn and the system reply to it",
     label="cross-coherence",
     capability=C,
+    scale="similarity 0–1",
 )
 metric(
     "context_retention",
     "Mean similarity of consecutive system replies",
     label="context retention",
     capability=C,
+    scale="similarity 0–1",
 )
 metric(
     "avg_recovery_delay",
@@ -129,6 +135,7 @@ metric(
     capability=C,
     higher_is_better=False,
     note=DIFFERS,
+    scale="system turns",
 )
 metric(
     "topic_interference",
@@ -137,18 +144,21 @@ metric(
     capability=C,
     higher_is_better=False,
     note=DIFFERS,
+    scale="share 0–1",
 )
 metric(
     "detection_precision",
     "Precision of the shift detector against the simulator's logged shifts",
     label="shift detection precision",
     capability=C,
+    scale="0–1",
 )
 metric(
     "detection_recall",
     "Recall of the shift detector against the simulator's logged shifts",
     label="shift detection recall",
     capability=C,
+    scale="0–1",
 )
 metric(
     "shifts_detected",
@@ -156,6 +166,7 @@ metric(
     capability=C,
     higher_is_better=None,
     role="count",
+    scale="count",
 )
 metric(
     "shifts_recovered",
@@ -163,6 +174,7 @@ metric(
     capability=C,
     higher_is_better=None,
     role="count",
+    scale="count",
 )
 metric(
     "true_shifts",
@@ -170,6 +182,7 @@ metric(
     capability=C,
     higher_is_better=None,
     role="count",
+    scale="count",
 )
 SPEC = "as the study's code computes it (../shared/specs/thesis_tas.md; crseval shift score --definition thesis)"
 UNPUBLISHABLE = (
@@ -185,6 +198,7 @@ metric(
     label="TAS (thesis)",
     capability=C,
     note=UNPUBLISHABLE,
+    scale="0–1",
 )
 metric(
     THESIS + "topic_recovery_rate",
@@ -193,6 +207,7 @@ metric(
     label="recovery rate (thesis)",
     capability=C,
     note=UNPUBLISHABLE,
+    scale="share 0–1",
 )
 metric(
     THESIS + "avg_recovery_delay",
@@ -201,6 +216,7 @@ metric(
     capability=C,
     higher_is_better=False,
     note=UNPUBLISHABLE,
+    scale="system turns",
 )
 metric(
     THESIS + "topic_interference",
@@ -210,6 +226,7 @@ metric(
     capability=C,
     higher_is_better=False,
     note=UNPUBLISHABLE,
+    scale="system turns",
 )
 metric(
     THESIS + "cross_coherence",
@@ -217,6 +234,7 @@ metric(
     label="cross-coherence (thesis)",
     capability=C,
     note="reproduces the study's published values exactly (1e-16)",
+    scale="cosine 0–1",
 )
 metric(
     THESIS + "context_retention",
@@ -224,6 +242,7 @@ metric(
     label="context retention (thesis)",
     capability=C,
     note="reproduces the study's published values exactly (1e-16)",
+    scale="cosine 0–1",
 )
 VERIFIED = (
     "checked against the catalogue (adaptation/following.py); needs the simulator's logged truth"
@@ -234,6 +253,7 @@ metric(
     f"catalogue title satisfying every new constraint, {VERIFIED}",
     label="follow rate (verified)",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     FOLLOW + "satisfaction",
@@ -241,6 +261,7 @@ metric(
     f"turn, {VERIFIED}",
     label="constraint satisfaction (verified)",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     FOLLOW + "turns_to_follow",
@@ -249,6 +270,7 @@ metric(
     label="turns to follow (verified)",
     capability=C,
     higher_is_better=False,
+    scale="system turns",
 )
 metric(
     FOLLOW + "stale_rate",
@@ -257,6 +279,7 @@ metric(
     label="stale rate (verified)",
     capability=C,
     higher_is_better=False,
+    scale="share 0–1",
 )
 metric(
     FOLLOW + "hallucination_rate",
@@ -264,12 +287,14 @@ metric(
     label="hallucinated titles",
     capability=C,
     higher_is_better=False,
+    scale="share 0–1",
 )
 metric(
     FOLLOW + "success",
     f"1 when every logged shift of the session was followed before the next one, {VERIFIED}",
     label="session success (verified)",
     capability=C,
+    scale="0 or 1",
 )
 metric(
     FOLLOW + "crs_constraint_satisfaction",
@@ -277,6 +302,7 @@ metric(
     "constraints the CRS itself logged (a consistency check, not following: the user's wishes are not in such logs)",
     label="satisfies its own parsed constraints",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     FOLLOW + "recommendations",
@@ -284,6 +310,7 @@ metric(
     capability=C,
     higher_is_better=None,
     role="count",
+    scale="count",
 )
 for aspect, text in (
     ("proactiveness", "guides the conversation with useful questions and suggestions"),
@@ -291,7 +318,11 @@ for aspect, text in (
     ("personalization", "recommendations fit the user's stated and changing preferences"),
 ):
     metric(
-        aspect, f"LLM judge, 1–5: how well the CRS {text}", label=f"judge {aspect}", capability=C
+        aspect,
+        f"LLM judge, 1–5: how well the CRS {text}",
+        label=f"judge {aspect}",
+        capability=C,
+        scale="1–5",
     )
 
 # every metric above is a per-session column (both TAS definitions, following, the judge aspects)

@@ -18,21 +18,29 @@ metric(
     "The arena's sequential Elo (file order, start 1000, K = 16, tie = ½): order-dependent, no CI",
     label="Elo",
     capability=C,
+    scale="Elo scale (start 1000)",
 )
 metric(
     "bt",
     "Bradley–Terry rating on the Elo scale (1000 + 400/ln 10 · strength), ties = ½",
     label="Bradley–Terry",
     capability=C,
+    scale="Elo scale (1000 + 400/ln 10 · strength)",
 )
 metric(
-    "rank", "Rank by Bradley–Terry (1 = best)", label="rank", capability=C, higher_is_better=False
+    "rank",
+    "Rank by Bradley–Terry (1 = best)",
+    label="rank",
+    capability=C,
+    higher_is_better=False,
+    scale="rank (1 = best)",
 )
 metric(
     "rank_stability",
     "Share of bootstrap resamples in which the system keeps its rank",
     label="rank stability",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     "votes_for_ci_width",
@@ -40,42 +48,52 @@ metric(
     label="votes for CI width",
     capability=C,
     higher_is_better=False,
+    scale="votes",
 )
-metric("wins", "Votes won", label="wins", capability=C)
-metric("losses", "Votes lost", label="losses", capability=C, higher_is_better=False)
-metric("ties", "Votes tied", label="ties", capability=C, higher_is_better=None)
+metric("wins", "Votes won", label="wins", capability=C, scale="votes")
+metric("losses", "Votes lost", label="losses", capability=C, higher_is_better=False, scale="votes")
+metric("ties", "Votes tied", label="ties", capability=C, higher_is_better=None, scale="votes")
 metric(
     "satisfaction",
     "Share of the system's arena dialogues labelled satisfied (not frustrated)",
     label="satisfied share",
     capability=C,
+    scale="share 0–1",
 )
 metric(
-    "p_win", "P(system beats opponent) under the Bradley–Terry model", label="P(win)", capability=C
+    "p_win",
+    "P(system beats opponent) under the Bradley–Terry model",
+    label="P(win)",
+    capability=C,
+    scale="0–1",
 )
 metric(
     "p_better",
     "Share of bootstrap resamples in which the system rates above the opponent",
     label="P(better)",
     capability=C,
+    scale="0–1",
 )
 metric(
     "elo_pearson",
     "Pearson correlation of two vote sets' sequential Elo ratings",
     label="Elo r",
     capability=C,
+    scale="−1…1",
 )
 metric(
     "pair_order_agreement",
     "Share of system pairs two vote sets order the same way",
     label="pair agreement",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     "direct_agreement",
     "Share of directly voted pairs whose majority winner is the same in both vote sets",
     label="direct agreement",
     capability=C,
+    scale="share 0–1",
 )
 
 metric(

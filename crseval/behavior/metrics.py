@@ -26,6 +26,7 @@ metric(
     capability=C,
     params={"turn_label": "first", "normalise": "formula"},
     note="a perfect system scores (N − D)/N < 1, as in the published formula",
+    scale="0–1",
 )
 metric(
     "explicit_ba_counted",
@@ -33,6 +34,7 @@ metric(
     label="explicit BA (counted turns)",
     capability=C,
     params={"turn_label": "first", "normalise": "counted"},
+    scale="0–1",
 )
 metric(
     "explicit_ba_sentences",
@@ -42,12 +44,14 @@ metric(
     capability=C,
     params={"no_strategy": "only where no sentence has a strategy"},
     note="ours: every labelled sentence counts, not only the first",
+    scale="0–1",
 )
 metric(
     "sentence_match",
     "Per turn: Jaccard overlap of the system's and the human's sentence strategy sets",
     label="strategy-set overlap",
     capability=C,
+    scale="Jaccard 0–1",
 )
 metric(
     "entropy_ba",
@@ -56,6 +60,7 @@ metric(
     capability=C,
     params={"h_min": 0.1, "alpha": 1.0},
     note="ours, beyond the original metric",
+    scale="0–1",
 )
 metric(
     "implicit_ba",
@@ -63,6 +68,7 @@ metric(
     "(pair classifier)",
     label="implicit BA (mean P(same))",
     capability=C,
+    scale="0–1",
 )
 metric(
     "implicit_ba_share",
@@ -70,6 +76,7 @@ metric(
     label="implicit BA (share P(same) ≥ 0.5)",
     capability=C,
     params={"threshold": 0.5},
+    scale="share 0–1",
 )
 metric(
     "bleu4",
@@ -77,6 +84,7 @@ metric(
     label="BLEU-4 (0–100)",
     capability=C,
     params={"k": 4},
+    scale="0–100",
 )
 metric(
     "bleu2",
@@ -84,6 +92,7 @@ metric(
     label="BLEU-2 (0–100)",
     capability=C,
     params={"k": 2},
+    scale="0–100",
 )
 for _k in (2, 4):
     metric(
@@ -93,6 +102,7 @@ for _k in (2, 4):
         label=f"BLEU@{_k} (CRSLab)",
         capability=C,
         params={"k": _k},
+        scale="0–1",
     )
     metric(
         f"crslab_dist{_k}",
@@ -102,18 +112,21 @@ for _k in (2, 4):
         capability=C,
         params={"k": _k},
         note="CRSLab passes the response string to nltk's ngrams, so its k-grams are of characters",
+        scale="distinct n-grams per response",
     )
 metric(
     "dist1",
     "DIST-1: distinct unigrams / all unigrams over the system responses",
     label="DIST-1",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     "dist2",
     "DIST-2: distinct bigrams / all bigrams over the system responses",
     label="DIST-2",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     "human_dist2",
@@ -121,6 +134,7 @@ metric(
     label="human DIST-2",
     capability=C,
     higher_is_better=None,
+    scale="share 0–1",
 )
 metric(
     "turns_before_rec",
@@ -128,6 +142,7 @@ metric(
     label="system turns before first recommendation",
     capability=C,
     higher_is_better=None,
+    scale="system turns",
 )
 metric(
     "dialogues",
@@ -135,33 +150,45 @@ metric(
     capability=C,
     higher_is_better=None,
     role="count",
+    scale="count",
 )
-metric("turns", "Answered recommender turns", capability=C, higher_is_better=None, role="count")
+metric(
+    "turns",
+    "Answered recommender turns",
+    capability=C,
+    higher_is_better=None,
+    role="count",
+    scale="count",
+)
 metric(
     "missing_responses",
     "Recommender turns without a system response",
     capability=C,
     higher_is_better=False,
     role="count",
+    scale="count",
 )
 metric(
     "match",
     "Per turn: 1 when the system's strategy equals the human's",
     label="strategy match",
     capability=C,
+    scale="0 or 1",
 )
 metric(
     "p_same",
     "Per turn: the pair classifier's P(same strategy) of human and system response",
     label="P(same strategy)",
     capability=C,
+    scale="probability 0–1",
 )
-metric("accuracy", "Accuracy of a classifier on held-out items", capability=C)
+metric("accuracy", "Accuracy of a classifier on held-out items", capability=C, scale="0–1")
 metric(
     "kappa",
     "Cohen's κ of a classifier's predictions against the labels",
     label="Cohen's κ",
     capability=C,
+    scale="−1…1",
 )
 
 TURN_COLUMNS = [

@@ -19,6 +19,7 @@ metric(
     label="recommendations",
     capability=C,
     higher_is_better=None,
+    scale="count",
 )
 metric(
     "out_of_catalogue_rate",
@@ -26,6 +27,7 @@ metric(
     label="out-of-catalogue",
     capability=C,
     higher_is_better=False,
+    scale="share 0–1",
 )
 metric(
     "repetition_rate",
@@ -34,6 +36,7 @@ metric(
     label="repetition",
     capability=C,
     higher_is_better=False,
+    scale="share 0–1",
 )
 metric(
     "rejected_repeat_rate",
@@ -42,6 +45,7 @@ metric(
     label="rejected repeats",
     capability=C,
     higher_is_better=False,
+    scale="share 0–1",
 )
 metric(
     "novelty",
@@ -49,12 +53,14 @@ metric(
     " / (dialogues + 1) in the popularity reference",
     label="novelty (bits)",
     capability=C,
+    scale="bits",
 )
 metric(
     "genre_diversity",
     "Mean pairwise Jaccard distance of the genre sets of a dialogue's distinct recommended items",
     label="genre diversity",
     capability=C,
+    scale="Jaccard distance 0–1",
 )
 metric(
     "embedding_diversity",
@@ -62,6 +68,7 @@ metric(
     "dialogue's distinct recommended items",
     label="embedding diversity",
     capability=C,
+    scale="cosine distance",
 )
 metric(
     "distinct_items",
@@ -69,6 +76,7 @@ metric(
     label="distinct items",
     capability=C,
     higher_is_better=None,
+    scale="count",
 )
 metric(
     "first_rec_turn",
@@ -76,24 +84,28 @@ metric(
     label="first recommendation turn",
     capability=C,
     higher_is_better=None,
+    scale="system turn (1 = first)",
 )
 metric(
     "coverage",
     "Share of the catalogue the system recommends across all its dialogues",
     label="coverage",
     capability=C,
+    scale="share 0–1",
 )
 metric(
     "matcher_precision",
     "Items the title matcher found that are the labelled ones",
     label="matcher precision",
     capability=C,
+    scale="0–1",
 )
 metric(
     "matcher_recall",
     "Labelled (in-catalogue) mentions the title matcher found",
     label="matcher recall",
     capability=C,
+    scale="0–1",
 )
 
 HEAD = [

@@ -20,24 +20,28 @@ metric(
     "Pearson correlation of judge scores with the mean human label",
     label="Pearson r",
     capability=C,
+    scale="−1…1",
 )
 metric(
     "spearman",
     "Spearman correlation of judge scores with the mean human label",
     label="Spearman ρ",
     capability=C,
+    scale="−1…1",
 )
 metric(
     "kendall",
     "Kendall τ-b of judge scores with the mean human label",
     label="Kendall τ",
     capability=C,
+    scale="−1…1",
 )
 metric(
     "partial_length",
     "Partial Pearson correlation with the human label, the judged text's length held constant",
     label="partial r (length)",
     capability=C,
+    scale="−1…1",
 )
 metric(
     "pearson_difference",
@@ -45,6 +49,7 @@ metric(
     "bootstrap over the same items)",
     label="Δ Pearson r",
     capability=C,
+    scale="difference of Pearson r",
 )
 metric(
     "p",
@@ -52,12 +57,14 @@ metric(
     label="p",
     capability=C,
     higher_is_better=False,
+    scale="0–1",
 )
 metric(
     "panel_gain",
     "Pearson r of the panel mean minus that of its best member",
     label="panel gain",
     capability=C,
+    scale="difference of Pearson r",
 )
 metric(
     "coefficient",
@@ -65,24 +72,28 @@ metric(
     label="coefficient",
     capability=C,
     higher_is_better=None,
+    scale="per SD of the feature",
 )
 metric(
     "score",
     "A judge's mean score of an item (its samples averaged)",
     label="judge score",
     capability=C,
+    scale="the judged aspect's scale",
 )
 metric(
     "llm_overall",
     "The LLM judge's overall score of a dialogue (1–5)",
     label="judge overall",
     capability=C,
+    scale="1–5",
 )
 metric(
     "human_satisfaction",
     "Mean human satisfaction rating of a dialogue",
     label="human satisfaction",
     capability=C,
+    scale="the human label's scale",
 )
 
 metric(

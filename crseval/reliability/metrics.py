@@ -20,40 +20,64 @@ metric(
     "ICC(1): share of rating variance due to the rated item (one-way random effects, REML)",
     label="ICC(1)",
     capability=C,
+    scale="0–1",
 )
 metric(
     "icc1_k",
     "ICC(1,k): reliability of the mean of k ratings (k = harmonic mean per item, REML)",
     label="ICC(1,k)",
     capability=C,
+    scale="0–1",
 )
 metric(
     "icc1_anova",
     "ICC(1) by the ANOVA (method-of-moments) estimator, a cross-check of REML",
     label="ICC(1) ANOVA",
     capability=C,
+    scale="≤ 1",
 )
-metric("icc1_k_anova", "ICC(1,k) by the ANOVA estimator", label="ICC(1,k) ANOVA", capability=C)
+metric(
+    "icc1_k_anova",
+    "ICC(1,k) by the ANOVA estimator",
+    label="ICC(1,k) ANOVA",
+    capability=C,
+    scale="≤ 1",
+)
 metric(
     "rel_single",
     "Crossed item × rater reliability of a single rating (REML)",
     label="Rel_single",
     capability=C,
+    scale="0–1",
 )
 metric(
     "rel_k",
     "Crossed item × rater reliability of the mean of k ratings (REML)",
     label="Rel_k",
     capability=C,
+    scale="0–1",
 )
-metric("alpha_ordinal", "Krippendorff's alpha, ordinal level", label="α ordinal", capability=C)
-metric("alpha_interval", "Krippendorff's alpha, interval level", label="α interval", capability=C)
+metric(
+    "alpha_ordinal",
+    "Krippendorff's alpha, ordinal level",
+    label="α ordinal",
+    capability=C,
+    scale="≤ 1 (1 = perfect agreement)",
+)
+metric(
+    "alpha_interval",
+    "Krippendorff's alpha, interval level",
+    label="α interval",
+    capability=C,
+    scale="≤ 1 (1 = perfect agreement)",
+)
 metric(
     "var_item",
     "Item (dialogue) variance component of the crossed model",
     label="σ² item",
     capability=C,
     higher_is_better=None,
+    scale="squared rating points",
 )
 metric(
     "var_rater",
@@ -61,6 +85,7 @@ metric(
     label="σ² rater",
     capability=C,
     higher_is_better=None,
+    scale="squared rating points",
 )
 metric(
     "var_resid",
@@ -68,6 +93,7 @@ metric(
     label="σ² residual",
     capability=C,
     higher_is_better=None,
+    scale="squared rating points",
 )
 
 # what a reliability table holds per dimension (reliability/analysis.py: reliability_table)

@@ -15,7 +15,14 @@ declare_capability(
         "serendipity.reproduce": ("crseval.serendipity.reproduce:JOB", "reproduce"),
     },
 )
-metric("random", "Seeded uniform random scores", capability=C, role="baseline", params={"seed": 0})
+metric(
+    "random",
+    "Seeded uniform random scores",
+    capability=C,
+    role="baseline",
+    params={"seed": 0},
+    scale="1–5",
+)
 metric(
     "sog",
     "SOG: weighted sum of relevance, diversity, dissimilarity to history and unpopularity",
@@ -23,6 +30,7 @@ metric(
     capability=C,
     role="baseline",
     params={"weights": "0.25,0.25,0.25,0.25"},
+    scale="1–5 (min-max scaled)",
 )
 metric(
     "snpr",
@@ -31,6 +39,7 @@ metric(
     capability=C,
     role="baseline",
     params={"lam": 0.7},
+    scale="1–5 (min-max scaled)",
 )
 metric(
     "purs",
@@ -40,6 +49,7 @@ metric(
     capability=C,
     role="baseline",
     params={"factor": 1.0},
+    scale="1–5 (min-max scaled)",
 )
 metric(
     "desr",
@@ -47,6 +57,7 @@ metric(
     label="DESR",
     capability=C,
     role="baseline",
+    scale="1–5 (min-max scaled)",
 )
 metric(
     "llm",
@@ -54,6 +65,7 @@ metric(
     label="LLM (zero-shot)",
     capability=C,
     role="evaluator",
+    scale="1–5",
 )
 metric(
     "llm-fewshot",
@@ -61,6 +73,7 @@ metric(
     label="LLM (few-shot)",
     capability=C,
     role="evaluator",
+    scale="1–5",
 )
 metric(
     "calibrated",
@@ -69,18 +82,21 @@ metric(
     label="calibrated (grouped CV)",
     capability=C,
     role="evaluator",
+    scale="1–5",
 )
 metric(
     "pearson_%",
     "Pearson correlation (%) of an evaluator's 1–5 predictions with the ground truth",
     label="Pearson (%)",
     capability=C,
+    scale="−100…100",
 )
 metric(
     "pearson_%_same",
     "Pearson (%) on the answers every evaluator scored: what the best/second ranking compares",
     label="Pearson (%), same answers",
     capability=C,
+    scale="−100…100",
 )
 metric(
     "pearson_%_p",
@@ -88,6 +104,7 @@ metric(
     label="p (Pearson)",
     capability=C,
     higher_is_better=None,
+    scale="0–1",
 )
 metric(
     "abs_error_t_p",
@@ -96,6 +113,7 @@ metric(
     label="p (t-test)",
     capability=C,
     higher_is_better=None,
+    scale="0–1",
 )
 metric(
     "mae",
@@ -103,6 +121,7 @@ metric(
     label="MAE",
     capability=C,
     higher_is_better=False,
+    scale="Likert points",
 )
 metric(
     "rmse",
@@ -110,6 +129,7 @@ metric(
     label="RMSE",
     capability=C,
     higher_is_better=False,
+    scale="Likert points",
 )
 
 # what every evaluator-comparison table holds per evaluator (serendipity/meta.py: meta_table)
@@ -171,6 +191,7 @@ metric(
     label="SerenEva (zero-shot)",
     capability=C,
     role="prompt",
+    scale="1–5",
 )
 metric(
     "llm4seren",
@@ -179,6 +200,7 @@ metric(
     label="LLM4Seren",
     capability=C,
     role="prompt",
+    scale="1–5",
 )
 metric(
     "serenprompt-1",
@@ -186,6 +208,7 @@ metric(
     label="SerenPrompt-1",
     capability=C,
     role="prompt",
+    scale="1–5",
 )
 metric(
     "serenprompt-2",
@@ -193,6 +216,7 @@ metric(
     label="SerenPrompt-2",
     capability=C,
     role="prompt",
+    scale="1–5",
 )
 table(
     "serendipity_table2",

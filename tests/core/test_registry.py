@@ -74,3 +74,9 @@ def test_tas_parameters_are_declared_once():
     assert get_metric("tas").params == TASParams().signature_params()
     assert ScoringSection().tas_params() == TASParams()
     assert TABLES["shift_sessions"].ids == ("model", "session")
+
+
+def test_every_metric_declares_its_scale():
+    assert not [m.qualified for m in all_metrics().values() if not m.scale]
+    assert get_metric("judge.pearson").scale == "−1…1"
+    assert get_metric("serendipity.mae").scale == "Likert points"
