@@ -34,28 +34,13 @@ from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature, prompt_hash
+from crseval.core.registry import shown_columns
 from crseval.data.io import DatasetInfo
 from crseval.data.votes import TIE, Votes, load_votes
 from crseval.judge.rubric import SYSTEM
 from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.stats.correlation import fisher_ci
-
-RESULT_COLUMNS = [
-    "system",
-    "elo",
-    "bt",
-    "bt_lo",
-    "bt_hi",
-    "rank",
-    "wins",
-    "losses",
-    "ties",
-    "satisfaction",
-    "satisfaction_lo",
-    "satisfaction_hi",
-    "vote_set",
-]
 
 
 class ArenaConfig(BaseModel):
@@ -390,7 +375,7 @@ def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Result:
     return Result(
         "arena",
         f"arena rankings ({name} votes)",
-        shown.reindex(columns=RESULT_COLUMNS).dropna(axis=1, how="all").round(3),
+        shown[shown_columns("arena_ratings", shown.columns)].dropna(axis=1, how="all").round(3),
         sig,
         store.root,
     )

@@ -176,6 +176,17 @@ def get_table(name: str) -> TableSpec | None:
     return TABLES.get(name)
 
 
+def shown_columns(table: str, columns: Iterable[str]) -> list[str]:
+    """What a reader sees first of a table: its id and headline columns that ``columns`` holds, in
+    declared order — every column where the table declares no headline (the terminal summary, the
+    report's first view and the paper table all use it)."""
+    spec = get_table(table)
+    present = list(columns)
+    if spec is None or not spec.headline:
+        return present
+    return [c for c in dict.fromkeys((*spec.ids, *spec.headline)) if c in present]
+
+
 def label(name: str, capability: str | None = None) -> str:
     """The display label of a metric (the name itself for anything else)."""
     try:

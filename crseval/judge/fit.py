@@ -16,6 +16,7 @@ from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
+from crseval.core.registry import shown_columns
 from crseval.data.judged import JudgedItem, JudgedSet, aspect_key, load_judged
 from crseval.judge.calibrated import (
     CalibratedJudge,
@@ -33,19 +34,6 @@ from crseval.judge.judging import Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
-
-CV_COLUMNS = [
-    "data",
-    "aspect",
-    "judge",
-    "n",
-    "pearson",
-    "pearson_lo",
-    "pearson_hi",
-    "spearman",
-    "kendall",
-    "partial_length",
-]
 
 
 class JudgeFitConfig(BaseModel):
@@ -374,7 +362,8 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         ),
         tables=[(t, None) for t in tables],
     )
-    summary = cv[cv["judge"] != "length baseline"].reindex(columns=CV_COLUMNS).round(3)
+    people = cv[cv["judge"] != "length baseline"]
+    summary = people[shown_columns("judge_fit_cv", people.columns)].round(3)
     return Result(
         "judge.fit",
         f"calibrated judge '{name}': nested-CV agreement with people",

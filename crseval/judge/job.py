@@ -19,25 +19,13 @@ from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.core.types import Ratings
+from crseval.core.registry import shown_columns
 from crseval.data.io import dataset_info
 from crseval.data.judged import JudgedSet, load_judged, load_predictions
 from crseval.judge.config import PanelConfig
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
-
-SUMMARY_COLUMNS = [
-    "aspect",
-    "judge",
-    "n",
-    "failed",
-    "pearson",
-    "pearson_lo",
-    "pearson_hi",
-    "spearman",
-    "kendall",
-    "partial_length",
-]
 
 
 class JudgeMetaConfig(BaseModel):
@@ -538,7 +526,7 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     return Result(
         "judge.meta-eval",
         f"judge meta-evaluation ({judged.level} level)",
-        table.reindex(columns=SUMMARY_COLUMNS).round(3),
+        table[shown_columns("meta_eval", table.columns)].round(3),
         sig,
         store.root,
     )

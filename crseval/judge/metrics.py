@@ -132,6 +132,16 @@ AGREEMENT = [
     "partial_length_lo",
     "partial_length_hi",
 ]
+HEADLINE = [
+    "n",
+    "failed",
+    "pearson",
+    "pearson_lo",
+    "pearson_hi",
+    "spearman",
+    "kendall",
+    "partial_length",
+]
 PAIRED = ["n", "pearson_difference", "difference_lo", "difference_hi", "p"]
 
 table(
@@ -140,6 +150,7 @@ table(
     "per aspect and judge: correlation with the human labels, with CIs",
     capability=C,
     columns=AGREEMENT,
+    headline=HEADLINE,
 )
 table(
     "judge_item_scores",
@@ -232,6 +243,7 @@ table(
     "out-of-fold agreement of every judge design (nested grouped CV)",
     capability=C,
     columns=AGREEMENT,
+    headline=HEADLINE,
 )
 table(
     "judge_fit_paired_tests",

@@ -19,19 +19,6 @@ from crseval.reliability.qc import quality_control, raters_per_item_distribution
 from crseval.reliability.structure import plot_structure, structure
 from crseval.runs.store import RunStore
 
-MAIN_COLUMNS = [
-    "dimension",
-    "n_items",
-    "n_raters",
-    "k",
-    "icc1",
-    "icc1_k",
-    "rel_single",
-    "rel_k",
-    "alpha_ordinal",
-    "interpretation",
-]
-
 
 def dimension_row(d: pd.DataFrame, *, ci: str = "none", n_boot: int = 0, seed: int = 0) -> dict:
     """One dimension's row. ``ci``: "profile" (profile-likelihood intervals for Rel_single and Rel_k, an

@@ -14,6 +14,7 @@ from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
 from crseval.core.types import Ratings
+from crseval.core.registry import shown_columns
 from crseval.data import load_dataset, names_of
 from crseval.runs.store import RunStore
 
@@ -110,7 +111,7 @@ def load(config: ReliabilityConfig) -> Ratings:
 
 
 def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.reliability.analysis import MAIN_COLUMNS, analyze_into, signature_part
+    from crseval.reliability.analysis import analyze_into, signature_part
 
     time_col = config.time_col or ("time_spent" if config.preset == "crs-que" else None)
     ratings = load(config)
@@ -136,7 +137,7 @@ def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Resul
         n_clusters=config.clusters,
         progress=progress,
     )
-    main = table[MAIN_COLUMNS].round(3)
+    main = table[shown_columns("reliability", table.columns)].round(3)
     store.write_paper_table("reliability", main)
     sig = make_signature(
         data=ratings.info.signature() if ratings.info else ratings.name,

@@ -23,7 +23,7 @@ import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.glossary import describe
-from crseval.core.registry import get_table
+from crseval.core.registry import get_table, shown_columns
 from crseval.runs.store import RunStore, entries
 
 MAX_ROWS = 60
@@ -118,7 +118,7 @@ def _split(name: str, df: pd.DataFrame) -> tuple[list[str], list[str]]:
     """(headline columns, the rest): declared in the registry, else the first ones."""
     spec = get_table(name)
     if spec is not None and spec.headline:
-        first = [c for c in (*spec.ids, *spec.headline) if c in df.columns]
+        first = shown_columns(name, df.columns)
     else:
         first = list(df.columns[:MAX_COLUMNS])
     return first, [c for c in df.columns if c not in first]

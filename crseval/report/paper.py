@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from crseval.core.glossary import describe
-from crseval.core.registry import get_table
+from crseval.core.registry import get_table, shown_columns
 from crseval.runs.formats import latex_table, tex
 from crseval.runs.store import RunStore, entries
 
@@ -32,7 +32,7 @@ def _shown(name: str, df: pd.DataFrame) -> pd.DataFrame:
         )
     spec = get_table(name)
     cols = (
-        [c for c in (*spec.ids, *spec.headline) if c in df]
+        shown_columns(name, df.columns)
         if spec and spec.headline
         else list(df.columns[:MAX_COLUMNS])
     )

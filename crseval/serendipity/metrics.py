@@ -225,6 +225,18 @@ table(
     "answers, Pearson with p-value, MAE, RMSE with CIs, tests against the best baseline",
     capability=C,
     columns=META_COLUMNS,
+    headline=[
+        "n",
+        "pearson_%",
+        "pearson_%_lo",
+        "pearson_%_hi",
+        "pearson_%_p",
+        "mae",
+        "rmse",
+        "abs_error_t_p",
+        "abs_error_p",
+        "rank",
+    ],
 )
 table(
     "serendipity_history_k",

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from crseval.core.config import CommaList
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import content_hash, make_signature
+from crseval.core.registry import shown_columns
 from crseval.data import load_dataset
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, LLMConfig, make_client
@@ -411,22 +412,6 @@ class Reproduction:
             self.add("serendipity_ensemble_size", ensemble_curve(llm_preds, truth), name)
 
 
-TABLE2_COLUMNS = [
-    "dataset",
-    "evaluator",
-    "n",
-    "pearson_%",
-    "pearson_%_lo",
-    "pearson_%_hi",
-    "pearson_%_p",
-    "mae",
-    "rmse",
-    "abs_error_t_p",
-    "abs_error_p",
-    "rank",
-]  # the terminal's view; the table has the CIs
-
-
 def _figures(store: RunStore, tables: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
     from crseval.plotting import bar_with_ci
 
@@ -548,7 +533,7 @@ def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
     store.save_signature(sig)
     summary = (
         tables["serendipity_table2"][
-            [c for c in TABLE2_COLUMNS if c in tables["serendipity_table2"]]
+            shown_columns("serendipity_table2", tables["serendipity_table2"].columns)
         ]
         if "serendipity_table2" in tables
         else next(iter(tables.values()))
