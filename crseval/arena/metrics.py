@@ -1,7 +1,7 @@
 """Arena metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.registry import register_metric as metric, register_table as table, with_ci
 
 C = "arena"
 
@@ -146,20 +146,13 @@ table(
     ],
     columns=[
         "elo",
-        "bt",
-        "bt_lo",
-        "bt_hi",
-        "rank",
-        "rank_lo",
-        "rank_hi",
+        *with_ci("bt", "rank"),
         "rank_stability",
         "votes_for_ci_width",
         "wins",
         "losses",
         "ties",
-        "satisfaction",
-        "satisfaction_lo",
-        "satisfaction_hi",
+        *with_ci("satisfaction"),
         "dialogues",
         "davidson_nu",
     ],
@@ -178,12 +171,7 @@ table(
     capability=C,
     columns=[
         "systems",
-        "pearson",
-        "pearson_lo",
-        "pearson_hi",
-        "spearman",
-        "spearman_lo",
-        "spearman_hi",
+        *with_ci("pearson", "spearman"),
         "elo_pearson",
         "pair_order_agreement",
         "direct_pairs",

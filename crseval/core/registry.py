@@ -100,6 +100,11 @@ def register_metric(
     return spec
 
 
+def with_ci(*names: str) -> list[str]:
+    """Columns with their 95 % CI ends, for a table declaration: ``X, X_lo, X_hi`` for each name."""
+    return [f"{n}{end}" for n in names for end in ("", "_lo", "_hi")]
+
+
 def register_table(
     name: str,
     ids: Iterable[str],

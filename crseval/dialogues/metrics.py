@@ -1,7 +1,7 @@
 """Beyond-accuracy-in-dialogue metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.registry import register_metric as metric, register_table as table, with_ci
 
 C = "dialogues"
 
@@ -127,16 +127,12 @@ table(
         "dialogues",
         "recommending_dialogues",
         "recommendations",
-        *(
-            f"{m}{end}"
-            for m in (
-                "out_of_catalogue_rate",
-                "repetition_rate",
-                "novelty",
-                "genre_diversity",
-                "embedding_diversity",
-            )
-            for end in ("", "_lo", "_hi")
+        *with_ci(
+            "out_of_catalogue_rate",
+            "repetition_rate",
+            "novelty",
+            "genre_diversity",
+            "embedding_diversity",
         ),
         "rejected_repeat_rate",
         "distinct_items",

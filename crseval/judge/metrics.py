@@ -1,7 +1,7 @@
 """Judge meta-evaluation metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.registry import register_metric as metric, register_table as table, with_ci
 
 C = "judge"
 
@@ -118,19 +118,9 @@ AGREEMENT = [
     "level",
     "n",
     "failed",
-    "pearson",
-    "pearson_lo",
-    "pearson_hi",
-    "spearman",
-    "spearman_lo",
-    "spearman_hi",
+    *with_ci("pearson", "spearman"),
     "spearman_p",
-    "kendall",
-    "kendall_lo",
-    "kendall_hi",
-    "partial_length",
-    "partial_length_lo",
-    "partial_length_hi",
+    *with_ci("kendall", "partial_length"),
 ]
 HEADLINE = [
     "n",
@@ -178,18 +168,7 @@ table(
     ["judge", "aspect"],
     "the demo judge against the human labels",
     capability=C,
-    columns=[
-        "n",
-        "with",
-        "pearson",
-        "pearson_lo",
-        "pearson_hi",
-        "pearson_p",
-        "spearman",
-        "spearman_lo",
-        "spearman_hi",
-        "spearman_p",
-    ],
+    columns=["n", "with", *with_ci("pearson", "spearman"), "pearson_p", "spearman_p"],
 )
 table(
     "judge_paired_tests",
@@ -210,18 +189,7 @@ table(
     ["aspect", "judge"],
     "agreement of per-system means",
     capability=C,
-    columns=[
-        "systems",
-        "pearson",
-        "pearson_lo",
-        "pearson_hi",
-        "spearman",
-        "spearman_lo",
-        "spearman_hi",
-        "kendall",
-        "kendall_lo",
-        "kendall_hi",
-    ],
+    columns=["systems", *with_ci("pearson", "spearman", "kendall")],
 )
 table(
     "judge_panel_gain",

@@ -1,7 +1,7 @@
 """Reliability metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.registry import register_metric as metric, register_table as table, with_ci
 
 C = "reliability"
 
@@ -127,12 +127,7 @@ table(
     capability=C,
     columns=[
         *ESTIMATES,
-        "rel_single_lo",
-        "rel_single_hi",
-        "rel_k_lo",
-        "rel_k_hi",
-        "alpha_ordinal_lo",
-        "alpha_ordinal_hi",
+        *(c for c in with_ci("rel_single", "rel_k", "alpha_ordinal") if c not in ESTIMATES),
     ],
     headline=[
         "n_items",

@@ -2,7 +2,7 @@
 both metrics and evaluators: their names are the columns of ``serendipity_answers``."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.registry import register_metric as metric, register_table as table, with_ci
 
 C = "serendipity"
 
@@ -136,16 +136,8 @@ metric(
 META_COLUMNS = [
     "n",
     "excluded",
-    "pearson_%",
-    "pearson_%_lo",
-    "pearson_%_hi",
+    *with_ci("pearson_%", "mae", "rmse"),
     "pearson_%_p",
-    "mae",
-    "mae_lo",
-    "mae_hi",
-    "rmse",
-    "rmse_lo",
-    "rmse_hi",
     "n_same",
     "pearson_%_same",
     "rank",
@@ -243,14 +235,14 @@ table(
     ["dataset", "history_k"],
     "the zero-shot evaluator's Pearson per history length",
     capability=C,
-    columns=["n", "pearson_%", "pearson_%_lo", "pearson_%_hi"],
+    columns=["n", *with_ci("pearson_%")],
 )
 table(
     "serendipity_aux",
     ["dataset", "setting"],
     "the zero-shot evaluator with one auxiliary line at a time",
     capability=C,
-    columns=["n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae"],
+    columns=["n", *with_ci("pearson_%"), "mae"],
 )
 table(
     "serendipity_by_item",
@@ -258,7 +250,7 @@ table(
     "the zero-shot evaluator's Pearson per tercile of "
     "item popularity and genre distance to the history",
     capability=C,
-    columns=["n", "pearson_%", "pearson_%_lo", "pearson_%_hi"],
+    columns=["n", *with_ci("pearson_%")],
 )
 table(
     "serendipity_ensemble_size",
