@@ -399,6 +399,8 @@ RENAMED = {
     "p_pearson": "pearson_%_p",
     "p_abs_error": "abs_error_p",
     "p_t_abs_error": "abs_error_t_p",
+    "difference_lo": "pearson_difference_lo",
+    "difference_hi": "pearson_difference_hi",
 }
 
 

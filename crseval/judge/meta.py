@@ -140,8 +140,8 @@ def paired_tests(
                         "versus": b,
                         "n": len(both),
                         "pearson_difference": d,
-                        "difference_lo": lo,
-                        "difference_hi": hi,
+                        "pearson_difference_lo": lo,
+                        "pearson_difference_hi": hi,
                         "p": p,
                     }
                 )

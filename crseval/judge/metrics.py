@@ -132,7 +132,7 @@ HEADLINE = [
     "kendall",
     "partial_length",
 ]
-PAIRED = ["n", "pearson_difference", "difference_lo", "difference_hi", "p"]
+PAIRED = ["n", *with_ci("pearson_difference"), "p"]
 
 table(
     "meta_eval",
