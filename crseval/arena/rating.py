@@ -130,12 +130,14 @@ def bootstrap(
     ties: str = "half",
 ) -> np.ndarray:
     """(n_boot × systems) ratings refitted on votes resampled with replacement."""
+    from crseval.stats.bootstrap import resample_blocks
+
     rng = np.random.default_rng(seed)
-    n = len(votes)
     return np.array(
         [
-            fit(votes.iloc[rng.integers(0, n, n)], systems, alpha=alpha, ties=ties)
-            for _ in range(n_boot)
+            fit(votes.iloc[idx], systems, alpha=alpha, ties=ties)
+            for block in resample_blocks(len(votes), n_boot, rng)
+            for idx in block
         ]
     )
 

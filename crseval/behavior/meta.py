@@ -30,15 +30,17 @@ def preference_kappa(
     """(κ, 2.5 %, 97.5 %) between a metric's and the humans' preferences."""
     m, h = np.asarray(metric_pref), np.asarray(human_pref)
     labels = ["A", "B", "same"]
+    from crseval.stats.bootstrap import item_bootstrap
+
     k = float(cohen_kappa_score(h, m, labels=labels))
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(n_boot):
-        idx = rng.integers(0, len(m), len(m))
-        if len(set(h[idx])) > 1 or len(set(m[idx])) > 1:
-            draws.append(cohen_kappa_score(h[idx], m[idx], labels=labels))
-    lo, hi = np.nanpercentile(draws, [2.5, 97.5]) if draws else (np.nan, np.nan)
-    return k, float(lo), float(hi)
+    lo, hi = item_bootstrap(
+        lambda idx: cohen_kappa_score(h[idx], m[idx], labels=labels),
+        len(m),
+        n_boot=n_boot,
+        seed=seed,
+        accept=lambda idx: len(set(h[idx])) > 1 or len(set(m[idx])) > 1,
+    )
+    return k, lo, hi
 
 
 FRACTIONS = tuple(np.round(np.arange(0, 1.01, 0.1), 1))  # Figure 3's shares: 0, 10, …, 100 %
@@ -103,7 +105,7 @@ def quality_curve(
 ) -> pd.DataFrame:
     """Each metric of each mixture (``turns(responses)`` gives its per-turn table), unscaled, with a 95 %
     percentile band from resampling dialogues (the same resamples for every mixture and metric)."""
-    from crseval.stats.bootstrap import percentile_interval
+    from crseval.stats.bootstrap import percentile_interval, resample_blocks
 
     rows = []
     for p in fractions:
@@ -111,10 +113,9 @@ def quality_curve(
         dialogue_rows = list(t.groupby("dialogue", sort=True).indices.values())
         rng = np.random.default_rng(seed)
         draws = [
-            np.concatenate(
-                [dialogue_rows[d] for d in rng.integers(0, len(dialogue_rows), len(dialogue_rows))]
-            )
-            for _ in range(n_boot)
+            np.concatenate([dialogue_rows[d] for d in resample])
+            for block in resample_blocks(len(dialogue_rows), n_boot, rng)
+            for resample in block
         ]
         everything = np.arange(len(t))
         for name, stat in curve_statistics(t).items():

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from crseval.stats.bootstrap import percentile_interval
 from crseval.stats.design import harmonic_k
 from crseval.reliability.profile import reliability_interval
 from crseval.reliability.reml import fit_reml
@@ -86,11 +87,7 @@ def crossed_reliability(
             )
             b = Crossed(*_components(sim, icode, rcode)[:3], out.k, mu)
             draws.append((b.var_item, b.var_rater, b.var_resid, b.rel_single, b.rel_k))
-        lo, hi = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
         arr = np.array(draws)
         for j, name in enumerate(("var_item", "var_rater", "var_resid", "rel_single", "rel_k")):
-            out.ci[name] = (
-                float(np.percentile(arr[:, j], lo)),
-                float(np.percentile(arr[:, j], hi)),
-            )
+            out.ci[name] = percentile_interval(arr[:, j], confidence)
     return out
