@@ -11,12 +11,19 @@ checks every written table against.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Iterable
 
-from crseval.core.registry import METRICS, MetricSpec, TableSpec, all_metrics, get_table
+from crseval.core.registry import (
+    METRICS,
+    MetricSpec,
+    TableSpec,
+    all_metrics,
+    get_table,
+    load_declarations,
+)
 
 CONTEXT = {
     "ci_lo": ("95 % CI low", "lower end of the 95 % bootstrap CI of the mean"),
@@ -457,8 +464,7 @@ def _partner(name: str, known: dict[str, Column]) -> Column | None:
 
 def declared_columns(spec: TableSpec) -> dict[str, Column | None]:
     """Every entry of a table's declaration and what it resolves to (None: defined nowhere)."""
-    all_metrics()
-    return _declared(spec, len(METRICS))
+    return _declared(spec, load_declarations())
 
 
 @lru_cache(maxsize=None)
@@ -474,9 +480,14 @@ def _declared(spec: TableSpec, _n_metrics: int) -> dict[str, Column | None]:
         c = _meaning(e, spec.capability) or _partner(e, known)
         if c is not None:
             ends = (f"{c.name}_lo", f"{c.name}_hi")
-            c = Column(**{**c.__dict__, "ci": ends}) if set(ends) <= {*entries} else c
+            c = replace(c, ci=ends) if set(ends) <= {*entries} else c
         out[e] = c
     return out
+
+
+@lru_cache(maxsize=None)
+def _by_name(spec: TableSpec, n_metrics: int) -> dict[str, Column]:
+    return {c.name: c for c in _declared(spec, n_metrics).values() if c is not None}
 
 
 def column(table: str, name: str) -> Column | None:
@@ -485,7 +496,7 @@ def column(table: str, name: str) -> Column | None:
     spec = get_table(table)
     if spec is None:
         return None
-    declared = {c.name: c for c in declared_columns(spec).values() if c is not None}
+    declared = _by_name(spec, load_declarations())
     if name in declared:
         return declared[name]
     text = next((t for pattern, t in spec.dynamic if fnmatchcase(name, pattern)), None)

@@ -13,6 +13,7 @@ Capabilities declare their metrics in a ``metrics.py`` module of their own (no h
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -130,31 +131,34 @@ def register_table(
     return spec
 
 
-def declaring_modules() -> list[str]:
+@lru_cache(maxsize=1)
+def declaring_modules() -> tuple[str, ...]:
     """Every ``crseval.<package>.metrics`` module: each declares metrics and tables, and a room's
     also declares its capability (found by where the file is, so nothing lists them)."""
     root = Path(__file__).resolve().parents[1]
-    return sorted(f"crseval.{p.parent.name}.metrics" for p in root.glob("*/metrics.py"))
+    return tuple(sorted(f"crseval.{p.parent.name}.metrics" for p in root.glob("*/metrics.py")))
 
 
-def _load() -> None:
+def load_declarations() -> int:
+    """Import every declaring module (once); the number of metrics registered."""
     for module in declaring_modules():
         importlib.import_module(module)
+    return len(METRICS)
 
 
 def all_metrics() -> dict[str, MetricSpec]:
     """Every registered metric, after importing the modules that declare them."""
-    _load()
+    load_declarations()
     return dict(sorted(METRICS.items()))
 
 
 def all_tables() -> dict[str, TableSpec]:
-    _load()
+    load_declarations()
     return dict(sorted(TABLES.items()))
 
 
 def _by_name(name: str) -> list[MetricSpec]:
-    _load()
+    load_declarations()
     if name in METRICS:
         return [METRICS[name]]
     return [m for m in METRICS.values() if m.name == name]
@@ -177,7 +181,7 @@ def get_metric(name: str, capability: str | None = None) -> MetricSpec:
 
 def get_table(name: str) -> TableSpec | None:
     if name not in TABLES:
-        _load()
+        load_declarations()
     return TABLES.get(name)
 
 
@@ -202,7 +206,7 @@ def label(name: str, capability: str | None = None) -> str:
 
 def metrics_with(capability: str, role: str | None = None) -> list[str]:
     """Names of the registered metrics of a capability (and role), in registration order."""
-    _load()
+    load_declarations()
     return [
         m.name
         for m in METRICS.values()
