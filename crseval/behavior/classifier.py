@@ -109,6 +109,30 @@ class ClassifierReport:
         }
 
 
+def fold_hard_classes(
+    sentences: pd.DataFrame,
+    embedder: Embedder,
+    *,
+    n_splits: int = 5,
+    inner_splits: int = 3,
+    seed: int = 0,
+    lexical: bool = True,
+    progress=None,
+) -> list[dict[str, str]]:
+    """The hard-class map of each grouped fold (the pair CV's own ``GroupKFold`` split), from that
+    fold's training dialogues alone — an inner grouped CV of the strategy classifier — so no held-out
+    dialogue decides which classes get hard negatives."""
+    maps = []
+    for train, _ in GroupKFold(n_splits=n_splits).split(sentences, groups=sentences["dialogue"]):
+        inner = evaluate_classifier(
+            sentences.iloc[train], embedder, n_splits=inner_splits, seed=seed, lexical=lexical
+        )
+        maps.append(inner.hard_classes())
+        if progress is not None:
+            progress(1)
+    return maps
+
+
 def evaluate_classifier(
     sentences: pd.DataFrame,
     embedder: Embedder,

@@ -280,7 +280,7 @@ def cross_validate(
     *,
     n_pairs: int = 20000,
     hard: int = 0,
-    hard_classes: dict[str, str] | None = None,
+    hard_classes: Sequence[dict[str, str]] | None = None,
     head: str = "logreg",
     with_embeddings: bool = False,
     n_splits: int = 5,
@@ -289,14 +289,16 @@ def cross_validate(
     lexical: bool = True,
     encoder: Callable[[pd.DataFrame, int], Embedder] | None = None,
 ) -> PairCV:
-    """Grouped k-fold: train pairs from training dialogues only, test pairs (Original design) from
-    the held-out dialogues only. ``encoder(train_sentences, fold)``, when given, makes each fold's own
+    """Grouped k-fold: train pairs from training dialogues only (hard negatives by ``hard_classes[f]``,
+    each fold's map made from its training dialogues: ``classifier.fold_hard_classes``), test pairs
+    (Original design) from the held-out dialogues only. ``encoder(train_sentences, fold)``, when given, makes each fold's own
     encoder (e.g. fine-tuned on that fold's training sentences only) instead of ``embedder``."""
     accs, kappas = [], []
     folds = GroupKFold(n_splits=n_splits).split(sentences, groups=sentences["dialogue"])
     for f, (train, test) in enumerate(folds):
         train_s = sentences.iloc[train]
-        tr = make_pairs(train_s, n_pairs, hard=hard, hard_classes=hard_classes, seed=seed + f)
+        fold_map = hard_classes[f] if hard_classes else None
+        tr = make_pairs(train_s, n_pairs, hard=hard, hard_classes=fold_map, seed=seed + f)
         te = make_pairs(sentences.iloc[test], test_pairs, seed=seed + 100 + f)
         emb = encoder(train_s, f) if encoder else embedder
         clf = PairClassifier(emb, head, with_embeddings, seed, lexical).fit(train_s, tr)

@@ -50,11 +50,12 @@ def _folds(
     k: int,
     n: int,
     hard: int,
-    hard_classes: dict[str, str],
+    fold_maps: list[dict[str, str]] | None,
     seed: int,
 ):
     """(train pairs, test pairs) per fold: the paper's random split of one pool of pairs, or pairs built
-    separately from training and held-out dialogues (the same design and counts)."""
+    separately from training and held-out dialogues (the same design and counts; hard negatives by
+    each fold's map, made from its training dialogues alone)."""
     if protocol == "random":
         for train, test in KFold(k, shuffle=True, random_state=seed).split(pool):
             yield pool.iloc[train], pool.iloc[test]
@@ -62,6 +63,7 @@ def _folds(
     for f, (train, test) in enumerate(GroupKFold(k).split(sentences, groups=sentences["dialogue"])):
         n_train = n * (k - 1) // k
         h_train = hard * (k - 1) // k
+        hard_classes = fold_maps[f] if fold_maps else None
         yield (
             make_pairs(
                 sentences.iloc[train],
@@ -81,7 +83,7 @@ def _folds(
 
 
 def _cv(
-    store, sentences, design: str, hard: int, n: int, rep, k: int, protocols, seed, progress
+    store, sentences, design: str, hard: int, n: int, rep, fold_maps, k, protocols, seed, progress
 ) -> list[dict]:
     done = {r["key"]: r for r in store.records(UNITS)}
     pool = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
@@ -89,7 +91,7 @@ def _cv(
     for protocol in protocols:
         per_fold = []
         for f, (train, test) in enumerate(
-            _folds(sentences, pool, protocol, k, n, hard, rep.hard_classes(), seed)
+            _folds(sentences, pool, protocol, k, n, hard, fold_maps, seed)
         ):
             unit = f"{design}-{protocol}-fold{f + 1}"
             if unit not in done:
@@ -140,6 +142,7 @@ def paper_rows(
     sentences: pd.DataFrame,
     rep,
     *,
+    fold_maps: list[dict[str, str]] | None,
     pairs: int,
     hard: int,
     folds: int,
@@ -154,7 +157,9 @@ def paper_rows(
     rows = [
         r
         for name, h in designs
-        for r in _cv(store, sentences, name, h, pairs, rep, folds, protocols, seed, progress)
+        for r in _cv(
+            store, sentences, name, h, pairs, rep, fold_maps, folds, protocols, seed, progress
+        )
     ]
     finals = {
         name: _final(store, sentences, name, h, pairs, rep, seed, progress) for name, h in designs

@@ -82,18 +82,20 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _cross_encoder_row(config: TrainConfig, ds, rep, store: RunStore, progress: Progress) -> dict:
-    from crseval.behavior.classifier import labelled_sentences
+def _cross_encoder_row(config: TrainConfig, ds, emb, store: RunStore, progress: Progress) -> dict:
+    from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
     from crseval.behavior.implicit import evaluate_pairs
     from crseval.behavior.pairs import make_pairs
 
     train_d, test_d = split(ds, "test")
+    train_s = labelled_sentences(train_d)
+    hard = evaluate_classifier(train_s, emb, seed=config.seed, lexical=config.lexical)
     tr = make_pairs(
-        labelled_sentences(train_d),
+        train_s,
         config.cross_encoder_pairs,
         hard=config.hard,
-        hard_classes=rep.hard_classes(),
+        hard_classes=hard.hard_classes(),  # from the training split alone
         seed=config.seed,
     )
     ce = CrossEncoderPairClassifier(seed=config.seed).fit(
@@ -163,8 +165,22 @@ def _final_model(config: TrainConfig, ds, sentences, rep, encoder, hard: int):
     return model, sig
 
 
+def _fold_maps(config: TrainConfig, sentences, emb, progress) -> list[dict[str, str]]:
+    """Each grouped fold's hard-class map from its training dialogues alone (the grouped CVs use it)."""
+    from crseval.behavior.classifier import fold_hard_classes
+
+    return fold_hard_classes(
+        sentences,
+        emb,
+        n_splits=config.folds,
+        seed=config.seed,
+        lexical=config.lexical,
+        progress=progress("hard classes per fold (training dialogues only)", config.folds),
+    )
+
+
 def _cv_rows(
-    config: TrainConfig, sentences, emb, rep, designs, encoder, encoder_name, tick
+    config: TrainConfig, sentences, emb, designs, fold_maps, encoder, encoder_name, tick
 ) -> list[dict]:
     from crseval.behavior.implicit import cross_validate
 
@@ -176,7 +192,7 @@ def _cv_rows(
             emb,
             n_pairs=config.pairs,
             hard=h,
-            hard_classes=rep.hard_classes(),
+            hard_classes=fold_maps if h else None,
             head=config.head,
             n_splits=config.folds,
             seed=config.seed,
@@ -230,8 +246,9 @@ def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, re
     encoder_name, fine_tuning, encoder = _encoders(config, emb, progress)
     encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
+    fold_maps = _fold_maps(config, sentences, emb, progress) if config.hard else None
     tick = progress("training (pair CV per design, final models)", 1 + len(designs))
-    rows = _cv_rows(config, sentences, emb, rep, designs, encoder, encoder_name, tick)
+    rows = _cv_rows(config, sentences, emb, designs, fold_maps, encoder, encoder_name, tick)
     finals = {name: _final_model(config, ds, sentences, rep, encoder, h) for name, h in designs}
     model, sig = finals[designs[-1][0]]
     model.save(store.writable("model.npz").with_suffix(""), sig)  # `behavior run|meta|eval --model`
@@ -264,19 +281,21 @@ def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, re
             progress=progress,
         )
     if config.cross_encoder_pairs:
-        rows.append(_cross_encoder_row(config, ds, rep, store, progress))
+        rows.append(_cross_encoder_row(config, ds, emb, store, progress))
     return rows, {"model": sig, "fine_tuning": fine_tuning}, encoder_name
 
 
-def _paper_design(config: TrainConfig, store: RunStore, sentences, rep, ood, progress):
+def _paper_design(config: TrainConfig, store: RunStore, sentences, emb, rep, ood, progress):
     """(pair_cv rows, signature fields, encoder description) of the paper's design."""
     from crseval.behavior.paper import paper_rows
 
     protocols = {"both": ["random", "grouped"], "none": []}.get(config.paper_cv, [config.paper_cv])
+    grouped_hard = "grouped" in protocols and config.hard
     rows = paper_rows(
         store,
         sentences,
         rep,
+        fold_maps=_fold_maps(config, sentences, emb, progress) if grouped_hard else None,
         pairs=config.pairs,
         hard=config.hard,
         folds=config.folds,
@@ -316,7 +335,7 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     ceiling = label_ceiling(sentences, rep.predictions["predicted"])
     tick(1)
     if paper:
-        rows, sig, encoder_name = _paper_design(config, store, sentences, rep, ood, progress)
+        rows, sig, encoder_name = _paper_design(config, store, sentences, emb, rep, ood, progress)
     else:
         rows, sig, encoder_name = _crseval_design(
             config, store, ds, emb, sentences, rep, ood, progress

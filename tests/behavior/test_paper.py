@@ -22,7 +22,7 @@ def test_grouped_folds_build_train_and_test_pairs_from_disjoint_dialogues():
     s = _sentences()
     hard = {"credibility": "similarity"}
     pool = make_pairs(s, 100, hard=20, hard_classes=hard, seed=0)
-    folds = list(_folds(s, pool, "grouped", 5, 100, 20, hard, 0))
+    folds = list(_folds(s, pool, "grouped", 5, 100, 20, [hard] * 5, 0))
     assert len(folds) == 5
     for train, test in folds:
         assert len(train) == 80 and len(test) == 20
@@ -36,6 +36,6 @@ def test_grouped_folds_build_train_and_test_pairs_from_disjoint_dialogues():
 def test_random_folds_split_one_pool_of_pairs():
     s = _sentences()
     pool = make_pairs(s, 100, seed=0)
-    folds = list(_folds(s, pool, "random", 5, 100, 0, {}, 0))
+    folds = list(_folds(s, pool, "random", 5, 100, 0, None, 0))
     assert sorted(i for _, test in folds for i in test.index) == sorted(pool.index)
     assert all(len(train) == 80 for train, _ in folds)
