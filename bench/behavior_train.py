@@ -111,6 +111,11 @@ def cross_encoder_pairs_per_s(path: str) -> float:
     return len(pairs) / (time.perf_counter() - t0)
 
 
+def _f(v) -> str:
+    """A number to 3 places; "—" where the row has none (the paired Δ rows have no accuracy)."""
+    return f"{v:.3f}" if isinstance(v, (int, float)) and math.isfinite(v) else "—"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("path", nargs="?", default=str(DEFAULT))
@@ -143,8 +148,8 @@ def main() -> int:
             else ""
         )
         print(
-            f"{a['design'][:88]:<88} {a['accuracy']:>7.3f} / {a['kappa']:.3f} {b['accuracy']:>7.3f} / "
-            f"{b['kappa']:.3f}{ci}"
+            f"{a['design'][:88]:<88} {_f(a['accuracy']):>7} / {_f(a['kappa'])} "
+            f"{_f(b['accuracy']):>7} / {_f(b['kappa'])}{ci}"
         )
     print(f"\nbehavior train, frozen MiniLM:              {t_frozen:7.0f} s")
     print(
