@@ -7,6 +7,7 @@ Two runs with the same signature must give the same numbers. Secrets never enter
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import subprocess
 from functools import lru_cache
@@ -18,8 +19,29 @@ from crseval.core.version import __version__
 _SECRET_WORDS = ("api_key", "apikey", "token", "secret", "password", "authorization")
 
 
+def _folder_files(folder: Path) -> list[Path]:
+    """The files whose content is a folder's content: not bytecode caches (``__pycache__``), hidden
+    files or folders, nor crseval run directories inside it (a run's outputs are not its input)."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [
+            d
+            for d in dirs
+            if d != "__pycache__" and not d.startswith(".") and not _is_run_dir(Path(root) / d)
+        ]
+        out += [Path(root) / f for f in files if not f.startswith(".")]
+    return sorted(out)
+
+
+def _is_run_dir(path: Path) -> bool:
+    return (path / "config.json").is_file() and (
+        (path / "records").is_dir() or (path / "tables").is_dir()
+    )
+
+
 def content_hash(paths: Iterable[str | Path] | bytes | str, length: int = 12) -> str:
-    """sha256 of file contents (in the order given) or of bytes/str; a short hex prefix."""
+    """sha256 of file contents (in the order given) or of bytes/str; a short hex prefix. A folder's
+    content is its files' names and contents (see :func:`_folder_files` for what is left out)."""
     h = hashlib.sha256()
     if isinstance(paths, bytes):
         h.update(paths)
@@ -28,7 +50,7 @@ def content_hash(paths: Iterable[str | Path] | bytes | str, length: int = 12) ->
     else:
         for p in [paths] if isinstance(paths, (str, Path)) else paths:
             p = Path(p)
-            files = sorted(x for x in p.rglob("*") if x.is_file()) if p.is_dir() else [p]
+            files = _folder_files(p) if p.is_dir() else [p]
             for f in files:
                 if p.is_dir():  # inside a folder, names are content too
                     h.update(str(f.relative_to(p)).encode())

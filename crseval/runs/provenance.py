@@ -11,8 +11,10 @@ metric's parameters in readable form) beside it.
 
 from __future__ import annotations
 
+import enum
 import os
 import platform
+import typing
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterator
@@ -52,11 +54,23 @@ def fingerprint(path: Path) -> str:
     return _fingerprints[key]
 
 
+def _choice(annotation: Any) -> bool:
+    """A field that holds one of fixed choices (a Literal or an Enum, optionally None) names no path,
+    even where a folder of the same name exists (``definition = "crseval"`` beside the package)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) is typing.Literal:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return True
+    return bool(args) and typing.get_origin(annotation) is not list and all(map(_choice, args))
+
+
 def _paths(value: Any, where: str) -> Iterator[tuple[str, Path]]:
     """(field, path) for every value of a config that names an existing file or folder."""
     if isinstance(value, BaseModel):
-        for name in type(value).model_fields:
-            yield from _paths(getattr(value, name), f"{where}.{name}" if where else name)
+        for name, field in type(value).model_fields.items():
+            if not _choice(field.annotation):
+                yield from _paths(getattr(value, name), f"{where}.{name}" if where else name)
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
             yield from _paths(v, f"{where}.{i}")

@@ -30,3 +30,21 @@ def test_content_hash_depends_on_content(tmp_path):
     assert content_hash(a) == content_hash(b)
     b.write_text("two")
     assert content_hash(a) != content_hash(b)
+
+
+def test_a_folders_content_leaves_out_caches_hidden_files_and_run_directories(tmp_path):
+    """Bytecode caches, hidden files and a crseval run directory inside a folder change while runs go
+    on; none of them is the folder's content (a resume must not see "changed input data")."""
+    (tmp_path / "crs.py").write_text("def crs(): ...\n")
+    before = content_hash(tmp_path)
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "crs.cpython-311.pyc").write_bytes(b"\x00bytecode")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "index").write_bytes(b"git")
+    run = tmp_path / "runs" / "shift"
+    (run / "records").mkdir(parents=True)
+    (run / "config.json").write_text("{}")
+    (run / "records" / "results.jsonl").write_text('{"key": 1}\n')
+    assert content_hash(tmp_path) == before
+    (tmp_path / "crs.py").write_text("def crs(): return 1\n")
+    assert content_hash(tmp_path) != before

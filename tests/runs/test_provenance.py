@@ -165,3 +165,19 @@ def test_rerun_reproduces_a_seeded_run_from_its_config_json(tmp_path, monkeypatc
     (tmp_path / "old" / "config.json").write_text('{"seed": 1}')
     with pytest.raises(CrsevalError, match="does not record a job"):
         crseval.rerun(tmp_path / "old")
+
+
+def test_a_fixed_choice_is_never_read_as_a_path(tmp_path, monkeypatch):
+    """`definition = "crseval"` is a choice, not the `crseval/` folder beside the working directory,
+    whose bytecode caches change while a run goes on (a resume was refused as "changed input data")."""
+
+    class Config(BaseModel):
+        definition: typing.Literal["crseval", "thesis"] = "crseval"
+        maybe: typing.Literal["crseval", "thesis"] | None = "thesis"
+        data: str = "crseval"
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("crseval", "thesis"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x.txt").write_text(name)
+    assert set(provenance("t", Config())["data"]) == {"data"}  # a str field may name a path
