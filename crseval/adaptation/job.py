@@ -153,11 +153,9 @@ def _calibrated(section: JudgeSection, judges: Sequence[Judge]):
     """The calibrated judge the config names (None when it names none or nothing is judged)."""
     if section.calibrated is None or not judges:
         return None
-    from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
+    from crseval.judge.calibrated import CalibratedJudge
 
-    judge = CalibratedJudge.load(
-        DEFAULT_JUDGE if section.calibrated == "default" else section.calibrated
-    )
+    judge = CalibratedJudge.load(section.calibrated)
     if judge.level != "dialogue":
         raise CrsevalError(
             f"the calibrated judge was fitted on {judge.level}-level labels",

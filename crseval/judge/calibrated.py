@@ -3,7 +3,8 @@
 Evidence per dialogue = the rule-read transcript features of :mod:`crseval.judge.features` plus, for
 each whole-dialogue LLM question, the judge's digit-probability vector (p1…p5) and its expected value,
 and for each decomposed turn question (:mod:`crseval.judge.decomposed`) the mean, minimum and last
-turn's P(yes). The model is a
+turn's P(yes), and, for a judge with a turn model (:mod:`crseval.judge.turn_model`, learned from
+people's per-turn labels), its predicted turn labels aggregated the same way. The model is a
 standardised ridge regression; its penalty is chosen by grouped inner cross-validation, and its
 accuracy is estimated by grouped *outer* cross-validation (nested: the outer test folds never choose
 the penalty), with groups = dialogues, so turns of one dialogue never sit on both sides.
@@ -35,24 +36,33 @@ from crseval.judge.decomposed import AGGREGATES, aggregate, ask
 from crseval.judge.judging import Judge
 from crseval.judge.features import NAMES, transcript_features
 from crseval.judge.rubric import TURN_QUESTIONS
+from crseval.judge.turn_model import TurnModel
 from crseval.runs.store import RunStore
 
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
 DIGITS = ("1", "2", "3", "4", "5")
 FORMAT = "crseval-calibrated-judge/1"
-DEFAULT_JUDGE = Path(__file__).with_name("default_judge.json")
+SHIPPED = {  # judges inside the package, by the name `--judge` takes
+    # rules + the LLM's dialogue-overall question, fitted on AB-ReDial + USS-ReDial (human-human ReDial):
+    # fitted on no CRS, so what it reads transfers to a CRS no judge has seen
+    "default": Path(__file__).with_name("default_judge.json"),
+    # rules + a turn model fitted on CRSArena-Eval's 362 development dialogues (dialogue and turn labels;
+    # no LLM): a judge of the nine CRS Arena systems' dialogues — it does not transfer to other systems
+    "crsarena": Path(__file__).with_name("crsarena_judge.json"),
+}
+DEFAULT_JUDGE = SHIPPED["default"]
 
 Probs = Mapping[
     str, Mapping[str, "Mapping[str, float] | list[float]"]
 ]  # item → question → digit probs | P(yes)/turn
 
 
-def feature_names(questions: Sequence[str]) -> list[str]:
+def feature_names(questions: Sequence[str], turn_model: TurnModel | None = None) -> list[str]:
     names = list(NAMES)
     for q in questions:
         parts = AGGREGATES if q in TURN_QUESTIONS else (*(f"p{d}" for d in DIGITS), "mean")
         names += [f"{q}:{x}" for x in parts]
-    return names
+    return names + (turn_model.feature_names() if turn_model else [])
 
 
 def feature_matrix(
@@ -122,6 +132,7 @@ class CalibratedJudge:
     features: list[str]
     models: dict[str, AspectModel]
     trained_on: list[dict]
+    turn_model: TurnModel | None = None  # per-turn model whose aggregates are the last features
     version: str = __version__
     format: str = FORMAT
 
@@ -139,7 +150,10 @@ class CalibratedJudge:
         """Predicted human score per item; mapped linearly onto ``scale`` when the target data's human
         scale differs from the one the judge learned (correlations are unchanged by the mapping)."""
         model = self.models[aspect_key(aspect)]
-        pred = model.predict(feature_matrix(items, self.questions, probs))
+        X = feature_matrix(items, self.questions, probs)
+        if self.turn_model is not None:
+            X = np.hstack([X, self.turn_model.dialogue_features([it.dialogue for it in items])])
+        pred = model.predict(X)
         lo, hi = model.human_scale
         pred = np.clip(pred, lo, hi)
         if scale is not None and tuple(scale) != (lo, hi) and hi > lo:
@@ -181,7 +195,8 @@ class CalibratedJudge:
 
     @classmethod
     def load(cls, path: str | Path) -> "CalibratedJudge":
-        p = Path(path)
+        """A judge from a `judge fit` folder, its judge.json, or a shipped judge's name (:data:`SHIPPED`)."""
+        p = SHIPPED.get(str(path)) or Path(path)
         if p.is_dir():
             p = p / "judge.json"
         if not p.exists():
@@ -198,10 +213,12 @@ class CalibratedJudge:
                 k: AspectModel(**{**m, "human_scale": tuple(m["human_scale"])})
                 for k, m in raw["models"].items()
             }
+            if raw.get("turn_model"):
+                raw["turn_model"] = TurnModel.from_dict(raw["turn_model"])
             judge = cls(**raw)
         except (ValueError, TypeError, KeyError, AttributeError) as e:
             raise CrsevalError(f"not a calibrated judge ({e})", file=p, expected=FORMAT) from None
-        if judge.features != feature_names(judge.questions):
+        if judge.features != feature_names(judge.questions, judge.turn_model):
             raise CrsevalError(
                 "the judge was fitted with other features than this version computes",
                 file=p,
@@ -221,15 +238,18 @@ def _search(groups: np.ndarray) -> GridSearchCV:
 
 
 def nested_cv_predictions(
-    X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5
+    X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5, fold_features=None
 ) -> np.ndarray:
     """Out-of-fold predictions: the outer fold's rows are predicted by a model whose penalty was chosen by
-    grouped CV on the other rows only."""
+    grouped CV on the other rows only. ``fold_features(train, test)`` → (train columns, test columns) adds
+    features that must themselves be learned inside the fold (a turn model's aggregates)."""
     pred = np.empty(len(y))
     for train, test in GroupKFold(min(folds, len(np.unique(groups)))).split(X, y, groups):
-        pred[test] = (
-            _search(groups[train]).fit(X[train], y[train], groups=groups[train]).predict(X[test])
-        )
+        Xtr, Xte = X[train], X[test]
+        if fold_features is not None:
+            a, b = fold_features(train, test)
+            Xtr, Xte = np.hstack([Xtr, a]), np.hstack([Xte, b])
+        pred[test] = _search(groups[train]).fit(Xtr, y[train], groups=groups[train]).predict(Xte)
     return pred
 
 

@@ -16,8 +16,9 @@ from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.signature import make_signature
+from crseval.data.io import dataset_info
 from crseval.core.registry import shown_columns
-from crseval.data.judged import JudgedItem, JudgedSet, aspect_key, load_judged
+from crseval.data.judged import JudgedItem, JudgedSet, aspect_key, load_judged, load_predictions
 from crseval.judge.calibrated import (
     CalibratedJudge,
     design_name,
@@ -32,6 +33,8 @@ from crseval.judge.decomposed import ask, calls
 from crseval.judge.features import NAMES
 from crseval.judge.judging import Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
+from crseval.judge.turn_model import FEATURES as TURN_FEATURES
+from crseval.judge.turn_model import cross_fitted, embedder, turn_features, turn_labels
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
 
@@ -56,6 +59,29 @@ class JudgeFitConfig(BaseModel):
         description="Rubric questions whose LLM digit probabilities "
         "are features; 'none' = rules only (no LLM).",
     )
+    turn_model: bool = Field(
+        False,
+        description="Also learn a turn model from the sets' per-turn labels (CRSArena-Eval's "
+        "turn_level_aggregated: relevance, interestingness) and use its predictions, aggregated per "
+        "dialogue, as features (no LLM). Dialogue level only.",
+    )
+    encoder: Literal["mpnet", "minilm"] = Field(
+        "mpnet",
+        description="The turn model's sentence encoder: all-mpnet-base-v2 (+.02–.04 Pearson on every "
+        "CRSArena-Eval aspect under grouped CV) or the 5× faster all-MiniLM-L6-v2.",
+    )
+    reference: Path | None = Field(
+        None,
+        description="Another judge's published predictions in the FACE layout for the training items "
+        "(e.g. CRSArena-Eval's face_run_train.json): a row per aspect beside the out-of-fold designs, "
+        "paired tests against it, the system level.",
+    )
+    cv_groups: Literal["user", "system"] = Field(
+        "user",
+        description="What the cross-validation keeps on one side of a split: the user (a battle's "
+        "two dialogues; the dialogue where ids name no user) or the system (whole CRSs held out: "
+        "how the judge does on a CRS it has never seen).",
+    )
     test: CommaList | None = Field(
         None,
         description="Comma-separated labelled sets to test the fitted judge on "
@@ -76,7 +102,9 @@ def default_out(config: JudgeFitConfig) -> Path:
     return Path("runs") / "judge-fit"
 
 
-def _load(paths: list[str], level: str, limit: int | None, seed: int, tag: str) -> list[JudgedSet]:
+def _load(
+    paths: list[str], level: str, limit: int | None, seed: int, tag: str, by: str = "user"
+) -> list[JudgedSet]:
     sets = []
     for k, path in enumerate(paths):
         s = load_judged(path, level)
@@ -85,7 +113,14 @@ def _load(paths: list[str], level: str, limit: int | None, seed: int, tag: str) 
             pick = np.random.default_rng(seed).choice(len(items), size=limit, replace=False)
             items = [items[i] for i in sorted(pick)]
         # ids and groups are prefixed with the set, so items of two sets never share a record or a CV group
-        groups = s.groups()
+        groups = s.groups() if by == "user" else s.systems()
+        if not groups:
+            raise CrsevalError(
+                "no systems in the item ids to hold out",
+                file=path,
+                expected="conv ids that start with their system (kbrd_redial_<user>)",
+                fix="use --cv-groups user",
+            )
         items = [
             JudgedItem(
                 f"{tag}{k}:{it.id}",
@@ -139,7 +174,31 @@ def _pooled(sets: list[JudgedSet], aspects: list[str]) -> JudgedSet:
     return JudgedSet(sets[0].info, sets[0].level, [it for items in mapped for it in items], scales)
 
 
+def _published(path: Path, sets: list[JudgedSet]) -> dict[str, pd.Series]:
+    """aspect → the reference judge's prediction per training item (ids as :func:`_load` prefixes them),
+    read before any LLM call so a file that matches nothing fails first."""
+    prefixed: dict[str, list[str]] = {}
+    for it in (it for s in sets for it in s.items):
+        prefixed.setdefault(it.id.split(":", 1)[1], []).append(it.id)
+    plain = {it.id.split(":", 1)[1]: it for s in sets for it in s.items}
+    judged = JudgedSet(
+        sets[0].info,
+        sets[0].level,
+        [JudgedItem(i, it.dialogue, it.labels, it.target) for i, it in plain.items()],
+    )
+    return {
+        aspect_key(a): pd.Series(
+            {k: v for i, v in pred.items() for k in prefixed[i] if pd.notna(v)}, dtype=float
+        )
+        for a, pred in load_predictions(path, judged).items()
+    }
+
+
 def _questions(config: JudgeFitConfig) -> list[str]:
+    if config.turn_model and config.level == "turn":
+        raise CrsevalError(
+            "--turn-model learns from turns to judge dialogues: dialogue level only", field="level"
+        )
     questions = (
         []
         if [q.lower() for q in config.questions] == ["none"]
@@ -155,12 +214,49 @@ def _questions(config: JudgeFitConfig) -> list[str]:
     return questions
 
 
+class _Turns:
+    """The pooled items' assistant-turn features and people's turn labels, and the turn model's
+    cross-fitted dialogue features per training split (memoised: aspects labelled on the same items share
+    their folds, so each split's turn models are fitted once)."""
+
+    def __init__(self, items: list[JudgedItem], encoder: str) -> None:
+        self.encoder = encoder
+        self.position = {it.id: k for k, it in enumerate(items)}
+        self.dialogues = [it.dialogue for it in items]
+        self.labels = [turn_labels(d) for d in self.dialogues]
+        if not any(self.labels):
+            raise CrsevalError(
+                "no per-turn labels in the training sets",
+                field="turn_model",
+                expected="assistant turns with turn_level_aggregated labels (CRSArena-Eval's layout)",
+            )
+        self.rows = turn_features(self.dialogues, embedder(encoder))
+        self.groups = dialogue_groups(items)
+        self._memo: dict = {}
+
+    def split(self, train: np.ndarray, test: np.ndarray | None):
+        key = (train.tobytes(), None if test is None else test.tobytes())
+        if key not in self._memo:
+            self._memo[key] = cross_fitted(
+                self.rows, self.labels, self.dialogues, self.groups, self.encoder, train, test
+            )
+        return self._memo[key]
+
+
 def _fit(
-    pooled: JudgedSet, aspects: list[str], questions: list[str], probs: dict
-) -> tuple[dict, dict, list, list]:
+    pooled: JudgedSet, aspects: list[str], questions: list[str], probs: dict, turns: str | None
+) -> tuple[dict, dict, list, list, object]:
     """Per aspect: out-of-fold predictions of every design (nested grouped CV), the final model, its
-    coefficients and its calibration errors."""
+    coefficients and its calibration errors; and the turn model (``turns`` = its encoder; None: none)."""
     cv_extra, models, coefs, errors = {}, {}, [], []
+    evidence = ["rules"] + (["LLM"] if questions else []) + (["turn model"] if turns else [])
+    main = f"calibrated ({' + '.join(evidence)})"
+    turn = _Turns(pooled.items, turns) if turns else None
+    whole = turn_model = None
+    if (
+        turn is not None
+    ):  # the judge's turn model, and each item's turn features from one that never saw it
+        whole, _, turn_model = turn.split(np.arange(len(pooled.items)), None)
     for aspect in aspects:
         items = [it for it in pooled.items if aspect in it.labels]
         y, scale = np.array([it.labels[aspect] for it in items]), pooled.scales[aspect]
@@ -175,15 +271,19 @@ def _fit(
             dialogue_groups(items),
             [it.id for it in items],
         )
-        designs = {
-            f"calibrated (rules{' + LLM' if questions else ''})": nested_cv_predictions(
-                X, y, groups
-            )
-        }
-        if questions:
+        fold_features = None
+        if turn is not None:
+            pos = np.array([turn.position[i] for i in ids])
+
+            def fold_features(tr, te, pos=pos):
+                return turn.split(pos[tr], pos[te])[:2]
+
+        designs = {main: nested_cv_predictions(X, y, groups, fold_features=fold_features)}
+        if questions or turn:
             designs["calibrated (rules only)"] = nested_cv_predictions(
                 X[:, : len(NAMES)], y, groups
             )
+        if questions:
             designs["calibrated (LLM only)"] = nested_cv_predictions(X[:, len(NAMES) :], y, groups)
         cv_extra[aspect] = {k: pd.Series(v, index=ids) for k, v in designs.items()}
         cv_extra[aspect] |= {design_name(q): question_scores(items, probs, q) for q in questions}
@@ -197,14 +297,16 @@ def _fit(
             }
             for design, pred in designs.items()
         ]
+        if turn is not None:
+            X = np.hstack([X, whole[pos]])
         model = fit_aspect(X, y, groups, aspect, scale)
         model.cv = {"n": len(y), **{k: float(np.corrcoef(v, y)[0, 1]) for k, v in designs.items()}}
         models[aspect] = model
         coefs += [
             {"aspect": aspect, "feature": f, "coefficient": c, "alpha": model.alpha}
-            for f, c in zip(feature_names(questions), model.coef)
+            for f, c in zip(feature_names(questions, turn_model), model.coef)
         ]
-    return cv_extra, models, coefs, errors
+    return cv_extra, models, coefs, errors, turn_model
 
 
 def _cv_tables(
@@ -213,10 +315,11 @@ def _cv_tables(
     aspects: list[str],
     cv_extra: dict,
     config: JudgeFitConfig,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Agreement within each training set (pooling sets with different means would inflate r), then pooled
-    (aspects labelled in more than one set)."""
-    from crseval.judge.meta import meta_eval_table, paired_tests
+    (aspects labelled in more than one set); and, where items carry their system, the system level of the
+    out-of-fold predictions."""
+    from crseval.judge.meta import meta_eval_table, paired_tests, system_tables
 
     parts = [
         (
@@ -230,7 +333,7 @@ def _cv_tables(
         )
         for k, s_ in enumerate(train)
     ] + ([("all (pooled)", pooled)] if len(train) > 1 else [])
-    cv, tests = [], []
+    cv, tests, level = [], [], []
     for data_name, part in parts:
         mine = [
             a
@@ -249,7 +352,15 @@ def _cv_tables(
                 [], part, mine, n_boot=config.n_boot, seed=config.seed, extra=extra
             ).assign(data=data_name)
         )
-    return pd.concat(cv, ignore_index=True), pd.concat(tests, ignore_index=True)
+        _, systems = system_tables(
+            [], part, mine, n_boot=config.n_boot, seed=config.seed, extra=extra
+        )
+        level.append(systems.assign(data=data_name))
+    return (
+        pd.concat(cv, ignore_index=True),
+        pd.concat(tests, ignore_index=True),
+        pd.concat(level, ignore_index=True),
+    )
 
 
 def _transfer(
@@ -280,7 +391,7 @@ def _transfer(
 
 def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     questions = _questions(config)
-    train = _load(config.data, config.level, config.limit, config.seed, "train")
+    train = _load(config.data, config.level, config.limit, config.seed, "train", config.cv_groups)
     test = _load(config.test or [], config.level, config.limit, config.seed, "test")
     labelled = sorted({a for s in train for a in s.aspects})
     aspects = list(dict.fromkeys(aspect_key(a) for a in (config.aspects or labelled)))
@@ -291,17 +402,22 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
             expected="one of " + ", ".join(labelled),
         )
     name = config.name or "+".join(s.info.name for s in train)
+    published = _published(config.reference, train) if config.reference else {}
     client = make_client(config.llm, store.cache_path) if questions else None
     sig = make_signature(
         data=" + ".join(s.info.signature() for s in train)
-        + f"|level:{config.level}|seed:{config.seed}"
+        + f"|level:{config.level}|seed:{config.seed}|cv-groups:{config.cv_groups}"
         + (f"|limit:{config.limit}" if config.limit else ""),
         llm=client.identity() if client else None,
         metric={
             "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:rules-v1",
+            "turn_model": f"{config.encoder}|{TURN_FEATURES}" if config.turn_model else None,
             "questions": questions,
             "aspects": aspects,
             "test": [s.info.signature() for s in test],
+            "reference": dataset_info("reference", config.reference).signature()
+            if config.reference
+            else None,
         },
     )
     store.save_signature(sig)
@@ -323,16 +439,24 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
     pooled = _pooled(train, aspects)
     pooled.items = [it for it in pooled.items if it.id in usable]
-    cv_extra, models, coefs, errors = _fit(pooled, aspects, questions, probs)
-    cv, tests = _cv_tables(train, pooled, aspects, cv_extra, config)
+    cv_extra, models, coefs, errors, turn_model = _fit(
+        pooled, aspects, questions, probs, config.encoder if config.turn_model else None
+    )
+    from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here
+
+    for aspect, series in published.items():
+        if aspect in cv_extra:
+            cv_extra[aspect][f"published: {config.reference.stem}"] = series
+    cv, tests, level = _cv_tables(train, pooled, aspects, cv_extra, config)
     judge = CalibratedJudge(
         name,
         config.level,
         questions,
         client.identity() if client else None,
-        feature_names(questions),
+        feature_names(questions, turn_model),
         models,
         [{"data": s.info.signature(), "n": len(s.items)} for s in train],
+        turn_model,
     )
     judge.save(store.root / "judge.json")
     tables = {
@@ -340,7 +464,10 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         "judge_fit_paired_tests": tests,
         "judge_fit_errors": pd.DataFrame(errors),
         "judge_coefficients": pd.DataFrame(coefs),
+        "judge_fit_item_scores": item_scores([], pooled.items, cv_extra),
     }
+    if len(level):
+        tables["judge_fit_system_level"] = level
     for s in test:
         s.items = [it for it in s.items if it.id in usable]
     if test:

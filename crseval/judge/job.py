@@ -47,9 +47,10 @@ class JudgeMetaConfig(BaseModel):
     )
     judge: str = Field(
         "default",
-        description="'default' (the shipped calibrated judge where it covers an aspect), "
-        "a judge fitted with `judge fit` (folder or judge.json), or 'none' "
-        "(the LLM's single rubric question only).",
+        description="'default' (the shipped calibrated judge where it covers an aspect), 'crsarena' "
+        "(the shipped judge of the CRS Arena's nine systems: rules + a turn model, no LLM), a judge "
+        "fitted with `judge fit` (folder or judge.json), or 'none' (the LLM's single rubric question "
+        "only).",
     )
     question: str | None = Field(
         None,
@@ -90,13 +91,13 @@ def default_out(config: JudgeMetaConfig) -> Path:
 def calibrated_judge(spec: str, level: str):
     """The calibrated judge a ``--judge`` value names; None for 'none', or for 'default' at a level the shipped
     judge was not fitted for."""
-    from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
+    from crseval.judge.calibrated import SHIPPED, CalibratedJudge
 
     if spec == "none":
         return None
-    judge = CalibratedJudge.load(DEFAULT_JUDGE if spec == "default" else spec)
+    judge = CalibratedJudge.load(spec)
     if judge.level != level:
-        if spec == "default":
+        if spec in SHIPPED:
             return None
         raise CrsevalError(
             f"the judge was fitted on {judge.level}-level labels",

@@ -214,6 +214,20 @@ table(
     headline=HEADLINE,
 )
 table(
+    "judge_fit_system_level",
+    ["data", "aspect", "judge"],
+    "agreement of per-system means of the out-of-fold predictions (nested grouped CV)",
+    capability=C,
+    columns=["systems", *with_ci("pearson", "spearman", "kendall")],
+)
+table(
+    "judge_fit_item_scores",
+    ["item", "aspect", "judge"],
+    "per item, aspect and design: the out-of-fold prediction next to the human label",
+    capability=C,
+    columns=["score", "failed", "human", "length"],
+)
+table(
     "judge_fit_paired_tests",
     ["data", "aspect", "judge", "versus"],
     "paired tests between judge designs",

@@ -329,3 +329,123 @@ def test_meta_eval_against_published_predictions(tmp_path):
         check=False,
     )
     assert res.returncode == 2 and "no dialogue-level prediction matches" in res.stderr
+
+
+def _turn_labelled(path, n=48, seed=0):
+    """CRSArena-Eval's layout: replies that answer the user's request (relevance 2) or not (0), each turn
+    labelled; the dialogue's overall label follows its share of relevant replies."""
+    rng = np.random.default_rng(seed)
+    good = ["The sci-fi movie Alien is a classic.", "Blade Runner is a great sci-fi film."]
+    bad = ["I like turtles.", "The weather is nice.", "Banana bread."]
+    convs = []
+    for i in range(n):
+        turns, rel = [{"role": "USER", "utterance": "Any sci-fi movie?"}], []
+        quality = rng.random()  # the share of this system's replies that answer the request
+        for k in range(int(rng.integers(2, 5))):
+            ok = bool(rng.random() < quality)
+            rel.append(2 * ok)
+            turns += [
+                {
+                    "role": "ASST",
+                    "utterance": f"{(good if ok else bad)[int(rng.integers(0, 2))]} ({k})",  # no repeats
+                    "turn_level_aggregated": {"relevance": 2 * ok, "interestingness": int(ok)},
+                },
+                {"role": "USER", "utterance": "And another one?"},
+            ]
+        convs.append(
+            {
+                "conv_id": f"{['kbrd', 'barcor', 'unicrs'][i % 3]}_redial_user{i // 2}",
+                "dial_level_aggregated": {"dialogue_overall": round(float(np.mean(rel)), 1)},
+                "dialogue": turns,
+            }
+        )
+    path.write_text(json.dumps(convs))
+    return path
+
+
+def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path):
+    data = _turn_labelled(tmp_path / "train.json")
+    test = _turn_labelled(tmp_path / "test.json", n=24, seed=1)
+    convs = json.loads(data.read_text())
+    face = (
+        tmp_path / "face.json"
+    )  # another judge's predictions in the FACE layout: the length of the talk
+    face.write_text(
+        json.dumps(
+            [
+                {
+                    "conv_id": c["conv_id"],
+                    "dial_level_pred": {"dialogue_overall": len(c["dialogue"])},
+                }
+                for c in convs
+            ]
+        )
+    )
+    res = crseval(
+        "judge", "fit", str(data), "--questions", "none", "--turn-model", "--encoder", "minilm",
+        "--reference", str(face),
+        "--n-boot", "50", "--out", str(tmp_path / "fit"), "--format", "json",
+    )  # fmt: skip
+    cv = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    assert set(cv) == {
+        "calibrated (rules + turn model)",
+        "calibrated (rules only)",
+        "published: face",
+    }
+    assert (
+        cv["calibrated (rules + turn model)"]["pearson"] > 0.8
+    )  # what the turns say, read per turn
+    length = [len(c["dialogue"]) for c in convs]
+    human = [c["dial_level_aggregated"]["dialogue_overall"] for c in convs]
+    assert cv["published: face"]["pearson"] == pytest.approx(
+        np.corrcoef(length, human)[0, 1], abs=1e-3
+    )
+    level = pd.read_csv(tmp_path / "fit" / "tables" / "judge_fit_system_level.csv")
+    assert set(level["judge"]) >= {"calibrated (rules + turn model)", "published: face"}
+    assert (level["systems"] == 3).all()
+    scores = pd.read_csv(tmp_path / "fit" / "tables" / "judge_fit_item_scores.csv")
+    assert (scores["judge"] == "calibrated (rules + turn model)").sum() == len(convs)
+    judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
+    assert judge["questions"] == [] and judge["turn_model"]["encoder"] == "minilm"
+    assert set(judge["turn_model"]["models"]) == {"relevance", "interestingness"}
+    coefs = pd.read_csv(tmp_path / "fit" / "tables" / "judge_coefficients.csv")
+    assert "turn:relevance:mean" in set(coefs["feature"])
+
+    res = crseval(
+        "judge", "meta-eval", str(test), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
+        "--n-boot", "50", "--out", str(tmp_path / "meta"), "--format", "json",
+    )  # fmt: skip
+    meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.8
+    assert set(meta) == {"calibrated (judged-json-dialogue)", "length baseline"}  # nothing asked
+
+
+def test_systems_can_be_held_out_whole(tmp_path):
+    data = _turn_labelled(tmp_path / "t.json")
+    res = crseval(
+        "judge", "fit", str(data), "--questions", "none", "--cv-groups", "system", "--n-boot", "0",
+        "--out", str(tmp_path / "fit"), "--format", "json",
+    )  # fmt: skip
+    assert json.loads(res.stdout)["signature"].count("cv-groups:system") == 1
+    convs = json.loads(data.read_text())
+    for i, c in enumerate(convs):
+        c["conv_id"] = str(i)  # ids that name no system
+    (tmp_path / "plain.json").write_text(json.dumps(convs))
+    res = crseval(
+        "judge", "fit", str(tmp_path / "plain.json"), "--questions", "none", "--cv-groups",
+        "system", "--out", str(tmp_path / "x"), check=False,
+    )  # fmt: skip
+    assert res.returncode == 2 and "no systems in the item ids" in res.stderr
+
+
+def test_a_turn_model_needs_turn_labels_and_dialogue_level(tmp_path):
+    for args, words in [
+        ([str(_labelled(tmp_path / "d.json", n=30))], "no per-turn labels in the training sets"),
+        ([str(_turn_labelled(tmp_path / "t.json")), "--level", "turn"], "dialogue level only"),
+    ]:
+        res = crseval(
+            "judge", "fit", *args, "--questions", "none", "--turn-model", "--out",
+            str(tmp_path / "x"), check=False,
+        )  # fmt: skip
+        assert res.returncode == 2, res.stderr
+        assert words in res.stderr and "Traceback" not in res.stderr

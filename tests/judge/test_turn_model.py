@@ -1,0 +1,155 @@
+"""The turn model: its features line up with the assistant turns, it learns a per-turn signal, cross-fitted
+features never come from a model that saw their own dialogue's labels, and a judge carrying one predicts
+the same after a JSON round trip."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import RidgeCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from crseval.core.errors import CrsevalError
+from crseval.core.types import Dialogue, Role, Utterance
+from crseval.data.judged import JudgedItem
+from crseval.judge.calibrated import CalibratedJudge, feature_names, fit_aspect
+from crseval.judge.turn_model import (
+    ALPHAS,
+    cross_fitted,
+    embedder,
+    fit_turn_model,
+    turn_features,
+    turn_labels,
+)
+from crseval.text.embed import Hashing
+
+GOOD = ["Try the sci-fi movie Alien, a classic.", "Blade Runner is a great sci-fi movie for you."]
+BAD = ["I like turtles.", "The weather is nice today.", "Banana."]
+
+
+def _dialogue(i: int, rng) -> tuple[Dialogue, list[float]]:
+    """A user asking for sci-fi and 2–4 replies, each relevant (label 2) or not (0)."""
+    utts, rel = [Utterance(Role.USER, "Any sci-fi movie?")], []
+    for k in range(int(rng.integers(2, 5))):
+        good = bool(rng.random() < 0.5)
+        rel.append(2.0 if good else 0.0)
+        text = (GOOD if good else BAD)[int(rng.integers(0, 2))]
+        utts += [
+            Utterance(Role.SYSTEM, text, metadata={"labels": {"relevance": rel[-1]}}),
+            Utterance(Role.USER, "ok" if good else "what?"),
+        ]
+    return Dialogue.from_utterances(f"d{i}", utts), rel
+
+
+def _set(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    return [_dialogue(i, rng) for i in range(n)]
+
+
+def test_features_and_labels_line_up_with_the_assistant_turns():
+    utts = [
+        Utterance(Role.SYSTEM, "Hi! What do you like?"),  # no user turn before it: '-'
+        Utterance(Role.USER, "Any sci-fi movie?"),
+        Utterance(
+            Role.SYSTEM, GOOD[0], metadata={"labels": {"relevance": 2, "interestingness": 1}}
+        ),
+        Utterance(Role.USER, "ok"),
+    ]
+    d = Dialogue.from_utterances("d", utts)
+    embed = Hashing()
+    (X,) = turn_features([d], embed)
+    assert X.shape == (2, 2 * embed.dim + 3)
+    assert turn_labels(d) == {2: {"relevance": 2.0, "interestingness": 1.0}}
+    a, u = embed.encode([GOOD[0]])[0], embed.encode(["Any sci-fi movie?"])[0]
+    assert np.allclose(X[1, : embed.dim], a) and np.allclose(X[1, embed.dim : 2 * embed.dim], a * u)
+    cos = float(a @ u / (np.linalg.norm(a) * np.linalg.norm(u)))
+    assert X[1, 2 * embed.dim] == pytest.approx(cos, abs=1e-6)
+    assert X[1, -2:] == pytest.approx([np.log1p(len(GOOD[0])), 2 / 4])
+    assert np.allclose(
+        X[0, embed.dim : 2 * embed.dim],
+        embed.encode(["Hi! What do you like?"])[0] * embed.encode(["-"])[0],
+    )
+
+
+def test_the_turn_model_is_scikit_learn_ridge_and_learns_the_turn_signal():
+    embed = Hashing()
+    train, test = _set(60, 0), _set(30, 1)
+    rows = turn_features([d for d, _ in train], embed)
+    model = fit_turn_model(
+        rows, [turn_labels(d) for d, _ in train], [d for d, _ in train], "hashing"
+    )
+    X, y = np.vstack(rows), np.concatenate([r for _, r in train])
+    ref = make_pipeline(StandardScaler(), RidgeCV(alphas=ALPHAS)).fit(X, y)
+    assert np.allclose(model.models["relevance"].predict(X), ref.predict(X), atol=1e-8)
+    new = turn_features([d for d, _ in test], embed)
+    pred = model.models["relevance"].predict(np.vstack(new))
+    assert np.corrcoef(pred, np.concatenate([r for _, r in test]))[0, 1] > 0.9
+    agg = model.aggregate(new)  # mean, min, last per dialogue
+    assert agg.shape == (30, 3) and np.all(agg[:, 1] <= agg[:, 0])
+
+
+def test_cross_fitted_features_never_come_from_a_model_that_saw_their_labels():
+    data = _set(50, 2)
+    dialogues = [d for d, _ in data]
+    rows = turn_features(dialogues, Hashing())
+    labels = [turn_labels(d) for d in dialogues]
+    groups = np.array([f"user{i // 2}" for i in range(50)])  # two dialogues per user
+    train = np.arange(40)
+    inside, outside, model = cross_fitted(
+        rows, labels, dialogues, groups, "hashing", train, np.arange(40, 50)
+    )
+    assert inside.shape == (40, 3) and outside.shape == (10, 3) and model.n_turns > 0
+    # scramble one user's labels: their own cross-fitted features stay, everyone else's move
+    flipped = [
+        {t: {"relevance": 2.0 - v["relevance"]} for t, v in lab.items()}
+        if groups[i] == "user3"
+        else lab
+        for i, lab in enumerate(labels)
+    ]
+    again, _, _ = cross_fitted(
+        rows, flipped, dialogues, groups, "hashing", train, np.arange(40, 50)
+    )
+    mine = groups[train] == "user3"
+    assert np.allclose(again[mine], inside[mine])
+    assert not np.allclose(again[~mine], inside[~mine])
+
+
+def test_a_judge_with_a_turn_model_round_trips_as_json(tmp_path):
+    data = _set(40, 3)
+    dialogues = [d for d, _ in data]
+    rows = turn_features(dialogues, Hashing())
+    tm = fit_turn_model(rows, [turn_labels(d) for d in dialogues], dialogues, "hashing")
+    items = [JudgedItem(d.id, d, {"overall": float(np.mean(r))}) for d, r in data]
+    from crseval.judge.features import transcript_features
+
+    X = np.hstack([np.array([transcript_features(d) for d in dialogues]), tm.aggregate(rows)])
+    y = np.array([it.labels["overall"] for it in items])
+    groups = np.array([it.id for it in items])
+    judge = CalibratedJudge(
+        "t",
+        "dialogue",
+        [],
+        None,
+        feature_names([], tm),
+        {"overall": fit_aspect(X, y, groups, "overall", (0.0, 2.0))},
+        [],
+        tm,
+    )
+    before = judge.predict(items, "overall")
+    loaded = CalibratedJudge.load(judge.save(tmp_path / "judge.json"))
+    assert loaded.features[-3:] == [
+        "turn:relevance:mean",
+        "turn:relevance:min",
+        "turn:relevance:last",
+    ]
+    assert np.allclose(loaded.predict(items, "overall"), before)
+    assert np.corrcoef(before, y)[0, 1] > 0.8
+
+
+def test_a_turn_model_refuses_a_stand_in_encoder(monkeypatch):
+    import crseval.judge.turn_model as tm
+
+    embedder.cache_clear()
+    monkeypatch.setattr(tm, "get_embedder", lambda key: Hashing())
+    with pytest.raises(CrsevalError, match="needs the all-MiniLM-L6-v2 encoder"):
+        tm.embedder("minilm")
+    embedder.cache_clear()
