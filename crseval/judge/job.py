@@ -318,9 +318,7 @@ def _add_section(
     covered: list[str],
     member: bool = False,
 ) -> None:
-    in_sample = calibrated is not None and judged.info.signature() in {
-        t["data"] for t in calibrated.trained_on
-    }
+    in_sample = _in_sample(calibrated, judged)
     if in_sample:
         store.log(
             "WARNING the calibrated judge was fitted on this data set: its correlations are in-sample"
@@ -530,7 +528,19 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
         table[shown_columns("meta_eval", table.columns)].round(3),
         sig,
         store.root,
+        notes=[
+            f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on this data set, so its rows "
+            "overstate how it does on new dialogues (its cross-validated figures are in `judge fit`'s run)"
+        ]
+        if _in_sample(calibrated, judged)
+        else [],
     )
+
+
+def _in_sample(calibrated, judged: JudgedSet) -> bool:
+    return calibrated is not None and judged.info.signature() in {
+        t["data"] for t in calibrated.trained_on
+    }
 
 
 JOB = JobSpec(

@@ -418,6 +418,11 @@ def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path)
     meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
     assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.8
     assert set(meta) == {"calibrated (judged-json-dialogue)", "length baseline"}  # nothing asked
+    res = crseval(
+        "judge", "meta-eval", str(data), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
+        "--n-boot", "0", "--out", str(tmp_path / "own"), "--format", "json",
+    )  # fmt: skip
+    assert json.loads(res.stdout)["notes"][0].startswith("IN-SAMPLE")  # its own training data
 
 
 def test_systems_can_be_held_out_whole(tmp_path):

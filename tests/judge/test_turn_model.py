@@ -153,3 +153,16 @@ def test_a_turn_model_refuses_a_stand_in_encoder(monkeypatch):
     with pytest.raises(CrsevalError, match="needs the all-MiniLM-L6-v2 encoder"):
         tm.embedder("minilm")
     embedder.cache_clear()
+
+
+def test_the_shipped_judges_load_by_name():
+    """`--judge default` reads the LLM's question; `--judge crsarena` carries a turn model and no question."""
+    default, arena = CalibratedJudge.load("default"), CalibratedJudge.load("crsarena")
+    assert default.questions == ["dialogue-overall"] and default.turn_model is None
+    assert arena.questions == [] and arena.llm is None
+    assert arena.turn_model.encoder == "mpnet" and arena.turn_model.aspects == [
+        "interestingness",
+        "relevance",
+    ]
+    assert arena.trained_on[0]["n"] == 362 and len(arena.aspects) == 7
+    assert arena.features == feature_names([], arena.turn_model)
