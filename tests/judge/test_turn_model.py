@@ -2,6 +2,8 @@
 features never come from a model that saw their own dialogue's labels, and a judge carrying one predicts
 the same after a JSON round trip."""
 
+import json
+
 import numpy as np
 import pytest
 from sklearn.linear_model import RidgeCV
@@ -143,6 +145,11 @@ def test_a_judge_with_a_turn_model_round_trips_as_json(tmp_path):
     ]
     assert np.allclose(loaded.predict(items, "overall"), before)
     assert np.corrcoef(before, y)[0, 1] > 0.8
+    raw = json.loads((tmp_path / "judge.json").read_text())
+    raw["turn_model"]["features"] = "turn-v0"  # fitted by another version's features: refused
+    (tmp_path / "old.json").write_text(json.dumps(raw))
+    with pytest.raises(CrsevalError, match="not a calibrated judge"):
+        CalibratedJudge.load(tmp_path / "old.json")
 
 
 def test_a_turn_model_refuses_a_stand_in_encoder(monkeypatch):
