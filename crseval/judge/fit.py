@@ -253,9 +253,8 @@ def _fit(
     main = f"calibrated ({' + '.join(evidence)})"
     turn = _Turns(pooled.items, turns) if turns else None
     whole = turn_model = None
-    if (
-        turn is not None
-    ):  # the judge's turn model, and each item's turn features from one that never saw it
+    if turn is not None:
+        # the judge's turn model, and each item's turn features from one that never saw its labels
         whole, _, turn_model = turn.split(np.arange(len(pooled.items)), None)
     for aspect in aspects:
         items = [it for it in pooled.items if aspect in it.labels]
@@ -442,8 +441,6 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     cv_extra, models, coefs, errors, turn_model = _fit(
         pooled, aspects, questions, probs, config.encoder if config.turn_model else None
     )
-    from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here
-
     for aspect, series in published.items():
         if aspect in cv_extra:
             cv_extra[aspect][f"published: {config.reference.stem}"] = series
@@ -459,6 +456,8 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         turn_model,
     )
     judge.save(store.root / "judge.json")
+    from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here
+
     tables = {
         "judge_fit_cv": cv,
         "judge_fit_paired_tests": tests,
