@@ -71,7 +71,7 @@ class JudgeSection(BaseModel):
     judges: list[JudgeSpec] = Field(default_factory=lambda: [JudgeSpec(name="judge")])
     calibrated: str | None = Field(
         None,
-        description="'default' or 'crsarena' (the shipped calibrated judges) or a judge from "
+        description="'default', 'redial' or 'crsarena' (the shipped calibrated judges) or a judge from "
         "`crseval judge fit`: every session also gets its aspects, e.g. "
         "'dialogue-overall (calibrated)', asked with the first judge's "
         "model (which must be the one it was fitted on).",

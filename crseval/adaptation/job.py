@@ -412,9 +412,9 @@ class ScoreConfig(BaseModel):
     )
     calibrated: str | None = Field(
         None,
-        description="With --judge, also the calibrated judge: 'default' (the "
-        "shipped one) or a file from `crseval judge fit`; reported as "
-        "'dialogue-overall (calibrated)'.",
+        description="With --judge, also the calibrated judge: 'default', 'redial' or 'crsarena' (the "
+        "shipped ones) or a file from `crseval judge fit`; each of its aspects reported as "
+        "'<aspect> (calibrated)', e.g. 'dialogue-overall (calibrated)'.",
     )
     llm: LLMConfig = LLMConfig()
     judge_scale: str = Field(

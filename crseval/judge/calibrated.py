@@ -1,6 +1,7 @@
 """Calibrated judges: a small regularised model from judge evidence to a human aspect.
 
-Evidence per dialogue = the rule-read transcript features of :mod:`crseval.judge.features` plus, for
+Evidence per dialogue = the rule-read transcript features of :mod:`crseval.judge.features` (unless the
+judge is fitted without them: ``judge fit --no-rules``) plus, for
 each whole-dialogue LLM question, the judge's digit-probability vector (p1…p5) and its expected value,
 and for each decomposed turn question (:mod:`crseval.judge.decomposed`) the mean, minimum and last
 turn's P(yes), and, for a judge with a turn model (:mod:`crseval.judge.turn_model`, learned from
@@ -43,22 +44,26 @@ ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
 DIGITS = ("1", "2", "3", "4", "5")
 FORMAT = "crseval-calibrated-judge/1"
 SHIPPED = {  # judges inside the package, by the name `--judge` takes
-    # rules + the LLM's dialogue-overall question, fitted on AB-ReDial + USS-ReDial (human-human ReDial):
-    # fitted on no CRS, so what it reads transfers to a CRS no judge has seen
+    # the LLM's dialogue-overall question + a turn model, fitted on CRSArena-Eval's 362 development
+    # dialogues without the rule features (they help under user-grouped CV, hurt with systems held out)
     "default": Path(__file__).with_name("default_judge.json"),
+    # rules + the LLM's dialogue-overall question, fitted on AB-ReDial + USS-ReDial (human-human ReDial;
+    # the default until 2026-11-26)
+    "redial": Path(__file__).with_name("redial_judge.json"),
     # rules + a turn model fitted on CRSArena-Eval's 362 development dialogues (dialogue and turn labels;
     # no LLM): a judge of the nine CRS Arena systems' dialogues — it does not transfer to other systems
     "crsarena": Path(__file__).with_name("crsarena_judge.json"),
 }
-DEFAULT_JUDGE = SHIPPED["default"]
 
 Probs = Mapping[
     str, Mapping[str, "Mapping[str, float] | list[float]"]
 ]  # item → question → digit probs | P(yes)/turn
 
 
-def feature_names(questions: Sequence[str], turn_model: TurnModel | None = None) -> list[str]:
-    names = list(NAMES)
+def feature_names(
+    questions: Sequence[str], turn_model: TurnModel | None = None, rules: bool = True
+) -> list[str]:
+    names = list(NAMES) if rules else []
     for q in questions:
         parts = AGGREGATES if q in TURN_QUESTIONS else (*(f"p{d}" for d in DIGITS), "mean")
         names += [f"{q}:{x}" for x in parts]
@@ -66,13 +71,17 @@ def feature_names(questions: Sequence[str], turn_model: TurnModel | None = None)
 
 
 def feature_matrix(
-    items: Sequence[JudgedItem], questions: Sequence[str], probs: Probs | None = None
+    items: Sequence[JudgedItem],
+    questions: Sequence[str],
+    probs: Probs | None = None,
+    rules: bool = True,
 ) -> np.ndarray:
-    """Rows = items, columns = :func:`feature_names`. An item without probabilities for a question it needs
-    is an error (the LLM rating failed or was not made): the judge never imputes evidence."""
+    """Rows = items, columns = :func:`feature_names` (without a turn model's). An item without
+    probabilities for a question it needs is an error (the LLM rating failed or was not made): the judge
+    never imputes evidence."""
     rows = []
     for it in items:
-        row = list(transcript_features(it.dialogue))
+        row = list(transcript_features(it.dialogue)) if rules else []
         for q in questions:
             p = (probs or {}).get(it.id, {}).get(q)
             if not p:
@@ -133,6 +142,9 @@ class CalibratedJudge:
     models: dict[str, AspectModel]
     trained_on: list[dict]
     turn_model: TurnModel | None = None  # per-turn model whose aggregates are the last features
+    rules: bool = (
+        True  # the rule-read transcript features come first (judges fitted with --no-rules: none)
+    )
     version: str = __version__
     format: str = FORMAT
 
@@ -150,7 +162,7 @@ class CalibratedJudge:
         """Predicted human score per item; mapped linearly onto ``scale`` when the target data's human
         scale differs from the one the judge learned (correlations are unchanged by the mapping)."""
         model = self.models[aspect_key(aspect)]
-        X = feature_matrix(items, self.questions, probs)
+        X = feature_matrix(items, self.questions, probs, self.rules)
         if self.turn_model is not None:
             X = np.hstack([X, self.turn_model.dialogue_features([it.dialogue for it in items])])
         pred = model.predict(X)
@@ -218,7 +230,7 @@ class CalibratedJudge:
             judge = cls(**raw)
         except (ValueError, TypeError, KeyError, AttributeError) as e:
             raise CrsevalError(f"not a calibrated judge ({e})", file=p, expected=FORMAT) from None
-        if judge.features != feature_names(judge.questions, judge.turn_model):
+        if judge.features != feature_names(judge.questions, judge.turn_model, judge.rules):
             raise CrsevalError(
                 "the judge was fitted with other features than this version computes",
                 file=p,

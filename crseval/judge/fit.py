@@ -30,7 +30,6 @@ from crseval.judge.calibrated import (
     question_scores,
 )
 from crseval.judge.decomposed import ask, calls
-from crseval.judge.features import NAMES
 from crseval.judge.judging import Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.judge.turn_model import FEATURES as TURN_FEATURES
@@ -64,6 +63,11 @@ class JudgeFitConfig(BaseModel):
         description="Also learn a turn model from the sets' per-turn labels (CRSArena-Eval's "
         "turn_level_aggregated: relevance, interestingness) and use its predictions, aggregated per "
         "dialogue, as features (no LLM). Dialogue level only.",
+    )
+    rules: bool = Field(
+        True,
+        description="Use the rule-read transcript features (--no-rules: only the LLM questions and "
+        "the turn model — on CRSArena-Eval they help under user-grouped CV and hurt on systems held out).",
     )
     encoder: Literal["mpnet", "minilm"] = Field(
         "mpnet",
@@ -211,6 +215,12 @@ def _questions(config: JudgeFitConfig) -> list[str]:
                 f"{q} is a decomposed (per assistant turn) question: dialogue level only",
                 field="questions",
             )
+    if not (config.rules or questions or config.turn_model):
+        raise CrsevalError(
+            "--no-rules leaves the judge no evidence",
+            field="rules",
+            fix="ask an LLM question (--questions), add --turn-model, or keep the rules",
+        )
     return questions
 
 
@@ -244,12 +254,22 @@ class _Turns:
 
 
 def _fit(
-    pooled: JudgedSet, aspects: list[str], questions: list[str], probs: dict, turns: str | None
+    pooled: JudgedSet,
+    aspects: list[str],
+    questions: list[str],
+    probs: dict,
+    turns: str | None,
+    rules: bool = True,
 ) -> tuple[dict, dict, list, list, object]:
     """Per aspect: out-of-fold predictions of every design (nested grouped CV), the final model, its
-    coefficients and its calibration errors; and the turn model (``turns`` = its encoder; None: none)."""
+    coefficients and its calibration errors; and the turn model (``turns`` = its encoder; None: none).
+    The rules-only and LLM-only designs are always reported beside the judge's own evidence."""
     cv_extra, models, coefs, errors = {}, {}, [], []
-    evidence = ["rules"] + (["LLM"] if questions else []) + (["turn model"] if turns else [])
+    evidence = (
+        (["rules"] if rules else [])
+        + (["LLM"] if questions else [])
+        + (["turn model"] if turns else [])
+    )
     main = f"calibrated ({' + '.join(evidence)})"
     turn = _Turns(pooled.items, turns) if turns else None
     whole = turn_model = None
@@ -265,11 +285,13 @@ def _fit(
                 field="data",
                 expected="at least 20 (more for a judge worth trusting)",
             )
-        X, groups, ids = (
-            feature_matrix(items, questions, probs),
+        R, groups, ids = (
+            feature_matrix(items, [], None),
             dialogue_groups(items),
             [it.id for it in items],
         )
+        Q = feature_matrix(items, questions, probs, rules=False)
+        X = np.hstack([R, Q]) if rules else Q
         fold_features = None
         if turn is not None:
             pos = np.array([turn.position[i] for i in ids])
@@ -278,12 +300,10 @@ def _fit(
                 return turn.split(pos[tr], pos[te])[:2]
 
         designs = {main: nested_cv_predictions(X, y, groups, fold_features=fold_features)}
-        if questions or turn:
-            designs["calibrated (rules only)"] = nested_cv_predictions(
-                X[:, : len(NAMES)], y, groups
-            )
-        if questions:
-            designs["calibrated (LLM only)"] = nested_cv_predictions(X[:, len(NAMES) :], y, groups)
+        if evidence != ["rules"]:
+            designs["calibrated (rules only)"] = nested_cv_predictions(R, y, groups)
+        if questions and evidence != ["LLM"]:
+            designs["calibrated (LLM only)"] = nested_cv_predictions(Q, y, groups)
         cv_extra[aspect] = {k: pd.Series(v, index=ids) for k, v in designs.items()}
         cv_extra[aspect] |= {design_name(q): question_scores(items, probs, q) for q in questions}
         errors += [
@@ -303,7 +323,7 @@ def _fit(
         models[aspect] = model
         coefs += [
             {"aspect": aspect, "feature": f, "coefficient": c, "alpha": model.alpha}
-            for f, c in zip(feature_names(questions, turn_model), model.coef)
+            for f, c in zip(feature_names(questions, turn_model, rules), model.coef)
         ]
     return cv_extra, models, coefs, errors, turn_model
 
@@ -409,7 +429,8 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         + (f"|limit:{config.limit}" if config.limit else ""),
         llm=client.identity() if client else None,
         metric={
-            "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:rules-v1",
+            "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:"
+            + ("rules-v1" if config.rules else "no-rules"),
             "turn_model": f"{config.encoder}|{TURN_FEATURES}" if config.turn_model else None,
             "questions": questions,
             "aspects": aspects,
@@ -439,7 +460,12 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     pooled = _pooled(train, aspects)
     pooled.items = [it for it in pooled.items if it.id in usable]
     cv_extra, models, coefs, errors, turn_model = _fit(
-        pooled, aspects, questions, probs, config.encoder if config.turn_model else None
+        pooled,
+        aspects,
+        questions,
+        probs,
+        config.encoder if config.turn_model else None,
+        config.rules,
     )
     for aspect, series in published.items():
         if aspect in cv_extra:
@@ -450,10 +476,11 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         config.level,
         questions,
         client.identity() if client else None,
-        feature_names(questions, turn_model),
+        feature_names(questions, turn_model, config.rules),
         models,
         [{"data": s.info.signature(), "n": len(s.items)} for s in train],
         turn_model,
+        config.rules,
     )
     judge.save(store.root / "judge.json")
     from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here

@@ -47,10 +47,11 @@ class JudgeMetaConfig(BaseModel):
     )
     judge: str = Field(
         "default",
-        description="'default' (the shipped calibrated judge where it covers an aspect), 'crsarena' "
-        "(the shipped judge of the CRS Arena's nine systems: rules + a turn model, no LLM), a judge "
-        "fitted with `judge fit` (folder or judge.json), or 'none' (the LLM's single rubric question "
-        "only).",
+        description="'default' (the shipped calibrated judge where it covers an aspect: the LLM's "
+        "question + a turn model, fitted on CRSArena-Eval), 'redial' (rules + the LLM's question, "
+        "fitted on human-human ReDial dialogues), 'crsarena' (rules + a turn model, no LLM: the CRS "
+        "Arena's nine systems), a judge fitted with `judge fit` (folder or judge.json), or 'none' (the "
+        "LLM's single rubric question only).",
     )
     question: str | None = Field(
         None,

@@ -237,9 +237,9 @@ def test_embedded_model_as_crs_and_judge(tmp_path):
 
 def _calibrated_judge(path, model="scripted"):
     """A calibrated judge whose only weight is on the number of turns: its score is known by hand."""
-    from crseval.judge.calibrated import DEFAULT_JUDGE
+    from crseval.judge.calibrated import SHIPPED
 
-    j = json.loads(DEFAULT_JUDGE.read_text())
+    j = json.loads(SHIPPED["redial"].read_text())
     m = j["models"]["dialogue-overall"]
     m.update(
         mean=[0.0] * len(m["mean"]),

@@ -425,6 +425,32 @@ def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path)
     assert json.loads(res.stdout)["notes"][0].startswith("IN-SAMPLE")  # its own training data
 
 
+def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):
+    """`--no-rules`: the rules stay an ablation row of the CV table, but are no evidence of the judge."""
+    data = _turn_labelled(tmp_path / "train.json")
+    res = crseval(
+        "judge", "fit", str(data), "--questions", "none", "--turn-model", "--no-rules",
+        "--encoder", "minilm", "--n-boot", "0", "--out", str(tmp_path / "fit"), "--format", "json",
+    )  # fmt: skip
+    cv = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    assert set(cv) == {"calibrated (turn model)", "calibrated (rules only)"}
+    assert cv["calibrated (turn model)"]["pearson"] > 0.8
+    judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
+    assert judge["rules"] is False and all(f.startswith("turn:") for f in judge["features"])
+    res = crseval(
+        "judge", "meta-eval", str(_turn_labelled(tmp_path / "test.json", n=24, seed=1)),
+        "--judge", str(tmp_path / "fit"), "--backend", "scripted", "--n-boot", "0",
+        "--out", str(tmp_path / "meta"), "--format", "json",
+    )  # fmt: skip
+    meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.8
+    res = crseval(
+        "judge", "fit", str(data), "--questions", "none", "--no-rules", "--out",
+        str(tmp_path / "x"), check=False,
+    )  # fmt: skip
+    assert res.returncode == 2 and "leaves the judge no evidence" in res.stderr
+
+
 def test_systems_can_be_held_out_whole(tmp_path):
     data = _turn_labelled(tmp_path / "t.json")
     res = crseval(

@@ -86,10 +86,10 @@ def test_a_calibrated_judge_joins_a_panel_as_one_more_member(tmp_path):
     single-question members; here a hand-made judge whose only weight is on the number of turns."""
     import json
 
-    from crseval.judge.calibrated import DEFAULT_JUDGE, CalibratedJudge
+    from crseval.judge.calibrated import SHIPPED, CalibratedJudge
     from crseval.judge.features import NAMES, transcript_features
 
-    raw = json.loads(DEFAULT_JUDGE.read_text())
+    raw = json.loads(SHIPPED["redial"].read_text())
     m = raw["models"]["dialogue-overall"]
     m.update(
         mean=[0.0] * len(m["mean"]),
