@@ -142,9 +142,8 @@ class CalibratedJudge:
     models: dict[str, AspectModel]
     trained_on: list[dict]
     turn_model: TurnModel | None = None  # per-turn model whose aggregates are the last features
-    rules: bool = (
-        True  # the rule-read transcript features come first (judges fitted with --no-rules: none)
-    )
+    # the rule-read transcript features come first; a judge fitted with --no-rules has none
+    rules: bool = True
     version: str = __version__
     format: str = FORMAT
 
