@@ -180,3 +180,29 @@ def test_the_shipped_judges_load_by_name():
     ]
     assert arena.trained_on[0]["n"] == 362 and len(arena.aspects) == 7
     assert arena.features == feature_names([], arena.turn_model)
+
+
+@pytest.mark.slow  # loads all-mpnet-base-v2 (420 MB)
+def test_the_default_judge_prefers_replies_that_answer_the_request():
+    """The shipped default reads its turn model: with the same LLM readings, a dialogue whose replies answer
+    the user's request scores higher than one whose replies do not, on every aspect the answers concern."""
+    ask = "I'd like a scary horror movie for tonight, something like The Conjuring."
+    answered = ["Insidious (2010) is a scary horror film from the director of The Conjuring.",
+                "Then Sinister (2012): a true-crime writer finds terrifying home movies."]  # fmt: skip
+    ignored = ["I like turtles.", "The weather is nice today, isn't it?"]
+    items = []
+    for name, replies in (("answered", answered), ("ignored", ignored)):
+        utts = [Utterance(Role.USER, ask)]
+        for r in replies:
+            utts += [Utterance(Role.SYSTEM, r), Utterance(Role.USER, "Anything else?")]
+        items.append(JudgedItem(name, Dialogue.from_utterances(name, utts), {}))
+    judge = CalibratedJudge.load("default")
+    # the LLM's digit probabilities as they were on average in training: the turn model decides
+    typical = judge.models["dialogue-overall"].mean[:5]
+    probs = {it.id: {"dialogue-overall": dict(zip("12345", typical))} for it in items}
+    for aspect in judge.aspects:
+        good, bad = judge.predict(items, aspect, probs)
+        lo, hi = judge.models[aspect].human_scale
+        assert lo <= min(good, bad) and max(good, bad) <= hi
+        if aspect != "preference-elicitation":  # neither dialogue asks the user anything
+            assert good > bad, aspect
