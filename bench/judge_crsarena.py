@@ -13,7 +13,9 @@ dialogue aspect and a 95 % bootstrap CI:
   dialogues' turns only, and the training dialogues' own turn features come from an inner grouped CV
   (`cross_fitted`), so no dialogue's features saw its labels;
 * with ``--llm RUN`` also the LLM readings of a ``judge meta-eval`` run on the same file (its single
-  questions, per aspect, as published by ``judge_item_scores.csv``; only on the dialogues it judged);
+  questions, per aspect, as published by ``judge_item_scores.csv``; only on the dialogues it judged),
+  and two fitted designs with its ``dialogue-overall`` reading as a feature: ``LLM + turn model`` (the
+  shipped default's evidence) and ``rules + LLM + turn model`` (the run must cover all 362);
 * ``published`` — FACE's predictions for the same dialogues (no fitting: the named peer).
 
 ``--by system`` groups the folds by system instead (leave systems out): the transfer question, since
@@ -111,6 +113,11 @@ def main() -> int:
         "assistant text": lambda k: np.hstack([rules, assistant]),
         "turn model": lambda k: np.hstack([rules, turn_agg[k]]),
     }
+    if a.llm:
+        llm = _llm_reading(a.llm, items)
+        designs["LLM + turn model"] = lambda k: np.hstack([llm, turn_agg[k]])
+        designs["rules + LLM + turn model"] = lambda k: np.hstack([rules, llm, turn_agg[k]])
+        seconds["LLM + turn model"] = seconds["rules + LLM + turn model"] = np.nan
     rows = []
     for aspect in ASPECTS:
         y = np.array([it.labels[aspect] for it in items])
@@ -157,6 +164,19 @@ def _row(aspect, name, pred, y, n_boot, seconds, systems) -> dict:
         "within systems": np.nanmean(within),
         "s/dialogue": seconds,
     }
+
+
+def _llm_reading(run, items) -> np.ndarray:
+    """The run's expected digit for the dialogue-overall question, one column; every item must have one."""
+    scores = pd.read_csv(Path(run) / "tables" / "judge_item_scores.csv")
+    asked = scores[
+        (scores["aspect"] == "dialogue-overall")
+        & ~scores["judge"].str.startswith(("published", "length", "calibrated"))
+    ]
+    by = asked.groupby("item")["score"].first()
+    if missing := [it.id for it in items if it.id not in by.index]:
+        raise SystemExit(f"--llm run has no dialogue-overall reading for {len(missing)} dialogues")
+    return by.loc[[it.id for it in items]].to_numpy()[:, None]
 
 
 def _llm_rows(run, aspect, items, y, n_boot, systems) -> list[dict]:
