@@ -166,14 +166,19 @@ def _row(aspect, name, pred, y, n_boot, seconds, systems) -> dict:
     }
 
 
+def _run_scores(run, aspect) -> pd.DataFrame:
+    """A `judge meta-eval` run's per-item scores for ``aspect``, its own judges only (no reference, no
+    length baseline)."""
+    scores = pd.read_csv(Path(run) / "tables" / "judge_item_scores.csv")
+    return scores[
+        (scores["aspect"] == aspect) & ~scores["judge"].str.startswith(("published", "length"))
+    ]
+
+
 def _llm_reading(run, items) -> np.ndarray:
     """The run's expected digit for the dialogue-overall question, one column; every item must have one."""
-    scores = pd.read_csv(Path(run) / "tables" / "judge_item_scores.csv")
-    asked = scores[
-        (scores["aspect"] == "dialogue-overall")
-        & ~scores["judge"].str.startswith(("published", "length", "calibrated"))
-    ]
-    by = asked.groupby("item")["score"].first()
+    scores = _run_scores(run, "dialogue-overall")
+    by = scores[~scores["judge"].str.startswith("calibrated")].groupby("item")["score"].first()
     if missing := [it.id for it in items if it.id not in by.index]:
         raise SystemExit(f"--llm run has no dialogue-overall reading for {len(missing)} dialogues")
     return by.loc[[it.id for it in items]].to_numpy()[:, None]
@@ -183,12 +188,8 @@ def _llm_rows(run, aspect, items, y, n_boot, systems) -> list[dict]:
     """The LLM readings a `judge meta-eval` run recorded for this aspect (no fitting), on its dialogues."""
     if not run:
         return []
-    scores = pd.read_csv(Path(run) / "tables" / "judge_item_scores.csv")
-    scores = scores[
-        (scores["aspect"] == aspect) & ~scores["judge"].str.startswith(("published", "length"))
-    ]
     out = []
-    for judge, g in scores.groupby("judge"):
+    for judge, g in _run_scores(run, aspect).groupby("judge"):
         by = g.set_index("item")["score"]
         pred = np.array([by.get(it.id, np.nan) for it in items], dtype=float)
         out.append(_row(aspect, f"LLM run: {judge}", pred, y, n_boot, np.nan, systems))
