@@ -11,8 +11,9 @@ accuracy is estimated by grouped *outer* cross-validation (nested: the outer tes
 the penalty), with groups = dialogues, so turns of one dialogue never sit on both sides.
 
 A judge is saved as plain JSON (no pickle): feature names, standardisation, coefficients, penalty,
-human scale, the LLM it read, the questions it asked, its cross-validated accuracy, and the signature
-and content hash of the data it was fitted on.
+human scale, the LLM it read, the questions it asked, its cross-validated accuracy, the signature of
+the data sets it was fitted on and a content hash of each training item, so that `judge meta-eval`
+counts the items of any file — merged, renamed or subset — that the judge has already seen.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from crseval.core.errors import CrsevalError
+from crseval.core.signature import content_hash, stable_json
 from crseval.core.version import __version__
-from crseval.data.judged import JudgedItem, aspect_key
+from crseval.data.judged import JudgedItem, JudgedSet, aspect_key
 from crseval.core.types import Dialogue
 from crseval.judge.decomposed import AGGREGATES, aggregate, ask
 from crseval.judge.judging import Judge
@@ -112,6 +114,14 @@ def question_scores(items: Sequence[JudgedItem], probs: dict, q: str) -> pd.Seri
     )
 
 
+def item_hash(item: JudgedItem) -> str:
+    """What a judged item shows the judge — who said what, in order, and the judged turn — hashed; ids
+    and file names are not part of it, so the same dialogue in another file or under an opaque id
+    hashes the same."""
+    said = [[u.role.is_recommender, " ".join(u.text.split())] for u in item.dialogue.utterances]
+    return content_hash(stable_json([said, item.target]).encode(), 16)
+
+
 def design_name(q: str) -> str:
     return f"decomposed: {q} (mean P(yes))" if q in TURN_QUESTIONS else f"LLM: {q} question"
 
@@ -144,12 +154,23 @@ class CalibratedJudge:
     turn_model: TurnModel | None = None  # per-turn model whose aggregates are the last features
     # the rule-read transcript features come first; a judge fitted with --no-rules has none
     rules: bool = True
+    # content hashes of the items it was fitted on (:func:`item_hash`); empty in a judge fitted before
+    # they were recorded, which is matched by its data sets' signatures instead
+    trained_items: list[str] = field(default_factory=list)
     version: str = __version__
     format: str = FORMAT
 
     @property
     def aspects(self) -> list[str]:
         return list(self.models)
+
+    def seen(self, judged: JudgedSet, items: Sequence[JudgedItem]) -> int:
+        """How many of ``items`` (drawn from ``judged``) this judge was fitted on."""
+        if not self.trained_items:  # an older judge: all or nothing, by data set
+            fitted_on = {t["data"] for t in self.trained_on}
+            return len(items) if judged.info.signature() in fitted_on else 0
+        known = set(self.trained_items)
+        return sum(item_hash(it) in known for it in items)
 
     def predict(
         self,

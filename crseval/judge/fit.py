@@ -26,6 +26,7 @@ from crseval.judge.calibrated import (
     feature_matrix,
     feature_names,
     fit_aspect,
+    item_hash,
     nested_cv_predictions,
     question_scores,
 )
@@ -382,6 +383,27 @@ def _cv_tables(
     )
 
 
+def _unseen(train: list[JudgedSet], test: list[JudgedSet], store: RunStore) -> list[JudgedSet]:
+    """The test sets without the items that are also training items (by content: the same dialogue in
+    two files): a transfer is measured on dialogues the judge never saw."""
+    known = {item_hash(it) for s in train for it in s.items}
+    for s in test:
+        fresh = [it for it in s.items if item_hash(it) not in known]
+        if not fresh:
+            raise CrsevalError(
+                f"every item of the test set {s.info.name} is also a training item",
+                field="test",
+                fix="test on dialogues the judge is not fitted on",
+            )
+        if len(fresh) < len(s.items):
+            store.log(
+                f"WARNING {len(s.items) - len(fresh)} items of {s.info.name} are also training "
+                "items: left out of judge_transfer"
+            )
+        s.items = fresh
+    return test
+
+
 def _transfer(
     test: list[JudgedSet], judge: CalibratedJudge, probs: dict, config: JudgeFitConfig
 ) -> pd.DataFrame:
@@ -411,7 +433,9 @@ def _transfer(
 def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     questions = _questions(config)
     train = _load(config.data, config.level, config.limit, config.seed, "train", config.cv_groups)
-    test = _load(config.test or [], config.level, config.limit, config.seed, "test")
+    test = _unseen(
+        train, _load(config.test or [], config.level, config.limit, config.seed, "test"), store
+    )
     labelled = sorted({a for s in train for a in s.aspects})
     aspects = list(dict.fromkeys(aspect_key(a) for a in (config.aspects or labelled)))
     if unknown := [a for a in aspects if a not in labelled]:
@@ -481,6 +505,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         [{"data": s.info.signature(), "n": len(s.items)} for s in train],
         turn_model,
         config.rules,
+        sorted({item_hash(it) for it in pooled.items}),
     )
     judge.save(store.root / "judge.json")
     from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here

@@ -21,7 +21,7 @@ from crseval.core.signature import make_signature
 from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
 from crseval.data.io import dataset_info
-from crseval.data.judged import JudgedSet, load_judged, load_predictions
+from crseval.data.judged import JudgedItem, JudgedSet, load_judged, load_predictions
 from crseval.judge.config import PanelConfig
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm import LLMConfig, make_client
@@ -310,7 +310,7 @@ def _add_section(
     table: pd.DataFrame,
     tables: list[str],
     judged: JudgedSet,
-    n_items: int,
+    items: list[JudgedItem],
     aspects: list[str],
     asked: list[str],
     n_raters: int,
@@ -319,11 +319,9 @@ def _add_section(
     covered: list[str],
     member: bool = False,
 ) -> None:
-    in_sample = _in_sample(calibrated, judged)
+    in_sample = _in_sample(calibrated, judged, items)
     if in_sample:
-        store.log(
-            "WARNING the calibrated judge was fitted on this data set: its correlations are in-sample"
-        )
+        store.log(f"WARNING {in_sample}")
     failed = int(table[~table["judge"].isin(["length baseline", "panel mean"])]["failed"].sum())
     scale_note = (
         " (human scales are the observed ranges: the layout states none)"
@@ -332,7 +330,7 @@ def _add_section(
     )
     store.add_section(
         f"Judge meta-evaluation ({judged.level} level)",
-        f"{n_items} {judged.level}s × {len(aspects)} aspects; LLM questions asked: {', '.join(asked)}; "
+        f"{len(items)} {judged.level}s × {len(aspects)} aspects; LLM questions asked: {', '.join(asked)}; "
         f"{n_raters} judge sample(s); {failed} ratings failed and are recorded, not imputed. Correlations with the "
         f"mean human label carry 95% paired-bootstrap CIs ({n_boot} resamples); partial_length holds the judged "
         f"text's length constant. The length baseline correlates length with the label: a judge that does not "
@@ -345,12 +343,7 @@ def _add_section(
             if calibrated is not None
             else ""
         )
-        + (
-            " IN-SAMPLE: the calibrated judge was fitted on (part of) this set, so its row overstates how it does on "
-            "new dialogues — its cross-validated numbers are in `judge fit`'s report."
-            if in_sample
-            else ""
-        ),
+        + (f" {in_sample}" if in_sample else ""),
         tables=[(t, None) for t in tables],
         figures=[
             (
@@ -463,7 +456,7 @@ def meta_eval_into(
         table,
         tables,
         judged,
-        len(items),
+        items,
         aspects,
         asked,
         sum(j.samples for j in judges),
@@ -529,19 +522,24 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
         table[shown_columns("meta_eval", table.columns)].round(3),
         sig,
         store.root,
-        notes=[
-            f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on this data set, so its rows "
-            "overstate how it does on new dialogues (its cross-validated figures are in `judge fit`'s run)"
-        ]
-        if _in_sample(calibrated, judged)
+        notes=[note]
+        if (note := _in_sample(calibrated, judged, _subset(judged, config.limit, config.seed)))
         else [],
     )
 
 
-def _in_sample(calibrated, judged: JudgedSet) -> bool:
-    return calibrated is not None and judged.info.signature() in {
-        t["data"] for t in calibrated.trained_on
-    }
+def _in_sample(calibrated, judged: JudgedSet, items: list[JudgedItem]) -> str:
+    """The warning for a calibrated judge's rows on items it was fitted on ('' when none are): counted
+    item by item, so a file that merges its training dialogues with others is caught too."""
+    seen = calibrated.seen(judged, items) if calibrated is not None else 0
+    if not seen:
+        return ""
+    which = f"all {seen}" if seen == len(items) else f"{seen} of the {len(items)}"
+    return (
+        f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on {which} items judged "
+        "here, so its rows overstate how it does on new dialogues (its cross-validated figures are "
+        "in `judge fit`'s run)."
+    )
 
 
 JOB = JobSpec(

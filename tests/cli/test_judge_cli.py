@@ -101,6 +101,16 @@ def test_fit_then_meta_eval_with_the_fitted_judge(tmp_path):
     assert (scores["judge"] == "calibrated (judged-json-dialogue)").sum() == 45
 
 
+def test_a_transfer_is_never_measured_on_training_dialogues(tmp_path):
+    data = _labelled(tmp_path / "d.json", n=30)
+    res = crseval(
+        "judge", "fit", str(data), "--backend", "scripted", "--test", str(data),
+        "--out", str(tmp_path / "fit"), check=False,
+    )  # fmt: skip
+    assert res.returncode == 2 and "every item of the test set" in res.stderr
+    assert len(res.stderr.strip().splitlines()) <= 3  # a short error, no traceback
+
+
 def test_bad_judges_and_aspects_are_one_line_errors(tmp_path):
     data = _labelled(tmp_path / "d.json", n=30)
     bad = tmp_path / "judge.json"
@@ -423,6 +433,19 @@ def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path)
         "--n-boot", "0", "--out", str(tmp_path / "own"), "--format", "json",
     )  # fmt: skip
     assert json.loads(res.stdout)["notes"][0].startswith("IN-SAMPLE")  # its own training data
+    # five of its training dialogues under opaque ids, merged into a file of new ones: counted item by item
+    new = json.loads(test.read_text())
+    merged = new + [dict(c, conv_id=f"sys{k}_redial_anon{k}") for k, c in enumerate(convs[:5])]
+    (tmp_path / "merged.json").write_text(json.dumps(merged))
+    said = {json.dumps([t["utterance"] for t in c["dialogue"]]) for c in convs}
+    seen = sum(json.dumps([t["utterance"] for t in c["dialogue"]]) in said for c in merged)
+    res = crseval(
+        "judge", "meta-eval", str(tmp_path / "merged.json"), "--judge", str(tmp_path / "fit"),
+        "--backend", "scripted", "--n-boot", "0", "--out", str(tmp_path / "merged"),
+        "--format", "json",
+    )  # fmt: skip
+    assert seen >= 5  # by hand: the same utterances (a toy file may repeat a dialogue by chance)
+    assert f"on {seen} of the {len(merged)} items" in json.loads(res.stdout)["notes"][0]
 
 
 def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):

@@ -10,12 +10,14 @@ from sklearn.preprocessing import StandardScaler
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.data.judged import JudgedItem
+from crseval.data.io import DatasetInfo
+from crseval.data.judged import JudgedItem, JudgedSet
 from crseval.judge.calibrated import (
     CalibratedJudge,
     feature_matrix,
     feature_names,
     fit_aspect,
+    item_hash,
     nested_cv_predictions,
 )
 
@@ -103,6 +105,34 @@ def test_saved_judge_predicts_the_same_and_bad_files_are_refused(tmp_path):
         CalibratedJudge.load(path)
     with pytest.raises(CrsevalError, match="not found"):
         CalibratedJudge.load(tmp_path / "nowhere")
+
+
+def _talk(i, target=None, roles=(Role.USER, Role.SYSTEM), reply="Try {}."):
+    said = [Utterance(roles[0], f"a movie like {i}?"), Utterance(roles[1], reply.format(i + 1))]
+    return JudgedItem(f"c{i}", Dialogue.from_utterances(f"c{i}", said), {"overall": 3.0}, target)
+
+
+def test_a_judge_knows_its_training_items_by_content_not_by_id_or_file():
+    seen = [_talk(i) for i in range(10)]
+    judge = CalibratedJudge(
+        "t", "dialogue", [], None, feature_names([]), {}, [{"data": "toy@1", "n": 10}],
+        trained_items=[item_hash(it) for it in seen],
+    )  # fmt: skip
+    # three training dialogues under opaque ids, merged into another file with ten new ones
+    merged = [JudgedItem(f"opaque-{k}", it.dialogue, {}) for k, it in enumerate(seen[:3])]
+    merged += [_talk(i) for i in range(100, 110)]
+    other_file = JudgedSet(DatasetInfo("merged", "m.json", "2"), "dialogue")
+    assert judge.seen(other_file, merged) == 3
+    assert item_hash(_talk(0, reply="Try   {}. ")) == item_hash(seen[0])  # spacing is not content
+    # who said it and which turn is judged are
+    assert item_hash(_talk(0, roles=(Role.SYSTEM, Role.USER))) != item_hash(seen[0])
+    assert item_hash(_talk(0, target=1)) != item_hash(seen[0])
+    # a judge fitted before item hashes were kept: all or nothing, by the data set's signature
+    older = CalibratedJudge(
+        "t", "dialogue", [], None, feature_names([]), {}, [{"data": "toy@1", "n": 10}]
+    )
+    assert older.seen(JudgedSet(DatasetInfo("toy", "t.json", "1"), "dialogue"), merged) == 13
+    assert older.seen(other_file, merged) == 0
 
 
 def test_pooling_maps_scales_and_centres_each_set():
