@@ -164,13 +164,13 @@ class CalibratedJudge:
     def aspects(self) -> list[str]:
         return list(self.models)
 
-    def seen(self, judged: JudgedSet, items: Sequence[JudgedItem]) -> int:
-        """How many of ``items`` (drawn from ``judged``) this judge was fitted on."""
+    def unseen(self, judged: JudgedSet, items: Sequence[JudgedItem]) -> list[JudgedItem]:
+        """The ``items`` (drawn from ``judged``) this judge was not fitted on."""
         if not self.trained_items:  # an older judge: all or nothing, by data set
             fitted_on = {t["data"] for t in self.trained_on}
-            return len(items) if judged.info.signature() in fitted_on else 0
+            return [] if judged.info.signature() in fitted_on else list(items)
         known = set(self.trained_items)
-        return sum(item_hash(it) in known for it in items)
+        return [it for it in items if item_hash(it) not in known]
 
     def predict(
         self,

@@ -443,6 +443,12 @@ def meta_eval_into(
     if covered:
         _, probs = ask(triples, calibrated.questions, judges[0], store, seed=seed, progress=tick)
         extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
+        fresh = [it.id for it in calibrated.unseen(subset, items)]
+        if 0 < len(fresh) < len(items):  # partly in-sample: also a row on the items it never saw
+            for a in covered:
+                extra[a][_unseen_row(calibrated)] = extra[a][
+                    f"calibrated ({calibrated.name})"
+                ].reindex(fresh)
         if member:
             records = records + _member_records(calibrated.name, extra, subset, judges[0].name)
     for aspect, series in published.items():
@@ -531,15 +537,24 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
 def _in_sample(calibrated, judged: JudgedSet, items: list[JudgedItem]) -> str:
     """The warning for a calibrated judge's rows on items it was fitted on ('' when none are): counted
     item by item, so a file that merges its training dialogues with others is caught too."""
-    seen = calibrated.seen(judged, items) if calibrated is not None else 0
+    seen = len(items) - len(calibrated.unseen(judged, items)) if calibrated is not None else 0
     if not seen:
         return ""
-    which = f"all {seen}" if seen == len(items) else f"{seen} of the {len(items)}"
+    if seen == len(items):
+        return (
+            f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on all {seen} items judged "
+            "here, so its rows overstate how it does on new dialogues (its cross-validated figures are "
+            "in `judge fit`'s run)."
+        )
     return (
-        f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on {which} items judged "
-        "here, so its rows overstate how it does on new dialogues (its cross-validated figures are "
-        "in `judge fit`'s run)."
+        f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on {seen} of the {len(items)} "
+        f"items judged here, so its rows overstate how it does on new dialogues; its rows "
+        f"'{_unseen_row(calibrated)}' score only the other {len(items) - seen}."
     )
+
+
+def _unseen_row(calibrated) -> str:
+    return f"calibrated ({calibrated.name}), unseen items"
 
 
 JOB = JobSpec(

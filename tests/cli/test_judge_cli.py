@@ -9,8 +9,9 @@ import pytest
 from tests.cli.test_cli import crseval
 
 
-def _labelled(path, n=60, seed=0):
-    """Dialogues of three systems whose human label follows what the rules read (recommendations accepted)."""
+def _labelled(path, n=60, seed=0, title="Movie"):
+    """Dialogues of three systems whose human label follows what the rules read (recommendations accepted);
+    files of one ``title`` share dialogues, another ``title`` makes them all new."""
     rng = np.random.default_rng(seed)
     convs = []
     for i in range(n):
@@ -18,7 +19,7 @@ def _labelled(path, n=60, seed=0):
         turns = [{"role": "USER", "utterance": "Any sci-fi movie?"}]
         for k in range(q + 1):
             turns += [
-                {"role": "ASST", "utterance": f'Try "Movie {i}{k} (19{80 + k})".'},
+                {"role": "ASST", "utterance": f'Try "{title} {i}{k} (19{80 + k})".'},
                 {"role": "USER", "utterance": "Great, thanks!" if k < q else "No, something else."},
             ]
         convs.append(
@@ -36,7 +37,7 @@ def _labelled(path, n=60, seed=0):
 
 def test_fit_then_meta_eval_with_the_fitted_judge(tmp_path):
     data = _labelled(tmp_path / "train.json")
-    test = _labelled(tmp_path / "test.json", n=45, seed=1)
+    test = _labelled(tmp_path / "test.json", n=45, seed=1, title="Film")
     res = crseval(
         "judge",
         "fit",
@@ -341,9 +342,10 @@ def test_meta_eval_against_published_predictions(tmp_path):
     assert res.returncode == 2 and "no dialogue-level prediction matches" in res.stderr
 
 
-def _turn_labelled(path, n=48, seed=0):
+def _turn_labelled(path, n=48, seed=0, closing="And another one?"):
     """CRSArena-Eval's layout: replies that answer the user's request (relevance 2) or not (0), each turn
-    labelled; the dialogue's overall label follows its share of relevant replies."""
+    labelled; the dialogue's overall label follows its share of relevant replies. (Files of one
+    ``closing`` may repeat a dialogue by chance; another ``closing`` makes every dialogue new.)"""
     rng = np.random.default_rng(seed)
     good = ["The sci-fi movie Alien is a classic.", "Blade Runner is a great sci-fi film."]
     bad = ["I like turtles.", "The weather is nice.", "Banana bread."]
@@ -360,7 +362,7 @@ def _turn_labelled(path, n=48, seed=0):
                     "utterance": f"{(good if ok else bad)[int(rng.integers(0, 2))]} ({k})",  # no repeats
                     "turn_level_aggregated": {"relevance": 2 * ok, "interestingness": int(ok)},
                 },
-                {"role": "USER", "utterance": "And another one?"},
+                {"role": "USER", "utterance": closing},
             ]
         convs.append(
             {
@@ -375,7 +377,7 @@ def _turn_labelled(path, n=48, seed=0):
 
 def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path):
     data = _turn_labelled(tmp_path / "train.json")
-    test = _turn_labelled(tmp_path / "test.json", n=24, seed=1)
+    test = _turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")
     convs = json.loads(data.read_text())
     face = (
         tmp_path / "face.json"
@@ -444,8 +446,22 @@ def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path)
         "--backend", "scripted", "--n-boot", "0", "--out", str(tmp_path / "merged"),
         "--format", "json",
     )  # fmt: skip
-    assert seen >= 5  # by hand: the same utterances (a toy file may repeat a dialogue by chance)
-    assert f"on {seen} of the {len(merged)} items" in json.loads(res.stdout)["notes"][0]
+    assert seen == 5  # by hand: the same utterances
+    out = json.loads(res.stdout)
+    assert f"on {seen} of the {len(merged)} items" in out["notes"][0]
+    # …and the judge is also scored on the dialogues it never saw, alone
+    unseen = {r["judge"]: r for r in out["result"]}[
+        "calibrated (judged-json-dialogue), unseen items"
+    ]
+    assert unseen["n"] == len(merged) - seen
+    scores = pd.read_csv(tmp_path / "merged" / "tables" / "judge_item_scores.csv")
+    mine = scores[scores["judge"] == "calibrated (judged-json-dialogue), unseen items"]
+    fresh = {
+        c["conv_id"]
+        for c in merged
+        if json.dumps([t["utterance"] for t in c["dialogue"]]) not in said
+    }
+    assert set(mine.dropna(subset=["score"])["item"]) == fresh
 
 
 def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):
@@ -461,7 +477,7 @@ def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):
     judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
     assert judge["rules"] is False and all(f.startswith("turn:") for f in judge["features"])
     res = crseval(
-        "judge", "meta-eval", str(_turn_labelled(tmp_path / "test.json", n=24, seed=1)),
+        "judge", "meta-eval", str(_turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")),
         "--judge", str(tmp_path / "fit"), "--backend", "scripted", "--n-boot", "0",
         "--out", str(tmp_path / "meta"), "--format", "json",
     )  # fmt: skip

@@ -122,7 +122,7 @@ def test_a_judge_knows_its_training_items_by_content_not_by_id_or_file():
     merged = [JudgedItem(f"opaque-{k}", it.dialogue, {}) for k, it in enumerate(seen[:3])]
     merged += [_talk(i) for i in range(100, 110)]
     other_file = JudgedSet(DatasetInfo("merged", "m.json", "2"), "dialogue")
-    assert judge.seen(other_file, merged) == 3
+    assert judge.unseen(other_file, merged) == merged[3:]
     assert item_hash(_talk(0, reply="Try   {}. ")) == item_hash(seen[0])  # spacing is not content
     # who said it and which turn is judged are
     assert item_hash(_talk(0, roles=(Role.SYSTEM, Role.USER))) != item_hash(seen[0])
@@ -131,8 +131,8 @@ def test_a_judge_knows_its_training_items_by_content_not_by_id_or_file():
     older = CalibratedJudge(
         "t", "dialogue", [], None, feature_names([]), {}, [{"data": "toy@1", "n": 10}]
     )
-    assert older.seen(JudgedSet(DatasetInfo("toy", "t.json", "1"), "dialogue"), merged) == 13
-    assert older.seen(other_file, merged) == 0
+    assert older.unseen(JudgedSet(DatasetInfo("toy", "t.json", "1"), "dialogue"), merged) == []
+    assert older.unseen(other_file, merged) == merged
 
 
 def test_pooling_maps_scales_and_centres_each_set():
