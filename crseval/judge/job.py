@@ -529,7 +529,9 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
         sig,
         store.root,
         notes=[note]
-        if (note := _in_sample(calibrated, judged, _subset(judged, config.limit, config.seed)))
+        if calibrated is not None
+        and (table["judge"] == f"calibrated ({calibrated.name})").any()  # it rated an aspect
+        and (note := _in_sample(calibrated, judged, _subset(judged, config.limit, config.seed)))
         else [],
     )
 

@@ -435,6 +435,19 @@ def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path)
         "--n-boot", "0", "--out", str(tmp_path / "own"), "--format", "json",
     )  # fmt: skip
     assert json.loads(res.stdout)["notes"][0].startswith("IN-SAMPLE")  # its own training data
+    # an aspect the judge does not rate: only the LLM's question answers, so nothing is in-sample
+    for c in convs:
+        c["dial_level_aggregated"]["understanding"] = c["dial_level_aggregated"]["dialogue_overall"]
+    (tmp_path / "two.json").write_text(json.dumps(convs))
+    res = crseval(
+        "judge", "meta-eval", str(tmp_path / "two.json"), "--judge", str(tmp_path / "fit"),
+        "--aspects", "understanding", "--backend", "scripted", "--n-boot", "0",
+        "--out", str(tmp_path / "two"), "--format", "json",
+    )  # fmt: skip
+    out = json.loads(res.stdout)
+    assert "notes" not in out and not any(
+        r["judge"].startswith("calibrated") for r in out["result"]
+    )
     # five of its training dialogues under opaque ids, merged into a file of new ones: counted item by item
     new = json.loads(test.read_text())
     merged = new + [dict(c, conv_id=f"sys{k}_redial_anon{k}") for k, c in enumerate(convs[:5])]
