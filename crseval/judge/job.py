@@ -318,8 +318,8 @@ def _add_section(
     calibrated,
     covered: list[str],
     member: bool = False,
+    in_sample: str = "",
 ) -> None:
-    in_sample = _in_sample(calibrated, judged, items)
     if in_sample:
         store.log(f"WARNING {in_sample}")
     failed = int(table[~table["judge"].isin(["length baseline", "panel mean"])]["failed"].sum())
@@ -370,9 +370,9 @@ def meta_eval_into(
     member: bool = False,
     reference: Path | None = None,
     progress: Progress = no_progress,
-) -> tuple[pd.DataFrame, dict]:
+) -> tuple[pd.DataFrame, dict, str]:
     """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect) into ``store``;
-    (meta-evaluation table, signature). ``member``: the calibrated judge joins the panel ``judges`` as one
+    (meta-evaluation table, signature, the in-sample warning or ''). ``member``: the calibrated judge joins the panel ``judges`` as one
     more member (every member still rates every aspect) instead of replacing the LLM question.
     ``reference``: another judge's predictions (FACE layout), compared on the same items."""
     from crseval.data.judged import aspect_key
@@ -439,11 +439,12 @@ def meta_eval_into(
         if plain
         else []
     )
-    extra = {}
+    extra, note = {}, ""
     if covered:
         _, probs = ask(triples, calibrated.questions, judges[0], store, seed=seed, progress=tick)
         extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
         fresh = [it.id for it in calibrated.unseen(subset, items)]
+        note = _in_sample(calibrated, len(items), len(fresh))
         if 0 < len(fresh) < len(items):  # partly in-sample: also a row on the items it never saw
             for a in covered:
                 extra[a][_unseen_row(calibrated)] = extra[a][
@@ -470,8 +471,9 @@ def meta_eval_into(
         calibrated if covered else None,
         covered,
         member,
+        note,
     )
-    return table, sig
+    return table, sig, note
 
 
 def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
@@ -504,7 +506,7 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
                 "or pass --judge none",
             )
     try:
-        table, sig = meta_eval_into(
+        table, sig, note = meta_eval_into(
             store,
             judged,
             judges,
@@ -528,30 +530,27 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
         table[shown_columns("meta_eval", table.columns)].round(3),
         sig,
         store.root,
-        notes=[note]
-        if calibrated is not None
-        and (table["judge"] == f"calibrated ({calibrated.name})").any()  # it rated an aspect
-        and (note := _in_sample(calibrated, judged, _subset(judged, config.limit, config.seed)))
-        else [],
+        notes=[note] if note else [],
     )
 
 
-def _in_sample(calibrated, judged: JudgedSet, items: list[JudgedItem]) -> str:
-    """The warning for a calibrated judge's rows on items it was fitted on ('' when none are): counted
-    item by item, so a file that merges its training dialogues with others is caught too."""
-    seen = len(items) - len(calibrated.unseen(judged, items)) if calibrated is not None else 0
+def _in_sample(calibrated, n: int, unseen: int) -> str:
+    """The warning for a calibrated judge's rows when it was fitted on some of the ``n`` judged items
+    ('' when it saw none of them): counted item by item (:meth:`CalibratedJudge.unseen`), so a file that
+    merges its training dialogues with others is caught too."""
+    seen = n - unseen
     if not seen:
         return ""
-    if seen == len(items):
+    if seen == n:
         return (
             f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on all {seen} items judged "
             "here, so its rows overstate how it does on new dialogues (its cross-validated figures are "
             "in `judge fit`'s run)."
         )
     return (
-        f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on {seen} of the {len(items)} "
-        f"items judged here, so its rows overstate how it does on new dialogues; its rows "
-        f"'{_unseen_row(calibrated)}' score only the other {len(items) - seen}."
+        f"IN-SAMPLE: the calibrated judge '{calibrated.name}' was fitted on {seen} of the {n} items "
+        f"judged here, so its rows overstate how it does on new dialogues; its rows "
+        f"'{_unseen_row(calibrated)}' score only the other {unseen}."
     )
 
 
