@@ -119,12 +119,15 @@ class PairClassifier:
     def _features(
         self, a: Sequence[str], b: Sequence[str], posterior: dict[str, np.ndarray]
     ) -> np.ndarray:
-        x = posterior_features(
-            np.stack([posterior[t] for t in a]), np.stack([posterior[t] for t in b])
-        )
+        texts = list(posterior)
+        row = {t: i for i, t in enumerate(texts)}  # pairs index rows: no per-pair array copies
+        ia = np.fromiter((row[t] for t in a), np.intp, len(a))
+        ib = np.fromiter((row[t] for t in b), np.intp, len(b))
+        p = np.stack(list(posterior.values()))
+        x = posterior_features(p[ia], p[ib])
         if self.with_embeddings or self.cosine:
-            emb = dict(zip(posterior, self.embedder.encode(list(posterior))))
-            u, v = np.stack([emb[t] for t in a]), np.stack([emb[t] for t in b])
+            emb = self.embedder.encode(texts)
+            u, v = emb[ia], emb[ib]
             x = np.hstack(
                 [x]
                 + ([(u * v).sum(axis=1, keepdims=True)] if self.cosine else [])

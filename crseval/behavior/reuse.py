@@ -41,12 +41,8 @@ def load_pair_model(path: Path):
     """(model, its signature) from a `behavior train` run directory or its model.json / model.npz; for a
     `--design paper` run, its Mixed-hard cross-encoder."""
     from crseval.behavior.implicit import PairClassifier
-    from crseval.text.embed import (
-        ENCODERS,
-        SentenceEncoder,
-        get_embedder,
-        load_sentence_transformer,
-    )
+    from crseval.text.embed import ENCODERS, get_embedder
+    from crseval.text.onnx_encoder import load_encoder
 
     p = Path(path)
     if (
@@ -75,7 +71,7 @@ def load_pair_model(path: Path):
                 {n: k for k, (n, _) in ENCODERS.items()}.get(meta["embedder"], "minilm")
             )
         elif encoder.is_dir():
-            embedder = SentenceEncoder(load_sentence_transformer(str(encoder)), meta["embedder"])
+            embedder = load_encoder(encoder, meta["embedder"])
         else:
             raise CrsevalError(
                 "the model's fine-tuned encoder is missing",

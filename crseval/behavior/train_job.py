@@ -253,7 +253,13 @@ def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, re
     model, sig = finals[designs[-1][0]]
     model.save(store.writable("model.npz").with_suffix(""), sig)  # `behavior run|meta|eval --model`
     if config.fine_tune:
-        model.embedder.model.save(str(store.writable("encoder", "config.json").parent))
+        from crseval.text.onnx_encoder import export
+
+        folder = store.writable("encoder", "config.json").parent
+        model.embedder.model.save(str(folder))
+        export(
+            model.embedder.model, folder
+        )  # scoring with it later needs no torch (onnx_encoder.py)
     paper = random_split(
         sentences,
         finals["Original"][0].embedder,

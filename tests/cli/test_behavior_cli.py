@@ -509,6 +509,7 @@ def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
     }
     assert "fine_tuning.epochs:1" in out["signature"]
     assert (run / "encoder" / "model.safetensors").exists()
+    assert (run / "encoder" / "model.onnx").exists()  # scored below through ONNX Runtime, not torch
     assert "+supcon:" in json.loads((run / "model.json").read_text())["embedder"]
     trained = next(
         r
@@ -530,6 +531,19 @@ def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
         ).stdout
     )["result"][0]
     assert again["accuracy"] == pytest.approx(trained["accuracy"], abs=1e-9)
+    (run / "encoder" / "model.onnx").write_bytes(b"truncated")
+    res = crseval(
+        "behavior",
+        "implicit",
+        "--model",
+        str(run),
+        "--eval-file",
+        str(ood),
+        "--out",
+        str(tmp_path / "g"),
+        check=False,
+    )
+    assert res.returncode == 2 and "unreadable ONNX encoder" in res.stderr
     shutil.rmtree(run / "encoder")
     res = crseval(
         "behavior",
