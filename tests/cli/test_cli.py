@@ -100,6 +100,7 @@ def test_llm_chat_rate_and_config_file(tmp_path):
     assert abs(sum(out["probs"].values()) - 1) < 1e-9
 
 
+@pytest.mark.slow  # the whole demo three times (fresh, resumed, --fresh) and its LaTeX: ~2 min
 def test_demo_with_scripted_backend_writes_a_report(tmp_path):
     out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"))
     assert "report:" in out.stdout

@@ -375,6 +375,7 @@ def _turn_labelled(path, n=48, seed=0, closing="And another one?"):
     return path
 
 
+@pytest.mark.slow  # cross-fitted turn models inside nested CV, then a second data set: ~1 min
 def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path):
     data = _turn_labelled(tmp_path / "train.json")
     test = _turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")
