@@ -257,9 +257,7 @@ def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, re
 
         folder = store.writable("encoder", "config.json").parent
         model.embedder.model.save(str(folder))
-        export(
-            model.embedder.model, folder
-        )  # scoring with it later needs no torch (onnx_encoder.py)
+        export(model.embedder.model, folder)  # scoring with it needs no torch later
     paper = random_split(
         sentences,
         finals["Original"][0].embedder,

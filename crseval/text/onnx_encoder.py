@@ -44,9 +44,8 @@ def export(model, folder: str | Path) -> Path | None:
     backbone = model[0].auto_model.eval()
     inputs = [n for n in model.tokenizer.model_input_names if n != "position_ids"]
 
-    class _Hidden(
-        torch.nn.Module
-    ):  # keyword arguments: positional order differs between architectures
+    # called with keyword arguments: the positional order differs between architectures
+    class _Hidden(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.backbone = backbone
@@ -57,9 +56,8 @@ def export(model, folder: str | Path) -> Path | None:
     sample = model.tokenizer(["a sentence to trace", "b"], padding=True, return_tensors="pt")
     axes = {n: {0: "batch", 1: "tokens"} for n in [*inputs, "hidden"]}
     with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore"
-        )  # the tracer's notes on control flow it records for these shapes
+        # the tracer's notes on the control flow it records for these shapes
+        warnings.simplefilter("ignore")
         torch.onnx.export(
             _Hidden(),
             tuple(sample[n] for n in inputs),
@@ -127,9 +125,8 @@ def load_encoder(folder: str | Path, name: str):
             return OnnxEncoder(folder, name)
         except ImportError:  # no onnxruntime here: the safetensors beside it give the same vectors
             pass
-        except (
-            Exception
-        ) as e:  # onnxruntime's own errors (a truncated or foreign file) share no base class
+        # onnxruntime's own errors (a truncated or foreign file) share no base class to catch
+        except Exception as e:
             raise CrsevalError(
                 f"unreadable ONNX encoder ({str(e).splitlines()[0][:200]})",
                 file=folder / MODEL,

@@ -516,8 +516,9 @@ def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
         for r in out["result"]  # the saved model on the OOD file, scored inside `train`
         if r["design"] == "OOD ood.csv, random negatives (Mixed-hard model)"
     )
-    again = json.loads(
-        crseval(
+
+    def implicit(out: str, *extra: str, check: bool = True):
+        return crseval(
             "behavior",
             "implicit",
             "--model",
@@ -525,37 +526,18 @@ def test_fine_tuned_model_is_saved_and_reused_without_retraining(tmp_path):
             "--eval-file",
             str(ood),
             "--out",
-            str(tmp_path / "e"),
-            "--format",
-            "json",
-        ).stdout
-    )["result"][0]
+            str(tmp_path / out),
+            *extra,
+            check=check,
+        )
+
+    again = json.loads(implicit("e", "--format", "json").stdout)["result"][0]
     assert again["accuracy"] == pytest.approx(trained["accuracy"], abs=1e-9)
     (run / "encoder" / "model.onnx").write_bytes(b"truncated")
-    res = crseval(
-        "behavior",
-        "implicit",
-        "--model",
-        str(run),
-        "--eval-file",
-        str(ood),
-        "--out",
-        str(tmp_path / "g"),
-        check=False,
-    )
+    res = implicit("g", check=False)
     assert res.returncode == 2 and "unreadable ONNX encoder" in res.stderr
     shutil.rmtree(run / "encoder")
-    res = crseval(
-        "behavior",
-        "implicit",
-        "--model",
-        str(run),
-        "--eval-file",
-        str(ood),
-        "--out",
-        str(tmp_path / "f"),
-        check=False,
-    )
+    res = implicit("f", check=False)
     assert res.returncode == 2 and "fine-tuned encoder is missing" in res.stderr
 
 
