@@ -74,8 +74,12 @@ def declare_capability(
 
 
 def all_capabilities() -> dict[str, Capability]:
-    """Every declared capability, after importing the modules that declare them."""
-    from crseval.core.registry import all_metrics
+    """Every declared capability, after importing the modules that declare them (the rooms'
+    ``metrics.py``: light, so building the CLI imports no computing module)."""
+    import importlib
 
-    all_metrics()
+    from crseval.core.registry import declaring_modules
+
+    for module in declaring_modules():
+        importlib.import_module(module)
     return dict(CAPABILITIES)

@@ -6,8 +6,12 @@ published definition, a note saying how. A **table** declares its id columns (wh
 so runs can be paired) and which of its columns are metrics. The CLI, configs, reports, ``compare`` and
 the evaluator lists look both up here instead of keeping lists of their own.
 
-Capabilities declare their metrics in a ``metrics.py`` module of their own (no heavy imports);
-:func:`all_metrics` imports every ``crseval/*/metrics.py`` on first use.
+A metric joins a table from either side: the table lists it in ``columns``, or the metric names the
+table (``tables=`` / ``tables_with_ci=``). The second lets a metric be declared in the module that
+computes it, beside the code, so adding a metric to a table is one source file. Capabilities declare
+their capability, tables and most metrics in a ``metrics.py`` module of their own (no heavy imports);
+:func:`load_declarations` imports every ``crseval/*/metrics.py`` and every other module of a room that
+calls ``register_metric(`` (found by reading the sources), on first use.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from crseval.core.errors import CrsevalError
@@ -70,6 +74,8 @@ class TableSpec:
 
 METRICS: dict[str, MetricSpec] = {}  # by qualified name
 TABLES: dict[str, TableSpec] = {}
+# columns metrics add to tables by naming them: table → {qualified metric: with its CI ends?}
+JOINED: dict[str, dict[str, bool]] = {}
 
 
 def register_metric(
@@ -83,7 +89,11 @@ def register_metric(
     note: str = "",
     params: dict[str, Any] | None = None,
     scale: str = "",
+    tables: Iterable[str] = (),
+    tables_with_ci: Iterable[str] = (),
 ) -> MetricSpec:
+    """Declare a metric; ``tables`` (``tables_with_ci``: with its ``_lo``/``_hi`` ends) are tables
+    it is a column of, beyond those whose declaration lists it."""
     spec = MetricSpec(
         name,
         description,
@@ -98,6 +108,9 @@ def register_metric(
     if spec.qualified in METRICS and METRICS[spec.qualified] != spec:
         raise CrsevalError(f"metric {spec.qualified!r} registered twice with different definitions")
     METRICS[spec.qualified] = spec
+    for names, ci in ((tables, False), (tables_with_ci, True)):
+        for t in names:
+            JOINED.setdefault(t, {})[spec.qualified] = ci
     return spec
 
 
@@ -139,10 +152,30 @@ def declaring_modules() -> tuple[str, ...]:
     return tuple(sorted(f"crseval.{p.parent.name}.metrics" for p in root.glob("*/metrics.py")))
 
 
+@lru_cache(maxsize=1)
+def computing_modules() -> tuple[str, ...]:
+    """The other modules that declare metrics — beside the code that computes them — found by the
+    call in their source, so nothing lists them either."""
+    root = Path(__file__).resolve().parents[1]
+    found = [
+        p.relative_to(root.parent).with_suffix("")
+        for p in root.glob("*/**/*.py")
+        if p.name != "metrics.py"
+        and p != Path(__file__).resolve()
+        and "register_metric(" in p.read_text(encoding="utf-8")
+    ]
+    return tuple(sorted(".".join(f.parts) for f in found))
+
+
 def load_declarations() -> int:
     """Import every declaring module (once); the number of metrics registered."""
-    for module in declaring_modules():
+    for module in (*declaring_modules(), *computing_modules()):
         importlib.import_module(module)
+    unknown = sorted(
+        f"{m} → {t}" for t, joined in JOINED.items() if t not in TABLES for m in joined
+    )
+    if unknown:
+        raise CrsevalError(f"metrics name undeclared tables: {', '.join(unknown)}")
     return len(METRICS)
 
 
@@ -154,7 +187,18 @@ def all_metrics() -> dict[str, MetricSpec]:
 
 def all_tables() -> dict[str, TableSpec]:
     load_declarations()
-    return dict(sorted(TABLES.items()))
+    return {name: _with_joined(TABLES[name]) for name in sorted(TABLES)}
+
+
+def _with_joined(spec: TableSpec) -> TableSpec:
+    """The table with the columns of the metrics that name it (a metric of another capability by
+    its qualified name), after the ones its declaration lists."""
+    added = []
+    for qualified, ci in JOINED.get(spec.name, {}).items():
+        m = METRICS[qualified]
+        name = m.name if m.capability == spec.capability else qualified
+        added += with_ci(name) if ci else [name]
+    return replace(spec, columns=tuple(dict.fromkeys((*spec.columns, *added)))) if added else spec
 
 
 def _by_name(name: str) -> list[MetricSpec]:
@@ -180,9 +224,8 @@ def get_metric(name: str, capability: str | None = None) -> MetricSpec:
 
 
 def get_table(name: str) -> TableSpec | None:
-    if name not in TABLES:
-        load_declarations()
-    return TABLES.get(name)
+    load_declarations()
+    return _with_joined(TABLES[name]) if name in TABLES else None
 
 
 def shown_columns(table: str, columns: Iterable[str]) -> list[str]:

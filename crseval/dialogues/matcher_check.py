@@ -17,8 +17,27 @@ from __future__ import annotations
 
 import pandas as pd
 
+from crseval.core.registry import register_metric
 from crseval.data.any_dialogues import DialogueSource
+from crseval.dialogues.metrics import C
 from crseval.text.titles import TitleMatcher, title_key
+
+register_metric(
+    "matcher_precision",
+    "Items the title matcher found that are the labelled ones",
+    label="matcher precision",
+    capability=C,
+    scale="0–1",
+    tables=["dialogue_matcher"],
+)
+register_metric(
+    "matcher_recall",
+    "Labelled (in-catalogue) mentions the title matcher found",
+    label="matcher recall",
+    capability=C,
+    scale="0–1",
+    tables=["dialogue_matcher"],
+)
 
 
 def _gold(u, matcher: TitleMatcher, by_id: bool) -> list[str | None]:

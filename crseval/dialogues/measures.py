@@ -21,10 +21,11 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from crseval.core.registry import register_metric
 from crseval.core.types import Item, Turn
 from crseval.data.any_dialogues import DialogueSource, SourcedDialogue
+from crseval.dialogues.metrics import C
 from crseval.text.titles import Mention, TitleMatcher, title_key
 
 REACTION = re.compile(
@@ -35,24 +36,105 @@ REACTION = re.compile(
     re.I,
 )
 
-DIALOGUE_METRICS = [
+DIALOGUE_METRICS: list[str] = []  # the per-dialogue measures, in declaration order
+BOUNDS: dict[str, tuple[float, float]] = {}  # a measure's range: its system mean gets a t-interval
+
+
+def _measure(name: str, description: str, *, bounds: tuple[float, float] | None = None, **spec):
+    """Declare a per-dialogue measure (``dialogue_table`` computes it): a column of the per-dialogue
+    table and, as its mean over a system's dialogues, of the per-system one — with a 95 % t-interval
+    clipped to ``bounds`` where the measure has them."""
+    register_metric(
+        name,
+        description,
+        capability=C,
+        tables=["dialogue_metrics", *([] if bounds else ["dialogue_systems"])],
+        tables_with_ci=["dialogue_systems"] if bounds else [],
+        **spec,
+    )
+    DIALOGUE_METRICS.append(name)
+    if bounds:
+        BOUNDS[name] = bounds
+
+
+# first: the system table sums it instead of averaging
+_measure(
     "recommendations",
+    "Titles the system names (every named title counts as a recommendation)",
+    label="recommendations",
+    higher_is_better=None,
+    scale="count",
+)
+_measure(
     "out_of_catalogue_rate",
+    "Share of named titles no catalogue item matches (possibly hallucinated)",
+    label="out-of-catalogue",
+    higher_is_better=False,
+    scale="share 0–1",
+    bounds=(0, 1),
+)
+_measure(
     "repetition_rate",
+    "Share of recommendations of an item already named in the dialogue (by the user, or by "
+    "the system in an earlier turn)",
+    label="repetition",
+    higher_is_better=False,
+    scale="share 0–1",
+    bounds=(0, 1),
+)
+_measure(
     "rejected_repeat_rate",
+    "Share of recommendations re-offering an item the user rejected or had seen (a "
+    "rejection or 'seen it' in the reply to its earlier recommendation)",
+    label="rejected repeats",
+    higher_is_better=False,
+    scale="share 0–1",
+)
+_measure(
     "novelty",
+    "Mean self-information −log2 p of the grounded recommendations, p = (dialogues naming the item + 1)"
+    " / (dialogues + 1) in the popularity reference",
+    label="novelty (bits)",
+    scale="bits",
+    bounds=(0, np.inf),
+)
+_measure(
     "genre_diversity",
+    "Mean pairwise Jaccard distance of the genre sets of a dialogue's distinct recommended items",
+    label="genre diversity",
+    scale="Jaccard distance 0–1",
+    bounds=(0, 1),
+)
+_measure(
     "embedding_diversity",
+    "Mean pairwise cosine distance of the item-text embeddings (title, genres, plot) of a "
+    "dialogue's distinct recommended items",
+    label="embedding diversity",
+    scale="cosine distance",
+    bounds=(0, 2),
+)
+_measure(
     "distinct_items",
+    "Distinct catalogue items recommended",
+    label="distinct items",
+    higher_is_better=None,
+    scale="count",
+)
+_measure(
     "first_rec_turn",
-]
-BOUNDS = {
-    "out_of_catalogue_rate": (0, 1),
-    "repetition_rate": (0, 1),
-    "novelty": (0, np.inf),
-    "genre_diversity": (0, 1),
-    "embedding_diversity": (0, 2),
-}
+    "System turn (1 = first) of the first recommendation",
+    label="first recommendation turn",
+    higher_is_better=None,
+    scale="system turn (1 = first)",
+)
+register_metric(
+    "coverage",
+    "Share of the catalogue the system recommends across all its dialogues",
+    label="coverage",
+    capability=C,
+    scale="share 0–1",
+    tables=["dialogue_systems"],
+)
 _RATES = {
     "out_of_catalogue_rate": ("out_of_catalogue", "recommendations"),
     "repetition_rate": ("repeated", "recommendations"),
@@ -178,6 +260,10 @@ def _t_ci(values: pd.Series) -> tuple[float, float]:
     v = values.dropna()
     if len(v) < 2 or v.std(ddof=1) == 0:
         return (float(v.mean()), float(v.mean())) if len(v) else (float("nan"), float("nan"))
+    from scipy import (
+        stats,
+    )  # here: importing scipy.stats costs ~1 s, and the registry imports this module
+
     lo, hi = stats.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=v.std(ddof=1) / np.sqrt(len(v)))
     return float(lo), float(hi)
 

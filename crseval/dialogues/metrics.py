@@ -1,7 +1,9 @@
-"""Beyond-accuracy-in-dialogue metrics and tables, declared once (names are the result-table columns)."""
+"""The dialogues capability and its tables, declared once. Its metrics are declared where they are
+computed (``crseval/dialogues/measures.py``, ``matcher_check.py``) and name the tables they are
+columns of, so adding one is one source file."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table, with_ci
+from crseval.core.registry import register_table as table
 
 C = "dialogues"
 
@@ -13,101 +15,6 @@ declare_capability(
     jobs={"dialogues.metrics": ("crseval.dialogues.job:JOB", "metrics")},
     default="metrics",
 )
-metric(
-    "recommendations",
-    "Titles the system names (every named title counts as a recommendation)",
-    label="recommendations",
-    capability=C,
-    higher_is_better=None,
-    scale="count",
-)
-metric(
-    "out_of_catalogue_rate",
-    "Share of named titles no catalogue item matches (possibly hallucinated)",
-    label="out-of-catalogue",
-    capability=C,
-    higher_is_better=False,
-    scale="share 0–1",
-)
-metric(
-    "repetition_rate",
-    "Share of recommendations of an item already named in the dialogue (by the user, or by "
-    "the system in an earlier turn)",
-    label="repetition",
-    capability=C,
-    higher_is_better=False,
-    scale="share 0–1",
-)
-metric(
-    "rejected_repeat_rate",
-    "Share of recommendations re-offering an item the user rejected or had seen (a "
-    "rejection or 'seen it' in the reply to its earlier recommendation)",
-    label="rejected repeats",
-    capability=C,
-    higher_is_better=False,
-    scale="share 0–1",
-)
-metric(
-    "novelty",
-    "Mean self-information −log2 p of the grounded recommendations, p = (dialogues naming the item + 1)"
-    " / (dialogues + 1) in the popularity reference",
-    label="novelty (bits)",
-    capability=C,
-    scale="bits",
-)
-metric(
-    "genre_diversity",
-    "Mean pairwise Jaccard distance of the genre sets of a dialogue's distinct recommended items",
-    label="genre diversity",
-    capability=C,
-    scale="Jaccard distance 0–1",
-)
-metric(
-    "embedding_diversity",
-    "Mean pairwise cosine distance of the item-text embeddings (title, genres, plot) of a "
-    "dialogue's distinct recommended items",
-    label="embedding diversity",
-    capability=C,
-    scale="cosine distance",
-)
-metric(
-    "distinct_items",
-    "Distinct catalogue items recommended",
-    label="distinct items",
-    capability=C,
-    higher_is_better=None,
-    scale="count",
-)
-metric(
-    "first_rec_turn",
-    "System turn (1 = first) of the first recommendation",
-    label="first recommendation turn",
-    capability=C,
-    higher_is_better=None,
-    scale="system turn (1 = first)",
-)
-metric(
-    "coverage",
-    "Share of the catalogue the system recommends across all its dialogues",
-    label="coverage",
-    capability=C,
-    scale="share 0–1",
-)
-metric(
-    "matcher_precision",
-    "Items the title matcher found that are the labelled ones",
-    label="matcher precision",
-    capability=C,
-    scale="0–1",
-)
-metric(
-    "matcher_recall",
-    "Labelled (in-catalogue) mentions the title matcher found",
-    label="matcher recall",
-    capability=C,
-    scale="0–1",
-)
-
 HEAD = [
     "recommendations",
     "out_of_catalogue_rate",
@@ -123,22 +30,7 @@ table(
     "per system: dialogue means with 95 % t-intervals, coverage",
     capability=C,
     headline=["system", "dialogues", *HEAD, "coverage"],
-    columns=[
-        "dialogues",
-        "recommending_dialogues",
-        "recommendations",
-        *with_ci(
-            "out_of_catalogue_rate",
-            "repetition_rate",
-            "novelty",
-            "genre_diversity",
-            "embedding_diversity",
-        ),
-        "rejected_repeat_rate",
-        "distinct_items",
-        "first_rec_turn",
-        "coverage",
-    ],
+    columns=["dialogues", "recommending_dialogues"],
 )
 table(
     "dialogue_metrics",
@@ -149,19 +41,10 @@ table(
     columns=[
         "system",
         "system_turns",
-        "recommendations",
         "grounded",
         "out_of_catalogue",
         "repeated",
         "rejected_repeats",
-        "novelty",
-        "genre_diversity",
-        "embedding_diversity",
-        "distinct_items",
-        "first_rec_turn",
-        "out_of_catalogue_rate",
-        "repetition_rate",
-        "rejected_repeat_rate",
     ],
     dynamic={"*": "a human label of the dialogue, as the data set names it"},
 )
@@ -204,8 +87,6 @@ table(
         "correct",
         "fuzzy",
         "ambiguous",
-        "matcher_precision",
-        "matcher_recall",
         "false_out_of_catalogue",
         "utterances",
     ],

@@ -22,7 +22,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from crseval.core.types import Item
 from crseval.data.phrases import PhraseIndex
@@ -138,6 +137,10 @@ class TitleMatcher:
         plots = Counter(
             w for it in items for w in set(re.findall(r"\b[a-z][a-z']+\b", it.get("plot") or ""))
         )
+        # scikit-learn's list, imported here: importing scikit-learn costs ~1.5 s, the module nothing
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        self._stop = ENGLISH_STOP_WORDS
         self._common = set(ENGLISH_STOP_WORDS) | {w for w, c in plots.items() if c >= 2}
         self._phrases = PhraseIndex((tuple(k.split(" ")), k) for k in self._keys)
         self._grounded: dict[
@@ -165,9 +168,7 @@ class TitleMatcher:
             len(words)
         ):  # the whole span, then shorter word suffixes ("try police academy")
             sub = " ".join(words[i:] if i == 0 or words[i] not in ARTICLES else words[i + 1 :])
-            if sub in self.by_key and (
-                i == 0 or len(words) - i >= 2 or sub not in ENGLISH_STOP_WORDS
-            ):
+            if sub in self.by_key and (i == 0 or len(words) - i >= 2 or sub not in self._stop):
                 hit = self._pick(sub, year)
                 if hit:
                     return Mention(

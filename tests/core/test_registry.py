@@ -1,15 +1,24 @@
+from pathlib import Path
+
 import pytest
+
+import crseval
 
 from crseval.core.errors import CrsevalError
 from crseval.core.registry import (
+    JOINED,
     METRICS,
     TABLES,
     all_metrics,
     all_tables,
     get_metric,
+    computing_modules,
+    get_table,
     label,
+    load_declarations,
     metrics_with,
     register_metric,
+    register_table,
 )
 
 
@@ -80,3 +89,66 @@ def test_every_metric_declares_its_scale():
     assert not [m.qualified for m in all_metrics().values() if not m.scale]
     assert get_metric("judge.pearson").scale == "−1…1"
     assert get_metric("serendipity.mae").scale == "Likert points"
+
+
+@pytest.fixture
+def test_table():
+    register_table("t_joined", ["item"], "a test table", capability="t", columns=["n"])
+    yield "t_joined"
+    for name in [q for q in METRICS if q.startswith(("t.", "u."))]:
+        METRICS.pop(name)
+    TABLES.pop("t_joined")
+    for t in ("t_joined", "t_nowhere"):
+        JOINED.pop(t, None)
+
+
+def test_a_metric_joins_the_tables_it_names(test_table, tmp_path):
+    """The one-file recipe: a metric declared beside its computation names its table, and the table
+    holds it — in the registry, the glossary and the strict column check of a written table."""
+    import pandas as pd
+
+    from crseval.core.glossary import column, undeclared
+    from crseval.runs.store import RunStore
+
+    register_metric("score_a", "a test metric", label="A", capability="t", tables=[test_table])
+    register_metric("score_b", "another", capability="t", tables_with_ci=[test_table])
+    register_metric("score_c", "of another room", capability="u", tables=[test_table])
+    spec = get_table(test_table)
+    assert spec.columns == ("n", "score_a", "score_b", "score_b_lo", "score_b_hi", "u.score_c")
+    assert TABLES[test_table].columns == ("n",)  # the declaration itself is unchanged
+    assert column(test_table, "score_a").label == "A"
+    assert column(test_table, "score_b").ci == ("score_b_lo", "score_b_hi")
+    assert (
+        undeclared(test_table, ["item", "n", "score_a", "score_b_hi", "score_c"]) == ""
+    )  # own name
+    frame = pd.DataFrame({"item": [1], "score_a": [0.5], "score_b": [0.1]})
+    RunStore(tmp_path / "run").write_table(test_table, frame)  # CRSEVAL_STRICT_TABLES is set here
+
+
+def test_a_metric_naming_an_undeclared_table_is_refused(test_table):
+    register_metric("score_x", "a test metric", capability="t", tables=["t_nowhere"])
+    with pytest.raises(CrsevalError, match=r"t\.score_x → t_nowhere"):
+        load_declarations()
+
+
+def test_every_module_that_declares_metrics_is_found():
+    """A module outside ``metrics.py`` that declares a metric must call ``register_metric(`` by that
+    name, or the registry (which finds such modules by that call) would miss its metrics."""
+    root = Path(crseval.__file__).parent
+    declaring = {
+        ".".join(p.relative_to(root.parent).with_suffix("").parts)
+        for p in root.glob("*/**/*.py")
+        if p.name != "metrics.py" and "register_metric" in p.read_text(encoding="utf-8")
+    } - {"crseval.core.registry"}
+    assert declaring == set(computing_modules())
+    assert {"crseval.dialogues.measures", "crseval.dialogues.matcher_check"} <= declaring
+
+
+def test_the_dialogue_tables_hold_the_metrics_declared_where_they_are_computed():
+    from crseval.dialogues.measures import BOUNDS, DIALOGUE_METRICS
+
+    systems, per_dialogue = get_table("dialogue_systems"), get_table("dialogue_metrics")
+    assert set(DIALOGUE_METRICS) <= set(per_dialogue.columns) & set(systems.columns)
+    assert {f"{m}_lo" for m in BOUNDS} <= set(systems.columns)
+    assert "coverage" in systems.columns and "coverage" not in per_dialogue.columns
+    assert get_metric("matcher_recall", "dialogues").scale == "0–1"
