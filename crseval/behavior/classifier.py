@@ -17,10 +17,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GroupKFold
 
+from crseval.behavior.linear import Tfidf
 from crseval.data.strategies import LABELS
 from crseval.core.types import Dialogue
 from crseval.text.embed import Embedder
@@ -44,22 +42,24 @@ def labelled_sentences(dialogues: Sequence[Dialogue]) -> pd.DataFrame:
 
 
 class Lexical:
-    """Word 1–2-gram TF-IDF of the training sentences, rebuilt exactly from its vocabulary and idf."""
+    """Word 1–2-gram TF-IDF of the training sentences (fitted by scikit-learn's ``TfidfVectorizer``),
+    kept as its vocabulary and idf and applied by :class:`crseval.behavior.linear.Tfidf`, which gives
+    scikit-learn's numbers without importing it (a saved model is read back the same way)."""
 
     def __init__(self, vocabulary: list[str] | None = None, idf: np.ndarray | None = None) -> None:
-        self.v = TfidfVectorizer(
-            ngram_range=(1, 2), min_df=2, sublinear_tf=True, dtype=np.float32, vocabulary=vocabulary
-        )
-        if idf is not None:
-            self.v.idf_ = idf
+        self.v = Tfidf(vocabulary, idf) if vocabulary is not None else None
 
     def fit(self, texts: Sequence[str]) -> "Lexical":
-        self.v.fit(list(texts))
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        v = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True, dtype=np.float32)
+        v.fit(list(texts))
+        self.v = Tfidf(v.get_feature_names_out().tolist(), v.idf_)
         return self
 
     @property
     def vocabulary(self) -> list[str]:
-        return self.v.get_feature_names_out().tolist()
+        return list(self.v.index)
 
     def inputs(self, embeddings: np.ndarray, texts: Sequence[str]) -> sp.csr_matrix:
         return sp.hstack([sp.csr_matrix(embeddings), self.v.transform(list(texts))], format="csr")
@@ -77,6 +77,8 @@ class StrategyClassifier:
     ) -> None:
         self.embedder, self.C, self.seed, self.use_lexical = embedder, C, seed, lexical
         self.lexical: Lexical | None = None
+        from sklearn.linear_model import LogisticRegression
+
         self.model = LogisticRegression(
             C=C, max_iter=3000, class_weight="balanced", random_state=seed
         )
@@ -122,6 +124,8 @@ def fold_hard_classes(
     """The hard-class map of each grouped fold (the pair CV's own ``GroupKFold`` split), from that
     fold's training dialogues alone — an inner grouped CV of the strategy classifier — so no held-out
     dialogue decides which classes get hard negatives."""
+    from sklearn.model_selection import GroupKFold
+
     maps = []
     for train, _ in GroupKFold(n_splits=n_splits).split(sentences, groups=sentences["dialogue"]):
         inner = evaluate_classifier(
@@ -143,6 +147,8 @@ def evaluate_classifier(
     lexical: bool = True,
 ) -> ClassifierReport:
     """Out-of-fold predictions with folds grouped by dialogue (no dialogue in train and test)."""
+    from sklearn.model_selection import GroupKFold
+
     pred = np.empty(len(sentences), dtype=object)
     fold_acc = []
     y = sentences["label"].to_numpy()

@@ -29,12 +29,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import cohen_kappa_score
-from sklearn.model_selection import GroupKFold, StratifiedGroupKFold
-from sklearn.neural_network import MLPClassifier
 
 from crseval.behavior.classifier import Lexical, strategy_inputs
+from crseval.behavior.linear import Linear
 from crseval.behavior.pairs import make_pairs
 from crseval.data.strategies import NO_STRATEGY
 from crseval.text.embed import Embedder
@@ -50,7 +47,9 @@ def posterior_features(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
     )
 
 
-def _strategy_model(seed: int) -> LogisticRegression:
+def _strategy_model(seed: int):
+    from sklearn.linear_model import LogisticRegression
+
     return LogisticRegression(C=2.0, max_iter=3000, class_weight="balanced", random_state=seed)
 
 
@@ -60,6 +59,8 @@ def out_of_fold_posteriors(
     """Strategy posteriors for every row from a model that never saw its dialogue (columns: sorted classes),
     with folds grouped by dialogue and stratified by strategy; and the strategies some training fold lacked
     (those found in too few dialogues: their held-out rows get posterior 0 for them)."""
+    from sklearn.model_selection import StratifiedGroupKFold
+
     classes = np.unique(y)
     n = min(max_folds, len(set(groups)))
     with (
@@ -104,16 +105,17 @@ class PairClassifier:
         self.unseen_in_folds: list[
             str
         ] = []  # strategies too rare to be in every out-of-fold training part
-        self.strategy = _strategy_model(
-            seed
-        )  # the 13 strategies: the posteriors the pair head reads
-        self.tagger = _strategy_model(seed)  # + no_strategy: the labels explicit BA compares
-        self.model = (
-            LogisticRegression(C=4.0, max_iter=3000, random_state=seed)
-            if head == "logreg"
-            else MLPClassifier(
-                hidden_layer_sizes=(64,), early_stopping=True, max_iter=200, random_state=seed
-            )
+        # fitted by fit(); read back by load() as numpy models (no scikit-learn import)
+        self.strategy = self.tagger = self.model = None
+
+    def _head(self):
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.neural_network import MLPClassifier
+
+        if self.head == "logreg":
+            return LogisticRegression(C=4.0, max_iter=3000, random_state=self.seed)
+        return MLPClassifier(
+            hidden_layer_sizes=(64,), early_stopping=True, max_iter=200, random_state=self.seed
         )
 
     def _features(
@@ -139,6 +141,8 @@ class PairClassifier:
         """``sentences`` (text, label, dialogue) train the strategy model; ``pairs`` (built from the same
         sentences) train the head on out-of-fold posteriors."""
         self.lexical = Lexical().fit(sentences["text"]) if self.use_lexical else None
+        self.strategy, self.tagger = _strategy_model(self.seed), _strategy_model(self.seed)
+        self.model = self._head()  # the 13 strategies' posteriors feed it; + no_strategy tags
         x = strategy_inputs(self.embedder, self.lexical, sentences["text"])
         y = sentences["label"].to_numpy()
         keep = np.flatnonzero(y != NO_STRATEGY)
@@ -232,21 +236,20 @@ class PairClassifier:
         )  # models saved before the cosine feature have none
         if clf.use_lexical:
             clf.lexical = Lexical(meta["lexical_vocabulary"], w["lexical_idf"])
-        clf.strategy.classes_ = np.array(meta["classes"])
         clf.confusable = meta.get("confusable", {})  # models saved before it existed have none
-        clf.strategy.coef_, clf.strategy.intercept_ = w["s_coef"], w["s_intercept"]
-        if "t_coef" in w.files:
-            clf.tagger.classes_ = np.array(meta["tagger_classes"])
-            clf.tagger.coef_, clf.tagger.intercept_ = w["t_coef"], w["t_intercept"]
-        else:  # saved before the 13-strategy pair model: one model did both
-            clf.tagger = clf.strategy
-        m = clf.model
-        m.classes_ = np.array([0, 1])
+        clf.strategy = Linear(w["s_coef"], w["s_intercept"], meta["classes"])
+        clf.tagger = (
+            Linear(w["t_coef"], w["t_intercept"], meta["tagger_classes"])
+            if "t_coef" in w.files
+            else clf.strategy  # saved before the 13-strategy pair model: one model did both
+        )
         if meta["head"] == "logreg":
-            m.coef_, m.intercept_ = w["coef"], w["intercept"]
+            clf.model = Linear(w["coef"], w["intercept"], [0, 1])
         else:
             from sklearn.preprocessing import LabelBinarizer
 
+            m = clf.model = clf._head()
+            m.classes_ = np.array([0, 1])
             n = len([k for k in w.files if k.startswith("W")])
             m.coefs_ = [w[f"W{i}"] for i in range(n)]
             m.intercepts_ = [w[f"b{i}"] for i in range(n)]
@@ -296,6 +299,8 @@ def cross_validate(
     each fold's map made from its training dialogues: ``classifier.fold_hard_classes``), test pairs
     (Original design) from the held-out dialogues only. ``encoder(train_sentences, fold)``, when given, makes each fold's own
     encoder (e.g. fine-tuned on that fold's training sentences only) instead of ``embedder``."""
+    from sklearn.model_selection import GroupKFold
+
     accs, kappas = [], []
     folds = GroupKFold(n_splits=n_splits).split(sentences, groups=sentences["dialogue"])
     for f, (train, test) in enumerate(folds):
@@ -307,7 +312,7 @@ def cross_validate(
         clf = PairClassifier(emb, head, with_embeddings, seed, lexical).fit(train_s, tr)
         pred = (clf.proba(te["a"], te["b"]) >= 0.5).astype(int)
         accs.append(float(np.mean(pred == te["same"])))
-        kappas.append(float(cohen_kappa_score(te["same"], pred)))
+        kappas.append(kappa(te["same"], pred))
     return PairCV(accs, kappas)
 
 
@@ -337,8 +342,14 @@ def evaluate_pairs(clf, pairs: pd.DataFrame) -> dict[str, float]:
     return {
         "pairs": len(pairs),
         "accuracy": float(np.mean(pred == pairs["same"])),
-        "kappa": float(cohen_kappa_score(pairs["same"], pred)),
+        "kappa": kappa(pairs["same"], pred),
     }
+
+
+def kappa(same: Sequence, pred: Sequence) -> float:
+    """Cohen's κ of binary labels and predictions (``sklearn.metrics.cohen_kappa_score``'s value)."""
+    same, pred = np.asarray(same, float), np.asarray(pred, float)
+    return float(weighted_kappa(same, pred, np.ones((1, len(same))))[0])
 
 
 def weighted_kappa(same: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndarray:

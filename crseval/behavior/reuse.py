@@ -135,8 +135,7 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) ->
     sentences), model by model; with two models, then their paired κ difference (the last minus the first, the
     same pairs and resamples) per kind of negative. ``progress(description, total)``: a bar over the pairs
     scored, advanced per model and kind of negative."""
-    from sklearn.metrics import cohen_kappa_score
-    from crseval.behavior.implicit import pair_kappa_draws
+    from crseval.behavior.implicit import kappa, pair_kappa_draws
     from crseval.behavior.pairs import ood_pairs
     from crseval.stats.bootstrap import percentile_interval
 
@@ -160,20 +159,20 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) ->
             preds.append((models[n].proba(pairs["a"], pairs["b"]) >= 0.5).astype(int))
             tick(len(pairs))
         draws = pair_kappa_draws(same, preds, pairs["sentence_a"], pairs["sentence_b"])
-        kappas = [float(cohen_kappa_score(same, p)) for p in preds]
+        kappas = [kappa(same, p) for p in preds]
         common = {
             "negatives": negatives,
             "pairs": len(pairs),
             "same_strategy_pairs": int(same.sum()),
         }
-        for name, pred, kappa, d in zip(names, preds, kappas, draws):
+        for name, pred, k, d in zip(names, preds, kappas, draws):
             low, high = percentile_interval(d)
             per_model[name].append(
                 {
                     "model": name,
                     **common,
                     "accuracy": float(np.mean(pred == same)),
-                    "kappa": kappa,
+                    "kappa": k,
                     "kappa_lo": low,
                     "kappa_hi": high,
                 }

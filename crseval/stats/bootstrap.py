@@ -8,7 +8,6 @@ import warnings
 from typing import Callable, Iterator
 
 import numpy as np
-from scipy import stats
 
 
 _VECTORISED = (np.mean, np.median, np.std, np.var, np.sum)
@@ -31,6 +30,8 @@ def bootstrap_ci(
     est = float(statistic(x))
     if len(x) < 3 or np.ptp(x) == 0:
         return est, float("nan"), float("nan")
+    from scipy import stats  # here: importing scipy.stats costs ~1 s; the item bootstrap needs none
+
     rng = np.random.default_rng(seed)
     for method in ("BCa", "percentile"):
         with warnings.catch_warnings():
