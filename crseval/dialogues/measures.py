@@ -65,30 +65,31 @@ _measure(
     higher_is_better=None,
     scale="count",
 )
-_measure(
+
+
+def _rate(name: str, description: str, label: str, **spec) -> None:
+    """A per-dialogue share of recommendations (``_RATES`` says of which), lower is better."""
+    _measure(name, description, label=label, higher_is_better=False, scale="share 0–1", **spec)
+
+
+_rate(
     "out_of_catalogue_rate",
     "Share of named titles no catalogue item matches (possibly hallucinated)",
-    label="out-of-catalogue",
-    higher_is_better=False,
-    scale="share 0–1",
+    "out-of-catalogue",
     bounds=(0, 1),
 )
-_measure(
+_rate(
     "repetition_rate",
     "Share of recommendations of an item already named in the dialogue (by the user, or by "
     "the system in an earlier turn)",
-    label="repetition",
-    higher_is_better=False,
-    scale="share 0–1",
+    "repetition",
     bounds=(0, 1),
 )
-_measure(
+_rate(
     "rejected_repeat_rate",
     "Share of recommendations re-offering an item the user rejected or had seen (a "
     "rejection or 'seen it' in the reply to its earlier recommendation)",
-    label="rejected repeats",
-    higher_is_better=False,
-    scale="share 0–1",
+    "rejected repeats",
 )
 _measure(
     "novelty",
