@@ -156,12 +156,13 @@ def declaring_modules() -> tuple[str, ...]:
 def computing_modules() -> tuple[str, ...]:
     """The other modules that declare metrics — beside the code that computes them — found by the
     call in their source, so nothing lists them either."""
-    root = Path(__file__).resolve().parents[1]
+    here = Path(__file__).resolve()
+    root = here.parents[1]
     found = [
         p.relative_to(root.parent).with_suffix("")
         for p in root.glob("*/**/*.py")
         if p.name != "metrics.py"
-        and p != Path(__file__).resolve()
+        and p != here
         and "register_metric(" in p.read_text(encoding="utf-8")
     ]
     return tuple(sorted(".".join(f.parts) for f in found))
