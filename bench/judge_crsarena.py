@@ -16,17 +16,25 @@ dialogue aspect and a 95 % bootstrap CI:
   questions, per aspect, as published by ``judge_item_scores.csv``; only on the dialogues it judged),
   and two fitted designs with its ``dialogue-overall`` reading as a feature: ``LLM + turn model`` (the
   shipped default's evidence) and ``rules + LLM + turn model`` (the run must cover all 362);
+* with ``--llm-states CACHE.npz`` also ``turn model + LLM states``: the same turn model whose turn features
+  also hold the embedded LLM's (Qwen2.5-Coder-1.5B) last-layer hidden states — averaged over the reply's
+  tokens, and at its last token — from one forward pass over the transcript, so a reply is read *in its
+  context* (a cross-encoding the sentence encoders cannot give); ~5 s per dialogue on 2 cores, kept in
+  CACHE (keyed by each dialogue's content hash) so a re-run is served from it. It also prints the turn
+  model's out-of-fold turn-level relevance r with and without them;
 * ``published`` — FACE's predictions for the same dialogues (no fitting: the named peer).
 
 ``--by system`` groups the folds by system instead (leave systems out): the transfer question, since
 assistant-text features can learn a system's style. Seconds per dialogue are the feature extraction's.
 
-usage: python bench/judge_crsarena.py [--data DIR] [--by user|system] [--llm RUN] [--n-boot 1000]
+usage: python bench/judge_crsarena.py [--data DIR] [--by user|system] [--llm RUN] [--llm-states CACHE.npz]
+       [--n-boot 1000]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -38,8 +46,15 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from crseval.data.judged import load_judged, load_predictions
+from crseval.judge.calibrated import dialogue_groups, item_hash
 from crseval.judge.features import transcript_features
-from crseval.judge.turn_model import cross_fitted, turn_features, turn_labels
+from crseval.judge.turn_model import (
+    _fit_linear,
+    _turns,
+    cross_fitted,
+    turn_features,
+    turn_labels,
+)
 from crseval.runs.formats import markdown_table
 from crseval.stats.correlation import correlation_ci
 from crseval.text.embed import MiniLM
@@ -69,12 +84,77 @@ def assistant_text(items, embed) -> np.ndarray:
     return np.array([np.mean([next(vectors) for _ in ts], axis=0) for ts in texts])
 
 
+def llm_states(items, cache: Path) -> list[np.ndarray]:
+    """Per dialogue, one row per assistant turn (in ``_turns`` order): the embedded LLM's last-layer hidden
+    states over the transcript ("User: …" / "Assistant: …" lines), mean over the reply's tokens beside the
+    reply's last token. Cached in ``cache`` by item content hash."""
+    import llama_cpp
+
+    from crseval.llm.models import resolve_model
+
+    done = dict(np.load(cache, allow_pickle=True)["states"].item()) if cache.exists() else {}
+    todo = [it for it in items if item_hash(it) not in done]
+    if todo:
+        llm = llama_cpp.Llama(
+            model_path=str(resolve_model(None)[0]),
+            embedding=True,
+            pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
+            n_ctx=2048,
+            n_batch=2048,
+            n_ubatch=2048,
+            n_threads=os.cpu_count() or 2,
+            verbose=False,
+        )
+        t0 = time.perf_counter()
+        for k, it in enumerate(todo):
+            text, spans = "", []
+            for u in it.dialogue.utterances:
+                before = text + ("Assistant: " if u.role.is_recommender else "User: ")
+                text = before + (u.text.strip() or "-") + "\n"
+                if u.role.is_recommender:
+                    spans.append(
+                        (len(llm.tokenize(before.encode())), len(llm.tokenize(text[:-1].encode())))
+                    )
+            E = np.asarray(llm.embed(text, truncate=True), dtype=np.float32)
+            rows = []
+            for a, b in spans:
+                a, b = min(a, len(E) - 1), min(max(b, a + 1), len(E))
+                rows.append(np.concatenate([E[a:b].mean(0), E[b - 1]]))
+            done[item_hash(it)] = np.array(rows).reshape(len(spans), -1)
+            if k % 20 == 19 or k == len(todo) - 1:
+                np.savez(
+                    cache, states=np.array(done, dtype=object)
+                )  # an interrupted run keeps its work
+                rate = (time.perf_counter() - t0) / (k + 1)
+                print(f"LLM states {k + 1}/{len(todo)}, {rate:.1f} s each", flush=True)
+    return [done[item_hash(it)] for it in items]
+
+
+def turn_r(rows, dialogues, groups) -> float:
+    """Out-of-fold (grouped) Pearson r of a turn ridge on ``rows`` with the people's turn relevance."""
+    X, y, g = [], [], []
+    for R, d, grp in zip(rows, dialogues, groups):
+        lab = turn_labels(d)
+        for j, (i, _, _) in enumerate(_turns(d)):
+            if "relevance" in lab.get(i, {}):
+                X.append(R[j]), y.append(lab[i]["relevance"]), g.append(grp)
+    X, y, pred = np.array(X), np.array(y), np.zeros(len(y))
+    for train, test in GroupKFold(5).split(X, groups=np.array(g)):
+        pred[test] = _fit_linear(X[train], y[train]).predict(X[test])
+    return float(np.corrcoef(pred, y)[0, 1])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=str(DEFAULT))
     ap.add_argument("--by", choices=["user", "system"], default="user")
     ap.add_argument(
         "--llm", default=None, help="a `judge meta-eval` run on the same file (its LLM readings)"
+    )
+    ap.add_argument(
+        "--llm-states",
+        default=None,
+        help="also the LLM's hidden states as turn features (cache .npz)",
     )
     ap.add_argument("--n-boot", type=int, default=1000)
     a = ap.parse_args()
@@ -102,11 +182,18 @@ def main() -> int:
     seconds["turn model"] = seconds["rules"] + (time.perf_counter() - t0) / n
 
     folds = list(GroupKFold(5, shuffle=True, random_state=0).split(rules, groups=groups))
-    turn_agg = {}
-    for k, (train, test) in enumerate(folds):
-        inside, outside, _ = cross_fitted(rows, labels, dialogues, groups, "minilm", train, test)
-        turn_agg[k] = np.zeros((n, inside.shape[1]))
-        turn_agg[k][train], turn_agg[k][test] = inside, outside
+
+    def aggregates(rows):
+        out = {}
+        for k, (train, test) in enumerate(folds):
+            inside, outside, _ = cross_fitted(
+                rows, labels, dialogues, groups, "minilm", train, test
+            )
+            out[k] = np.zeros((n, inside.shape[1]))
+            out[k][train], out[k][test] = inside, outside
+        return out
+
+    turn_agg = aggregates(rows)
     designs = {
         "length": lambda k: rules[:, :1],
         "rules": lambda k: rules,
@@ -118,16 +205,31 @@ def main() -> int:
         designs["LLM + turn model"] = lambda k: np.hstack([llm, turn_agg[k]])
         designs["rules + LLM + turn model"] = lambda k: np.hstack([rules, llm, turn_agg[k]])
         seconds["LLM + turn model"] = seconds["rules + LLM + turn model"] = np.nan
-    rows = []
+    if a.llm_states:
+        t0 = time.perf_counter()
+        states = llm_states(items, Path(a.llm_states))
+        seconds["turn model + LLM states"] = seconds["turn model"] + (time.perf_counter() - t0) / n
+        both = [np.hstack([r, s]) for r, s in zip(rows, states)]
+        users = dialogue_groups(items)
+        print(
+            f"turn relevance r, out of fold by user: MiniLM {turn_r(rows, dialogues, users):.3f}, "
+            f"+ LLM states {turn_r(both, dialogues, users):.3f}"
+        )
+        state_agg = aggregates(both)
+        designs["turn model + LLM states"] = lambda k: np.hstack([rules, state_agg[k]])
+        if a.llm:
+            designs["LLM + turn model + LLM states"] = lambda k: np.hstack([llm, state_agg[k]])
+            seconds["LLM + turn model + LLM states"] = np.nan
+    table_rows = []
     for aspect in ASPECTS:
         y = np.array([it.labels[aspect] for it in items])
         for name, X in designs.items():
             pred = np.zeros(n)
             for k, (train, test) in enumerate(folds):
                 pred[test] = ridge().fit(X(k)[train], y[train]).predict(X(k)[test])
-            rows.append(_row(aspect, name, pred, y, a.n_boot, seconds[name], systems))
+            table_rows.append(_row(aspect, name, pred, y, a.n_boot, seconds[name], systems))
         if aspect in published:
-            rows.append(
+            table_rows.append(
                 _row(
                     aspect,
                     "published (FACE)",
@@ -138,8 +240,8 @@ def main() -> int:
                     systems,
                 )
             )
-        rows += _llm_rows(a.llm, aspect, items, y, a.n_boot, systems)
-    table = pd.DataFrame(rows)
+        table_rows += _llm_rows(a.llm, aspect, items, y, a.n_boot, systems)
+    table = pd.DataFrame(table_rows)
     print(f"CRSArena-Eval, {n} dialogues, 5-fold CV grouped by {a.by} ({len(set(groups))} groups)")
     print(markdown_table(table))
     return 0
