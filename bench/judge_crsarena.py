@@ -84,16 +84,17 @@ def assistant_text(items, embed) -> np.ndarray:
     return np.array([np.mean([next(vectors) for _ in ts], axis=0) for ts in texts])
 
 
-def llm_states(items, cache: Path) -> list[np.ndarray]:
+def llm_states(items, cache: Path) -> tuple[list[np.ndarray], float]:
     """Per dialogue, one row per assistant turn (in ``_turns`` order): the embedded LLM's last-layer hidden
     states over the transcript ("User: …" / "Assistant: …" lines), mean over the reply's tokens beside the
-    reply's last token. Cached in ``cache`` by item content hash."""
+    reply's last token. Cached in ``cache`` by item content hash. Also the seconds per dialogue extracted
+    (NaN where all came from the cache)."""
     import llama_cpp
 
     from crseval.llm.models import resolve_model
 
     done = dict(np.load(cache, allow_pickle=True)["states"].item()) if cache.exists() else {}
-    todo = [it for it in items if item_hash(it) not in done]
+    todo, rate = [it for it in items if item_hash(it) not in done], np.nan
     if todo:
         llm = llama_cpp.Llama(
             model_path=str(resolve_model(None)[0]),
@@ -122,12 +123,11 @@ def llm_states(items, cache: Path) -> list[np.ndarray]:
                 rows.append(np.concatenate([E[a:b].mean(0), E[b - 1]]))
             done[item_hash(it)] = np.array(rows).reshape(len(spans), -1)
             if k % 20 == 19 or k == len(todo) - 1:
-                np.savez(
-                    cache, states=np.array(done, dtype=object)
-                )  # an interrupted run keeps its work
+                # saved as it goes: an interrupted run keeps its work
+                np.savez(cache, states=np.array(done, dtype=object))
                 rate = (time.perf_counter() - t0) / (k + 1)
                 print(f"LLM states {k + 1}/{len(todo)}, {rate:.1f} s each", flush=True)
-    return [done[item_hash(it)] for it in items]
+    return [done[item_hash(it)] for it in items], rate
 
 
 def turn_r(rows, dialogues, groups) -> float:
@@ -206,9 +206,8 @@ def main() -> int:
         designs["rules + LLM + turn model"] = lambda k: np.hstack([rules, llm, turn_agg[k]])
         seconds["LLM + turn model"] = seconds["rules + LLM + turn model"] = np.nan
     if a.llm_states:
-        t0 = time.perf_counter()
-        states = llm_states(items, Path(a.llm_states))
-        seconds["turn model + LLM states"] = seconds["turn model"] + (time.perf_counter() - t0) / n
+        states, rate = llm_states(items, Path(a.llm_states))
+        seconds["turn model + LLM states"] = seconds["turn model"] + rate  # NaN: from the cache
         both = [np.hstack([r, s]) for r, s in zip(rows, states)]
         users = dialogue_groups(items)
         print(
