@@ -93,7 +93,7 @@ def llm_states(items, cache: Path) -> tuple[list[np.ndarray], float]:
 
     from crseval.llm.models import resolve_model
 
-    done = dict(np.load(cache, allow_pickle=True)["states"].item()) if cache.exists() else {}
+    done = dict(np.load(cache)) if cache.exists() else {}  # item hash → its rows (no pickle)
     todo, rate = [it for it in items if item_hash(it) not in done], np.nan
     if todo:
         llm = llama_cpp.Llama(
@@ -121,10 +121,10 @@ def llm_states(items, cache: Path) -> tuple[list[np.ndarray], float]:
             for a, b in spans:
                 a, b = min(a, len(E) - 1), min(max(b, a + 1), len(E))
                 rows.append(np.concatenate([E[a:b].mean(0), E[b - 1]]))
-            done[item_hash(it)] = np.array(rows).reshape(len(spans), -1)
+            done[item_hash(it)] = np.array(rows) if rows else np.zeros((0, 2 * llm.n_embd()))
             if k % 20 == 19 or k == len(todo) - 1:
                 # saved as it goes: an interrupted run keeps its work
-                np.savez(cache, states=np.array(done, dtype=object))
+                np.savez(cache, **done)
                 rate = (time.perf_counter() - t0) / (k + 1)
                 print(f"LLM states {k + 1}/{len(todo)}, {rate:.1f} s each", flush=True)
     return [done[item_hash(it)] for it in items], rate
