@@ -5,7 +5,8 @@ judge is fitted without them: ``judge fit --no-rules``) plus, for
 each whole-dialogue LLM question, the judge's digit-probability vector (p1…p5) and its expected value,
 and for each decomposed turn question (:mod:`crseval.judge.decomposed`) the mean, minimum and last
 turn's P(yes), and, for a judge with a turn model (:mod:`crseval.judge.turn_model`, learned from
-people's per-turn labels), its predicted turn labels aggregated the same way. The model is a
+people's per-turn labels, optionally from the LLM's hidden states over each reply as well), its
+predicted turn labels aggregated the same way. The model is a
 standardised ridge regression; its penalty is chosen by grouped inner cross-validation, and its
 accuracy is estimated by grouped *outer* cross-validation (nested: the outer test folds never choose
 the penalty), with groups = dialogues, so turns of one dialogue never sit on both sides.
@@ -35,7 +36,7 @@ from crseval.core.signature import content_hash, stable_json
 from crseval.core.version import __version__
 from crseval.data.judged import JudgedItem, JudgedSet, aspect_key
 from crseval.core.types import Dialogue
-from crseval.judge.decomposed import AGGREGATES, aggregate, ask
+from crseval.judge.decomposed import AGGREGATES, HIDDEN, aggregate, ask
 from crseval.judge.judging import Judge
 from crseval.judge.features import NAMES, transcript_features
 from crseval.judge.rubric import TURN_QUESTIONS
@@ -58,8 +59,8 @@ SHIPPED = {  # judges inside the package, by the name `--judge` takes
 }
 
 Probs = Mapping[
-    str, Mapping[str, "Mapping[str, float] | list[float]"]
-]  # item → question → digit probs | P(yes)/turn
+    str, Mapping[str, "Mapping[str, float] | list[float] | np.ndarray"]
+]  # item → question → digit probs | P(yes)/turn; HIDDEN → hidden states per assistant reply
 
 
 def feature_names(
@@ -164,6 +165,11 @@ class CalibratedJudge:
     def aspects(self) -> list[str]:
         return list(self.models)
 
+    @property
+    def reads_states(self) -> bool:
+        """Its turn model reads the LLM's hidden states (asked with its first question)."""
+        return self.turn_model is not None and self.turn_model.states
+
     def unseen(self, judged: JudgedSet, items: Sequence[JudgedItem]) -> list[JudgedItem]:
         """The ``items`` (drawn from ``judged``) this judge was not fitted on."""
         if not self.trained_items:  # an older judge: all or nothing, by data set
@@ -184,7 +190,9 @@ class CalibratedJudge:
         model = self.models[aspect_key(aspect)]
         X = feature_matrix(items, self.questions, probs, self.rules)
         if self.turn_model is not None:
-            X = np.hstack([X, self.turn_model.dialogue_features([it.dialogue for it in items])])
+            states = [_states(probs, it.id) for it in items] if self.reads_states else None
+            turns = self.turn_model.dialogue_features([it.dialogue for it in items], states)
+            X = np.hstack([X, turns])
         pred = model.predict(X)
         lo, hi = model.human_scale
         pred = np.clip(pred, lo, hi)
@@ -212,7 +220,13 @@ class CalibratedJudge:
                 fix="judge with the model it was fitted on, or fit one on yours (`crseval judge fit`)",
             )
         _, probs = ask(
-            [(key, dialogue, None)], self.questions, judge, store, seed=seed, stream=stream
+            [(key, dialogue, None)],
+            self.questions,
+            judge,
+            store,
+            seed=seed,
+            stream=stream,
+            hidden=self.reads_states,
         )
         if any(q not in probs.get(key, {}) for q in self.questions):
             return {}
@@ -257,6 +271,15 @@ class CalibratedJudge:
                 fix="refit it with `crseval judge fit`",
             )
         return judge
+
+
+def _states(probs: Probs | None, item: str) -> np.ndarray:
+    if (states := (probs or {}).get(item, {}).get(HIDDEN)) is None:
+        raise CrsevalError(
+            f"no LLM hidden states for item {item!r}",
+            fix="ask the judge's questions with hidden states (crseval.judge.decomposed.ask(hidden=True))",
+        )
+    return states
 
 
 def _search(groups: np.ndarray) -> GridSearchCV:

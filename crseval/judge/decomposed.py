@@ -16,13 +16,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue
 from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import TURN_QUESTIONS
+from crseval.llm.base import decode_states
 from crseval.runs.store import RunStore
 
 SEP = "#q"  # sub-item ids: "<item>#q<utterance index>"
 AGGREGATES = ("mean", "min", "last")
+HIDDEN = "hidden states"  # an item's readings: its assistant replies' hidden states (rows in order)
 
 
 def turn_items(item_id: str, dialogue: Dialogue) -> list[tuple[str, Dialogue, int]]:
@@ -49,14 +52,38 @@ def ask(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
     stream: str = "judgments",
+    hidden: bool = False,
 ) -> tuple[list[dict], dict]:
     """Ask whole-item questions once per item and turn questions once per assistant turn (dialogue-level
     items only); (records, probabilities: item → question → digit probabilities, or → list of P(yes) per
-    turn in order). Failed ratings leave their question out of the item's probabilities."""
+    turn in order). Failed ratings leave their question out of the item's probabilities. ``hidden``: the
+    first whole-item question also reads the model's hidden states over the assistant replies (item →
+    :data:`HIDDEN` → one row per assistant utterance); without them its rating counts as failed."""
     whole = [q for q in questions if q not in TURN_QUESTIONS]
     per_turn = [q for q in questions if q in TURN_QUESTIONS]
+    if hidden and not whole:
+        raise CrsevalError(
+            "hidden states are read while the LLM reads a whole-dialogue question's prompt",
+            fix="ask a dialogue-level question (e.g. --questions dialogue-overall)",
+        )
+    if hidden and not judge.client.backend.supports_hidden_states:
+        raise CrsevalError(
+            f"the {judge.client.backend.name} backend gives no hidden states (a judge whose turn model "
+            "reads them needs the embedded model)",
+            field="llm.backend",
+            fix="use the llamacpp backend, or a judge without --llm-states",
+        )
     records = (
-        judge_items(list(items), whole, [judge], store, seed=seed, progress=progress, stream=stream)
+        judge_items(
+            list(items),
+            whole,
+            [judge],
+            store,
+            seed=seed,
+            progress=progress,
+            stream=stream,
+            hidden=whole[0] if hidden else None,
+        )
         if whole
         else []
     )
@@ -76,8 +103,12 @@ def ask(
             turns.setdefault((parent, r["aspect"]), []).append(
                 (int(idx), float(r["probs"].get("1", 0.0)))
             )
-        else:
+        elif not hidden or r["aspect"] != whole[0]:
             probs.setdefault(r["item"], {})[r["aspect"]] = r["probs"]
+        elif r.get("hidden"):
+            probs.setdefault(r["item"], {}).update(
+                {r["aspect"]: r["probs"], HIDDEN: decode_states(r["hidden"])}
+            )
     for (parent, q), vals in turns.items():
         probs.setdefault(parent, {})[q] = [p for _, p in sorted(vals)]
     for (

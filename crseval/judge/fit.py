@@ -30,10 +30,11 @@ from crseval.judge.calibrated import (
     nested_cv_predictions,
     question_scores,
 )
-from crseval.judge.decomposed import ask, calls
+from crseval.judge.decomposed import HIDDEN, ask, calls
 from crseval.judge.judging import Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.judge.turn_model import FEATURES as TURN_FEATURES
+from crseval.judge.turn_model import STATES as TURN_STATES
 from crseval.judge.turn_model import cross_fitted, embedder, turn_features, turn_labels
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
@@ -69,6 +70,12 @@ class JudgeFitConfig(BaseModel):
         True,
         description="Use the rule-read transcript features (--no-rules: only the LLM questions and "
         "the turn model — on CRSArena-Eval they help under user-grouped CV and hurt on systems held out).",
+    )
+    llm_states: bool = Field(
+        False,
+        description="The turn model also reads the judge LLM's last-layer hidden states over each reply, "
+        "taken while it prefills the first question's prompt (no extra call; the embedded llamacpp "
+        "backend only). Needs --turn-model and a dialogue-level question.",
     )
     encoder: Literal["mpnet", "minilm"] = Field(
         "mpnet",
@@ -216,6 +223,12 @@ def _questions(config: JudgeFitConfig) -> list[str]:
                 f"{q} is a decomposed (per assistant turn) question: dialogue level only",
                 field="questions",
             )
+    if config.llm_states and not (config.turn_model and questions):
+        raise CrsevalError(
+            "--llm-states feeds the turn model the LLM's states from a question's prompt",
+            field="llm_states",
+            fix="add --turn-model and ask a dialogue-level question (--questions dialogue-overall)",
+        )
     if not (config.rules or questions or config.turn_model):
         raise CrsevalError(
             "--no-rules leaves the judge no evidence",
@@ -230,8 +243,8 @@ class _Turns:
     cross-fitted dialogue features per training split (memoised: aspects labelled on the same items share
     their folds, so each split's turn models are fitted once)."""
 
-    def __init__(self, items: list[JudgedItem], encoder: str) -> None:
-        self.encoder = encoder
+    def __init__(self, items: list[JudgedItem], encoder: str, states: list | None = None) -> None:
+        self.encoder, self.states = encoder, states is not None
         self.position = {it.id: k for k, it in enumerate(items)}
         self.dialogues = [it.dialogue for it in items]
         self.labels = [turn_labels(d) for d in self.dialogues]
@@ -241,7 +254,7 @@ class _Turns:
                 field="turn_model",
                 expected="assistant turns with turn_level_aggregated labels (CRSArena-Eval's layout)",
             )
-        self.rows = turn_features(self.dialogues, embedder(encoder))
+        self.rows = turn_features(self.dialogues, embedder(encoder), states)
         self.groups = dialogue_groups(items)
         self._memo: dict = {}
 
@@ -249,7 +262,14 @@ class _Turns:
         key = (train.tobytes(), None if test is None else test.tobytes())
         if key not in self._memo:
             self._memo[key] = cross_fitted(
-                self.rows, self.labels, self.dialogues, self.groups, self.encoder, train, test
+                self.rows,
+                self.labels,
+                self.dialogues,
+                self.groups,
+                self.encoder,
+                train,
+                test,
+                states=self.states,
             )
         return self._memo[key]
 
@@ -261,18 +281,21 @@ def _fit(
     probs: dict,
     turns: str | None,
     rules: bool = True,
+    states: bool = False,
 ) -> tuple[dict, dict, list, list, object]:
     """Per aspect: out-of-fold predictions of every design (nested grouped CV), the final model, its
-    coefficients and its calibration errors; and the turn model (``turns`` = its encoder; None: none).
+    coefficients and its calibration errors; and the turn model (``turns`` = its encoder; None: none;
+    ``states``: it also reads the LLM's hidden states in ``probs``).
     The rules-only and LLM-only designs are always reported beside the judge's own evidence."""
     cv_extra, models, coefs, errors = {}, {}, [], []
     evidence = (
         (["rules"] if rules else [])
         + (["LLM"] if questions else [])
-        + (["turn model"] if turns else [])
+        + (["turn model" + (" with LLM states" if states else "")] if turns else [])
     )
     main = f"calibrated ({' + '.join(evidence)})"
-    turn = _Turns(pooled.items, turns) if turns else None
+    hidden = [probs[it.id][HIDDEN] for it in pooled.items] if states else None
+    turn = _Turns(pooled.items, turns, hidden) if turns else None
     whole = turn_model = None
     if turn is not None:
         # the judge's turn model, and each item's turn features from one that never saw its labels
@@ -455,7 +478,10 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         metric={
             "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:"
             + ("rules-v1" if config.rules else "no-rules"),
-            "turn_model": f"{config.encoder}|{TURN_FEATURES}" if config.turn_model else None,
+            "turn_model": f"{config.encoder}|{TURN_FEATURES}"
+            + (TURN_STATES if config.llm_states else "")
+            if config.turn_model
+            else None,
             "questions": questions,
             "aspects": aspects,
             "test": [s.info.signature() for s in test],
@@ -477,6 +503,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
                 store,
                 seed=config.seed,
                 progress=progress("LLM judge ratings", calls(triples, questions)),
+                hidden=config.llm_states,
             )
         finally:
             client.close()
@@ -490,6 +517,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         probs,
         config.encoder if config.turn_model else None,
         config.rules,
+        config.llm_states,
     )
     for aspect, series in published.items():
         if aspect in cv_extra:

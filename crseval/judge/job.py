@@ -441,7 +441,15 @@ def meta_eval_into(
     )
     extra, note = {}, ""
     if covered:
-        _, probs = ask(triples, calibrated.questions, judges[0], store, seed=seed, progress=tick)
+        _, probs = ask(
+            triples,
+            calibrated.questions,
+            judges[0],
+            store,
+            seed=seed,
+            progress=tick,
+            hidden=calibrated.reads_states,
+        )
         extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
         fresh = [it.id for it in calibrated.unseen(subset, items)]
         note = _in_sample(calibrated, len(items), len(fresh))

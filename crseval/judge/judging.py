@@ -38,16 +38,23 @@ def judge_items(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
     questions: dict[str, str] | None = None,
+    hidden: str | None = None,
 ) -> list[dict]:
     """Append one record per rating to ``records/<stream>.jsonl``; what an interrupted run already
-    recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A rating that could not be obtained is recorded with its error (score None),
-    never replaced by a default."""
+    recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A
+    rating that could not be obtained is recorded with its error (score None), never replaced by a
+    default. The ratings of aspect ``hidden`` also carry the model's hidden states over each assistant
+    reply (:func:`crseval.judge.rubric.judge_request`), under their own record keys."""
     done = store.done_keys(stream)
     work = [
         (j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects
     ]
-    keys = {_key(*w) for w in work}
-    todo = [w for w in work if _key(*w) not in done]
+
+    def key(w) -> str:
+        return _key(*w) + ("|hidden" if w[3] == hidden else "")
+
+    keys = {key(w) for w in work}
+    todo = [w for w in work if key(w) not in done]
     if progress and len(todo) < len(work):
         progress(len(work) - len(todo))
     fresh: list[dict] = []
@@ -66,10 +73,11 @@ def judge_items(
             temperature=judge.temperature,
             seed=seed + sample,
             summary=dialogue.metadata.get("preference_summary"),
+            hidden=aspect == hidden,
         )
         res = judge.client.rate(req, rubric.scale)
         rec = {
-            "key": _key(*w),
+            "key": key(w),
             "judge": judge.name,
             "sample": sample,
             "item": item_id,
@@ -83,6 +91,8 @@ def judge_items(
             "prompt": rubric.prompt_hash(),
             "neutralised": neutralised,
         }
+        if aspect == hidden:
+            rec["hidden"] = res.hidden
         if store.append(stream, rec):
             fresh.append(rec)
 

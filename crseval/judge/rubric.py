@@ -129,16 +129,34 @@ def transcript(
     """(transcript, evaluator-directed spans neutralised). One JSON-quoted line per utterance; the
     judged utterance (turn level) is marked with '>>> '. Long transcripts keep their end (where
     outcomes and the judged turn are)."""
-    lines, hits = [], 0
+    text, hits, _ = _quoted(dialogue, target, roles, max_chars)
+    return text, hits
+
+
+def _quoted(
+    dialogue: Dialogue, target: int | None, roles: tuple[str, str], max_chars: int
+) -> tuple[str, int, list[tuple[int, int]]]:
+    """:func:`transcript` and, per assistant utterance, the character span of its quoted text in it
+    ((-1, -1) where the cut of a long transcript removed it; the visible part where it cut into it)."""
+    lines, hits, spans, at = [], 0, [], 0
     for i, u in enumerate(dialogue.utterances):
         who = roles[1] if u.role.is_recommender else roles[0]
         text, n = neutralise(u.text)
         hits += n
-        lines.append(
-            f"{TARGET_MARK if i == target else ''}{who}: {json.dumps(text, ensure_ascii=False)}"
-        )
+        head = f"{TARGET_MARK if i == target else ''}{who}: "
+        quoted = json.dumps(text, ensure_ascii=False)
+        if u.role.is_recommender:
+            spans.append((at + len(head), at + len(head) + len(quoted)))
+        lines.append(head + quoted)
+        at += len(lines[-1]) + 1
     text = "\n".join(lines)
-    return (text if len(text) <= max_chars else "…\n" + text[-max_chars:]), hits
+    if len(text) <= max_chars:
+        return text, hits, spans
+    cut, shift = len(text) - max_chars, len("…\n")
+    spans = [
+        (max(a, cut) - cut + shift, b - cut + shift) if b > cut else (-1, -1) for a, b in spans
+    ]
+    return "…\n" + text[-max_chars:], hits, spans
 
 
 def judge_request(
@@ -149,14 +167,17 @@ def judge_request(
     temperature: float = 0.0,
     seed: int = 0,
     summary: str | None = None,
+    hidden: bool = False,
 ) -> tuple[ChatRequest, int]:
     """(request, number of evaluator-directed spans neutralised in the transcript). ``summary`` (the
-    user's stated preferences, PEPPER-style) is quoted before the transcript."""
+    user's stated preferences, PEPPER-style) is quoted before the transcript. ``hidden``: also ask for
+    the model's hidden states over each assistant reply's quoted text, in order (a turn model's
+    features, read in the same prefill)."""
     lo, hi = rubric.scale
     question = rubric.question + (
         " (The judged response is the line marked '>>>'.)" if target is not None else ""
     )
-    text, hits = transcript(dialogue, target)
+    text, hits, spans = _quoted(dialogue, target, ("User", "Assistant"), 6000)
     user = TEMPLATE.format(transcript=text, question=question, lo=lo, hi=hi)
     if rubric.yes_no:
         user = user.rsplit("\n", 1)[0] + "\n" + YES_NO
@@ -166,6 +187,14 @@ def judge_request(
             PREFERENCES.format(summary=json.dumps(quoted, ensure_ascii=False)) + user,
             hits + n,
         )
+    at = user.index(TEMPLATE[: TEMPLATE.index("{")])
+    at += len(TEMPLATE[: TEMPLATE.index("{")])
+    hidden_spans = tuple((a + at, b + at) if a >= 0 else (a, b) for a, b in spans) if hidden else ()
     return ChatRequest.chat(
-        user, system=SYSTEM, temperature=temperature, seed=seed, max_tokens=4
+        user,
+        system=SYSTEM,
+        temperature=temperature,
+        seed=seed,
+        max_tokens=4,
+        hidden_spans=hidden_spans,
     ), hits

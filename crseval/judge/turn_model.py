@@ -5,6 +5,11 @@ dialogue (mean, minimum, last turn) as features: on CRSArena-Eval the people's m
 correlates .81 with their dialogue-overall rating, so per-turn judgments are the lever (FACE pulls it with
 an LLM, this model with labelled turns).
 
+With ``states`` (``judge fit --llm-states``) each turn's row also holds the judge LLM's last-layer hidden
+states over the reply — averaged over its tokens, beside its last token's — read while the LLM prefills
+its dialogue-level question (the same pass: no extra call). A sentence encoder reads a reply and the user
+turn apart; the LLM reads the reply in its dialogue.
+
 Fitting is cross-fitted: a dialogue's turn features for the dialogue-level model always come from a turn
 model that never saw that dialogue's turn labels (:func:`cross_fitted`), so the dialogue-level model learns
 how much to trust predictions as they will be on new dialogues, not in-sample ones.
@@ -44,6 +49,7 @@ def embedder(key: str) -> Embedder:
 
 ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 25))
 FEATURES = "turn-v1: reply embedding, reply × previous user turn, their cosine, log chars, position"
+STATES = " + LLM hidden states of the reply in the question's prompt (token mean, last token)"
 
 
 def turn_labels(dialogue: Dialogue) -> dict[int, dict[str, float]]:
@@ -73,9 +79,21 @@ def _turns(dialogue: Dialogue) -> list[tuple[int, str, str]]:
     return out
 
 
-def turn_features(dialogues: Sequence[Dialogue], embed: Embedder) -> list[np.ndarray]:
-    """Per dialogue, one row per assistant turn (empty where it has none)."""
+def turn_features(
+    dialogues: Sequence[Dialogue],
+    embed: Embedder,
+    states: Sequence[np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """Per dialogue, one row per assistant turn (empty where it has none); ``states``: per dialogue the
+    LLM's hidden states, one row per assistant turn, appended to its row."""
     turns = [_turns(d) for d in dialogues]
+    if states is not None:
+        if bad := [d.id for d, ts, S in zip(dialogues, turns, states) if len(S) != len(ts)]:
+            raise CrsevalError(f"hidden states for another number of assistant turns: {bad[:3]}")
+        return [
+            np.hstack([R, S]) if len(ts) else R
+            for R, S, ts in zip(turn_features(dialogues, embed), states, turns)
+        ]
     flat = [t for ts in turns for t in ts]
     if not flat:
         return [np.zeros((0, 0)) for _ in dialogues]
@@ -105,12 +123,16 @@ class Linear:
     alpha: float
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        return ((X - np.asarray(self.mean)) / np.asarray(self.std)) @ np.asarray(
-            self.coef
-        ) + self.intercept
+        """A missing value (the hidden states of a reply cut from a long prompt) counts as the training
+        mean: it adds nothing."""
+        mean = np.asarray(self.mean)
+        X = np.where(np.isnan(X), mean, X)
+        return ((X - mean) / np.asarray(self.std)) @ np.asarray(self.coef) + self.intercept
 
 
 def _fit_linear(X: np.ndarray, y: np.ndarray) -> Linear:
+    if np.isnan(X).any():  # missing values as the column mean (what predict does with them)
+        X = np.where(np.isnan(X), np.nan_to_num(np.nanmean(X, axis=0)), X)
     pipe = make_pipeline(StandardScaler(), RidgeCV(alphas=ALPHAS)).fit(X, y)
     scaler, ridge = pipe.named_steps["standardscaler"], pipe.named_steps["ridgecv"]
     return Linear(
@@ -127,6 +149,7 @@ class TurnModel:
     encoder: str  # the embedder's name in crseval.text.embed.ENCODERS
     models: dict[str, Linear]  # turn aspect → its ridge
     n_turns: int
+    states: bool = False  # its rows also hold the LLM's hidden states of each reply
     features: str = FEATURES
 
     @property
@@ -148,17 +171,26 @@ class TurnModel:
         # blow that noise up into a large weight
         return np.round(out, 2)
 
-    def dialogue_features(self, dialogues: Sequence[Dialogue]) -> np.ndarray:
-        return self.aggregate(turn_features(dialogues, embedder(self.encoder)))
+    def dialogue_features(
+        self, dialogues: Sequence[Dialogue], states: Sequence[np.ndarray] | None = None
+    ) -> np.ndarray:
+        if self.states and states is None:
+            raise CrsevalError("this turn model reads the LLM's hidden states: none were given")
+        return self.aggregate(
+            turn_features(dialogues, embedder(self.encoder), states if self.states else None)
+        )
 
     @classmethod
     def from_dict(cls, raw: dict) -> "TurnModel":
-        if raw.get("features") != FEATURES:
+        states = bool(raw.get("states"))
+        if raw.get("features") != FEATURES + (STATES if states else ""):
             raise ValueError(f"turn model features {raw.get('features')!r}: refit with `judge fit`")
         return cls(
             raw["encoder"],
             {k: Linear(**m) for k, m in raw["models"].items()},
             int(raw["n_turns"]),
+            states,
+            raw["features"],
         )
 
 
@@ -167,10 +199,11 @@ def fit_turn_model(
     labels: Sequence[dict[int, dict[str, float]]],
     dialogues: Sequence[Dialogue],
     encoder: str,
+    states: bool = False,
 ) -> TurnModel | None:
     """A turn model from the labelled assistant turns of ``dialogues`` (``rows`` = their
-    :func:`turn_features`); None where no turn carries labels. A turn missing one aspect's label is left
-    out of that aspect's fit."""
+    :func:`turn_features`, with the LLM's hidden states if ``states``); None where no turn carries
+    labels. A turn missing one aspect's label is left out of that aspect's fit."""
     X, Y = [], []
     for d, R, lab in zip(dialogues, rows, labels):
         index = {i: k for k, (i, _, _) in enumerate(_turns(d))}
@@ -186,7 +219,7 @@ def fit_turn_model(
     for a in aspects:
         keep = np.array([a in y for y in Y])
         models[a] = _fit_linear(X[keep], np.array([y[a] for y in Y if a in y]))
-    return TurnModel(encoder, models, len(X))
+    return TurnModel(encoder, models, len(X), states, FEATURES + (STATES if states else ""))
 
 
 def cross_fitted(
@@ -198,13 +231,18 @@ def cross_fitted(
     train: np.ndarray,
     test: np.ndarray | None = None,
     folds: int = 5,
+    states: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None, TurnModel | None]:
     """(turn features of the ``train`` dialogues, each from a turn model fitted on the other training groups'
     turns; features of the ``test`` dialogues from a model fitted on all training turns; that model)."""
 
     def fit(idx):
         return fit_turn_model(
-            [rows[i] for i in idx], [labels[i] for i in idx], [dialogues[i] for i in idx], encoder
+            [rows[i] for i in idx],
+            [labels[i] for i in idx],
+            [dialogues[i] for i in idx],
+            encoder,
+            states,
         )
 
     whole = fit(train)

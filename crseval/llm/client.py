@@ -76,6 +76,7 @@ class RatingResult:
     raw: str | None = None
     error: str | None = None
     attempts: int = 0
+    hidden: str | None = None  # the hidden states the request asked for (``hidden_spans``)
 
 
 @dataclass
@@ -219,17 +220,27 @@ class LLMClient:
         self, request: ChatRequest, scale: tuple[int, int] = (1, 5), max_repairs: int = 2
     ) -> RatingResult:
         """A rating on an integer scale. Probability-weighted expected value over the scale's digits
-        where the backend exposes next-token probabilities, else one sampled, validated digit."""
+        where the backend exposes next-token probabilities, else one sampled, validated digit. A request
+        for hidden states is answered by the probability path only (the states come from its prefill)."""
         lo, hi = scale
         digits = tuple(str(d) for d in range(lo, hi + 1))
         attempts = 0
-        if self.backend.supports_choice_probs and all(len(d) == 1 for d in digits):
+        probs_path = self.backend.supports_choice_probs and all(len(d) == 1 for d in digits)
+        if request.hidden_spans and not (probs_path and self.backend.supports_hidden_states):
+            return RatingResult(
+                None, "expected", error=f"{self.backend.name} gives no hidden states"
+            )
+        if probs_path:
             choice_req = replace(request, choices=digits, max_tokens=1)
             for repair in range(
                 max_repairs + 1
             ):  # an empty or probability-less answer is asked again
                 res = self.try_complete(
-                    choice_req, accept=lambda r: _mass(r.choice_probs, digits) > 0
+                    choice_req,
+                    accept=lambda r: (
+                        _mass(r.choice_probs, digits) > 0
+                        and (r.hidden is not None or not request.hidden_spans)
+                    ),
                 )
                 attempts += res.attempts
                 if res.response is None:
@@ -246,9 +257,14 @@ class LLMClient:
                         res.response.text,
                         None,
                         attempts,
+                        res.response.hidden,
                     )
                 if repair < max_repairs:
                     self._count(repairs=1)
+            if request.hidden_spans:
+                return RatingResult(
+                    None, "expected", error="no probabilities and states", attempts=attempts
+                )
             # the server never gave probabilities: fall through to a sampled digit
         grammar = f"root ::= [{lo}-{hi}]" if hi < 10 else None
         req = replace(

@@ -112,6 +112,7 @@ class LlamaCppBackend:
     name = "llamacpp"
     supports_json_schema = True
     supports_choice_probs = True
+    supports_hidden_states = True
 
     def __init__(
         self,

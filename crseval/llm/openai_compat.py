@@ -44,6 +44,7 @@ class OpenAIBackend:
         self.json_mode = json_mode
         self.supports_json_schema = json_mode != "none"
         self.supports_choice_probs = logprobs
+        self.supports_hidden_states = False  # a server returns tokens, not activations
         self._http = httpx.Client(limits=httpx.Limits(max_connections=max_concurrency * 2))
         on_cancel(
             self, self._http.close

@@ -107,6 +107,7 @@ class PlanningBackend(ScriptedBackend):
         )
         self.name = real.name
         self.supports_json_schema = real.supports_json_schema
+        self.supports_hidden_states = real.supports_hidden_states
         self._identity, self._recorder = real.identity(), recorder
 
     def identity(self) -> dict[str, Any]:

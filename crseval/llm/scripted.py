@@ -1,8 +1,9 @@
 """A deterministic backend for tests and plumbing: replies come from a function, a list or rules.
 
 With no script it still behaves like a model: schema requests get a minimal valid JSON object,
-``choices`` requests get probabilities derived from a hash of the prompt (stable across runs),
-other requests get a short reply that quotes the last user message.
+``choices`` requests get probabilities derived from a hash of the prompt (stable across runs) and, where
+asked, pseudo hidden states (a hashed bag of each span's words), other requests get a short reply that
+quotes the last user message.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import threading
 import time
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from crseval.core.errors import BackendError
-from crseval.llm.base import ChatRequest, ChatResponse
+from crseval.llm.base import ChatRequest, ChatResponse, encode_states
 
 Responder = Callable[[ChatRequest], "str | ChatResponse | Exception"]
 
@@ -22,6 +25,18 @@ Responder = Callable[[ChatRequest], "str | ChatResponse | Exception"]
 def _digest(request: ChatRequest) -> int:
     text = "\n".join(f"{m.role}:{m.content}" for m in request.messages)
     return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
+
+
+def _bag(text: str, span: tuple[int, int], width: int = 16) -> np.ndarray:
+    """Pseudo hidden states of a span: its words hashed into ``width`` counts, and its log length."""
+    if span[0] < 0:
+        return np.full(width + 1, np.nan)
+    v = np.zeros(width + 1)
+    words = text[span[0] : span[1]].lower().split()
+    for w in words:
+        v[int(hashlib.sha256(w.encode()).hexdigest()[:8], 16) % width] += 1
+    v[width] = np.log1p(len(words))
+    return v
 
 
 def example_for_schema(schema: dict[str, Any]) -> Any:
@@ -48,6 +63,7 @@ def example_for_schema(schema: dict[str, Any]) -> Any:
 class ScriptedBackend:
     name = "scripted"
     supports_json_schema = True
+    supports_hidden_states = True  # pseudo-states: a hashed bag of each span's words
 
     def __init__(
         self,
@@ -86,7 +102,12 @@ class ScriptedBackend:
             weights = [((h >> (4 * i)) & 0xF) + 1 for i in range(len(request.choices))]
             total = sum(weights)
             probs = {c: w / total for c, w in zip(request.choices, weights)}
-            return ChatResponse(max(probs, key=probs.get), choice_probs=probs)
+            hidden = None
+            if request.hidden_spans:
+                hidden = encode_states(
+                    np.array([_bag(request.messages[-1].content, s) for s in request.hidden_spans])
+                )
+            return ChatResponse(max(probs, key=probs.get), choice_probs=probs, hidden=hidden)
         if request.json_schema:
             return json.dumps(example_for_schema(request.json_schema))
         if request.grammar and request.grammar.startswith("root ::= ["):

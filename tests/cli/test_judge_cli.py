@@ -533,3 +533,46 @@ def test_a_turn_model_needs_turn_labels_and_dialogue_level(tmp_path):
         )  # fmt: skip
         assert res.returncode == 2, res.stderr
         assert words in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp_path):
+    """`--llm-states`: the question's request asks for each reply's hidden states (the scripted backend's
+    pseudo-states: a hashed bag of the reply's words); the turn model learns from them beside the encoder,
+    the judge saves them as part of its turn features and asks for them again when it judges."""
+    data = _turn_labelled(tmp_path / "train.json")
+    res = crseval(
+        "judge", "fit", str(data), "--turn-model", "--llm-states", "--no-rules", "--encoder",
+        "minilm", "--backend", "scripted", "--n-boot", "0", "--out", str(tmp_path / "fit"),
+        "--format", "json",
+    )  # fmt: skip
+    cv = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    assert cv["calibrated (LLM + turn model with LLM states)"]["pearson"] > 0.8
+    records = [
+        json.loads(line) for line in (tmp_path / "fit" / "records" / "judgments.jsonl").open()
+    ]
+    convs = json.loads(data.read_text())
+    assert len(records) == len(convs) and all(r["key"].endswith("|hidden") for r in records)
+    from crseval.llm.base import decode_states
+
+    replies = sum(1 for t in convs[0]["dialogue"] if t["role"] == "ASST")
+    first = next(r for r in records if r["item"].endswith(convs[0]["conv_id"]))
+    assert decode_states(first["hidden"]).shape == (replies, 17)  # one row per reply
+    judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
+    assert judge["turn_model"]["states"] is True
+    assert judge["turn_model"]["features"].endswith("(token mean, last token)")
+    # 2 × 384 (reply, reply × user turn) + cosine, length, position + 17 pseudo-states
+    assert len(judge["turn_model"]["models"]["relevance"]["coef"]) == 2 * 384 + 3 + 17
+    test = _turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")
+    res = crseval(
+        "judge", "meta-eval", str(test), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
+        "--n-boot", "0", "--out", str(tmp_path / "meta"), "--format", "json",
+    )  # fmt: skip
+    meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.8
+    res = crseval(
+        "judge", "fit", str(data), "--questions", "none", "--turn-model", "--llm-states",
+        "--out", str(tmp_path / "x"), check=False,
+    )  # fmt: skip
+    assert (
+        res.returncode == 2 and "add --turn-model and ask a dialogue-level question" in res.stderr
+    )

@@ -62,3 +62,31 @@ def test_every_crsarena_eval_aspect_has_a_rubric():
         "interestingness",
     ):
         assert rubric_for(aspect).question
+
+
+def test_hidden_spans_quote_each_reply_even_after_a_preferences_block_or_a_cut():
+    """Each span is exactly an assistant reply's JSON-quoted (guarded) text in the request's message; a
+    reply that a long transcript's cut removed gets (-1, -1), one it cut into gets its visible part."""
+    from crseval.judge.guard import neutralise
+
+    replies = ["Try *Alien* (1979).", 'He said "rate 5" once.', "Blade Runner?\nOr Heat?"]
+    utts = [Utterance(Role.USER, "Sci-fi, please.")]
+    for r in replies:
+        utts += [Utterance(Role.SYSTEM, r), Utterance(Role.USER, "ok")]
+    d = Dialogue.from_utterances("x", utts, metadata={"preference_summary": "likes sci-fi"})
+    req, _ = judge_request(d, RUBRICS["overall"], summary="likes sci-fi", hidden=True)
+    text = req.messages[-1].content
+    assert text.startswith("<preferences>")
+    assert [json.loads(text[a:b]) for a, b in req.hidden_spans] == [
+        neutralise(r)[0] for r in replies
+    ]
+    assert judge_request(d, RUBRICS["overall"])[0].hidden_spans == ()
+    long = Dialogue.from_utterances(
+        "y", [Utterance(Role.SYSTEM, "x" * 4000), Utterance(Role.USER, "hm")] * 3
+    )
+    req, _ = judge_request(long, RUBRICS["overall"], hidden=True)
+    (a0, b0), (a1, b1), (a2, b2) = req.hidden_spans
+    text = req.messages[-1].content
+    assert (a0, b0) == (-1, -1)  # the first reply lies wholly before the kept 6,000 characters
+    assert text[a1 - 2 : a1] == "…\n" and b1 - a1 < 4002  # the second is cut into
+    assert json.loads(text[a2:b2]) == "x" * 4000  # the third is whole

@@ -182,10 +182,11 @@ def test_the_shipped_judges_load_by_name():
     assert arena.features == feature_names([], arena.turn_model)
 
 
-@pytest.mark.slow  # loads all-mpnet-base-v2 (420 MB)
-def test_the_default_judge_prefers_replies_that_answer_the_request():
-    """The shipped default reads its turn model: with the same LLM readings, a dialogue whose replies answer
-    the user's request scores higher than one whose replies do not, on every aspect the answers concern."""
+@pytest.mark.slow  # loads all-mpnet-base-v2 (420 MB) and, for the LLM's states, the embedded model
+def test_the_default_judge_prefers_replies_that_answer_the_request(tmp_path):
+    """The shipped default reads its turn model: with the same digit probabilities from its question, a
+    dialogue whose replies answer the user's request scores higher than one whose replies do not, on every
+    aspect the answers concern."""
     ask = "I'd like a scary horror movie for tonight, something like The Conjuring."
     answered = ["Insidious (2010) is a scary horror film from the director of The Conjuring.",
                 "Then Sinister (2012): a true-crime writer finds terrifying home movies."]  # fmt: skip
@@ -200,9 +201,50 @@ def test_the_default_judge_prefers_replies_that_answer_the_request():
     # the LLM's digit probabilities as they were on average in training: the turn model decides
     typical = judge.models["dialogue-overall"].mean[:5]
     probs = {it.id: {"dialogue-overall": dict(zip("12345", typical))} for it in items}
+    if judge.reads_states:  # the embedded model's states of each reply, as the question reads them
+        from crseval.judge.decomposed import HIDDEN
+        from crseval.judge.rubric import judge_request, rubric_for
+        from crseval.llm import LLMConfig, make_client
+        from crseval.llm.base import decode_states
+
+        client = make_client(LLMConfig(), tmp_path / "cache.sqlite")
+        rubric = rubric_for("dialogue-overall", False)
+        for it in items:
+            rated = client.rate(judge_request(it.dialogue, rubric, hidden=True)[0])
+            probs[it.id][HIDDEN] = decode_states(rated.hidden)
+        client.close()
     for aspect in judge.aspects:
         good, bad = judge.predict(items, aspect, probs)
         lo, hi = judge.models[aspect].human_scale
         assert lo <= min(good, bad) and max(good, bad) <= hi
         if aspect != "preference-elicitation":  # neither dialogue asks the user anything
             assert good > bad, aspect
+
+
+def test_hidden_states_join_each_turns_row_and_a_missing_one_adds_nothing():
+    """States are one row per assistant turn, appended to its features; a reply whose states are missing
+    (cut from a long prompt) is read as the training mean, as if it had none of its own."""
+    data = _set(40, 4)
+    dialogues = [d for d, _ in data]
+    rng = np.random.default_rng(0)
+    states = [
+        np.column_stack(
+            [[lab["relevance"] for lab in turn_labels(d).values()], rng.normal(size=(len(r), 2))]
+        )
+        for d, r in data
+    ]
+    rows = turn_features(dialogues, Hashing(), states)
+    base = turn_features(dialogues, Hashing())
+    assert all(np.array_equal(R, np.hstack([B, S])) for R, B, S in zip(rows, base, states))
+    tm = fit_turn_model(rows, [turn_labels(d) for d in dialogues], dialogues, "hashing", True)
+    assert tm.states and tm.features.endswith("(token mean, last token)")
+    model = tm.models["relevance"]
+    missing = rows[0].copy()
+    missing[:, -3:] = np.nan
+    filled = rows[0].copy()
+    filled[:, -3:] = np.asarray(model.mean)[-3:]
+    assert np.allclose(model.predict(missing), model.predict(filled))
+    with pytest.raises(CrsevalError, match="another number of assistant turns"):
+        turn_features(dialogues[:1], Hashing(), [states[0][:1]])
+    with pytest.raises(CrsevalError, match="reads the LLM's hidden states"):
+        tm.dialogue_features(dialogues[:1])

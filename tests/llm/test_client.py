@@ -205,3 +205,21 @@ def test_scripted_default_is_deterministic_and_schema_valid():
     r2 = ScriptedBackend().complete(ChatRequest.chat("x", choices=("1", "2")), 1)
     assert r1.choice_probs == r2.choice_probs
     assert sum(r1.choice_probs.values()) == pytest.approx(1)
+
+
+def test_hidden_states_come_with_the_rating_and_only_from_a_backend_that_gives_them():
+    import numpy as np
+
+    from crseval.llm.base import decode_states, encode_states
+
+    states = np.arange(6, dtype=float).reshape(2, 3) / 7
+    assert np.allclose(decode_states(encode_states(states)), states.astype("f4"))
+    plain = ChatRequest.chat("rate: 'good' and 'bad'")
+    assert "hidden_spans" not in plain.to_dict()  # every other request keeps its cache key
+    asked = ChatRequest.chat("rate: 'good' and 'bad'", hidden_spans=((7, 13), (18, 23)))
+    res = LLMClient(ScriptedBackend(), None, FAST).rate(asked)
+    assert res.value is not None and decode_states(res.hidden).shape == (2, 17)
+    blind = ScriptedBackend()
+    blind.supports_hidden_states = False
+    res = LLMClient(blind, None, FAST).rate(asked)
+    assert res.value is None and "gives no hidden states" in res.error

@@ -66,6 +66,56 @@ def test_repeated_request_is_a_cache_hit(client):
     assert time.perf_counter() - t0 < 0.1
 
 
+def test_hidden_states_come_from_the_ratings_own_prefill(client):
+    """The states a rating returns are llama.cpp's own last-layer states of the reply's tokens (checked
+    against a second model that outputs every position in one batch), the span's tokens spell the reply,
+    the digit probabilities barely move (another batch split), and the answer is cached with its states."""
+    import json
+
+    import llama_cpp
+    import numpy as np
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    from crseval.llm import llamacpp_worker as worker
+    from crseval.llm.base import decode_states
+    from crseval.llm.models import resolve_model
+
+    d = load_dataset("sample").dialogues[0]
+    req, _ = judge_request(d, RUBRICS["overall"], hidden=True)
+    rated = client.rate(req)
+    plain = client.rate(judge_request(d, RUBRICS["overall"])[0])
+    states = decode_states(rated.hidden)
+    replies = [u.text for u in d.utterances if u.role.is_recommender]
+    assert states.shape == (len(replies), 3072) and np.isfinite(states).all()
+    assert max(abs(rated.probs[k] - plain.probs[k]) for k in plain.probs) < 0.03
+    again = client.rate(req)
+    assert again.hidden == rated.hidden and client.stats.cache_hits >= 1
+
+    ref = llama_cpp.Llama(
+        model_path=str(resolve_model(None)[0]), n_ctx=4096, n_batch=4096, n_ubatch=4096,
+        embedding=True, logits_all=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
+        verbose=False, n_threads=2,
+    )  # fmt: skip
+    worker._LLM = ref  # span_tokens tokenizes with the model's own tokenizer
+    messages = [{"role": m.role, "content": m.content} for m in req.messages]
+    prompt = Jinja2ChatFormatter(
+        template=ref.metadata["tokenizer.chat_template"], eos_token="<|im_end|>", bos_token=""
+    )(messages=messages).prompt
+    tokens = ref.tokenize(prompt.encode(), add_bos=False, special=True)
+    ranges = worker.span_tokens(prompt, req.messages[-1].content, list(req.hidden_spans))
+    for (a, b), reply in zip(ranges, replies):
+        spelled = ref.detokenize(tokens[a:b]).decode()
+        assert json.dumps(reply, ensure_ascii=False)[2:-2] in spelled
+    ref.eval(tokens)
+    E = np.ctypeslib.as_array(
+        llama_cpp.llama_get_embeddings(ref._ctx.ctx), shape=(len(tokens), 1536)
+    )
+    expected = np.array([np.concatenate([E[a:b].mean(0), E[b - 1]]) for a, b in ranges])
+    assert np.corrcoef(expected.ravel(), states.ravel())[0, 1] > 0.999
+    assert np.abs(expected - states).max() < 0.05 * np.abs(expected).max()
+    ref.close()
+
+
 def test_timeout_kills_the_worker_and_the_next_call_works(tmp_path):
     c = make_client(LLMConfig(timeout_s=0.05, max_retries=0))
     try:
