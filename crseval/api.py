@@ -122,7 +122,7 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
     import shutil
     import tempfile
 
-    from crseval.llm.planning import planning
+    from crseval.llm.planning import PlanComplete, planning
     from crseval.runs import RunStore
 
     real = Path(out or job.default_out(config))
@@ -134,6 +134,8 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
             store = RunStore(scratch)
             try:
                 job.run(config, store, no_progress)
+            except PlanComplete:  # the job has made its last LLM call
+                pass
             finally:
                 store.close()
         backend = next(iter(recorder.plan.by_model), "scripted/").split("/")[0]

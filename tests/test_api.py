@@ -88,3 +88,20 @@ def test_evaluate_without_out_returns_every_table_and_leaves_nothing_on_disk(tmp
     assert res.tables["reliability"].equals(
         kept.tables["reliability"]
     )  # the same numbers as a kept run
+
+
+def test_a_plan_ends_at_the_jobs_last_llm_call(tmp_path, monkeypatch):
+    """The plan a CLI prints before a judge fit counts its LLM calls and fits nothing: the job stops at
+    `done_calling` (the fit on stand-in answers cost minutes and could not read stand-in states)."""
+    import crseval.judge.fit as fit
+    from crseval.api import get_job, plan
+    from crseval.core.config import validate
+    from tests.cli.test_judge_cli import _labelled
+
+    data = _labelled(tmp_path / "d.json", n=30)
+    monkeypatch.setattr(fit, "_fit", lambda *a, **k: pytest.fail("a plan fitted the judge"))
+    job = get_job("judge.fit")
+    config = validate(job.config, {"data": [str(data)], "llm": {"backend": "scripted"}})
+    made = plan(job, config, tmp_path / "run")
+    assert (made.calls, made.cached) == (30, 0)
+    assert not (tmp_path / "run").exists()

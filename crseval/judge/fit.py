@@ -37,6 +37,7 @@ from crseval.judge.turn_model import FEATURES as TURN_FEATURES
 from crseval.judge.turn_model import STATES as TURN_STATES
 from crseval.judge.turn_model import cross_fitted, embedder, turn_features, turn_labels
 from crseval.llm import LLMConfig, make_client
+from crseval.llm.planning import done_calling
 from crseval.runs.store import RunStore
 
 
@@ -507,6 +508,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
             )
         finally:
             client.close()
+    done_calling()
     usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
     pooled = _pooled(train, aspects)
     pooled.items = [it for it in pooled.items if it.id in usable]

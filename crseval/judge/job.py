@@ -24,6 +24,7 @@ from crseval.data.io import dataset_info
 from crseval.data.judged import JudgedItem, JudgedSet, load_judged, load_predictions
 from crseval.judge.config import PanelConfig
 from crseval.judge.judging import Judge, judge_items
+from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
 
@@ -439,7 +440,7 @@ def meta_eval_into(
         if plain
         else []
     )
-    extra, note = {}, ""
+    extra, note, probs = {}, "", {}
     if covered:
         _, probs = ask(
             triples,
@@ -450,6 +451,8 @@ def meta_eval_into(
             progress=tick,
             hidden=calibrated.reads_states,
         )
+    done_calling()  # a planning run ends here: the rest calls no model
+    if covered:
         extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
         fresh = [it.id for it in calibrated.unseen(subset, items)]
         note = _in_sample(calibrated, len(items), len(fresh))

@@ -121,8 +121,20 @@ class PlanningBackend(ScriptedBackend):
 _ACTIVE: list[_Recorder] = []
 
 
+class PlanComplete(Exception):
+    """Raised in a planning run where the job has recorded its last LLM call (:func:`done_calling`)."""
+
+
 def active() -> _Recorder | None:
     return _ACTIVE[-1] if _ACTIVE else None
+
+
+def done_calling() -> None:
+    """A job calls this after its last LLM call: a planning run ends there, since what follows (fitting,
+    statistics, tables) calls no model and would only cost the plan time — and would compute on
+    stand-in answers (a stand-in's hidden states are not the real model's width)."""
+    if active() is not None:
+        raise PlanComplete
 
 
 @contextmanager
