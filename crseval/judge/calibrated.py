@@ -47,8 +47,9 @@ ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
 DIGITS = ("1", "2", "3", "4", "5")
 FORMAT = "crseval-calibrated-judge/1"
 SHIPPED = {  # judges inside the package, by the name `--judge` takes
-    # the LLM's dialogue-overall question + a turn model, fitted on CRSArena-Eval's 362 development
-    # dialogues without the rule features (they help under user-grouped CV, hurt with systems held out)
+    # the LLM's dialogue-overall question + a turn model that also reads the LLM's hidden states of each
+    # reply (from the question's own prefill), fitted on CRSArena-Eval's 362 development dialogues without
+    # the rule features (they help under user-grouped CV, hurt with systems held out)
     "default": Path(__file__).with_name("default_judge.json"),
     # rules + the LLM's dialogue-overall question, fitted on AB-ReDial + USS-ReDial (human-human ReDial;
     # the default until 2026-11-26)

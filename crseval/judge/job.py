@@ -49,7 +49,8 @@ class JudgeMetaConfig(BaseModel):
     judge: str = Field(
         "default",
         description="'default' (the shipped calibrated judge where it covers an aspect: the LLM's "
-        "question + a turn model, fitted on CRSArena-Eval), 'redial' (rules + the LLM's question, "
+        "question + a turn model that also reads the LLM's states of each reply, fitted on "
+        "CRSArena-Eval; the embedded model only), 'redial' (rules + the LLM's question, "
         "fitted on human-human ReDial dialogues), 'crsarena' (rules + a turn model, no LLM: the CRS "
         "Arena's nine systems), a judge fitted with `judge fit` (folder or judge.json), or 'none' (the "
         "LLM's single rubric question only).",

@@ -163,13 +163,13 @@ def test_a_turn_model_refuses_a_stand_in_encoder(monkeypatch):
 
 
 def test_the_shipped_judges_load_by_name():
-    """`--judge default` reads the LLM's question and a turn model, no rules; `--judge redial` the rules and
+    """`--judge default` reads the LLM's question and a turn model with the LLM's states, no rules; `--judge redial` the rules and
     the question; `--judge crsarena` the rules and a turn model, no question."""
     default, redial, arena = (CalibratedJudge.load(n) for n in ("default", "redial", "crsarena"))
     assert (
         default.questions == ["dialogue-overall"] and default.llm["model"] == "qwen2.5-coder-1.5b"
     )
-    assert not default.rules and default.turn_model.encoder == "mpnet"
+    assert not default.rules and default.turn_model.encoder == "mpnet" and default.reads_states
     assert default.features == feature_names(["dialogue-overall"], default.turn_model, rules=False)
     assert default.trained_on[0]["n"] == 362 and len(default.aspects) == 7
     assert redial.questions == ["dialogue-overall"] and redial.turn_model is None and redial.rules
