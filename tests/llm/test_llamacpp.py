@@ -80,7 +80,7 @@ def test_hidden_states_come_from_the_ratings_own_prefill(client):
     from crseval.llm.base import decode_states
     from crseval.llm.models import resolve_model
 
-    d = load_dataset("sample").dialogues[0]
+    d = next(iter(load_dataset("sample").dialogues))
     req, _ = judge_request(d, RUBRICS["overall"], hidden=True)
     rated = client.rate(req)
     plain = client.rate(judge_request(d, RUBRICS["overall"])[0])
