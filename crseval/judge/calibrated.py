@@ -41,6 +41,7 @@ from crseval.judge.judging import Judge
 from crseval.judge.features import NAMES, transcript_features
 from crseval.judge.rubric import TURN_QUESTIONS
 from crseval.judge.turn_model import TurnModel
+from crseval.llm.planning import active as planning
 from crseval.runs.store import RunStore
 
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
@@ -229,8 +230,8 @@ class CalibratedJudge:
             stream=stream,
             hidden=self.reads_states,
         )
-        if any(q not in probs.get(key, {}) for q in self.questions):
-            return {}
+        if any(q not in probs.get(key, {}) for q in self.questions) or planning() is not None:
+            return {}  # a failed rating, or a plan: it records the calls, stand-in answers predict nothing
         item = JudgedItem(key, dialogue, {})
         return {f"{a} (calibrated)": float(self.predict([item], a, probs)[0]) for a in self.aspects}
 

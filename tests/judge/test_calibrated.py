@@ -158,3 +158,25 @@ def test_pooling_maps_scales_and_centres_each_set():
     assert np.ptp(yb) == pytest.approx(
         2 * np.ptp([it.labels["overall"] for it in b_items])
     )  # 0–2 → 1–5
+
+
+def test_a_plan_records_a_states_judges_call_and_predicts_nothing(tmp_path):
+    """While a plan is made (the CLI's estimate before a shift run) the shipped default's question is
+    recorded and nothing is predicted: a stand-in's hidden states are not the embedded model's width."""
+    from crseval.judge.judging import Judge
+    from crseval.llm import LLMConfig, make_client
+    from crseval.llm.planning import planning
+    from crseval.runs.store import RunStore
+
+    judge = CalibratedJudge.load("default")
+    assert judge.reads_states
+    judge.llm = {"model": "scripted"}  # answered by the scripted stand-in
+    d = Dialogue.from_utterances(
+        "d", [Utterance(Role.USER, "A horror movie?"), Utterance(Role.SYSTEM, "Try Insidious.")]
+    )
+    store = RunStore(tmp_path / "run")
+    with planning(None) as recorder:
+        client = make_client(LLMConfig(backend="scripted"))
+        assert judge.rate("d", d, Judge("j", client), store) == {}
+    assert recorder.plan.calls == 1
+    store.close()
