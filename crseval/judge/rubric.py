@@ -187,8 +187,8 @@ def judge_request(
             PREFERENCES.format(summary=json.dumps(quoted, ensure_ascii=False)) + user,
             hits + n,
         )
-    at = user.index(TEMPLATE[: TEMPLATE.index("{")])
-    at += len(TEMPLATE[: TEMPLATE.index("{")])
+    opening = TEMPLATE[: TEMPLATE.index("{")]  # "<transcript>\n": the spans count from its end
+    at = user.index(opening) + len(opening)
     hidden_spans = tuple((a + at, b + at) if a >= 0 else (a, b) for a, b in spans) if hidden else ()
     return ChatRequest.chat(
         user,
