@@ -92,7 +92,7 @@ def test_hidden_states_come_from_the_ratings_own_prefill(client):
     assert again.hidden == rated.hidden and client.stats.cache_hits >= 1
 
     ref = llama_cpp.Llama(
-        model_path=str(resolve_model(None)[0]), n_ctx=4096, n_batch=4096, n_ubatch=4096,
+        model_path=str(resolve_model(None)[0]), n_ctx=1024, n_batch=1024, n_ubatch=1024,
         embedding=True, logits_all=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
         verbose=False, n_threads=2,
     )  # fmt: skip
