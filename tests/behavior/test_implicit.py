@@ -176,3 +176,32 @@ def test_paired_kappa_draws_share_their_resamples():
     assert draws.shape == (3, 200)
     assert np.array_equal(draws[0], draws[1])  # the same resamples for every prediction vector
     assert (draws[0] - draws[2] > 0).mean() > 0.95
+
+
+def test_a_mixed_hard_head_keeps_the_base_rate_of_the_random_negative_pairs():
+    """Hard negatives teach the head which pairs differ, not its threshold: after the shift its mean P(same)
+    on the training pairs with hard negatives left out — the random negatives weighted up to every
+    negative — is the share of same pairs (checked by hand); a head without hard negatives is unchanged."""
+    from crseval.behavior.implicit import base_rate_shift
+
+    rng = np.random.default_rng(0)
+    same = np.r_[np.ones(50), np.zeros(50)].astype(int)
+    hard = np.r_[np.zeros(80), np.ones(20)].astype(bool)
+    score = rng.normal(size=100) + same - 0.8
+    d = base_rate_shift(score, same, hard)
+    p = 1 / (1 + np.exp(-(score + d)))
+    # 50 positives, 30 random negatives standing for all 50 negatives: each counts 50/30
+    assert np.isclose((p[:50].sum() + p[50:80].sum() * 50 / 30) / 100, 0.5)
+    assert d > 0  # the hard negatives had pushed this head to call fewer pairs the same
+    assert base_rate_shift(score, same, np.zeros(100, bool)) == 0.0
+
+    s = toy_sentences()
+    hard_classes = {"a": "b", "b": "a"}
+    pairs = make_pairs(s, 600, hard=150, hard_classes=hard_classes, seed=3)
+    clf = PairClassifier(Hashing(), seed=0).fit(s, pairs)
+    assert (pairs["kind"] == "hard negative").sum() == 150
+    x = pairs[pairs["kind"] != "hard negative"]
+    p = clf.proba(x["a"], x["b"])
+    w = np.where(x["same"] == 1, 1.0, (pairs["same"] == 0).sum() / (x["same"] == 0).sum())
+    # (float32 features: the head's probabilities carry ~1e-4 of rounding)
+    assert np.isclose(np.average(p, weights=w), np.average(x["same"], weights=w), atol=1e-3)
