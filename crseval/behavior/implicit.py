@@ -56,9 +56,9 @@ def base_rate_shift(score: np.ndarray, same: np.ndarray, hard: np.ndarray) -> fl
     from scipy.optimize import brentq
     from scipy.special import expit
 
-    if not hard.any() or hard.all():
-        return 0.0
     keep = ~hard
+    if not hard.any() or not (same[keep] == 1).any() or not (same[keep] == 0).any():
+        return 0.0  # no hard negatives, or no positives / random negatives to set the threshold on
     w = np.where(same[keep] == 1, 1.0, (same == 0).sum() / ((same == 0) & keep).sum())
     target = np.average(same[keep], weights=w)
     return float(

@@ -205,3 +205,10 @@ def test_a_mixed_hard_head_keeps_the_base_rate_of_the_random_negative_pairs():
     w = np.where(x["same"] == 1, 1.0, (pairs["same"] == 0).sum() / (x["same"] == 0).sum())
     # (float32 features: the head's probabilities carry ~1e-4 of rounding)
     assert np.isclose(np.average(p, weights=w), np.average(x["same"], weights=w), atol=1e-3)
+
+
+def test_a_head_with_only_hard_negatives_keeps_its_intercept():
+    from crseval.behavior.implicit import base_rate_shift
+
+    same, hard = np.array([1, 1, 0, 0]), np.array([False, False, True, True])
+    assert base_rate_shift(np.zeros(4), same, hard) == 0.0
