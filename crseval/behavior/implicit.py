@@ -378,7 +378,9 @@ def kappa(same: Sequence, pred: Sequence) -> float:
 def weighted_kappa(same: np.ndarray, pred: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Cohen's κ of binary labels and predictions under each row of pair weights ``w`` (resamples × pairs)."""
     # the four weighted sums as one matrix product (BLAS), not four weighted passes over w
-    total, n_same, n_agree, n_pred = (w @ np.column_stack([np.ones_like(same), same, same == pred, pred])).T
+    total, n_same, n_agree, n_pred = (
+        w @ np.column_stack([np.ones_like(same), same, same == pred, pred])
+    ).T
     agree, p_same, p_pred = n_agree / total, n_same / total, n_pred / total
     chance = p_same * p_pred + (1 - p_same) * (1 - p_pred)
     with np.errstate(invalid="ignore", divide="ignore"):
