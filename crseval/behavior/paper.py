@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import shutil
 
-import numpy as np
 import pandas as pd
 from sklearn.model_selection import GroupKFold, KFold
 
-from crseval.behavior.implicit import evaluate_pairs
+from crseval.behavior.implicit import PairCV, evaluate_pairs
 from crseval.behavior.pairs import make_pairs
 from crseval.core.job import Progress
 from crseval.runs.store import RunStore
@@ -100,13 +99,16 @@ def _cv(
                 store.append(UNITS, done[unit])
                 shutil.rmtree(folder)  # a finished fold needs no checkpoint
             per_fold.append(done[unit])
-        acc = np.array([r["accuracy"] for r in per_fold])
+        cv = PairCV([r["accuracy"] for r in per_fold], [r["kappa"] for r in per_fold])
+        low, high = cv.accuracy_ci()
         rows.append(
             {
                 "design": f"{design}, paper design ({'random pair split' if protocol == 'random' else 'grouped by dialogue'})",
-                "accuracy": float(acc.mean()),
-                "kappa": float(np.mean([r["kappa"] for r in per_fold])),
-                "fold accuracy": " ".join(f"{a:.3f}" for a in acc),
+                "accuracy": cv.accuracy,
+                "ci_lo": low,
+                "ci_hi": high,
+                "kappa": cv.kappa,
+                "fold accuracy": " ".join(f"{a:.3f}" for a in cv.fold_accuracy),
             }
         )
     return rows

@@ -712,6 +712,8 @@ def test_paper_design_trains_resumably_and_reports_cv_and_ood(tmp_path):
         "Mixed-hard, paper design (random pair split)",
     ]
     assert "OOD ood.csv, random negatives (Mixed-hard model, paper design)" in designs
+    cv = out["result"][0]  # the folds' t interval, as the default design's CV rows carry
+    assert cv["ci_lo"] <= cv["accuracy"] <= cv["ci_hi"]
     assert "model.design:paper|model.pairs:40|model.hard:8" in out["signature"]
     units = (tmp_path / "p" / "records" / "paper_units.jsonl").read_text().splitlines()
     assert len(units) == 4 and all(json.loads(u)["train_pairs"] == 20 for u in units)
