@@ -28,15 +28,18 @@ from crseval.runs.store import RunStore
 UNITS = "paper_units"
 
 
-def _train(store: RunStore, unit: str, pairs: pd.DataFrame, seed: int, progress: Progress):
-    """A cross-encoder trained on ``pairs`` in ``paper/<unit>/`` (resumed from its checkpoint)."""
+def _train(
+    store: RunStore, unit: str, pairs: pd.DataFrame, seed: int, epochs: int, progress: Progress
+):
+    """A cross-encoder trained on ``pairs`` for ``epochs`` in ``paper/<unit>/`` (resumed from its
+    checkpoint)."""
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
 
     folder = store.writable("paper", unit, "checkpoint.pt").parent
-    model = CrossEncoderPairClassifier(seed=seed)
+    model = CrossEncoderPairClassifier(seed=seed, epochs=epochs)
     model.fit(
         pairs,
-        progress(f"paper design: {unit} (pairs)", len(pairs)),
+        progress(f"paper design: {unit} (pairs × epochs)", len(pairs) * epochs),
         checkpoint=folder / "checkpoint.pt",
     )
     return model, folder
@@ -82,7 +85,18 @@ def _folds(
 
 
 def _cv(
-    store, sentences, design: str, hard: int, n: int, rep, fold_maps, k, protocols, seed, progress
+    store,
+    sentences,
+    design: str,
+    hard: int,
+    n: int,
+    rep,
+    fold_maps,
+    k,
+    protocols,
+    seed,
+    epochs,
+    progress,
 ) -> list[dict]:
     done = {r["key"]: r for r in store.records(UNITS)}
     pool = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
@@ -94,7 +108,7 @@ def _cv(
         ):
             unit = f"{design}-{protocol}-fold{f + 1}"
             if unit not in done:
-                model, folder = _train(store, unit, train, seed + f, progress)
+                model, folder = _train(store, unit, train, seed + f, epochs, progress)
                 done[unit] = {"key": unit, **evaluate_pairs(model, test), "train_pairs": len(train)}
                 store.append(UNITS, done[unit])
                 shutil.rmtree(folder)  # a finished fold needs no checkpoint
@@ -114,7 +128,7 @@ def _cv(
     return rows
 
 
-def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, progress):
+def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, epochs, progress):
     """The design's model on all ``n`` pairs, saved in ``paper/<design>/`` (loaded when already there)."""
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
 
@@ -123,7 +137,7 @@ def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, pro
         model = CrossEncoderPairClassifier.load(folder)
     else:
         pairs = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
-        model, folder = _train(store, design, pairs, seed, progress)
+        model, folder = _train(store, design, pairs, seed, epochs, progress)
         model.save(
             folder,
             {
@@ -131,6 +145,7 @@ def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, pro
                 "pairs": n,
                 "hard": hard,
                 "seed": seed,
+                "epochs": epochs,
                 "hard_classes": rep.hard_classes(),
             },
         )
@@ -152,6 +167,7 @@ def paper_rows(
     ood: pd.DataFrame | None,
     ood_name: str,
     seed: int,
+    epochs: int,
     progress: Progress,
 ) -> list[dict]:
     """The paper design's rows of the ``pair_cv`` table: CV per design and protocol, then OOD (Table 5)."""
@@ -160,11 +176,23 @@ def paper_rows(
         r
         for name, h in designs
         for r in _cv(
-            store, sentences, name, h, pairs, rep, fold_maps, folds, protocols, seed, progress
+            store,
+            sentences,
+            name,
+            h,
+            pairs,
+            rep,
+            fold_maps,
+            folds,
+            protocols,
+            seed,
+            epochs,
+            progress,
         )
     ]
     finals = {
-        name: _final(store, sentences, name, h, pairs, rep, seed, progress) for name, h in designs
+        name: _final(store, sentences, name, h, pairs, rep, seed, epochs, progress)
+        for name, h in designs
     }
     if ood is not None:
         from crseval.behavior.reuse import ood_table_rows

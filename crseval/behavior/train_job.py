@@ -62,7 +62,8 @@ class TrainConfig(BaseModel):
         description="Epochs of supervised-contrastive fine-tuning of the encoder on "
         "the strategic sentences, per fold and for the final model (both "
         "designs share it); 0 keeps it frozen (fast mode, 1.4 min). One "
-        "MiniLM epoch is ~40 s per fold on 2 CPU cores.",
+        "MiniLM epoch is ~40 s per fold on 2 CPU cores. With --design paper: "
+        "the epochs of its cross-encoder (the paper does not state its count).",
     )
     lexical: bool = Field(
         True,
@@ -307,12 +308,14 @@ def _paper_design(config: TrainConfig, store: RunStore, sentences, emb, rep, ood
         ood=ood,
         ood_name=config.ood.name if config.ood else "",
         seed=config.seed,
+        epochs=config.fine_tune,
         progress=progress,
     )
     sig = {
         "design": "paper",
         "pairs": config.pairs,
         "hard": config.hard,
+        "epochs": config.fine_tune,
         "cv": protocols,
         "hard_classes": rep.hard_classes(),
         "encoder": "minilm cross-encoder",
@@ -325,6 +328,12 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.behavior.classifier import evaluate_classifier
 
     paper = config.design == "paper"
+    if paper and not config.fine_tune:
+        raise CrsevalError(
+            "the paper design fine-tunes its cross-encoder: --fine-tune sets its epochs",
+            field="--fine-tune",
+            fix="--fine-tune 1 (the default) or more",
+        )
     config = config.model_copy(
         update={
             "pairs": config.pairs or (PAPER_PAIRS if paper else 20_000),

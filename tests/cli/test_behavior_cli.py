@@ -653,6 +653,23 @@ def test_eval_files_that_cannot_form_both_kinds_of_pair_are_one_line_errors(tmp_
     assert not (tmp_path / "t" / "model.npz").exists()  # refused before any training
 
 
+def test_the_paper_design_refuses_a_frozen_cross_encoder(tmp_path):
+    res = crseval(
+        "behavior",
+        "train",
+        "sample",
+        "--design",
+        "paper",
+        "--fine-tune",
+        "0",
+        "--out",
+        str(tmp_path / "t"),
+        check=False,
+    )
+    assert res.returncode == 2 and "--fine-tune 1" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "t" / "config.json").exists()  # refused before anything is written
+
+
 def test_more_folds_than_dialogues_is_a_one_line_error(tmp_path):
     res = crseval(
         "behavior", "train", "sample", "--folds", "10", "--out", str(tmp_path / "t"), check=False
@@ -696,6 +713,8 @@ def test_paper_design_trains_resumably_and_reports_cv_and_ood(tmp_path):
         "2",
         "--paper-cv",
         "random",
+        "--fine-tune",
+        "2",  # the cross-encoder's epochs (the paper does not state them)
         "--ood",
         str(ood),
         "--out",
@@ -704,7 +723,9 @@ def test_paper_design_trains_resumably_and_reports_cv_and_ood(tmp_path):
         "json",
     ]
     first = crseval(*args)
-    assert "paper design: Mixed-hard (pairs)" in first.stderr  # a progress bar per training
+    # a progress bar per training, over pairs × epochs: 20 training pairs a fold, 40 for the final models
+    assert "paper design: Original-random-fold1 (pairs × epochs): 40/40" in first.stderr
+    assert "paper design: Mixed-hard (pairs × epochs): 80/80" in first.stderr
     out = json.loads(first.stdout)
     designs = [r["design"] for r in out["result"]]
     assert designs[:2] == [
@@ -714,7 +735,7 @@ def test_paper_design_trains_resumably_and_reports_cv_and_ood(tmp_path):
     assert "OOD ood.csv, random negatives (Mixed-hard model, paper design)" in designs
     cv = out["result"][0]  # the folds' t interval, as the default design's CV rows carry
     assert cv["ci_lo"] <= cv["accuracy"] <= cv["ci_hi"]
-    assert "model.design:paper|model.pairs:40|model.hard:8" in out["signature"]
+    assert "model.design:paper|model.pairs:40|model.hard:8|model.epochs:2" in out["signature"]
     units = (tmp_path / "p" / "records" / "paper_units.jsonl").read_text().splitlines()
     assert len(units) == 4 and all(json.loads(u)["train_pairs"] == 20 for u in units)
     for design in (
