@@ -4,7 +4,8 @@
 strategy the multi-class classifier predicts with accuracy below .7, paired with a sentence of that
 strategy's most-confused one) —, 5-fold cross-validation as Tables 3–4 (the paper's random split of the
 pairs, and beside it folds grouped by dialogue) and the final models on the out-of-distribution file as
-Table 5.
+Table 5. The cross-encoder trains for ``--fine-tune`` epochs (1 by default; the paper does not state its
+count).
 
 Every training (design × protocol × fold, and the two final models) is a unit: its result is appended to
 ``records/paper_units.jsonl`` when it ends and the cross-encoder checkpoints while it trains
