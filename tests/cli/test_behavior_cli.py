@@ -654,18 +654,8 @@ def test_eval_files_that_cannot_form_both_kinds_of_pair_are_one_line_errors(tmp_
 
 
 def test_the_paper_design_refuses_a_frozen_cross_encoder(tmp_path):
-    res = crseval(
-        "behavior",
-        "train",
-        "sample",
-        "--design",
-        "paper",
-        "--fine-tune",
-        "0",
-        "--out",
-        str(tmp_path / "t"),
-        check=False,
-    )
+    args = ["--design", "paper", "--fine-tune", "0", "--out", str(tmp_path / "t")]
+    res = crseval("behavior", "train", "sample", *args, check=False)
     assert res.returncode == 2 and "--fine-tune 1" in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "t" / "config.json").exists()  # refused before anything is written
 
