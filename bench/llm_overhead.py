@@ -34,7 +34,7 @@ class ServerProcess:
             [
                 sys.executable,
                 "-m",
-                "crseval.llm.fake_server",
+                "crseval.testing.fake_server",
                 "--latency",
                 str(latency),
                 "--capacity",

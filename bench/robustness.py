@@ -29,7 +29,7 @@ from crseval.data.session_logs import import_logs  # noqa: E402
 from crseval.core.config import load_config  # noqa: E402
 from crseval.core.errors import CrsevalError  # noqa: E402
 from crseval.llm import ChatRequest, LLMClient, SchedulerConfig  # noqa: E402
-from crseval.llm.fake_server import FakeOpenAIServer  # noqa: E402
+from crseval.testing.fake_server import FakeOpenAIServer  # noqa: E402
 from crseval.llm.openai_compat import OpenAIBackend  # noqa: E402
 
 SESSIONS = 15
@@ -40,7 +40,7 @@ workers = 2
 [[models]]
 name = "slow"
 kind = "callable"
-target = "tests.robustness.slow_crs:slow"
+target = "crseval.testing.crs:slow"
 [[models]]
 name = "template"
 kind = "template"

@@ -96,7 +96,7 @@ def test_a_plan_ends_at_the_jobs_last_llm_call(tmp_path, monkeypatch):
     import crseval.judge.fit as fit
     from crseval.api import get_job, plan
     from crseval.core.config import validate
-    from tests.cli.test_judge_cli import _labelled
+    from tests.judge.test_judge_cli import _labelled
 
     data = _labelled(tmp_path / "d.json", n=30)
     monkeypatch.setattr(fit, "_fit", lambda *a, **k: pytest.fail("a plan fitted the judge"))

@@ -129,3 +129,36 @@ def test_the_tree_is_formatted():
     """`ruff format` (line length 100) leaves every file as it is."""
     res = _ruff("format", "--check")
     assert res.returncode == 0, res.stdout[-3000:]
+
+
+def _imported_roots(folder: Path) -> dict[str, set[str]]:
+    """file → the top-level names it imports (inside functions too)."""
+    found = {}
+    for path in sorted(folder.rglob("*.py")):
+        roots = set()
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(n, ast.Import):
+                roots |= {a.name.split(".")[0] for a in n.names}
+            elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
+                roots.add(n.module.split(".")[0])
+        found[str(path.relative_to(ROOT))] = roots
+    return found
+
+
+def test_tests_benchmarks_and_the_package_stay_apart():
+    """No test imports a benchmark, no benchmark a test, and the package imports neither: what both
+    share (the fault-injecting server, CRS plug-ins of known behaviour) ships in ``crseval.testing``."""
+    crossing = [
+        f"{f} imports {bad}"
+        for folder, bad in [("tests", "bench"), ("bench", "tests"), ("crseval", "tests")]
+        for f, roots in _imported_roots(ROOT / folder).items()
+        if bad in roots
+    ]
+    assert not crossing, crossing
+    # nothing a user runs depends on the testing tools (they ship for tests, benchmarks and users' own checks)
+    users = [
+        p
+        for p in PACKAGE.rglob("*.py")
+        if "testing" not in p.parts and "crseval.testing" in p.read_text(encoding="utf-8")
+    ]
+    assert not users, users

@@ -23,7 +23,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "judges": (),
     "measurement": ("crseval.simulation",),
     "tools": ("crseval.text", "crseval.stats", "crseval.plotting"),
-    "resources": ("crseval.data", "crseval.llm", "crseval.runs"),
+    "resources": ("crseval.data", "crseval.llm", "crseval.runs", "crseval.testing"),
     "core": ("crseval.core",),
 }
 

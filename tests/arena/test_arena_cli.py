@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 
 def test_open_and_closed_crowds(shared, tmp_path):

@@ -12,7 +12,7 @@ from crseval.llm import LLMClient
 from crseval.llm.base import ChatResponse
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs.store import RunStore
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 
 def _d(did, request, reply):

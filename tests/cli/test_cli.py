@@ -1,27 +1,10 @@
-"""The command line as a user meets it: subprocess runs of the installed entry point."""
+"""The command line as a user meets it: the top-level commands, run in process."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-
-def crseval(*args, check=True):
-    out = subprocess.run(
-        [sys.executable, "-m", "crseval.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={
-            "COLUMNS": "200",
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(__import__("pathlib").Path.home()),
-        },
-    )
-    if check:
-        assert out.returncode == 0, out.stderr[-2000:]
-    return out
+from tests.support.cli import crseval
 
 
 def test_data_inspect_sample_json():

@@ -1,7 +1,7 @@
 """`crseval rerun RUN`: the same job from RUN/config.json into a new directory, tables compared; exit 1 when
 any table differs, one line and exit 2 on bad input."""
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 RATINGS = "item,rater,q\n" + "".join(
     f"i{i},r{r},{1 + (i * r) % 5}\n" for i in range(10) for r in range(3)

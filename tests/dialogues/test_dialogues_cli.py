@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 
 def test_redial_with_its_movie_table(shared, tmp_path):

@@ -4,7 +4,7 @@ import pytest
 
 from crseval.core.errors import BackendError
 from crseval.llm import ChatRequest, LLMClient, LLMConfig, SchedulerConfig, make_client
-from crseval.llm.fake_server import FakeOpenAIServer
+from crseval.testing.fake_server import FakeOpenAIServer
 from crseval.llm.openai_compat import OpenAIBackend
 
 FAST = SchedulerConfig(timeout_s=1.0, max_retries=6, backoff_base_s=0.01, backoff_max_s=0.05)

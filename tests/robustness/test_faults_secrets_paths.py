@@ -12,7 +12,7 @@ from crseval import evaluate
 from crseval.adaptation.config import ShiftConfig
 from crseval.core.config import load_config, validate
 from crseval.core.errors import ConfigError, CrsevalError
-from crseval.llm.fake_server import FakeOpenAIServer
+from crseval.testing.fake_server import FakeOpenAIServer
 from crseval.runs import RunStore
 
 SECRET = "sk-robustness-test-0123456789abcdef"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crseval.llm.fake_server import FakeOpenAIServer
+from crseval.testing.fake_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = 6

@@ -23,7 +23,7 @@ workers = 2
 [[models]]
 name = "slow"
 kind = "callable"
-target = "tests.robustness.slow_crs:slow"
+target = "crseval.testing.crs:slow"
 [[models]]
 name = "template"
 kind = "template"

@@ -18,8 +18,8 @@ CFG = ShiftConfig.model_validate(
         "sessions": 4,
         "turns": 4,
         "models": [
-            {"name": "clean", "kind": "callable", "target": "tests.robustness.slow_crs:slow"},
-            {"name": "hostile", "kind": "callable", "target": "tests.robustness.slow_crs:hostile"},
+            {"name": "clean", "kind": "callable", "target": "crseval.testing.crs:slow"},
+            {"name": "hostile", "kind": "callable", "target": "crseval.testing.crs:hostile"},
         ],
     }
 )

@@ -137,7 +137,7 @@ def test_reproduce_on_both_studies_resumes_without_new_requests(shared, tmp_path
 
 
 def test_reproduce_cli_rejects_a_missing_dataset_in_one_line(tmp_path):
-    from tests.cli.test_cli import crseval
+    from tests.support.cli import crseval
 
     out = crseval(
         "serendipity",

@@ -4,7 +4,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 PAPER = "Original, random pair split (the paper's protocol)"
 

@@ -1,6 +1,6 @@
 import json
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 
 def test_meta_eval_on_serendipity2018(shared, tmp_path):

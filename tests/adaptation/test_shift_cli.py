@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 CONFIG = """
 seed = 1
@@ -15,7 +15,7 @@ kind = "template"
 [[models]]
 name = "mine"
 kind = "callable"
-target = "tests.cli.test_shift_cli:echo_crs"
+target = "tests.adaptation.test_shift_cli:echo_crs"
 [judge]
 enabled = false
 """

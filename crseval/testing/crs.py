@@ -1,4 +1,5 @@
-"""CRS plug-ins for the robustness suite (importable as ``tests.robustness.slow_crs:…``)."""
+"""CRS plug-ins with known behaviour (importable as ``crseval.testing.crs:…``): slow enough that a kill lands
+inside a session, or hostile to a judge."""
 
 import time
 

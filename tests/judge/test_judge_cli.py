@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 
 def _labelled(path, n=60, seed=0, title="Movie"):

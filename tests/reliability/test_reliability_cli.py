@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from tests.cli.test_cli import crseval
+from tests.support.cli import crseval
 
 
 def test_reliability_on_a_generic_csv_writes_tables_figures_and_report(tmp_path):

@@ -206,7 +206,7 @@ class FakeOpenAIServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m crseval.llm.fake_server --latency 0.05 --capacity 8``: serve until stdin closes,
+    """``python -m crseval.testing.fake_server --latency 0.05 --capacity 8``: serve until stdin closes,
     after printing the base URL on the first line of stdout."""
     import argparse
     import sys

@@ -1,0 +1,1 @@
+"""Test support code: the in-process CLI runner and small helpers shared by several test modules."""

@@ -1,0 +1,54 @@
+"""The command line as a user meets it, run in this process (typer's ``CliRunner``).
+
+A subprocess re-imports pandas, scikit-learn and torch (2–4 s) before any work, and loses every
+model a worker has already loaded; in process the same command answers in milliseconds. Only what a
+real process shows (signals, the installed entry point, crash files of a dying interpreter) is tested
+with :func:`crseval_process`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+
+class Ran(NamedTuple):
+    """What a command left: its exit status and its two streams (``subprocess.CompletedProcess``'s names)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def crseval(*args, check: bool = True, columns: int = 200) -> Ran:
+    """Run ``crseval ARGS…`` in this process, as a terminal ``columns`` wide; with ``check``, fail the test
+    (showing the end of stderr) unless it exits 0."""
+    from typer.testing import CliRunner
+
+    from crseval.cli.main import app
+    from crseval.core import cancel
+
+    cancel.reset()  # a command starts not cancelled, as a new process would
+    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": str(columns)})
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # a bug in the test or the runner, not an exit of the command
+    out = Ran(result.exit_code, result.stdout, result.stderr)
+    if check:
+        assert out.returncode == 0, out.stderr[-2000:]
+    return out
+
+
+def crseval_process(*args, check: bool = True, timeout: float = 300) -> Ran:
+    """Run ``python -m crseval.cli.main ARGS…`` as its own process (signals, exit codes, crash files)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "crseval.cli.main", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(Path.home())},
+    )
+    if check:
+        assert out.returncode == 0, out.stderr[-2000:]
+    return Ran(out.returncode, out.stdout, out.stderr)
