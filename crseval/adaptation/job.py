@@ -22,7 +22,7 @@ from crseval.adaptation.thesis_tas import ThesisScorer
 from crseval.data.session_logs import import_logs
 from crseval.core.cancel import cancelled
 from crseval.core.config import validate
-from crseval.core.errors import CrsevalError
+from crseval.core.errors import CrsevalError, WorkFailed
 from crseval.core.order import in_key_order
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import format_signature, make_signature
@@ -317,6 +317,7 @@ def shift_into(
         else None,
     )
     _simulate(config, store, scorer, judges, aspects, progress, calibrated, Following(kb))
+    _refuse_if_nothing_ran(sessions(store))
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
     write_analysis(
         store,
@@ -327,6 +328,16 @@ def shift_into(
         title=title,
         notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [],
     )
+
+
+def _refuse_if_nothing_ran(results: Sequence[dict[str, Any]]) -> None:
+    """Every session ended because its CRS failed: say why in one line (there is nothing to score)."""
+    if results and all(r.get("errors") for r in results):
+        first = results[0]["errors"][0]
+        raise WorkFailed(
+            f"every session failed ({len(results)} of {len(results)}); the first: {first}",
+            fix="fix the CRS, then run again with --fresh (failed sessions are recorded as done)",
+        )
 
 
 def _result(store: RunStore, job: str, notes: Sequence[str] = ()) -> Result:

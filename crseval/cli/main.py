@@ -38,7 +38,8 @@ class LazyGroups(TyperGroup):
         return super().get_command(ctx, name)
 
     def invoke(self, ctx: typer.Context):
-        """Every failure ends in one line: bad input → the CrsevalError (exit 2); Ctrl-C/SIGTERM → resume hint
+        """Every failure ends in one line: bad input → the CrsevalError (exit 2), work that failed → its
+        WorkFailed (exit 1); Ctrl-C/SIGTERM → resume hint
         (exit 130); anything unexpected → one line naming the file that holds the traceback (exit 1)."""
         try:
             return super().invoke(ctx)
@@ -48,9 +49,9 @@ class LazyGroups(TyperGroup):
             typer.TyperException,
         ):  # usage errors, --help, exits: typer's own
             raise
-        except CrsevalError as e:
+        except CrsevalError as e:  # bad input exits 2; work that failed (WorkFailed) exits 1
             err_console.print(f"[bold red]error:[/bold red] {e}", soft_wrap=True, highlight=False)
-            raise typer.Exit(2) from None
+            raise typer.Exit(getattr(e, "exit_code", 2)) from None
         except BrokenPipeError:  # `crseval … | head`: the reader left; stop quietly
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise typer.Exit(141) from None

@@ -59,3 +59,10 @@ class BackendError(CrsevalError):
         self.status = status
         self.retry_after = retry_after
         super().__init__(message)
+
+
+class WorkFailed(CrsevalError):
+    """The work itself failed, not its input (every session's CRS raised, a server refused every call):
+    the command exits 1 with this one line; what was recorded is kept."""
+
+    exit_code = 1

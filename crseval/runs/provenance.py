@@ -66,11 +66,17 @@ def _choice(annotation: Any) -> bool:
 
 
 def _paths(value: Any, where: str) -> Iterator[tuple[str, Path]]:
-    """(field, path) for every value of a config that names an existing file or folder."""
+    """(field, path) for every value of a config that names an existing file or folder (a field marked
+    ``json_schema_extra={"fingerprint": False}`` names none), and every file a model's ``data_files()``
+    says it loads."""
     if isinstance(value, BaseModel):
         for name, field in type(value).model_fields.items():
-            if not _choice(field.annotation):
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            if not _choice(field.annotation) and extra.get("fingerprint", True):
                 yield from _paths(getattr(value, name), f"{where}.{name}" if where else name)
+        # files a model loads that no field names as a path (a plug-in's module file)
+        for name, path in getattr(value, "data_files", dict)().items():
+            yield f"{where}.{name}" if where else name, path
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
             yield from _paths(v, f"{where}.{i}")

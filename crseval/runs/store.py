@@ -35,6 +35,27 @@ def entries(section: dict[str, Any], kind: str) -> list[tuple[str, str | None]]:
     return [(x, None) if isinstance(x, str) else (x[0], x[1]) for x in section.get(kind, [])]
 
 
+def _changed(old: Any, new: Any, where: str = "") -> str:
+    """``: models.0.target (my_crs.py@1a2b… → my_crs.py@3c4d…)`` — the first fields that differ, so a refusal
+    to resume names what changed."""
+
+    def leaves(v: Any, at: str) -> dict[str, Any]:
+        if isinstance(v, dict):
+            return {k: x for key, item in v.items() for k, x in leaves(item, f"{at}.{key}").items()}
+        if isinstance(v, list):
+            return {k: x for i, item in enumerate(v) for k, x in leaves(item, f"{at}.{i}").items()}
+        return {at.lstrip("."): v}
+
+    a, b = leaves(old, where), leaves(new, where)
+    diff = [k for k in dict.fromkeys([*a, *b]) if a.get(k, "—") != b.get(k, "—")]
+    shown = [f"{k or 'value'} ({a.get(k, '—')} → {b.get(k, '—')})" for k in diff[:3]]
+    return (
+        (": " + "; ".join(shown) + (f"; {len(diff) - 3} more" if len(diff) > 3 else ""))
+        if diff
+        else ""
+    )
+
+
 class RunStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root).resolve()
@@ -142,9 +163,11 @@ class RunStore:
                 )
             return
         for part, what in (("job", "job"), ("config", "configuration"), ("data", "input data")):
-            if old.get(part) != json.loads(json.dumps(record[part], default=str)):
+            new = json.loads(json.dumps(record[part], default=str))
+            if old.get(part) != new:
                 raise CrsevalError(
-                    f"this run directory was started with a different {what}",
+                    f"this run directory was started with a different {what}"
+                    + _changed(old.get(part), new),
                     file=p,
                     fix="use a new run directory, or the same configuration to resume",
                 )

@@ -3,6 +3,9 @@ turns and seed. The preference-shift job's config extends this with scoring, jud
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -30,8 +33,30 @@ class ModelConfig(BaseModel):
     )
     url: str | None = Field(None, description="kind 'http': the endpoint")
     folder: str | None = Field(
-        None, description="where 'target' is imported from first (default: the config's folder)"
+        None,
+        description="where 'target' is imported from first (default: the config's folder)",
+        json_schema_extra={"fingerprint": False},  # the run depends on the module, not the folder
     )
+
+    def data_files(self) -> dict[str, Path]:
+        """What the run loads beside the config's fields: a callable's module file (found, not imported
+        — its package's ``__init__`` aside), so that editing it is seen on resume and nothing else in
+        its folder is."""
+        if self.kind != "callable" or not self.target:
+            return {}
+        module = self.target.partition(":")[0]
+        added = self.folder is not None and self.folder not in sys.path
+        if added:
+            sys.path.insert(0, self.folder)
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):  # reported, with its fix, when the run imports it
+            spec = None
+        finally:
+            if added:
+                sys.path.remove(self.folder)
+        origin = spec.origin if spec is not None else None
+        return {"target": Path(origin)} if origin and Path(origin).is_file() else {}
 
     @model_validator(mode="after")
     def _needs(self) -> "ModelConfig":

@@ -185,3 +185,47 @@ def test_thesis_definition_without_its_model_is_one_line(tmp_path):
         check=False,
     )
     assert res.returncode == 2 and "lda.model" in res.stderr and "Traceback" not in res.stderr
+
+
+def broken_crs(history):
+    raise RuntimeError("my model is not loaded")
+
+
+def test_a_crs_that_fails_alone_ends_in_one_line_with_its_error(tmp_path, monkeypatch):
+    """A newcomer tests their CRS alone first: every session fails → exit 1, the CRS's own error in one
+    line, no crash file (it is not a bug of crseval)."""
+    monkeypatch.setenv("CRSEVAL_HOME", str(tmp_path / "home"))
+    cfg = tmp_path / "alone.toml"
+    cfg.write_text(
+        'sessions = 2\nturns = 3\n[[models]]\nname = "mine"\nkind = "callable"\n'
+        'target = "tests.adaptation.test_shift_cli:broken_crs"\n[judge]\nenabled = false\n'
+    )
+    res = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), check=False)
+    assert res.returncode == 1
+    (line,) = [x for x in res.stderr.splitlines() if "error" in x]  # beside the progress line
+    assert "every session failed (2 of 2)" in line and "my model is not loaded" in line
+    assert "--fresh" in line and "unexpected" not in line
+    assert not list((tmp_path / "home").rglob("crash-*"))
+
+
+def test_resuming_sees_the_crs_module_and_nothing_else_beside_the_config(tmp_path):
+    """The config's folder is not input data: a notes file beside it leaves the run resumable; an edit of
+    the CRS's module file is refused, naming the field and the file."""
+    (tmp_path / "my_crs.py").write_text(
+        "def respond(history):\n    return 'How about Heat (1995)?'\n"
+    )
+    cfg = tmp_path / "mine.toml"
+    cfg.write_text(
+        'sessions = 1\nturns = 3\n[[models]]\nname = "mine"\nkind = "callable"\n'
+        'target = "my_crs:respond"\n[judge]\nenabled = false\n'
+    )
+    run = tmp_path / "runs" / "a"
+    crseval("shift", "run", str(cfg), "--out", str(run))
+    (tmp_path / "notes.txt").write_text("an unrelated file")
+    crseval("shift", "run", str(cfg), "--out", str(run))  # resumes
+    (tmp_path / "my_crs.py").write_text(
+        "def respond(history):\n    return 'How about Alien (1979)?'\n"
+    )
+    res = crseval("shift", "run", str(cfg), "--out", str(run), check=False)
+    assert res.returncode == 2
+    assert "different input data: models.0.target (my_crs.py@" in res.stderr
