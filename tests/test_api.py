@@ -105,3 +105,45 @@ def test_a_plan_ends_at_the_jobs_last_llm_call(tmp_path, monkeypatch):
     made = plan(job, config, tmp_path / "run")
     assert (made.calls, made.cached) == (30, 0)
     assert not (tmp_path / "run").exists()
+
+
+def test_evaluate_takes_a_function_as_the_crs(tmp_path):
+    """A notebook user passes the function itself: config.json records module:qualname, and the run's
+    input fingerprint follows the function's source (an edited function is refused on resume)."""
+    import json
+
+    def respond(history):
+        return "How about Heat (1995)? It is a crime thriller."
+
+    shift = dict(sessions=1, turns=3, judge={"enabled": False}, out=tmp_path / "run")
+    mine = {"name": "mine", "kind": "callable"}
+    res = crseval.evaluate("shift.run", models=[{**mine, "target": respond}], **shift)
+    assert list(res.summary["model"]) == ["mine"]
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    target = config["config"]["models"][0]["target"]
+    assert target.endswith(":test_evaluate_takes_a_function_as_the_crs.<locals>.respond")
+    assert config["data"]["models.0.target"].startswith(
+        "test_evaluate_takes_a_function_as_the_crs.<locals>.respond@"
+    )
+
+    def respond(history):  # noqa: F811 — the same name, edited
+        return "How about Alien (1979)?"
+
+    with pytest.raises(CrsevalError, match="models.0.target"):
+        crseval.evaluate("shift.run", models=[{**mine, "target": respond}], **shift)
+
+
+def test_behavior_run_takes_a_function_as_the_system():
+    from crseval.behavior.job import RunConfig
+    from crseval.core.config import validate
+    from crseval.simulation.plugins import load_callable
+
+    def system(history):
+        return "Have you seen Heat?"
+
+    config = validate(RunConfig, {"data": "sample", "system": system})
+    assert config.system.endswith(".<locals>.system")
+    assert load_callable(config.system) is system
+    assert config.data_files()["system"].startswith(
+        "test_behavior_run_takes_a_function_as_the_system.<locals>.system@"
+    )

@@ -15,6 +15,7 @@ from crseval.core.registry import label
 from crseval.core.signature import make_signature
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
+from crseval.simulation.targets import Target, target_input
 
 DATA_HELP = (
     "INSPIRED file or folder (labelled human dialogues), or 'sample' for the bundled dialogues."
@@ -165,11 +166,11 @@ class RunConfig(BaseModel):
         description="Use this responses file (JSONL/CSV: dialogue, turn, response) "
         "instead of generating.",
     )
-    system: str | None = Field(
+    system: Target = Field(
         None,
         description="Your own system answers instead of the LLM: 'module:function' "
-        "(a module in the working folder is found) or an http(s):// "
-        "endpoint, both speaking the plug-in protocol (see the README).",
+        "(a module in the working folder is found; from Python, the function itself) or an "
+        "http(s):// endpoint, both speaking the plug-in protocol (see the README).",
     )
     llm: LLMConfig = LLMConfig()
     test_split: str = Field("test", description=SPLIT_HELP)
@@ -186,6 +187,11 @@ class RunConfig(BaseModel):
         description="A pair model saved by `behavior train` (its run directory, or "
         "model.json): used as is, nothing is retrained.",
     )
+
+    def data_files(self) -> dict[str, Path | str]:
+        """The system's module file or given function's source (never its folder) is input data."""
+        found = target_input(self.system, Path.cwd())
+        return {"system": found} if found is not None else {}
 
 
 def metrics_table(metrics: dict[str, float]) -> pd.DataFrame:

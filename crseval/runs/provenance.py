@@ -65,18 +65,19 @@ def _choice(annotation: Any) -> bool:
     return bool(args) and typing.get_origin(annotation) is not list and all(map(_choice, args))
 
 
-def _paths(value: Any, where: str) -> Iterator[tuple[str, Path]]:
+def _paths(value: Any, where: str) -> Iterator[tuple[str, Path | str]]:
     """(field, path) for every value of a config that names an existing file or folder (a field marked
     ``json_schema_extra={"fingerprint": False}`` names none), and every file a model's ``data_files()``
-    says it loads."""
+    says it loads (a path, or a fingerprint already made)."""
     if isinstance(value, BaseModel):
         for name, field in type(value).model_fields.items():
             extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
             if not _choice(field.annotation) and extra.get("fingerprint", True):
                 yield from _paths(getattr(value, name), f"{where}.{name}" if where else name)
-        # files a model loads that no field names as a path (a plug-in's module file)
-        for name, path in getattr(value, "data_files", dict)().items():
-            yield f"{where}.{name}" if where else name, path
+        # what a model loads that no field names as a path (a plug-in's module file, or the fingerprint
+        # of a function given from Python)
+        for name, found in getattr(value, "data_files", dict)().items():
+            yield f"{where}.{name}" if where else name, found
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
             yield from _paths(v, f"{where}.{i}")
@@ -108,7 +109,9 @@ def provenance(job: str, config: BaseModel) -> dict[str, Any]:
     return {
         "job": job,
         "config": config.model_dump(mode="json"),
-        "data": {field: fingerprint(p) for field, p in _paths(config, "")},
+        "data": {
+            field: p if isinstance(p, str) else fingerprint(p) for field, p in _paths(config, "")
+        },
         "versions": versions(),
         "platform": f"{platform.system()} {platform.machine()}",
         "cwd": os.getcwd(),

@@ -3,14 +3,13 @@ turns and seed. The preference-shift job's config extends this with scoring, jud
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crseval.llm import LLMConfig
+from crseval.simulation.targets import Target, target_input
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"
 
@@ -27,9 +26,10 @@ class ModelConfig(BaseModel):
     llm: LLMConfig = LLMConfig()
     prompt: str = "default"
     shortlist: int = Field(5, ge=1, le=50)
-    target: str | None = Field(
+    target: Target = Field(
         None,
-        description="kind 'callable': 'module:function' (a module beside the config file is found)",
+        description="kind 'callable': 'module:function' (a module beside the config file is found), "
+        "or from Python the function itself",
     )
     url: str | None = Field(None, description="kind 'http': the endpoint")
     folder: str | None = Field(
@@ -38,25 +38,11 @@ class ModelConfig(BaseModel):
         json_schema_extra={"fingerprint": False},  # the run depends on the module, not the folder
     )
 
-    def data_files(self) -> dict[str, Path]:
-        """What the run loads beside the config's fields: a callable's module file (found, not imported
-        — its package's ``__init__`` aside), so that editing it is seen on resume and nothing else in
-        its folder is."""
-        if self.kind != "callable" or not self.target:
-            return {}
-        module = self.target.partition(":")[0]
-        added = self.folder is not None and self.folder not in sys.path
-        if added:
-            sys.path.insert(0, self.folder)
-        try:
-            spec = importlib.util.find_spec(module)
-        except (ImportError, ValueError):  # reported, with its fix, when the run imports it
-            spec = None
-        finally:
-            if added:
-                sys.path.remove(self.folder)
-        origin = spec.origin if spec is not None else None
-        return {"target": Path(origin)} if origin and Path(origin).is_file() else {}
+    def data_files(self) -> dict[str, Path | str]:
+        """What the run loads beside the config's fields: a callable's module file or a given function's
+        source (:func:`crseval.simulation.targets.target_input`) — not the folder it is found in."""
+        found = target_input(self.target, self.folder) if self.kind == "callable" else None
+        return {"target": found} if found is not None else {}
 
     @model_validator(mode="after")
     def _needs(self) -> "ModelConfig":

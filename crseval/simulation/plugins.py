@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from crseval.core.errors import CrsevalError
 from crseval.simulation.crs import CRSReply, History
+from crseval.simulation.targets import GIVEN
 
 
 class CallableCRS:
@@ -72,6 +73,8 @@ def _reply_from(out: Any, name: str) -> CRSReply:
 def load_callable(target: str, folder: str | Path | None = None) -> Callable[[History], Any]:
     """``package.module:function`` → the function; ``folder`` (the config file's folder) is searched first,
     so a ``my_crs.py`` beside the config works without touching PYTHONPATH."""
+    if target in GIVEN:  # a function handed over from Python
+        return GIVEN[target]
     mod, _, attr = target.partition(":")
     if not mod or not attr:
         raise CrsevalError(

@@ -1,0 +1,66 @@
+"""Where a plug-in CRS comes from: a ``module:function`` string, or a function handed over from Python.
+
+``crseval.evaluate("shift.run", models=[{"name": "mine", "kind": "callable", "target": respond}])`` works in
+a notebook: the function is kept for this process under ``module:qualname`` (the string ``config.json``
+records), and the run's input fingerprint holds a hash of its source, so editing it is seen on resume.
+A string target's fingerprint is its module file's (found, not imported), never its folder's.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Callable
+
+from pydantic import BeforeValidator
+
+from crseval.core.signature import content_hash
+
+GIVEN: dict[str, Callable[..., Any]] = {}
+
+
+def given(value: Any) -> Any:
+    """A function passed where a target string is expected → ``module:qualname``, kept in :data:`GIVEN`."""
+    if callable(value) and not isinstance(value, str):
+        module = getattr(value, "__module__", None) or "python"
+        name = f"{module}:{getattr(value, '__qualname__', type(value).__name__)}"
+        GIVEN[name] = value
+        return name
+    return value
+
+
+Target = Annotated[str | None, BeforeValidator(given)]
+
+
+def module_file(target: str, folder: str | Path | None) -> Path | None:
+    """The file ``target``'s module would be imported from (``folder`` searched first), or None."""
+    module = target.partition(":")[0]
+    added = folder is not None and str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # reported, with its fix, when the run imports it
+        spec = None
+    finally:
+        if added:
+            sys.path.remove(str(folder))
+    origin = spec.origin if spec is not None else None
+    return Path(origin) if origin and Path(origin).is_file() else None
+
+
+def target_input(target: str | None, folder: str | Path | None) -> Path | str | None:
+    """What a run depends on of a callable target: a given function → ``qualname@source-hash``; a module
+    → its file (fingerprinted by the run's provenance); an endpoint or nothing → None."""
+    if not target or target.startswith(("http://", "https://")):
+        return None
+    if target in GIVEN:
+        fn = GIVEN[target]
+        try:
+            source = inspect.getsource(fn)
+        except (OSError, TypeError):  # a builtin or a function typed at a prompt: its name only
+            source = target
+        return f"{target.partition(':')[2]}@{content_hash(source.encode())}"
+    return module_file(target, folder)
