@@ -30,6 +30,7 @@ from crseval.core.types import Dialogue, Role, Utterance
 from crseval.judge.judging import Judge, judge_items
 from crseval.judge.config import JudgeSpec
 from crseval.judge.rubric import rubric_for
+from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
@@ -317,6 +318,10 @@ def shift_into(
         else None,
     )
     _simulate(config, store, scorer, judges, aspects, progress, calibrated, Following(kb))
+    if (
+        part_of is None
+    ):  # a planning run ends here: the analysis calls no model (a larger job goes on)
+        done_calling()
     _refuse_if_nothing_ran(sessions(store))
     rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
     write_analysis(

@@ -4,11 +4,19 @@ Tukey HSD (statsmodels' public API), and the two-sample tests ``compare`` choose
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+from statsmodels.sandbox.stats import multicomp as _multicomp
 from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+# statsmodels' Tukey HSD finds its critical value by root-finding on the studentized range's CDF (~0.08 s) in
+# every call, though the value depends only on (groups, df, alpha): a preference-shift analysis asks for the
+# same one for each of ~25 metrics. Remembered per process — the same function, its results unchanged.
+if not hasattr(_multicomp.get_tukeyQcrit2, "cache_info"):
+    _multicomp.get_tukeyQcrit2 = lru_cache(maxsize=512)(_multicomp.get_tukeyQcrit2)
 
 TUKEY_COLUMNS = ["group1", "group2", "meandiff", "p_tukey", "lower", "upper", "reject"]
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 import pandas as pd
 import pytest
@@ -86,7 +87,7 @@ def test_same_seed_same_numbers_and_paired_users(full_run, tmp_path):
 
 def test_interrupted_run_resumes_exactly_once(full_run, tmp_path):
     out = tmp_path / "cut"
-    evaluate("shift.run", _cfg(), out=out)
+    shutil.copytree(full_run, out)  # a finished run, then its records cut short
     path = RunStore(out).path("records", "results.jsonl")
     lines = path.read_bytes().split(b"\n")
     path.write_bytes(
@@ -193,6 +194,7 @@ def test_a_different_config_is_refused_on_resume(full_run):
         evaluate("shift.run", _cfg(seed=4), out=full_run)
 
 
+@pytest.mark.slow  # starting Ray takes ~25 s
 def test_ray_executor_gives_the_same_sessions(full_run, tmp_path):
     pytest.importorskip("ray")
     import ray

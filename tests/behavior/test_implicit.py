@@ -77,10 +77,10 @@ def test_lexical_terms_are_the_training_sentences_tf_idf_and_can_be_left_out(tmp
 
 
 def test_strategy_classifier_and_pair_classifier_beat_chance_on_held_out_inspired(inspired, emb):
-    rep = evaluate_classifier(inspired, emb, n_splits=5)
+    rep = evaluate_classifier(inspired, emb, n_splits=3)  # .70 (.71 with 5 folds, 2× the time)
     assert rep.accuracy > 0.55  # 14 classes: chance (majority) is 0.15
     assert (
-        rep.accuracy > evaluate_classifier(inspired, emb, n_splits=5, lexical=False).accuracy + 0.01
+        rep.accuracy > evaluate_classifier(inspired, emb, n_splits=3, lexical=False).accuracy + 0.01
     )
     assert set(rep.per_class["label"]) == set(inspired["label"])
     hard = rep.hard_classes()

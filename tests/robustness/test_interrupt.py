@@ -53,7 +53,7 @@ def _sessions(out: Path) -> list[str]:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_the_run_within_seconds_and_the_rerun_completes_it(tmp_path, sig):
-    with FakeOpenAIServer(latency_s=0.4) as srv:
+    with FakeOpenAIServer(latency_s=0.15) as srv:  # requests in flight when the signal comes
         cfg, out = _config(tmp_path / "shift.toml", srv.base_url), tmp_path / "run"
         proc = _run(cfg, out)
         deadline = time.monotonic() + 120

@@ -45,3 +45,20 @@ def test_paired_and_welch_match_scipy():
     name, t, p = paired_or_welch(a, b[:15], paired=False)
     assert name == "Welch t"
     assert t == pytest.approx(stats.ttest_ind(a, b[:15], equal_var=False).statistic)
+
+
+def test_tukey_intervals_equal_the_studentized_range_with_the_critical_value_remembered():
+    """The remembered critical value is scipy's studentized-range quantile; the intervals are the Tukey–Kramer
+    ones by hand, the second call (served from memory) identical to the first."""
+    rng = np.random.default_rng(1)
+    y = np.concatenate([rng.normal(m, 1, n) for m, n in ((0, 10), (0.4, 12), (1.0, 9))])
+    g = np.repeat(["a", "b", "c"], [10, 12, 9])
+    first, second = anova_tukey(y, g).tukey, anova_tukey(y, g).tukey
+    pd.testing.assert_frame_equal(first, second)
+    q = stats.studentized_range.ppf(0.95, 3, len(y) - 3)
+    groups = {k: y[g == k] for k in "abc"}
+    mse = sum(((v - v.mean()) ** 2).sum() for v in groups.values()) / (len(y) - 3)
+    row = first.set_index(["group1", "group2"]).loc[("a", "c")]
+    half = q * np.sqrt(mse / 2 * (1 / 10 + 1 / 9))
+    diff = groups["c"].mean() - groups["a"].mean()
+    assert (row["lower"], row["upper"]) == pytest.approx((diff - half, diff + half), rel=1e-6)
