@@ -21,9 +21,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/crseval demo
 
-# the whole suite, slow tests (embedded LLM, training, browser) included; pytest's exit 5 (no tests) is not a failure
+# the whole suite, slow tests (embedded LLM, training, browser) included, on two worker processes, with the
+# branch coverage of crseval/ printed at the end; pytest's exit 5 (no tests) is not a failure
 test: $(STAMP)
-	$(BIN)/python -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --cov --cov-report=term; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
 # the formatter, the linter and the import contract (also checked inside the test suite)
 lint: $(STAMP)
@@ -31,9 +32,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check crseval tests bench tools examples
 	$(BIN)/lint-imports
 
-# the fast subset for development, on two worker processes (7 minutes on 2 cores; 12 in one process)
+# the fast subset for development, on two worker processes (timings in CONTRIBUTING.md); COV=1 adds coverage
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n 2; rc=$$?; [ $$rc -eq 5 ] && exit 0; exit $$rc
+	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist worksteal $(if $(COV),--cov --cov-report=term); rc=$$?; [ $$rc -eq 5 ] && exit 0; exit $$rc
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
