@@ -34,6 +34,7 @@ from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
+from crseval.simulation.plugins import load_callable
 from crseval.data.kb import MovieKB, load_kb
 from crseval.simulation.session import client_for, client_usage, close_clients
 from crseval.text.similarity import TfidfSimilarity, make_similarity
@@ -649,6 +650,9 @@ RUN = JobSpec(
         or (c.judge.enabled and bool(c.judge.aspects))
     ),
     can_fail=True,
+    check=lambda c: [
+        load_callable(m.target or "", m.folder) for m in c.models if m.kind == "callable"
+    ],
 )
 SCORE = JobSpec(
     "shift.score",

@@ -206,7 +206,7 @@ def _plugin(target: str):
 
     if target.startswith(("http://", "https://")):
         return HttpCRS("system", target)
-    return CallableCRS("system", load_callable(target, Path.cwd()))
+    return CallableCRS("system", load_callable(target, Path.cwd(), where="system"))
 
 
 def _responses(
@@ -441,6 +441,7 @@ RUN = JobSpec(
     "implicit BA, turns before the first recommendation, strategy distributions, BLEU and DIST.",
     "crseval behavior alignment",
     can_fail=True,
+    check=lambda c: _plugin(c.system) if c.system else None,
     uses_llm=lambda c: (c.responses is None and c.system is None) or c.tagger == "llm",
 )
 META = JobSpec(

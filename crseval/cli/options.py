@@ -217,6 +217,8 @@ def run_job(
     from crseval.core.config import validate
 
     config = values if isinstance(values, BaseModel) else validate(job.config, values)
+    if job.check is not None:
+        job.check(config)
     if job.uses_llm is not None and job.uses_llm(config):
         err_console.print(plan(job, config, out).line(), soft_wrap=True, highlight=False)
     elif dry_run:

@@ -45,7 +45,7 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
                 else None,
             ) from None
         raise ConfigError(
-            f"{err['msg']} (got {err.get('input')!r})",
+            f"{err['msg'].removeprefix('Value error, ')} (got {err.get('input')!r})",
             file=file,
             field=key,
             expected=str(expected) if expected else None,

@@ -54,11 +54,12 @@ class BackendError(CrsevalError):
         transient: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
+        fix: str | None = None,
     ) -> None:
         self.transient = transient
         self.status = status
         self.retry_after = retry_after
-        super().__init__(message)
+        super().__init__(message, fix=fix)
 
 
 class WorkFailed(CrsevalError):

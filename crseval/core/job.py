@@ -69,6 +69,9 @@ class JobSpec:
         None  # whether a config of this job calls an LLM (None: never)
     )
     can_fail: bool = False  # results may record failures (the CLI offers --keep-going)
+    # cheap checks of what the config names (a plug-in's import) run before the plan, so that --dry-run
+    # and the plan fail on them at once, in one line
+    check: Callable[[Any], None] | None = None
 
     def default_out(self, config: BaseModel) -> Path:
         return Path(self.default(config)) if callable(self.default) else Path(self.default)

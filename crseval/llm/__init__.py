@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.llm.base import Backend, ChatRequest, ChatResponse, Message
 from crseval.llm.cache import ResponseCache
@@ -28,7 +28,10 @@ class LLMConfig(BaseModel):
     model: str | None = Field(
         None, description="llamacpp: embedded model name or .gguf path; openai: model name"
     )
-    base_url: str = "http://127.0.0.1:8000/v1"
+    base_url: str = Field(
+        "http://127.0.0.1:8000/v1",
+        description="openai: the server's URL with http:// or https:// (Ollama: http://127.0.0.1:11434/v1)",
+    )
     api_key_env: str | None = "OPENAI_API_KEY"
     json_mode: Literal["json_schema", "json_object", "none"] = "json_schema"
     logprobs: bool = True
@@ -40,6 +43,13 @@ class LLMConfig(BaseModel):
     n_ctx: int = Field(4096, ge=256)
     timeout_s: float = Field(300.0, gt=0)
     max_retries: int = Field(4, ge=0, le=20)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not v.startswith(("http://", "https://")):
+            raise ValueError(f"a server URL starts with http:// or https:// (try 'http://{v}')")
+        return v
 
     def signature(self) -> dict:
         return {

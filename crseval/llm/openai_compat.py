@@ -91,7 +91,12 @@ class OpenAIBackend:
         except httpx.TimeoutException:
             raise BackendError(f"request timed out after {timeout:g} s", transient=True) from None
         except httpx.TransportError as e:
-            raise BackendError(f"connection failed: {type(e).__name__}", transient=True) from None
+            raise BackendError(
+                f"cannot reach {self.base_url} ({type(e).__name__}: {e})",
+                transient=True,
+                fix="start the server or fix --base-url (the URL ends in /v1 for OpenAI-compatible "
+                "servers: Ollama http://127.0.0.1:11434/v1, vLLM and llama.cpp http://HOST:8000/v1)",
+            ) from None
         if r.status_code != 200:
             retry_after = _retry_after(r.headers.get("retry-after"))
             raise BackendError(

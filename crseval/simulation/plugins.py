@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from crseval.core.errors import CrsevalError
 from crseval.simulation.crs import CRSReply, History
-from crseval.simulation.targets import GIVEN
+from crseval.simulation.targets import GIVEN, file_of
 
 
 class CallableCRS:
@@ -70,31 +70,72 @@ def _reply_from(out: Any, name: str) -> CRSReply:
     )
 
 
-def load_callable(target: str, folder: str | Path | None = None) -> Callable[[History], Any]:
-    """``package.module:function`` → the function; ``folder`` (the config file's folder) is searched first,
-    so a ``my_crs.py`` beside the config works without touching PYTHONPATH."""
+def load_callable(
+    target: str, folder: str | Path | None = None, where: str = "models.target"
+) -> Callable[[History], Any]:
+    """``package.module:function``, ``path/to/file.py`` (its ``respond``) or ``path/to/file.py:function`` →
+    the function. ``folder`` (the config file's folder, or the working folder) is searched first, so a
+    ``my_crs.py`` there works without touching PYTHONPATH. Each failure is one line naming the fix."""
     if target in GIVEN:  # a function handed over from Python
         return GIVEN[target]
-    mod, _, attr = target.partition(":")
+    mod, _, attr = target.rpartition(":") if ".py:" in target else target.partition(":")
+    if mod.endswith(".py") or (not attr and target.endswith(".py")):
+        return _from_file(file_of(mod or target, folder), attr or "respond", where)
     if not mod or not attr:
         raise CrsevalError(
-            f"bad callable {target!r}", field="models.target", expected="'package.module:function'"
+            f"bad callable {target!r}",
+            field=where,
+            expected="'package.module:function', 'file.py' (its respond) or 'file.py:function'",
         )
     added = folder is not None and str(folder) not in sys.path
     if added:
         sys.path.insert(0, str(folder))
     try:
-        fn = getattr(importlib.import_module(mod), attr)
-    except (ImportError, AttributeError) as e:
+        module = importlib.import_module(mod)
+    except ImportError as e:
+        if (
+            getattr(e, "name", None) != mod.split(".")[0]
+        ):  # the module was found; an import inside it failed
+            raise CrsevalError(f"importing {mod!r} failed: {e}", field=where) from None
         raise CrsevalError(
-            f"cannot import {target!r}: {e}",
-            field="models.target",
-            fix=f"put {mod.replace('.', '/')}.py beside the config"
-            f"{f' ({folder})' if folder else ''} or make it importable",
+            f"no module {mod!r} in {Path(folder or '.').resolve()} or on the Python path",
+            field=where,
+            fix=f"give the file's path ('path/to/{mod.split('.')[-1]}.py:{attr}'), run from the "
+            "folder that holds it, or add that folder to PYTHONPATH",
         ) from None
     finally:
         if added:
             sys.path.remove(str(folder))
+    return _attribute(module, attr, where)
+
+
+def _from_file(path: Path, attr: str, where: str) -> Callable[[History], Any]:
+    """The function ``attr`` of the Python file ``path`` (imported under the file's stem)."""
+    import importlib.util
+
+    if not path.is_file():
+        raise CrsevalError(f"no such file {str(path)!r}", field=where, fix="check the path")
+    spec = importlib.util.spec_from_file_location(path.stem, path.resolve())
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(path.stem, module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # the user's file: any error in it is theirs to fix, named in one line
+        raise CrsevalError(
+            f"importing {str(path)!r} failed: {type(e).__name__}: {e}", field=where
+        ) from None
+    return _attribute(module, attr, where)
+
+
+def _attribute(module: Any, attr: str, where: str) -> Callable[[History], Any]:
+    fn = getattr(module, attr, None)
+    if fn is None:
+        found = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
+        raise CrsevalError(
+            f"{module.__name__} has no {attr!r}",
+            field=where,
+            expected="one of its functions: " + (", ".join(found[:12]) or "none defined"),
+        )
     if not callable(fn):
-        raise CrsevalError(f"{target!r} is not callable", field="models.target")
+        raise CrsevalError(f"{module.__name__}.{attr} is not callable", field=where)
     return fn

@@ -34,9 +34,18 @@ def given(value: Any) -> Any:
 Target = Annotated[str | None, BeforeValidator(given)]
 
 
+def file_of(path: str, folder: str | Path | None) -> Path:
+    """A ``.py`` target's file: relative to ``folder`` (the config's) where it is there, else as given."""
+    inside = Path(folder) / path if folder is not None else None
+    return inside if inside is not None and inside.is_file() else Path(path)
+
+
 def module_file(target: str, folder: str | Path | None) -> Path | None:
     """The file ``target``'s module would be imported from (``folder`` searched first), or None."""
-    module = target.partition(":")[0]
+    module = target.rpartition(":")[0] if ".py:" in target else target.partition(":")[0]
+    if module.endswith(".py") or target.endswith(".py"):
+        path = file_of(module if module.endswith(".py") else target, folder)
+        return path if path.is_file() else None
     added = folder is not None and str(folder) not in sys.path
     if added:
         sys.path.insert(0, str(folder))

@@ -50,7 +50,7 @@ def test_http_errors_map_to_transient_or_permanent():
         with pytest.raises(BackendError, match="malformed") as e:
             OpenAIBackend("m", srv.base_url, api_key_env=None).complete(ChatRequest.chat("x"), 2)
         assert e.value.transient
-    with pytest.raises(BackendError, match="connection failed") as e:
+    with pytest.raises(BackendError, match="cannot reach http://127.0.0.1:9") as e:
         OpenAIBackend("m", "http://127.0.0.1:9/v1", api_key_env=None).complete(
             ChatRequest.chat("x"), 1
         )
