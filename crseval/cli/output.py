@@ -82,16 +82,48 @@ def emit(
     elif fmt is Format.latex:
         print(latex_table(df))
     else:
-        table = Table(title=title, show_lines=False)
-        for c in (
-            df.columns
-        ):  # every column may fold: a long first column must not squeeze the numbers to 1 char
-            table.add_column(str(c), overflow="fold")
-        for row in df.itertuples(index=False):
-            table.add_row(*[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row])
-        console.print(table)
+        _rich_table(df, title)
     if signature and fmt is not Format.csv:
         console.print(f"[dim]{signature}[/dim]", soft_wrap=True)
+
+
+def _cell(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def _needed(header: str, cells: list[str]) -> int:
+    """A column's narrowest readable width: its widest value, and its header's longest word (a header
+    wraps between words, never inside one; a word over 16 characters may fold)."""
+    words = [len(w) for w in header.split()] or [1]
+    return max([len(c) for c in cells] + [min(16, max(words))])
+
+
+def _rich_table(df: pd.DataFrame, title: str | None) -> None:
+    """The leading columns that fit the terminal, each at its narrowest readable width (the first column,
+    the row's name, always); the columns left out are named on stderr with the formats that show all."""
+    cells = {c: [_cell(v) for v in df[c]] for c in df.columns}
+    used, keep = 4, []  # the table's outer borders and padding
+    for c in df.columns:
+        need = _needed(str(c), cells[c]) + 3  # a column's padding and its border
+        if keep and used + need > console.width:
+            break
+        keep.append(c)
+        used += need
+    table = Table(title=title, show_lines=False)
+    for c in keep:
+        table.add_column(str(c), overflow="fold", min_width=_needed(str(c), cells[c]))
+    for i in range(len(df)):
+        table.add_row(*[cells[c][i] for c in keep])
+    console.print(table)
+    if len(keep) < len(df.columns):
+        left = [str(c) for c in df.columns[len(keep) :]]
+        err_console.print(
+            f"[dim]{len(left)} more column(s) than fit {console.width} columns: "
+            f"{', '.join(left[:6])}{', …' if len(left) > 6 else ''} — --format markdown, csv or json "
+            "shows every column (the report too)[/dim]",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 def show_result(result: Result, fmt: Format, seconds: float | None = None) -> None:

@@ -229,3 +229,20 @@ def test_resuming_sees_the_crs_module_and_nothing_else_beside_the_config(tmp_pat
     res = crseval("shift", "run", str(cfg), "--out", str(run), check=False)
     assert res.returncode == 2
     assert "different input data: models.0.target (my_crs.py@" in res.stderr
+
+
+def test_the_shift_table_reads_at_80_columns(tmp_path):
+    """At 80 columns the leading columns that fit, headers whole (once one letter per line); the rest are
+    named, and --format markdown shows every column."""
+    cfg = tmp_path / "shift.toml"
+    cfg.write_text(CONFIG.replace("sessions = 2", "sessions = 1"))
+    res = crseval("shift", "run", cfg, "--out", tmp_path / "run", columns=80)
+    table = res.stdout.split("crseval:")[
+        0
+    ]  # the signature line after it is one long line by design
+    assert max(map(len, table.splitlines())) <= 80
+    assert "recovery_rate" in table and "│ template" in table
+    assert "more column(s) than fit 80 columns" in res.stderr and "--format markdown" in res.stderr
+    left = res.stderr.split("80 columns: ")[-1].split(" — ")[0].rstrip(", …").split(", ")
+    md = crseval("shift", "run", cfg, "--out", tmp_path / "run", "--format", "markdown").stdout
+    assert left and all(f"| {c} |" in md for c in left)
