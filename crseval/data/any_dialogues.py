@@ -16,6 +16,7 @@ from pathlib import Path
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo, dataset_info, existing
+from crseval.data.turn_table import is_turn_table
 
 
 @dataclass
@@ -78,6 +79,8 @@ def detect_layout(p: Path) -> str:
         )
     if p.suffix == ".tsv":
         return "inspired"
+    if is_turn_table(p):
+        return "sessions"
     if p.suffix in (".txt", ".csv"):
         return "judged"
     if p.suffix == ".jsonl":
@@ -145,7 +148,7 @@ def _sessions(p: Path) -> DialogueSource:
     out = []
     for r in records:
         utts = [
-            Utterance(role, t[key])
+            Utterance(role, t[key], items=list(t.get("items") or []) if role is Role.SYSTEM else [])
             for t in r["turns"]
             for role, key in ((Role.USER, "user"), (Role.SYSTEM, "system"))
         ]

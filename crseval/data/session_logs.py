@@ -6,7 +6,9 @@ Accepted, strict in structure and lenient in names:
   ``{"model_name": …, "true_genre": …, "conversation": [{"speaker": …, "text": …, "constraints": …}]}``,
   optionally with the study's own judge scores ``"judge_scores": {aspect: score}``;
   speakers such as User/Seeker/Human and System/Assistant/Recommender/Bot/CRS are recognised;
-- crseval's own session records (``records/results.jsonl`` of a run directory, or any JSONL of them).
+- crseval's own session records (``records/results.jsonl`` of a run directory, or any JSONL of them);
+- one turn per line, a CSV or JSONL (:mod:`crseval.data.turn_table`: dialogue, turn, speaker, text, and
+  optionally system and the recommended items).
 
 Consecutive utterances of one speaker are joined; a leading system greeting and a trailing unanswered
 user utterance are dropped — each such repair is reported in the notes, never silent. Anything else
@@ -23,6 +25,7 @@ from crseval.core.errors import CrsevalError
 from crseval.core.order import in_key_order
 from crseval.core.types import Role
 from crseval.data.io import read_json, read_jsonl
+from crseval.data.turn_table import is_turn_table, read_turn_table
 
 
 def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -37,12 +40,24 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
         if own.exists():
             return _own(own), []
         files = sorted(p.glob("*.json")) + sorted(p.glob("*.jsonl"))
+        files += [f for f in sorted(p.glob("*.csv")) if is_turn_table(f)]
         if not files:
-            raise CrsevalError("no .json or .jsonl session logs in this folder", file=p)
+            raise CrsevalError(
+                "no session logs in this folder",
+                file=p,
+                expected=".json / .jsonl sessions, or one turn per line (.csv / .jsonl: "
+                "dialogue, turn, speaker, text)",
+            )
     else:
         files = [p]
     sessions, notes = [], []
     for f in files:
+        if is_turn_table(f):  # one turn per line (crseval.data.turn_table)
+            for obj in read_turn_table(f):
+                rec, n = _layout(obj, f, obj["dialogue"])
+                sessions.append(rec)
+                notes += n
+            continue
         if f.suffix == ".jsonl":
             sessions += _own(f)
             continue
@@ -153,8 +168,10 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
                 expected=e.expected,
             ) from None
         cons = u.get("constraints")
+        items = u.get("items") if isinstance(u.get("items"), list) else []
         if merged and merged[-1]["speaker"] == role:
             merged[-1]["text"] += " " + u["text"]
+            merged[-1]["items"] += items
             merged[-1]["constraints"] = (
                 cons if isinstance(cons, dict) else merged[-1]["constraints"]
             )
@@ -165,6 +182,7 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
                     "speaker": role,
                     "text": u["text"],
                     "constraints": cons if isinstance(cons, dict) else None,
+                    "items": list(items),
                 }
             )
     if merged[0]["speaker"] == "system":
@@ -182,6 +200,7 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
             "system": merged[2 * k + 1]["text"],
             "constraints": merged[2 * k + 1]["constraints"] or merged[2 * k]["constraints"],
             "truth": None,
+            **({"items": merged[2 * k + 1]["items"]} if merged[2 * k + 1]["items"] else {}),
         }
         for k in range(len(merged) // 2)
     ]

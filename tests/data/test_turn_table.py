@@ -1,0 +1,76 @@
+"""Your own logs, one turn per line (CSV or JSONL): read in any line order, scored by `shift score` and
+`dialogues metrics`, and every broken line refused naming the line and the field."""
+
+import json
+
+import pytest
+
+from crseval.core.errors import CrsevalError
+from crseval.data.session_logs import import_logs
+from crseval.data.turn_table import is_turn_table
+from tests.support.cli import crseval
+
+CSV = """dialogue,turn,speaker,text,system,items
+d1,0,user,I want a scary movie from the 80s,mine,
+d1,1,system,How about The Shining (1980)?,mine,m1
+d1,2,user,Seen it. Something funnier?,mine,
+d1,3,system,Try Ghostbusters (1984).,mine,m2;m3
+d2,1,system,Try Alien (1979).,mine,
+d2,0,user,Any sci-fi?,mine,
+"""
+
+
+def _jsonl(path):
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(CSV)))
+    for r in rows:
+        r["turn"] = int(r["turn"])
+        r["items"] = [i for i in r["items"].split(";") if i]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_turns_in_any_order_become_sessions_with_their_items(tmp_path, kind):
+    f = tmp_path / f"log.{kind}"
+    f.write_text(CSV) if kind == "csv" else _jsonl(f)
+    assert is_turn_table(f)
+    sessions, notes = import_logs(f)
+    assert notes == []
+    by = {s["session"]: s for s in sessions}
+    assert {s["model"] for s in sessions} == {"mine"}
+    assert [t["user"] for t in by["d1"]["turns"]] == [
+        "I want a scary movie from the 80s",
+        "Seen it. Something funnier?",
+    ]
+    assert by["d1"]["turns"][1]["items"] == ["m2", "m3"]
+    assert by["d2"]["turns"][0]["system"] == "Try Alien (1979)."  # line order does not matter
+
+
+@pytest.mark.parametrize(
+    "line,field",
+    [("d1,x,user,hi", "turn"), ("d1,1,,hi", "speaker"), ("d1,0,user,again", "turn")],
+)
+def test_a_broken_line_is_named(tmp_path, line, field):
+    f = tmp_path / "log.csv"
+    f.write_text("dialogue,turn,speaker,text\nd1,0,user,hi\n" + line + "\n")
+    with pytest.raises(CrsevalError) as e:
+        import_logs(f)
+    assert e.value.line == 3 and e.value.field == field
+
+
+def test_the_layout_in_three_commands(tmp_path):
+    """shift score and dialogues metrics read the file as it is; a broken line is one error line."""
+    f = tmp_path / "log.csv"
+    f.write_text(CSV)
+    res = crseval(
+        "shift", "score", f, "--kb", "sample", "--out", tmp_path / "s", "--format", "json"
+    )
+    assert {r["model"] for r in json.loads(res.stdout.split("\nreport:")[0])["result"]} == {"mine"}
+    res = crseval("dialogues", "metrics", f, "--out", tmp_path / "d", "--format", "json")
+    assert "mine" in res.stdout
+    f.write_text(CSV + "d3,one,user,hi,mine,\n")
+    res = crseval("dialogues", "metrics", f, "--out", tmp_path / "e", check=False)
+    assert res.returncode == 2 and "log.csv:8: field 'turn'" in res.stderr
