@@ -165,7 +165,7 @@ def test_thesis_definition_without_its_model_is_one_line(tmp_path):
         str(tmp_path / "o"),
         check=False,
     )
-    assert res.returncode == 2 and "no .json or .jsonl session logs" in res.stderr
+    assert res.returncode == 2 and "no session logs in this folder" in res.stderr
     (tmp_path / "s.json").write_text(
         '{"model_name": "m", "conversation": [{"speaker": "USER", "text": "hi"}, '
         '{"speaker": "SYSTEM", "text": "hello"}]}'
