@@ -92,10 +92,10 @@ def _cell(v: Any) -> str:
 
 
 def _needed(header: str, cells: list[str]) -> int:
-    """A column's narrowest readable width: its widest value, and its header's longest word (a header
-    wraps between words, never inside one; a word over 16 characters may fold)."""
+    """A column's narrowest readable width: its widest value (text over 40 characters folds), and its
+    header's longest word (a header wraps between words, never inside one; a word over 16 may fold)."""
     words = [len(w) for w in header.split()] or [1]
-    return max([len(c) for c in cells] + [min(16, max(words))])
+    return max([min(40, len(c)) for c in cells] + [min(16, max(words))])
 
 
 def _rich_table(df: pd.DataFrame, title: str | None) -> None:
