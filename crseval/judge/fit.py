@@ -78,10 +78,11 @@ class JudgeFitConfig(BaseModel):
         "taken while it prefills the first question's prompt (no extra call; the embedded llamacpp "
         "backend only). Needs --turn-model and a dialogue-level question.",
     )
-    encoder: Literal["mpnet", "minilm"] = Field(
+    encoder: Literal["mpnet", "minilm", "hashing"] = Field(
         "mpnet",
         description="The turn model's sentence encoder: all-mpnet-base-v2 (+.02–.04 Pearson on every "
-        "CRSArena-Eval aspect under grouped CV) or the 5× faster all-MiniLM-L6-v2.",
+        "CRSArena-Eval aspect under grouped CV), the 5× faster all-MiniLM-L6-v2, or hashed word "
+        "n-grams (no model at all: a quick look, and the tests).",
     )
     reference: Path | None = Field(
         None,

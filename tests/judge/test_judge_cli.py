@@ -483,7 +483,7 @@ def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):
     data = _turn_labelled(tmp_path / "train.json")
     res = crseval(
         "judge", "fit", str(data), "--questions", "none", "--turn-model", "--no-rules",
-        "--encoder", "minilm", "--n-boot", "0", "--out", str(tmp_path / "fit"), "--format", "json",
+        "--encoder", "hashing", "--n-boot", "0", "--out", str(tmp_path / "fit"), "--format", "json",
     )  # fmt: skip
     cv = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
     assert set(cv) == {"calibrated (turn model)", "calibrated (rules only)"}
@@ -542,7 +542,7 @@ def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp
     data = _turn_labelled(tmp_path / "train.json")
     res = crseval(
         "judge", "fit", str(data), "--turn-model", "--llm-states", "--no-rules", "--encoder",
-        "minilm", "--backend", "scripted", "--n-boot", "0", "--out", str(tmp_path / "fit"),
+        "hashing", "--backend", "scripted", "--n-boot", "0", "--out", str(tmp_path / "fit"),
         "--format", "json",
     )  # fmt: skip
     cv = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
@@ -560,8 +560,11 @@ def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp
     judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
     assert judge["turn_model"]["states"] is True
     assert judge["turn_model"]["features"].endswith("(token mean, last token)")
-    # 2 × 384 (reply, reply × user turn) + cosine, length, position + 17 pseudo-states
-    assert len(judge["turn_model"]["models"]["relevance"]["coef"]) == 2 * 384 + 3 + 17
+    from crseval.text.embed import Hashing
+
+    # 2 × the encoder's width (reply, reply × user turn) + cosine, length, position + 17 pseudo-states
+    width = 2 * Hashing.dim + 3 + 17
+    assert len(judge["turn_model"]["models"]["relevance"]["coef"]) == width
     test = _turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")
     res = crseval(
         "judge", "meta-eval", str(test), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
