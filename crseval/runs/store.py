@@ -35,7 +35,7 @@ def entries(section: dict[str, Any], kind: str) -> list[tuple[str, str | None]]:
     return [(x, None) if isinstance(x, str) else (x[0], x[1]) for x in section.get(kind, [])]
 
 
-def _changed(old: Any, new: Any, where: str = "") -> str:
+def _changed(old: Any, new: Any) -> str:
     """``: models.0.target (my_crs.py@1a2b… → my_crs.py@3c4d…)`` — the first fields that differ, so a refusal
     to resume names what changed."""
 
@@ -46,14 +46,11 @@ def _changed(old: Any, new: Any, where: str = "") -> str:
             return {k: x for i, item in enumerate(v) for k, x in leaves(item, f"{at}.{i}").items()}
         return {at.lstrip("."): v}
 
-    a, b = leaves(old, where), leaves(new, where)
+    a, b = leaves(old, ""), leaves(new, "")
     diff = [k for k in dict.fromkeys([*a, *b]) if a.get(k, "—") != b.get(k, "—")]
     shown = [f"{k or 'value'} ({a.get(k, '—')} → {b.get(k, '—')})" for k in diff[:3]]
-    return (
-        (": " + "; ".join(shown) + (f"; {len(diff) - 3} more" if len(diff) > 3 else ""))
-        if diff
-        else ""
-    )
+    more = f"; {len(diff) - 3} more" if len(diff) > 3 else ""
+    return ": " + "; ".join(shown) + more if diff else ""
 
 
 class RunStore:

@@ -93,9 +93,8 @@ def load_callable(
     try:
         module = importlib.import_module(mod)
     except ImportError as e:
-        if (
-            getattr(e, "name", None) != mod.split(".")[0]
-        ):  # the module was found; an import inside it failed
+        found = getattr(e, "name", None) != mod.split(".")[0]  # but an import inside it failed
+        if found:
             raise CrsevalError(f"importing {mod!r} failed: {e}", field=where) from None
         raise CrsevalError(
             f"no module {mod!r} in {Path(folder or '.').resolve()} or on the Python path",
@@ -109,22 +108,31 @@ def load_callable(
     return _attribute(module, attr, where)
 
 
+# (file, mtime) → its module: a file is run once, as an import is
+_FILES: dict[tuple[str, int], Any] = {}
+
+
 def _from_file(path: Path, attr: str, where: str) -> Callable[[History], Any]:
-    """The function ``attr`` of the Python file ``path`` (imported under the file's stem)."""
+    """The function ``attr`` of the Python file ``path`` (run as a module named after the file, kept out of
+    sys.modules: another file, or a module on the path, may share that name)."""
     import importlib.util
 
     if not path.is_file():
         raise CrsevalError(f"no such file {str(path)!r}", field=where, fix="check the path")
-    spec = importlib.util.spec_from_file_location(path.stem, path.resolve())
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(path.stem, module)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as e:  # the user's file: any error in it is theirs to fix, named in one line
-        raise CrsevalError(
-            f"importing {str(path)!r} failed: {type(e).__name__}: {e}", field=where
-        ) from None
-    return _attribute(module, attr, where)
+    key = (str(path.resolve()), path.stat().st_mtime_ns)
+    if key not in _FILES:
+        spec = importlib.util.spec_from_file_location(path.stem, key[0])
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except (
+            Exception
+        ) as e:  # the user's file: an error in it is theirs to fix, named in one line
+            raise CrsevalError(
+                f"importing {str(path)!r} failed: {type(e).__name__}: {e}", field=where
+            ) from None
+        _FILES[key] = module
+    return _attribute(_FILES[key], attr, where)
 
 
 def _attribute(module: Any, attr: str, where: str) -> Callable[[History], Any]:
