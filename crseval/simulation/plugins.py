@@ -125,9 +125,7 @@ def _from_file(path: Path, attr: str, where: str) -> Callable[[History], Any]:
         module = importlib.util.module_from_spec(spec)
         try:
             spec.loader.exec_module(module)
-        except (
-            Exception
-        ) as e:  # the user's file: an error in it is theirs to fix, named in one line
+        except Exception as e:  # the user's file: any error is theirs to fix, in one line
             raise CrsevalError(
                 f"importing {str(path)!r} failed: {type(e).__name__}: {e}", field=where
             ) from None
