@@ -8,13 +8,12 @@ crash of the run."""
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
 from crseval.core.errors import CrsevalError
 from crseval.simulation.crs import CRSReply, History
-from crseval.simulation.targets import GIVEN, file_of
+from crseval.simulation.targets import GIVEN, file_of, searched_first, split_target
 
 
 class CallableCRS:
@@ -78,33 +77,28 @@ def load_callable(
     ``my_crs.py`` there works without touching PYTHONPATH. Each failure is one line naming the fix."""
     if target in GIVEN:  # a function handed over from Python
         return GIVEN[target]
-    mod, _, attr = target.rpartition(":") if ".py:" in target else target.partition(":")
-    if mod.endswith(".py") or (not attr and target.endswith(".py")):
-        return _from_file(file_of(mod or target, folder), attr or "respond", where)
+    mod, attr = split_target(target)
+    if mod.endswith(".py"):
+        return _from_file(file_of(mod, folder), attr, where)
     if not mod or not attr:
         raise CrsevalError(
             f"bad callable {target!r}",
             field=where,
             expected="'package.module:function', 'file.py' (its respond) or 'file.py:function'",
         )
-    added = folder is not None and str(folder) not in sys.path
-    if added:
-        sys.path.insert(0, str(folder))
-    try:
-        module = importlib.import_module(mod)
-    except ImportError as e:
-        found = getattr(e, "name", None) != mod.split(".")[0]  # but an import inside it failed
-        if found:
-            raise CrsevalError(f"importing {mod!r} failed: {e}", field=where) from None
-        raise CrsevalError(
-            f"no module {mod!r} in {Path(folder or '.').resolve()} or on the Python path",
-            field=where,
-            fix=f"give the file's path ('path/to/{mod.split('.')[-1]}.py:{attr}'), run from the "
-            "folder that holds it, or add that folder to PYTHONPATH",
-        ) from None
-    finally:
-        if added:
-            sys.path.remove(str(folder))
+    with searched_first(folder):
+        try:
+            module = importlib.import_module(mod)
+        except ImportError as e:
+            found = getattr(e, "name", None) != mod.split(".")[0]  # but an import inside it failed
+            if found:
+                raise CrsevalError(f"importing {mod!r} failed: {e}", field=where) from None
+            raise CrsevalError(
+                f"no module {mod!r} in {Path(folder or '.').resolve()} or on the Python path",
+                field=where,
+                fix=f"give the file's path ('path/to/{mod.split('.')[-1]}.py:{attr}'), run from the "
+                "folder that holds it, or add that folder to PYTHONPATH",
+            ) from None
     return _attribute(module, attr, where)
 
 

@@ -12,7 +12,8 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Callable
+from contextlib import contextmanager
+from typing import Annotated, Any, Callable, Iterator
 
 from pydantic import BeforeValidator
 
@@ -40,22 +41,36 @@ def file_of(path: str, folder: str | Path | None) -> Path:
     return inside if inside is not None and inside.is_file() else Path(path)
 
 
-def module_file(target: str, folder: str | Path | None) -> Path | None:
-    """The file ``target``'s module would be imported from (``folder`` searched first), or None."""
-    module = target.rpartition(":")[0] if ".py:" in target else target.partition(":")[0]
-    if module.endswith(".py") or target.endswith(".py"):
-        path = file_of(module if module.endswith(".py") else target, folder)
-        return path if path.is_file() else None
+def split_target(target: str) -> tuple[str, str]:
+    """(module or ``.py`` path, function) of ``pkg.mod:fn``, ``file.py`` (its ``respond``) or ``file.py:fn``."""
+    where, _, attr = target.rpartition(":") if ".py:" in target else target.partition(":")
+    return (where, attr or "respond") if where.endswith(".py") else (where, attr)
+
+
+@contextmanager
+def searched_first(folder: str | Path | None) -> Iterator[None]:
+    """``folder`` at the front of sys.path while imports are resolved (the config's or working folder)."""
     added = folder is not None and str(folder) not in sys.path
     if added:
         sys.path.insert(0, str(folder))
     try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):  # reported, with its fix, when the run imports it
-        spec = None
+        yield
     finally:
         if added:
             sys.path.remove(str(folder))
+
+
+def module_file(target: str, folder: str | Path | None) -> Path | None:
+    """The file ``target``'s module would be imported from (``folder`` searched first), or None."""
+    module, _ = split_target(target)
+    if module.endswith(".py"):
+        path = file_of(module, folder)
+        return path if path.is_file() else None
+    with searched_first(folder):
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):  # reported, with its fix, when the run imports it
+            spec = None
     origin = spec.origin if spec is not None else None
     return Path(origin) if origin and Path(origin).is_file() else None
 

@@ -2,15 +2,12 @@
 
 A subprocess re-imports pandas, scikit-learn and torch (2–4 s) before any work, and loses every
 model a worker has already loaded; in process the same command answers in milliseconds. Only what a
-real process shows (signals, the installed entry point, crash files of a dying interpreter) is tested
-with :func:`crseval_process`.
+real process shows (signals, SIGKILL and resume, a worker dying with its parent) starts one, in the
+tests that are about it (``tests/robustness/``, ``tests/runs/test_kill_resume.py``).
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 from typing import NamedTuple
 
 
@@ -38,17 +35,3 @@ def crseval(*args, check: bool = True, columns: int = 200) -> Ran:
     if check:
         assert out.returncode == 0, out.stderr[-2000:]
     return out
-
-
-def crseval_process(*args, check: bool = True, timeout: float = 300) -> Ran:
-    """Run ``python -m crseval.cli.main ARGS…`` as its own process (signals, exit codes, crash files)."""
-    out = subprocess.run(
-        [sys.executable, "-m", "crseval.cli.main", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(Path.home())},
-    )
-    if check:
-        assert out.returncode == 0, out.stderr[-2000:]
-    return Ran(out.returncode, out.stdout, out.stderr)
