@@ -18,7 +18,8 @@ import typer
 from typer.core import TyperGroup
 
 from crseval.cli.groups import group_app, groups
-from crseval.cli.options import BACKEND_HELP, DRY_RUN, FORMAT, llm_config, run_job
+from crseval.card.job import JOB as CARD
+from crseval.cli.options import BACKEND_HELP, DRY_RUN, FORMAT, job_command, llm_config, run_job
 from crseval.cli.output import Format, console, emit, err_console, show_result
 from crseval.core.capability import all_capabilities
 from crseval.core.cancel import Interrupted, cancel
@@ -127,6 +128,9 @@ def demo(
     if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
     run_job(JOB, DemoConfig(llm=llm_config(backend, model, base_url)), out, fmt, dry_run=dry_run)
+
+
+job_command(app, "evaluate-crs", CARD)
 
 
 @app.command()

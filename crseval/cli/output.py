@@ -91,27 +91,37 @@ def _cell(v: Any) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
-def _needed(header: str, cells: list[str]) -> int:
-    """A column's narrowest readable width: its widest value (text over 40 characters folds), and its
-    header's longest word (a header wraps between words, never inside one; a word over 16 may fold)."""
+def _needed(header: str, cells: list[str], wrap: bool = False) -> int:
+    """A column's narrowest readable width: its widest value (text over 40 characters folds) — or, with
+    ``wrap``, its longest word (text wraps between words) —, and its header's longest word (a header wraps
+    between words, never inside one; a word over 16 may fold)."""
     words = [len(w) for w in header.split()] or [1]
-    return max([min(40, len(c)) for c in cells] + [min(16, max(words))])
+    values = [max((len(w) for w in c.split()), default=0) if wrap else len(c) for c in cells]
+    return max([min(40, v) for v in values] + [min(16, max(words))])
 
 
 def _rich_table(df: pd.DataFrame, title: str | None) -> None:
-    """The leading columns that fit the terminal, each at its narrowest readable width (the first column,
-    the row's name, always); the columns left out are named on stderr with the formats that show all."""
+    """The leading columns that fit the terminal (the first column, the row's name, always): every value on
+    one line where that fits, else the widest columns narrowed, text wrapping between words, down to their
+    longest word; the columns left out are named on stderr with the formats that show all."""
     cells = {c: [_cell(v) for v in df[c]] for c in df.columns}
-    used, keep = 4, []  # the table's outer borders and padding
+    full = {c: _needed(str(c), cells[c]) for c in df.columns}
+    least = {c: _needed(str(c), cells[c], wrap=True) for c in df.columns}
+    room = console.width - 1  # the left border; each column adds its padding and a border: 3
+    keep: list = []
     for c in df.columns:
-        need = _needed(str(c), cells[c]) + 3  # a column's padding and its border
-        if keep and used + need > console.width:
+        if keep and sum(least[k] + 3 for k in [*keep, c]) > room:
             break
         keep.append(c)
-        used += need
+    widths = {c: full[c] for c in keep}
+    while sum(w + 3 for w in widths.values()) > room:
+        c = max(keep, key=lambda k: widths[k] - least[k])
+        if widths[c] <= least[c]:
+            break
+        widths[c] -= 1
     table = Table(title=title, show_lines=False)
     for c in keep:
-        table.add_column(str(c), overflow="fold", min_width=_needed(str(c), cells[c]))
+        table.add_column(str(c), overflow="fold", width=widths[c])
     for i in range(len(df)):
         table.add_row(*[cells[c][i] for c in keep])
     console.print(table)

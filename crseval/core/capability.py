@@ -17,7 +17,7 @@ from crseval.core.errors import CrsevalError
 # the layer it declares (tools/import_contract.py derives the contract lint-imports checks from both)
 LAYERS: dict[str, tuple[str, ...]] = {
     "interface": ("crseval.cli",),
-    "verbs": ("crseval.api", "crseval.demo"),
+    "verbs": ("crseval.api", "crseval.demo", "crseval.card"),
     "report": ("crseval.report",),
     "capabilities": (),
     "judges": (),

@@ -15,13 +15,13 @@ from crseval.core.errors import ConfigError
 M = TypeVar("M", bound=BaseModel)
 
 
-def _split_commas(value: Any) -> Any:
+def split_commas(value: Any) -> Any:
     if isinstance(value, str):
         return [v.strip() for v in value.split(",") if v.strip()]
     return value
 
 
-CommaList = Annotated[list[str], BeforeValidator(_split_commas)]
+CommaList = Annotated[list[str], BeforeValidator(split_commas)]
 """A list of names that a CLI flag or TOML value may also give as one comma-separated string."""
 
 

@@ -1,0 +1,260 @@
+"""`crseval evaluate-crs TARGET`: every dimension crseval has, run on one CRS beside reference systems, and
+a report whose first page is a card.
+
+The card is a manifest of (part, job, config) — the preference-shift sessions (``shift.run``), what the
+systems say inside them (``dialogues.metrics``) and behavior alignment of each system's replies on
+strategy-labelled contexts (``behavior.run``) — each part a run directory of its own under the card's,
+run (and resumed) through :func:`crseval.api.execute`. :mod:`crseval.card.scores` reads the parts'
+per-unit tables back and writes the card.
+
+LLM-bound work lives in parts of its own (``shift-llm``, ``dialogues-llm``: fewer sessions, the LLM
+reference CRS and the judge), so ``--no-llm`` is the same card less those rows and columns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+from crseval.core.config import split_commas
+from crseval.core.job import JobSpec, Progress, Result
+from crseval.llm import LLMConfig
+from crseval.simulation.targets import Target, target_input
+
+if TYPE_CHECKING:
+    from crseval.runs.store import RunStore
+
+REFERENCES = {
+    "template": "crseval's template CRS: reads the user's current wishes with rules, retrieves from the "
+    "catalogue (no LLM) — follows the user",
+    "stubborn": "names one fixed catalogue film whatever the user says — ignores the user",
+    "hallucinator": "names a made-up film every turn — recommends nothing that exists",
+    "llm": "crseval's LLM CRS: the template's retrieval, the reply written by the LLM",
+}
+REFERENCE_TARGETS = {  # the references as plug-ins, for capabilities that take one
+    "template": "crseval.simulation.references:template",
+    "stubborn": "crseval.simulation.references:stubborn",
+    "hallucinator": "crseval.simulation.references:hallucinator",
+}
+JUDGED = ("personalization",)
+
+
+class CardConfig(BaseModel):
+    """One CRS against reference systems on every dimension crseval measures."""
+
+    model_config = ConfigDict(extra="forbid")
+    target: Target = Field(
+        ...,
+        description="Your CRS: 'module:function', a .py file (its respond) or 'file.py:function', or an "
+        "http(s):// endpoint, all speaking the plug-in protocol (examples/my_crs.py).",
+        json_schema_extra={"argument": True},
+    )
+    name: str | None = Field(
+        None, description="Its name in tables (default: from the target, e.g. 'my_crs')."
+    )
+    against: Annotated[
+        list[Literal["template", "stubborn", "hallucinator", "llm"]], BeforeValidator(split_commas)
+    ] = Field(
+        ["template", "stubborn", "llm"],
+        description="Reference systems it is compared with, paired on the same simulated users and "
+        "contexts (llm needs the LLM).",
+    )
+    no_llm: bool = Field(
+        False, description="Only what needs no LLM: no LLM reference CRS, no judge."
+    )
+    data: str = Field(
+        "sample",
+        description="Strategy-labelled dialogues whose contexts the systems answer for behavior alignment: "
+        "'sample' (bundled, 8 dialogues: illustrative) or an INSPIRED folder.",
+    )
+    kb: str | None = Field(
+        None,
+        description="Movie catalogue of the simulated sessions: an OpenDialKG KB file (empty: the "
+        "bundled sample catalogue).",
+    )
+    sessions: int = Field(100, ge=2, le=100_000, description="Simulated users per system.")
+    turns: int = Field(12, ge=2, le=200, description="Turns per simulated session.")
+    llm_sessions: int = Field(
+        6,
+        ge=2,
+        le=100_000,
+        description="Simulated users per system where the LLM answers or judges (the LLM reference "
+        "and the judge rows).",
+    )
+    llm_turns: int = Field(8, ge=2, le=200, description="Turns of those sessions.")
+    llm: LLMConfig = LLMConfig()
+    n_boot: int = Field(2000, ge=100, description="Bootstrap resamples of every CI.")
+    seed: int = Field(0, description="Seed of the simulated users, the CRSs and the resamples.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str | None) -> str | None:
+        if v is not None and (v in REFERENCES or not re.fullmatch(r"[A-Za-z0-9][\w.+-]{0,63}", v)):
+            raise ValueError(
+                "name must be letters, digits, _ . + - and not a reference's (template, stubborn, llm)"
+            )
+        return v
+
+    @property
+    def system(self) -> str:
+        """The CRS's name in tables."""
+        if self.name:
+            return self.name
+        if str(self.target).startswith(("http://", "https://")):
+            return "http-crs"
+        where, _, attr = str(self.target).rpartition(":") if ":" in str(self.target) else (
+            str(self.target),
+            "",
+            "",
+        )
+        stem = Path(where).stem if where.endswith(".py") else where.split(".")[-1]
+        stem = re.sub(r"[^\w.+-]", "_", stem or attr or "crs")
+        return f"{stem}-crs" if stem in REFERENCES else stem
+
+    @property
+    def with_llm(self) -> bool:
+        return not self.no_llm
+
+    @property
+    def references(self) -> list[str]:
+        return [r for r in self.against if r != "llm" or self.with_llm]
+
+    def data_files(self) -> dict[str, Path | str]:
+        """The CRS's module file or given function's source is input data (never its folder)."""
+        found = target_input(self.target, Path.cwd())
+        return {"target": found} if found is not None else {}
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str  # its run directory under the card's
+    job: str
+    config: dict[str, Any]
+
+
+def _model(config: CardConfig, system: str) -> dict[str, Any]:
+    """A system as a shift-run model."""
+    if system == "template":
+        return {"name": system, "kind": "template"}
+    if system == "llm":
+        return {"name": system, "kind": "llm", "llm": config.llm.model_dump()}
+    target = REFERENCE_TARGETS.get(system, config.target)
+    if system == config.system and str(target).startswith(("http://", "https://")):
+        return {"name": system, "kind": "http", "url": target}
+    return {"name": system, "kind": "callable", "target": target, "folder": str(Path.cwd())}
+
+
+def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
+    return {
+        "seed": config.seed,
+        "sessions": config.llm_sessions if llm else config.sessions,
+        "turns": config.llm_turns if llm else config.turns,
+        "kb": config.kb,
+        "workers": 2,
+        "n_boot": config.n_boot,
+        "models": [_model(config, s) for s in systems],
+        "judge": {"aspects": list(JUDGED), "judges": [{"name": "judge", "llm": config.llm.model_dump()}]}
+        if llm
+        else {"enabled": False},
+    }
+
+
+def _behavior(config: CardConfig, system: str) -> dict[str, Any]:
+    if system == "llm":
+        return {"data": config.data, "llm": config.llm.model_dump()}
+    return {"data": config.data, "system": REFERENCE_TARGETS.get(system, config.target)}
+
+
+def parts(config: CardConfig, root: Path) -> list[Part]:
+    """The card's manifest: which job runs with which config into which part of ``root``. The sessions
+    hold the references and the known groups of every metric on the card (:data:`crseval.card.rows.ROWS`)."""
+    from crseval.card.rows import known_groups
+
+    def systems(llm: bool) -> list[str]:
+        return [config.system, *dict.fromkeys([*known_groups(llm), *(r for r in config.references if r != "llm")])]
+
+    plain = systems(llm=False)
+    out = [
+        Part("shift", "shift.run", _shift(config, plain, llm=False)),
+        Part(
+            "dialogues",
+            "dialogues.metrics",
+            {"data": [str(root / "shift")], "catalog": config.kb or "sample"},
+        ),
+    ]
+    if config.with_llm:
+        out += [
+            Part("shift-llm", "shift.run", _shift(config, [*systems(llm=True), "llm"], llm=True)),
+            Part(
+                "dialogues-llm",
+                "dialogues.metrics",
+                {"data": [str(root / "shift-llm")], "catalog": config.kb or "sample"},
+            ),
+        ]
+    out += [
+        Part(f"behavior/{s}", "behavior.run", _behavior(config, s))
+        for s in [config.system, *config.references]
+    ]
+    return out
+
+
+def run(config: CardConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.api import execute, get_job
+    from crseval.card.scores import write_card
+    from crseval.core.config import validate
+
+    failures = []
+    for part in parts(config, store.root):
+        job = get_job(part.job)
+        result = execute(
+            job,
+            validate(job.config, part.config),
+            store.path(*part.name.split("/")),
+            lambda title, total, name=part.name: progress(f"{name}: {title}", total),
+        )
+        if part.name == "shift":
+            _refuse_if_the_crs_never_answered(store.root / "shift", config.system)
+        if result.failures:
+            failures.append(f"{part.name}: {result.failures}")
+    return write_card(config, store, failures)
+
+
+def _refuse_if_the_crs_never_answered(run: Path, system: str) -> None:
+    """Every session of the CRS under test failed: say why in one line (there is nothing to put on a card)."""
+    from crseval.adaptation.job import STREAM
+    from crseval.core.errors import WorkFailed
+    from crseval.runs.store import RunStore
+
+    mine = [r for r in RunStore(run).records(STREAM) if r["model"] == system]
+    if mine and all(r.get("errors") for r in mine):
+        raise WorkFailed(
+            f"{system} failed in every session ({len(mine)} of {len(mine)}); the first: "
+            f"{mine[0]['errors'][0]}",
+            fix="fix the CRS, then run again with another --out (failed sessions are recorded as done)",
+        )
+
+
+def check(config: CardConfig) -> None:
+    """Import the CRS before anything runs (a misspelt target fails in one line, --dry-run too)."""
+    if not str(config.target).startswith(("http://", "https://")):
+        from crseval.simulation.plugins import load_callable
+
+        load_callable(config.target, Path.cwd(), where="target")
+
+
+JOB = JobSpec(
+    "evaluate-crs",
+    CardConfig,
+    run,
+    lambda c: Path("runs") / f"card-{c.system}",
+    "Evaluate your own CRS on every dimension beside reference systems: a report card with CIs, "
+    "paired tests and the evidence behind each score.",
+    "crseval evaluate-crs",
+    uses_llm=lambda c: c.with_llm,
+    can_fail=True,
+    check=check,
+)

@@ -1,0 +1,68 @@
+"""The report card's tables and its two numbers of its own (the paired difference and the known-groups
+AUC), declared once. Every score on the card is a metric some capability declares; the card names them in
+:data:`crseval.card.scores.ROWS`."""
+
+from crseval.core.registry import register_metric as metric, register_table as table
+
+C = "card"
+
+metric(
+    "diff",
+    "The CRS's score minus the reference's, on the units both have (the same simulated users, the same "
+    "dialogue contexts); its CI from resampling units, p from Wilcoxon's signed-rank test",
+    label="difference",
+    higher_is_better=None,
+    capability=C,
+)
+metric(
+    "auc",
+    "Known groups: the probability that a session of the CRS that follows the user (template) scores "
+    "better than one of the CRS that ignores the user (stubborn), in the metric's own direction; ties "
+    "count half; .5 = no separation",
+    label="known-groups AUC",
+    capability=C,
+    scale="0–1",
+)
+SYSTEMS = {"*": "the system's score with its 95 % CI; a reference's column adds the paired difference "
+           "(the CRS minus it) with its 95 % CI and p"}
+table(
+    "card",
+    ["dimension", "metric"],
+    "the report card: per metric, the CRS's score and each reference's, the paired differences, and how "
+    "far the metric can be trusted",
+    capability=C,
+    headline=["dimension", "label"],
+    columns=["label", "trust"],
+    dynamic=SYSTEMS | {"trust": "the metric's evidence: known groups in this run, or what is known"},
+)
+table(
+    "card_scores",
+    ["metric", "system"],
+    "every system's score per metric, pooled over its units, with 95 % bootstrap CIs",
+    capability=C,
+    headline=["dimension", "metric", "system", "value", "value_lo", "value_hi", "n"],
+    columns=["dimension", "label", "value", "n", "part"],
+    dynamic={"part": "the part of the card's run directory the score comes from"},
+)
+table(
+    "card_comparisons",
+    ["metric", "system", "reference"],
+    "the CRS minus each reference, paired on shared units (95 % CI, Wilcoxon p)",
+    capability=C,
+    headline=["metric", "reference", "diff", "diff_lo", "diff_hi", "p", "n"],
+    columns=["dimension", "label", "diff", "diff_lo", "diff_hi", "p", "n", "part"],
+    dynamic={"reference": "the reference system", "part": "the part the pairs come from"},
+)
+table(
+    "card_evidence",
+    ["metric"],
+    "how far each card metric can be trusted: known groups (template follows the user, stubborn ignores "
+    "the user) measured in this run",
+    capability=C,
+    headline=["metric", "auc", "auc_lo", "auc_hi", "verdict", "evidence"],
+    columns=["dimension", "label", "auc", "auc_lo", "auc_hi", "n", "verdict", "evidence"],
+    dynamic={
+        "verdict": "held (the CI above .5), reversed (below) or not separated",
+        "evidence": "the evidence in words",
+    },
+)

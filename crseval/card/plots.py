@@ -1,0 +1,30 @@
+"""The card's figure: the CRS minus each reference per metric, with 95 % CIs (a forest plot)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from crseval.plotting import GREY, OKABE_ITO, plt, save, style
+
+
+def plot_differences(comparisons: pd.DataFrame, system: str, path: Path) -> None:
+    style()
+    labels = list(dict.fromkeys(comparisons["label"]))
+    refs = list(dict.fromkeys(comparisons["reference"]))
+    fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(labels) * max(1, len(refs)) ** 0.5 + 1.2))
+    step = 0.7 / max(1, len(refs))
+    for k, (ref, color) in enumerate(zip(refs, OKABE_ITO)):
+        d = comparisons[comparisons["reference"] == ref].set_index("label").reindex(labels)
+        y = np.arange(len(labels)) + (k - (len(refs) - 1) / 2) * step
+        err = np.vstack([d["diff"] - d["diff_lo"], d["diff_hi"] - d["diff"]])
+        ax.errorbar(d["diff"], y, xerr=np.nan_to_num(err), fmt="o", color=color, label=f"vs {ref}",
+                    capsize=2, markersize=4)
+    ax.axvline(0, color=GREY, lw=0.8)
+    ax.set_yticks(np.arange(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{system} minus the reference (95 % CI)")
+    ax.legend(fontsize=8, loc="best")
+    save(fig, path)
