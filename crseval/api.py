@@ -122,10 +122,21 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
     import shutil
     import tempfile
 
+    from crseval.core.config import validate
     from crseval.llm.planning import PlanComplete, planning
     from crseval.runs import RunStore
 
     real = Path(out or job.default_out(config))
+    if job.parts is not None:  # a job built from others: the sum of its parts' plans
+        from crseval.llm.planning import Plan
+
+        total = Plan()
+        for part in job.parts(config, real):
+            spec = get_job(part.job)
+            cfg = validate(spec.config, part.config)
+            if spec.uses_llm is not None and spec.uses_llm(cfg):
+                total += plan(spec, cfg, real.joinpath(*part.name.split("/")))
+        return total
     with tempfile.TemporaryDirectory(prefix="crseval-plan-") as tmp:
         scratch = Path(tmp) / "run"
         if (real / "records").is_dir():  # resumed work is not planned again

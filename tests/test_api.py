@@ -147,3 +147,23 @@ def test_behavior_run_takes_a_function_as_the_system():
     assert config.data_files()["system"].startswith(
         "test_behavior_run_takes_a_function_as_the_system.<locals>.system@"
     )
+
+
+def test_the_report_card_takes_a_function_and_plans_its_parts(tmp_path):
+    """`evaluate-crs` from Python: a function as the CRS; its plan is the sum of its LLM parts' plans (the
+    LLM CRS's sessions and judgments, the LLM's answers to the labelled contexts)."""
+    from crseval.api import get_job, plan
+    from crseval.core.config import validate
+
+    def respond(history):
+        return "How about Heat? It is a crime thriller."
+
+    small = dict(sessions=4, turns=4, llm_sessions=2, llm_turns=3, llm_contexts=1, n_boot=100)
+    job = get_job("evaluate-crs")
+    config = validate(job.config, {"target": respond, "llm": {"backend": "scripted"}, **small})
+    made = plan(job, config, tmp_path / "card")
+    assert made.calls > 2 * 3 and not (tmp_path / "card").exists()
+    res = crseval.evaluate(
+        "evaluate-crs", target=respond, no_llm=True, out=tmp_path / "run", **small
+    )
+    assert res.summary.columns[0] == "label" and "respond" in res.summary.columns

@@ -10,6 +10,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.errors import CrsevalError
+from crseval.llm.planning import done_calling
 from crseval.core.job import JobSpec, Progress, Result
 from crseval.core.registry import label
 from crseval.core.signature import make_signature
@@ -277,6 +278,7 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
     finally:
         if client is not None:
             client.close()
+    done_calling()  # a planning run ends here: scoring calls no model
     metrics, table = evaluate_responses(
         test_d, resp, pair, reference=train_d, order=config.order, system_labels=system_labels
     )

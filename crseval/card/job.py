@@ -14,14 +14,13 @@ reference CRS and the judge), so ``--no-llm`` is the same card less those rows a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from crseval.core.config import split_commas
-from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.job import JobSpec, Part, Progress, Result
 from crseval.llm import LLMConfig
 from crseval.simulation.targets import Target, target_input
 
@@ -79,13 +78,19 @@ class CardConfig(BaseModel):
     sessions: int = Field(100, ge=2, le=100_000, description="Simulated users per system.")
     turns: int = Field(12, ge=2, le=200, description="Turns per simulated session.")
     llm_sessions: int = Field(
-        6,
+        4,
         ge=2,
         le=100_000,
         description="Simulated users per system where the LLM answers or judges (the LLM reference "
         "and the judge rows).",
     )
-    llm_turns: int = Field(8, ge=2, le=200, description="Turns of those sessions.")
+    llm_turns: int = Field(5, ge=2, le=200, description="Turns of those sessions.")
+    llm_contexts: int = Field(
+        4,
+        ge=1,
+        description="Labelled dialogues whose recommender turns the LLM reference answers (behavior "
+        "alignment; the CRS answers every one, the pairs are the shared ones).",
+    )
     llm: LLMConfig = LLMConfig()
     n_boot: int = Field(2000, ge=100, description="Bootstrap resamples of every CI.")
     seed: int = Field(0, description="Seed of the simulated users, the CRSs and the resamples.")
@@ -106,13 +111,18 @@ class CardConfig(BaseModel):
             return self.name
         if str(self.target).startswith(("http://", "https://")):
             return "http-crs"
-        where, _, attr = str(self.target).rpartition(":") if ":" in str(self.target) else (
-            str(self.target),
-            "",
-            "",
+        from crseval.simulation.targets import split_target
+
+        where, attr = split_target(str(self.target))
+        # the function's name, or its file's or module's where it is the protocol's `respond`
+        stem = (
+            attr
+            if attr and attr != "respond"
+            else Path(where).stem
+            if where.endswith(".py")
+            else where
         )
-        stem = Path(where).stem if where.endswith(".py") else where.split(".")[-1]
-        stem = re.sub(r"[^\w.+-]", "_", stem or attr or "crs")
+        stem = re.sub(r"[^\w.+-]", "_", stem.split(".")[-1] or "crs")
         return f"{stem}-crs" if stem in REFERENCES else stem
 
     @property
@@ -127,13 +137,6 @@ class CardConfig(BaseModel):
         """The CRS's module file or given function's source is input data (never its folder)."""
         found = target_input(self.target, Path.cwd())
         return {"target": found} if found is not None else {}
-
-
-@dataclass(frozen=True)
-class Part:
-    name: str  # its run directory under the card's
-    job: str
-    config: dict[str, Any]
 
 
 def _model(config: CardConfig, system: str) -> dict[str, Any]:
@@ -154,10 +157,13 @@ def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
         "sessions": config.llm_sessions if llm else config.sessions,
         "turns": config.llm_turns if llm else config.turns,
         "kb": config.kb,
-        "workers": 2,
+        "workers": 1 if llm else 2,  # one LLM call at a time: two on 2 cores took 10–17 s each
         "n_boot": config.n_boot,
         "models": [_model(config, s) for s in systems],
-        "judge": {"aspects": list(JUDGED), "judges": [{"name": "judge", "llm": config.llm.model_dump()}]}
+        "judge": {
+            "aspects": list(JUDGED),
+            "judges": [{"name": "judge", "llm": config.llm.model_dump()}],
+        }
         if llm
         else {"enabled": False},
     }
@@ -165,7 +171,7 @@ def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
 
 def _behavior(config: CardConfig, system: str) -> dict[str, Any]:
     if system == "llm":
-        return {"data": config.data, "llm": config.llm.model_dump()}
+        return {"data": config.data, "llm": config.llm.model_dump(), "limit": config.llm_contexts}
     return {"data": config.data, "system": REFERENCE_TARGETS.get(system, config.target)}
 
 
@@ -175,7 +181,10 @@ def parts(config: CardConfig, root: Path) -> list[Part]:
     from crseval.card.rows import known_groups
 
     def systems(llm: bool) -> list[str]:
-        return [config.system, *dict.fromkeys([*known_groups(llm), *(r for r in config.references if r != "llm")])]
+        return [
+            config.system,
+            *dict.fromkeys([*known_groups(llm), *(r for r in config.references if r != "llm")]),
+        ]
 
     plain = systems(llm=False)
     out = [
@@ -257,4 +266,5 @@ JOB = JobSpec(
     uses_llm=lambda c: c.with_llm,
     can_fail=True,
     check=check,
+    parts=parts,
 )

@@ -9,7 +9,7 @@ C = "card"
 metric(
     "diff",
     "The CRS's score minus the reference's, on the units both have (the same simulated users, the same "
-    "dialogue contexts); its CI from resampling units, p from Wilcoxon's signed-rank test",
+    "dialogue contexts); its CI from resampling units, p from a paired permutation test (each unit's two systems swapped or not)",
     label="difference",
     higher_is_better=None,
     capability=C,
@@ -23,8 +23,10 @@ metric(
     capability=C,
     scale="0–1",
 )
-SYSTEMS = {"*": "the system's score with its 95 % CI; a reference's column adds the paired difference "
-           "(the CRS minus it) with its 95 % CI and p"}
+SYSTEMS = {
+    "*": "the system's score with its 95 % CI; a reference's column adds the paired difference "
+    "(the CRS minus it) with its 95 % CI and p"
+}
 table(
     "card",
     ["dimension", "metric"],
@@ -33,21 +35,22 @@ table(
     capability=C,
     headline=["dimension", "label"],
     columns=["label", "trust"],
-    dynamic=SYSTEMS | {"trust": "the metric's evidence: known groups in this run, or what is known"},
+    dynamic=SYSTEMS
+    | {"trust": "the metric's evidence: known groups in this run, or what is known"},
 )
 table(
     "card_scores",
     ["metric", "system"],
     "every system's score per metric, pooled over its units, with 95 % bootstrap CIs",
     capability=C,
-    headline=["dimension", "metric", "system", "value", "value_lo", "value_hi", "n"],
-    columns=["dimension", "label", "value", "n", "part"],
+    headline=["dimension", "metric", "system", "mean", "ci_lo", "ci_hi", "n"],
+    columns=["dimension", "label", "mean", "ci_lo", "ci_hi", "n", "part"],
     dynamic={"part": "the part of the card's run directory the score comes from"},
 )
 table(
     "card_comparisons",
     ["metric", "system", "reference"],
-    "the CRS minus each reference, paired on shared units (95 % CI, Wilcoxon p)",
+    "the CRS minus each reference, paired on shared units (95 % CI, paired permutation p)",
     capability=C,
     headline=["metric", "reference", "diff", "diff_lo", "diff_hi", "p", "n"],
     columns=["dimension", "label", "diff", "diff_lo", "diff_hi", "p", "n", "part"],

@@ -20,8 +20,16 @@ def plot_differences(comparisons: pd.DataFrame, system: str, path: Path) -> None
         d = comparisons[comparisons["reference"] == ref].set_index("label").reindex(labels)
         y = np.arange(len(labels)) + (k - (len(refs) - 1) / 2) * step
         err = np.vstack([d["diff"] - d["diff_lo"], d["diff_hi"] - d["diff"]])
-        ax.errorbar(d["diff"], y, xerr=np.nan_to_num(err), fmt="o", color=color, label=f"vs {ref}",
-                    capsize=2, markersize=4)
+        ax.errorbar(
+            d["diff"],
+            y,
+            xerr=np.nan_to_num(err),
+            fmt="o",
+            color=color,
+            label=f"vs {ref}",
+            capsize=2,
+            markersize=4,
+        )
     ax.axvline(0, color=GREY, lw=0.8)
     ax.set_yticks(np.arange(len(labels)), labels)
     ax.invert_yaxis()

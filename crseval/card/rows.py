@@ -16,7 +16,9 @@ class Row:
     capability: str
     part: str  # shift, dialogues or behavior: the part whose per-unit table holds it
     column: str  # its column there
-    groups: tuple[str, str] | None = FOLLOWS  # (expected better, expected worse); None: no known groups
+    groups: tuple[str, str] | None = (
+        FOLLOWS  # (expected better, expected worse); None: no known groups
+    )
     llm: bool = False  # measured by the LLM (the judge): only in the LLM parts
 
 
@@ -25,7 +27,14 @@ ROWS = (
     Row("adaptation", "follow.success", "shift", "shift", "follow.success"),
     Row("adaptation", "tas", "shift", "shift", "tas"),
     Row("adaptation", "personalization", "shift", "shift", "personalization", llm=True),
-    Row("in dialogue", "out_of_catalogue_rate", "dialogues", "dialogues", "out_of_catalogue_rate", GROUNDS),
+    Row(
+        "in dialogue",
+        "out_of_catalogue_rate",
+        "dialogues",
+        "dialogues",
+        "out_of_catalogue_rate",
+        GROUNDS,
+    ),
     Row("in dialogue", "repetition_rate", "dialogues", "dialogues", "repetition_rate"),
     Row("in dialogue", "rejected_repeat_rate", "dialogues", "dialogues", "rejected_repeat_rate"),
     Row("behavior alignment", "explicit_ba_counted", "behavior", "behavior", "match", None),

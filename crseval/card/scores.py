@@ -1,5 +1,5 @@
 """The card from its parts' per-unit tables: every system's score (pooled over units, 95 % CI), the CRS minus
-each reference paired on the same units (95 % CI, Wilcoxon p), and each metric's known-groups evidence
+each reference paired on the same units (95 % CI, paired permutation p), and each metric's known-groups evidence
 measured in the same run (template follows the user, stubborn ignores the user)."""
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ def units(root: Path, row: Row, part: str, system: str) -> pd.DataFrame:
         t = pd.read_csv(root / "behavior" / system / "tables" / "behavior_turns.csv")
         t = t[t["turn"] > 0]  # the first turn is not counted (the metrics' definition)
         g = t.groupby("dialogue")[row.column]
-        return pd.DataFrame({"total": g.sum(), "weight": g.count()}).rename_axis("unit").reset_index()
+        return (
+            pd.DataFrame({"total": g.sum(), "weight": g.count()}).rename_axis("unit").reset_index()
+        )
     if row.part == "shift":
         t = pd.read_csv(root / part / "tables" / "shift_sessions.csv")
         t = t[(t["model"] == system) & ~t["failed"].astype(bool)]
@@ -43,7 +45,9 @@ def units(root: Path, row: Row, part: str, system: str) -> pd.DataFrame:
         unit = t["dialogue"].str.rpartition("|")[2].astype(int)
     if row.column not in t:
         return pd.DataFrame({"unit": [], "total": [], "weight": []})
-    return pd.DataFrame({"unit": unit.to_numpy(), "total": t[row.column].to_numpy(float), "weight": 1.0})
+    return pd.DataFrame(
+        {"unit": unit.to_numpy(), "total": t[row.column].to_numpy(float), "weight": 1.0}
+    )
 
 
 def _paired(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
@@ -63,7 +67,17 @@ def _ci(value: float, lo: float, hi: float, sign: bool = False) -> str:
 
 
 def _stars(p: float) -> str:
-    return "" if not np.isfinite(p) else "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else ""
+    return (
+        ""
+        if not np.isfinite(p)
+        else "***"
+        if p < 0.001
+        else "**"
+        if p < 0.01
+        else "*"
+        if p < 0.05
+        else ""
+    )
 
 
 def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
@@ -80,8 +94,15 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
             u = units(root, row, part, system)
             est = pooled(u["total"], u["weight"], n_boot=config.n_boot, seed=seed)
             scores.append(
-                {**base, "system": system, "value": est.value, "value_lo": est.lo,
-                 "value_hi": est.hi, "n": est.n, "part": part}
+                {
+                    **base,
+                    "system": system,
+                    "mean": est.value,
+                    "ci_lo": est.lo,
+                    "ci_hi": est.hi,
+                    "n": est.n,
+                    "part": part,
+                }
             )
             if system == me:
                 line[me] = _ci(est.value, est.lo, est.hi)
@@ -89,19 +110,33 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
             part = _part(row, me, ref)
             both = _paired(units(root, row, part, me), units(root, row, part, ref))
             d = paired_difference(
-                both["total_a"], both["total_b"], both["weight_a"], both["weight_b"],
-                n_boot=config.n_boot, seed=seed,
+                both["total_a"],
+                both["total_b"],
+                both["weight_a"],
+                both["weight_b"],
+                n_boot=config.n_boot,
+                seed=seed,
             )
             comparisons.append(
-                {**base, "system": me, "reference": ref, "diff": d.diff, "diff_lo": d.lo,
-                 "diff_hi": d.hi, "p": d.p, "n": d.n, "part": part}
+                {
+                    **base,
+                    "system": me,
+                    "reference": ref,
+                    "diff": d.diff,
+                    "diff_lo": d.lo,
+                    "diff_hi": d.hi,
+                    "p": d.p,
+                    "n": d.n,
+                    "part": part,
+                }
             )
             line[f"vs {ref}"] = _ci(d.diff, d.lo, d.hi, sign=True) + _stars(d.p)
         ev = _evidence(config, root, row, spec.higher_is_better, seed)
         evidence.append({**base, **ev})
         line["known groups"] = (
             f"{'FAILED' if ev['verdict'] == 'reversed' else ev['verdict']} {_ci(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
-            if ev["verdict"] else "—"
+            if ev["verdict"]
+            else "—"
         )
         card.append({**line, "trust": ev["evidence"], "metric": spec.qualified})
     return {
@@ -121,25 +156,40 @@ def _evidence(config: CardConfig, root: Path, row: Row, higher: bool | None, see
             if config.data == "sample"
             else f"the labelled dialogues of {config.data}"
         )
-        return {"auc": np.nan, "auc_lo": np.nan, "auc_hi": np.nan, "n": 0, "verdict": "",
-                "evidence": f"no known groups for strategies; classifier trained on {what}"}
+        return {
+            "auc": np.nan,
+            "auc_lo": np.nan,
+            "auc_hi": np.nan,
+            "n": 0,
+            "verdict": "",
+            "evidence": f"no known groups for strategies; classifier trained on {what}",
+        }
     better, worse = row.groups
     part = _part(row)
     g, b = (units(root, row, part, s) for s in row.groups)
     auc = known_groups_auc(
-        g["total"] / g["weight"], b["total"] / b["weight"], higher_is_better=higher is not False,
-        n_boot=config.n_boot, seed=seed,
+        g["total"] / g["weight"],
+        b["total"] / b["weight"],
+        higher_is_better=higher is not False,
+        n_boot=config.n_boot,
+        seed=seed,
     )
     held = verdict(auc)
-    ci = f"AUC {_ci(auc.value, auc.lo, auc.hi)}"
+    ci = f"AUC {_ci(auc.value, auc.lo, auc.hi)} ({len(g)} vs {len(b)} sessions)"
     why = f"{better} ({REFERENCES[better].split(' — ')[-1]}) vs {worse} ({REFERENCES[worse].split(' — ')[-1]})"
     words = {
         "held": f"known groups held: {why}, {ci}",
         "reversed": f"known groups FAILED (ranks {worse} above {better}): {why}, {ci}",
         "not separated": f"known groups not separated: {why}, {ci}",
     }[held]
-    return {"auc": auc.value, "auc_lo": auc.lo, "auc_hi": auc.hi, "n": auc.n, "verdict": held,
-            "evidence": words}
+    return {
+        "auc": auc.value,
+        "auc_lo": auc.lo,
+        "auc_hi": auc.hi,
+        "n": auc.n,
+        "verdict": held,
+        "evidence": words,
+    }
 
 
 def write_card(config: CardConfig, store: RunStore, failures: list[str]) -> Result:
@@ -150,15 +200,22 @@ def write_card(config: CardConfig, store: RunStore, failures: list[str]) -> Resu
         store.write_table(name, df)
     figures = []
     if len(tables["card_comparisons"]):
-        plot_differences(tables["card_comparisons"], config.system, store.figure_path("card_differences"))
+        plot_differences(
+            tables["card_comparisons"], config.system, store.figure_path("card_differences")
+        )
         figures.append(
-            ("card_differences", f"{config.system} minus each reference per metric (95 % CI; right of 0: "
-             "higher)")
+            (
+                "card_differences",
+                f"{config.system} minus each reference per metric (95 % CI; right of 0: higher)",
+            )
         )
     manifest = parts(config, store.root)
     sig = make_signature(
         data=f"sessions:{config.kb or 'sample'}|contexts:{config.data}",
-        metric={"card": "pooled+paired-bootstrap+wilcoxon+known-groups-auc", "n_boot": config.n_boot},
+        metric={
+            "card": "pooled+paired-bootstrap+permutation-p+known-groups-auc",
+            "n_boot": config.n_boot,
+        },
         parts={
             p.name: content_hash(store.path(*p.name.split("/"), "signature.json").read_bytes(), 8)
             for p in manifest
@@ -167,15 +224,19 @@ def write_card(config: CardConfig, store: RunStore, failures: list[str]) -> Resu
     )
     store.save_signature(sig)
     links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in manifest)
-    refs = "; ".join(f"**{r}**: {REFERENCES[r]}" for r in dict.fromkeys([*config.references, *known_groups(False)]))
+    refs = "; ".join(
+        f"**{r}**: {REFERENCES[r]}"
+        for r in dict.fromkeys([*config.references, *known_groups(False)])
+    )
     store.add_section(
         f"Report card: {config.system}",
         f"{config.system} beside reference systems on the same simulated users ({config.sessions} × "
-        f"{config.turns} turns" + (f"; with the LLM {config.llm_sessions} × {config.llm_turns}" if config.with_llm
-                                    else "") + f") and the same dialogue contexts ({config.data}). {refs}. "
+        f"{config.turns} turns"
+        + (f"; with the LLM {config.llm_sessions} × {config.llm_turns}" if config.with_llm else "")
+        + f") and the same dialogue contexts ({config.data}). {refs}. "
         "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
         "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
-        "Wilcoxon signed-rank p). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
+        "paired permutation p). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
         f"that follows the user above the one that ignores the user in this run. Every part's own report: {links}.",
         tables=[
             ("card", "The report card"),

@@ -220,7 +220,11 @@ def run_job(
     if job.check is not None:
         job.check(config)
     if job.uses_llm is not None and job.uses_llm(config):
-        err_console.print(plan(job, config, out).line(), soft_wrap=True, highlight=False)
+        with err_console.status(
+            "planning the LLM calls (the job runs once with stand-in answers)…"
+        ):
+            made = plan(job, config, out)
+        err_console.print(made.line(), soft_wrap=True, highlight=False)
     elif dry_run:
         err_console.print("plan: no LLM calls", highlight=False)
     if dry_run:

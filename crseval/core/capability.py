@@ -17,7 +17,8 @@ from crseval.core.errors import CrsevalError
 # the layer it declares (tools/import_contract.py derives the contract lint-imports checks from both)
 LAYERS: dict[str, tuple[str, ...]] = {
     "interface": ("crseval.cli",),
-    "verbs": ("crseval.api", "crseval.demo", "crseval.card"),
+    "manifests": ("crseval.card",),  # jobs built from other jobs, run through the verbs
+    "verbs": ("crseval.api", "crseval.demo"),
     "report": ("crseval.report",),
     "capabilities": (),
     "judges": (),

@@ -54,6 +54,15 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Part:
+    """One (job, config) of a job built from others, run into ``name`` under its run directory."""
+
+    name: str
+    job: str
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class JobSpec:
     """A job: its config model, its ``run`` function, where its run directory goes by default and the
     title of its report. ``default_out`` is a path, or a function of the config for names that depend on
@@ -72,6 +81,8 @@ class JobSpec:
     # cheap checks of what the config names (a plug-in's import) run before the plan, so that --dry-run
     # and the plan fail on them at once, in one line
     check: Callable[[Any], None] | None = None
+    # a job built from others: its manifest for a config and its run directory (planned part by part)
+    parts: Callable[[Any, Path], list[Part]] | None = None
 
     def default_out(self, config: BaseModel) -> Path:
         return Path(self.default(config)) if callable(self.default) else Path(self.default)

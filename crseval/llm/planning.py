@@ -24,6 +24,7 @@ DEFAULT_SECONDS = {
     "openai": 2.0,
     "scripted": 0.0,
 }  # per call, when the cache has no history
+LOAD_SECONDS = {"llamacpp": 15.0}  # starting the embedded model (2 cores, measured: 10–25 s)
 
 
 @dataclass
@@ -33,22 +34,40 @@ class Plan:
     by_model: dict[str, int] = field(default_factory=dict)
     seconds_per_call: float = 0.0
     measured: bool = False
+    load_seconds: float = 0.0  # loading the model(s) before the first new call
 
     @property
     def new(self) -> int:
         return self.calls - self.cached
 
+    def __add__(self, other: "Plan") -> "Plan":
+        """Two plans as one: calls and models summed; the time per call the one that gives their total."""
+        new = self.new + other.new
+        eta = self.new * self.seconds_per_call + other.new * other.seconds_per_call
+        models = dict(self.by_model)
+        for m, n in other.by_model.items():
+            models[m] = models.get(m, 0) + n
+        return Plan(
+            self.calls + other.calls,
+            self.cached + other.cached,
+            models,
+            eta / new if new else max(self.seconds_per_call, other.seconds_per_call),
+            self.measured or other.measured,
+            self.load_seconds + other.load_seconds,
+        )
+
     def line(self) -> str:
         if not self.calls:
             return "plan: no LLM calls to make (nothing needs one, or the run directory already holds the work)"
-        eta = self.new * self.seconds_per_call
+        eta = self.new * self.seconds_per_call + self.load_seconds
+        load = f" + {self.load_seconds:.0f} s loading the model" if self.load_seconds else ""
         how = (
             "measured in this run's cache" if self.measured else "a typical speed for this backend"
         )
         models = ", ".join(f"{m}: {n}" for m, n in self.by_model.items())
         return (
             f"plan: {self.calls} LLM calls ({self.cached} already cached, {self.new} to make; {models}) — "
-            f"about {_duration(eta)} at ~{self.seconds_per_call:.1f} s per call ({how})"
+            f"about {_duration(eta)} at ~{self.seconds_per_call:.1f} s per call ({how}){load}"
         )
 
 
@@ -91,6 +110,8 @@ class _Recorder:
             )
         else:
             self.plan.seconds_per_call = DEFAULT_SECONDS.get(backend, 5.0)
+        if self.plan.new:
+            self.plan.load_seconds = LOAD_SECONDS.get(backend, 0.0)
         if self.cache is not None:
             self.cache.close()
         return self.plan

@@ -21,14 +21,23 @@ def stubborn(history: list[dict[str, str]]) -> dict[str, Any]:
 
 
 INVENTED = (
-    "The Glass Orchard", "Midnight at Vantor Bay", "The Last Cartographer", "Seven Paper Moons",
-    "A Winter in Kessling", "The Brass Choir", "Echoes of Marrow Hill", "The Quiet Lantern",
+    "The Glass Orchard",
+    "Midnight at Vantor Bay",
+    "The Last Cartographer",
+    "Seven Paper Moons",
+    "A Winter in Kessling",
+    "The Brass Choir",
+    "Echoes of Marrow Hill",
+    "The Quiet Lantern",
 )
 
 
 def hallucinator(history: list[dict[str, str]]) -> dict[str, Any]:
     title = INVENTED[sum(h["speaker"] == "system" for h in history) % len(INVENTED)]
-    return {"text": f"You will love {title} (2031). It is exactly what you asked for.", "constraints": {}}
+    return {
+        "text": f"You will love {title} (2031). It is exactly what you asked for.",
+        "constraints": {},
+    }
 
 
 @lru_cache(maxsize=1)

@@ -34,9 +34,7 @@ def _finite(total: np.ndarray, weight: np.ndarray) -> np.ndarray:
     return np.isfinite(total) & np.isfinite(weight) & (weight > 0)
 
 
-def pooled(
-    total, weight=None, *, n_boot: int = 2000, seed: int = 0
-) -> Estimate:
+def pooled(total, weight=None, *, n_boot: int = 2000, seed: int = 0) -> Estimate:
     """Σ total / Σ weight over the units, with a percentile CI from resampling units."""
     t = np.asarray(total, float)
     w = np.ones_like(t) if weight is None else np.asarray(weight, float)
@@ -70,7 +68,9 @@ def paired_difference(
 
     lo, hi = item_bootstrap(diff, n, n_boot=n_boot, seed=seed) if n >= 3 else (np.nan, np.nan)
     observed = float(diff(np.arange(n)))
-    return Difference(observed, float(lo), float(hi), _permutation_p(at, aw, bt, bw, observed, n_boot, seed), n)
+    return Difference(
+        observed, float(lo), float(hi), _permutation_p(at, aw, bt, bw, observed, n_boot, seed), n
+    )
 
 
 def _permutation_p(at, aw, bt, bw, observed: float, n_perm: int, seed: int) -> float:

@@ -29,8 +29,11 @@ def test_paired_difference_is_the_mean_difference_with_scipys_paired_permutation
 
 def _scipy_p(a, b, n):
     return stats.permutation_test(
-        (a, b), lambda x, y: np.mean(x) - np.mean(y), permutation_type="samples",
-        n_resamples=n, vectorized=False,
+        (a, b),
+        lambda x, y: np.mean(x) - np.mean(y),
+        permutation_type="samples",
+        n_resamples=n,
+        vectorized=False,
     ).pvalue
 
 
@@ -45,12 +48,21 @@ def test_the_permutation_p_is_scipys_exactly_where_every_assignment_is_enumerate
 def test_the_permutation_p_agrees_with_scipys_monte_carlo_one_and_weights_pool_ratios():
     rng = np.random.default_rng(4)
     a, b = rng.normal(0.2, 1, 30), rng.normal(0, 1, 30)
-    assert paired_difference(a, b, n_boot=20000).p == pytest.approx(_scipy_p(a, b, 20000), abs=0.015)
+    assert paired_difference(a, b, n_boot=20000).p == pytest.approx(
+        _scipy_p(a, b, 20000), abs=0.015
+    )
     # units with weights: the pooled difference, and a swap moves a whole unit (value and weight)
-    at, aw, bt, bw = np.array([3.0, 2, 5]), np.array([4.0, 2, 5]), np.array([1.0, 0, 2]), np.array([4.0, 2, 5])
+    at, aw, bt, bw = (
+        np.array([3.0, 2, 5]),
+        np.array([4.0, 2, 5]),
+        np.array([1.0, 0, 2]),
+        np.array([4.0, 2, 5]),
+    )
     d = paired_difference(at, bt, aw, bw, n_boot=8)
     assert d.diff == pytest.approx(10 / 11 - 3 / 11)
-    assert d.p == pytest.approx(2 / 8)  # only "nothing swapped" and "everything swapped" are as extreme
+    assert d.p == pytest.approx(
+        2 / 8
+    )  # only "nothing swapped" and "everything swapped" are as extreme
 
 
 def test_known_groups_auc_is_sklearns_roc_auc_oriented_by_direction():

@@ -1,0 +1,156 @@
+"""`crseval evaluate-crs`: the report card, as a user runs it (in process)."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.support.cli import crseval
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ("--sessions", "16", "--turns", "8", "--n-boot", "200")
+
+
+def stubborn_crs(history):
+    return {"text": "How about The Matrix? It is a classic.", "constraints": {}}
+
+
+def broken_crs(history):
+    raise RuntimeError("my model is not loaded")
+
+
+@pytest.fixture(scope="module")
+def card(tmp_path_factory):
+    """The shipped example CRS, --no-llm, small."""
+    out = tmp_path_factory.mktemp("card") / "run"
+    res = crseval("evaluate-crs", ROOT / "examples" / "my_crs.py", "--no-llm", *SMALL, "--out", out)
+    return out, res
+
+
+def test_the_card_prints_every_dimension_with_cis_and_the_known_groups(card):
+    out, res = card
+    assert "Report card: my_crs" in res.stdout
+    for label in (
+        "follow rate",
+        "TAS",
+        "repetition",
+        "implicit BA",
+        "vs template",
+        "vs stubborn",
+        "known",
+    ):
+        assert label in res.stdout
+    assert "vs llm" not in res.stdout and "personalization" not in res.stdout  # --no-llm
+    assert (out / "report.html").is_file() and (out / "figures" / "card_differences.png").is_file()
+    for part in ("shift", "dialogues", "behavior/my_crs", "behavior/template", "behavior/stubborn"):
+        assert (out / part / "report.html").is_file(), part
+
+
+def test_the_card_scores_are_the_parts_own_numbers(card):
+    """The CRS's follow rate on the card is the shift run's own per-model mean; its repetition the dialogue
+    measures' own per-system mean; its implicit BA the behavior run's own value."""
+    out, _ = card
+    scores = pd.read_csv(out / "tables" / "card_scores.csv").set_index(["metric", "system"])["mean"]
+    shift = pd.read_csv(out / "shift" / "tables" / "model_metrics.csv")
+    mine = shift[(shift["model"] == "my_crs") & (shift["metric"] == "follow.follow_rate")][
+        "mean"
+    ].item()
+    assert scores["shift.follow.follow_rate", "my_crs"] == pytest.approx(mine)
+    systems = pd.read_csv(out / "dialogues" / "tables" / "dialogue_systems.csv").set_index("system")
+    assert scores["dialogues.repetition_rate", "template"] == pytest.approx(
+        systems.loc["template", "repetition_rate"]
+    )
+    ba = pd.read_csv(out / "behavior" / "my_crs" / "tables" / "behavior_metrics.csv")
+    assert scores["behavior.implicit_ba", "my_crs"] == pytest.approx(ba["implicit_ba"].item())
+
+
+def test_following_passes_its_known_groups_and_tas_does_not_lead(card):
+    out, _ = card
+    ev = pd.read_csv(out / "tables" / "card_evidence.csv").set_index("metric")
+    assert ev.loc["shift.follow.follow_rate", "verdict"] == "held"
+    assert (
+        ev.loc["dialogues.out_of_catalogue_rate", "verdict"] == "held"
+    )  # template vs hallucinator
+    assert ev.loc["shift.tas", "auc"] < ev.loc["shift.follow.follow_rate", "auc"]
+    card = pd.read_csv(out / "tables" / "card.csv")
+    assert (
+        card["metric"].iloc[0] == "shift.follow.follow_rate"
+    )  # the headline is verified following
+
+
+def test_a_crs_that_ignores_the_user_ranks_below_the_template_on_adaptation(tmp_path):
+    res = crseval(
+        "evaluate-crs",
+        "tests.card.test_card_cli:stubborn_crs",
+        "--no-llm",
+        "--against",
+        "template",
+        *SMALL,
+        "--out",
+        tmp_path / "run",
+        "--format",
+        "json",
+    )
+    card = {r["label"]: r for r in json.loads(res.stdout.split("\nreport:")[0])["result"]}
+    follow = card["follow rate (verified)"]["vs template"]
+    assert follow.startswith("-") and follow.rstrip("*").endswith("]")
+    cmp = pd.read_csv(tmp_path / "run" / "tables" / "card_comparisons.csv").set_index("metric")
+    row = cmp.loc["shift.follow.follow_rate"]
+    assert row["reference"] == "template" and row["diff_hi"] < 0 and row["p"] < 0.05
+
+
+def test_a_crs_that_always_fails_ends_in_one_line_with_its_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("CRSEVAL_HOME", str(tmp_path / "home"))
+    res = crseval(
+        "evaluate-crs",
+        "tests.card.test_card_cli:broken_crs",
+        "--no-llm",
+        *SMALL,
+        "--out",
+        tmp_path / "run",
+        check=False,
+    )
+    assert res.returncode == 1
+    (line,) = [x for x in res.stderr.splitlines() if "error" in x]
+    assert "broken_crs failed in every session" in line and "my model is not loaded" in line
+    assert not list((tmp_path / "home").rglob("crash-*"))
+
+
+def test_a_misspelt_target_fails_at_once_naming_it(tmp_path):
+    res = crseval("evaluate-crs", "tests.card.test_card_cli:no_such", "--dry-run", check=False)
+    assert res.returncode == 2 and "no_such" in res.stderr and "stubborn_crs" in res.stderr
+    res = crseval("evaluate-crs", "my_crs:respond", "--name", "template", "--no-llm", check=False)
+    assert res.returncode == 2 and "name" in res.stderr
+
+
+def test_with_an_llm_the_card_adds_the_llm_reference_and_the_judge(tmp_path):
+    """The scripted backend stands in for the LLM; a second run resumes with nothing left to call."""
+    out = tmp_path / "run"
+    args = (
+        "evaluate-crs",
+        ROOT / "examples" / "my_crs.py",
+        "--sessions",
+        "6",
+        "--turns",
+        "4",
+        "--n-boot",
+        "100",
+        "--llm-sessions",
+        "2",
+        "--llm-turns",
+        "3",
+        "--llm-contexts",
+        "1",
+        "--backend",
+        "scripted",
+        "--out",
+        out,
+    )
+    res = crseval(*args, "--format", "csv")
+    card = pd.read_csv(out / "tables" / "card.csv")
+    assert "vs llm" in card and "shift.personalization" in set(card["metric"])
+    assert (out / "shift-llm" / "report.html").is_file() and (out / "behavior" / "llm").is_dir()
+    assert "plan:" in res.stderr
+    again = crseval(*args, "--dry-run")
+    assert "0 to make" in again.stderr or "no LLM calls" in again.stderr
