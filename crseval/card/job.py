@@ -34,11 +34,6 @@ REFERENCES = {
     "hallucinator": "names a made-up film every turn — recommends nothing that exists",
     "llm": "crseval's LLM CRS: the template's retrieval, the reply written by the LLM",
 }
-REFERENCE_TARGETS = {  # the references as plug-ins, for capabilities that take one
-    "template": "crseval.simulation.references:template",
-    "stubborn": "crseval.simulation.references:stubborn",
-    "hallucinator": "crseval.simulation.references:hallucinator",
-}
 JUDGED = ("personalization",)
 
 
@@ -141,14 +136,13 @@ class CardConfig(BaseModel):
 
 def _model(config: CardConfig, system: str) -> dict[str, Any]:
     """A system as a shift-run model."""
-    if system == "template":
-        return {"name": system, "kind": "template"}
     if system == "llm":
         return {"name": system, "kind": "llm", "llm": config.llm.model_dump()}
-    target = REFERENCE_TARGETS.get(system, config.target)
-    if system == config.system and str(target).startswith(("http://", "https://")):
-        return {"name": system, "kind": "http", "url": target}
-    return {"name": system, "kind": "callable", "target": target, "folder": str(Path.cwd())}
+    if system in REFERENCES:
+        return {"name": system, "kind": "reference", "reference": system}
+    if str(config.target).startswith(("http://", "https://")):
+        return {"name": system, "kind": "http", "url": config.target}
+    return {"name": system, "kind": "callable", "target": config.target, "folder": str(Path.cwd())}
 
 
 def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
@@ -172,7 +166,8 @@ def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
 def _behavior(config: CardConfig, system: str) -> dict[str, Any]:
     if system == "llm":
         return {"data": config.data, "llm": config.llm.model_dump(), "limit": config.llm_contexts}
-    return {"data": config.data, "system": REFERENCE_TARGETS.get(system, config.target)}
+    plugin = f"crseval.simulation.references:{system}" if system in REFERENCES else config.target
+    return {"data": config.data, "system": plugin}
 
 
 def parts(config: CardConfig, root: Path) -> list[Part]:

@@ -12,6 +12,7 @@ metric(
     "dialogue contexts); its CI from resampling units, p from a paired permutation test (each unit's two systems swapped or not)",
     label="difference",
     higher_is_better=None,
+    scale="the metric's own",
     capability=C,
 )
 metric(
@@ -34,9 +35,12 @@ table(
     "far the metric can be trusted",
     capability=C,
     headline=["dimension", "label"],
-    columns=["label", "trust"],
-    dynamic=SYSTEMS
-    | {"trust": "the metric's evidence: known groups in this run, or what is known"},
+    columns=["label"],
+    dynamic={
+        "trust": "the metric's evidence: known groups in this run, or what is known",
+        "known groups": "the known-groups verdict with the AUC and its 95 % CI",
+    }
+    | SYSTEMS,
 )
 table(
     "card_scores",
@@ -45,7 +49,6 @@ table(
     capability=C,
     headline=["dimension", "metric", "system", "mean", "ci_lo", "ci_hi", "n"],
     columns=["dimension", "label", "mean", "ci_lo", "ci_hi", "n", "part"],
-    dynamic={"part": "the part of the card's run directory the score comes from"},
 )
 table(
     "card_comparisons",
@@ -54,7 +57,6 @@ table(
     capability=C,
     headline=["metric", "reference", "diff", "diff_lo", "diff_hi", "p", "n"],
     columns=["dimension", "label", "diff", "diff_lo", "diff_hi", "p", "n", "part"],
-    dynamic={"reference": "the reference system", "part": "the part the pairs come from"},
 )
 table(
     "card_evidence",
@@ -64,8 +66,4 @@ table(
     capability=C,
     headline=["metric", "auc", "auc_lo", "auc_hi", "verdict", "evidence"],
     columns=["dimension", "label", "auc", "auc_lo", "auc_hi", "n", "verdict", "evidence"],
-    dynamic={
-        "verdict": "held (the CI above .5), reversed (below) or not separated",
-        "evidence": "the evidence in words",
-    },
 )

@@ -20,6 +20,7 @@ from rich.progress import (
 from crseval.cli.output import err_console
 
 LINE_EVERY_S = 5.0
+FIRST_LINE_S = 2.0  # a task still at its start after this long says so
 
 
 @contextmanager
@@ -52,25 +53,39 @@ def progress_bars() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
 
 
 def _lines(description: str, total: int) -> Callable[[int], None]:
+    """Plain lines for a log: one when the task ends, one every LINE_EVERY_S while it runs — and one at
+    FIRST_LINE_S when nothing has been said yet, so a slow first step (a model loading) is not silence."""
     now = time.monotonic()
-    state = {"done": 0, "start": now, "last": now}
+    state = {"done": 0, "start": now, "last": now, "said": False}
     lock = threading.Lock()
+
+    def say(now: float) -> None:
+        state["last"], state["said"] = now, True
+        elapsed = now - state["start"]
+        left = elapsed / state["done"] * (total - state["done"]) if state["done"] else float("nan")
+        eta = "" if state["done"] >= total or left != left else f", ~{left:.0f} s left"
+        err_console.print(
+            f"{description}: {state['done']}/{total} ({elapsed:.0f} s{eta})", highlight=False
+        )
+
+    def first() -> None:
+        with lock:
+            if not state["said"] and state["done"] < total:
+                say(time.monotonic())
+
+    timer = threading.Timer(FIRST_LINE_S, first)
+    timer.daemon = True
+    timer.start()
 
     def advance(n: int = 1) -> None:
         with lock:
             state["done"] += n
             now = time.monotonic()
             finished = state["done"] >= total
-            if not finished and now - state["last"] < LINE_EVERY_S:
+            if finished:
+                timer.cancel()
+            elif now - state["last"] < LINE_EVERY_S:
                 return
-            state["last"] = now
-            elapsed = now - state["start"]
-            left = (
-                elapsed / state["done"] * (total - state["done"]) if state["done"] else float("nan")
-            )
-            eta = "" if finished or left != left else f", ~{left:.0f} s left"
-            err_console.print(
-                f"{description}: {state['done']}/{total} ({elapsed:.0f} s{eta})", highlight=False
-            )
+            say(now)
 
     return advance

@@ -54,6 +54,16 @@ CONTEXT = {
         "Koo & Li (2016) band of Rel_k: poor < .5 ≤ moderate < .75 ≤ good < .9 ≤ excellent",
     ),
     "label": ("label", "display name of the metric"),
+    "reference": ("reference", "the reference system a paired difference is taken against"),
+    "part": (
+        "part",
+        "the part (its own run directory) of a run built from other jobs the row comes from",
+    ),
+    "verdict": (
+        "verdict",
+        "known groups: held (the AUC's CI above .5), reversed (below .5) or not separated",
+    ),
+    "evidence": ("evidence", "what a metric's verdict rests on, in words"),
     "value": ("value", "the metric's value"),
     "metric": ("metric", "registered metric name"),
     "dimension": ("dimension", "rated dimension"),

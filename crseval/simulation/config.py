@@ -18,11 +18,13 @@ class ModelConfig(BaseModel):
     """One CRS under evaluation. ``llm``: KB retrieval + an LLM writing the reply (``prompt`` is a name
     from ``crseval.simulation.crs.PROMPTS`` or a system prompt of your own); ``template``: the same
     retrieval with a fixed reply (no LLM); ``callable``: ``target = "module:function"`` taking the
-    history; ``http``: ``url`` of an endpoint taking ``{"history": [...]}``."""
+    history; ``http``: ``url`` of an endpoint taking ``{"history": [...]}``; ``reference``: a CRS of known
+    behaviour (``reference = "stubborn"`` …, :mod:`crseval.simulation.references`) on the session's
+    catalogue."""
 
     model_config = ConfigDict(extra="forbid")
     name: str = Field(..., pattern=NAME)
-    kind: Literal["llm", "template", "callable", "http"] = "llm"
+    kind: Literal["llm", "template", "callable", "http", "reference"] = "llm"
     llm: LLMConfig = LLMConfig()
     prompt: str = "default"
     shortlist: int = Field(5, ge=1, le=50)
@@ -32,6 +34,9 @@ class ModelConfig(BaseModel):
         "or from Python the function itself",
     )
     url: str | None = Field(None, description="kind 'http': the endpoint")
+    reference: (
+        Literal["template", "stubborn", "echo", "laggard", "forgetter", "hallucinator"] | None
+    ) = Field(None, description="kind 'reference': which CRS of known behaviour")
     folder: str | None = Field(
         None,
         description="where 'target' is imported from first (default: the config's folder)",
@@ -50,6 +55,8 @@ class ModelConfig(BaseModel):
             raise ValueError("kind 'callable' needs target = 'module:function'")
         if self.kind == "http" and not (self.url or "").startswith(("http://", "https://")):
             raise ValueError("kind 'http' needs url = 'http://…'")
+        if (self.kind == "reference") != (self.reference is not None):
+            raise ValueError("kind 'reference' and reference = NAME go together")
         return self
 
 

@@ -1,11 +1,15 @@
-"""Reference CRSs that run as plug-ins anywhere a ``module:function`` target goes
-(``crseval.simulation.references:stubborn``): known groups for checking that a metric separates a CRS that
-follows the user from one that does not.
+"""Reference CRSs of known behaviour — known groups for checking that a metric separates a CRS that follows
+the user from CRSs that do not. In a session config they are ``kind = "reference"`` with ``reference =
+NAME`` (they use the session's catalogue); anywhere a plug-in goes they run as
+``crseval.simulation.references:NAME`` (on the bundled catalogue).
 
-- ``stubborn``: one fixed catalogue film whatever the user asks (ignores the user; never hallucinates).
-- ``hallucinator``: a new film every turn, none of them in any catalogue (made-up titles).
-- ``template``: crseval's no-LLM template CRS (rule-based reading of the user's wishes, retrieval over the
-  bundled catalogue) — a follower, for capabilities that take a plug-in rather than a ``kind``.
+- ``template``: crseval's template CRS — rules read the user's current wishes, retrieval from the
+  catalogue; follows the user (the follower).
+- ``stubborn``: one fixed catalogue film whatever the user says (ignores the user).
+- ``echo``: repeats the user's words back, then recommends the same fixed film (sounds attentive, is not).
+- ``laggard``: the template one turn late: answers the wishes the user had before their latest message.
+- ``forgetter``: the template reading only the user's latest message (drops every earlier constraint).
+- ``hallucinator``: a made-up film every turn (recommends nothing that exists).
 """
 
 from __future__ import annotations
@@ -13,41 +17,64 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-STUBBORN_REPLY = "How about Heat? It is a crime thriller with Al Pacino and Robert De Niro."
+from crseval.simulation.crs import KBCRS, CRSReply
 
-
-def stubborn(history: list[dict[str, str]]) -> dict[str, Any]:
-    return {"text": STUBBORN_REPLY, "constraints": {}}
-
-
+FIXED = "Heat"  # the stubborn and echo CRSs' film (in the bundled catalogue and OpenDialKG's)
 INVENTED = (
-    "The Glass Orchard",
-    "Midnight at Vantor Bay",
-    "The Last Cartographer",
-    "Seven Paper Moons",
-    "A Winter in Kessling",
-    "The Brass Choir",
-    "Echoes of Marrow Hill",
-    "The Quiet Lantern",
-)
+    "The Glass Orchard", "Midnight at Vantor Bay", "The Last Cartographer", "Seven Paper Moons",
+    "A Winter in Kessling", "The Brass Choir", "Echoes of Marrow Hill", "The Quiet Lantern",
+)  # fmt: skip
+NAMES = ("template", "stubborn", "echo", "laggard", "forgetter", "hallucinator")
+BEHAVIOUR = {
+    "template": "follows the user",
+    "stubborn": "ignores the user",
+    "echo": "repeats the user's words, ignores their wishes",
+    "laggard": "answers the previous turn's wishes",
+    "forgetter": "keeps only the newest constraint",
+    "hallucinator": "names made-up films",
+}
 
 
-def hallucinator(history: list[dict[str, str]]) -> dict[str, Any]:
-    title = INVENTED[sum(h["speaker"] == "system" for h in history) % len(INVENTED)]
-    return {
-        "text": f"You will love {title} (2031). It is exactly what you asked for.",
-        "constraints": {},
-    }
+class ReferenceCRS:
+    """One of :data:`NAMES` over a catalogue (``kb``)."""
+
+    def __init__(self, name: str, reference: str, kb, seed: int = 0) -> None:
+        self.name, self.reference = name, reference
+        self.template = KBCRS(name, kb, seed=seed)
+        fixed = [m.title for m in kb.movies if m.title == FIXED]
+        self.fixed = fixed[0] if fixed else kb.movies[0].title
+
+    def respond(self, history: list[dict[str, str]]) -> CRSReply:
+        r = self.reference
+        if r == "template":
+            return self.template.respond(history)
+        if r == "laggard":
+            return self.template.respond(history[:-1])
+        if r == "forgetter":
+            return self.template.respond(history[-1:])
+        if r == "hallucinator":
+            title = INVENTED[sum(h["speaker"] == "system" for h in history) % len(INVENTED)]
+            return CRSReply(f"You will love {title} (2031). It is exactly what you asked for.", {})
+        if r == "echo":
+            said = history[-1]["text"].rstrip(".!?") if history else "something good"
+            return CRSReply(f'You said: "{said}". Then how about {self.fixed}?', {})
+        return CRSReply(f"How about {self.fixed}? It is a classic everyone should see.", {})
 
 
-@lru_cache(maxsize=1)
-def _template():
+@lru_cache(maxsize=len(NAMES))
+def _bundled(reference: str) -> ReferenceCRS:
     from crseval.data.kb import load_kb
-    from crseval.simulation.crs import KBCRS
 
-    return KBCRS("template", load_kb(None))
+    return ReferenceCRS(reference, reference, load_kb(None))
 
 
-def template(history: list[dict[str, str]]) -> dict[str, Any]:
-    reply = _template().respond(history)
-    return {"text": reply.text, "constraints": reply.constraints}
+def _plugin(reference: str):
+    def respond(history: list[dict[str, str]]) -> dict[str, Any]:
+        reply = _bundled(reference).respond(history)
+        return {"text": reply.text, "constraints": reply.constraints}
+
+    respond.__name__ = respond.__qualname__ = reference
+    return respond
+
+
+template, stubborn, echo, laggard, forgetter, hallucinator = (_plugin(n) for n in NAMES)

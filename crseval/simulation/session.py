@@ -61,6 +61,10 @@ def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None)
         return CallableCRS(model.name, load_callable(model.target or "", model.folder))
     if model.kind == "http":
         return HttpCRS(model.name, model.url or "")
+    if model.kind == "reference":
+        from crseval.simulation.references import ReferenceCRS
+
+        return ReferenceCRS(model.name, model.reference, kb, seed=seed)
     client = client_for(model.llm, cache_path) if model.kind == "llm" else None
     return KBCRS(
         model.name,
