@@ -32,7 +32,12 @@ class _Jobs(Mapping):
         from crseval.core.capability import all_capabilities
 
         jobs = {j: job.target for c in all_capabilities().values() for j, job in c.jobs.items()}
-        return {**jobs, "demo": "crseval.demo:JOB", "evaluate-crs": "crseval.card.job:JOB"}
+        return {
+            **jobs,
+            "demo": "crseval.demo:JOB",
+            "evaluate-crs": "crseval.card.job:JOB",
+            "shift.known-groups": "crseval.card.known_groups:JOB",
+        }
 
     def __getitem__(self, name: str) -> str:
         return self._all()[name]

@@ -385,15 +385,42 @@ def wide_metrics(mm: pd.DataFrame) -> pd.DataFrame:
 
 
 def _figures(
-    store: RunStore, mm: pd.DataFrame, sessions: pd.DataFrame, judged: list[str], cols: Columns
+    store: RunStore,
+    mm: pd.DataFrame,
+    sessions: pd.DataFrame,
+    judged: list[str],
+    cols: Columns,
+    verified: Sequence[str],
 ) -> list:
-    out = [
+    out = []
+    headline = [
+        m for m in ("follow.follow_rate", "follow.satisfaction", "follow.success") if m in verified
+    ]
+    if "follow.follow_rate" in headline:
+        plot_metric_bars(
+            mm,
+            headline,
+            store.figure_path("shift_following"),
+            "Verified following per model (95 % CI)",
+        )
+        out.append(
+            (
+                "shift_following",
+                "Verified preference following per model: every recommended title checked in the catalogue "
+                "against the user's logged wishes (mean over sessions, 95 % bootstrap CI) — the adaptation "
+                "measure that ranks a CRS that follows the user above ones that do not (`crseval shift "
+                "known-groups`)",
+            )
+        )
+    out.append(
         (
             "shift_metrics",
             "Topic adaptation per model: TAS and its components (mean over sessions, 95 % "
-            "bootstrap CI; no bar where a metric is undefined)",
+            "bootstrap CI; no bar where a metric is undefined). TAS ranks CRSs that ignore or echo the "
+            "user above one that follows them (`crseval shift known-groups`): read it as topical "
+            "consistency, not adaptation",
         )
-    ]
+    )
     plot_metric_bars(
         mm,
         cols.automatic,
@@ -469,10 +496,12 @@ def write_analysis(
     sessions = session_table(results, aspects)
     judged = [a for a in aspects if sessions[a].notna().any()]
     verified = [m for m in FOLLOWING if sessions[m].notna().any()]
-    metrics = [
+    truth = "follow.follow_rate" in verified  # the simulator logged what the user wanted
+    metrics = [  # verified following leads where it is measured against logged truth (known groups)
+        *(verified if truth else []),
         *cols.automatic,
         *[m for m in cols.extra if sessions[m].notna().any()],
-        *verified,
+        *([] if truth else verified),
         *judged,
     ]
     mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
@@ -497,7 +526,7 @@ def write_analysis(
     tables["model_metrics_wide"] = wide_metrics(mm)
     for name, df in tables.items():
         store.write_table(name, df)
-    figures = _figures(store, mm, sessions, judged, cols)
+    figures = _figures(store, mm, sessions, judged, cols, verified)
     failed = int(sessions["failed"].sum())
     judge_failed = int(sessions["judge_failures"].sum())
     tas = mm[mm["metric"] == cols.headline].sort_values("mean", ascending=False)
@@ -506,7 +535,10 @@ def write_analysis(
         "excluded from the statistics, listed in shift_sessions)."
         if failed
         else f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
-        f"{label(cols.headline, 'shift')} by model: "
+        _following_line(mm, verified),
+        f"{label(cols.headline, 'shift')} by model (it ranks CRSs that ignore or echo the user above one "
+        "that follows them — `crseval shift known-groups` —, so read it as topical consistency, not "
+        "adaptation): "
         + "; ".join(
             f"{r.model} {r.mean:.3f} "
             + (f"[{r.ci_lo:.3f}, {r.ci_hi:.3f}]" if np.isfinite(r.ci_lo) else "(no CI)")
@@ -527,7 +559,6 @@ def write_analysis(
         + "."
         if det["true"].sum()
         else "No simulator ground truth (imported logs): detection precision/recall not available.",
-        _following_line(mm, verified),
         "Drill down: model_metrics → shift_sessions (one row per session) → the turns of each session below, "
         "with true shifts, detected shifts and recoveries highlighted.",
         *notes,

@@ -67,3 +67,19 @@ table(
     headline=["metric", "auc", "auc_lo", "auc_hi", "verdict", "evidence"],
     columns=["dimension", "label", "auc", "auc_lo", "auc_hi", "n", "verdict", "evidence"],
 )
+table(
+    "known_groups",
+    ["metric", "turns", "worse"],
+    "every known-groups check: a metric, a dialogue length, the follower against one other CRS",
+    capability=C,
+    headline=["metric", "turns", "worse", "auc", "auc_lo", "auc_hi", "verdict"],
+    columns=["label", "turns", "better", "auc", "auc_lo", "auc_hi", "n", "verdict"],
+)
+table(
+    "known_groups_summary",
+    ["metric"],
+    "per metric: its known-groups checks held, reversed, the smallest AUC and where",
+    capability=C,
+    headline=["metric", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
+    columns=["label", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
+)

@@ -44,3 +44,7 @@ def run(
 def extend(app: typer.Typer) -> None:
     """The group's hand-written commands (its job commands come from the declaration)."""
     app.command("run")(run)
+    from crseval.card.known_groups import JOB as KNOWN_GROUPS
+    from crseval.cli.options import job_command
+
+    job_command(app, "known-groups", KNOWN_GROUPS)

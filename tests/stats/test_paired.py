@@ -76,3 +76,18 @@ def test_known_groups_auc_is_sklearns_roc_auc_oriented_by_direction():
     assert lower.value == pytest.approx(1 - auc.value)
     assert verdict(auc) == "held" and verdict(lower) == "reversed"
     assert verdict(known_groups_auc([0, 1, 0, 1], [1, 0, 1, 0], n_boot=200)) == "not separated"
+
+
+def test_the_auc_interval_is_the_same_by_multiplicities_and_by_ranks():
+    """The all-at-once bootstrap (multiplicities over the comparison matrix) and the one-resample-at-a-time
+    one (ranks, for very large groups) estimate the same interval."""
+    from crseval.stats.paired import _auc_by_ranks
+
+    rng = np.random.default_rng(5)
+    good, bad = rng.normal(0.5, 1, 60).round(1), rng.normal(0, 1, 50).round(1)
+    fast = known_groups_auc(good, bad, n_boot=4000)
+    slow = _auc_by_ranks(good, bad, 4000, 0)
+    assert fast.value == pytest.approx(slow.value)
+    assert fast.lo == pytest.approx(slow.lo, abs=0.02) and fast.hi == pytest.approx(
+        slow.hi, abs=0.02
+    )
