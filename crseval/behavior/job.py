@@ -249,7 +249,9 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
     test_d = test_d[: config.limit] if config.limit else test_d
+    loaded = progress("pair model (the encoder, then the cached model or a new one)", 1)
     pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
+    loaded(1)
     llm_sig: dict = (
         {"responses": config.responses.name}
         if config.responses

@@ -46,7 +46,11 @@ def test_the_shipped_capabilities_and_their_jobs():
         "arena",
         "dialogues",
     }
-    assert {j for c in caps.values() for j in c.jobs} | {"demo", "evaluate-crs"} == set(JOBS)
+    assert {j for c in caps.values() for j in c.jobs} | {
+        "demo",
+        "evaluate-crs",
+        "shift.known-groups",
+    } == set(JOBS)
 
 
 def test_a_layer_outside_the_contract_is_refused():
