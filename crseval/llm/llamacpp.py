@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from crseval.core.cancel import forget, on_cancel
+from crseval.core.cancel import check as check_cancelled, forget, on_cancel
 from crseval.core.errors import BackendError, CrsevalError
 from crseval.llm.base import ChatRequest, ChatResponse
 from crseval.core.home import crseval_home
@@ -57,6 +57,9 @@ class _Worker:
         )
         self._sel = selectors.DefaultSelector()
         self._sel.register(self.proc.stdout, selectors.EVENT_READ)
+
+    def wait_ready(self) -> None:
+        """Block until the model is loaded (a killed worker — a cancelled run — ends the wait at once)."""
         ready = self._read(LOAD_TIMEOUT_S)
         if not ready.get("ready"):
             self.kill()
@@ -160,9 +163,11 @@ class LlamaCppBackend:
         worker = self._idle.get()
         try:
             if worker is None or not worker.alive:
+                check_cancelled()  # an interrupted run loads no model again
                 worker = _Worker(self._config)
                 with self._lock:
-                    self._all.append(worker)
+                    self._all.append(worker)  # before loading: an interrupt kills it mid-load
+                worker.wait_ready()
             t0 = time.perf_counter()
             reply = worker.call(request.to_dict(), timeout)
         except BackendError:

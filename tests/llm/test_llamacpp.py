@@ -196,3 +196,64 @@ def test_openai_backend_against_a_real_llama_cpp_server(tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
+
+
+def _answers(cache) -> int:
+    import sqlite3
+
+    if not cache.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{cache}?mode=ro", uri=True) as con:
+            return con.execute("select count(*) from responses").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize("moment", ["loading", "answering"])
+def test_ctrl_c_stops_a_run_within_three_seconds_while_the_model_loads_or_answers(tmp_path, moment):
+    """Ctrl-C kills the model's worker mid-load too (it was only reachable once loaded: a run went on
+    loading, and retried, for 13–19 s)."""
+    import signal
+
+    import psutil
+
+    cfg = tmp_path / "shift.toml"
+    cfg.write_text(
+        'sessions = 2\nturns = 3\nworkers = 1\n[[models]]\nname = "llm"\n[judge]\nenabled = false\n'
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "crseval.cli.main",
+            "shift",
+            "run",
+            str(cfg),
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log = tmp_path / "run" / "llm_cache.sqlite"
+    deadline = time.monotonic() + 120
+    while (
+        time.monotonic() < deadline
+    ):  # wait for the worker to start (and, for "answering", to answer)
+        workers = [
+            p
+            for p in psutil.Process(proc.pid).children(recursive=True)
+            if "llamacpp_worker" in " ".join(p.cmdline())
+        ]
+        if workers and (moment == "loading" or _answers(log)):
+            break
+        time.sleep(0.2)
+    assert workers, "the model worker never started"
+    time.sleep(1.0 if moment == "loading" else 0.0)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - sent < 3, err[-500:]
+    assert not any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers)
