@@ -144,7 +144,7 @@ def run_share(logs: list[dict], kb, judged: int) -> None:
     ``judged`` > 0, with the default config's judge (the embedded model, 3 aspects) on that many."""
     import tempfile
     from crseval.adaptation.config import JudgeSection
-    from crseval.adaptation.job import finish, judge_panel
+    from crseval.adaptation.scoring import SessionScoring, judge_panel
     from crseval.runs.store import RunStore
 
     scorer = Scorer(TfidfSimilarity(kb.texts("separate")), KeywordTopics(kb))
@@ -157,9 +157,10 @@ def run_share(logs: list[dict], kb, judged: int) -> None:
             continue
         judges = judge_panel(section, store)
         aspects = list(section.aspects) if judges else []
+        session = SessionScoring(store, kb, 0, scorer, [], judges, aspects, None, Following(kb))
         t0 = time.perf_counter()
         for r in sub:
-            finish(r, scorer, judges, aspects, store, 0)
+            session.finish(r)  # TAS, following, the judge panel: what `shift run` does per session
         scoring = time.perf_counter() - t0
         follow = Following(kb)  # a fresh one: nothing memoised from the runs above
         t0 = time.perf_counter()

@@ -16,194 +16,24 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.adaptation.analysis import wide_metrics, write_analysis
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
-from crseval.adaptation.following import Following
-from crseval.adaptation.score import Scorer
-from crseval.adaptation.thesis_tas import ThesisScorer
+from crseval.adaptation.scoring import STREAM, SessionScoring
 from crseval.data.session_logs import import_logs
 from crseval.core.cancel import cancelled
 from crseval.core.config import validate
 from crseval.core.errors import CrsevalError, WorkFailed
 from crseval.core.order import in_key_order
 from crseval.core.job import JobSpec, Progress, Result, no_progress
-from crseval.core.signature import format_signature, make_signature
-from crseval.core.types import Dialogue, Role, Utterance
-from crseval.judge.judging import Judge, judge_items
 from crseval.judge.config import JudgeSpec
-from crseval.judge.rubric import rubric_for
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
 from crseval.simulation.plugins import load_callable
-from crseval.data.kb import MovieKB, load_kb
-from crseval.simulation.session import client_for, client_usage, close_clients
-from crseval.text.similarity import TfidfSimilarity, make_similarity
-from crseval.text.thesis_lda import ThesisLDA
-from crseval.text.topics import make_topics
+from crseval.data.kb import load_kb
+from crseval.simulation.session import client_usage, close_clients
 
-STREAM = "results"
 SCORING = "scoring.json"  # how a shift run scored (resolved scoring section and catalogue), read by validate
 SCORE_BATCH = 1000  # sessions scored at once by `shift score` (large enough for the forked workers)
-JUDGE_STREAM = (
-    "shift_judgments"  # its own stream, so a shift job can share a run directory (the demo)
-)
-
-
-def build_scorer(
-    cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int
-) -> tuple[Scorer | ThesisScorer, list[str]]:
-    """The configured TAS definition with its similarity and topic models; every fallback is logged as a
-    WARNING (shown in the report) and returned, so it also goes into the signature."""
-    if cfg.definition == "thesis":
-        return ThesisScorer(
-            TfidfSimilarity(kb.texts("separate"), label="separate"), ThesisLDA(cfg.lda)
-        ), []
-    warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
-    sim, n1 = make_similarity(cfg.similarity, kb.texts(cfg.corpus), warn, label=cfg.corpus)
-    client = client_for(cfg.topics_llm, str(store.cache_path)) if cfg.topics_llm else None
-    topics, n2 = make_topics(
-        cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn
-    )
-    return Scorer(sim, topics, cfg.tas_params()), [n for n in (n1, n2) if n]
-
-
-def preference_summary(record: dict[str, Any]) -> str:
-    """What the user asked for, in order (from the simulator's truth; for imported logs, the target genre
-    and the CRS's last constraints)."""
-    turns = record["turns"]
-    if turns and turns[0].get("truth"):
-        parts = [f"turn 0: wants {record.get('start_genre')}"]
-        for t in turns[1:]:
-            tr = t["truth"]
-            if tr.get("shift"):
-                to = " and ".join(tr["to"]) if isinstance(tr["to"], list) else tr["to"]
-                parts.append(
-                    f"turn {t['turn']}: {tr['kind']} → {to}"
-                    + (" (takes back an earlier wish)" if tr.get("contradiction") else "")
-                )
-        return "; ".join(parts)
-    last = next((t.get("constraints") for t in reversed(turns) if t.get("constraints")), None)
-    bits = [f"target genre: {record['true_genre']}"] if record.get("true_genre") else []
-    if last:
-        bits.append(f"final constraints: {last}")
-    return "; ".join(bits)
-
-
-def as_dialogue(record: dict[str, Any]) -> Dialogue:
-    utts = [
-        u
-        for t in record["turns"]
-        for u in (Utterance(Role.USER, t["user"]), Utterance(Role.SYSTEM, t["system"]))
-    ]
-    return Dialogue.from_utterances(
-        record["key"], utts, {"preference_summary": preference_summary(record)}
-    )
-
-
-def finish(
-    record: dict[str, Any],
-    scorer: Scorer,
-    judges: Sequence[Judge],
-    aspects: Sequence[str],
-    store: RunStore,
-    seed: int,
-    tas: dict[str, Any] | None = None,
-    calibrated=None,
-    following: Following | None = None,
-    followed: dict[str, float] | None = None,
-) -> dict[str, Any]:
-    """Score one session (TAS and verified following, unless already measured in a batch, + judge panel +
-    calibrated judge) and append it to the results."""
-    record = {**record, "tas": tas if tas is not None else scorer.score([record])[0]}
-    if followed is None and following is not None:
-        followed = following.session(record["turns"])
-    if followed is not None:
-        record["following"] = followed
-    if judges and aspects and not record.get("errors") and record["turns"]:
-        recs = judge_items(
-            [(record["key"], as_dialogue(record), None)],
-            aspects,
-            judges,
-            store,
-            seed=seed,
-            stream=JUDGE_STREAM,
-        )
-        by: dict[str, dict[str, list[float]]] = {}
-        for r in recs:
-            if r["score"] is not None:
-                by.setdefault(r["judge"], {}).setdefault(r["aspect"], []).append(r["score"])
-        per_judge = {j: {a: sum(v) / len(v) for a, v in d.items()} for j, d in by.items()}
-        record["judge_by"] = per_judge
-        record["judge"] = {
-            a: sum(d[a] for d in per_judge.values() if a in d) / n
-            for a in aspects
-            if (n := sum(a in d for d in per_judge.values()))
-        }
-        record["judge_methods"] = sorted({r["method"] for r in recs})
-        record["judge_failures"] = sum(r["score"] is None for r in recs)
-        if calibrated is not None:
-            scores = calibrated.rate(
-                record["key"], as_dialogue(record), judges[0], store, stream=JUDGE_STREAM, seed=seed
-            )
-            record["judge"].update(scores)
-            record["judge_failures"] += not scores
-    store.append(STREAM, record)
-    return record
-
-
-def _calibrated(section: JudgeSection, judges: Sequence[Judge]):
-    """The calibrated judge the config names (None when it names none or nothing is judged)."""
-    if section.calibrated is None or not judges:
-        return None
-    from crseval.judge.calibrated import CalibratedJudge
-
-    judge = CalibratedJudge.load(section.calibrated)
-    if judge.level != "dialogue":
-        raise CrsevalError(
-            f"the calibrated judge was fitted on {judge.level}-level labels",
-            field="judge.calibrated",
-            fix="a session is judged as one dialogue: fit a dialogue-level judge",
-        )
-    return judge
-
-
-def judge_panel(section: JudgeSection, store: RunStore) -> list[Judge]:
-    if not section.enabled:
-        return []
-    return [
-        Judge(j.name, client_for(j.llm, str(store.cache_path)), j.samples, j.llm.temperature)
-        for j in section.judges
-    ]
-
-
-def _signature(
-    store: RunStore,
-    kb: MovieKB,
-    scorer: Scorer,
-    judges: Sequence[Judge],
-    aspects: Sequence[str],
-    fallbacks: list[str],
-    name: str = "signature.json",
-    **extra: Any,
-) -> None:
-    sig = make_signature(
-        data=kb.info.signature(),
-        metric={
-            "tas": scorer.signature(),
-            "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in aspects) or "off",
-            "rating": "expected|sampled",
-        },
-        llm={
-            j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature}
-            for j in judges
-        },
-        fallbacks=fallbacks or "none",
-        **extra,
-    )
-    if name == "signature.json":
-        store.save_signature(sig)
-    else:
-        store.write_json(name, {**sig, "line": format_signature(sig)})
 
 
 def _models_signature(config: ShiftConfig) -> dict[str, Any]:
@@ -223,14 +53,7 @@ def _models_signature(config: ShiftConfig) -> dict[str, Any]:
 
 
 def _simulate(
-    config: ShiftConfig,
-    store: RunStore,
-    scorer: Scorer,
-    judges: Sequence[Judge],
-    aspects: list[str],
-    progress: Progress,
-    calibrated=None,
-    following: Following | None = None,
+    config: ShiftConfig, store: RunStore, scoring: SessionScoring, progress: Progress
 ) -> None:
     """Run the sessions not yet recorded; each is scored, judged and appended as soon as it finishes."""
     done = store.done_keys(STREAM)
@@ -252,20 +75,7 @@ def _simulate(
             cache_path=cache,
             address=config.ray_address,
         ):
-            pending.append(
-                post.submit(
-                    finish,
-                    rec,
-                    scorer,
-                    judges,
-                    aspects,
-                    store,
-                    config.seed,
-                    None,
-                    calibrated,
-                    following,
-                )
-            )
+            pending.append(post.submit(scoring.finish, rec))
             pending[-1].add_done_callback(lambda _: bar(1))
         for f in pending:
             f.result()
@@ -296,43 +106,30 @@ def shift_into(
         },
     )
     kb = load_kb(config.kb)
-    scorer, fallbacks = build_scorer(config.scoring, kb, store, config.seed)
-    judges = judge_panel(config.judge, store)
-    aspects = list(config.judge.aspects) if judges else []
-    calibrated = _calibrated(config.judge, judges)
-    _signature(
-        store,
-        kb,
-        scorer,
-        judges,
-        aspects,
-        fallbacks,
-        name="signature.json" if part_of is None else "shift_signature.json",
+    scoring = SessionScoring.build(config.scoring, config.judge, kb, store, config.seed)
+    scoring.save_signature(
+        "signature.json" if part_of is None else "shift_signature.json",
         models=_models_signature(config),
         seed=config.seed,
         simulator=config.simulator.model_dump(mode="json", exclude={"drift"})
         | {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
         sessions=f"{config.sessions}x{config.turns}"
         + (f"x{config.repeats}" if config.repeats > 1 else ""),
-        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
-        if calibrated
-        else None,
     )
-    _simulate(config, store, scorer, judges, aspects, progress, calibrated, Following(kb))
+    _simulate(config, store, scoring, progress)
     if (
         part_of is None
     ):  # a planning run ends here: the analysis calls no model (a larger job goes on)
         done_calling()
     _refuse_if_nothing_ran(sessions(store))
-    rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
     write_analysis(
         store,
         sessions(store),
-        rated,
+        scoring.rated,
         n_boot=config.n_boot,
         seed=config.seed,
         title=title,
-        notes=[f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else [],
+        notes=scoring.notes,
     )
 
 
@@ -543,35 +340,18 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     for n in notes:
         store.log("NOTE " + n)
     kb = load_kb(kb_path)
-    scorer, fallbacks = build_scorer(scoring, kb, store, config.seed)
-    judges = judge_panel(judge, store) if judge else []
-    aspects = list(judge.aspects) if judges else []
-    calibrated = _calibrated(judge, judges) if judge else None
-    _signature(
-        store,
-        kb,
-        scorer,
-        judges,
-        aspects,
-        fallbacks,
-        source="imported logs",
-        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
-        if calibrated
-        else None,
-    )
-    records = _score_all(
-        logs, store, scorer, judges, aspects, config.seed, progress, calibrated, Following(kb)
-    )
+    scored = SessionScoring.build(scoring, judge, kb, store, config.seed)
+    scored.save_signature(source="imported logs")
+    records = _score_all(logs, scored, progress)
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
-    rated = aspects + [f"{a} (calibrated)" for a in (calibrated.aspects if calibrated else [])]
     write_analysis(
         store,
         records,
-        rated,
+        scored.rated,
         n_boot=config.n_boot,
         seed=config.seed,
         title="Preference-shift adaptation",
-        notes=extra + ([f"Fallbacks: {'; '.join(fallbacks)}"] if fallbacks else []),
+        notes=extra + scored.notes,
     )
     details, checks = published_into(store, config, logs, store.read_table("model_metrics"))
     store.close()
@@ -592,20 +372,10 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
     return result
 
 
-def _score_all(
-    logs,
-    store: RunStore,
-    scorer: Scorer,
-    judges,
-    aspects,
-    seed: int,
-    progress: Progress,
-    calibrated=None,
-    following: Following | None = None,
-) -> list[dict]:
+def _score_all(logs, scoring: SessionScoring, progress: Progress) -> list[dict]:
     """Sessions scored in batches of ``SCORE_BATCH`` (each distinct utterance of a batch is encoded and read
     once; the bar's ETA moves per batch), judged and appended (a resumed run reads what is already scored)."""
-    earlier = store.records(STREAM)
+    earlier = scoring.store.records(STREAM)
     done = {r["key"] for r in earlier}
     todo = [r for r in logs if r["key"] not in done]
     bar = progress("scoring sessions", len(logs))
@@ -614,21 +384,9 @@ def _score_all(
     try:
         for start in range(0, len(todo), SCORE_BATCH):
             part = todo[start : start + SCORE_BATCH]
-            followed = following.sessions(part) if following is not None else [None] * len(part)
-            for rec, tas, follow in zip(part, scorer.score(part), followed):
-                fresh.append(
-                    finish(
-                        rec,
-                        scorer,
-                        judges,
-                        aspects,
-                        store,
-                        seed,
-                        tas=tas,
-                        calibrated=calibrated,
-                        followed=follow,
-                    )
-                )
+            measured = zip(part, scoring.scorer.score(part), scoring.following.sessions(part))
+            for rec, tas, follow in measured:
+                fresh.append(scoring.finish(rec, tas=tas, followed=follow))
                 bar(1)
     finally:
         close_clients()

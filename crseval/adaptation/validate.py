@@ -164,7 +164,7 @@ def validate_into(
     """Measure the simulated users of ``records`` against ``human`` turns into ``store`` (tables and a report
     section); (headline, shift following, notes, the metric part of a signature)."""
     from crseval.adaptation.config import ScoringSection
-    from crseval.adaptation.job import build_scorer
+    from crseval.adaptation.scoring import build_scorer
     from crseval.adaptation.validity import detector_sweep, human_likeness, leakage, shift_following
     from crseval.text.embed import get_embedder
 

@@ -229,7 +229,7 @@ def run(config: CardConfig, store: RunStore, progress: Progress) -> Result:
 
 def _refuse_if_the_crs_never_answered(run: Path, system: str) -> None:
     """Every session of the CRS under test failed: say why in one line (there is nothing to put on a card)."""
-    from crseval.adaptation.job import STREAM
+    from crseval.adaptation.scoring import STREAM
     from crseval.core.errors import WorkFailed
     from crseval.runs.store import RunStore
 

@@ -258,7 +258,7 @@ def _calibrated_judge(path, model="scripted"):
 
 def test_a_calibrated_judge_rates_every_session_and_enters_the_analysis(tmp_path):
     from crseval.judge.features import transcript_features, NAMES
-    from crseval.adaptation.job import as_dialogue
+    from crseval.adaptation.scoring import as_dialogue
 
     judge = _calibrated_judge(tmp_path / "judge.json")
     out = tmp_path / "run"
@@ -288,7 +288,7 @@ def test_a_calibrated_judge_rates_every_session_and_enters_the_analysis(tmp_path
 
 def test_imported_logs_get_the_calibrated_judge_too(full_run, tmp_path):
     from crseval.judge.features import NAMES, transcript_features
-    from crseval.adaptation.job import as_dialogue
+    from crseval.adaptation.scoring import as_dialogue
 
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -320,7 +320,7 @@ def test_imported_logs_get_the_calibrated_judge_too(full_run, tmp_path):
 def test_sessions_split_over_worker_processes_score_exactly_as_in_one(full_run, monkeypatch):
     import crseval.adaptation.score as score
     from crseval.adaptation.config import ScoringSection
-    from crseval.adaptation.job import build_scorer
+    from crseval.adaptation.scoring import build_scorer
     from crseval.data.kb import load_kb
 
     sessions = [

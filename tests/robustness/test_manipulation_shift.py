@@ -5,7 +5,7 @@ instruction it can see. (The embedded model's shift is measured in tests/judge/t
 import statistics
 
 from crseval.adaptation.config import ShiftConfig
-from crseval.adaptation.job import as_dialogue
+from crseval.adaptation.scoring import as_dialogue
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm import ChatResponse, LLMClient
 from crseval.llm.scripted import ScriptedBackend
