@@ -207,19 +207,11 @@ def parts(config: CardConfig, root: Path) -> list[Part]:
 
 
 def run(config: CardConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.api import execute, get_job
+    from crseval.card.manifest import execute_parts
     from crseval.card.scores import write_card
-    from crseval.core.config import validate
 
     failures = []
-    for part in parts(config, store.root):
-        job = get_job(part.job)
-        result = execute(
-            job,
-            validate(job.config, part.config),
-            store.path(*part.name.split("/")),
-            lambda title, total, name=part.name: progress(f"{name}: {title}", total),
-        )
+    for part, result in execute_parts(parts(config, store.root), store, progress):
         if part.name == "shift":
             _refuse_if_the_crs_never_answered(store.root / "shift", config.system)
         if result.failures:

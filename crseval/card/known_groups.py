@@ -141,21 +141,13 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.api import execute, get_job
+    from crseval.card.manifest import execute_parts, part_hashes
     from crseval.card.plots import plot_known_groups
-    from crseval.core.config import validate
-    from crseval.core.signature import content_hash, make_signature
+    from crseval.core.signature import make_signature
 
     tables = []
     manifest = parts(config, store.root)
-    for i, part in enumerate(manifest):
-        job = get_job(part.job)
-        execute(
-            job,
-            validate(job.config, part.config),
-            store.path(part.name),
-            lambda title, total, name=part.name: progress(f"{name}: {title}", total),
-        )
+    for i, (part, _) in enumerate(execute_parts(manifest, store, progress)):
         sessions = pd.read_csv(store.path(part.name, "tables", "shift_sessions.csv"))
         tables.append(pair_table(sessions, part.config["turns"], config.n_boot, config.seed + i))
     pairs = pd.concat(tables, ignore_index=True)
@@ -166,10 +158,7 @@ def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Resul
     sig = make_signature(
         data=f"sessions:{config.kb or 'sample'}",
         metric={"known_groups": f"auc(follower={FOLLOWER},ties=half,ci=percentile-bootstrap)"},
-        parts={
-            p.name: content_hash(store.path(p.name, "signature.json").read_bytes(), 8)
-            for p in manifest
-        },
+        parts=part_hashes(manifest, store),
         seed=config.seed,
         n_boot=config.n_boot,
     )

@@ -13,7 +13,8 @@ from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.rows import Row, known_groups, rows
 from crseval.core.job import Result
 from crseval.core.registry import get_metric
-from crseval.core.signature import content_hash, make_signature
+from crseval.card.manifest import part_hashes
+from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 from crseval.stats.paired import known_groups_auc, paired_difference, pooled, verdict
 
@@ -216,10 +217,7 @@ def write_card(config: CardConfig, store: RunStore, failures: list[str]) -> Resu
             "card": "pooled+paired-bootstrap+permutation-p+known-groups-auc",
             "n_boot": config.n_boot,
         },
-        parts={
-            p.name: content_hash(store.path(*p.name.split("/"), "signature.json").read_bytes(), 8)
-            for p in manifest
-        },
+        parts=part_hashes(manifest, store),
         seed=config.seed,
     )
     store.save_signature(sig)

@@ -1,0 +1,42 @@
+"""Running a job built from others: each (job, config) of its manifest into its own run directory under
+the job's, through :func:`crseval.api.execute` (so each part resumes by itself and keeps its own report),
+with the part's name before every progress line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from crseval.core.job import Part, Progress, Result
+
+if TYPE_CHECKING:
+    from crseval.runs.store import RunStore
+
+
+def execute_parts(
+    manifest: list[Part], store: RunStore, progress: Progress
+) -> Iterator[tuple[Part, Result]]:
+    """Run each part in turn, yielding it with its result as soon as it is done."""
+    from crseval.api import execute, get_job
+    from crseval.core.config import validate
+
+    for part in manifest:
+        job = get_job(part.job)
+        yield (
+            part,
+            execute(
+                job,
+                validate(job.config, part.config),
+                store.path(*part.name.split("/")),
+                lambda title, total, name=part.name: progress(f"{name}: {title}", total),
+            ),
+        )
+
+
+def part_hashes(manifest: list[Part], store: RunStore) -> dict[str, str]:
+    """Each part's signature file, hashed: the composite's signature names exactly the parts it read."""
+    from crseval.core.signature import content_hash
+
+    return {
+        p.name: content_hash(store.path(*p.name.split("/"), "signature.json").read_bytes(), 8)
+        for p in manifest
+    }
