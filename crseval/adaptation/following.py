@@ -22,9 +22,14 @@ Per session (``follow.*``):
 - ``hallucination_rate`` — share of named titles that are in no catalogue;
 - ``success`` — 1 when every shift of the session was followed before the next one.
 
-Imported logs have no simulator truth: the thesis layout's per-turn ``constraints`` are what the *CRS*
-parsed. There only ``hallucination_rate`` and ``crs_constraint_satisfaction`` (recommendations that
-satisfy the constraints the CRS itself extracted — a consistency check, not following) are reported.
+Imported logs have no simulator truth. There the user's wishes are **read from the user's own words**
+(:meth:`Following.read_wishes`: the rule-based reading crseval's CRS uses — genre cues, decades and
+years, people and languages from the catalogue's indexes, plot keywords; later wishes replace earlier
+ones, negated ones are dropped), a shift is a turn whose reading adds a constraint, and every measure
+above is computed against that reading (``source`` in the signature: ``words``); how far the reading
+agrees with logged truth is measured on simulated sessions (``bench/following_from_words.py``).
+``crs_constraint_satisfaction`` (recommendations that satisfy the constraints the *CRS* logged it parsed
+— a consistency check, not following) is reported beside them.
 """
 
 from __future__ import annotations
@@ -66,7 +71,12 @@ class Following:
             return row in self.kb.genres.get(value, ())
         if kind == "year":
             year = movie.get("year")
-            return bool(year) and value[:-1].isdigit() and int(year) // 10 * 10 == int(value[:-1])
+            if not year:
+                return False
+            if value.endswith("s") and value[:-1].isdigit():  # a decade: 1990s
+                return int(year) // 10 * 10 == int(value[:-1])
+            lo, _, hi = value.partition("-")  # a range read from words: 1995-, -1980, 1999-1999
+            return (not lo or int(year) >= int(lo)) and (not hi or int(year) <= int(hi))
         if kind in ATTRIBUTES:
             return row in self.kb.index[kind].get(value.lower(), ())
         if kind == "plot":
@@ -96,8 +106,9 @@ class Following:
             PREFIX + "hallucination_rate": sum(invented) / named if named else np.nan,
         }
         if turns and turns[0].get("truth") is not None:
-            out.update(self._against_truth(turns, recs))
-        else:
+            out.update(self._against_truth([t["truth"] for t in turns], recs))
+        elif turns:
+            out.update(self._against_truth(self.read_wishes(turns), recs))
             rows = [(r, t.get("constraints") or {}) for t, rs in zip(turns, recs) for r in rs]
             out[PREFIX + "crs_constraint_satisfaction"] = (
                 float(np.mean([self.fits(r, crs_constraints(c)) for r, c in rows]))
@@ -106,20 +117,31 @@ class Following:
             )
         return out
 
+    def read_wishes(self, turns: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """What the user's own words say they want at each turn, in the simulator truth's shape
+        (``topics``; ``shift`` where the reading gains a constraint)."""
+        from crseval.simulation.nlu import extract_steps
+
+        steps = extract_steps(self.kb, [t.get("user") or "" for t in turns])
+        out, before = [], set()
+        for k, c in enumerate(steps):
+            now = set(wish_topics(c.values))
+            out.append({"topics": sorted(now), "shift": bool(k and now - before)})
+            before = now
+        return out
+
     def _against_truth(
-        self, turns: Sequence[dict[str, Any]], recs: Sequence[list[int]]
+        self, truth: Sequence[dict[str, Any]], recs: Sequence[list[int]]
     ) -> dict[str, float]:
-        active = [set(t["truth"].get("topics") or []) for t in turns]
+        active = [set(t.get("topics") or []) for t in truth]
         grounded = [(r, active[k]) for k, rs in enumerate(recs) for r in rs]
         shifts = [
-            k
-            for k, t in enumerate(turns)
-            if k and t["truth"].get("shift") and active[k] - active[k - 1]
+            k for k, t in enumerate(truth) if k and t.get("shift") and active[k] - active[k - 1]
         ]
         followed, delays, stale, after = [], [], 0, 0
         for n, k in enumerate(shifts):
             new, dropped = active[k] - active[k - 1], active[k - 1] - active[k]
-            window = range(k, shifts[n + 1] if n + 1 < len(shifts) else len(turns))
+            window = range(k, shifts[n + 1] if n + 1 < len(shifts) else len(truth))
             first = next((j for j in window if recs[j]), None)
             followed.append(first is not None and any(self.fits(r, new) for r in recs[first]))
             delay = next(
@@ -157,3 +179,16 @@ def crs_constraints(parsed: dict[str, Any]) -> list[str]:
         if isinstance(value, str) and value:
             out.append(f"{kind}:{value}")
     return out
+
+
+def wish_topics(values: dict[str, Any]) -> list[str]:
+    """Constraints read from words (:class:`crseval.simulation.nlu.Constraints` values) as the simulator
+    truth's topics: ``genre:g``, ``year:1990s`` (a decade) or ``year:LO-HI`` (either end may be open),
+    ``actor:Name`` …, ``plot:keyword``."""
+    out = [f"genre:{g}" for g in values.get("genres", [])]
+    if values.get("year"):
+        lo, hi = values["year"]
+        decade = lo is not None and hi == lo + 9 and lo % 10 == 0
+        out.append(f"year:{lo}s" if decade else f"year:{lo or ''}-{hi or ''}")
+    out += [f"{k}:{values[k]}" for k in ATTRIBUTES if values.get(k)]
+    return out + [f"plot:{w}" for w in values.get("keywords", [])]

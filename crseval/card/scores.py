@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from crseval.card.job import REFERENCES, CardConfig, parts
+from crseval.card.manifest import part_hashes
 from crseval.card.rows import Row, known_groups, rows
 from crseval.core.job import Result
 from crseval.core.registry import get_metric
-from crseval.card.manifest import part_hashes
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 from crseval.stats.paired import known_groups_auc, paired_difference, pooled, verdict

@@ -42,7 +42,13 @@ class Constraints:
 
 def extract(kb: MovieKB, utterances: Sequence[str]) -> Constraints:
     """Constraints after the user's utterances, in order (see the module docstring for the rules)."""
-    c = Constraints()
+    steps = extract_steps(kb, utterances)
+    return steps[-1] if steps else Constraints()
+
+
+def extract_steps(kb: MovieKB, utterances: Sequence[str]) -> list[Constraints]:
+    """The constraints after each of the user's utterances (one pass: ``extract`` of every prefix)."""
+    c, out = Constraints(), []
     for turn, text in enumerate(utterances):
         low = text.lower()
         if RESET.search(low):
@@ -81,4 +87,5 @@ def extract(kb: MovieKB, utterances: Sequence[str]) -> Constraints:
             ]
             if kws:
                 c.set("keywords", kws, turn)
-    return c
+        out.append(Constraints(dict(c.values), dict(c.stated)))
+    return out

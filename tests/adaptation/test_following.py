@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from crseval.adaptation.following import Following, crs_constraints
+from crseval.adaptation.following import Following, crs_constraints, wish_topics
 from crseval.data.kb import load_kb
 
 
@@ -108,7 +108,7 @@ def test_imported_logs_check_only_what_can_be_verified(following):
         out["follow.crs_constraint_satisfaction"] == 0.5
     )  # Titanic is romance; The Matrix is not horror
     assert out["follow.hallucination_rate"] == pytest.approx(1 / 3)
-    assert "follow.follow_rate" not in out  # the user's wishes are not in such logs
+    assert math.isnan(out["follow.follow_rate"])  # "…": the user's words name no wish to follow
     assert crs_constraints({"genre": "Prison", "actor": "Morgan Freeman", "year": "1982"}) == [
         "genre:prison",
         "actor:Morgan Freeman",
@@ -128,3 +128,41 @@ def test_sessions_in_forked_workers_equal_one_at_a_time(following):
     for got, want in zip(forked, (following.session(r["turns"]) for r in records)):
         assert got.keys() == want.keys()
         assert all(got[k] == want[k] or (math.isnan(got[k]) and math.isnan(want[k])) for k in got)
+
+
+WORDS = [  # the user's words carry the wishes the truth logs: the same session, read two ways
+    ("I'd like a sci-fi movie", 'Try "The Matrix" (1999).', ["genre:sci-fi"], False),
+    ("Actually, I'd rather watch a romance now.", 'How about "Titanic" (1997)?', ["genre:romance"], True),
+    ("Something with Ryan Gosling?", 'You might like "Titanic" (1997).', ["genre:romance", "actor:Ryan Gosling"], True),
+    ("Hm, not that one.", '"The Notebook" (2004) stars him.', ["genre:romance", "actor:Ryan Gosling"], False),
+]  # fmt: skip
+
+
+def test_imported_logs_are_read_from_the_users_words_as_the_truth_would_score_them(following):
+    logged = [{"turn": k, "user": u, "system": s, "truth": {"shift": sh, "topics": t}} for k, (u, s, t, sh) in enumerate(WORDS)]  # fmt: skip
+    imported = [{k: v for k, v in t.items() if k != "truth"} for t in logged]
+    read = following.read_wishes(imported)
+    assert [sorted(r["topics"]) for r in read] == [sorted(t) for _, _, t, _ in WORDS]
+    assert [r["shift"] for r in read] == [sh for *_, sh in WORDS]
+    from_words, from_truth = following.session(imported), following.session(logged)
+    for k in (
+        "follow.follow_rate",
+        "follow.satisfaction",
+        "follow.turns_to_follow",
+        "follow.success",
+    ):
+        assert from_words[k] == from_truth[k], k
+    assert (
+        from_words["follow.follow_rate"] == 0.5
+    )  # romance followed at once; Gosling one turn late
+    assert "follow.crs_constraint_satisfaction" in from_words
+
+
+def test_wishes_read_from_words_become_the_truths_predicates(following):
+    assert wish_topics(
+        {"genres": ["comedy"], "year": (1990, 1999), "actor": "Tom Hanks", "keywords": ["heist"]}
+    ) == ["genre:comedy", "year:1990s", "actor:Tom Hanks", "plot:heist"]
+    assert wish_topics({"year": (None, 1979)}) == ["year:-1979"]
+    titanic = following.recommendations('"Titanic" (1997)')[0][0]
+    assert following.holds(titanic, "year:1995-") and not following.holds(titanic, "year:-1979")
+    assert following.holds(titanic, "year:1997-1997")

@@ -1,6 +1,7 @@
 """Your own CRS named the ways a newcomer names it (module:function, a file, a file:function): what works
 works, and every mistake is one line pointing the right way — also under --dry-run, before any work."""
 
+import sys
 import pytest
 
 from tests.support.cli import crseval
@@ -15,6 +16,8 @@ def elsewhere(tmp_path, monkeypatch):
     (tmp_path / "mine" / "my_crs.py").write_text(CRS)
     (tmp_path / "work").mkdir()
     monkeypatch.chdir(tmp_path / "work")
+    # another test in this worker may have imported examples/my_crs.py as the module my_crs
+    monkeypatch.delitem(sys.modules, "my_crs", raising=False)
     return tmp_path / "mine" / "my_crs.py"
 
 
