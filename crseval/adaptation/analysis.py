@@ -463,20 +463,30 @@ def _following_tables(
     return {**tables, "following_pass_k": repeated} if len(repeated) else tables
 
 
-def _following_line(mm: pd.DataFrame, verified: Sequence[str]) -> str:
+def _logged_truth(record: dict[str, Any]) -> bool:
+    return bool(record["turns"]) and record["turns"][0].get("truth") is not None
+
+
+def _following_line(mm: pd.DataFrame, verified: Sequence[str], from_words: bool) -> str:
     """The report's sentence on verified preference following."""
     if "follow.follow_rate" in verified:
         rate = mm[mm["metric"] == "follow.follow_rate"]
+        how = (
+            "every named title checked in the catalogue against the wishes the users' own words state "
+            "(no logged truth: crseval's rule-based reading, which finds the logged shifts of rule-based "
+            "users but reads LLM-written users far less reliably — bench/following_from_words.py)"
+            if from_words
+            else "every named title checked in the catalogue against the user's logged wishes"
+        )
         return (
-            "Verified preference following (every named title checked in the catalogue against the user's logged "
-            "wishes): follow rate "
+            f"Verified preference following ({how}): follow rate "
             + "; ".join(f"{r.model} {r.mean:.2f}" for r in rate.itertuples())
             + "."
         )
     if verified:
         return (
-            "No simulator truth: only hallucinated titles and recommendations against the CRS's own parsed "
-            "constraints are verified (what the user wanted is not in such logs)."
+            "No user wishes to check against: only hallucinated titles and recommendations against the "
+            "CRS's own parsed constraints are verified."
         )
     return "No recommendations to verify."
 
@@ -535,7 +545,7 @@ def write_analysis(
         "excluded from the statistics, listed in shift_sessions)."
         if failed
         else f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
-        _following_line(mm, verified),
+        _following_line(mm, verified, from_words=not any(_logged_truth(r) for r in results)),
         f"{label(cols.headline, 'shift')} by model (it ranks CRSs that ignore or echo the user above one "
         "that follows them — `crseval shift known-groups` —, so read it as topical consistency, not "
         "adaptation): "

@@ -13,7 +13,7 @@ from tests.support.cli import crseval
 CSV = """dialogue,turn,speaker,text,system,items
 d1,0,user,I want a scary movie from the 80s,mine,
 d1,1,system,How about The Shining (1980)?,mine,m1
-d1,2,user,Seen it. Something funnier?,mine,
+d1,2,user,Seen it. A comedy instead?,mine,
 d1,3,system,Try Ghostbusters (1984).,mine,m2;m3
 d2,1,system,Try Alien (1979).,mine,
 d2,0,user,Any sci-fi?,mine,
@@ -43,7 +43,7 @@ def test_turns_in_any_order_become_sessions_with_their_items(tmp_path, kind):
     assert {s["model"] for s in sessions} == {"mine"}
     assert [t["user"] for t in by["d1"]["turns"]] == [
         "I want a scary movie from the 80s",
-        "Seen it. Something funnier?",
+        "Seen it. A comedy instead?",
     ]
     assert by["d1"]["turns"][1]["items"] == ["m2", "m3"]
     assert by["d2"]["turns"][0]["system"] == "Try Alien (1979)."  # line order does not matter
@@ -68,7 +68,12 @@ def test_the_layout_in_three_commands(tmp_path):
     res = crseval(
         "shift", "score", f, "--kb", "sample", "--out", tmp_path / "s", "--format", "json"
     )
-    assert {r["model"] for r in json.loads(res.stdout.split("\nreport:")[0])["result"]} == {"mine"}
+    (row,) = json.loads(res.stdout.split("\nreport:")[0])["result"]
+    assert row["model"] == "mine"
+    # no logged truth: following is read from the users' words ("scary … 80s", then "a comedy")
+    assert row["follow.follow_rate"] == 0.0  # the comedy shift met Ghostbusters, in no catalogue here
+    sections = json.loads((tmp_path / "s" / "report_sections.json").read_text())
+    assert "users' own words" in sections[0]["text"]
     res = crseval("dialogues", "metrics", f, "--out", tmp_path / "d", "--format", "json")
     assert "mine" in res.stdout
     f.write_text(CSV + "d3,one,user,hi,mine,\n")
