@@ -34,6 +34,7 @@ import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
+from crseval.data.turn_table import is_turn_table
 from crseval.data.io import (
     DatasetInfo,
     dataset_info,
@@ -433,6 +434,39 @@ def _arena(raw: list, path: Path) -> JudgedSet:
     return out
 
 
+def _turn_table(path: Path, level: Level) -> JudgedSet:
+    """Your own logs, one turn per line, with a rating column (or several) per dialogue: each dialogue an
+    item, its ratings the labels, the scale the observed range."""
+    from crseval.data.turn_table import read_turn_table
+
+    if level != "dialogue":
+        raise CrsevalError(
+            "a turn table carries dialogue-level ratings",
+            file=path,
+            field="level",
+            fix="use --level dialogue",
+        )
+    out = JudgedSet(dataset_info("own-logs", path), "dialogue", observed_scales=True)
+    for d in read_turn_table(path):
+        utts = [Utterance(Role.parse(u["speaker"]), u["text"]) for u in d["conversation"]]
+        out.items.append(
+            JudgedItem(
+                d["dialogue"],
+                Dialogue.from_utterances(d["dialogue"], utts),
+                d["ratings"],
+                system=d["model_name"],
+            )
+        )
+    if not any(it.labels for it in out.items):
+        raise CrsevalError(
+            "no ratings to compare a judge with",
+            file=path,
+            fix="add a column with a person's rating of each dialogue (e.g. satisfaction), on any of its lines",
+        )
+    out.scales = {a: out.scale(a) for a in out.aspects}
+    return out
+
+
 def load_predictions(path: str | Path, judged: JudgedSet) -> dict[str, pd.Series]:
     """A judge's published predictions in the FACE layout — ``[{conv_id, dial_level_pred: {aspect: value},
     turns: [{turn_ind, turn_level_pred: {aspect: value}}]}]``, ``turn_ind`` indexing the dialogue's
@@ -475,7 +509,8 @@ def load_predictions(path: str | Path, judged: JudgedSet) -> dict[str, pd.Series
 
 def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
     """A JSON file (crseval / CRSArena-Eval layout, or the arena's dialogue layout), an AB-ReDial folder
-    (or one of its CSV files), or USS-ReDial's ``ReDial.txt`` (or its folder)."""
+    (or one of its CSV files), USS-ReDial's ``ReDial.txt`` (or its folder), or your own logs one turn per
+    line with rating columns (:mod:`crseval.data.turn_table`)."""
     p = existing(path, "judged dialogues")
     if level not in ("dialogue", "turn"):
         raise CrsevalError(f"unknown level {level!r}", field="level", expected="dialogue or turn")
@@ -483,6 +518,8 @@ def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
         p = p / "ReDial.txt"
     if p.suffix == ".txt":
         return _uss(p, level)
+    if is_turn_table(p):
+        return _turn_table(p, level)
     if p.is_dir() or p.name.startswith("annotated_"):
         return _ab_redial(p if p.is_dir() else p.parent, level)
     raw = read_json(p)

@@ -6,10 +6,13 @@ A CSV with a header, or a JSONL of objects, with the fields
 - ``speaker``: ``user`` or ``system`` (User/Seeker/Human, System/Assistant/Recommender/Bot/CRS are read too);
 - ``text``: what was said;
 - optional ``system``: the CRS that spoke (default: the file's name), and ``items``: the ids of the items
-  recommended in that turn (``;``-separated in a CSV, a list in JSONL).
+  recommended in that turn (``;``-separated in a CSV, a list in JSONL);
+- any other column holds a person's rating of the whole dialogue (``satisfaction``, ``overall`` …): a
+  number on at least one of its lines, the same on every line that has one.
 
-``shift score``, ``dialogues metrics`` and every reader of session logs take it; a line that breaks the
-layout is refused in one line naming the file, the line and the field.
+``shift score``, ``dialogues metrics`` and every reader of session logs take it, and ``judge meta-eval``
+correlates a judge with its ratings; a line that breaks the layout is refused in one line naming the file,
+the line and the field.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ from crseval.core.errors import CrsevalError
 from crseval.data.io import read_jsonl, read_text
 
 FIELDS = ("dialogue", "turn", "speaker", "text")
-LAYOUT = "one turn per line: dialogue, turn, speaker, text[, system, items]"
+OPTIONAL = ("system", "items")
+LAYOUT = (
+    "one turn per line: dialogue, turn, speaker, text[, system, items, ratings of the dialogue]"
+)
 
 
 def is_turn_table(path: Path) -> bool:
@@ -90,6 +96,7 @@ def read_turn_table(path: Path) -> list[dict[str, Any]]:
                 field="turn",
             )
         d["_seen"].add(turn)
+        _ratings(d.setdefault("ratings", {}), row, path, line)
         d["utterances"].append(
             (
                 turn,
@@ -107,6 +114,29 @@ def read_turn_table(path: Path) -> list[dict[str, Any]]:
             "dialogue": did,
             "model_name": d["model_name"],
             "conversation": [u for _, u in sorted(d["utterances"], key=lambda x: x[0])],
+            "ratings": d["ratings"],
         }
         for did, d in dialogues.items()
     ]
+
+
+def _ratings(ratings: dict[str, float], row: dict[str, Any], path: Path, line: int) -> None:
+    """The line's ratings of its dialogue (every column beyond the layout's), checked against the ones its
+    other lines gave."""
+    for key, value in row.items():
+        if key in FIELDS or key in OPTIONAL or key is None or value in (None, ""):
+            continue
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise CrsevalError(
+                f"rating {value!r} is not a number", file=path, line=line, field=str(key)
+            ) from None
+        if ratings.setdefault(str(key), number) != number:
+            raise CrsevalError(
+                f"a second rating of the dialogue ({number:g}, before {ratings[key]:g})",
+                file=path,
+                line=line,
+                field=str(key),
+                fix="give a dialogue's rating once, or the same on every line",
+            )

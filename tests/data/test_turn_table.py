@@ -71,7 +71,9 @@ def test_the_layout_in_three_commands(tmp_path):
     (row,) = json.loads(res.stdout.split("\nreport:")[0])["result"]
     assert row["model"] == "mine"
     # no logged truth: following is read from the users' words ("scary … 80s", then "a comedy")
-    assert row["follow.follow_rate"] == 0.0  # the comedy shift met Ghostbusters, in no catalogue here
+    assert (
+        row["follow.follow_rate"] == 0.0
+    )  # the comedy shift met Ghostbusters, in no catalogue here
     sections = json.loads((tmp_path / "s" / "report_sections.json").read_text())
     assert "users' own words" in sections[0]["text"]
     res = crseval("dialogues", "metrics", f, "--out", tmp_path / "d", "--format", "json")
@@ -79,3 +81,65 @@ def test_the_layout_in_three_commands(tmp_path):
     f.write_text(CSV + "d3,one,user,hi,mine,\n")
     res = crseval("dialogues", "metrics", f, "--out", tmp_path / "e", check=False)
     assert res.returncode == 2 and "log.csv:8: field 'turn'" in res.stderr
+
+
+RATED = "dialogue,turn,speaker,text,satisfaction\n" + "".join(
+    f"d{i},0,user,I want a {g} movie,\nd{i},1,system,How about {t}?,{r}\n"
+    for i, (g, t, r) in enumerate(
+        [("scary", "The Shining", 5), ("funny", "Groundhog Day", 4), ("sad", "Heat", 2),
+         ("romantic", "Die Hard", 1), ("space", "Interstellar", 5), ("crime", "Titanic", 2)]
+    )
+)  # fmt: skip
+
+
+def test_judge_meta_eval_reads_the_layout_with_a_rating_column(tmp_path):
+    """The third command: a rating column per dialogue is the human label a judge is compared with."""
+    from crseval.data.judged import load_judged
+
+    f = tmp_path / "rated.csv"
+    f.write_text(RATED)
+    judged = load_judged(f)
+    assert (
+        len(judged) == 6
+        and judged.aspects == ["satisfaction"]
+        and judged.scale("satisfaction") == (1, 5)
+    )
+    res = crseval(
+        "judge", "meta-eval", f, "--backend", "scripted", "--n-boot", "50", "--out", tmp_path / "m",
+        "--format", "json",
+    )  # fmt: skip
+    rows = json.loads(res.stdout.split("\nreport:")[0])["result"]
+    assert {r["aspect"] for r in rows} >= {"satisfaction"} and all(
+        r["n"] == 6 for r in rows if "n" in r
+    )
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (
+            "d0,2,user,thanks,five\n",
+            "rated.csv:14: field 'satisfaction': rating 'five' is not a number",
+        ),
+        (
+            "d0,2,user,thanks,3\n",
+            "rated.csv:14: field 'satisfaction': a second rating of the dialogue",
+        ),
+    ],
+)
+def test_a_rating_that_is_no_number_or_contradicts_is_named(tmp_path, extra, message):
+    f = tmp_path / "rated.csv"
+    f.write_text(RATED + extra)
+    res = crseval(
+        "judge", "meta-eval", f, "--backend", "scripted", "--out", tmp_path / "m", check=False
+    )
+    assert res.returncode == 2 and message in res.stderr
+
+
+def test_logs_without_ratings_say_what_to_add(tmp_path):
+    f = tmp_path / "log.csv"
+    f.write_text(CSV)
+    res = crseval(
+        "judge", "meta-eval", f, "--backend", "scripted", "--out", tmp_path / "m", check=False
+    )
+    assert res.returncode == 2 and "no ratings" in res.stderr and "satisfaction" in res.stderr
