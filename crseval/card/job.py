@@ -22,16 +22,15 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from crseval.core.config import split_commas
 from crseval.core.job import JobSpec, Part, Progress, Result
 from crseval.llm import LLMConfig
+from crseval.simulation.references import BEHAVIOUR
 from crseval.simulation.targets import Target, target_input
 
 if TYPE_CHECKING:
     from crseval.runs.store import RunStore
 
-REFERENCES = {
-    "template": "crseval's template CRS: reads the user's current wishes with rules, retrieves from the "
-    "catalogue (no LLM) — follows the user",
-    "stubborn": "names one fixed catalogue film whatever the user says — ignores the user",
-    "hallucinator": "names a made-up film every turn — recommends nothing that exists",
+CARD_REFERENCES = ("template", "stubborn", "hallucinator", "llm")
+REFERENCES = {  # what each reference does, in words (the reference CRSs' own, and the LLM CRS)
+    **{n: BEHAVIOUR[n] for n in CARD_REFERENCES if n in BEHAVIOUR},
     "llm": "crseval's LLM CRS: the template's retrieval, the reply written by the LLM",
 }
 JUDGED = ("personalization",)

@@ -177,7 +177,7 @@ def _evidence(config: CardConfig, root: Path, row: Row, higher: bool | None, see
     )
     held = verdict(auc)
     ci = f"AUC {_ci(auc.value, auc.lo, auc.hi)} ({len(g)} vs {len(b)} sessions)"
-    why = f"{better} ({REFERENCES[better].split(' — ')[-1]}) vs {worse} ({REFERENCES[worse].split(' — ')[-1]})"
+    why = f"{better} ({REFERENCES[better]}) vs {worse} ({REFERENCES[worse]})"
     words = {
         "held": f"known groups held: {why}, {ci}",
         "reversed": f"known groups FAILED (ranks {worse} above {better}): {why}, {ci}",
