@@ -434,39 +434,6 @@ def _arena(raw: list, path: Path) -> JudgedSet:
     return out
 
 
-def _turn_table(path: Path, level: Level) -> JudgedSet:
-    """Your own logs, one turn per line, with a rating column (or several) per dialogue: each dialogue an
-    item, its ratings the labels, the scale the observed range."""
-    from crseval.data.turn_table import read_turn_table
-
-    if level != "dialogue":
-        raise CrsevalError(
-            "a turn table carries dialogue-level ratings",
-            file=path,
-            field="level",
-            fix="use --level dialogue",
-        )
-    out = JudgedSet(dataset_info("own-logs", path), "dialogue", observed_scales=True)
-    for d in read_turn_table(path):
-        utts = [Utterance(Role.parse(u["speaker"]), u["text"]) for u in d["conversation"]]
-        out.items.append(
-            JudgedItem(
-                d["dialogue"],
-                Dialogue.from_utterances(d["dialogue"], utts),
-                d["ratings"],
-                system=d["model_name"],
-            )
-        )
-    if not any(it.labels for it in out.items):
-        raise CrsevalError(
-            "no ratings to compare a judge with",
-            file=path,
-            fix="add a column with a person's rating of each dialogue (e.g. satisfaction), on any of its lines",
-        )
-    out.scales = {a: out.scale(a) for a in out.aspects}
-    return out
-
-
 def load_predictions(path: str | Path, judged: JudgedSet) -> dict[str, pd.Series]:
     """A judge's published predictions in the FACE layout — ``[{conv_id, dial_level_pred: {aspect: value},
     turns: [{turn_ind, turn_level_pred: {aspect: value}}]}]``, ``turn_ind`` indexing the dialogue's
@@ -519,7 +486,9 @@ def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
     if p.suffix == ".txt":
         return _uss(p, level)
     if is_turn_table(p):
-        return _turn_table(p, level)
+        from crseval.data.turn_table import judged_set
+
+        return judged_set(p, level)
     if p.is_dir() or p.name.startswith("annotated_"):
         return _ab_redial(p if p.is_dir() else p.parent, level)
     raw = read_json(p)

@@ -140,3 +140,38 @@ def _ratings(ratings: dict[str, float], row: dict[str, Any], path: Path, line: i
                 field=str(key),
                 fix="give a dialogue's rating once, or the same on every line",
             )
+
+
+def judged_set(path: Path, level: str):
+    """Your own logs, one turn per line, with a rating column (or several) per dialogue: each dialogue an
+    item, its ratings the labels, the scale the observed range."""
+    from crseval.core.types import Dialogue, Role, Utterance
+    from crseval.data.io import dataset_info
+    from crseval.data.judged import JudgedItem, JudgedSet
+
+    if level != "dialogue":
+        raise CrsevalError(
+            "a turn table carries dialogue-level ratings",
+            file=path,
+            field="level",
+            fix="use --level dialogue",
+        )
+    out = JudgedSet(dataset_info("own-logs", path), "dialogue", observed_scales=True)
+    for d in read_turn_table(path):
+        utts = [Utterance(Role.parse(u["speaker"]), u["text"]) for u in d["conversation"]]
+        out.items.append(
+            JudgedItem(
+                d["dialogue"],
+                Dialogue.from_utterances(d["dialogue"], utts),
+                d["ratings"],
+                system=d["model_name"],
+            )
+        )
+    if not any(it.labels for it in out.items):
+        raise CrsevalError(
+            "no ratings to compare a judge with",
+            file=path,
+            fix="add a column with a person's rating of each dialogue (e.g. satisfaction), on any of its lines",
+        )
+    out.scales = {a: out.scale(a) for a in out.aspects}
+    return out
