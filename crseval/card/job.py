@@ -23,7 +23,7 @@ from crseval.core.config import split_commas
 from crseval.core.job import JobSpec, Part, Progress, Result
 from crseval.llm import LLMConfig
 from crseval.simulation.references import BEHAVIOUR
-from crseval.simulation.targets import Target, target_input
+from crseval.simulation.targets import Target, split_target, target_input
 
 if TYPE_CHECKING:
     from crseval.runs.store import RunStore
@@ -105,8 +105,6 @@ class CardConfig(BaseModel):
             return self.name
         if str(self.target).startswith(("http://", "https://")):
             return "http-crs"
-        from crseval.simulation.targets import split_target
-
         where, attr = split_target(str(self.target))
         # the function's name, or its file's or module's where it is the protocol's `respond`
         stem = (

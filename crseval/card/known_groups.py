@@ -14,6 +14,7 @@ import pandas as pd
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from crseval.core.config import split_commas
+from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Part, Progress, Result
 from crseval.simulation.references import BEHAVIOUR, NAMES
 
@@ -75,7 +76,7 @@ def pair_table(sessions: pd.DataFrame, turns: int, n_boot: int, seed: int) -> pd
     for col in ok.columns:
         try:
             spec = get_metric(col, "shift")
-        except Exception:  # a context column (model, session, turns …)
+        except CrsevalError:  # a context column (model, session, turns …)
             continue
         if spec.higher_is_better is None or col in NOT_EXPECTED or ok[col].isna().all():
             continue

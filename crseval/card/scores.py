@@ -4,7 +4,9 @@ measured in the same run (template follows the user, stubborn ignores the user).
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -19,6 +21,9 @@ from crseval.runs.store import RunStore
 from crseval.stats.paired import known_groups_auc, paired_difference, pooled, verdict
 
 
+Reader = Callable[[Path], pd.DataFrame]
+
+
 def _part(row: Row, *systems: str) -> str:
     """Where a row's units for these systems are: the LLM parts for the judge's rows and the LLM CRS."""
     if row.part == "behavior":
@@ -26,22 +31,22 @@ def _part(row: Row, *systems: str) -> str:
     return f"{row.part}-llm" if row.llm or "llm" in systems else row.part
 
 
-def units(root: Path, row: Row, part: str, system: str) -> pd.DataFrame:
+def units(read: Reader, root: Path, row: Row, part: str, system: str) -> pd.DataFrame:
     """One system's units of a row: ``unit``, ``total`` (the value, or the sum over a dialogue's counted
-    turns), ``weight`` (1, or their count)."""
+    turns), ``weight`` (1, or their count); ``read`` gives a part's table (each file read once per card)."""
     if row.part == "behavior":
-        t = pd.read_csv(root / "behavior" / system / "tables" / "behavior_turns.csv")
+        t = read(root / "behavior" / system / "tables" / "behavior_turns.csv")
         t = t[t["turn"] > 0]  # the first turn is not counted (the metrics' definition)
         g = t.groupby("dialogue")[row.column]
         return (
             pd.DataFrame({"total": g.sum(), "weight": g.count()}).rename_axis("unit").reset_index()
         )
     if row.part == "shift":
-        t = pd.read_csv(root / part / "tables" / "shift_sessions.csv")
+        t = read(root / part / "tables" / "shift_sessions.csv")
         t = t[(t["model"] == system) & ~t["failed"].astype(bool)]
         unit = t["session"]
     else:
-        t = pd.read_csv(root / part / "tables" / "dialogue_metrics.csv")
+        t = read(root / part / "tables" / "dialogue_metrics.csv")
         t = t[t["system"] == system]
         unit = t["dialogue"].str.rpartition("|")[2].astype(int)
     if row.column not in t:
@@ -83,6 +88,7 @@ def _stars(p: float) -> str:
 
 def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
     """(card, card_scores, card_comparisons, card_evidence) of a finished run."""
+    read = cache(pd.read_csv)
     me, refs = config.system, config.references
     scores, comparisons, evidence, card = [], [], [], []
     for i, row in enumerate(rows(config.with_llm)):
@@ -92,7 +98,7 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
         line = {"dimension": row.dimension, "label": spec.display}
         for system in dict.fromkeys([me, *refs, *(row.groups or ())]):
             part = _part(row, system)
-            u = units(root, row, part, system)
+            u = units(read, root, row, part, system)
             est = pooled(u["total"], u["weight"], n_boot=config.n_boot, seed=seed)
             scores.append(
                 {
@@ -109,7 +115,7 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
                 line[me] = _ci(est.value, est.lo, est.hi)
         for ref in refs:
             part = _part(row, me, ref)
-            both = _paired(units(root, row, part, me), units(root, row, part, ref))
+            both = _paired(units(read, root, row, part, me), units(read, root, row, part, ref))
             d = paired_difference(
                 both["total_a"],
                 both["total_b"],
@@ -132,7 +138,7 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
                 }
             )
             line[f"vs {ref}"] = _ci(d.diff, d.lo, d.hi, sign=True) + _stars(d.p)
-        ev = _evidence(config, root, row, spec.higher_is_better, seed)
+        ev = _evidence(config, read, root, row, spec.higher_is_better, seed)
         evidence.append({**base, **ev})
         line["known groups"] = (
             f"{'FAILED' if ev['verdict'] == 'reversed' else ev['verdict']} {_ci(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
@@ -148,7 +154,9 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
     }
 
 
-def _evidence(config: CardConfig, root: Path, row: Row, higher: bool | None, seed: int) -> dict:
+def _evidence(
+    config: CardConfig, read: Reader, root: Path, row: Row, higher: bool | None, seed: int
+) -> dict:
     """Known groups in this run (e.g. template follows the user, stubborn ignores the user), where the
     row declares them; what is known, in words, otherwise."""
     if row.groups is None:
@@ -167,7 +175,7 @@ def _evidence(config: CardConfig, root: Path, row: Row, higher: bool | None, see
         }
     better, worse = row.groups
     part = _part(row)
-    g, b = (units(root, row, part, s) for s in row.groups)
+    g, b = (units(read, root, row, part, s) for s in row.groups)
     auc = known_groups_auc(
         g["total"] / g["weight"],
         b["total"] / b["weight"],
