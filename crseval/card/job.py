@@ -203,17 +203,23 @@ def parts(config: CardConfig, root: Path) -> list[Part]:
     return out
 
 
-def run(config: CardConfig, store: RunStore, progress: Progress) -> Result:
+def run(
+    config: CardConfig, store: RunStore, progress: Progress, more: list[Part] = ()
+) -> tuple[Result, dict[str, Result]]:
+    """Run the card's parts and ``more`` (the demo's other capabilities), write the card; return it with
+    the result of every part of ``more``."""
     from crseval.card.manifest import execute_parts
     from crseval.card.scores import write_card
 
-    failures = []
-    for part, result in execute_parts(parts(config, store.root), store, progress):
+    failures, extra, manifest = [], {}, [*parts(config, store.root), *more]
+    for part, result in execute_parts(manifest, store, progress):
         if part.name == "shift":
             _refuse_if_the_crs_never_answered(store.root / "shift", config.system)
         if result.failures:
             failures.append(f"{part.name}: {result.failures}")
-    return write_card(config, store, failures)
+        if part in more:
+            extra[part.name] = result
+    return write_card(config, store, failures, manifest), extra
 
 
 def _refuse_if_the_crs_never_answered(run: Path, system: str) -> None:
@@ -242,7 +248,7 @@ def check(config: CardConfig) -> None:
 JOB = JobSpec(
     "evaluate-crs",
     CardConfig,
-    run,
+    lambda config, store, progress: run(config, store, progress)[0],
     lambda c: Path("runs") / f"card-{c.system}",
     "Evaluate your own CRS on every dimension beside reference systems: a report card with CIs, "
     "paired tests and the evidence behind each score.",

@@ -14,7 +14,7 @@ import pandas as pd
 from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.manifest import part_hashes
 from crseval.card.rows import Row, known_groups, rows
-from crseval.core.job import Result
+from crseval.core.job import Part, Result
 from crseval.core.registry import get_metric
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
@@ -201,7 +201,10 @@ def _evidence(
     }
 
 
-def write_card(config: CardConfig, store: RunStore, failures: list[str]) -> Result:
+def write_card(
+    config: CardConfig, store: RunStore, failures: list[str], manifest: list[Part]
+) -> Result:
+    """The card from the parts' tables, its signature naming every part of ``manifest`` it ran with."""
     from crseval.card.plots import plot_differences
 
     tables = score_tables(config, store.root)
@@ -218,7 +221,6 @@ def write_card(config: CardConfig, store: RunStore, failures: list[str]) -> Resu
                 f"{config.system} minus each reference per metric (95 % CI; right of 0: higher)",
             )
         )
-    manifest = parts(config, store.root)
     sig = make_signature(
         data=f"sessions:{config.kb or 'sample'}|contexts:{config.data}",
         metric={
@@ -229,7 +231,7 @@ def write_card(config: CardConfig, store: RunStore, failures: list[str]) -> Resu
         seed=config.seed,
     )
     store.save_signature(sig)
-    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in manifest)
+    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config, store.root))
     refs = "; ".join(
         f"**{r}**: {REFERENCES[r]}"
         for r in dict.fromkeys([*config.references, *known_groups(False)])

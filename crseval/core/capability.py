@@ -17,8 +17,9 @@ from crseval.core.errors import CrsevalError
 # the layer it declares (tools/import_contract.py derives the contract lint-imports checks from both)
 LAYERS: dict[str, tuple[str, ...]] = {
     "interface": ("crseval.cli",),
+    "demo": ("crseval.demo",),  # the card's manifest on the example CRS + the other capabilities
     "manifests": ("crseval.card",),  # jobs built from other jobs, run through the verbs
-    "verbs": ("crseval.api", "crseval.demo"),
+    "verbs": ("crseval.api",),
     "report": ("crseval.report",),
     "capabilities": (),
     "judges": (),

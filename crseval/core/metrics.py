@@ -1,6 +1,4 @@
-"""Tables no single capability owns (LLM usage), declared once like every other table."""
-
-from crseval.core.registry import register_table as table
+"""Columns no single capability owns, declared once for the tables that show them."""
 
 # what an LLM client reports (crseval/llm/client.py: usage), for the tables that show it
 LLM_USAGE = [
@@ -20,5 +18,3 @@ LLM_USAGE = [
     "gguf",
     "n_ctx",
 ]
-
-table("llm_usage", [], "LLM requests, cache hits, tokens and seconds of the run", columns=LLM_USAGE)

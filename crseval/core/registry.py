@@ -16,6 +16,8 @@ calls ``register_metric(`` (found by reading the sources), on first use.
 
 from __future__ import annotations
 
+import fnmatch
+
 import importlib
 from functools import lru_cache
 from pathlib import Path
@@ -237,7 +239,14 @@ def shown_columns(table: str, columns: Iterable[str]) -> list[str]:
     present = list(columns)
     if spec is None or not spec.headline:
         return present
-    return [c for c in dict.fromkeys((*spec.ids, *spec.headline)) if c in present]
+    named = {*spec.ids, *spec.headline, *spec.columns, *(p for p, _ in spec.dynamic)}
+    out = []
+    for h in (*spec.ids, *spec.headline):  # a pattern stands for the data-named columns it matches
+        if any(ch in h for ch in "*?["):
+            out += [c for c in present if fnmatch.fnmatchcase(c, h) and c not in named]
+        elif h in present:
+            out.append(h)
+    return list(dict.fromkeys(out))
 
 
 def label(name: str, capability: str | None = None) -> str:

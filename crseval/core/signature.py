@@ -21,7 +21,10 @@ _SECRET_WORDS = ("api_key", "apikey", "token", "secret", "password", "authorizat
 
 def _folder_files(folder: Path) -> list[Path]:
     """The files whose content is a folder's content: not bytecode caches (``__pycache__``), hidden
-    files or folders, nor crseval run directories inside it (a run's outputs are not its input)."""
+    files or folders, nor crseval run directories inside it (a run's outputs are not its input). A run
+    directory given as input is its records (its report, tables and log are rewritten by every resume)."""
+    if _is_run_dir(folder) and (folder / "records").is_dir():
+        folder = folder / "records"
     out = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = [

@@ -144,6 +144,24 @@ class JudgedSet:
         return "\n\n".join(out)
 
 
+def _sample(level: Level) -> JudgedSet:
+    """The bundled dialogues labelled with each dimension's mean over the bundled raters (1–5)."""
+    from crseval.data import load_dataset
+
+    if level != "dialogue":
+        raise CrsevalError(
+            "the bundled ratings are per dialogue", field="level", fix="use --level dialogue"
+        )
+    sample = load_dataset("sample")
+    means = sample.ratings.data.pivot_table(index="item", columns="dimension", values="value")
+    out = JudgedSet(sample.ratings.info, level)
+    for d in sample.dialogues:
+        if d.id in means.index:
+            out.items.append(JudgedItem(d.id, d, means.loc[d.id].dropna().to_dict()))
+    out.scales = {a: sample.ratings.scale_of(a) for a in out.aspects}
+    return out
+
+
 def _json(path: Path, level: Level, raw) -> JudgedSet:
     if not isinstance(raw, list):
         raise CrsevalError("top level is not a list", file=path, expected="a list of conversations")
@@ -477,7 +495,10 @@ def load_predictions(path: str | Path, judged: JudgedSet) -> dict[str, pd.Series
 def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
     """A JSON file (crseval / CRSArena-Eval layout, or the arena's dialogue layout), an AB-ReDial folder
     (or one of its CSV files), USS-ReDial's ``ReDial.txt`` (or its folder), or your own logs one turn per
-    line with rating columns (:mod:`crseval.data.turn_table`)."""
+    line with rating columns (:mod:`crseval.data.turn_table`), or ``sample``: the bundled dialogues with
+    their simulated raters' mean ratings."""
+    if str(path) == "sample":
+        return _sample(level)
     p = existing(path, "judged dialogues")
     if level not in ("dialogue", "turn"):
         raise CrsevalError(f"unknown level {level!r}", field="level", expected="dialogue or turn")

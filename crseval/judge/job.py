@@ -36,7 +36,8 @@ class JudgeMetaConfig(BaseModel):
     data: Path = Field(
         ...,
         description="Labelled dialogues: a JSON file (crseval / CRSArena-Eval layout, or the "
-        "arena's dialogues), an AB-ReDial folder or USS-ReDial's ReDial.txt.",
+        "arena's dialogues), an AB-ReDial folder, USS-ReDial's ReDial.txt, your own turn table with "
+        "rating columns, or 'sample' (the bundled dialogues, their raters' mean ratings).",
         json_schema_extra={"argument": True},
     )
     level: Literal["dialogue", "turn"] = Field(

@@ -81,20 +81,6 @@ metric(
     capability=C,
     scale="the judged aspect's scale",
 )
-metric(
-    "llm_overall",
-    "The LLM judge's overall score of a dialogue (1–5)",
-    label="judge overall",
-    capability=C,
-    scale="1–5",
-)
-metric(
-    "human_satisfaction",
-    "Mean human satisfaction rating of a dialogue",
-    label="human satisfaction",
-    capability=C,
-    scale="the human label's scale",
-)
 
 metric(
     "mae",
@@ -148,20 +134,6 @@ table(
     "per item, aspect and judge: score next to the human label",
     capability=C,
     columns=["score", "failed", "human", "length"],
-)
-table(
-    "judge_scores",
-    ["dialogue"],
-    "the demo's judge score per sample dialogue",
-    capability=C,
-    columns=["llm_overall", "outcome", "method", "error", "human_satisfaction"],
-)
-table(
-    "judge_summary",
-    ["group"],
-    "the demo judge's mean score per outcome group, with a 95 % bootstrap CI",
-    capability=C,
-    columns=["n", "mean", "ci_lo", "ci_hi"],
 )
 table(
     "judge_agreement",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,26 @@ class _Doc:
         label, text = describe(str(column), table)
         self.columns[(str(column), label, text)] = None
         return f"<th title='{esc(column)}'>{esc(label)}</th>"
+
+
+RELATIVE_LINK = re.compile(r"\[([^\[\]]+)\]\(([\w.-]+(?:/[\w.-]+)*)\)")
+
+
+INLINE = (
+    (RELATIVE_LINK, r"<a href='\2'>\1</a>"),
+    (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"),
+    (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+)
+
+
+def _paragraph(text: str) -> str:
+    """A section paragraph, escaped, with the Markdown a section's text uses: links to relative paths (a
+    part's own report; no scheme can pass the pattern, so the text cannot link anywhere else), **bold**
+    and `code`."""
+    out = esc(text)
+    for pattern, repl in INLINE:
+        out = pattern.sub(repl, out)
+    return f"<p>{out}</p>"
 
 
 def _sentence(text: str) -> str:
@@ -295,7 +316,7 @@ def _sections(store: RunStore, doc: _Doc) -> tuple[list[str], set[str], set[str]
     for sec in store.sections():
         parts.append(f"<h2>{esc(sec['title'])}</h2>")
         if sec.get("text"):
-            parts.append("".join(f"<p>{esc(p)}</p>" for p in str(sec["text"]).split("\n\n")))
+            parts.append("".join(map(_paragraph, str(sec["text"]).split("\n\n"))))
         for name, caption in entries(sec, "figures"):
             used_figures.add(name)
             p = store.path("figures", f"{name}.png")

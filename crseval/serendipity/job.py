@@ -262,7 +262,9 @@ class SerendipityConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     path: Path = Field(
-        ..., description="The dataset folder or file.", json_schema_extra={"argument": True}
+        ...,
+        description="The dataset folder or file, or 'sample' (the bundled simulated study).",
+        json_schema_extra={"argument": True},
     )
     dataset: str = Field(
         "serendipity2018", description="One of " + ", ".join(names_of("serendipity")) + "."
@@ -334,7 +336,11 @@ def subset(study: SerendipityStudy, preds: dict[str, np.ndarray], rows: Sequence
 
 
 def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Result:
-    study = load_dataset(config.dataset, config.path)
+    study = (
+        load_dataset("sample").serendipity
+        if str(config.path) == "sample"
+        else load_dataset(config.dataset, config.path)
+    )
     aux = Aux(config.history_k, **{k: k in config.aux for k in AUX_SWITCHES})
     refused = aux.refused_by(study) if any(n.startswith("llm") for n in config.evaluators) else None
     if refused:
@@ -409,7 +415,7 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
     ] + (["abs_error_p"] if "abs_error_p" in table else [])
     return Result(
         "serendipity.meta-eval",
-        f"serendipity meta-evaluation ({config.dataset})",
+        f"serendipity meta-evaluation ({study.info.name})",
         table[cols].round(3),
         sig,
         store.root,

@@ -154,3 +154,7 @@ def test_with_an_llm_the_card_adds_the_llm_reference_and_the_judge(tmp_path):
     assert "plan:" in res.stderr
     again = crseval(*args, "--dry-run")
     assert "0 to make" in again.stderr or "no LLM calls" in again.stderr
+    crseval(
+        *args, "--format", "csv"
+    )  # resuming a finished card: its parts read each other unchanged
+    pd.testing.assert_frame_equal(pd.read_csv(out / "tables" / "card.csv"), card)

@@ -60,8 +60,19 @@ def test_every_declaration_resolves_and_every_headline_column_is_declared():
             name,
             [e for e, c in declared.items() if c is None],
         )
-        names = {c.name for c in declared.values()}
+        names = {c.name for c in declared.values()} | {p for p, _ in spec.dynamic}
         assert set(spec.headline) <= names | set(spec.ids), name
+
+
+def test_a_headline_pattern_shows_the_columns_named_after_data():
+    """The card's columns are named after the systems: its headline's "*" shows them (and no declared
+    column it does not name), in the table's order."""
+    from crseval.core.registry import shown_columns
+
+    cols = ["dimension", "label", "my_crs", "vs template", "known groups", "trust", "metric"]
+    assert shown_columns("card", cols) == [
+        "dimension", "metric", "label", "my_crs", "vs template", "known groups",
+    ]  # fmt: skip
 
 
 def test_writing_an_undeclared_column_fails_under_the_test_suite(tmp_path, monkeypatch):

@@ -48,3 +48,18 @@ def test_a_folders_content_leaves_out_caches_hidden_files_and_run_directories(tm
     assert content_hash(tmp_path) == before
     (tmp_path / "crs.py").write_text("def crs(): return 1\n")
     assert content_hash(tmp_path) != before
+
+
+def test_a_run_directory_given_as_input_is_its_records(tmp_path):
+    """A run read by another (the card's dialogue measures read its shift sessions) is its records: the
+    report, tables and log that every resume rewrites leave the fingerprint alone, a new record does not."""
+    run = tmp_path / "shift"
+    (run / "records").mkdir(parents=True)
+    (run / "config.json").write_text("{}")
+    (run / "records" / "sessions.jsonl").write_text('{"session": 1}\n')
+    before = content_hash(run)
+    (run / "report.html").write_text("<html>rewritten</html>")
+    (run / "run.log").write_text("resumed\n")
+    assert content_hash(run) == before
+    (run / "records" / "sessions.jsonl").write_text('{"session": 1}\n{"session": 2}\n')
+    assert content_hash(run) != before

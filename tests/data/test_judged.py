@@ -235,3 +235,21 @@ def test_uss_ratings_outside_the_scale_name_the_line(tmp_path):
     p.write_text("USER\thi\t\t3,3\nSYSTEM\thello\t\t\nUSER\tOVERALL\t\t3,9\n")
     with pytest.raises(CrsevalError, match=r"ReDial.txt:3.*OVERALL"):
         load_judged(p)
+
+
+def test_the_bundled_sample_is_labelled_with_its_raters_mean():
+    """`judge meta-eval sample`: each bundled dialogue, labelled per dimension with the mean of its raters
+    (checked against the CSV read by hand)."""
+    import csv
+
+    from crseval.data.sample import sample_dir
+
+    rows = list(csv.DictReader(open(sample_dir() / "ratings.csv")))
+    s01 = [float(r["satisfaction"]) for r in rows if r["item"] == "s01"]
+    judged = load_judged("sample")
+    assert len(judged.items) == 8 and judged.aspects == ["engagement", "relevance", "satisfaction"]
+    item = next(it for it in judged.items if it.id == "s01")
+    assert item.labels["satisfaction"] == pytest.approx(sum(s01) / len(s01))
+    assert judged.scale("satisfaction") == (1, 5)
+    with pytest.raises(CrsevalError, match="per dialogue"):
+        load_judged("sample", "turn")

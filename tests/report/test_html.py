@@ -33,3 +33,22 @@ def test_long_tables_are_paged(tmp_path):
     html = write_report(s.root).read_text()
     assert "440 more rows" in html
     assert html.count("<tr>") < 100
+
+
+def test_a_section_links_to_its_parts_reports_and_nowhere_else(tmp_path):
+    """`[shift](shift/report.html)` in a section's text is a link (the card and the demo point at each
+    part's own report); a scheme, an absolute URL or markup in the label stays text."""
+    store = RunStore(tmp_path)
+    store.add_section(
+        "Parts",
+        "See [shift](shift/report.html) and [behavior/llm](behavior/llm/report.html). "
+        "[x](javascript:alert(1)) [y](https://example.org) [<b>z</b>](a.html) **held** `crseval demo`",
+    )
+    html = write_report(tmp_path).read_text()
+    assert "<a href='shift/report.html'>shift</a>" in html
+    assert "<a href='behavior/llm/report.html'>behavior/llm</a>" in html
+    assert "javascript:" not in re.findall(r"href='([^']*)'", html)
+    assert not any(h.startswith(("http", "javascript")) for h in re.findall(r"href='([^']*)'", html))
+    text = html.split("<h2>Parts</h2>")[1].split("</p>")[0]
+    assert "<b>" not in text
+    assert "<strong>held</strong>" in text and "<code>crseval demo</code>" in text

@@ -246,3 +246,16 @@ def test_ensembles_across_runs_with_import_run(shared, tmp_path):
     )
     assert bad.returncode == 2
     assert "nope" in bad.stderr
+
+
+def test_meta_eval_on_the_bundled_study(tmp_path):
+    """`serendipity meta-eval sample` needs no download (the demo's serendipity part)."""
+    out = tmp_path / "run"
+    res = crseval(
+        "serendipity", "meta-eval", "sample", "--evaluators", "random,sog", "--n-boot", "100",
+        "--out", out, "--format", "json",
+    )  # fmt: skip
+    rows = json.loads(res.stdout)["result"]
+    assert {r["evaluator"] for r in rows} == {"random", "sog"}
+    assert {r["n"] for r in rows if r["evaluator"] == "random"} == {60}  # every answer of the study
+    assert "sample-serendipity" in (out / "signature.json").read_text()
