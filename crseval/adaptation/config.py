@@ -91,6 +91,21 @@ class ShiftConfig(SessionSpec):
     )
     scoring: ScoringSection = ScoringSection()
     judge: JudgeSection = JudgeSection()
+    known_groups: bool = Field(
+        False,
+        description="Add the reference CRSs of known behaviour (template, stubborn, echo, laggard, "
+        "forgetter, hallucinator) that the models lack, and report beside every metric — the judge's "
+        "aspects included — whether it ranks the one that follows the user above the others, in this run",
+    )
+
+    @model_validator(mode="after")
+    def _with_references(self) -> "ShiftConfig":
+        if self.known_groups:
+            from crseval.adaptation.known_groups import reference_models
+
+            extra = reference_models([m.name for m in self.models])
+            self.models = [*self.models, *map(ModelConfig.model_validate, extra)]
+        return self
 
     def resolved(self, base: Path) -> "ShiftConfig":
         """Relative KB paths are relative to the config file; plug-in modules are found beside it."""

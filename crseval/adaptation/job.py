@@ -131,6 +131,17 @@ def shift_into(
         title=title,
         notes=scoring.notes,
     )
+    if config.known_groups:
+        from crseval.adaptation.known_groups import known_groups_into, pair_table
+
+        known_groups_into(
+            store,
+            pair_table(
+                store.read_table("shift_sessions"), config.turns, config.n_boot, config.seed
+            ),
+            f"the same {config.sessions} simulated users as the models, {config.turns} turns",
+            "Known groups in this run: which metrics rank the CRS that follows the user first",
+        )
 
 
 def _refuse_if_nothing_ran(results: Sequence[dict[str, Any]]) -> None:
@@ -173,6 +184,12 @@ def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
     shift_into(config, store, progress)
     store.close()
     result = _result(store, "shift.run")
+    if config.known_groups:
+        from crseval.adaptation.known_groups import verdict_line
+
+        summ = store.read_table("known_groups_summary")
+        result.notes.insert(0, verdict_line(summ))
+        result.details["Known groups in this run"] = summ.drop(columns=["label"]).round(3)
     failed = [r for r in store.records(STREAM) if r.get("errors")]
     if failed:
         result.failures = (

@@ -36,18 +36,3 @@ def plot_differences(comparisons: pd.DataFrame, system: str, path: Path) -> None
     ax.set_xlabel(f"{system} minus the reference (95 % CI)")
     ax.legend(fontsize=8, loc="best")
     save(fig, path)
-
-
-def plot_known_groups(pairs: pd.DataFrame, path: Path) -> None:
-    """A heatmap: metrics (rows) × (other CRS, length) (columns), the AUC of the follower against it."""
-    style()
-    wide = pairs.pivot_table(index="label", columns=["worse", "turns"], values="auc", sort=False)
-    fig, ax = plt.subplots(figsize=(1.2 + 0.42 * wide.shape[1], 0.9 + 0.32 * wide.shape[0]))
-    im = ax.imshow(wide.to_numpy(float), cmap="RdBu", vmin=0, vmax=1, aspect="auto")
-    ax.set_yticks(np.arange(wide.shape[0]), wide.index, fontsize=7)
-    ax.set_xticks(
-        np.arange(wide.shape[1]), [f"{w} {t}" for w, t in wide.columns], rotation=60, ha="right",
-        fontsize=7,
-    )  # fmt: skip
-    fig.colorbar(im, ax=ax, label="AUC (follower better)", shrink=0.8)
-    save(fig, path)

@@ -24,6 +24,12 @@ def run(
         None, help="Override the config's executor: local or ray."
     ),
     fresh: bool = typer.Option(False, help="Delete the run directory first."),
+    known_groups: bool = typer.Option(
+        False,
+        "--known-groups",
+        help="Add the reference CRSs of known behaviour and report, beside every metric, whether it "
+        "ranks the one that follows the user above the others (the config's known_groups = true).",
+    ),
     fmt: Format = FORMAT,
     dry_run: bool = DRY_RUN,
     keep_going: bool = KEEP_GOING,
@@ -34,8 +40,13 @@ def run(
     from crseval.core.config import load_config, validate
 
     cfg = load_config(config, ShiftConfig).resolved(config.parent)
-    if executor:
-        cfg = validate(ShiftConfig, {**cfg.model_dump(mode="json"), "executor": executor})
+    if executor or known_groups:
+        cfg = validate(
+            ShiftConfig,
+            cfg.model_dump(mode="json")
+            | ({"executor": executor} if executor else {})
+            | ({"known_groups": True} if known_groups else {}),
+        )
     if fresh and out.exists() and not dry_run:
         shutil.rmtree(out)
     run_job(RUN, cfg, out, fmt, dry_run=dry_run, keep_going=keep_going)

@@ -144,24 +144,6 @@ class JudgedSet:
         return "\n\n".join(out)
 
 
-def _sample(level: Level) -> JudgedSet:
-    """The bundled dialogues labelled with each dimension's mean over the bundled raters (1–5)."""
-    from crseval.data import load_dataset
-
-    if level != "dialogue":
-        raise CrsevalError(
-            "the bundled ratings are per dialogue", field="level", fix="use --level dialogue"
-        )
-    sample = load_dataset("sample")
-    means = sample.ratings.data.pivot_table(index="item", columns="dimension", values="value")
-    out = JudgedSet(sample.ratings.info, level)
-    for d in sample.dialogues:
-        if d.id in means.index:
-            out.items.append(JudgedItem(d.id, d, means.loc[d.id].dropna().to_dict()))
-    out.scales = {a: sample.ratings.scale_of(a) for a in out.aspects}
-    return out
-
-
 def _json(path: Path, level: Level, raw) -> JudgedSet:
     if not isinstance(raw, list):
         raise CrsevalError("top level is not a list", file=path, expected="a list of conversations")
@@ -498,7 +480,9 @@ def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
     line with rating columns (:mod:`crseval.data.turn_table`), or ``sample``: the bundled dialogues with
     their simulated raters' mean ratings."""
     if str(path) == "sample":
-        return _sample(level)
+        from crseval.data.sample import judged
+
+        return judged(level)
     p = existing(path, "judged dialogues")
     if level not in ("dialogue", "turn"):
         raise CrsevalError(f"unknown level {level!r}", field="level", expected="dialogue or turn")

@@ -129,3 +129,21 @@ def load_serendipity_csv(path: Path, movies: ItemCatalog) -> SerendipityStudy:
     return SerendipityStudy(
         dataset_info("sample-serendipity", path), answers, dict(movies.by_id), "mean(s4,s5,s6)"
     )
+
+
+def judged(level: str):
+    """The bundled dialogues labelled with each dimension's mean over the bundled raters (1–5)."""
+    from crseval.data.judged import JudgedItem, JudgedSet
+
+    if level != "dialogue":
+        raise CrsevalError(
+            "the bundled ratings are per dialogue", field="level", fix="use --level dialogue"
+        )
+    sample = load()
+    means = sample.ratings.data.pivot_table(index="item", columns="dimension", values="value")
+    out = JudgedSet(sample.ratings.info, level)
+    for d in sample.dialogues:
+        if d.id in means.index:
+            out.items.append(JudgedItem(d.id, d, means.loc[d.id].dropna().to_dict()))
+    out.scales = {a: sample.ratings.scale_of(a) for a in out.aspects}
+    return out

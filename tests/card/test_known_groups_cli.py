@@ -23,3 +23,23 @@ def test_known_groups_rank_following_above_tas(tmp_path):
     assert (out / "figures" / "known_groups.png").is_file() and (
         out / "turns-6" / "report.html"
     ).is_file()
+
+
+def test_the_judges_aspects_are_checked_in_a_judged_part_of_their_own(tmp_path):
+    """--judge adds one smaller part whose sessions the judge rates (the scripted backend stands in); only
+    the judge's aspects are checked there — every other metric is checked at full size."""
+    out = tmp_path / "kg"
+    crseval(
+        "shift", "known-groups", "--sessions", "6", "--lengths", "6", "--judge", "--judge-sessions",
+        "5", "--judge-turns", "4", "--backend", "scripted", "--n-boot", "100", "--out", out,
+    )  # fmt: skip
+    checks = pd.read_csv(out / "tables" / "known_groups.csv")
+    judged = checks[checks["turns"] == 4]
+    assert set(judged["metric"]) == {
+        "shift.proactiveness",
+        "shift.coherence",
+        "shift.personalization",
+    }
+    assert len(judged) == 15  # three aspects × the five CRSs that do not follow
+    assert "shift.tas" in set(checks.loc[checks["turns"] == 6, "metric"])
+    assert (out / "judged" / "report.html").is_file()

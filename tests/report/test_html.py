@@ -48,7 +48,9 @@ def test_a_section_links_to_its_parts_reports_and_nowhere_else(tmp_path):
     assert "<a href='shift/report.html'>shift</a>" in html
     assert "<a href='behavior/llm/report.html'>behavior/llm</a>" in html
     assert "javascript:" not in re.findall(r"href='([^']*)'", html)
-    assert not any(h.startswith(("http", "javascript")) for h in re.findall(r"href='([^']*)'", html))
+    assert not any(
+        h.startswith(("http", "javascript")) for h in re.findall(r"href='([^']*)'", html)
+    )
     text = html.split("<h2>Parts</h2>")[1].split("</p>")[0]
     assert "<b>" not in text
     assert "<strong>held</strong>" in text and "<code>crseval demo</code>" in text

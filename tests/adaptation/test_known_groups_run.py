@@ -1,0 +1,62 @@
+"""`shift run --known-groups`: the reference CRSs join a run, and every metric's known-groups verdict is
+reported beside it, measured in that run."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from crseval.adaptation.config import ShiftConfig
+from crseval.simulation.references import NAMES
+from tests.support.cli import crseval
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _config(tmp_path: Path) -> Path:
+    path = tmp_path / "run.toml"
+    path.write_text(
+        f"""seed = 2
+sessions = 8
+turns = 6
+workers = 2
+n_boot = 100
+
+[[models]]
+name = "mine"
+kind = "callable"
+target = "my_crs:respond"
+folder = "{EXAMPLES}"
+
+[judge]
+enabled = false
+"""
+    )
+    return path
+
+
+def test_the_references_join_the_models_the_run_lacks():
+    base = {"sessions": 2, "turns": 3, "judge": {"enabled": False}}
+    mine = {"name": "template", "kind": "template"}  # the user's own model of that name stays
+    cfg = ShiftConfig.model_validate({**base, "models": [mine], "known_groups": True})
+    assert [m.name for m in cfg.models] == list(NAMES)
+    assert cfg.models[0].kind == "template" and cfg.models[1].kind == "reference"
+    again = ShiftConfig.model_validate(
+        cfg.model_dump(mode="json")
+    )  # config.json read back: unchanged
+    assert again.models == cfg.models
+    assert len(ShiftConfig.model_validate({**base, "models": [mine]}).models) == 1
+
+
+def test_a_run_with_known_groups_reports_each_metrics_verdict(tmp_path):
+    out = tmp_path / "run"
+    res = crseval("shift", "run", _config(tmp_path), "--known-groups", "--out", out)
+    assert "known groups (this run):" in res.stdout + res.stderr
+    summary = pd.read_csv(out / "tables" / "known_groups_summary.csv").set_index("metric")
+    assert summary.loc["shift.follow.hallucination_rate", "verdict"] == "passes"
+    assert summary.loc["shift.tas", "reversed"] >= 1  # TAS's failure, seen in this very run
+    models = json.loads((out / "config.json").read_text())["config"]["models"]
+    assert [m["name"] for m in models] == ["mine", *NAMES]
+    sessions = pd.read_csv(out / "tables" / "shift_sessions.csv")
+    assert set(sessions["model"]) == {"mine", *NAMES}
+    assert "Known groups in this run" in (out / "report.html").read_text()
