@@ -6,9 +6,12 @@ The reference CRSs of known behaviour (``kind = "reference"``) meet the same sim
 session is scored twice — against its logged truth, and with the truth removed, from the user's words —
 and the bench prints per-turn Cohen's κ of "a shift happened here" (95 % CI: sessions resampled) and per
 CRS both follow rates (target: within .05). ``--drift`` has the embedded LLM rewrite the user's
-utterances (an LLM-written user: the reading's hard case; ~7 s per user turn on 2 cores).
+utterances (an LLM-written user: the reading's hard case; ~7 s per user turn on 2 cores). ``--reader
+llm`` reads the words with the embedded LLM instead of the rules (``scoring.reader = "llm"``: one call per
+user turn), ``--models`` picks the reference CRSs (fewer sessions to read).
 
 usage: python bench/following_from_words.py [--sessions 100] [--turns 12] [--kb PATH|sample] [--drift N]
+       [--reader rules|llm] [--models template,stubborn]
 """
 
 from __future__ import annotations
@@ -44,11 +47,25 @@ def sessions(n: int, turns: int, kb: str | None, drift: bool, models: list[str])
     return RunStore(out).records("results")
 
 
-def compare(records: list[dict], kb: str | None, label: str, n_boot: int = 1000) -> None:
+def reader_for(name: str, kb):
+    """None (the rules), or the LLM reader on the embedded model with a cache kept between runs."""
+    if name == "rules":
+        return None
+    from crseval.adaptation.wish_reader import LLMWishReader
+    from crseval.llm import LLMConfig, make_client
+
+    cache = Path(tempfile.gettempdir()) / "crseval-bench-wishes.sqlite"
+    return LLMWishReader(make_client(LLMConfig(), cache), kb)
+
+
+def compare(
+    records: list[dict], kb: str | None, label: str, reader: str = "rules", n_boot: int = 1000
+) -> None:
     from crseval.adaptation.following import Following
     from crseval.data.kb import load_kb
 
-    following = Following(load_kb(kb))
+    catalogue = load_kb(kb)
+    following = Following(catalogue, reader_for(reader, catalogue))
     t0 = time.perf_counter()
     per_session, rates = [], {}
     for r in records:
@@ -73,7 +90,8 @@ def compare(records: list[dict], kb: str | None, label: str, n_boot: int = 1000)
     lo, hi = np.percentile(draws, [2.5, 97.5])
     shifts = sum(sum(t) for t, _ in per_session), sum(sum(w) for _, w in per_session)
     print(
-        f"[{label}] {len(records)} sessions: shift per turn, words vs truth: κ {k:.3f} [{lo:.3f}, {hi:.3f}] "
+        f"[{label}, reader {reader}] {len(records)} sessions: shift per turn, words vs truth: "
+        f"κ {k:.3f} [{lo:.3f}, {hi:.3f}] "
         f"({shifts[0]} logged shifts, {shifts[1]} read); {seconds / len(records) * 1000:.1f} ms per session "
         "for both scorings"
     )
@@ -94,15 +112,18 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=12)
     ap.add_argument("--kb", default=str(KB) if KB.exists() else "sample")
     ap.add_argument("--drift", type=int, default=0, help="also N sessions with LLM-rewritten users")
+    ap.add_argument("--reader", choices=["rules", "llm"], default="rules")
+    ap.add_argument("--models", default=",".join(NAMES), help="reference CRSs, comma-separated")
     args = ap.parse_args()
     kb = None if args.kb == "sample" else args.kb
-    compare(sessions(args.sessions, args.turns, kb, False, list(NAMES)), kb, "rule-based users")
+    models = args.models.split(",")
+    if args.sessions:
+        records = sessions(args.sessions, args.turns, kb, False, models)
+        compare(records, kb, "rule-based users", args.reader)
     if args.drift:
-        compare(
-            sessions(args.drift, args.turns, kb, True, ["template", "stubborn"]),
-            kb,
-            "LLM-rewritten users (drift)",
-        )
+        drifted = [m for m in models if m in ("template", "stubborn")] or models[:2]
+        records = sessions(args.drift, args.turns, kb, True, drifted)
+        compare(records, kb, "LLM-rewritten users (drift)", args.reader)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,15 @@ class ScoringSection(TASParams):
     )
     topics: Literal["keyword", "lda", "llm"] = "keyword"
     topics_llm: LLMConfig | None = Field(None, description="the model for topics = 'llm'")
+    reader: Literal["rules", "llm"] = Field(
+        "rules",
+        description="How the user's wishes are read from the user's words where no simulator truth was "
+        "logged (imported logs): rules (the simulator's grammar and the catalogue's vocabulary) or llm "
+        "(reader_llm answers after every user turn, grounded in the catalogue)",
+    )
+    reader_llm: LLMConfig | None = Field(
+        None, description="the model for reader = 'llm' (default: the embedded one)"
+    )
     lda_topics: int = Field(20, ge=2, le=200)
 
     @model_validator(mode="after")

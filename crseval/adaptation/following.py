@@ -27,7 +27,8 @@ Imported logs have no simulator truth. There the user's wishes are **read from t
 years, people and languages from the catalogue's indexes, plot keywords; later wishes replace earlier
 ones, negated ones are dropped), a shift is a turn whose reading adds a constraint, and every measure
 above is computed against that reading (``source`` in the signature: ``words``); how far the reading
-agrees with logged truth is measured on simulated sessions (``bench/following_from_words.py``).
+agrees with logged truth is measured on simulated sessions (``bench/following_from_words.py``). With
+``scoring.reader = "llm"`` an LLM reads the wishes instead (:mod:`crseval.adaptation.wish_reader`).
 ``crs_constraint_satisfaction`` (recommendations that satisfy the constraints the *CRS* logged it parsed
 — a consistency check, not following) is reported beside them.
 """
@@ -48,8 +49,9 @@ PREFIX = "follow."
 class Following:
     """Grounds recommendations in ``kb`` and checks them against constraints."""
 
-    def __init__(self, kb: MovieKB) -> None:
+    def __init__(self, kb: MovieKB, reader: Any = None) -> None:
         self.kb = kb
+        self.reader = reader  # an LLMWishReader, or None: the rule-based reading
         self.matcher = TitleMatcher(kb.movies)
         self.row = {m.id: i for i, m in enumerate(kb.movies)}
         self._memo: dict[str, tuple[list[int], int]] = {}
@@ -88,6 +90,8 @@ class Following:
 
     def sessions(self, records: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
         """:meth:`session` for each record, whole sessions split over forked worker processes by turns."""
+        if self.reader is not None:  # the LLM client does its own concurrency (no forked workers)
+            return [self.session(r["turns"]) for r in records]
         chunks = split(records, worker_count(), weight=lambda r: len(r["turns"]) + 1)
         return [
             m
@@ -119,13 +123,19 @@ class Following:
 
     def read_wishes(self, turns: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """What the user's own words say they want at each turn, in the simulator truth's shape
-        (``topics``; ``shift`` where the reading gains a constraint)."""
+        (``topics``; ``shift`` where the reading gains a constraint): read by the rules, or by the LLM
+        reader where one is given."""
         from crseval.simulation.nlu import extract_steps
 
-        steps = extract_steps(self.kb, [t.get("user") or "" for t in turns])
+        said = [t.get("user") or "" for t in turns]
+        steps = (
+            self.reader.steps(said)
+            if self.reader is not None
+            else [c.values for c in extract_steps(self.kb, said)]
+        )
         out, before = [], set()
-        for k, c in enumerate(steps):
-            now = set(wish_topics(c.values))
+        for k, values in enumerate(steps):
+            now = set(wish_topics(values))
             out.append({"topics": sorted(now), "shift": bool(k and now - before)})
             before = now
         return out

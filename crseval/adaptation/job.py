@@ -237,6 +237,12 @@ class ScoreConfig(BaseModel):
         description="The study's gensim LDA folder (lda.model, lda.dict, …) for "
         "--definition thesis.",
     )
+    reader: Literal["rules", "llm"] = Field(
+        "rules",
+        description="Who reads the user's wishes from the user's words for the follow.* measures: rules "
+        "(the simulator's grammar, the catalogue's vocabulary) or llm (the LLM options; one call per "
+        "user turn, grounded in the catalogue).",
+    )
     judge: bool = Field(
         False,
         description="Also rate proactiveness, coherence and personalization with the LLM judge.",
@@ -340,6 +346,8 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
             "definition": config.definition,
             "lda": str(config.lda.resolve()) if config.lda else None,
             "topics_llm": config.llm if config.topics == "llm" else None,
+            "reader": config.reader,
+            "reader_llm": config.llm if config.reader == "llm" else None,
         },
     )
     if config.calibrated and not config.judge:
@@ -437,5 +445,5 @@ SCORE = JobSpec(
     "Score existing sessions without generating anything: TAS components, detection quality where the "
     "logs carry simulator truth, optional judge, statistics and report.",
     "Preference-shift adaptation (imported logs)",
-    uses_llm=lambda c: c.judge or c.topics == "llm",
+    uses_llm=lambda c: c.judge or c.topics == "llm" or c.reader == "llm",
 )

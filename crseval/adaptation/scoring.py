@@ -132,6 +132,13 @@ class SessionScoring:
     ) -> "SessionScoring":
         scorer, fallbacks = build_scorer(scoring, kb, store, seed)
         judges = judge_panel(judge, store) if judge is not None else []
+        reader = None
+        if scoring.reader == "llm":
+            from crseval.adaptation.wish_reader import LLMWishReader
+            from crseval.llm import LLMConfig
+
+            llm = scoring.reader_llm or LLMConfig()
+            reader = LLMWishReader(client_for(llm, str(store.cache_path)), kb)
         return cls(
             store,
             kb,
@@ -141,7 +148,7 @@ class SessionScoring:
             judges,
             list(judge.aspects) if judges else [],
             _calibrated(judge, judges) if judge is not None else None,
-            Following(kb),
+            Following(kb, reader),
         )
 
     @property
@@ -215,6 +222,7 @@ class SessionScoring:
                 "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in self.aspects)
                 or "off",
                 "rating": "expected|sampled",
+                "wishes": self.following.reader.signature if self.following.reader else "rules",
             },
             llm={
                 j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature}

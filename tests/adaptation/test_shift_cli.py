@@ -246,3 +246,20 @@ def test_the_shift_table_reads_at_80_columns(tmp_path):
     left = res.stderr.split("80 columns: ")[-1].split(" — ")[0].rstrip(", …").split(", ")
     md = crseval("shift", "run", cfg, "--out", tmp_path / "run", "--format", "markdown").stdout
     assert left and all(f"| {c} |" in md for c in left)
+
+
+def test_imported_logs_can_have_their_wishes_read_by_an_llm(tmp_path):
+    """--reader llm: one call per user turn, planned before anything runs (the scripted backend answers),
+    and the reading is named in the signature."""
+    turns = ["I want a comedy.", "How about one from the 1990s?", "Actually, a horror film."]
+    convo = [u for t in turns for u in ({"speaker": "USER", "text": t}, {"speaker": "SYSTEM", "text": 'Try "Heat" (1995).'})]  # fmt: skip
+    (tmp_path / "s.json").write_text(json.dumps({"model_name": "m", "conversation": convo}))
+    args = ("shift", "score", str(tmp_path / "s.json"), "--kb", "sample", "--reader", "llm")
+    args += ("--backend", "scripted", "--out", str(tmp_path / "o"))
+    plan = crseval(*args, "--dry-run")
+    assert "3 LLM calls" in plan.stdout + plan.stderr
+    crseval(*args)
+    sig = json.loads((tmp_path / "o" / "signature.json").read_text())["line"]
+    assert "wishes:llm(scripted:scripted" in sig
+    mm = pd.read_csv(tmp_path / "o" / "tables" / "model_metrics.csv")
+    assert "follow.satisfaction" in set(mm["metric"])
