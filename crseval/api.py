@@ -124,6 +124,29 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
     """The LLM calls ``job`` would make into ``out`` and how many its cache already holds — the job runs once
     in a scratch copy of the run directory with recording stand-ins for every LLM (nothing is called, the
     run directory is not touched). Returns a :class:`crseval.llm.planning.Plan`."""
+    from crseval.llm.planning import Plan
+
+    total = Plan()
+    for _, recorder in _recorded(job, config, Path(out or job.default_out(config))):
+        backend = next(iter(recorder.plan.by_model), "scripted/").split("/")[0]
+        total += recorder.finish(backend)
+    return total
+
+
+def batch_export(job: JobSpec, config: BaseModel, file: str | Path, out: str | Path | None = None):
+    """Write the LLM requests the run into ``out`` still needs, and can already ask, as an OpenAI Batch
+    file (``custom_id`` = the request's cache key); call nothing. Requests whose prompt depends on an
+    answer not yet in the cache come in a later round (export again after ``crseval llm batch-import``).
+    Returns a :class:`crseval.llm.batch.Export` (requests written, requests left out, round)."""
+    from crseval.llm.batch import write_export
+
+    root = Path(out or job.default_out(config))
+    return write_export(_recorded(job, config, root, export=True), root, Path(file))
+
+
+def _recorded(job: JobSpec, config: BaseModel, real: Path, export: bool = False) -> list:
+    """(part, recorder) for the job — one per LLM-using part of a job built from others — each after a
+    planning run of it in a scratch copy of its run directory."""
     import shutil
     import tempfile
 
@@ -131,31 +154,31 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
     from crseval.llm.planning import PlanComplete, planning
     from crseval.runs import RunStore
 
-    real = Path(out or job.default_out(config))
-    if job.parts is not None:  # a job built from others: the sum of its parts' plans
-        from crseval.llm.planning import Plan
-
-        total = Plan()
+    if job.parts is not None:
+        out = []
         for part in job.parts(config, real):
             spec = get_job(part.job)
             cfg = validate(spec.config, part.config)
             if spec.uses_llm is not None and spec.uses_llm(cfg):
-                total += plan(spec, cfg, real.joinpath(*part.name.split("/")))
-        return total
+                sub = _recorded(spec, cfg, real.joinpath(*part.name.split("/")), export)
+                out += [(f"{part.name}/{name}".rstrip("/"), rec) for name, rec in sub]
+        return out
     with tempfile.TemporaryDirectory(prefix="crseval-plan-") as tmp:
         scratch = Path(tmp) / "run"
         if (real / "records").is_dir():  # resumed work is not planned again
             shutil.copytree(real / "records", scratch / "records")
-        with planning(real / "llm_cache.sqlite") as recorder:
+        with planning(real / "llm_cache.sqlite", export) as recorder:
             store = RunStore(scratch)
             try:
                 job.run(config, store, no_progress)
             except PlanComplete:  # the job has made its last LLM call
                 pass
+            except Exception:  # exporting: the run cannot go on without the answers it waits for
+                if not (export and recorder.pending):
+                    raise
             finally:
                 store.close()
-        backend = next(iter(recorder.plan.by_model), "scripted/").split("/")[0]
-        return recorder.finish(backend)
+    return [("", recorder)]
 
 
 def evaluate(

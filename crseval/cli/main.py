@@ -19,7 +19,15 @@ from typer.core import TyperGroup
 
 from crseval.cli.groups import group_app, groups
 from crseval.card.job import JOB as CARD
-from crseval.cli.options import BACKEND_HELP, DRY_RUN, FORMAT, job_command, llm_config, run_job
+from crseval.cli.options import (
+    BACKEND_HELP,
+    BATCH_EXPORT,
+    DRY_RUN,
+    FORMAT,
+    job_command,
+    llm_config,
+    run_job,
+)
 from crseval.cli.output import Format, console, emit, err_console, show_result
 from crseval.core.capability import all_capabilities
 from crseval.core.cancel import Interrupted, cancel
@@ -119,15 +127,18 @@ def demo(
     fresh: bool = typer.Option(False, help="Delete the run directory first instead of resuming."),
     fmt: Format = FORMAT,
     dry_run: bool = DRY_RUN,
+    batch_export: Optional[Path] = BATCH_EXPORT,
 ) -> None:
-    """Run every capability, small, on the bundled sample data and the embedded LLM; print the report path."""
+    """The report card of the bundled example CRS and every other capability, small, on the bundled sample
+    data and the embedded LLM; print the report path."""
     import shutil
 
     from crseval.demo import JOB, DemoConfig
 
-    if fresh and out.exists() and not dry_run:
+    if fresh and out.exists() and not dry_run and not batch_export:
         shutil.rmtree(out)
-    run_job(JOB, DemoConfig(llm=llm_config(backend, model, base_url)), out, fmt, dry_run=dry_run)
+    config = DemoConfig(llm=llm_config(backend, model, base_url))
+    run_job(JOB, config, out, fmt, dry_run=dry_run, batch_export=batch_export)
 
 
 job_command(app, "evaluate-crs", CARD)
@@ -348,6 +359,28 @@ def llm_chat(
         emit(client.ask(req, rate=rate), fmt, title="llm chat")
     finally:
         client.close()
+
+
+@llm_app.command("batch-import")
+def llm_batch_import(
+    output: Path = typer.Argument(
+        ..., help="An OpenAI Batch output file (JSONL) answering a --batch-export file."
+    ),
+    run: Path = typer.Option(
+        ..., help="The run directory the requests were exported from (--out of that command)."
+    ),
+) -> None:
+    """Read a Batch output file into the run's LLM caches: the same command then makes no new call for what
+    was answered. Exit 1 when a line failed (each is named; the rest is imported)."""
+    from crseval.data.io import existing
+    from crseval.llm.batch import import_answers
+
+    done = import_answers(existing(output, "batch output file"), existing(run, "run directory"))
+    console.print(f"imported {done.answers} answer(s) into {run}", highlight=False)
+    for line in done.errors:
+        err_console.print(line, soft_wrap=True, highlight=False)
+    if done.errors:
+        raise typer.Exit(1)
 
 
 def crash_report(e: BaseException) -> Path:

@@ -43,6 +43,13 @@ DRY_RUN = typer.Option(
     help="Print the planned LLM calls (and how many are cached) and the "
     "time they would take; call nothing, write nothing.",
 )
+BATCH_EXPORT = typer.Option(
+    None,
+    "--batch-export",
+    help="Write the LLM requests the run still needs as an OpenAI Batch file (JSONL) and call nothing; "
+    "answer it elsewhere, then `crseval llm batch-import OUTPUT --run RUN_DIR` (export again for the "
+    "next round until nothing is left).",
+)
 
 
 def llm_config(
@@ -176,6 +183,14 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
                 "dry_run", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=DRY_RUN
             )
         )
+        params.append(
+            inspect.Parameter(
+                "batch_export",
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=Optional[Path],
+                default=BATCH_EXPORT,
+            )
+        )
     if job.can_fail:
         params.append(
             inspect.Parameter(
@@ -185,13 +200,13 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
 
     def command(**kw: Any) -> None:
         fmt, out, dry_run = kw.pop("fmt"), kw.pop("out"), kw.pop("dry_run", False)
-        keep_going = kw.pop("keep_going", False)
+        keep_going, batch = kw.pop("keep_going", False), kw.pop("batch_export", None)
         if llm_fields:
             llm = llm_config(
                 kw.pop("backend"), kw.pop("model"), kw.pop("base_url"), config=kw.pop("llm_config")
             )
             kw.update({f: llm for f in llm_fields})
-        run_job(job, kw, out, fmt, dry_run=dry_run, keep_going=keep_going)
+        run_job(job, kw, out, fmt, dry_run=dry_run, keep_going=keep_going, batch_export=batch)
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
@@ -207,6 +222,7 @@ def run_job(
     *,
     dry_run: bool = False,
     keep_going: bool = False,
+    batch_export: Path | None = None,
 ) -> None:
     """Validate the values; when the job calls an LLM, print its plan (calls, cached, time) first — and only
     that with ``dry_run``; run the job into its run directory with progress bars; print the result (the
@@ -219,6 +235,13 @@ def run_job(
     config = values if isinstance(values, BaseModel) else validate(job.config, values)
     if job.check is not None:
         job.check(config)
+    if batch_export is not None:
+        from crseval.api import batch_export as export
+
+        with err_console.status("writing the requests the run can ask now…"):
+            made = export(job, config, batch_export, out)
+        err_console.print(made.line(), soft_wrap=True, highlight=False)
+        return
     if job.uses_llm is not None and job.uses_llm(config):
         with err_console.status(
             "planning the LLM calls (the job runs once with stand-in answers)…"

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from crseval.adaptation.job import RUN
-from crseval.cli.options import DRY_RUN, FORMAT, KEEP_GOING, run_job
+from crseval.cli.options import BATCH_EXPORT, DRY_RUN, FORMAT, KEEP_GOING, run_job
 from crseval.cli.output import Format
 
 
@@ -32,6 +32,7 @@ def run(
     ),
     fmt: Format = FORMAT,
     dry_run: bool = DRY_RUN,
+    batch_export: Optional[Path] = BATCH_EXPORT,
     keep_going: bool = KEEP_GOING,
 ) -> None:
     """Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics,
@@ -47,9 +48,9 @@ def run(
             | ({"executor": executor} if executor else {})
             | ({"known_groups": True} if known_groups else {}),
         )
-    if fresh and out.exists() and not dry_run:
+    if fresh and out.exists() and not dry_run and not batch_export:
         shutil.rmtree(out)
-    run_job(RUN, cfg, out, fmt, dry_run=dry_run, keep_going=keep_going)
+    run_job(RUN, cfg, out, fmt, dry_run=dry_run, keep_going=keep_going, batch_export=batch_export)
 
 
 def extend(app: typer.Typer) -> None:

@@ -52,6 +52,15 @@ class ResponseCache:
             )
             self._db.commit()
 
+    def put_many(self, items: list[tuple[str, ChatResponse]]) -> None:
+        """Several answers in one transaction (an imported batch: all of them or none)."""
+        now = time.time()
+        with self._lock, self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?)",
+                [(k, json.dumps(r.to_dict()), now) for k, r in items],
+            )
+
     def __len__(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -58,26 +58,7 @@ class OpenAIBackend:
         return {"Authorization": f"Bearer {key}"} if key else {}
 
     def payload(self, request: ChatRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-        }
-        if request.seed is not None:
-            body["seed"] = request.seed
-        if request.stop:
-            body["stop"] = list(request.stop)
-        if request.json_schema is not None and self.json_mode == "json_schema":
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "response", "schema": request.json_schema},
-            }
-        elif request.json_schema is not None and self.json_mode == "json_object":
-            body["response_format"] = {"type": "json_object", "schema": request.json_schema}
-        if request.choices:
-            body.update(max_tokens=1, logprobs=True, top_logprobs=20)
-        return body
+        return request_body(request, self.model, self.json_mode)
 
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         t0 = time.perf_counter()
@@ -106,26 +87,59 @@ class OpenAIBackend:
                 retry_after=retry_after,
             )
         try:
-            data = r.json()
-            choice = data["choices"][0]
-            text = choice["message"].get("content") or ""
+            return response_from(r.json(), request.choices, time.perf_counter() - t0)
         except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError):
             raise BackendError(
                 f"malformed response body: {r.text[:120]!r}", transient=True
             ) from None
-        usage = data.get("usage") or {}
-        return ChatResponse(
-            text,
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
-            time.perf_counter() - t0,
-            choice.get("finish_reason") or "stop",
-            _choice_probs(choice, request.choices) if request.choices else None,
-        )
 
     def close(self) -> None:
         forget(self)
         self._http.close()
+
+
+def request_body(
+    request: ChatRequest, model: str, json_mode: str = "json_schema"
+) -> dict[str, Any]:
+    """The chat-completions body of ``request`` (also each line's ``body`` in a batch file)."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "temperature": request.temperature,
+        "max_tokens": request.max_tokens,
+    }
+    if request.seed is not None:
+        body["seed"] = request.seed
+    if request.stop:
+        body["stop"] = list(request.stop)
+    if request.json_schema is not None and json_mode == "json_schema":
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "response", "schema": request.json_schema},
+        }
+    elif request.json_schema is not None and json_mode == "json_object":
+        body["response_format"] = {"type": "json_object", "schema": request.json_schema}
+    if request.choices:
+        body.update(max_tokens=1, logprobs=True, top_logprobs=20)
+    return body
+
+
+def response_from(
+    data: dict[str, Any], choices: tuple[str, ...] = (), latency_s: float = 0.0
+) -> ChatResponse:
+    """A chat-completions response body as a :class:`ChatResponse` (raises KeyError, IndexError,
+    TypeError or AttributeError on a body of another shape)."""
+    choice = data["choices"][0]
+    text = choice["message"].get("content") or ""
+    usage = data.get("usage") or {}
+    return ChatResponse(
+        text,
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+        latency_s,
+        choice.get("finish_reason") or "stop",
+        _choice_probs(choice, tuple(choices)) if choices else None,
+    )
 
 
 def _retry_after(value: str | None) -> float | None:

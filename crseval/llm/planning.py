@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from crseval.core.errors import BackendError
 from crseval.llm.base import ChatRequest, ChatResponse
 from crseval.llm.cache import ResponseCache
 from crseval.llm.scripted import ScriptedBackend
@@ -82,17 +83,26 @@ def _duration(seconds: float) -> str:
 
 
 class _Recorder:
-    def __init__(self, cache_path: Path | None) -> None:
+    """Counts a planning run's requests. Exporting (``export=True``), it also keeps every request the cache
+    cannot answer, and the stand-in answers with the cached real answer or not at all — so the run goes
+    exactly as far as real answers take it, and what it keeps is the next round of a batch."""
+
+    def __init__(self, cache_path: Path | None, export: bool = False) -> None:
         self.plan = Plan()
         self.cache = ResponseCache(cache_path) if cache_path and Path(cache_path).exists() else None
+        self.export = export
+        self.pending: dict[str, tuple[ChatRequest, dict[str, Any]]] = {}
         self._seen: set[str] = set()
         self._lock = threading.Lock()
         self._latency: list[float] = []
 
-    def record(self, request: ChatRequest, identity: dict[str, Any]) -> None:
+    def record(self, request: ChatRequest, identity: dict[str, Any]) -> ChatResponse | None:
+        """Count the request; return the cached answer (None where the cache has none)."""
         key = request.cache_key(identity)
         hit = self.cache.get(key) if self.cache is not None else None
         with self._lock:
+            if self.export and hit is None:
+                self.pending.setdefault(key, (request, identity))
             self.plan.calls += 1
             model = f"{identity.get('backend')}/{identity.get('model')}"
             self.plan.by_model[model] = self.plan.by_model.get(model, 0) + 1
@@ -101,6 +111,7 @@ class _Recorder:
             if hit is not None and hit.latency_s > 0:
                 self._latency.append(hit.latency_s)
             self._seen.add(key)
+        return hit
 
     def finish(self, backend: str) -> Plan:
         if self._latency:
@@ -135,8 +146,12 @@ class PlanningBackend(ScriptedBackend):
         return self._identity
 
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
-        self._recorder.record(request, self._identity)
-        return super().complete(request, timeout)
+        hit = self._recorder.record(request, self._identity)
+        if not self._recorder.export:
+            return super().complete(request, timeout)
+        if hit is None:  # what depends on this answer waits for the next round
+            raise BackendError("awaiting its batch answer", transient=False)
+        return hit
 
 
 _ACTIVE: list[_Recorder] = []
@@ -159,9 +174,9 @@ def done_calling() -> None:
 
 
 @contextmanager
-def planning(cache_path: Path | None) -> Iterator[_Recorder]:
+def planning(cache_path: Path | None, export: bool = False) -> Iterator[_Recorder]:
     """While active, :func:`crseval.llm.make_client` hands out planning clients that record, not call."""
-    recorder = _Recorder(cache_path)
+    recorder = _Recorder(cache_path, export)
     _ACTIVE.append(recorder)
     try:
         yield recorder
