@@ -56,7 +56,7 @@ def main() -> int:
     t0 = time.perf_counter()
     evaluate("shift.run", cfg, out=out)
     wall = time.perf_counter() - t0
-    usage = pd.read_csv(out / "tables" / "shift_llm_usage.csv")
+    usage = pd.read_csv(out / "tables" / "llm_usage.csv")
     llm = float(usage["llm_seconds"].sum())
     print(
         f"{len(cfg.models)} models × {a.sessions} sessions × {a.turns} turns + judge: wall {wall:.1f} s, "

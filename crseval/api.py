@@ -65,6 +65,7 @@ def execute(
     job: JobSpec, config: BaseModel, out: str | Path | None = None, progress: Progress = no_progress
 ) -> Result:
     """Run a validated config into its run directory and (re)write the run's report."""
+    from crseval.llm.usage import collecting
     from crseval.report.html import write_report
     from crseval.runs import RunStore
     from crseval.runs.provenance import provenance
@@ -72,7 +73,10 @@ def execute(
     store = RunStore(out or job.default_out(config))
     store.begin(provenance(job.name, config))
     try:
-        result = job.run(config, store, progress)
+        with collecting() as clients:
+            result = job.run(config, store, progress)
+        if clients:
+            _usage_into(store, clients)
     finally:
         store.close()
     if store.path(
@@ -84,6 +88,20 @@ def execute(
     result.report = write_report(store.root, job.report_title)
     result.tables = load_run(store.root).tables  # read when asked for
     return result
+
+
+def _usage_into(store, clients) -> None:
+    """The run's ``llm_usage`` table and its report section."""
+    from crseval.llm.usage import usage_table
+
+    store.write_table("llm_usage", usage_table(clients))
+    store.add_section(
+        "LLM usage",
+        "What this run asked of its LLMs, per role: requests that reached the backend (retries included), "
+        "cache hits, failures, tokens, seconds inside calls and, where the LLM config gives prices per "
+        "million tokens (price_input, price_output), the cost.",
+        tables=[("llm_usage", "LLM usage per role")],
+    )
 
 
 def rerun(

@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.adaptation.analysis import wide_metrics, write_analysis
@@ -30,7 +29,7 @@ from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
 from crseval.simulation.plugins import load_callable
 from crseval.data.kb import load_kb
-from crseval.simulation.session import client_usage, close_clients
+from crseval.simulation.session import close_clients
 
 SCORING = "scoring.json"  # how a shift run scored (resolved scoring section and catalogue), read by validate
 SCORE_BATCH = 1000  # sessions scored at once by `shift score` (large enough for the forked workers)
@@ -79,9 +78,6 @@ def _simulate(
             pending[-1].add_done_callback(lambda _: bar(1))
         for f in pending:
             f.result()
-        usage = client_usage()  # the local executor's clients (Ray workers keep their own)
-        if usage:
-            store.write_table("shift_llm_usage", pd.DataFrame(usage))
     finally:
         post.shutdown(wait=not cancelled(), cancel_futures=True)
         close_clients()

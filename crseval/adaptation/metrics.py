@@ -9,7 +9,6 @@ components once in :data:`COLUMNS`; the analysis, figures and report read them f
 from dataclasses import dataclass
 
 from crseval.adaptation.tas import TASParams
-from crseval.core.metrics import LLM_USAGE
 from crseval.core.capability import declare_capability
 from crseval.core.registry import METRICS, register_metric as metric, register_table as table
 
@@ -396,13 +395,6 @@ table(
     "the shift detector against the simulator's logged shifts, per model",
     capability=C,
     columns=["precision", "recall", "detected", "true", "true_positive"],
-)
-table(
-    "shift_llm_usage",
-    ["model"],
-    "LLM requests, cache hits, tokens and seconds per model",
-    capability=C,
-    columns=LLM_USAGE,
 )
 table(
     "shift_leakage",

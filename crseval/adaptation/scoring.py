@@ -42,7 +42,11 @@ def build_scorer(
         ), []
     warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
     sim, n1 = make_similarity(cfg.similarity, kb.texts(cfg.corpus), warn, label=cfg.corpus)
-    client = client_for(cfg.topics_llm, str(store.cache_path)) if cfg.topics_llm else None
+    client = (
+        client_for(cfg.topics_llm, str(store.cache_path), "topic extractor")
+        if cfg.topics_llm
+        else None
+    )
     topics, n2 = make_topics(
         cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn
     )
@@ -86,7 +90,9 @@ def judge_panel(section: JudgeSection, store: RunStore) -> list[Judge]:
     if not section.enabled:
         return []
     return [
-        Judge(j.name, client_for(j.llm, str(store.cache_path)), j.samples, j.llm.temperature)
+        Judge(
+            j.name, client_for(j.llm, str(store.cache_path), "judge"), j.samples, j.llm.temperature
+        )
         for j in section.judges
     ]
 
@@ -138,7 +144,7 @@ class SessionScoring:
             from crseval.llm import LLMConfig
 
             llm = scoring.reader_llm or LLMConfig()
-            reader = LLMWishReader(client_for(llm, str(store.cache_path)), kb)
+            reader = LLMWishReader(client_for(llm, str(store.cache_path), "wish reader"), kb)
         return cls(
             store,
             kb,

@@ -329,7 +329,7 @@ def _llm_vote_set(
             field="dialogues",
             fix="LLM votes need dialogues of several systems answering the same requests",
         )
-    client = make_client(config.llm, store.cache_path)
+    client = make_client(config.llm, store.cache_path, role="judge")
     try:
         votes = llm_votes(
             pairs, client, store, config.seed, progress("LLM votes (both orders)", 2 * len(pairs))

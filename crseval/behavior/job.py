@@ -105,7 +105,7 @@ def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
             clf.predict(test_s["text"].tolist())
         )
     }
-    client = make_client(config.llm, store.cache_path)
+    client = make_client(config.llm, store.cache_path, role="tagger")
     shots = (
         [(f"LLM {config.shots}-shot", few_shot_examples(train_s, config.shots, config.seed))]
         if config.shots
@@ -260,8 +260,12 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
         else {}
     )
     client = None
-    if (config.responses is None and config.system is None) or config.tagger == "llm":
-        client = make_client(config.llm, store.cache_path)
+    generates = config.responses is None and config.system is None
+    if generates or config.tagger == "llm":
+        role = " and ".join(
+            r for r, on in (("crs", generates), ("tagger", config.tagger == "llm")) if on
+        )
+        client = make_client(config.llm, store.cache_path, role=role)
         llm_sig.update({**client.identity(), "T": config.llm.temperature, "seed": config.llm.seed})
     try:
         resp, failed = _responses(config, test_d, client, store, progress)

@@ -351,7 +351,7 @@ def llm_chat(
     from crseval.llm import ChatRequest, make_client
 
     cfg = llm_config(backend, model, base_url, temperature, config)
-    client = make_client(cfg, cache)
+    client = make_client(cfg, cache, role="chat")
     try:
         req = ChatRequest.chat(
             prompt, system=system, temperature=cfg.temperature, max_tokens=max_tokens, seed=cfg.seed

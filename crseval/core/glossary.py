@@ -393,6 +393,14 @@ CONTEXT = {
     "prompt_tokens": ("prompt tokens", "tokens of the prompts sent"),
     "completion_tokens": ("completion tokens", "tokens generated"),
     "llm_seconds": ("LLM seconds", "seconds spent waiting for the LLM"),
+    "role": (
+        "role",
+        "what the LLM answered for: the CRS, the simulated user, the judge, the serendipity evaluator, …",
+    ),
+    "cost_usd": (
+        "cost (USD)",
+        "tokens × the LLM config's prices per million tokens (empty: no prices)",
+    ),
     "base_url": ("base URL", "the server of an OpenAI-compatible backend"),
     "gguf": ("GGUF", "the embedded model's file"),
     "n_ctx": ("context", "the embedded model's context window (tokens)"),

@@ -1,4 +1,6 @@
-"""Columns no single capability owns, declared once for the tables that show them."""
+"""Tables and columns no single capability owns (LLM usage), declared once like every other."""
+
+from crseval.core.registry import register_table as table
 
 # what an LLM client reports (crseval/llm/client.py: usage), for the tables that show it
 LLM_USAGE = [
@@ -18,3 +20,11 @@ LLM_USAGE = [
     "gguf",
     "n_ctx",
 ]
+
+table(
+    "llm_usage",
+    ["role", "backend", "model"],
+    "per role (the CRS, the simulated user, the judge, …): LLM requests, cache hits, failures, tokens, "
+    "seconds and cost",
+    columns=[*LLM_USAGE, "cost_usd"],
+)

@@ -471,7 +471,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         )
     name = config.name or "+".join(s.info.name for s in train)
     published = _published(config.reference, train) if config.reference else {}
-    client = make_client(config.llm, store.cache_path) if questions else None
+    client = make_client(config.llm, store.cache_path, role="judge") if questions else None
     sig = make_signature(
         data=" + ".join(s.info.signature() for s in train)
         + f"|level:{config.level}|seed:{config.seed}|cv-groups:{config.cv_groups}"

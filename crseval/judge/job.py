@@ -114,12 +114,23 @@ def calibrated_judge(spec: str, level: str):
 def _judges(config: JudgeMetaConfig, cache: Path) -> list[Judge]:
     if config.panel is not None:
         return [
-            Judge(s.name, make_client(s.llm, cache), s.samples, s.llm.temperature, s.question)
+            Judge(
+                s.name,
+                make_client(s.llm, cache, role="judge"),
+                s.samples,
+                s.llm.temperature,
+                s.question,
+            )
             for s in load_config(config.panel, PanelConfig).judges
         ]
     llm = config.llm.model_copy(update={"temperature": config.temperature})
     return [
-        Judge(llm.model or llm.backend, make_client(llm, cache), config.samples, config.temperature)
+        Judge(
+            llm.model or llm.backend,
+            make_client(llm, cache, role="judge"),
+            config.samples,
+            config.temperature,
+        )
     ]
 
 

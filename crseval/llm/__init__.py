@@ -38,7 +38,16 @@ class LLMConfig(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(256, ge=1, le=32768)
     seed: int = 0
-    concurrency: int | None = Field(None, ge=1, le=256)
+    concurrency: int | None = Field(
+        None, ge=1, le=256, description="requests in flight at most (default: the backend's)"
+    )
+    min_concurrency: int = Field(
+        1, ge=1, le=256, description="the least it lowers to while the server answers 429/503"
+    )
+    price_input: float | None = Field(
+        None, ge=0, description="USD per million prompt tokens (the usage table's cost)"
+    )
+    price_output: float | None = Field(None, ge=0, description="USD per million completion tokens")
     workers: int = Field(1, ge=1, le=64, description="llamacpp: model processes")
     n_ctx: int = Field(4096, ge=256)
     timeout_s: float = Field(300.0, gt=0)
@@ -82,11 +91,15 @@ def make_backend(config: LLMConfig) -> Backend:
 
 
 def make_client(
-    config: LLMConfig, cache_path: str | Path | None = None, backend: Backend | None = None
+    config: LLMConfig,
+    cache_path: str | Path | None = None,
+    backend: Backend | None = None,
+    role: str = "other",
 ) -> LLMClient:
     """A client for ``config``; responses are cached in ``cache_path`` (SQLite) when given. While a plan
-    is being made (:mod:`crseval.llm.planning`) the client records its requests instead of sending them."""
-    from crseval.llm import planning
+    is being made (:mod:`crseval.llm.planning`) the client records its requests instead of sending them.
+    ``role`` (crs, simulated user, judge, serendipity evaluator, …) names its row in the run's usage."""
+    from crseval.llm import planning, usage
 
     recorder = planning.active()
     if recorder is not None:
@@ -97,15 +110,19 @@ def make_client(
         return LLMClient(stand_in, None, SchedulerConfig(max_retries=0))
     scheduler = SchedulerConfig(
         max_concurrency=config.concurrency,
+        min_concurrency=config.min_concurrency,
         timeout_s=config.timeout_s,
         max_retries=config.max_retries,
     )
-    return LLMClient(
+    client = LLMClient(
         backend or make_backend(config),
         ResponseCache(cache_path) if cache_path else None,
         scheduler,
         seed=config.seed,
     )
+    client.role, client.prices = role, (config.price_input, config.price_output)
+    usage.register(client)
+    return client
 
 
 __all__ = [

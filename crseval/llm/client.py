@@ -23,6 +23,7 @@ from crseval.core.cancel import cancelled, check as check_cancelled
 from crseval.core.errors import BackendError
 from crseval.llm.base import Backend, ChatRequest, ChatResponse, Message
 from crseval.llm.cache import ResponseCache
+from crseval.llm.limit import OVERLOADED, AdaptiveLimit
 
 
 @dataclass
@@ -82,6 +83,7 @@ class RatingResult:
 @dataclass
 class SchedulerConfig:
     max_concurrency: int | None = None  # None → the backend's own limit
+    min_concurrency: int = 1  # the least it lowers to when the server says it is overloaded
     timeout_s: float = 120.0
     max_retries: int = 4
     backoff_base_s: float = 0.5
@@ -100,10 +102,12 @@ class LLMClient:
         self.cache = cache
         self.config = scheduler or SchedulerConfig()
         self.concurrency = max(1, self.config.max_concurrency or backend.max_concurrency)
-        self._slots = threading.BoundedSemaphore(self.concurrency)
+        self._slots = AdaptiveLimit(self.concurrency, self.config.min_concurrency)
         self._lock = threading.Lock()
         self._jitter = random.Random(seed)
         self.stats = CallStats()
+        self.role = "other"  # what it answers for, in the run's usage table (make_client sets it)
+        self.prices: tuple[float | None, float | None] = (None, None)
 
     # ---- plain completions -------------------------------------------------------------------
     def identity(self) -> dict[str, Any]:
@@ -143,11 +147,14 @@ class LLMClient:
             except BackendError as e:
                 check_cancelled()  # the failure came from aborting the request: not a result
                 last_error = str(e)
+                if e.status in OVERLOADED:
+                    self._slots.overloaded()
                 if not e.transient or attempt == self.config.max_retries:
                     break
                 self._count(retries=1)
                 time.sleep(self._backoff(attempt, e.retry_after))
                 continue
+            self._slots.succeeded()
             self._count(
                 prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens
             )

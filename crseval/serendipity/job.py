@@ -348,7 +348,7 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
     rows = sample_rows(study, config.sample, config.seed)
     client, llm_sig = None, {}
     if any(n.startswith("llm") for n in config.evaluators):
-        client = make_client(config.llm, store.cache_path)
+        client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
         llm_sig = {
             **client.identity(),
             "runs": config.runs,

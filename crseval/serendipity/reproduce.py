@@ -487,7 +487,7 @@ def _figures(store: RunStore, tables: dict[str, pd.DataFrame]) -> list[tuple[str
 
 
 def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
-    client = make_client(config.llm, store.cache_path)
+    client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
     try:
         rater = Rater(client, store, config.runs, config.llm.temperature, progress)
         rep = Reproduction(config, store, rater, client)

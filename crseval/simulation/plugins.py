@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from crseval.core.errors import CrsevalError
 from crseval.simulation.crs import CRSReply, History
-from crseval.simulation.targets import GIVEN, file_of, searched_first, split_target
+from crseval.simulation.targets import GIVEN, file_of, in_folder, searched_first, split_target
 
 
 class CallableCRS:
@@ -86,6 +86,11 @@ def load_callable(
             field=where,
             expected="'package.module:function', 'file.py' (its respond) or 'file.py:function'",
         )
+    local = in_folder(mod, folder)
+    if (
+        local is not None
+    ):  # the folder's own file, as it is now (not a same-named module imported before)
+        return _from_file(local, attr, where)
     with searched_first(folder):
         try:
             module = importlib.import_module(mod)

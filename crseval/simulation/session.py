@@ -34,19 +34,13 @@ def repeat_seed(seed: int, user: int, repeat: int) -> int:
     return int(np.random.SeedSequence([seed, user, repeat, 1]).generate_state(1)[0])
 
 
-def client_for(llm: LLMConfig, cache_path: str | None) -> LLMClient:
-    """One client per (LLM config, cache) per process, shared by the sessions running in it."""
-    key = (llm.model_dump_json(), cache_path)
+def client_for(llm: LLMConfig, cache_path: str | None, role: str = "other") -> LLMClient:
+    """One client per (LLM config, cache, role) per process, shared by the sessions running in it."""
+    key = (llm.model_dump_json(), cache_path, role)
     with _LOCK:
         if key not in _CLIENTS:
-            _CLIENTS[key] = make_client(llm, cache_path)
+            _CLIENTS[key] = make_client(llm, cache_path, role=role)
         return _CLIENTS[key]
-
-
-def client_usage() -> list[dict[str, Any]]:
-    """Identity and call statistics of every client this process has used."""
-    with _LOCK:
-        return [{**c.identity(), **c.stats.as_dict()} for c in _CLIENTS.values()]
 
 
 def close_clients() -> None:
@@ -65,7 +59,7 @@ def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None)
         from crseval.simulation.references import ReferenceCRS
 
         return ReferenceCRS(model.name, model.reference, kb, seed=seed)
-    client = client_for(model.llm, cache_path) if model.kind == "llm" else None
+    client = client_for(model.llm, cache_path, "crs") if model.kind == "llm" else None
     return KBCRS(
         model.name,
         kb,
@@ -91,7 +85,7 @@ def run_session(
     user_index = session // cfg.repeats  # repeated sessions of one simulated user share its seed
     seed = session_seed(cfg.seed, user_index)
     sim = cfg.simulator
-    drift = client_for(sim.drift, cache_path) if sim.drift else None
+    drift = client_for(sim.drift, cache_path, "simulated user") if sim.drift else None
     user = UserSimulator(
         kb,
         seed,

@@ -60,12 +60,22 @@ def searched_first(folder: str | Path | None) -> Iterator[None]:
             sys.path.remove(str(folder))
 
 
+def in_folder(module: str, folder: str | Path | None) -> Path | None:
+    """``folder/module.py`` where a top-level module is a file there (it wins over the Python path)."""
+    if folder is None or "." in module:
+        return None
+    path = Path(folder) / f"{module}.py"
+    return path if path.is_file() else None
+
+
 def module_file(target: str, folder: str | Path | None) -> Path | None:
     """The file ``target``'s module would be imported from (``folder`` searched first), or None."""
     module, _ = split_target(target)
     if module.endswith(".py"):
         path = file_of(module, folder)
         return path if path.is_file() else None
+    if (local := in_folder(module, folder)) is not None:
+        return local
     with searched_first(folder):
         try:
             spec = importlib.util.find_spec(module)

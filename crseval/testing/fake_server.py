@@ -1,7 +1,8 @@
 """A local OpenAI-compatible server for tests and benchmarks (127.0.0.1 only).
 
 It answers ``POST /v1/chat/completions`` after a fixed latency, serves at most ``capacity``
-requests at a time (others queue, like a real inference server), and can inject faults at a
+requests at a time (others queue, like a real inference server) or answers HTTP 429 beyond
+``reject_over`` in flight (like a provider's rate limit), and can inject faults at a
 seeded rate: a hang past the client's timeout, HTTP 429/500/503, a dropped connection, empty
 content, a truncated JSON body, or a rating outside the scale. Every request loop is bounded and
 the server stops with :meth:`stop` (or the ``with`` block).
@@ -49,6 +50,7 @@ class FakeOpenAIServer:
         *,
         latency_s: float = 0.0,
         capacity: int | None = None,
+        reject_over: int | None = None,
         fault_rate: float = 0.0,
         faults: tuple[str, ...] = FAULTS,
         seed: int = 0,
@@ -66,6 +68,8 @@ class FakeOpenAIServer:
             reply,
         )
         self._slots = threading.BoundedSemaphore(capacity) if capacity else None
+        self.reject_over = reject_over  # more in flight than this: HTTP 429 at once (a rate limit)
+        self.in_flight = self.rejected = 0
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self.requests = 0
@@ -145,6 +149,12 @@ class FakeOpenAIServer:
             )
             if fault:
                 self.injected[fault] += 1
+            busy = self.reject_over is not None and self.in_flight >= self.reject_over
+            self.rejected += busy
+            self.in_flight += not busy
+        if busy:
+            self._send(h, 429, b'{"error": "rate limited"}', {"Retry-After": "0.05"})
+            return
         if self._slots:
             self._slots.acquire()
         try:
@@ -201,6 +211,8 @@ class FakeOpenAIServer:
         except (BrokenPipeError, ConnectionResetError):
             pass
         finally:
+            with self._lock:
+                self.in_flight -= 1
             if self._slots:
                 self._slots.release()
 
@@ -214,6 +226,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--capacity", type=int, default=None)
+    ap.add_argument("--reject-over", type=int, default=None)
     ap.add_argument("--fault-rate", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hang", type=float, default=3.0)
@@ -221,13 +234,15 @@ def main(argv: list[str] | None = None) -> None:
     with FakeOpenAIServer(
         latency_s=a.latency,
         capacity=a.capacity,
+        reject_over=a.reject_over,
         fault_rate=a.fault_rate,
         seed=a.seed,
         hang_s=a.hang,
     ) as srv:
         print(srv.base_url, flush=True)
         sys.stdin.read()  # until the parent closes our stdin
-        print(json.dumps({"requests": srv.requests, "injected": dict(srv.injected)}), flush=True)
+        stats = {"requests": srv.requests, "injected": dict(srv.injected), "rejected": srv.rejected}
+        print(json.dumps(stats), flush=True)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def test_run_completes_and_judge_outputs_are_parsed(faulty_run):
     assert parsed / len(judgments) >= 0.99, [r["error"] for r in judgments if r["score"] is None]
     assert all(1 <= r["score"] <= 5 for r in judgments if r["score"] is not None)
     assert any(r["attempts"] > 1 for r in judgments)  # transient faults were retried
-    usage = pd.read_csv(store.path("tables", "shift_llm_usage.csv"))
+    usage = pd.read_csv(store.path("tables", "llm_usage.csv"))
     assert usage["retries"].sum() > 0
     sessions = pd.read_csv(store.path("tables", "shift_sessions.csv"))
     failed = sessions[sessions["failed"]]

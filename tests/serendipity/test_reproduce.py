@@ -129,7 +129,7 @@ def test_reproduce_on_both_studies_resumes_without_new_requests(shared, tmp_path
     # a re-run into the same directory asks the model nothing
     backend = ScriptedBackend()
     monkeypatch.setattr(
-        "crseval.serendipity.reproduce.make_client", lambda config, cache: LLMClient(backend)
+        "crseval.serendipity.reproduce.make_client", lambda config, cache, **kw: LLMClient(backend)
     )
     run(cfg, RunStore(tmp_path / "r"), lambda d, n: lambda k=1: None)
     assert backend.calls == []

@@ -48,3 +48,28 @@ def test_http_crs_against_a_local_server():
         assert r.error is None
     finally:
         srv.shutdown()
+
+
+def test_the_folders_own_module_wins_over_a_same_named_one_imported_before(tmp_path, monkeypatch):
+    """`my_crs:respond` beside a config is that folder's file as it is now — not a module of the same name
+    another folder put in sys.modules earlier (a notebook, a second run in one process), and an edit of
+    the file is what the next load sees."""
+    import sys
+    import time
+
+    from crseval.simulation.targets import module_file
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, film in ((a, "Heat"), (b, "Alien")):
+        folder.mkdir()
+        (folder / "samename_crs.py").write_text(f"def respond(history):\n    return '{film}'\n")
+    monkeypatch.syspath_prepend(str(a))
+    __import__("samename_crs")  # folder a's module is now in sys.modules
+    try:
+        assert load_callable("samename_crs:respond", b)([]) == "Alien"
+        assert module_file("samename_crs:respond", b) == b / "samename_crs.py"
+        time.sleep(0.01)
+        (b / "samename_crs.py").write_text("def respond(history):\n    return 'Up'\n")
+        assert load_callable("samename_crs:respond", b)([]) == "Up"
+    finally:
+        sys.modules.pop("samename_crs", None)
