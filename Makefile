@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.crseval-installed
 # llama-cpp-python compiles from source; skipping LLaVA cuts the build from ~12 to ~4.5 minutes
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 
-.PHONY: demo test test-fast lint install bench clean
+.PHONY: demo test test-fast lint docs install bench clean
 
 install: $(STAMP)
 
@@ -35,6 +35,11 @@ lint: $(STAMP)
 # the fast subset for development, on two worker processes (timings in CONTRIBUTING.md); COV=1 adds coverage
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist worksteal $(if $(COV),--cov --cov-report=term); rc=$$?; [ $$rc -eq 5 ] && exit 0; exit $$rc
+
+# the documentation site (MyST pages; CLI, API, metric and dataset references generated); warnings are errors
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -43,7 +43,9 @@ class LazyGroups(TyperGroup):
     def get_command(self, ctx: typer.Context, name: str) -> Any:
         caps = all_capabilities()
         if name in caps:
-            return typer.main.get_group(group_app(caps[name]))
+            group = typer.main.get_group(group_app(caps[name]))
+            group.name = name  # its name in usage lines and the generated CLI reference
+            return group
         return super().get_command(ctx, name)
 
     def invoke(self, ctx: typer.Context):
@@ -250,30 +252,10 @@ def metrics(fmt: Format = typer.Option(Format.table, "--format", help="Output fo
     hold it, parameters, description."""
     import pandas as pd
 
-    from crseval.core.glossary import declared_columns
-    from crseval.core.registry import all_metrics, all_tables
+    from crseval.core.glossary import metric_reference
 
-    held: dict[str, list[str]] = {}
-    for name, spec in all_tables().items():
-        for c in declared_columns(spec).values():
-            if c is not None and c.metric:
-                held.setdefault(c.metric, []).append(name)
     emit(
-        pd.DataFrame(
-            [
-                {
-                    "metric": m.qualified,
-                    "column": m.name,
-                    "label": m.display,
-                    "higher is better": m.higher_is_better,
-                    "scale": m.scale,
-                    "tables": ", ".join(held.get(m.qualified, [])),
-                    "signature": m.signature(),
-                    "description": m.description + (f" (note: {m.note})" if m.note else ""),
-                }
-                for m in all_metrics().values()
-            ]
-        ),
+        pd.DataFrame(metric_reference()),
         fmt,
         title="registered metrics",
     )

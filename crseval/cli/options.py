@@ -150,6 +150,8 @@ def default_command_group(default: str) -> type:
     from typer.core import TyperGroup
 
     class DefaultGroup(TyperGroup):
+        default_command = default
+
         def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
             if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
                 args = [default, *args]

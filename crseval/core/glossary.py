@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Iterable
 
 from crseval.core.registry import (
     METRICS,
@@ -571,3 +571,28 @@ def describe(name: str, table: str | None = None) -> tuple[str, str]:
             base_label = describe(name[: -len(suffix)])[0]
             return f"{base_label} {suffix.strip('_')}", f"{what} {base_label}"
     return name, ""
+
+
+def metric_reference() -> list[dict[str, Any]]:
+    """Every registered metric: qualified name, column, label, direction, scale, the tables that hold it,
+    its signature and definition (``crseval metrics`` and the docs' metric reference print it)."""
+    from crseval.core.registry import all_metrics, all_tables
+
+    held: dict[str, list[str]] = {}
+    for name, spec in all_tables().items():
+        for c in declared_columns(spec).values():
+            if c is not None and c.metric:
+                held.setdefault(c.metric, []).append(name)
+    return [
+        {
+            "metric": m.qualified,
+            "column": m.name,
+            "label": m.display,
+            "higher is better": m.higher_is_better,
+            "scale": m.scale,
+            "tables": ", ".join(held.get(m.qualified, [])),
+            "signature": m.signature(),
+            "description": m.description + (f" (note: {m.note})" if m.note else ""),
+        }
+        for m in all_metrics().values()
+    ]
