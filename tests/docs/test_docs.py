@@ -58,7 +58,9 @@ def _check(cmd, ctx, toks: list[str], line: str) -> list[str]:
     i = 0
     while hasattr(cmd, "list_commands") and i < len(toks):
         t = toks[i].strip("[]")
-        if t.startswith(("-", "<")) or t in ("…", "...") or t.isupper():  # an option or a placeholder
+        if (
+            t.startswith(("-", "<")) or t in ("…", "...") or t.isupper()
+        ):  # an option or a placeholder
             break
         names = cmd.list_commands(ctx)
         alts = t.split("|")
