@@ -117,13 +117,16 @@ def main() -> None:
     args = ap.parse_args()
     kb = None if args.kb == "sample" else args.kb
     models = args.models.split(",")
+    readers = ["rules", "llm"] if args.reader == "llm" else ["rules"]  # the rules: the peer, same sessions
     if args.sessions:
         records = sessions(args.sessions, args.turns, kb, False, models)
-        compare(records, kb, "rule-based users", args.reader)
+        for reader in readers:
+            compare(records, kb, "rule-based users", reader)
     if args.drift:
         drifted = [m for m in models if m in ("template", "stubborn")] or models[:2]
         records = sessions(args.drift, args.turns, kb, True, drifted)
-        compare(records, kb, "LLM-rewritten users (drift)", args.reader)
+        for reader in readers:
+            compare(records, kb, "LLM-rewritten users (drift)", reader)
 
 
 if __name__ == "__main__":
