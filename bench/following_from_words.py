@@ -117,7 +117,9 @@ def main() -> None:
     args = ap.parse_args()
     kb = None if args.kb == "sample" else args.kb
     models = args.models.split(",")
-    readers = ["rules", "llm"] if args.reader == "llm" else ["rules"]  # the rules: the peer, same sessions
+    readers = (
+        ["rules", "llm"] if args.reader == "llm" else ["rules"]
+    )  # the rules: the peer, same sessions
     if args.sessions:
         records = sessions(args.sessions, args.turns, kb, False, models)
         for reader in readers:

@@ -29,17 +29,14 @@ from crseval.llm import ChatRequest, LLMConfig, make_client
 class ServerProcess:
     """The fake server in its own process, as a real inference server would be (no shared GIL)."""
 
-    def __init__(self, latency: float, capacity: int) -> None:
+    def __init__(
+        self, latency: float, capacity: int | None = None, reject_over: int | None = None
+    ) -> None:
+        args = [sys.executable, "-m", "crseval.testing.fake_server", "--latency", str(latency)]
+        args += ["--capacity", str(capacity)] if capacity else []
+        args += ["--reject-over", str(reject_over)] if reject_over else []
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "crseval.testing.fake_server",
-                "--latency",
-                str(latency),
-                "--capacity",
-                str(capacity),
-            ],
+            args,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

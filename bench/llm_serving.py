@@ -18,7 +18,6 @@ usage: python bench/llm_serving.py [--requests 200] [--latency 0.05] [--embedded
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import socket
 import subprocess
@@ -28,26 +27,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+from llm_overhead import ServerProcess  # the fake server in its own process (bench/llm_overhead.py)
 
 from crseval.llm import ChatRequest, LLMClient, LLMConfig, SchedulerConfig, make_client
 from crseval.llm.openai_compat import OpenAIBackend
-
-
-class Stub:
-    """The fake server in its own process (no shared GIL), as a real server would be."""
-
-    def __init__(self, latency: float, reject_over: int | None = None) -> None:
-        args = [sys.executable, "-m", "crseval.testing.fake_server", "--latency", str(latency)]
-        if reject_over:
-            args += ["--reject-over", str(reject_over)]
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.base_url = self.proc.stdout.readline().strip()
-
-    def stop(self) -> dict:
-        self.proc.stdin.close()
-        stats = json.loads(self.proc.stdout.readline())
-        self.proc.wait(timeout=10)
-        return stats
 
 
 def throughput(base_url: str, n: int, concurrency: int, tag: str) -> tuple[float, LLMClient]:
@@ -63,7 +46,7 @@ def throughput(base_url: str, n: int, concurrency: int, tag: str) -> tuple[float
 
 
 def stub_part(n: int, latency: float) -> None:
-    stub = Stub(latency)
+    stub = ServerProcess(latency)
     try:
         serial, _ = throughput(stub.base_url, max(20, n // 8), 1, "serial")
         print(f"stub, {latency * 1000:.0f} ms per request; peer: the client at concurrency 1")
@@ -75,7 +58,7 @@ def stub_part(n: int, latency: float) -> None:
             )
     finally:
         stub.stop()
-    stub = Stub(latency, reject_over=8)
+    stub = ServerProcess(latency, reject_over=8)
     try:
         rate, client = throughput(stub.base_url, n, 32, "limited")
         stats = stub.stop()

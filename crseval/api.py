@@ -196,6 +196,8 @@ def _recorded(job: JobSpec, config: BaseModel, real: Path, export: bool = False)
                     raise
             finally:
                 store.close()
+    if export and recorder.cache is not None:  # a plan's recorder closes it in finish()
+        recorder.cache.close()
     return [("", recorder)]
 
 

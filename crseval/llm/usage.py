@@ -7,25 +7,17 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
+from dataclasses import fields
 from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
 
+from crseval.llm.client import CallStats
+
 _COLLECTORS: list[list[Any]] = []
 _LOCK = threading.Lock()
-SUMMED = (
-    "requests",
-    "cache_hits",
-    "cache_misses",
-    "retries",
-    "failures",
-    "parse_failures",
-    "repairs",
-    "prompt_tokens",
-    "completion_tokens",
-    "llm_seconds",
-)
+SUMMED = tuple(f.name for f in fields(CallStats))  # what a client counts, summed per role
 
 
 def register(client: Any) -> None:
