@@ -61,8 +61,8 @@ def write_export(recorded: list[tuple[str, Any]], root: Path, file: Path) -> Exp
     lines, asked, left_out = [], _pending(root), 0
     for part, recorder in recorded:
         for key, (request, identity) in recorder.pending.items():
-            if request.hidden_spans or request.grammar:
-                left_out += 1
+            if request.hidden_spans or (request.grammar and identity.get("backend") != "openai"):
+                left_out += 1  # the embedded model's own (a server is sent no grammar, as live)
                 continue
             body = request_body(request, str(identity.get("model")))
             lines.append({"custom_id": key, "method": "POST", "url": URL, "body": body})

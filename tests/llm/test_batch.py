@@ -101,3 +101,16 @@ def test_other_llm_commands_take_the_same_round_trip(tmp_path, command):
     res = crseval(*command, *UNREACHABLE, "--out", run, "--format", "json")
     rows = json.loads(res.stdout.split("\nreport:")[0])["result"]
     assert next(r for r in rows if r["evaluator"] == "llm")["n"] == 6
+
+
+def test_the_serendipity_reproduction_takes_the_round_trip(shared, tmp_path):
+    """`serendipity reproduce` on a seeded sample of the real Serendipity-2018 study (the paper's Table 2)."""
+    study = shared("serendipity/serendipity2018")
+    command = ("serendipity", "reproduce", "--serendipity2018", study, "--sample", "6")
+    command += ("--parts", "table2", "--runs", "1", "--n-boot", "100")
+    run = tmp_path / "run"
+    assert _rounds((*command, *UNREACHABLE), tmp_path, run) >= 1
+    res = crseval(*command, *UNREACHABLE, "--out", run)
+    assert "failed" not in res.stdout.lower() and "error" not in res.stderr.lower()
+    usage = pd.read_csv(run / "tables" / "llm_usage.csv")
+    assert usage["requests"].sum() == 0 and usage["cache_hits"].sum() > 0  # every answer imported
