@@ -13,6 +13,7 @@ llm``.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from crseval.core.signature import prompt_hash
@@ -71,23 +72,41 @@ class LLMWishReader:
         if res.value is None:
             self.failures += 1
             return {}
-        return self.ground(res.value)
+        return self.ground(res.value, " ".join(said))
 
-    def ground(self, answer: dict[str, Any]) -> dict[str, Any]:
-        """The answer in the catalogue's terms; what the catalogue does not know is left out."""
+    def ground(self, answer: dict[str, Any], said: str) -> dict[str, Any]:
+        """The answer in the catalogue's terms and in the user's words: a genre from the catalogue's list
+        (the reading may infer it: "something scary" → horror); a name, language, year or plot keyword only
+        where the user said it and the catalogue knows it — a small model fills every field it is offered
+        (the title it was recommended, "movie", an actor as the director too), which would read as wishes."""
+        low = said.lower()
         out: dict[str, Any] = {}
         genres = [g for g in answer.get("genres") or [] if g in self.kb.genres]
         if genres:
             out["genres"] = list(dict.fromkeys(genres))
+        years = {int(y) for y in re.findall(r"\d{2,4}", low)}
         lo, hi = answer.get("year_from"), answer.get("year_to")
-        if lo is not None or hi is not None:
+        if (lo is not None or hi is not None) and any(_said_year(y, years) for y in (lo, hi)):
             out["year"] = [lo, hi]
+        said_names = set(self.kb.find_names(said))
         for attr in ATTRIBUTES:
             value = answer.get(attr)
             found = [v for a, v in self.kb.find_names(value) if a == attr] if value else []
-            if found:
+            if found and (attr, found[0]) in said_names:
                 out[attr] = found[0]
-        words = [w.lower() for w in answer.get("keywords") or [] if w.lower() in self.kb.keywords]
+        genre_words = {w for g in self.kb.genres for w in g.split()}
+        words = [
+            w.lower()
+            for w in answer.get("keywords") or []
+            if w.lower() in self.kb.keywords
+            and w.lower() not in genre_words
+            and re.search(rf"\b{re.escape(w.lower())}\b", low)
+        ]
         if words:
             out["keywords"] = list(dict.fromkeys(words))
         return out
+
+
+def _said_year(year: int | None, said: set[int]) -> bool:
+    """A year the user's words hold: 1994, or 94 / 90 (as in "the 90s")."""
+    return year is not None and (year in said or year % 100 in said)

@@ -41,21 +41,27 @@ def kb():
     return load_kb(None)
 
 
-def test_answers_are_grounded_in_the_catalogue(kb):
+def test_answers_are_grounded_in_the_catalogue_and_in_the_users_words(kb):
     reader = LLMWishReader(StubClient([]), kb)
     answer = {
         "genres": ["romance", "romance"],
         "year_from": 1990,
-        "year_to": None,
+        "year_to": 1999,
         "actor": "ryan gosling",  # any case: the catalogue's name index decides
-        "director": "Nobody Anyone",  # not in the catalogue: left out
-        "keywords": ["Zzzyzx"],  # not a plot word of the catalogue: left out
+        "director": "Ryan Gosling",  # filled in too, but the user did not ask for a director
+        "writer": "Nobody Anyone",  # not in the catalogue
+        "language": "English",  # never said
+        "keywords": ["Zzzyzx", "movie", "romance"],  # not a plot word; not said; a genre word
     }
-    assert reader.ground(answer) == {
+    said = "A romance from the 90s, please. Something with Ryan Gosling?"
+    gosling = kb.find_names("ryan gosling")[0]
+    assert gosling[0] == "actor"
+    assert reader.ground(answer, said) == {
         "genres": ["romance"],
-        "year": [1990, None],
-        "actor": kb.find_names("ryan gosling")[0][1],
+        "year": [1990, 1999],
+        "actor": gosling[1],
     }
+    assert "year" not in reader.ground(answer, "A romance, please.")  # no year in the words
 
 
 def test_the_llm_reading_feeds_the_same_follow_measures(kb):
