@@ -1,4 +1,5 @@
 import pandas as pd
+import pytest
 
 from tests.support.cli import crseval
 
@@ -25,6 +26,7 @@ def test_known_groups_rank_following_above_tas(tmp_path):
     ).is_file()
 
 
+@pytest.mark.slow  # two shift runs, one judged (scripted): 17 s
 def test_the_judges_aspects_are_checked_in_a_judged_part_of_their_own(tmp_path):
     """--judge adds one smaller part whose sessions the judge rates (the scripted backend stands in); only
     the judge's aspects are checked there — every other metric is checked at full size."""

@@ -103,6 +103,7 @@ def test_other_llm_commands_take_the_same_round_trip(tmp_path, command):
     assert next(r for r in rows if r["evaluator"] == "llm")["n"] == 6
 
 
+@pytest.mark.slow  # the real Serendipity-2018 study: 11 s
 def test_the_serendipity_reproduction_takes_the_round_trip(shared, tmp_path):
     """`serendipity reproduce` on a seeded sample of the real Serendipity-2018 study (the paper's Table 2)."""
     study = shared("serendipity/serendipity2018")
