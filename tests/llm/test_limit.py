@@ -38,3 +38,13 @@ def test_a_rate_limited_server_gets_fewer_requests_at_once_and_every_answer_arri
     assert srv.rejected > 0 and client._slots.lowered > 0
     assert client.stats.retries == srv.rejected  # each rejection retried once, none lost
     assert client._slots.limit < 12
+
+
+def test_the_llm_configs_bounds_reach_the_client():
+    from crseval.llm import LLMConfig, make_client
+
+    client = make_client(LLMConfig(backend="scripted", concurrency=8, min_concurrency=3))
+    for _ in range(3):
+        client._slots.overloaded()
+    assert (client._slots.high, client._slots.limit) == (8, 3)  # halved to the configured floor
+    client.close()
