@@ -3,6 +3,7 @@ way to save a figure. Below every capability: capabilities draw, the report only
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import matplotlib
@@ -13,7 +14,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 GREY = "#999999"
 
-__all__ = ["GREY", "OKABE_ITO", "bar_with_ci", "plt", "save", "style"]
+__all__ = ["GREY", "OKABE_ITO", "bar_with_ci", "figure_formats", "plt", "save", "style"]
+
+VECTOR_FORMATS = ("pdf", "svg")
 
 
 def style() -> None:
@@ -33,12 +36,30 @@ def style() -> None:
     )
 
 
+def figure_formats() -> list[str]:
+    """The formats every figure is written in: PNG (the report embeds it) and the vector formats named by
+    ``CRSEVAL_FIGURES`` (comma-separated from pdf, svg; default pdf, the one a paper includes; ``png``
+    alone skips the vector copy, which costs about as much time as the PNG)."""
+    wanted = [f.strip().lower() for f in os.environ.get("CRSEVAL_FIGURES", "png,pdf").split(",")]
+    if bad := [f for f in wanted if f and f != "png" and f not in VECTOR_FORMATS]:
+        from crseval.core.errors import ConfigError
+
+        raise ConfigError(
+            f"CRSEVAL_FIGURES names {', '.join(bad)}: figures are written as png and any of "
+            f"{', '.join(VECTOR_FORMATS)}"
+        )
+    return ["png", *[f for f in VECTOR_FORMATS if f in wanted]]
+
+
 def save(fig, path: str | Path) -> Path:
-    """Save ``fig`` as ``path`` (PNG, for the report) and beside it as PDF (vector, for a paper), then close
-    it (figures are never left open between jobs)."""
-    fig.savefig(path)
-    fig.savefig(Path(path).with_suffix(".pdf"))
-    plt.close(fig)
+    """Save ``fig`` as ``path`` (PNG, for the report) and beside it in each vector format of
+    :func:`figure_formats` (PDF by default, for a paper), then close it (figures are never left open
+    between jobs)."""
+    try:
+        for fmt in figure_formats():
+            fig.savefig(Path(path).with_suffix(f".{fmt}"))
+    finally:
+        plt.close(fig)
     return Path(path)
 
 

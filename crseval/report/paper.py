@@ -52,10 +52,10 @@ def table_tex(name: str, df: pd.DataFrame, caption: str) -> str:
     )
 
 
-def figure_tex(name: str, caption: str) -> str:
+def figure_tex(name: str, caption: str, file: str) -> str:
     return (
         "\\begin{figure}[htbp]\n\\centering\n"
-        + f"\\includegraphics[width=\\linewidth,height=.4\\textheight,keepaspectratio]{{{name}.pdf}}\n"
+        + f"\\includegraphics[width=\\linewidth,height=.4\\textheight,keepaspectratio]{{{file}}}\n"
         f"\\caption{{{tex(caption)}}}\n\\label{{fig:{name}}}\n\\end{{figure}}\n"
     )
 
@@ -69,13 +69,14 @@ PREAMBLE = (
 
 
 def _section(store: RunStore, sec: dict, out: Path) -> list[str]:
-    """The LaTeX of one report section: its figures (PDFs copied beside) and inputs of its tables."""
+    """The LaTeX of one report section: its figures (the PDF copied beside, the PNG where the run wrote
+    no PDF: ``CRSEVAL_FIGURES``) and inputs of its tables."""
     lines = [f"\\clearpage\n\\section{{{tex(sec['title'])}}}\n"]  # a section's floats stay in it
     for name, caption in entries(sec, "figures"):
-        pdf = store.path("figures", f"{name}.pdf")
-        if pdf.exists():
-            shutil.copy(pdf, out / pdf.name)
-            lines.append(figure_tex(name, caption or name.replace("_", " ")))
+        drawn = [p for s in ("pdf", "png") if (p := store.path("figures", f"{name}.{s}")).exists()]
+        if drawn:
+            shutil.copy(drawn[0], out / drawn[0].name)
+            lines.append(figure_tex(name, caption or name.replace("_", " "), drawn[0].name))
     for name, caption in entries(sec, "tables"):
         path = store.path("tables", f"{name}.csv")
         if not path.exists():

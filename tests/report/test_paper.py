@@ -67,6 +67,15 @@ def test_paper_has_sections_tables_and_figures_in_report_order(tmp_path):
     assert (out / "line.pdf").exists()
 
 
+def test_a_run_without_pdf_figures_puts_its_pngs_in_the_paper(tmp_path):
+    root = _run(tmp_path)
+    pdf = root / "figures" / "line.pdf"
+    pdf.with_suffix(".png").write_bytes(b"\x89PNG")
+    pdf.unlink()  # a run made with CRSEVAL_FIGURES=png
+    out = write_paper(root)
+    assert "{line.png}" in (out / "main.tex").read_text() and (out / "line.png").exists()
+
+
 def test_paper_compiles_with_pdflatex(tmp_path):
     if not shutil.which("pdflatex"):
         # CI installs it (.ci/run), so there a missing engine is a failure, not a skip
