@@ -13,6 +13,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
 
+# Figures are drawn and written as PNG (the report embeds them, tests read them) but not copied as PDF:
+# the vector copy costs about as much as the PNG, and 25 % of the fast set's time went to saving figures.
+# tests/test_plotting.py and the paper export's tests check the PDF path. Subprocesses inherit it.
+os.environ.setdefault("CRSEVAL_FIGURES", "png")
+
 import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

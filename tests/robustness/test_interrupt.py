@@ -51,7 +51,9 @@ def _sessions(out: Path) -> list[str]:
     return [json.loads(line)["key"] for line in p.read_text().splitlines()] if p.exists() else []
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(  # the same handler: SIGINT in the fast set, SIGTERM with the slow tests
+    "sig", [signal.SIGINT, pytest.param(signal.SIGTERM, marks=pytest.mark.slow)]
+)
 def test_a_signal_stops_the_run_within_seconds_and_the_rerun_completes_it(tmp_path, sig):
     with FakeOpenAIServer(latency_s=0.15) as srv:  # requests in flight when the signal comes
         cfg, out = _config(tmp_path / "shift.toml", srv.base_url), tmp_path / "run"

@@ -53,7 +53,9 @@ def records(run_dir):
     return [json.loads(x) for x in lines]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize(  # one kill schedule in the fast set, two more with the slow tests
+    "seed", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
+)
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path, seed):
     reference = tmp_path / "reference"
     run(reference)
