@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import _record as record
 import numpy as np
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "inspired"
@@ -79,11 +80,26 @@ def main() -> int:
     from scipy.stats import spearmanr
 
     curve = pd.read_csv(args.out / "run" / "tables" / "quality_curve.csv")
+    rows = []
     for name, g in curve.groupby("metric", sort=False):
         cells = " ".join(f"{v:.3f}" for v in g["value"])
         rho = spearmanr(g["worst_share"], g["value"]).statistic
         band = (g["ci_hi"] - g["ci_lo"]).mean()
         print(f"{name:<22} ρ {rho:+.2f}  mean band width {band:.3f}  values 0→100 %: {cells}")
+        rows.append(
+            {
+                "metric": name,
+                "Spearman ρ": round(rho, 2),
+                "mean band width": round(band, 3),
+                "values at 0, 10, …, 100 % worst": cells,
+            }
+        )
+    record.data(args.path)
+    record.table(
+        f"`crseval behavior meta` on INSPIRED's test dialogues ({seconds:.0f} s): each metric against the "
+        "share of worst-case answers (ρ −1: tracks quality perfectly)",
+        rows,
+    )
     print(
         f"\ncrseval behavior meta: {seconds:.0f} s; figure: {args.out / 'run' / 'figures' / 'quality_curve.png'}"
     )
@@ -91,4 +107,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(record.run(main))

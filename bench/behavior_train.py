@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record as record
+
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "inspired"
 OOD = (
     Path(__file__).resolve().parents[2]
@@ -185,4 +187,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(record.run(main))

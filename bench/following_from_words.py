@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record as record
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
@@ -95,16 +96,30 @@ def compare(
         f"({shifts[0]} logged shifts, {shifts[1]} read); {seconds / len(records) * 1000:.1f} ms per session "
         "for both scorings"
     )
-    worst = 0.0
+    worst, rows = 0.0, []
     for model, pairs in rates.items():
         a = np.array(pairs, float)
         t, w = np.nanmean(a[:, 0]), np.nanmean(a[:, 1])
         worst = max(worst, abs(t - w))
         print(f"  {model:13s} follow rate: truth {t:.3f}  words {w:.3f}  (Δ {w - t:+.3f})")
+        rows.append(
+            {
+                "CRS": model,
+                "follow rate, logged truth": round(t, 3),
+                "follow rate, read from words": round(w, 3),
+                "Δ": round(w - t, 3),
+            }
+        )
+    record.table(
+        f"{label}, {len(records)} sessions, reader {reader}: per-turn shift κ {k:.3f} [{lo:.3f}, {hi:.3f}] "
+        f"({shifts[0]} logged shifts, {shifts[1]} read); named peer: the logged truth",
+        rows,
+        note=f"largest |Δ| {worst:.3f} (target ≤ .05)",
+    )
     print(f"  largest |Δ| {worst:.3f} (target ≤ .05: {'met' if worst <= 0.05 else 'NOT met'})")
 
 
-def main() -> None:
+def main() -> int:
     from crseval.simulation.references import NAMES
 
     ap = argparse.ArgumentParser()
@@ -116,6 +131,7 @@ def main() -> None:
     ap.add_argument("--models", default=",".join(NAMES), help="reference CRSs, comma-separated")
     args = ap.parse_args()
     kb = None if args.kb == "sample" else args.kb
+    record.data(*[kb] if kb else [])
     models = args.models.split(",")
     readers = (
         ["rules", "llm"] if args.reader == "llm" else ["rules"]
@@ -129,7 +145,8 @@ def main() -> None:
         records = sessions(args.drift, args.turns, kb, True, drifted)
         for reader in readers:
             compare(records, kb, "LLM-rewritten users (drift)", reader)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(record.run(main))

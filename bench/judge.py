@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record as record
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -53,6 +55,20 @@ def default_command(data: Path, n: int) -> None:
         f"default `judge meta-eval --limit {n}` (cold cache): {wall:.0f} s, {60 * n / wall:.1f} dialogues/min, "
         f"{ratings / wall:.2f} ratings/s ({ratings} ratings); target ≤ 600 s for 60 → "
         f"{'met' if wall * 60 / n <= 600 else 'NOT met'} ({wall * 60 / n:.0f} s per 60)"
+    )
+    record.table(
+        f"What a user runs: `crseval judge meta-eval AB-ReDial --aspects dialogue-overall --limit {n}`, "
+        "the shipped calibrated judge, cold cache",
+        [
+            {
+                "dialogues": n,
+                "ratings": ratings,
+                "wall s": round(wall),
+                "dialogues/min": round(60 * n / wall, 1),
+                "ratings/s": round(ratings / wall, 2),
+                "target": "≤ 600 s per 60 dialogues",
+            },
+        ],
     )
 
 
@@ -90,12 +106,22 @@ def decomposed(data: Path, n: int) -> None:
             f"decomposed, {len(reqs)} turn questions of {n} dialogues, {name}: {t:.0f} s "
             f"({t / len(reqs):.2f} s per question)"
         )
+    record.table(
+        f"Decomposed judging: {len(reqs)} per-turn questions of {n} dialogues; named peer: the same "
+        "requests shuffled (no prefix shared between consecutive prompts)",
+        [
+            {"order": name, "seconds": round(t), "s per question": round(t / len(reqs), 2)}
+            for name, t in times.items()
+        ],
+        note=f"prompt-cache reuse: {times['shuffled (peer)'] / times['transcript order']:.2f}× faster "
+        "than the peer",
+    )
     print(
         f"prompt-cache reuse: {times['shuffled (peer)'] / times['transcript order']:.2f}× faster than the peer"
     )
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dialogues", type=int, default=60)
     ap.add_argument("--decomposed", type=int, default=4)
@@ -103,12 +129,14 @@ def main() -> None:
         "--data", type=Path, default=ROOT.parent / "shared" / "data" / "judgments" / "ab_redial"
     )
     args = ap.parse_args()
+    record.data(args.data)
     if not args.data.exists():
         sys.exit(f"skipped: {args.data} not found (the shared datasets are not bundled)")
     default_command(args.data, args.dialogues)
     if args.decomposed:
         decomposed(args.data, args.decomposed)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(record.run(main))

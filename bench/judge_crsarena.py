@@ -38,6 +38,7 @@ import os
 import time
 from pathlib import Path
 
+import _record as record
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import RidgeCV
@@ -241,6 +242,12 @@ def main() -> int:
             )
         table_rows += _llm_rows(a.llm, aspect, items, y, a.n_boot, systems)
     table = pd.DataFrame(table_rows)
+    record.data(data / "crs_arena_eval_train.json", data / "face_run_train.json")
+    record.table(
+        f"CRSArena-Eval, {n} dialogues, 5-fold CV grouped by {a.by} ({len(set(groups))} groups): "
+        "out-of-fold Pearson r with 95 % CI; named peer: FACE's published predictions",
+        table.round(3).to_dict("records"),
+    )
     print(f"CRSArena-Eval, {n} dialogues, 5-fold CV grouped by {a.by} ({len(set(groups))} groups)")
     print(markdown_table(table))
     return 0
@@ -298,4 +305,4 @@ def _llm_rows(run, aspect, items, y, n_boot, systems) -> list[dict]:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record.run(main))

@@ -21,6 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import _record as record
 import httpx
 
 from crseval.llm import ChatRequest, LLMConfig, make_client
@@ -114,10 +115,35 @@ def main(n: int = 400, capacity: int = 8, latency: float = 0.1) -> int:
     print(
         f"cached / first time        = {t_cached / t_first:.4f} (target ≤ 0.05), requests issued: {cached_requests}"
     )
+    record.table(
+        f"{n} requests to a server of capacity {capacity} answering in {latency * 1000:.0f} ms "
+        f"(ideal {ideal:.0f} req/s); named peer: raw httpx from a thread pool of the same size",
+        [
+            {
+                "": "peer: raw httpx pool",
+                "req/s": round(thr_peer, 1),
+                "× ideal": round(thr_peer / ideal, 3),
+                "requests": n,
+            },
+            {
+                "": "crseval, cold cache",
+                "req/s": round(thr_crseval, 1),
+                "× ideal": round(thr_crseval / ideal, 3),
+                "requests": first_requests,
+            },
+            {
+                "": "crseval, cached re-run",
+                "req/s": round(n / t_cached),
+                "× ideal": f"{t_cached / t_first:.1%} of the first run's time",
+                "requests": cached_requests,
+            },
+        ],
+    )
     ok = thr_crseval / ideal >= 0.90 and t_cached / t_first <= 0.05 and cached_requests == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(*[t(a) for t, a in zip((int, int, float), sys.argv[1:])]))
+    args = [t(a) for t, a in zip((int, int, float), sys.argv[1:])]
+    sys.exit(record.run(lambda: main(*args)))

@@ -26,6 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import _record as record
 import httpx
 from llm_overhead import ServerProcess  # the fake server in its own process (bench/llm_overhead.py)
 
@@ -51,8 +52,24 @@ def stub_part(n: int, latency: float) -> None:
         serial, _ = throughput(stub.base_url, max(20, n // 8), 1, "serial")
         print(f"stub, {latency * 1000:.0f} ms per request; peer: the client at concurrency 1")
         print(f"  concurrency  1: {serial:7.1f} req/s  (ratio 1.00)")
+        rows = [
+            {
+                "setting": "concurrency 1 (peer)",
+                "requests/s": round(serial, 1),
+                "ratio": 1.0,
+                "ideal": 1,
+            }
+        ]
         for c in (8, 32):
             rate, _ = throughput(stub.base_url, n, c, f"c{c}")
+            rows.append(
+                {
+                    "setting": f"concurrency {c}",
+                    "requests/s": round(rate, 1),
+                    "ratio": round(rate / serial, 2),
+                    "ideal": c,
+                }
+            )
             print(
                 f"  concurrency {c:2d}: {rate:7.1f} req/s  (ratio {rate / serial:5.2f}; ideal {c})"
             )
@@ -70,6 +87,20 @@ def stub_part(n: int, latency: float) -> None:
         f"{rate / serial:5.2f}; ideal 8), {client.stats.retries} retries after 429, the limit halved "
         f"{client._slots.lowered} times and ended at {client._slots.limit} "
         f"({stats.get('rejected', '?')} rejected by the server)"
+    )
+    rows.append(
+        {
+            "setting": f"rate-limited at 8 in flight (429 + Retry-After), client started at 32: "
+            f"{client._slots.lowered} halvings, ended at {client._slots.limit}",
+            "requests/s": round(rate, 1),
+            "ratio": round(rate / serial, 2),
+            "ideal": 8,
+        }
+    )
+    record.table(
+        f"The client against a stub answering in {latency * 1000:.0f} ms; named peer: the same client "
+        "at concurrency 1",
+        rows,
     )
 
 
@@ -150,13 +181,26 @@ def embedded_part(k: int) -> None:
                 p.terminate()
                 p.wait(timeout=30)
     base = times["in-process, 1 worker(s)"]
+    record.table(
+        f"The embedded model, {k - 1} probability-weighted ratings; named peer: the in-process "
+        "backend with one worker",
+        [
+            {
+                "setting": name,
+                "seconds": round(t, 1),
+                "ratings/s": round((k - 1) / t, 2),
+                "ratio to the peer": round(base / t, 2),
+            }
+            for name, t in times.items()
+        ],
+    )
     for name, t in times.items():
         print(
             f"  {name:32s} {t:6.1f} s  ({(k - 1) / t:.2f} ratings/s; ratio to the peer {base / t:.2f})"
         )
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--latency", type=float, default=0.05)
@@ -169,7 +213,8 @@ def main() -> None:
     stub_part(a.requests, a.latency)
     if a.embedded:
         embedded_part(a.ratings)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(record.run(main))

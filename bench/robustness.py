@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record as record
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -64,7 +66,7 @@ def _lines(out: Path) -> int:
     return p.read_bytes().count(b"\n") if p.exists() else 0
 
 
-def kills(n: int, seed: int = 0) -> None:
+def kills(n: int, seed: int = 0) -> dict:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "shift.toml"
@@ -102,9 +104,15 @@ def kills(n: int, seed: int = 0) -> None:
             f"kill/resume: {done} SIGKILLs → {lost} sessions lost, {dup} duplicated, "
             f"{'identical to' if same else 'DIFFERENT from'} the uninterrupted run ({len(want)} sessions)"
         )
+        return {
+            "check": f"{done} SIGKILLs of a real `crseval shift run` ({len(want)} sessions)",
+            "result": f"{lost} lost, {dup} duplicated, "
+            f"{'identical to' if same else 'DIFFERENT from'} the uninterrupted run",
+            "peer": "the same run uninterrupted",
+        }
 
 
-def faults(n: int) -> None:
+def faults(n: int) -> dict:
     def run(retries: int):
         with FakeOpenAIServer(fault_rate=0.3, seed=7, hang_s=1.0) as srv:
             client = LLMClient(
@@ -129,9 +137,16 @@ def faults(n: int) -> None:
         f"faults: {injected} injected over {n} ratings ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}); "
         f"{parsed}/{n} = {parsed / n:.1%} parsed with retries vs {peer / n:.1%} for the peer without retries"
     )
+    return {
+        "check": f"30 % backend faults over {n} ratings ({injected} injected: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+        + ")",
+        "result": f"{parsed / n:.1%} parsed",
+        "peer": f"{peer / n:.1%} parsed without retries",
+    }
 
 
-def fuzz(n: int, seed: int = 0) -> None:
+def fuzz(n: int, seed: int = 0) -> dict:
     rng = random.Random(seed)
     good = json.dumps(
         {
@@ -177,9 +192,14 @@ def fuzz(n: int, seed: int = 0) -> None:
         f"fuzz: {n} mutated session logs and configs → "
         + ", ".join(f"{k} {v}" for k, v in counts.items())
     )
+    return {
+        "check": f"{n} mutated session logs and configs",
+        "result": ", ".join(f"{k} {v}" for k, v in counts.items()),
+        "peer": "",
+    }
 
 
-def manipulation(embedded: bool) -> None:
+def manipulation(embedded: bool) -> list[dict]:
     from crseval.core.types import Dialogue, Utterance
     from crseval.data import load_dataset
     from crseval.judge.rubric import RUBRICS, judge_request
@@ -207,6 +227,7 @@ def manipulation(embedded: bool) -> None:
     if embedded:
         clients["embedded Qwen2.5-1.5B"] = make_client(LLMConfig())
     dialogues = load_dataset("sample").dialogues.dialogues
+    rows = []
     for name, client in clients.items():
         for inj in injections:
             shifts = [
@@ -218,7 +239,15 @@ def manipulation(embedded: bool) -> None:
                 f"manipulation: {name}, {inj[:40]!r}…: mean score shift {statistics.mean(shifts):+.3f} "
                 f"over {len(dialogues)} dialogues (limit ±0.1)"
             )
+            rows.append(
+                {
+                    "check": f"judge manipulation, {name}: {inj[:40]!r}…",
+                    "result": f"mean score shift {statistics.mean(shifts):+.3f} over {len(dialogues)} dialogues",
+                    "peer": "limit ±0.1",
+                }
+            )
         client.close()
+    return rows
 
 
 def main() -> int:
@@ -230,12 +259,10 @@ def main() -> int:
         "--embedded", action="store_true", help="also measure the embedded model (slow)"
     )
     a = ap.parse_args()
-    kills(a.kills)
-    faults(a.ratings)
-    fuzz(a.fuzz)
-    manipulation(a.embedded)
+    rows = [kills(a.kills), faults(a.ratings), fuzz(a.fuzz), *manipulation(a.embedded)]
+    record.table("Robustness", rows)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record.run(main))

@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record as record
+
 from crseval.data import load_dataset
 from crseval.llm import LLMConfig, make_client
 from crseval.runs import RunStore
@@ -63,10 +65,34 @@ def main() -> int:
         f"LLM evaluator ({a.backend}): {a.items / t_llm:.2f} items/s ({t_llm:.1f} s for {a.items} items); "
         f"cached re-run {t_cached:.2f} s with {cached_requests} LLM requests (target 0)"
     )
+    record.data(a.path)
+    record.table(
+        f"Serendipity-2018, {len(study.answers)} answers",
+        [
+            {
+                "": f"all {len(PROXIES)} proxy metrics (features + scores)",
+                "seconds": round(t_proxy, 2),
+                "items/s": "",
+                "LLM requests": 0,
+            },
+            {
+                "": f"LLM evaluator, backend {a.backend}, {a.items} items",
+                "seconds": round(t_llm, 1),
+                "items/s": round(a.items / t_llm, 2),
+                "LLM requests": first,
+            },
+            {
+                "": "the same items again from the cache",
+                "seconds": round(t_cached, 2),
+                "items/s": round(a.items / t_cached, 1),
+                "LLM requests": cached_requests,
+            },
+        ],
+    )
     ok = t_proxy <= 10 and cached_requests == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record.run(main))

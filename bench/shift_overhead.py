@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record as record
 import pandas as pd
 
 from crseval.adaptation.config import ShiftConfig
@@ -67,10 +68,24 @@ def main() -> int:
         f"ratio wall / LLM time: {wall / llm:.3f} (ideal peer 1.000; target ≤ 1.05: "
         f"{'met' if wall / llm <= 1.05 else 'NOT met'})"
     )
+    record.data(*[a.kb] if a.kb else [])
+    record.table(
+        f"{len(cfg.models)} models × {a.sessions} sessions × {a.turns} turns + the 3-aspect judge, "
+        "embedded model; named peer: the ideal, every second spent in the model (ratio 1.000)",
+        [
+            {
+                "wall s": round(wall, 1),
+                "inside LLM calls s": round(llm, 1),
+                "requests": int(usage["requests"].sum()),
+                "ratio wall / LLM": round(wall / llm, 3),
+                "target": "≤ 1.05",
+            },
+        ],
+    )
     if not a.out:
         shutil.rmtree(out.parent, ignore_errors=True)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record.run(main))

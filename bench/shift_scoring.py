@@ -32,6 +32,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import _record as record
 from sklearn.metrics.pairwise import cosine_similarity
 
 from crseval.adaptation.following import Following
@@ -138,7 +139,7 @@ def peer(sessions: list[dict], kb, params: TASParams) -> None:
                         break
 
 
-def run_share(logs: list[dict], kb, judged: int) -> None:
+def run_share(logs: list[dict], kb, judged: int) -> list[dict]:
     """Following's share of what `crseval shift run` spends scoring each session when it ends (``finish``:
     that session's TAS, then the judge panel of the config): without a judge on 100 sessions and, with
     ``judged`` > 0, with the default config's judge (the embedded model, 3 aspects) on that many."""
@@ -149,6 +150,7 @@ def run_share(logs: list[dict], kb, judged: int) -> None:
 
     scorer = Scorer(TfidfSimilarity(kb.texts("separate")), KeywordTopics(kb))
     store = RunStore(tempfile.mkdtemp())
+    rows = []
     for label, section, sub in [
         ("no judge", JudgeSection(enabled=False), logs[:100]),
         ("the default judge", JudgeSection(), logs[:judged]),
@@ -172,6 +174,16 @@ def run_share(logs: list[dict], kb, judged: int) -> None:
             f"session; following {ft / len(sub) * 1000:.2f} ms = {ft / scoring:.1%} of it "
             f"(target ≤ 10 %: {'met' if ft <= 0.1 * scoring else 'NOT met'})"
         )
+        rows.append(
+            {
+                "scoring": f"`shift run`'s per-session scoring, {label}",
+                "sessions": len(sub),
+                "seconds": round(scoring, 2),
+                "sessions/s": round(len(sub) / scoring, 1),
+                "note": f"following {ft / scoring:.1%} of it (target ≤ 10 %)",
+            }
+        )
+    return rows
 
 
 def write_thesis_layout(logs: list[dict], folder: Path) -> None:
@@ -185,7 +197,7 @@ def write_thesis_layout(logs: list[dict], folder: Path) -> None:
         )
 
 
-def time_command(logs_dir: Path, kb: str | None) -> None:
+def time_command(logs_dir: Path, kb: str | None) -> tuple[float, float]:
     """``crseval shift score`` as a user runs it: wall time and the child's peak memory."""
     import subprocess
     import sys
@@ -227,6 +239,7 @@ def time_command(logs_dir: Path, kb: str | None) -> None:
         f"(target ≤ 20 s: {'met' if wall <= 20 else 'NOT met'}), peak memory {peak:.0f} MB "
         f"(target < 500 MB: {'met' if peak < 500 else 'NOT met'})"
     )
+    return wall, peak
 
 
 def main() -> int:
@@ -277,16 +290,16 @@ def main() -> int:
         f"verified preference following on the same sessions (forked workers, as `shift score` runs it): "
         f"{ft:.1f} s = {ft / total:.0%} of this batched TAS scoring"
     )
-    run_share(logs, kb, a.judged)
+    shares = run_share(logs, kb, a.judged)
 
     if a.logs:
-        time_command(Path(a.logs), a.kb)
+        folder = Path(a.logs)
     else:
         import tempfile
 
         folder = Path(tempfile.mkdtemp()) / "logs"
         write_thesis_layout(logs, folder)
-        time_command(folder, a.kb)
+    wall, peak = time_command(folder, a.kb)
 
     sub = logs[: a.peer]
     t0 = time.perf_counter()
@@ -297,8 +310,45 @@ def main() -> int:
         f"peer (per-pair, uncached): {rate:.1f} sessions/s → {n / rate:.0f} s for all {n} sessions (extrapolated)"
     )
     print(f"ratio crseval / peer throughput: {(n / total) / rate:.1f}×")
+    record.data(*[a.kb] if a.kb else [], *[a.logs] if a.logs else [])
+    record.table(
+        f"Scoring {n} sessions × {a.turns} turns ({a.models} models) with TF-IDF + keyword topics on "
+        f"{kb.info.signature()}; named peer: per-pair uncached scoring as the reference scripts do it",
+        [
+            {
+                "scoring": "crseval in process (TAS)",
+                "sessions": n,
+                "seconds": round(total, 1),
+                "sessions/s": round(n / total),
+                "note": ", ".join(f"{k} {v:.2f} s" for k, v in split.items())
+                + " (CPU s summed over workers)",
+            },
+            {
+                "scoring": "verified preference following, same sessions",
+                "sessions": n,
+                "seconds": round(ft, 1),
+                "sessions/s": round(n / ft),
+                "note": "",
+            },
+            {
+                "scoring": "`crseval shift score LOGS --kb KB` (thesis-layout files)",
+                "sessions": n,
+                "seconds": round(wall, 1),
+                "sessions/s": round(n / wall),
+                "note": f"peak {peak:.0f} MB",
+            },
+            *shares,
+            {
+                "scoring": "peer: per-pair, uncached",
+                "sessions": len(sub),
+                "seconds": round(pt, 1),
+                "sessions/s": round(rate, 1),
+                "note": f"crseval in process is {(n / total) / rate:.1f}× faster",
+            },
+        ],
+    )
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record.run(main))

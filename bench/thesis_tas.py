@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _record as record
 import numpy as np
 import pandas as pd
 
@@ -143,6 +144,36 @@ def speed(peer_sessions: int) -> None:
         f"peer (the study's algorithm per call, {peer_sessions} sessions): {per:.3f} s/session → "
         f"{per * 3000:.0f} s for 3,000 ({per * 3000 / wall:.1f}× crseval's command)"
     )
+    record.table(
+        "`crseval shift score LOGS --definition thesis --lda DIR` on the 3,000 shared sessions; named "
+        f"peer: the study's algorithm per call ({peer_sessions} sessions, extrapolated)",
+        [
+            {"": "crseval's command", "seconds for 3,000": round(wall, 1), "peak MB": round(peak)},
+            {"": "peer", "seconds for 3,000": round(per * 3000), "peak MB": ""},
+        ],
+        note=f"crseval's command is {per * 3000 / wall:.1f}× faster",
+    )
+    columns = (
+        "topic_recovery_rate",
+        "avg_recovery_delay",
+        "topic_interference",
+        "context_adaptation_score",
+    )
+    record.table(
+        "Per-model means, crseval − the study's code (reference/thesis_lda_model_metrics.csv)",
+        [
+            {
+                "model": model,
+                **{
+                    c: round(
+                        float(g.set_index("metric")["mean"]["thesis." + c] - ref.loc[model, c]), 4
+                    )
+                    for c in columns
+                },
+            }
+            for model, g in mm.groupby("model")
+        ],
+    )
     print("per-model means, crseval − the study's code (reference/thesis_lda_model_metrics.csv):")
     for model, g in mm.groupby("model"):
         got = g.set_index("metric")["mean"]
@@ -185,7 +216,7 @@ def auc_ci(
 def validity(sessions: int) -> None:
     from crseval.adaptation.metrics import COLUMNS
     from crseval.api import evaluate
-    from crseval.core.registry import all_metrics
+    from crseval.core.registry import get_metric
 
     with tempfile.TemporaryDirectory() as tmp:
         evaluate(
@@ -221,27 +252,43 @@ def validity(sessions: int) -> None:
             f"known groups: {sessions} simulated sessions × 20 turns each for the template CRS and one that ignores "
             "the user; AUC = share of (template, ignorer) session pairs a metric rates template better"
         )
+        rows = []
         for name, run in (("crseval", "run"), ("thesis", "thesis")):
             s = pd.read_csv(Path(tmp, run, "tables", "shift_sessions.csv"))
             det = pd.read_csv(Path(tmp, run, "tables", "shift_detection.csv"))
             better = (s["model"] == "template").to_numpy()
-            print(
-                f"{name}: shift detector precision {det['true_positive'].sum() / det['detected'].sum():.2f}, "
-                f"recall {det['true_positive'].sum() / det['true'].sum():.2f}"
-            )
+            precision = det["true_positive"].sum() / det["detected"].sum()
+            recall = det["true_positive"].sum() / det["true"].sum()
+            print(f"{name}: shift detector precision {precision:.2f}, recall {recall:.2f}")
             for column in COLUMNS[
                 name
             ].automatic:  # oriented: a lower-is-better metric is ranked by its negative
-                sign = -1.0 if all_metrics()[column].higher_is_better is False else 1.0
+                sign = -1.0 if get_metric(column, "shift").higher_is_better is False else 1.0
                 auc, lo, hi = auc_ci(sign * s[column].to_numpy(float), better)
                 means = s.groupby("model")[column].mean()
                 print(
                     f"  {column:36s} template {means['template']:.3f}  ignorer {means['ignorer']:.3f}  "
                     f"AUC {auc:.2f} [{lo:.2f}, {hi:.2f}]"
                 )
+                rows.append(
+                    {
+                        "definition": name,
+                        "metric": column,
+                        "template": round(means["template"], 3),
+                        "ignorer": round(means["ignorer"], 3),
+                        "AUC [95 % CI]": f"{auc:.2f} [{lo:.2f}, {hi:.2f}]",
+                        "detector precision / recall": f"{precision:.2f} / {recall:.2f}",
+                    }
+                )
+        record.table(
+            f"Known groups: {sessions} simulated sessions × 20 turns each for the template CRS and one "
+            "that ignores the user; AUC = share of (template, ignorer) session pairs a metric rates "
+            "template better (in its own direction)",
+            rows,
+        )
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--part", choices=("speed", "validity", "both"), default="both")
     ap.add_argument(
@@ -253,12 +300,14 @@ def main() -> None:
     args = ap.parse_args()
     if not (LOGS.is_dir() and LDA.is_dir() and KB.is_file()):
         print(f"the shared preference-shift data is not under {SHARED}; nothing to measure")
-        return
+        return 0
+    record.data(LOGS, LDA, KB)
     if args.part in ("speed", "both"):
         speed(args.peer)
     if args.part in ("validity", "both"):
         validity(args.sessions)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(record.run(main))

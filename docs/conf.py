@@ -45,9 +45,58 @@ def cli_reference(path: Path) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _cell(v) -> str:
+    if isinstance(v, float):
+        return "—" if v != v else f"{v:,.4g}" if abs(v) >= 1000 else f"{v:.4g}"
+    return str(v)
+
+
+def benchmark_reference(bench: Path, path: Path) -> None:
+    """One section per script in ``bench/``: what it measures (its docstring's first paragraph) and, from
+    the records it wrote to ``bench/results/`` (``bench/_record.py``), each run's command, date, machine,
+    signature, tables and printed output; a script without a record says so, and a record made by an
+    earlier version of its script says that."""
+    import json
+
+    from crseval.core.signature import content_hash
+
+    out = []
+    for script in sorted(bench.glob("[!_]*.py")):
+        doc = re.search(r'"""(.*?)"""', script.read_text(encoding="utf-8"), re.S)
+        about = doc.group(1).strip().split("\n\n")[0].replace("\n", " ") if doc else ""
+        out.append(f"## `bench/{script.name}`\n\n{about}\n")
+        records = sorted((bench / "results").glob(f"{script.stem}.json")) + sorted(
+            (bench / "results").glob(f"{script.stem}.*.json")
+        )
+        if not records:
+            out.append(f"*No record yet: run `python bench/{script.name}`.*\n")
+        now = content_hash([script])
+        for rec in records:
+            r = json.loads(rec.read_text(encoding="utf-8"))
+            m, sig = r["machine"], r["signature"]
+            data = ", ".join(f"{k}@{v}" for k, v in sig["data"].items()) or "none named"
+            out.append(
+                f"`{r['command']}` — {r['date']}; {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, "
+                f"{m['platform']}, Python {m['versions'].get('python')}; crseval {sig['crseval']} "
+                f"(git {sig['git']}), script@{sig['script']}, data {data}; {r['wall_s']} s, exit "
+                f"{r['status']}.\n"
+            )
+            if sig["script"] != now:
+                out.append(f"*Recorded by an earlier version of the script (now script@{now}).*\n")
+            for t in r["tables"]:
+                columns = list(dict.fromkeys(c for row in t["rows"] for c in row))
+                rows = [{c: _cell(row.get(c, "")) for c in columns} for row in t["rows"]]
+                out.append(f"**{t['title']}**\n\n" + _table(rows, columns))
+                if t["note"]:
+                    out.append(t["note"] + "\n")
+            out.append("```text\n" + r["output"].rstrip() + "\n```\n")
+    path.write_text("\n".join(out), encoding="utf-8")
+
+
 def generate(app=None) -> None:
     """The CLI, metric and dataset references, from the command tree, the registry and the loaders."""
     cli_reference(HERE / "reference" / "_cli.md")
+    benchmark_reference(HERE.parent / "bench", HERE / "reference" / "_benchmarks.md")
     from crseval.core.glossary import metric_reference
     from crseval.data import DATASETS
 

@@ -4,6 +4,8 @@ the tutorial's code run as written."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import shlex
 import subprocess
@@ -138,3 +140,34 @@ def test_the_tutorial_runs_as_written(tmp_path, monkeypatch):
     for block in blocks:
         exec(compile(block, "docs/tutorial.md", "exec"), scope)
     assert (tmp_path / "runs" / "card" / "report.html").is_file()
+
+
+def test_the_benchmarks_page_is_generated_from_every_script_and_record(tmp_path):
+    """Each script in bench/ records its results (bench/_record.py) and has a section; each record's
+    command, machine, signature and tables appear, so no benchmark number is typed into the docs."""
+    spec = importlib.util.spec_from_file_location("docs_conf", ROOT / "docs" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    conf.benchmark_reference(ROOT / "bench", tmp_path / "benchmarks.md")
+    page = (tmp_path / "benchmarks.md").read_text(encoding="utf-8")
+    scripts = [p for p in sorted((ROOT / "bench").glob("*.py")) if not p.name.startswith("_")]
+    for script in scripts:
+        text = script.read_text(encoding="utf-8")
+        assert "record.run(" in text and "record.table(" in text, f"{script.name} records nothing"
+        assert f"## `bench/{script.name}`" in page
+    for path in sorted((ROOT / "bench" / "results").glob("*.json")):
+        r = json.loads(path.read_text(encoding="utf-8"))
+        assert (ROOT / "bench" / f"{r['bench']}.py").is_file(), f"{path.name}: no such script"
+        assert r["machine"]["cores"] >= 1 and r["signature"]["crseval"] and r["tables"]
+        assert r["command"] in page and r["signature"]["script"] in page
+        assert all(t["title"] in page for t in r["tables"])
+
+
+def test_every_guide_says_what_inputs_commands_outputs_how_to_read_and_limits():
+    """One shape for every capability's guide, in this order, so a reader knows where to look."""
+    shape = ["What it measures", "Inputs", "Commands", "Outputs", "How to read", "Known limits"]
+    for page in sorted((ROOT / "docs" / "guides").glob("*.md")):
+        heads = re.findall(r"(?m)^## (.+)$", page.read_text(encoding="utf-8"))
+        found = [next((h for h in heads if h.startswith(s)), None) for s in shape]
+        assert None not in found, f"{page.name}: missing {shape[found.index(None)]!r}"
+        assert [heads.index(h) for h in found] == sorted(heads.index(h) for h in found), page.name
