@@ -183,6 +183,51 @@ def main() -> int:
         f"  peer: the same command, encoder through sentence-transformers (no ONNX export): "
         f"{st_command:.0f} pairs/s → ONNX Runtime {ood_command / st_command:.2f}×"
     )
+    record.data(args.path, *[ood] if ood else [])
+    record.table(
+        "Designs: accuracy / κ, frozen MiniLM (`--fine-tune 0`) against fine-tuned",
+        [
+            {
+                "design": a["design"],
+                "frozen accuracy": _f(a["accuracy"]),
+                "frozen κ": _f(a["kappa"]),
+                "tuned accuracy": _f(b["accuracy"]),
+                "tuned κ": _f(b["kappa"]),
+                "tuned κ 95 % CI": f"[{_f(b.get('kappa_lo'))}, {_f(b.get('kappa_hi'))}]",
+            }
+            for a, b in zip(frozen, tuned)
+        ],
+    )
+    record.table(
+        "Speed; named peers: the MiniLM cross-encoder's training, the command without its ONNX export",
+        [
+            {"": "`behavior train`, frozen MiniLM", "value": f"{t_frozen:.0f} s"},
+            {
+                "": f"`behavior train --fine-tune {args.epochs}`",
+                "value": f"{t_ft:.0f} s (target ≤ 1200 s)",
+            },
+            {
+                "": "peer: MiniLM cross-encoder training, the reference's 100,000 pairs",
+                "value": f"{100000 / ce / 60:.0f} min ({ce:.1f} pairs/s)",
+            },
+            {
+                "": "saved fine-tuned model, 42,000 pairs",
+                "value": f"{rate:.0f} pairs/s (target ≥ 5,000)",
+            },
+            {
+                "": f"669-sentence file, {n_ood:,} pairs, in process",
+                "value": f"{ood_in_process:.0f} pairs/s",
+            },
+            {
+                "": "`behavior implicit --model --eval-file`, whole command",
+                "value": f"{ood_command:.0f} pairs/s",
+            },
+            {
+                "": "peer: the same command without the ONNX export",
+                "value": f"{st_command:.0f} pairs/s",
+            },
+        ],
+    )
     return 0
 
 

@@ -2,7 +2,9 @@
 2 models (one model under two prompts) × 2 sessions × 6 turns with the 3-aspect judge; the ratio
 wall time / time inside LLM calls must be ≤ 1.05. The named peer is the ideal: 1.00 (every second
 spent in the model). Everything else — KB load, TF-IDF fit, simulator, retrieval, scoring, records,
-statistics, figures and the report — is the overhead.
+statistics, figures and the report — is the overhead. Sessions run one at a time (``workers = 1``): with
+two, the LLM seconds of overlapping calls add up past the wall time and the ratio means nothing (a run
+with two workers measured 0.755).
 
 usage: python bench/shift_overhead.py [--sessions 2] [--turns 6] [--kb PATH] [--out DIR]
 """
@@ -47,7 +49,7 @@ def main() -> int:
             "sessions": a.sessions,
             "turns": a.turns,
             "kb": a.kb,
-            "workers": 2,
+            "workers": 1,  # LLM calls one at a time: with two, their seconds overlap and sum past the wall
             "models": [
                 {"name": "qwen-default", "prompt": "default"},
                 {"name": "qwen-proactive", "prompt": "proactive"},

@@ -26,10 +26,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import Ridge
-from sklearn.model_selection import GridSearchCV, GroupKFold
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.model_selection import GroupKFold
 
 from crseval.core.errors import CrsevalError
 from crseval.core.signature import content_hash, stable_json
@@ -43,6 +40,7 @@ from crseval.judge.rubric import TURN_QUESTIONS
 from crseval.judge.turn_model import TurnModel
 from crseval.llm.planning import active as planning
 from crseval.runs.store import RunStore
+from crseval.stats.ridge import GroupedRidgeSearch
 
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
 DIGITS = ("1", "2", "3", "4", "5")
@@ -284,14 +282,8 @@ def _states(probs: Probs | None, item: str) -> np.ndarray:
     return states
 
 
-def _search(groups: np.ndarray) -> GridSearchCV:
-    folds = min(5, len(np.unique(groups)))
-    return GridSearchCV(
-        make_pipeline(StandardScaler(), Ridge()),
-        {"ridge__alpha": list(ALPHAS)},
-        cv=GroupKFold(folds),
-        scoring="neg_mean_squared_error",
-    )
+def _search(groups: np.ndarray) -> GroupedRidgeSearch:
+    return GroupedRidgeSearch(ALPHAS, folds=min(5, len(np.unique(groups))))
 
 
 def nested_cv_predictions(

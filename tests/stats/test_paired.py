@@ -34,6 +34,9 @@ def _scipy_p(a, b, n):
         permutation_type="samples",
         n_resamples=n,
         vectorized=False,
+        rng=np.random.default_rng(
+            0
+        ),  # unseeded, its Monte Carlo p strayed .018 from ours once in ~200 runs
     ).pvalue
 
 
