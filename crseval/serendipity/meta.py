@@ -19,6 +19,7 @@ from scipy import stats
 
 from crseval.core.registry import metrics_with
 from crseval.stats.bootstrap import item_bootstrap
+from crseval.stats.tests import wilcoxon_p
 
 
 def _pearson(x, y):
@@ -89,7 +90,7 @@ def meta_evaluate(
             ok = np.isfinite(p) & np.isfinite(pb) & np.isfinite(truth)
             e1, e2 = np.abs(p[ok] - truth[ok]), np.abs(pb[ok] - truth[ok])
             same = name == best or np.all(e1 == e2)
-            ps.append(np.nan if same else float(stats.wilcoxon(e1, e2).pvalue))
+            ps.append(np.nan if same else wilcoxon_p(e1, e2))
             ts.append(np.nan if same else float(stats.ttest_rel(e1, e2).pvalue))
         table["vs_best_baseline"] = best
         table["abs_error_p"] = ps

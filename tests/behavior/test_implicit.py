@@ -76,6 +76,7 @@ def test_lexical_terms_are_the_training_sentences_tf_idf_and_can_be_left_out(tmp
     assert PairClassifier.load(tmp_path / "p", Hashing()).lexical is None
 
 
+@pytest.mark.slow  # trains both classifiers on real INSPIRED in cross-validation (17 s)
 def test_strategy_classifier_and_pair_classifier_beat_chance_on_held_out_inspired(inspired, emb):
     rep = evaluate_classifier(inspired, emb, n_splits=3)  # .70 (.71 with 5 folds, 2× the time)
     assert rep.accuracy > 0.55  # 14 classes: chance (majority) is 0.15

@@ -94,9 +94,8 @@ def reference(tmp_path_factory):
     return cfg, ref
 
 
-@pytest.mark.parametrize(  # one kill schedule in the fast set, two more with the slow tests
-    "seed", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
-)
+@pytest.mark.slow  # a process per kill (23 s); tests/runs/test_kill_resume.py kills a run in the fast set
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_sigkill_then_resume_equals_uninterrupted_run(tmp_path, reference, seed):
     cfg, ref = reference
     rng = random.Random(seed)

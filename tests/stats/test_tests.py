@@ -7,7 +7,7 @@ from scipy import stats
 from statsmodels.formula.api import ols
 from statsmodels.stats.anova import anova_lm
 
-from crseval.stats.tests import anova_tukey, paired_or_welch
+from crseval.stats.tests import anova_tukey, paired_or_welch, wilcoxon_p
 
 
 def test_anova_matches_statsmodels_and_eta_squared_by_hand():
@@ -62,3 +62,16 @@ def test_tukey_intervals_equal_the_studentized_range_with_the_critical_value_rem
     half = q * np.sqrt(mse / 2 * (1 / 10 + 1 / 9))
     diff = groups["c"].mean() - groups["a"].mean()
     assert (row["lower"], row["upper"]) == pytest.approx((diff - half, diff + half), rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_wilcoxon_p_is_scipys(seed):
+    """Small samples with ties and zeros (scipy's exact permutation branch, computed here as one matrix
+    product), without them (scipy's exact distribution) and larger ones (scipy's normal approximation)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 20))
+    x = rng.integers(0, 4, n).astype(float) if seed % 2 else rng.normal(size=n)
+    y = rng.integers(0, 4, n).astype(float) if seed % 2 else x + rng.normal(0.3, 1, n)
+    if (x == y).all():
+        y[0] += 1
+    assert wilcoxon_p(x, y) == pytest.approx(stats.wilcoxon(x, y).pvalue, rel=1e-12, abs=1e-15)
