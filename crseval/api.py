@@ -66,10 +66,12 @@ def execute(
 ) -> Result:
     """Run a validated config into its run directory and (re)write the run's report."""
     from crseval.llm.usage import collecting
+    from crseval.plotting import figure_formats
     from crseval.report.html import write_report
     from crseval.runs import RunStore
     from crseval.runs.provenance import provenance
 
+    figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
     store = RunStore(out or job.default_out(config))
     store.begin(provenance(job.name, config))
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crseval.core.errors import ConfigError
+from crseval.data.sample import sample_dir
 from crseval.plotting import bar_with_ci, figure_formats, plt
 
 
@@ -35,3 +36,12 @@ def test_an_unknown_format_is_one_clear_error_and_leaves_no_figure_open(tmp_path
     with pytest.raises(ConfigError, match="jpeg"):
         _bars(tmp_path / "f.png")
     assert not plt.get_fignums()
+
+
+def test_a_run_refuses_a_bad_crseval_figures_before_any_work(tmp_path, monkeypatch):
+    import crseval
+
+    monkeypatch.setenv("CRSEVAL_FIGURES", "gif")
+    with pytest.raises(ConfigError, match="gif"):
+        crseval.evaluate("arena", votes=[str(sample_dir() / "votes.csv")], out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()

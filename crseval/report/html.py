@@ -179,9 +179,13 @@ def _figure(path: Path, caption: str | None, doc: _Doc) -> str:
     doc.figures += 1
     data = base64.b64encode(path.read_bytes()).decode()
     text = caption or _sentence(path.stem.replace("_", " "))
+    files = ", ".join(
+        [f"figures/{path.name}"]
+        + [f".{s}" for s in ("pdf", "svg") if path.with_suffix(f".{s}").exists()]
+    )
     return (
         f'<figure><img alt="{esc(text)}" src="data:image/png;base64,{data}"><figcaption>Figure {doc.figures}. '
-        f'{esc(text)} <span class="muted">(figures/{esc(path.stem)}.png, .pdf)</span></figcaption></figure>'
+        f'{esc(text)} <span class="muted">({esc(files)})</span></figcaption></figure>'
     )
 
 

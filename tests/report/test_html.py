@@ -54,3 +54,15 @@ def test_a_section_links_to_its_parts_reports_and_nowhere_else(tmp_path):
     text = html.split("<h2>Parts</h2>")[1].split("</p>")[0]
     assert "<b>" not in text
     assert "<strong>held</strong>" in text and "<code>crseval demo</code>" in text
+
+
+def test_a_figures_caption_names_the_files_its_run_wrote(tmp_path, monkeypatch):
+    from crseval.plotting import bar_with_ci
+
+    s = RunStore(tmp_path / "run")
+    for name, formats in (("both", "png,pdf"), ("png_only", "png")):
+        monkeypatch.setenv("CRSEVAL_FIGURES", formats)
+        bar_with_ci(["a"], [1.0], ylabel="y", title="t", path=s.figure_path(name))
+    s.add_section("Figures", "", figures=["both", "png_only"])
+    html = write_report(s.root).read_text()
+    assert "(figures/both.png, .pdf)" in html and "(figures/png_only.png)" in html
