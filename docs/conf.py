@@ -45,12 +45,6 @@ def cli_reference(path: Path) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _cell(v) -> str:
-    if isinstance(v, float):
-        return "—" if v != v else f"{v:,.4g}" if abs(v) >= 1000 else f"{v:.4g}"
-    return str(v)
-
-
 def benchmark_reference(bench: Path, path: Path) -> None:
     """One section per script in ``bench/``: what it measures (its docstring's first paragraph) and, from
     the records it wrote to ``bench/results/`` (``bench/_record.py``), each run's command, date, machine,
@@ -58,7 +52,10 @@ def benchmark_reference(bench: Path, path: Path) -> None:
     earlier version of its script says that."""
     import json
 
+    import pandas as pd
+
     from crseval.core.signature import content_hash
+    from crseval.runs.formats import markdown_table
 
     out = []
     for script in sorted(bench.glob("[!_]*.py")):
@@ -84,9 +81,8 @@ def benchmark_reference(bench: Path, path: Path) -> None:
             if sig["script"] != now:
                 out.append(f"*Recorded by an earlier version of the script (now script@{now}).*\n")
             for t in r["tables"]:
-                columns = list(dict.fromkeys(c for row in t["rows"] for c in row))
-                rows = [{c: _cell(row.get(c, "")) for c in columns} for row in t["rows"]]
-                out.append(f"**{t['title']}**\n\n" + _table(rows, columns))
+                table = markdown_table(pd.DataFrame(t["rows"]), floatfmt=".4g")
+                out.append(f"**{t['title']}**\n\n{table}\n")
                 if t["note"]:
                     out.append(t["note"] + "\n")
             out.append("```text\n" + r["output"].rstrip() + "\n```\n")
