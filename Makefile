@@ -5,6 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.crseval-installed
 # llama-cpp-python compiles from source; skipping LLaVA cuts the build from ~12 to ~4.5 minutes
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+# Python's bytecode cache: every test worker and every process a test starts imports crseval and the tests from
+# it instead of compiling them again (2-3 s per process here; an environment that disables it slows the suite)
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test test-fast lint docs install bench clean
 

@@ -39,22 +39,26 @@ def style() -> None:
 def figure_formats() -> list[str]:
     """The formats every figure is written in: PNG (the report embeds it) and the vector formats named by
     ``CRSEVAL_FIGURES`` (comma-separated from pdf, svg; default pdf, the one a paper includes; ``png``
-    alone skips the vector copy, which costs about as much time as the PNG)."""
+    alone skips the vector copy, which costs about as much time as the PNG). ``none`` writes no figure at
+    all — for sweeps where only the tables are read: rendering and saving is most of a figure's cost, and
+    figures are most of a small run's time; the report then has its tables and no figures."""
     wanted = [f.strip().lower() for f in os.environ.get("CRSEVAL_FIGURES", "png,pdf").split(",")]
+    if wanted == ["none"]:
+        return []
     if bad := [f for f in wanted if f and f != "png" and f not in VECTOR_FORMATS]:
         from crseval.core.errors import ConfigError
 
         raise ConfigError(
             f"CRSEVAL_FIGURES names {', '.join(bad)}: figures are written as png and any of "
-            f"{', '.join(VECTOR_FORMATS)}"
+            f"{', '.join(VECTOR_FORMATS)}, or none at all (none, alone)"
         )
     return ["png", *[f for f in VECTOR_FORMATS if f in wanted]]
 
 
 def save(fig, path: str | Path) -> Path:
     """Save ``fig`` as ``path`` (PNG, for the report) and beside it in each vector format of
-    :func:`figure_formats` (PDF by default, for a paper), then close it (figures are never left open
-    between jobs)."""
+    :func:`figure_formats` (PDF by default, for a paper; nothing under ``CRSEVAL_FIGURES=none``), then
+    close it (figures are never left open between jobs)."""
     try:
         for fmt in figure_formats():
             fig.savefig(Path(path).with_suffix(f".{fmt}"))

@@ -13,10 +13,11 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
 
-# Figures are drawn and written as PNG (the report embeds them, tests read them) but not copied as PDF:
-# the vector copy costs about as much as the PNG, and 25 % of the fast set's time went to saving figures.
-# tests/test_plotting.py and the paper export's tests check the PDF path. Subprocesses inherit it.
-os.environ.setdefault("CRSEVAL_FIGURES", "png")
+# Figures are laid out but not written (CRSEVAL_FIGURES=none): rendering and saving them took a quarter of
+# the fast set's time, and most tests read tables. The tests that read figures ask for them (the `figures`
+# fixture, or `env=FIGURES` of tests/support/cli.py); tests/test_plotting.py, the report's and the paper's
+# tests check the formats, and the slow demo test writes every capability's figures. Subprocesses inherit it.
+os.environ.setdefault("CRSEVAL_FIGURES", "none")
 
 import pytest  # noqa: E402
 
@@ -36,6 +37,12 @@ def shared_path(relative: str) -> Path:
 @pytest.fixture
 def shared():
     return shared_path
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    """Figures written as PNG, for a test that reads them."""
+    monkeypatch.setenv("CRSEVAL_FIGURES", "png")
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""One way to save a figure: PNG for the report, and the vector formats ``CRSEVAL_FIGURES`` names."""
+"""One way to save a figure: PNG for the report, and the vector formats ``CRSEVAL_FIGURES`` names (or none)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,15 @@ def test_the_vector_copies_follow_crseval_figures(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["f.png"]
     monkeypatch.setenv("CRSEVAL_FIGURES", " SVG, pdf")
     assert figure_formats() == ["png", "pdf", "svg"]  # PNG always: the report embeds it
+
+
+def test_none_writes_no_figure_and_cannot_be_combined(tmp_path, monkeypatch):
+    monkeypatch.setenv("CRSEVAL_FIGURES", "none")
+    assert _bars(tmp_path / "f.png") == tmp_path / "f.png"
+    assert not list(tmp_path.iterdir()) and not plt.get_fignums()
+    monkeypatch.setenv("CRSEVAL_FIGURES", "none,pdf")
+    with pytest.raises(ConfigError, match="none"):
+        figure_formats()
 
 
 def test_an_unknown_format_is_one_clear_error_and_leaves_no_figure_open(tmp_path, monkeypatch):

@@ -17,6 +17,7 @@ import io
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
@@ -28,24 +29,40 @@ S2018_FILE = "answers_with_gpt_rating.csv"
 DEFAULT_STATEMENTS = ("s4", "s5", "s6")
 
 
+_EMPTY = ("", "nan", "na", "null", "none")  # what ``to_float`` reads as an empty cell
+
+
 def _numeric_frame(
     path: Path, required: Sequence[str], optional_numeric: Sequence[str] = ()
 ) -> pd.DataFrame:
+    """The answers with ``required`` and ``optional_numeric`` columns as numbers (NaN where empty; the first
+    two required ones may not be empty), converted a column at a time; cells pandas does not read as
+    numbers go through ``to_float`` in file order, so the first bad one is reported as it always was."""
     header, rows = read_rows(path, required=tuple(required))
-    records = []
+    lines, cells = [], []
     for line, row in rows:
-        rec: dict = {"_line": line}
-        for c in header:
-            if c in required or c in optional_numeric:
-                rec[c] = to_float(
-                    row[c], file=path, line=line, field=c, allow_empty=c not in required[:2]
-                )
-            else:
-                rec[c] = row[c]
-        records.append(rec)
-    if not records:
+        lines.append(line)
+        cells.append([row[c] for c in header])
+    if not cells:
         raise CrsevalError("no answers after the header", file=path)
-    return pd.DataFrame(records)
+    raw = pd.DataFrame(cells, columns=header, dtype=object)
+    df, unread = pd.DataFrame({"_line": lines}), []
+    for col, c in enumerate(header):
+        if c not in required and c not in optional_numeric:
+            df[c] = raw[c]
+            continue
+        text = raw[c].str.strip()
+        empty = text.str.lower().isin(_EMPTY)
+        df[c] = pd.to_numeric(text.where(~empty), errors="coerce").astype(float)
+        check = (df[c].isna() & ~empty) | (empty & (c in required[:2]))
+        unread += [(row, col) for row in np.flatnonzero(check.to_numpy())]
+    for row, col in sorted(unread):
+        c = header[col]
+        value = to_float(
+            raw[c].iloc[row], file=path, line=lines[row], field=c, allow_empty=c not in required[:2]
+        )
+        df.loc[row, c] = np.nan if value is None else value
+    return df
 
 
 def read_movielens(path: Path, wanted: set[str] | None, notes: list[str]) -> dict[str, Item]:

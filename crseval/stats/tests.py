@@ -1,25 +1,18 @@
 """Significance tests shared by every comparison: one-way ANOVA (F, degrees of freedom, p, η²) with
-Tukey HSD (statsmodels' public API), the two-sample tests ``compare`` chooses between, and the Wilcoxon
-signed-rank p of paired errors."""
+Tukey HSD (``crseval.stats.tukey``: statsmodels' ``pairwise_tukeyhsd`` table, faster), the two-sample
+tests ``compare`` chooses between, and the Wilcoxon signed-rank p of paired errors."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.sandbox.stats import multicomp as _multicomp
-from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
-# statsmodels' Tukey HSD finds its critical value by root-finding on the studentized range's CDF (~0.08 s) in
-# every call, though the value depends only on (groups, df, alpha): a preference-shift analysis asks for the
-# same one for each of ~25 metrics. Remembered per process — the same function, its results unchanged.
-if not hasattr(_multicomp.get_tukeyQcrit2, "cache_info"):
-    _multicomp.get_tukeyQcrit2 = lru_cache(maxsize=512)(_multicomp.get_tukeyQcrit2)
+from crseval.stats.tukey import TUKEY_COLUMNS, tukey_hsd
 
-TUKEY_COLUMNS = ["group1", "group2", "meandiff", "p_tukey", "lower", "upper", "reject"]
+__all__ = ["TUKEY_COLUMNS", "Anova", "anova_tukey", "paired_or_welch", "wilcoxon_p"]
 
 
 @dataclass
@@ -56,25 +49,7 @@ def anova_tukey(values, groups) -> Anova:
     grand = d["y"].mean()
     ss_between = sum(len(s) * (s.mean() - grand) ** 2 for s in samples)
     ss_total = float(((d["y"] - grand) ** 2).sum())
-    tk = pairwise_tukeyhsd(d["y"].to_numpy(float), d["g"].to_numpy(str))
-    pairs = [(a, b) for k, a in enumerate(tk.groupsunique) for b in tk.groupsunique[k + 1 :]]
-    tukey = pd.DataFrame(
-        [
-            {
-                "group1": str(a),
-                "group2": str(b),
-                "meandiff": float(diff),
-                "p_tukey": float(p),
-                "lower": float(lo),
-                "upper": float(hi),
-                "reject": bool(rej),
-            }
-            for (a, b), diff, p, (lo, hi), rej in zip(
-                pairs, tk.meandiffs, tk.pvalues, tk.confint, tk.reject
-            )
-        ],
-        columns=TUKEY_COLUMNS,
-    )
+    tukey = tukey_hsd(d["y"].to_numpy(float), d["g"].to_numpy(str))
     return Anova(
         float(res.statistic),
         float(res.pvalue),

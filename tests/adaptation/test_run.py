@@ -13,6 +13,7 @@ from crseval.data.session_logs import dumps_layout, import_logs
 from crseval.core.config import validate
 from crseval.core.errors import ConfigError, CrsevalError
 from crseval.runs import RunStore
+from tests.support.runs import listed_figures
 
 CONFIG = {
     "seed": 3,
@@ -59,8 +60,9 @@ def test_writes_every_artifact(full_run):
         "shift_detection",
     ):
         assert store.path("tables", f"{name}.csv").exists(), name
-    for fig in ("shift_metrics", "shift_judge", "shift_radar", "shift_correlations"):
-        assert store.figure_path(fig).exists(), fig
+    assert {"shift_metrics", "shift_judge", "shift_radar", "shift_correlations"} <= listed_figures(
+        full_run
+    )
     r = results[0]
     assert len(r["turns"]) == 5
     assert set(r["judge"]) == {"proactiveness", "coherence", "personalization"}

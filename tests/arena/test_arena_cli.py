@@ -8,7 +8,7 @@ import pytest
 from tests.support.cli import crseval
 
 
-def test_open_and_closed_crowds(shared, tmp_path):
+def test_open_and_closed_crowds(shared, tmp_path, figures):
     open_, closed = (
         shared("arena/crsarena_dial/votes_open.csv"),
         shared("arena/crsarena_dial/votes_closed.csv"),

@@ -4,7 +4,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.support.cli import crseval
+from tests.support.cli import FIGURES, crseval
 
 PAPER = "Original, random pair split (the paper's protocol)"
 
@@ -119,6 +119,7 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
         str(tmp_path / "m"),
         "--format",
         "json",
+        env=FIGURES,
     )
     curve = pd.read_csv(tmp_path / "m" / "tables" / "quality_curve.csv")
     bleu = curve[curve["metric"] == "crslab_bleu4"].sort_values("worst_share")["value"].to_numpy()

@@ -2,6 +2,7 @@ import pandas as pd
 import pytest
 
 from tests.support.cli import crseval
+from tests.support.runs import listed_figures
 
 
 def test_known_groups_rank_following_above_tas(tmp_path):
@@ -21,9 +22,7 @@ def test_known_groups_rank_following_above_tas(tmp_path):
     hall = checks[checks["metric"] == "shift.follow.hallucination_rate"]
     assert set(hall["worse"]) == {"hallucinator"} and (hall["verdict"] == "held").all()
     assert set(checks["turns"]) == {6, 10}
-    assert (out / "figures" / "known_groups.png").is_file() and (
-        out / "turns-6" / "report.html"
-    ).is_file()
+    assert "known_groups" in listed_figures(out) and (out / "turns-6" / "report.html").is_file()
 
 
 @pytest.mark.slow  # two shift runs, one judged (scripted): 17 s

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from tests.support.cli import crseval
+from tests.support.cli import FIGURES, crseval
+from tests.support.runs import listed_figures
 
 
 def test_data_inspect_sample_json():
@@ -85,7 +86,8 @@ def test_llm_chat_rate_and_config_file(tmp_path):
 
 @pytest.mark.slow  # the whole demo three times (fresh, resumed, --fresh) and its LaTeX: ~2 min
 def test_demo_with_scripted_backend_writes_a_report(tmp_path):
-    out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"))
+    """Also the suite's check that every capability's figures are written (other tests lay them out only)."""
+    out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"), env=FIGURES)
     assert "report:" in out.stdout
     assert (
         "Report card: my_crs" in out.stdout
@@ -107,6 +109,8 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path):
         assert f"href='{part}/report.html'" in report, part
     for part in [".", *parts]:
         _every_report_column_is_described(run / part)
+        for name in listed_figures(run / part):
+            assert (run / part / "figures" / f"{name}.png").is_file(), (part, name)
     crseval("report", str(run), "--latex")
     assert "\\input{card}" in (run / "paper" / "main.tex").read_text()
     assert "\\includegraphics" in (run / "paper" / "main.tex").read_text()

@@ -89,6 +89,23 @@ def test_ratings_empty_cells_are_counted_not_hidden(tmp_path):
     assert r.info.notes == ["1 empty rating cells skipped"]
 
 
+def test_serendipity_answers_name_the_first_bad_cell_in_file_order(tmp_path):
+    """Numbers are read a column at a time; the refusal is still the first bad cell reading the file."""
+    head = "userId,movieId,rating,s4,s5,s6,predictedRating\n"
+    ok = "1,10,4,3,2,1,\n2,11,3.5, 5 ,na,1e0,3.2\n"
+    study = load_dataset("serendipity2018", write(tmp_path, "a.csv", head + ok))
+    answers = study.answers
+    assert answers["s5"].isna().tolist() == [False, True] and answers["s4"].tolist() == [3.0, 5.0]
+    assert answers["predicted_rating"].isna().tolist() == [True, False]
+    bad = head + ok + "3,12,4,x,2,1,\n4,13,,3,2,1,\n"  # row 4: s4 'x'; row 5: the rating empty
+    with pytest.raises(CrsevalError, match="'x' is not a number") as e:
+        load_dataset("serendipity2018", write(tmp_path, "b.csv", bad))
+    assert (e.value.line, e.value.field) == (4, "s4")
+    with pytest.raises(CrsevalError, match="empty value") as e:
+        load_dataset("serendipity2018", write(tmp_path, "c.csv", head + "4,,4,3,2,1,\n"))
+    assert (e.value.line, e.value.field) == (2, "movieId")
+
+
 @pytest.mark.parametrize(
     "name",
     [

@@ -6,7 +6,7 @@ import pytest
 from tests.support.cli import crseval
 
 
-def test_reliability_on_a_generic_csv_writes_tables_figures_and_report(tmp_path):
+def test_reliability_on_a_generic_csv_writes_tables_figures_and_report(tmp_path, figures):
     rows = []
     rng = __import__("numpy").random.default_rng(0)
     quality = rng.normal(3, 1, 30)

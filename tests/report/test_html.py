@@ -60,9 +60,12 @@ def test_a_figures_caption_names_the_files_its_run_wrote(tmp_path, monkeypatch):
     from crseval.plotting import bar_with_ci
 
     s = RunStore(tmp_path / "run")
-    for name, formats in (("both", "png,pdf"), ("png_only", "png")):
+    for name, formats in (("both", "png,pdf"), ("png_only", "png"), ("not_written", "none")):
         monkeypatch.setenv("CRSEVAL_FIGURES", formats)
         bar_with_ci(["a"], [1.0], ylabel="y", title="t", path=s.figure_path(name))
-    s.add_section("Figures", "", figures=["both", "png_only"])
+    s.add_section("Figures", "", figures=["both", "png_only", "not_written"])
     html = write_report(s.root).read_text()
     assert "(figures/both.png, .pdf)" in html and "(figures/png_only.png)" in html
+    assert (
+        html.count("<figure>") == 2 and "not_written" not in html
+    )  # none: no figure, no broken image

@@ -70,7 +70,9 @@ def test_a_config_names_some_data():
         ReproduceConfig(taobao="x", parts=["table3"])
 
 
-def test_reproduce_on_both_studies_resumes_without_new_requests(shared, tmp_path, monkeypatch):
+def test_reproduce_on_both_studies_resumes_without_new_requests(
+    shared, tmp_path, monkeypatch, figures
+):
     cfg = ReproduceConfig(
         serendipity2018=shared("serendipity/serendipity2018"),
         taobao=shared("serendipity/taobao"),

@@ -3,7 +3,7 @@ import json
 from tests.support.cli import crseval
 
 
-def test_meta_eval_on_serendipity2018(shared, tmp_path):
+def test_meta_eval_on_serendipity2018(shared, tmp_path, figures):
     res = crseval(
         "serendipity",
         "meta-eval",

@@ -1,4 +1,5 @@
-"""ANOVA + Tukey HSD against statsmodels' OLS ANOVA and a hand-computed η²; the two-sample tests against scipy."""
+"""ANOVA + Tukey HSD against statsmodels' OLS ANOVA, a hand-computed η² and hand-computed intervals; the
+two-sample tests against scipy."""
 
 import numpy as np
 import pandas as pd
@@ -47,9 +48,9 @@ def test_paired_and_welch_match_scipy():
     assert t == pytest.approx(stats.ttest_ind(a, b[:15], equal_var=False).statistic)
 
 
-def test_tukey_intervals_equal_the_studentized_range_with_the_critical_value_remembered():
-    """The remembered critical value is scipy's studentized-range quantile; the intervals are the Tukey–Kramer
-    ones by hand, the second call (served from memory) identical to the first."""
+def test_tukey_intervals_equal_the_studentized_range_by_hand():
+    """The intervals are the Tukey–Kramer ones by hand with scipy's studentized-range quantile, the second
+    call (its critical value remembered) identical to the first."""
     rng = np.random.default_rng(1)
     y = np.concatenate([rng.normal(m, 1, n) for m, n in ((0, 10), (0.4, 12), (1.0, 9))])
     g = np.repeat(["a", "b", "c"], [10, 12, 9])

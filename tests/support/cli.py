@@ -19,16 +19,22 @@ class Ran(NamedTuple):
     stderr: str
 
 
-def crseval(*args, check: bool = True, columns: int = 200) -> Ran:
-    """Run ``crseval ARGS…`` in this process, as a terminal ``columns`` wide; with ``check``, fail the test
-    (showing the end of stderr) unless it exits 0."""
+FIGURES = {"CRSEVAL_FIGURES": "png"}  # write figures (the suite lays them out without writing them)
+
+
+def crseval(*args, check: bool = True, columns: int = 200, env: dict | None = None) -> Ran:
+    """Run ``crseval ARGS…`` in this process, as a terminal ``columns`` wide, with ``env`` set for the
+    command (e.g. :data:`FIGURES`); with ``check``, fail the test (showing the end of stderr) unless it
+    exits 0."""
     from typer.testing import CliRunner
 
     from crseval.cli.main import app
     from crseval.core import cancel
 
     cancel.reset()  # a command starts not cancelled, as a new process would
-    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": str(columns)})
+    result = CliRunner().invoke(
+        app, [str(a) for a in args], env={"COLUMNS": str(columns), **(env or {})}
+    )
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception  # a bug in the test or the runner, not an exit of the command
     out = Ran(result.exit_code, result.stdout, result.stderr)
