@@ -76,6 +76,13 @@ def reliability_table(
             raise CrsevalError(
                 f"no dimension {dim!r}", field="dims", expected="one of " + ", ".join(groups)
             )
+        n_items, n_ratings = groups[dim]["item"].nunique(), len(groups[dim])
+        if n_items < 2 or n_ratings <= n_items:
+            raise CrsevalError(
+                f"dimension {dim!r} has {n_ratings} ratings of {n_items} items",
+                field=dim,
+                expected="at least two items, one of them rated more than once",
+            )
         with threadpool_limits(1, user_api="blas"):
             rows.append(
                 {"dimension": dim, **dimension_row(groups[dim], ci=ci, n_boot=n_boot, seed=seed)}

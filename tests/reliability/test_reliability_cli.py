@@ -258,3 +258,14 @@ def test_long_format_gold_items_drop_flagged_and_clusters(tmp_path):
 def test_out_of_range_design_numbers_are_one_line_errors(args, says):
     res = crseval("reliability", *args, check=False)
     assert res.returncode == 2 and says in res.stderr and "unexpected error" not in res.stderr
+
+
+def test_a_dimension_without_a_repeated_item_is_one_line(tmp_path):
+    """One rating per item leaves no within-item variance to compare against (found by the CLI fuzz: a
+    truncated ratings file ended in an unexpected ValueError)."""
+    csv = tmp_path / "r.csv"
+    csv.write_text("item,rater,q\ni1,a,3\ni2,b,4\ni3,a,2\n")
+    res = crseval("reliability", csv, "--item-col", "item", "--rater-col", "rater", check=False)
+    assert res.returncode == 2
+    (line,) = [x for x in res.stderr.splitlines() if x.strip()]
+    assert "dimension 'q' has 3 ratings of 3 items" in line and "more than once" in line

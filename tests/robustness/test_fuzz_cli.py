@@ -142,22 +142,26 @@ def _assert_clean(res, what):
     assert "unexpected error" not in res.output, what
 
 
-def test_broken_inputs_through_every_file_reading_command(tmp_path, small_limit, monkeypatch):
+INPUTS = list(_inputs(Path(".")))
+
+
+@pytest.mark.parametrize("name", INPUTS)  # a test per input: the workers share the ~15 s
+def test_broken_inputs_through_every_file_reading_command(tmp_path, small_limit, monkeypatch, name):
     monkeypatch.chdir(tmp_path)  # default run directories land here
-    runner, rng = CliRunner(), random.Random(7)
+    runner, rng = CliRunner(), random.Random(f"7-{name}")
     inputs = _inputs(tmp_path)
     (tmp_path / "judged-ok.json").write_bytes(inputs["judged"][1])
-    for name, (fname, valid, cmd) in inputs.items():
-        for kind, data in _mutations(valid, rng).items():
-            path = tmp_path / f"{kind.replace(' ', '_')}-{fname}"
-            path.write_bytes(data)
-            args = (
-                [a.replace("{file}", str(path)) for a in cmd]
-                + ["--out", str(tmp_path / "runs" / name / kind)]
-                if "--out" in _help(runner, cmd)
-                else [a.replace("{file}", str(path)) for a in cmd]
-            )
-            _assert_clean(runner.invoke(app, args), f"{name} / {kind}")
+    fname, valid, cmd = inputs[name]
+    for kind, data in _mutations(valid, rng).items():
+        path = tmp_path / f"{kind.replace(' ', '_')}-{fname}"
+        path.write_bytes(data)
+        args = (
+            [a.replace("{file}", str(path)) for a in cmd]
+            + ["--out", str(tmp_path / "runs" / name / kind)]
+            if "--out" in _help(runner, cmd)
+            else [a.replace("{file}", str(path)) for a in cmd]
+        )
+        _assert_clean(runner.invoke(app, args), f"{name} / {kind}")
 
 
 def test_broken_run_directories_through_compare_and_report(tmp_path, small_limit):
