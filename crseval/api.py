@@ -13,6 +13,7 @@ run directory back (read-only, tables as DataFrames). ``crseval.load_dataset`` a
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from collections.abc import Iterator, Mapping
 from typing import Any, Sequence
@@ -224,7 +225,7 @@ def evaluate(
     if isinstance(config, (str, Path)):
         config = load_config(config, spec.config)
     values = config.model_dump() if isinstance(config, BaseModel) else dict(config or {})
-    validated = validate(spec.config, {**values, **fields})
+    validated = validate(spec.config, _paths_as_text({**values, **fields}))
     if out is not None:
         return execute(spec, validated, out, progress)
     with tempfile.TemporaryDirectory(prefix="crseval-") as tmp:
@@ -232,6 +233,18 @@ def evaluate(
         result.tables = dict(result.tables)  # read before the folder goes
     result.run_dir = result.report = None
     return result
+
+
+def _paths_as_text(value: Any) -> Any:
+    """``Path`` objects as the text a config's path fields hold, in lists and tables too (a field typed as a
+    list of files took only ``str``)."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_paths_as_text(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _paths_as_text(v) for k, v in value.items()}
+    return value
 
 
 def compare(

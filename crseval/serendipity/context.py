@@ -16,6 +16,8 @@ are scored, never what the evaluator knows about them.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -58,15 +60,15 @@ def item_text(study: SerendipityStudy, item: str, category: float | None = None)
     return f"an item (id {item}, no description available)"
 
 
-def genre_distance(study: SerendipityStudy, user: str, item: str, k: int) -> float | None:
+def genre_distance(
+    study: SerendipityStudy, user: str, item: str, k: int, past_items: Sequence[str] | None = None
+) -> float | None:
     """Minimum genre Jaccard distance of ``item`` to the last ``k`` items ``user`` rated before it (None when
-    the item or that history has no genres)."""
+    the item or that history has no genres); ``past_items``: that history's items, where already read."""
     g = set(study.items[item].get("genres", [])) if item in study.items else set()
-    past = [
-        set(study.items[i].get("genres", []))
-        for i in history(study, user, item, k)["item"]
-        if i in study.items
-    ]
+    if past_items is None:
+        past_items = history(study, user, item, k)["item"]
+    past = [set(study.items[i].get("genres", [])) for i in past_items if i in study.items]
     ds = [1 - len(g & h) / len(g | h) for h in past if g | h]
     return min(ds) if g and ds else None
 
@@ -79,3 +81,10 @@ def popularity(study: SerendipityStudy) -> pd.Series | None:
         return None
     a = study.answers
     return a.groupby("item")["user"].nunique() / a["user"].nunique()
+
+
+def item_popularity(study: SerendipityStudy, item: str) -> float:
+    """``popularity(study)`` of one item (0 where nobody rated it), without building the whole table: a
+    prompt needs one item's (the table was built again for every prompt)."""
+    users = study.answers["user"].to_numpy()
+    return len(set(users[study.answers["item"].to_numpy() == item])) / len(set(users))

@@ -27,7 +27,14 @@ from crseval.core.signature import prompt_hash
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
-from crseval.serendipity.context import genre_distance, has_history, history, item_text, popularity
+from crseval.serendipity.context import (
+    genre_distance,
+    has_history,
+    history,
+    item_popularity,
+    item_text,
+    popularity,
+)
 
 SYSTEM = "You are a user of a movie recommendation platform. Answer as that user would feel."
 QUESTION = (
@@ -77,13 +84,14 @@ def user_block(
     lines = []
     if aux.profiles and profile:
         lines.append(f"Your profile (summarised from your history): {profile}")
+    h = None
     if has_history(study) and aux.history_k > 0:
         h = history(study, row["user"], row["item"], aux.history_k)
         if len(h):
             lines.append("Movies you watched and rated before this recommendation (oldest first):")
             lines += [
-                f"- {item_text(study, r.item)} — you rated it {r.rating:g}/5"
-                for r in h.itertuples()
+                f"- {item_text(study, item)} — you rated it {rating:g}/5"
+                for item, rating in zip(h["item"], h["rating"])
             ]
         else:
             lines.append("You had rated nothing on the platform before this recommendation.")
@@ -103,12 +111,13 @@ def user_block(
     if aux.interaction:
         lines.append("(Your history consists of explicit ratings on a 0.5–5 scale.)")
     if aux.popularity:
-        share = popularity(study).get(row["item"], 0.0)
+        share = item_popularity(study, row["item"])
         lines.append(
             f"(Popularity: {100 * share:.1f} % of the users in this study rated this movie.)"
         )
     if aux.similarity:
-        j = genre_distance(study, row["user"], row["item"], aux.history_k)
+        past = None if h is None else h["item"]
+        j = genre_distance(study, row["user"], row["item"], aux.history_k, past)
         if j is not None:
             lines.append(
                 f"(Minimum genre Jaccard distance to your history: {j:.2f}; 0 = same genres, 1 = none shared.)"
@@ -147,7 +156,10 @@ def profile_request(study: SerendipityStudy, user: str, item: str) -> ChatReques
     h = history(study, user, item, k=10_000)
     if not len(h):
         return None
-    items = [f"{item_text(study, r.item)} — rated {r.rating:g}/5" for r in h.itertuples()]
+    items = [
+        f"{item_text(study, item)} — rated {rating:g}/5"
+        for item, rating in zip(h["item"], h["rating"])
+    ]
     user_msg = (
         "A user's movie history, oldest first:\n"
         + "\n".join(f"- {t}" for t in items)

@@ -25,7 +25,13 @@ import pandas as pd
 
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, Message
-from crseval.serendipity.context import genre_distance, has_history, history, item_text, popularity
+from crseval.serendipity.context import (
+    genre_distance,
+    has_history,
+    history,
+    item_popularity,
+    item_text,
+)
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,7 @@ def shared_prefix(
     profile: str | None = None,
 ) -> str:
     """Everything but the question: the history before the target (k items), the item, one auxiliary line."""
-    lines = []
+    lines, h = [], None
     if has_history(study):
         h = history(study, row["user"], row["item"], k)
         lines.append(
@@ -104,11 +110,11 @@ def shared_prefix(
     lines.append(f"Recommended to you: {item_text(study, row['item'], row.get('category'))}.")
     if aux == "popularity":
         lines.append(
-            f"Popularity: {100 * popularity(study).get(row['item'], 0.0):.1f} % of the users in this study "
+            f"Popularity: {100 * item_popularity(study, row['item']):.1f} % of the users in this study "
             "rated this movie."
         )
     elif aux == "similarity":
-        j = genre_distance(study, row["user"], row["item"], k)
+        j = genre_distance(study, row["user"], row["item"], k, None if h is None else h["item"])
         lines.append(
             "Genre similarity to your history: "
             + (

@@ -18,7 +18,7 @@ from crseval.llm import LLMClient
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore
 from crseval.serendipity import evaluator
-from crseval.serendipity.context import history, item_text, popularity
+from crseval.serendipity.context import history, item_popularity, item_text, popularity
 from crseval.serendipity.evaluator import Aux, llm_scores
 from crseval.serendipity.job import predictions, sample_rows, subset
 from crseval.serendipity.proxies import features
@@ -65,6 +65,7 @@ def test_history_is_strictly_before_the_target_oldest_first():
 
 def test_popularity_is_the_share_of_users_who_rated_the_item():
     assert popularity(toy()).to_dict() == {"1": 1.0, "2": 0.5, "3": 0.5, "4": 1.0}
+    assert [item_popularity(toy(), i) for i in ("1", "2", "3", "4", "none")] == [1, 0.5, 0.5, 1, 0]
     prompt = (
         evaluator.request(toy(), toy().answers.iloc[2], Aux(popularity=True)).messages[-1].content
     )
