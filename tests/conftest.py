@@ -39,6 +39,16 @@ def shared():
     return shared_path
 
 
+def pytest_collection_modifyitems(config, items):
+    """Each pytest-xdist worker starts with its share of the slow tests (a minute or two each) and ends on
+    short ones, so neither runs a long test alone at the end: worksteal hands each worker a contiguous half
+    of this order and later steals from the ends of the halves. File order is kept within each part."""
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    fast = [item for item in items if not item.get_closest_marker("slow")]
+    half = max(0, len(items) // 2 - len(slow[0::2]))
+    items[:] = slow[0::2] + fast[:half] + slow[1::2] + fast[half:]
+
+
 @pytest.fixture
 def figures(monkeypatch):
     """Figures written as PNG, for a test that reads them."""
