@@ -49,6 +49,15 @@ def pytest_collection_modifyitems(config, items):
     items[:] = slow[0::2] + fast[:half] + slow[1::2] + fast[half:]
 
 
+@pytest.fixture(scope="session")
+def embedded_llm_cache(tmp_path_factory) -> Path:
+    """One response cache for the tests that rate the sample dialogues with the embedded model, shared by
+    the xdist workers of this run (SQLite in WAL mode, as a run's processes share theirs): a rating two
+    tests ask for is computed by the model once (~5 s each here)."""
+    root = tmp_path_factory.getbasetemp()
+    return (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "embedded-llm.sqlite"
+
+
 @pytest.fixture
 def figures(monkeypatch):
     """Figures written as PNG, for a test that reads them."""

@@ -44,10 +44,16 @@ def prior_mask(study: SerendipityStudy, index: int) -> np.ndarray:
 def history(study: SerendipityStudy, user: str, item: str, k: int) -> pd.DataFrame:
     """The last ``k`` items ``user`` rated strictly before rating ``item``, oldest first."""
     a = study.answers
-    match = np.flatnonzero((a["user"].to_numpy() == user) & (a["item"].to_numpy() == item))
-    if not len(match) or k <= 0:
+    users = a["user"].to_numpy()
+    match = np.flatnonzero((users == user) & (a["item"].to_numpy() == item))
+    if not len(match) or k <= 0 or not has_history(study):
         return a.iloc[0:0]
-    return a[prior_mask(study, int(match[0]))].sort_values("timestamp", kind="stable").tail(k)
+    ts = a["timestamp"].to_numpy(float)  # prior_mask's rows, read from the arrays at hand
+    t = ts[match[0]]
+    if not np.isfinite(t):
+        return a.iloc[0:0]
+    before = np.flatnonzero((users == user) & (ts < t))
+    return a.iloc[before[np.argsort(ts[before], kind="stable")][-k:]]
 
 
 def item_text(study: SerendipityStudy, item: str, category: float | None = None) -> str:

@@ -59,8 +59,10 @@ def test_a_gullible_judge_never_sees_the_injection(injection):
 @pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python not installed"
 )
-def test_embedded_judge_is_not_moved(tmp_path):
-    client = make_client(LLMConfig(), tmp_path / "cache.sqlite")
+def test_embedded_judge_is_not_moved(embedded_llm_cache):
+    client = make_client(
+        LLMConfig(), embedded_llm_cache
+    )  # the unmoved ratings: test_llamacpp's too
     try:
         shifts = {inj: mean_shift(client, inj) for inj in INJECTIONS}
     finally:

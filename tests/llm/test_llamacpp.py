@@ -21,8 +21,8 @@ if importlib.util.find_spec("llama_cpp") is None:
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    c = make_client(LLMConfig(), tmp_path_factory.mktemp("llm") / "cache.sqlite")
+def client(embedded_llm_cache):
+    c = make_client(LLMConfig(), embedded_llm_cache)
     yield c
     c.close()
 
