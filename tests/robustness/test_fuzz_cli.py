@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 import crseval.core.files as files
 from crseval.cli.main import app
 from crseval.data.sample import sample_dir
+from crseval.llm import llamacpp
+from crseval.llm.scripted import ScriptedBackend
 
 SAMPLE = sample_dir()
 
@@ -148,6 +150,9 @@ INPUTS = list(_inputs(Path(".")))
 @pytest.mark.parametrize("name", INPUTS)  # a test per input: the workers share the ~15 s
 def test_broken_inputs_through_every_file_reading_command(tmp_path, small_limit, monkeypatch, name):
     monkeypatch.chdir(tmp_path)  # default run directories land here
+    # the files are under test, not the model: a config that lost its backend line (the default, the
+    # embedded model) is answered by the scripted backend instead of loading the model (5 s)
+    monkeypatch.setattr(llamacpp, "LlamaCppBackend", lambda *a, **k: ScriptedBackend())
     runner, rng = CliRunner(), random.Random(f"7-{name}")
     inputs = _inputs(tmp_path)
     (tmp_path / "judged-ok.json").write_bytes(inputs["judged"][1])
