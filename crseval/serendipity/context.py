@@ -29,26 +29,15 @@ def has_history(study: SerendipityStudy) -> bool:
     return "history" not in study.unavailable and "timestamp" in study.answers
 
 
-def prior_mask(study: SerendipityStudy, index: int) -> np.ndarray:
-    """Boolean mask over ``study.answers``: the rows of the same user rated strictly before row ``index``."""
-    a = study.answers
-    if not has_history(study):
-        return np.zeros(len(a), bool)
-    ts = a["timestamp"].to_numpy(float)
-    t = ts[index]
-    if not np.isfinite(t):
-        return np.zeros(len(a), bool)
-    return (a["user"].to_numpy() == a["user"].iat[index]) & (ts < t)
-
-
 def history(study: SerendipityStudy, user: str, item: str, k: int) -> pd.DataFrame:
-    """The last ``k`` items ``user`` rated strictly before rating ``item``, oldest first."""
+    """The last ``k`` items ``user`` rated strictly before rating ``item`` (an earlier timestamp: never the
+    target, never an item rated at the same moment or after it), oldest first."""
     a = study.answers
     users = a["user"].to_numpy()
     match = np.flatnonzero((users == user) & (a["item"].to_numpy() == item))
     if not len(match) or k <= 0 or not has_history(study):
         return a.iloc[0:0]
-    ts = a["timestamp"].to_numpy(float)  # prior_mask's rows, read from the arrays at hand
+    ts = a["timestamp"].to_numpy(float)
     t = ts[match[0]]
     if not np.isfinite(t):
         return a.iloc[0:0]
