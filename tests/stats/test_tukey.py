@@ -10,14 +10,18 @@ from crseval.stats.tukey import studentized_range_ppf, studentized_range_sf, tuk
 
 @pytest.mark.parametrize("k", [2, 3, 5, 10])
 def test_the_studentized_range_is_scipys(k):
-    q = np.array([0.0, 0.3, 1, 2, 3, 4.5, 7, 12])
+    q = np.array([0.0, 0.3, 1, 2, 3, 4.5, 7, 12, 40, 160])  # 40, 160: the tail few error df reach
     for df in (1, 3, 12, 100, 20000):
         assert studentized_range_sf(q, k, df) == pytest.approx(
             stats.studentized_range.sf(q, k, df), abs=1e-10
         )
-    for df in (2, 60):
-        assert studentized_range_ppf(0.95, k, df) == pytest.approx(
-            stats.studentized_range.ppf(0.95, k, df), rel=1e-9
+    for p, df in (
+        (0.95, 2),
+        (0.95, 60),
+        (0.99, 1),
+    ):  # (0.99, 1): far in the tail (246 for 10 means)
+        assert studentized_range_ppf(p, k, df) == pytest.approx(
+            stats.studentized_range.ppf(p, k, df), rel=1e-7
         )
 
 
