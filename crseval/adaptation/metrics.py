@@ -425,6 +425,57 @@ table(
         "frechet",
     ],
 )
+metric(
+    "discriminator_auc",
+    "Human-likeness: how well a classifier (MiniLM embedding + length, question, first-person and title "
+    "features, logistic regression, 5 folds grouped by user) tells the row's user turns from the real "
+    "users' — .5 = indistinguishable, 1 = always told apart; CI from resampling users",
+    label="discriminator AUC",
+    capability=C,
+    higher_is_better=False,
+    scale="0.5–1",
+    tables_with_ci=["shift_user_discriminator", "shift_validity"],
+)
+table(
+    "shift_user_alignment",
+    ["model", "user_feature"],
+    "simulated users against real users, cue by cue: shares of user turns, words per turn, turns per "
+    "dialogue, with the human floor",
+    capability=C,
+    columns=["simulated", "real", "gap", "human_floor", "within_floor"],
+)
+table(
+    "shift_user_discriminator",
+    ["source"],
+    "a classifier telling simulated (or other human) user turns from the real users'",
+    capability=C,
+    columns=["compared", "turns", "real_turns"],
+)
+table(
+    "shift_user_counterfactual",
+    ["user_feature"],
+    "real users with the CRS they voted for minus the one they voted against, beside simulated users "
+    "with a CRS that follows them minus one that ignores them",
+    capability=C,
+    columns=[
+        "real_diff",
+        "real_lo",
+        "real_hi",
+        "real_pairs",
+        "sim_diff",
+        "sim_lo",
+        "sim_hi",
+        "sim_pairs",
+        "sign_agrees",
+    ],  # fmt: skip
+)
+table(
+    "shift_user_outcomes",
+    ["source"],
+    "how dialogues end: simulated users per CRS, real users by their own label",
+    capability=C,
+    columns=["dialogues", "satisfied", "frustrated", "still_open", "turns"],
+)
 table(
     "published_vs_reproduced",
     ["model", "metric"],

@@ -8,14 +8,25 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from crseval.adaptation.tas import TASParams
+from crseval.adaptation.user_validity import (
+    USER_TABLES,
+    read_reference,
+    user_validity,
+    write_user_validity,
+)
+from crseval.core.config import split_commas
+
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 
+AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
 ORIGINAL_THRESHOLDS = (
     TASParams().sim_topic_shift,
     TASParams().topic_jaccard_shift,
@@ -31,42 +42,36 @@ class ValidateConfig(BaseModel):
     )
     human: str = Field(
         "sample",
-        description="Human dialogues whose seeker turns are the reference: 'sample' (the "
-        "bundled dialogues, a small reference) or a ReDial (*.jsonl) or "
-        "INSPIRED (*.tsv) file or folder.",
+        description="Real users' dialogues, the reference: 'sample' (the bundled dialogues, a small "
+        "reference), a CRSArena-Dial folder (real users of real CRSs, with their own labels and votes), "
+        "ReDial, INSPIRED or your own logs (any layout `crseval dialogues` reads).",
     )
+    also: Annotated[list[str], BeforeValidator(split_commas)] = Field(
+        [],
+        description="Other human sources compared with the reference the same way (the human-vs-human "
+        "rows of the discriminator), e.g. ../shared/data/redial.",
+    )
+    follower: str = Field(
+        "template", description="The run's CRS that follows the user (counterfactual pillar)."
+    )
+    ignorer: str = Field(
+        "stubborn", description="The run's CRS that ignores the user (counterfactual pillar)."
+    )
+    n_boot: int = Field(2000, ge=100, description="Resamples of every CI.")
     max_turns: int = Field(
         2000, ge=10, description="User turns sampled (seeded) per source for human-likeness."
     )
     seed: int = Field(0, description="Seed of the samples.")
 
 
-def human_turns(spec: str):
-    """(dataset, seeker utterances) of the human reference ``spec``."""
-    from crseval.data import load_dataset
-
-    if spec == "sample":
-        ds = load_dataset("sample").dialogues
-    else:
-        from crseval.data.any_dialogues import detect_layout
-
-        p = Path(spec)
-        try:
-            kind = detect_layout(p) if p.exists() else None
-        except CrsevalError:
-            kind = None
-        if kind not in ("redial", "inspired"):
-            raise CrsevalError(
-                "not a ReDial or INSPIRED file or folder",
-                file=p,
-                field="--human",
-                fix="pass 'sample', ../shared/data/redial or ../shared/data/inspired",
-            )
-        ds = load_dataset(kind, p)
-    texts = [
-        u.text for d in ds for u in d.utterances if not u.role.is_recommender and u.text.strip()
+def user_texts(source) -> list[str]:
+    """The non-empty user turns of a dialogue source."""
+    return [
+        u.text
+        for d in source.dialogues
+        for u in d.dialogue.utterances
+        if not u.role.is_recommender and u.text.strip()
     ]
-    return ds, texts
 
 
 def _sample(texts: list[str], n: int, seed: int) -> list[str]:
@@ -113,11 +118,14 @@ def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> p
 def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.adaptation.job import scoring_of
     from crseval.data.kb import load_kb
+    from crseval.text.embed import get_embedder
 
     src, records = _records(config.run)
     run_cfg = scoring_of(src.root)
     kb = load_kb(run_cfg.get("kb"))
-    ds, human = human_turns(config.human)
+    reference = read_reference(config.human)
+    ds, human = reference.source, user_texts(reference.source)
+    others = {Path(o).name: read_reference(o, "--also") for o in config.also}
     head, follow, notes, sig_part = validate_into(
         store,
         records,
@@ -130,6 +138,28 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Res
         progress=progress,
         source=str(config.run),
     )
+    tick = progress("comparing the simulated users with real users (four pillars)", 1)
+    tables, more = user_validity(
+        records,
+        kb,
+        reference,
+        get_embedder(),
+        others=others,
+        follower=config.follower,
+        ignorer=config.ignorer,
+        max_turns=config.max_turns,
+        seed=config.seed,
+        n_boot=config.n_boot,
+    )
+    tick(1)
+    disc = tables["shift_user_discriminator"]  # its floor row is the human likeness table's
+    head = head.merge(
+        disc[["source", *AUC]].rename(columns={"source": "model"}), on="model", how="left"
+    )
+    store.write_table("shift_validity", head)
+    write_user_validity(store, tables, more, reference.name, str(config.run))
+    notes += more
+    sig_part["reference"] = ", ".join([reference.name, *(r.name for r in others.values())])
     sig = make_signature(
         data=f"{config.run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",
         metric=sig_part,
@@ -143,7 +173,10 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Res
         sig,
         store.root,
         notes=notes,
-        details={"shift following by kind": follow.round(3)},
+        details={
+            "shift following by kind": follow.round(3),
+            **{USER_TABLES[k]: v.round(3) for k, v in tables.items()},
+        },
     )
 
 

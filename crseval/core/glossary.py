@@ -327,6 +327,43 @@ CONTEXT = {
         "act distance",
         "total-variation distance between the dialogue-act mixes (0 = same)",
     ),
+    "user_feature": (
+        "feature",
+        "a user-turn cue (words per turn; shares of turns with a question, a title, acceptance, rejection "
+        "or complaint, a greeting, thanks, a closing) or turns (user turns per dialogue)",
+    ),
+    "simulated": ("simulated", "the simulated users' value"),
+    "real": ("real users", "the real users' value"),
+    "gap": ("gap", "|simulated − real|"),
+    "human_floor": (
+        "human floor",
+        "mean |half − half| between two random halves of the real users (split by user, 20 splits)",
+    ),
+    "within_floor": ("within floor", "the gap is at most twice the human floor"),
+    "compared": (
+        "compared",
+        "whose turns the row sets against the real users': simulated users, another human source, or "
+        "the floor (two halves of the real users)",
+    ),
+    "real_turns": ("real turns", "real user turns the classifier saw"),
+    "real_diff": (
+        "real Δ",
+        "mean over battles: with the CRS the user voted for − the one voted against",
+    ),
+    "real_lo": ("real Δ low", "lower end of its 95 % bootstrap CI"),
+    "real_hi": ("real Δ high", "upper end of its 95 % bootstrap CI"),
+    "real_pairs": ("battles", "decided battles both of whose dialogues are in the reference"),
+    "sim_diff": ("simulated Δ", "mean over simulated users: with the follower − with the ignorer"),
+    "sim_lo": ("simulated Δ low", "lower end of its 95 % bootstrap CI"),
+    "sim_hi": ("simulated Δ high", "upper end of its 95 % bootstrap CI"),
+    "sim_pairs": ("simulated users", "simulated users who met both CRSs"),
+    "sign_agrees": ("same sign", "the simulated difference has the real one's sign"),
+    "satisfied": ("satisfied", "share of dialogues ending with the user satisfied"),
+    "frustrated": ("frustrated", "share of dialogues ending with the user frustrated"),
+    "still_open": (
+        "open",
+        "share of simulated sessions that reached their length with the user still talking",
+    ),
     "frechet": (
         "Fréchet distance",
         "Fréchet distance between sentence-embedding distributions (lower = closer)",

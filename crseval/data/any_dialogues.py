@@ -64,7 +64,11 @@ def detect_layout(p: Path) -> str:
             return "sessions"
         if any(p.glob("*.tsv")):
             return "inspired"
-        if (p / "ReDial.txt").exists() or any(p.glob("annotated_*.csv")):
+        if (
+            (p / "ReDial.txt").exists()
+            or any(p.glob("annotated_*.csv"))
+            or any(p.glob("crs_arena_dial_*.json"))
+        ):
             return "judged"
         jsonl = sorted(p.glob("*.jsonl"))
         if jsonl:

@@ -46,6 +46,7 @@ from crseval.data.io import (
 )
 
 Level = Literal["dialogue", "turn"]
+SATISFIED = {"satisfied": (0.0, 1.0)}  # the arena's label: 1 satisfied, 0 frustrated
 
 
 def aspect_key(name: str) -> str:
@@ -379,9 +380,7 @@ def _uss(path: Path, level: Level) -> JudgedSet:
 
 def _arena(raw: list, path: Path) -> JudgedSet:
     """CRSArena-Dial dialogues: one item per conversation, aspect ``satisfied`` (1 satisfied, 0 frustrated)."""
-    out = JudgedSet(
-        dataset_info("crs-arena-dialogues", path), "dialogue", scales={"satisfied": (0.0, 1.0)}
-    )
+    out = JudgedSet(dataset_info("crs-arena-dialogues", path), "dialogue", scales=SATISFIED)
     for i, conv in enumerate(raw):
         where = f"[{i}]"
         if not isinstance(conv, dict) or not isinstance(conv.get("conversation"), list):
@@ -490,6 +489,11 @@ def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
         p = p / "ReDial.txt"
     if p.suffix == ".txt":
         return _uss(p, level)
+    arena = sorted(p.glob("crs_arena_dial_*.json")) if p.is_dir() else []
+    if arena:  # a CRSArena-Dial folder: its crowds' dialogue files as one set
+        out = JudgedSet(dataset_info("crs-arena-dialogues", p, *arena), level, scales=SATISFIED)
+        out.items = [it for f in arena for it in load_judged(f, level).items]
+        return out
     if is_turn_table(p):
         from crseval.data.turn_table import judged_set
 

@@ -62,6 +62,18 @@ class ModelConfig(BaseModel):
 
 class SimulatorSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    user: Literal["realistic", "scripted"] = Field(
+        "scripted",
+        description="'realistic': talks like real CRS users (greets, asks about films, rejects, complains, "
+        "thanks, leaves satisfied or frustrated; crseval.simulation.persona); 'scripted': the fixed "
+        "patterns of every earlier run, always the full length",
+    )
+    phrases: str = Field(
+        "bundled",
+        description="The realistic user's wording: 'bundled' (crseval's phrasebook) or real users' "
+        "dialogues (a CRSArena-Dial folder, ReDial, INSPIRED, your logs) whose turns become its templates, "
+        "titles, genres, people and years refilled from its own wishes",
+    )
     error_rate: float = Field(
         0.1, ge=0, le=1, description="probability of starting from a wrong genre"
     )

@@ -10,6 +10,7 @@ session in any executor.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,8 @@ from crseval.data.kb import MovieKB, load_kb
 from crseval.llm import LLMConfig, LLMClient, make_client
 from crseval.simulation.config import ModelConfig, SessionSpec
 from crseval.simulation.crs import CRS, KBCRS
+from crseval.simulation.persona import RealisticUser
+from crseval.simulation.phrasebook import BOOK, book_from_dialogues
 from crseval.simulation.plugins import CallableCRS, HttpCRS, load_callable
 from crseval.simulation.user import SimulatorConfig, UserSimulator
 
@@ -48,6 +51,17 @@ def close_clients() -> None:
         for c in _CLIENTS.values():
             c.close()
         _CLIENTS.clear()
+
+
+@lru_cache(maxsize=4)
+def phrasebook(phrases: str, kb: str | None) -> dict[str, tuple[str, ...]]:
+    """The realistic user's phrasebook: the bundled one, or one grounded in real users' dialogues (built once
+    per process)."""
+    if phrases == "bundled":
+        return BOOK
+    from crseval.data.any_dialogues import read_dialogues
+
+    return book_from_dialogues(read_dialogues(phrases), load_kb(kb))
 
 
 def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None) -> CRS:
@@ -86,14 +100,17 @@ def run_session(
     seed = session_seed(cfg.seed, user_index)
     sim = cfg.simulator
     drift = client_for(sim.drift, cache_path, "simulated user") if sim.drift else None
-    user = UserSimulator(
+    user = (RealisticUser if sim.user == "realistic" else UserSimulator)(
         kb,
         seed,
         SimulatorConfig(
             sim.error_rate, sim.contradiction_rate, sim.blend_rate, tuple(sim.shift_every)
         ),
         drift,
+        (sim.drift.temperature, sim.drift.max_tokens) if sim.drift else (0.0, 256),
     )
+    if sim.user == "realistic":
+        user.book = phrasebook(sim.phrases, cfg.kb)
     crs = make_crs(
         model,
         kb,
@@ -119,10 +136,13 @@ def run_session(
                 "truth": truth,
             }
         )
-        if reply.error:
-            break  # a failed CRS turn ends the session; it is recorded and excluded from the statistics
+        if reply.error or truth.get("end"):
+            break  # a failed CRS turn ends the session (recorded, excluded from the statistics); so does a user's goodbye
         if t + 1 < cfg.turns:
-            text, truth = user.reply(t + 1, reply.text)
+            said = user.reply(t + 1, reply.text)
+            if said is None:  # the user left without a word
+                break
+            text, truth = said
     return {
         "key": f"{model.name}|{session}",
         "model": model.name,
@@ -133,4 +153,5 @@ def run_session(
         "start_genre": user.start_genre,
         "turns": turns,
         "errors": errors,
+        **({"end": getattr(user, "end", None) or "open"} if sim.user == "realistic" else {}),
     }

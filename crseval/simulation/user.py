@@ -85,6 +85,7 @@ class UserSimulator:
     seed: int
     config: SimulatorConfig = field(default_factory=SimulatorConfig)
     drift: LLMClient | None = None
+    drift_settings: tuple[float, int] = (0.0, 256)  # the drift LLM's temperature and max tokens
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
@@ -99,12 +100,10 @@ class UserSimulator:
                 expected="a catalogue with at least 3 such genres",
             )
         self.genre_pool = genres
-        self.true_genre = str(self.rng.choice(genres))
+        self.true_genre = self._genre(genres)
         wrong = self.rng.random() < self.config.error_rate
         self.start_genre = (
-            str(self.rng.choice([g for g in genres if g != self.true_genre]))
-            if wrong
-            else self.true_genre
+            self._genre([g for g in genres if g != self.true_genre]) if wrong else self.true_genre
         )
         self.prefs: dict[str, Any] = {"genre": [self.start_genre]}
         self.stated: dict[str, Any] = {}  # values said so far, for contradictions
@@ -134,6 +133,12 @@ class UserSimulator:
         lo, hi = self.config.shift_every
         self.next_shift = turn + int(self.rng.integers(lo, hi + 1))
 
+    shift_weights = SHIFT_WEIGHTS  # how often each of SHIFT_KINDS is the next shift
+
+    def _genre(self, options: list[str]) -> str:
+        """The genre a user wants next, among ``options``."""
+        return str(self.rng.choice(options))
+
     def _pick(self, options):
         return options[int(self.rng.integers(len(options)))]
 
@@ -162,18 +167,18 @@ class UserSimulator:
     def _shift(self) -> tuple[str, dict[str, Any]]:
         if self.start_genre != self.true_genre and self.prefs["genre"] == [self.start_genre]:
             return self._genre_to([self.true_genre], correction=True)
-        kind = str(self.rng.choice(SHIFT_KINDS, p=SHIFT_WEIGHTS))
+        kind = str(self.rng.choice(SHIFT_KINDS, p=self.shift_weights))
         if kind == "genre":
             others = [g for g in self.genre_pool if g not in self.prefs["genre"]]
             if self.rng.random() < self.config.blend_rate:
                 pair = [str(g) for g in self.rng.choice(others, 2, replace=False)]
                 if self.kb.genres[pair[0]] & self.kb.genres[pair[1]]:
                     return self._genre_to(pair)
-            return self._genre_to([str(self.rng.choice(others))])
+            return self._genre_to([self._genre(others)])
         value = self._attribute(kind)
         if value is None:  # nothing in the KB for this genre: change genre instead
             return self._genre_to(
-                [str(self.rng.choice([g for g in self.genre_pool if g not in self.prefs["genre"]]))]
+                [self._genre([g for g in self.genre_pool if g not in self.prefs["genre"]])]
             )
         old = self.prefs.get(kind)
         text = self._pick(ATTR[kind]).format(v=value)
@@ -222,17 +227,39 @@ class UserSimulator:
         return None
 
     def _out(self, text: str, truth: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The turn as said: the rule text, or its LLM rewrite (``drift``) when the rewrite is whole (not cut
+        off at its length) and names no title the rule text does not."""
         if self.drift is None:
             return text, truth
+        temperature, max_tokens = self.drift_settings
+        examples = "\n".join(f"- {e}" for e in self._examples(truth.get("act") or "genre"))
         req = ChatRequest.chat(
-            "Rewrite this message from a person asking for movie recommendations in your own casual words. Keep "
-            "every genre, name, year, language and topic it mentions; answer with the rewritten message only.\n"
+            "You are the USER: a person chatting with a movie recommender, never the recommender. Rewrite "
+            "the user's message below in your own casual words, the way real users write (short, plain):\n"
+            f"{examples}\nKeep every genre, name, year, language and topic it mentions and add no "
+            "movie title. Answer with the rewritten message only.\n"
             f"Message: {json.dumps(text)}",
-            temperature=0.7,
+            temperature=temperature,
             seed=self.seed,
-            max_tokens=60,
+            max_tokens=max_tokens,
         )
         res = self.drift.try_complete(req, accept=lambda r: bool(r.text.strip()))
-        if res.response is None or not res.response.text.strip():
-            return text, {**truth, "drift_error": res.error or "empty"}
-        return res.response.text.strip().strip('"'), {**truth, "rule_text": text}
+        said = res.response.text.strip().strip('"') if res.response is not None else ""
+        problem = (
+            res.error
+            or ("empty" if not said else None)
+            or ("cut off" if res.response.finish_reason == "length" else None)
+            or (
+                "named a title"
+                if set(mentioned_titles(self.kb, said)) - set(mentioned_titles(self.kb, text))
+                else None
+            )
+        )
+        if problem:
+            return text, {**truth, "drift_error": problem}
+        return said, {**truth, "rule_text": text}
+
+    def _examples(self, act: str) -> list[str]:
+        """Real users' way of saying things, shown to the LLM that rewrites a turn (none here: the realistic
+        user shows its phrasebook's)."""
+        return []

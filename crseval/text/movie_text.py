@@ -69,8 +69,9 @@ YEAR = re.compile(
 )
 
 
-def genre_mentions(text: str) -> list[tuple[str, bool]]:
-    """(canonical genre, negated) for every genre cue, longest cue first."""
+def genre_spans(text: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, canonical genre, negated) of every genre cue in ``text`` (character offsets), longest
+    cue first; a cue naming several genres yields a span for each."""
     low = text.lower()
     toks = list(re.finditer(r"[a-z][a-z'-]*", low))
     out, used = [], bytearray(len(toks))
@@ -79,8 +80,13 @@ def genre_mentions(text: str) -> list[tuple[str, bool]]:
             continue
         used[s : s + n] = b"\x01" * n
         neg = bool(NEGATION.search(low[max(0, toks[s].start() - 30) : toks[s].start()]))
-        out += [(c, neg) for c in canon]
+        out += [(toks[s].start(), toks[s + n - 1].end(), c, neg) for c in canon]
     return out
+
+
+def genre_mentions(text: str) -> list[tuple[str, bool]]:
+    """(canonical genre, negated) for every genre cue, longest cue first."""
+    return [(g, neg) for _, _, g, neg in genre_spans(text)]
 
 
 def years(text: str) -> tuple[int | None, int | None] | None:

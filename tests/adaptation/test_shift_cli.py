@@ -100,7 +100,7 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     bad = crseval("shift", "validate", str(tmp_path), check=False)
     assert bad.returncode == 2 and "no scored sessions" in bad.stderr
     bad = crseval("shift", "validate", str(tmp_path / "run"), "--human", str(cfg), check=False)
-    assert bad.returncode == 2 and "not a ReDial or INSPIRED" in bad.stderr
+    assert bad.returncode == 2 and "not real users' dialogues" in bad.stderr
 
 
 def test_thesis_definition_scores_a_run_and_reports_its_detector(tmp_path):

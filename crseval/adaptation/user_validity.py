@@ -1,0 +1,175 @@
+"""The simulated users of a run against real users: the tables of :mod:`crseval.adaptation.realism` built
+from a run's session records and a reference of real users (any dialogue source crseval reads; a CRSArena-
+Dial folder brings its battles' votes for the counterfactual pillar)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from crseval.adaptation import realism as R
+from crseval.core.errors import CrsevalError
+
+SMALL = 30  # simulated users below which a comparison with real users is flagged as too small
+USER_TABLES = {  # table → its title in the report and the API's details
+    "shift_user_alignment": "simulated vs real users: statistical alignment",
+    "shift_user_discriminator": "simulated vs real users: human-likeness (discriminator AUC)",
+    "shift_user_counterfactual": "simulated vs real users: counterfactual (follower − ignorer)",
+    "shift_user_outcomes": "simulated vs real users: how dialogues end",
+}
+
+
+@dataclass
+class Reference:
+    """Real users: their dialogues (:class:`~crseval.data.any_dialogues.DialogueSource`) and, where the
+    source has votes, each decided battle's (winner's dialogue id, loser's dialogue id)."""
+
+    name: str
+    source: Any
+    battles: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def dialogues(self) -> list[R.UserDialogue]:
+        return R.real_dialogues(self.source)
+
+
+def read_reference(spec: str, option: str = "--human") -> Reference:
+    """``sample`` or any path :func:`crseval.data.any_dialogues.read_dialogues` reads, with its battles."""
+    from crseval.data.any_dialogues import read_dialogues
+
+    try:
+        source = read_dialogues(spec)
+    except CrsevalError as e:
+        raise CrsevalError(
+            f"not real users' dialogues ({e.message})",
+            file=Path(spec),
+            field=option,
+            fix="pass 'sample', a CRSArena-Dial folder (../shared/data/arena/crsarena_dial), ReDial, "
+            "INSPIRED or your own logs",
+        ) from None
+    return Reference(source.info.name, source, reference_battles(spec, source))
+
+
+def reference_battles(spec: str, source) -> list[tuple[str, str]]:
+    """The decided battles of a CRSArena-Dial layout: votes from ``votes*.csv`` in its folder (for one of
+    its files, ``votes_<crowd>.csv`` beside it), kept where both dialogues are in ``source``."""
+    p = Path(spec)
+    if not (source.layout.startswith("judged") and p.exists()):
+        return []
+    folder = p if p.is_dir() else p.parent
+    suffix = "" if p.is_dir() else p.stem.rsplit("_", 1)[-1]
+    files = sorted(folder.glob(f"votes_{suffix}*.csv" if suffix else "votes*.csv"))
+    return _battles(files, {d.id for d in source.dialogues})
+
+
+def _battles(files: Sequence[Path], ids: set[str]) -> list[tuple[str, str]]:
+    from crseval.data.votes import TIE, load_votes
+
+    out = []
+    for f in files:
+        for v in load_votes(f).data.itertuples():
+            if v.vote == TIE or not v.user:
+                continue
+            loser = v.crs2 if v.vote == v.crs1 else v.crs1
+            pair = (f"{v.vote}_{v.user}", f"{loser}_{v.user}")
+            if pair[0] in ids and pair[1] in ids:
+                out.append(pair)
+    return out
+
+
+def user_validity(
+    records: Sequence[dict[str, Any]],
+    kb,
+    reference: Reference,
+    embedder,
+    *,
+    others: dict[str, Reference] | None = None,
+    follower: str = "template",
+    ignorer: str = "stubborn",
+    max_turns: int = 2000,
+    seed: int = 0,
+    n_boot: int = 2000,
+) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """The four pillars' tables (``shift_user_alignment``, ``shift_user_discriminator``,
+    ``shift_user_counterfactual``, ``shift_user_outcomes``) and notes for the report."""
+    from crseval.text.titles import TitleMatcher
+
+    matcher = TitleMatcher(kb.movies)
+    sim: dict[str, list[R.UserDialogue]] = {}
+    for d in R.simulated_dialogues(records):
+        sim.setdefault(d.system, []).append(d)
+    real = reference.dialogues
+    real_f = R.dialogue_features(real, matcher)
+    sim_f = {m: R.dialogue_features(ds, matcher) for m, ds in sim.items()}
+    tables = {
+        "shift_user_alignment": R.alignment(sim_f, real_f, seed),
+        "shift_user_discriminator": R.discriminator(
+            sim,
+            real,
+            embedder,
+            matcher,
+            others={n: r.dialogues for n, r in (others or {}).items()},
+            max_turns=max_turns,
+            seed=seed,
+            n_boot=n_boot,
+        ),
+    }
+    notes = []
+    small = [m for m, ds in sim.items() if len({d.group for d in ds}) < SMALL]
+    if small:
+        notes.append(
+            f"Fewer than {SMALL} simulated users for {', '.join(small)}: too few to compare with "
+            "real users (wide CIs); run more sessions."
+        )
+    if follower in sim and ignorer in sim and reference.battles:
+        winners, losers = zip(*reference.battles)
+        real_pairs = R.pairs(real_f, dict(enumerate(winners)), dict(enumerate(losers)))
+        both = pd.concat([sim_f[follower], sim_f[ignorer]])
+        by_user = {m: {d.group: d.id for d in sim[m]} for m in (follower, ignorer)}
+        sim_pairs = R.pairs(both, by_user[follower], by_user[ignorer])
+        cf = R.counterfactual(real_pairs, sim_pairs, seed, n_boot)
+        tables["shift_user_counterfactual"] = cf
+        notes.append(
+            f"Counterfactual: {int(cf['sign_agrees'].sum())} of {len(cf)} features move the same way "
+            f"for simulated users ({follower} − {ignorer}) as for real users (the CRS they voted for − "
+            f"the one they voted against, {len(real_pairs)} battles)."
+        )
+    else:
+        notes.append(
+            "Counterfactual: needs a run with a follower and an ignorer "
+            f"({follower}, {ignorer}) and a reference with votes (a CRSArena-Dial folder)."
+        )
+    ends = {m: ds for m, ds in sim.items()}
+    if reference.battles:
+        by_id = {d.id: d for d in real}
+        ends["real: voted for"] = [by_id[a] for a, _ in reference.battles]
+        ends["real: voted against"] = [by_id[b] for _, b in reference.battles]
+    ends["real: all"] = real
+    tables["shift_user_outcomes"] = R.outcomes(ends)
+    return tables, notes
+
+
+def write_user_validity(
+    store, tables: dict[str, pd.DataFrame], notes: list[str], reference: str, source: str
+) -> None:
+    """The four tables and their report section."""
+    for name, df in tables.items():
+        store.write_table(name, df)
+    disc = tables["shift_user_discriminator"]
+    sims = disc[disc["compared"] == "simulated"]
+    floor = disc[disc["compared"] == "floor"].iloc[0]
+    aucs = "; ".join(
+        f"{r.source} {r.discriminator_auc:.2f} [{r.discriminator_auc_lo:.2f}, {r.discriminator_auc_hi:.2f}]"
+        for r in sims.itertuples()
+    )
+    store.add_section(
+        "Simulated users against real users",
+        f"The simulated users of {source} against the real users of {reference}. A classifier tells "
+        f"their turns apart at AUC {aucs} (.5 = indistinguishable; two halves of the real users: "
+        f"{floor.discriminator_auc:.2f}). Alignment: each cue's simulated and real share with the human "
+        "floor (two halves of the real users, split by user). " + " ".join(notes),
+        tables=list(tables),
+    )

@@ -1,0 +1,271 @@
+"""A simulated user that behaves like a real CRS user: it greets, asks about what it is offered, notices
+every title (any title, in the catalogue or not), rejects films that miss its wish, complains about
+repeats and invented films, loses patience and leaves — or thanks and leaves once it has found enough.
+
+Its wishes and their shifts are :class:`~crseval.simulation.user.UserSimulator`'s (the same seeded
+schedule, the same logged truth, so verified following reads it unchanged); what differs is what it
+says and when it stops. Each turn's truth adds ``act`` (what the turn does) and, on its last turn,
+``end`` (``satisfied`` or ``frustrated``); a session that reaches its length without either ends
+``open``. Its wording comes from a phrasebook (:mod:`crseval.simulation.phrasebook`).
+
+How it reads a reply: the titles named (:class:`~crseval.text.titles.TitleMatcher` over the catalogue,
+title-like spans outside it too), each checked against its current wish from the catalogue's facts.
+A reply naming a film that fits, new to the dialogue, is good; one naming only films that miss, a
+repeat, an unknown film or no film at all costs patience. Patience starts at 3–6 bad replies; the
+user leaves satisfied after accepting 2–4 films (at turn 3 or later).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from crseval.data.kb import ATTRIBUTES, MovieKB
+from crseval.simulation.acts import cues
+from crseval.simulation.phrasebook import BOOK
+from crseval.simulation.user import UserSimulator
+from crseval.text.titles import TitleMatcher, title_key
+
+_SLOT = re.compile(r"\{(\w+)\}")
+CHATTER = 0.15  # share of turns that are neither a wish nor a reaction
+SPOKEN = {"sport": "sports", "biography": "biopic", "history": "historical", "music": "music"}
+SILENT_EXIT = 0.85  # real CRSArena-Dial users close with thanks or a goodbye in 7 % of dialogues
+TITLE_RATE = 0.3  # share of reactions that name the film (real users name a title in 6 % of turns)
+PREFIXES = ("ok", "hmm", "well", "so", "oh", "alright", "umm", "okay", "great,", "ah")
+SUFFIXES = ("please", "for tonight", "for me", "thanks", ":)", "lol", "?")
+
+
+_MATCHERS: dict[int, tuple[MovieKB, TitleMatcher, dict[str, int]]] = {}
+
+
+def _matcher(kb: MovieKB) -> tuple[TitleMatcher, dict[str, int]]:
+    """The catalogue's title matcher and row of each id, built once per catalogue (``load_kb`` caches it)."""
+    if id(kb) not in _MATCHERS or _MATCHERS[id(kb)][0] is not kb:
+        _MATCHERS[id(kb)] = (
+            kb,
+            TitleMatcher(kb.movies),
+            {m.id: i for i, m in enumerate(kb.movies)},
+        )
+    return _MATCHERS[id(kb)][1:]
+
+
+@dataclass
+class Reading:
+    """What a reply offered: (key, catalogue row or None) per title named, and whether it asked."""
+
+    titles: list[tuple[str, str, int | None]] = field(default_factory=list)  # (surface, key, row)
+    question: bool = False
+
+
+@dataclass
+class RealisticUser(UserSimulator):
+    """:class:`UserSimulator`'s wishes, a real user's way of talking (see the module docstring); ``book``:
+    its phrasebook (:func:`crseval.simulation.phrasebook.book_from_dialogues` grounds one in real users)."""
+
+    book: dict[str, tuple[str, ...]] = field(default_factory=lambda: BOOK)
+    # no plot-keyword wishes: a catalogue's plot words ("a story involving prevent") are no one's request
+    shift_weights = (0.5, 0.15, 0.15, 0.1, 0.05, 0.05, 0.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.patience = float(self.rng.integers(2, 6))  # bad replies it takes
+        self.goal = int(self.rng.integers(1, 4))  # films accepted before it is done
+        self.stamina = int(self.rng.integers(2, 10))  # turns after which it stops anyway
+        self.accepted = 0
+        self.offered: set[str] = set()
+        self.wished = False  # the wish said at least once
+        self.end: str | None = None
+
+    # ---- public ------------------------------------------------------------------------------
+    def opening(self) -> tuple[str, dict[str, Any]]:
+        r = self.rng.random()
+        if r < 0.12:  # a greeting alone: the wish comes next turn
+            return self._say(self._phrase("greet"), "greet", topics=[])
+        self.wished = True
+        text = self._phrase("open", genre=self.start_genre)
+        if r < 0.45 and not cues(text)["greeting"]:
+            text = self._phrase("greet").rstrip("!.") + ", " + _lower_first(text)
+        return self._say(text, "open")
+
+    def reply(self, turn: int, system_text: str) -> tuple[str, dict[str, Any]] | None:
+        """The user's next turn after the CRS said ``system_text``, or None when it leaves without a word
+        (as most real users do); :attr:`end` then says how it left."""
+        seen = self._read(system_text)
+        verdict, title = self._judge(seen)
+        if verdict == "fits":
+            self.patience = min(self.patience + 0.5, 5.0)
+        elif verdict in ("misfit", "repeat", "unknown", "no_title"):
+            self.patience -= 1.0 if verdict != "unknown" else 0.5
+        if self.patience <= 0:
+            return self._leave("frustrated", "quit")
+        if (self.accepted >= self.goal and turn >= 2) or turn >= self.stamina:
+            return self._leave("satisfied" if self.accepted else "frustrated", "thanks")
+        if not self.wished:
+            self.wished = True
+            return self._say(self._phrase("open", genre=self.start_genre), "open")
+        react, act = self._react(verdict, title, seen)
+        if self.rng.random() < CHATTER:  # small talk, meta questions: what real users also say
+            react, act = self._phrase("other"), "other"
+        if turn >= self.next_shift or (act == "accept" and self.rng.random() < 0.5):
+            self._schedule(turn)
+            text, truth = self._shift()
+            if react and self.rng.random() < 0.5:  # "I have, it was great. How about …"
+                text = react.rstrip(".!?") + ". " + text
+            return self._out(text, {**truth, "act": "shift"})
+        return self._say(react, act)
+
+    def _genre(self, options: list[str]) -> str:
+        """Popular genres are wanted more: a genre's chance is its share of the catalogue's films."""
+        size = np.array([len(self.kb.genres[g]) for g in options], float)
+        return str(self.rng.choice(options, p=size / size.sum()))
+
+    def _examples(self, act: str) -> list[str]:
+        shown = [t for t in self.book.get(act, ()) if "{" not in t] or list(self.book["genre"])
+        return [shown[int(i)] for i in self.rng.permutation(len(shown))[:4]]
+
+    # ---- reading a reply ----------------------------------------------------------------------
+    def _read(self, text: str) -> Reading:
+        matcher, row = _matcher(self.kb)
+        out = Reading(question=text.rstrip().endswith("?"))
+        for m in matcher.find(text):
+            key = m.item or title_key(m.surface)[0]
+            out.titles.append((m.surface, key, row.get(m.item) if m.item else None))
+        return out
+
+    def _fits(self, row: int) -> bool:
+        movie = self.kb.movies[row]
+        for kind, value in self.prefs.items():
+            if kind == "genre":
+                if not all(row in self.kb.genres.get(g, ()) for g in value):
+                    return False
+            elif kind == "year":
+                y = movie.get("year")
+                if not y or int(y) // 10 * 10 != int(str(value)[:4]):
+                    return False
+            elif kind in ATTRIBUTES:
+                if row not in self.kb.index[kind].get(str(value).lower(), ()):
+                    return False
+            elif kind == "plot" and value not in self.kb.plot_keywords(row):
+                return False
+        return True
+
+    def _judge(self, seen: Reading) -> tuple[str, str]:
+        """The verdict on a reply (fits, seen, misfit, repeat, unknown, no_title, question) and the title
+        it is about; every title named joins what was offered."""
+        if not seen.titles:
+            return ("question" if seen.question else "no_title"), ""
+        new = [t for t in seen.titles if t[1] not in self.offered]
+        self.offered |= {t[1] for t in seen.titles}
+        if not new:
+            return "repeat", seen.titles[0][0]
+        fitting = [t for t in new if t[2] is not None and self._fits(t[2])]
+        if fitting:
+            return "fits", fitting[0][0]
+        known = [t for t in new if t[2] is not None]
+        return ("misfit", known[0][0]) if known else ("unknown", new[0][0])
+
+    def _react(self, verdict: str, title: str, seen: Reading) -> tuple[str, str]:
+        """(what the user says, its act) about a reply judged ``verdict``."""
+        if verdict == "fits":
+            r = self.rng.random()
+            if r < 0.2:
+                return self._phrase("seen", title=title), "seen"
+            if r < 0.55:
+                return self._phrase("ask", title=title), "ask"
+            self.accepted += 1
+            return self._phrase("accept", title=title), "accept"
+        if verdict == "question":
+            if list(self.prefs) == ["genre"] and len(self.prefs["genre"]) == 1:
+                return self._phrase("genre", genre=self.prefs["genre"][0]), "answer"
+            return self._phrase("answer", want=self._want()), "answer"
+        if verdict == "unknown" and self.rng.random() < 0.5:
+            return self._phrase("ask", title=title), "ask"
+        if verdict == "misfit":
+            return self._phrase("misfit", title=title, want=self._want()), "reject"
+        act = {"repeat": "complain", "unknown": "complain", "no_title": "request"}[verdict]
+        return self._phrase(verdict, title=title), act
+
+    # ---- speaking -----------------------------------------------------------------------------
+    def _want(self) -> str:
+        """The user's newest wish in words ("comedy movies", "something from the 1990s", …)."""
+        extra = [k for k in self.prefs if k != "genre"]
+        if extra:
+            kind, value = extra[-1], self.prefs[extra[-1]]
+            return {
+                "year": f"something from the {value}",
+                "language": f"a {value} movie",
+                "plot": f"a movie about {value}",
+            }.get(kind, f"a movie with {value}")
+        return " and ".join(self.prefs["genre"]) + " movies"
+
+    def _phrase(self, act: str, **slots: str) -> str:
+        options = [t for t in self.book[act] if set(_SLOT.findall(t)) <= set(slots)]
+        if "title" in slots and self.rng.random() > TITLE_RATE:  # real users seldom repeat a title
+            options = [t for t in options if "{title}" not in t] or options
+        text = _articles(str(self._pick(options or self.book[act])).format(**_spoken(slots)))
+        if act not in ("greet", "open") and self.rng.random() < 0.08:
+            text = self._pick(PREFIXES) + " " + _lower_first(text)
+        if act != "greet" and self.rng.random() < 0.08:
+            text = text.rstrip(".!") + " " + self._pick(SUFFIXES)
+        if text[:1].isupper() and self.rng.random() < 0.3:  # many real users do not capitalise
+            text = _lower_first(text)
+        if text[-1:] in ".!" and self.rng.random() < 0.5:  # nor end with a full stop
+            text = text[:-1]
+        return text
+
+    def _say(
+        self, text: str, act: str, topics: list[str] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        truth = {**self._truth(False), "act": act}
+        if topics is not None:
+            truth["topics"] = topics
+        return self._out(text, truth)
+
+    def _leave(self, end: str, act: str) -> tuple[str, dict[str, Any]] | None:
+        self.end = end
+        if self.rng.random() < SILENT_EXIT:
+            return None
+        if end == "frustrated":
+            act = "quit"
+        text, truth = self._say(self._phrase(act), act)
+        return text, {**truth, "end": end}
+
+    # the wording of a logged shift, from the book: the truth says what changed
+    def _shift(self) -> tuple[str, dict[str, Any]]:
+        _, truth = super()._shift()
+        kind, new, old = truth["kind"], truth["to"], truth["from"]
+        if kind == "genre":
+            text = (
+                self._phrase("blend", genre=new[0], genre2=new[1])
+                if truth["blend"]
+                else self._phrase("genre", genre=new[0])
+            )
+            old = " and ".join(old or [])
+        else:
+            slot = {"year": "year", "language": "language", "plot": "topic"}.get(kind, "person")
+            text = self._phrase(kind, **{slot: str(new)})
+        if truth["contradiction"] and old:
+            text = self._phrase("take_back", old=str(old)) + " " + text
+        self.wished = True
+        return text, truth
+
+
+def _spoken(slots: dict[str, str]) -> dict[str, str]:
+    """Genres as people write them ("sports", "biopic"); the CRS's rules read every one of them."""
+    return {k: SPOKEN.get(v, v) if k.startswith("genre") else v for k, v in slots.items()}
+
+
+def _articles(text: str) -> str:
+    """'a' or 'an' as the next word sounds (a filled slot may have changed the word)."""
+    return re.sub(
+        r"\b([Aa])n? (?=(\w))",
+        lambda m: m.group(1) + ("n " if m.group(2).lower() in "aeiou" else " "),
+        text,
+    )
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[1:2].islower() or len(text) < 2 else text
