@@ -259,8 +259,9 @@ def counterfactual(
 ) -> pd.DataFrame:
     """Per feature of :data:`COUNTERFACTUAL`: the mean real difference (voted for − voted against, one row
     of ``real_pairs`` a battle: ``<feature>_a`` the winner's, ``<feature>_b`` the loser's) and the mean
-    simulated difference (follower − ignorer, one row of ``sim_pairs`` a simulated user), CIs, and whether
-    the signs agree."""
+    simulated difference (follower − ignorer, one row of ``sim_pairs`` a simulated user), CIs, whether
+    the signs agree and whether the real difference is clear (its CI excludes 0: only then is its sign a
+    fact the simulated users can get right)."""
     rng = np.random.default_rng(seed)
     rows = []
     for f in COUNTERFACTUAL:
@@ -278,6 +279,7 @@ def counterfactual(
                 "sim_hi": s[2],
                 "sim_pairs": len(sim_pairs),
                 "sign_agrees": bool(np.sign(r[0]) == np.sign(s[0]) and r[0] != 0),
+                "real_clear": bool(r[1] > 0 or r[2] < 0),
             }
         )
     return pd.DataFrame(rows)

@@ -132,10 +132,13 @@ def user_validity(
         sim_pairs = R.pairs(both, by_user[follower], by_user[ignorer])
         cf = R.counterfactual(real_pairs, sim_pairs, seed, n_boot)
         tables["shift_user_counterfactual"] = cf
+        clear = cf[cf["real_clear"]]
         notes.append(
             f"Counterfactual: {int(cf['sign_agrees'].sum())} of {len(cf)} features move the same way "
             f"for simulated users ({follower} − {ignorer}) as for real users (the CRS they voted for − "
-            f"the one they voted against, {len(real_pairs)} battles)."
+            f"the one they voted against, {len(real_pairs)} battles); of the "
+            f"{len(clear)} whose real difference is clear (CI excludes 0: "
+            f"{', '.join(clear['user_feature']) or 'none'}), {int(clear['sign_agrees'].sum())}."
         )
     else:
         notes.append(

@@ -358,6 +358,7 @@ CONTEXT = {
     "sim_hi": ("simulated Δ high", "upper end of its 95 % bootstrap CI"),
     "sim_pairs": ("simulated users", "simulated users who met both CRSs"),
     "sign_agrees": ("same sign", "the simulated difference has the real one's sign"),
+    "real_clear": ("real Δ clear", "the real difference's 95 % CI excludes 0"),
     "satisfied": ("satisfied", "share of dialogues ending with the user satisfied"),
     "frustrated": ("frustrated", "share of dialogues ending with the user frustrated"),
     "still_open": (

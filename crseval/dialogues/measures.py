@@ -32,7 +32,8 @@ REACTION = re.compile(
     r"\b(seen (?:it|that|this|them|those|both|all)|already (?:seen|watched|saw)|saw (?:it|that|them)|"
     r"watched (?:it|that|them)|not (?:a fan|into|interested|really|for me|my (?:thing|type|style|cup))|"
     r"(?:don't|do not|didn't|did not|won't) (?:like|want|care|enjoy|love|watch)|no thanks|hated?|boring|"
-    r"something else|anything else|nah|nope)\b",
+    r"something else|anything else|nah|nope|already (?:recommended|suggested|said|mentioned)|"
+    r"repeating|same (?:movie|film|one) again|keep (?:saying|suggesting|recommending))\b",
     re.I,
 )
 

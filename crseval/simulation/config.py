@@ -63,7 +63,7 @@ class ModelConfig(BaseModel):
 class SimulatorSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
     user: Literal["realistic", "scripted"] = Field(
-        "scripted",
+        "realistic",
         description="'realistic': talks like real CRS users (greets, asks about films, rejects, complains, "
         "thanks, leaves satisfied or frustrated; crseval.simulation.persona); 'scripted': the fixed "
         "patterns of every earlier run, always the full length",

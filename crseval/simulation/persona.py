@@ -30,7 +30,7 @@ from crseval.simulation.user import UserSimulator
 from crseval.text.titles import TitleMatcher, title_key
 
 _SLOT = re.compile(r"\{(\w+)\}")
-CHATTER = 0.15  # share of turns that are neither a wish nor a reaction
+CHATTER = 0.25  # share of turns that are neither a wish nor a reaction
 SPOKEN = {"sport": "sports", "biography": "biopic", "history": "historical", "music": "music"}
 SILENT_EXIT = 0.85  # real CRSArena-Dial users close with thanks or a goodbye in 7 % of dialogues
 TITLE_RATE = 0.3  # share of reactions that name the film (real users name a title in 6 % of turns)
@@ -71,9 +71,9 @@ class RealisticUser(UserSimulator):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.patience = float(self.rng.integers(2, 6))  # bad replies it takes
+        self.patience = float(self.rng.integers(3, 7))  # bad replies it takes
         self.goal = int(self.rng.integers(1, 4))  # films accepted before it is done
-        self.stamina = int(self.rng.integers(2, 10))  # turns after which it stops anyway
+        self.stamina = int(self.rng.integers(3, 11))  # turns after which it stops anyway
         self.accepted = 0
         self.offered: set[str] = set()
         self.wished = False  # the wish said at least once
@@ -109,10 +109,13 @@ class RealisticUser(UserSimulator):
         react, act = self._react(verdict, title, seen)
         if self.rng.random() < CHATTER:  # small talk, meta questions: what real users also say
             react, act = self._phrase("other"), "other"
-        if turn >= self.next_shift or (act == "accept" and self.rng.random() < 0.5):
+        # a new wish: on schedule, or early after a film it liked (what next?) or a reply that missed
+        # (try asking for something else), as real users do
+        early = {"accept": 0.5, "reject": 0.35, "complain": 0.35, "request": 0.35}.get(act, 0.0)
+        if turn >= self.next_shift or self.rng.random() < early:
             self._schedule(turn)
             text, truth = self._shift()
-            if react and self.rng.random() < 0.5:  # "I have, it was great. How about …"
+            if react and self.rng.random() < 0.8:  # "I have, it was great. How about …"
                 text = react.rstrip(".!?") + ". " + text
             return self._out(text, {**truth, "act": "shift"})
         return self._say(react, act)
@@ -183,7 +186,9 @@ class RealisticUser(UserSimulator):
             return self._phrase("answer", want=self._want()), "answer"
         if verdict == "unknown" and self.rng.random() < 0.5:
             return self._phrase("ask", title=title), "ask"
-        if verdict == "misfit":
+        if verdict in ("misfit", "repeat") and self.rng.random() < 0.5:  # a plain no
+            return self._phrase("reject", title=title), "reject"
+        if verdict == "misfit":  # or the wish said again
             return self._phrase("misfit", title=title, want=self._want()), "reject"
         act = {"repeat": "complain", "unknown": "complain", "no_title": "request"}[verdict]
         return self._phrase(verdict, title=title), act

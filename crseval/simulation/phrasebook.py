@@ -101,6 +101,11 @@ BOOK: dict[str, tuple[str, ...]] = {
         "None of those are {want}", "I want {want} though", "That doesn't sound like {want}",
         "hmm, I was looking for {want}", "Can you give me {want}?", "I said {want}...",
     ),
+    "reject": (
+        "not for me, anything else?", "nah, something else", "I don't like that one", "nope",
+        "not really my thing", "no thanks, what else do you have?", "I don't want that one, give me a different movie",
+        "hmm no. anything else?", "didn't like that one", "not interested", "no, something else please",
+    ),
     "repeat": (
         "you already recommended {title}", "Why are you repeating yourself?", "that's the same movie again",
         "you said that already", "{title} again?", "You keep saying {title}",
@@ -232,7 +237,9 @@ def _act(template: str, slots: list[str], first: bool) -> str | None:
             else None
         )
     if c["reject"] and not c["accept"]:
-        return "seen" if re.search(r"\b(seen|watched|saw)\b", low) else "misfit"
+        if re.search(r"\b(seen|watched|saw)\b", low):
+            return "seen"
+        return "reject" if n <= 8 else "misfit"
     if c["accept"] and not c["reject"] and n <= 10:
         return "accept"
     return None
