@@ -64,11 +64,12 @@ def test_writes_every_artifact(full_run):
         full_run
     )
     r = results[0]
-    assert len(r["turns"]) == 5
+    assert 1 <= len(r["turns"]) <= 5  # the simulated user may leave before the last turn
     assert set(r["judge"]) == {"proactiveness", "coherence", "personalization"}
     assert r["judge_by"]["j"]
     assert r["tas"]["events"][0]["turn"] == 0
-    assert all(any(t["truth"]["shift"] for t in r["turns"]) for r in results)
+    assert any(t["truth"]["shift"] for r in results for t in r["turns"])
+    assert all(r["end"] in ("satisfied", "frustrated", "open") for r in results)
     sig = store.read_json("signature.json")["line"]
     assert "tas(sim_shift=0.55" in sig
     assert "fallbacks:none" in sig

@@ -3,6 +3,8 @@ import json
 import pandas as pd
 import pytest
 
+from crseval.runs import RunStore
+
 from tests.support.cli import crseval
 
 CONFIG = """
@@ -96,7 +98,15 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     out = tmp_path / "run" / "validity"
     assert (out / "tables" / "shift_detector_sweep.csv").exists() and (out / "report.html").exists()
     like = pd.read_csv(out / "tables" / "shift_human_likeness.csv").set_index("source")
-    assert like.loc["template", "turns"] == 10  # 16 user turns, sampled down to --max-turns
+    records = RunStore(tmp_path / "run").records("results")
+    said = sum(len(r["turns"]) for r in records if r["model"] == "template")
+    assert like.loc["template", "turns"] == min(10, said)  # sampled down to --max-turns
+    disc = pd.read_csv(out / "tables" / "shift_user_discriminator.csv").set_index("source")
+    assert set(disc.index) == {"human (split half)", "template", "mine"}
+    assert rows["template"]["discriminator_auc"] == disc.loc["template", "discriminator_auc"]
+    # the bundled sample has no votes: no counterfactual, said so
+    assert not (out / "tables" / "shift_user_counterfactual.csv").exists()
+    assert "Counterfactual: needs" in (out / "report.html").read_text()
     bad = crseval("shift", "validate", str(tmp_path), check=False)
     assert bad.returncode == 2 and "no scored sessions" in bad.stderr
     bad = crseval("shift", "validate", str(tmp_path / "run"), "--human", str(cfg), check=False)

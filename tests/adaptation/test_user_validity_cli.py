@@ -1,0 +1,75 @@
+"""`crseval shift validate RUN --human CRSArena-Dial`: the simulated users of a run against real users of
+real CRSs, on the shared half of the arena's dialogues."""
+
+import pandas as pd
+import pytest
+
+from tests.support.cli import crseval
+
+pytestmark = pytest.mark.slow  # two CLI runs and MiniLM on real data, ~25 s
+
+CONFIG = """
+seed = 2
+sessions = 30
+turns = 12
+kb = "{kb}"
+[[models]]
+name = "template"
+kind = "template"
+[[models]]
+name = "stubborn"
+kind = "reference"
+reference = "stubborn"
+[judge]
+enabled = false
+"""
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory):
+    from tests.conftest import shared_path
+
+    arena = shared_path("arena/crsarena_dial")
+    kb = shared_path("opendialkg/opendialkg_movie_data.json")
+    tmp = tmp_path_factory.mktemp("validity")
+    cfg = tmp / "shift.toml"
+    cfg.write_text(CONFIG.format(kb=kb))
+    crseval("shift", "run", str(cfg), "--out", str(tmp / "run"))
+    crseval(
+        "shift", "validate", str(tmp / "run"), "--human", str(arena), "--n-boot", "300",
+        "--max-turns", "600",
+    )  # fmt: skip
+    return tmp / "run" / "validity" / "tables", arena, tmp
+
+
+def test_every_pillar_against_real_arena_users(validated):
+    tables, _, _ = validated
+    disc = pd.read_csv(tables / "shift_user_discriminator.csv").set_index("source")
+    floor = disc.loc["human (split half)"]
+    assert floor["discriminator_auc_lo"] < 0.6  # two halves of the same real users: near .5
+    for m in ("template", "stubborn"):
+        row = disc.loc[m]
+        assert (
+            row["discriminator_auc_lo"] <= row["discriminator_auc"] <= row["discriminator_auc_hi"]
+        )
+    cf = pd.read_csv(tables / "shift_user_counterfactual.csv").set_index("user_feature")
+    assert (cf["real_pairs"] == 81).all()  # the shared battles both of whose dialogues are here
+    assert cf.loc["accept", "real_clear"] and cf.loc["accept", "sign_agrees"]
+    assert cf.loc["reject", "sim_diff"] < 0  # fewer rejections of a CRS that follows
+    ends = pd.read_csv(tables / "shift_user_outcomes.csv").set_index("source")
+    assert ends.loc["template", "satisfied"] > ends.loc["stubborn", "satisfied"] + 0.3
+    assert ends.loc["real: voted for", "satisfied"] > ends.loc["real: voted against", "satisfied"]
+    align = pd.read_csv(tables / "shift_user_alignment.csv")
+    assert set(align["user_feature"]) >= {"words", "question", "reject", "thanks", "turns"}
+
+
+def test_a_bad_second_source_is_one_line_naming_the_option(validated):
+    _, arena, tmp = validated
+    bad = crseval(
+        "shift", "validate", str(tmp / "run"), "--human", str(arena), "--also",
+        str(tmp / "shift.toml"), check=False,
+    )  # fmt: skip
+    assert (
+        bad.returncode == 2 and "--also" in bad.stderr and "not real users' dialogues" in bad.stderr
+    )
+    assert len(bad.stderr.strip().splitlines()) == 1

@@ -1,0 +1,105 @@
+"""The realistic simulated user: deterministic, talks like a person, leaves satisfied with a CRS that
+follows it and frustrated with one that ignores it, and keeps the truth verified following reads."""
+
+from crseval.adaptation.validity import leakage, shift_following
+from crseval.simulation.config import SessionSpec
+from crseval.simulation.persona import RealisticUser, _articles
+from crseval.simulation.session import run_session
+from crseval.simulation.user import UserSimulator
+
+MODELS = [
+    {"name": "template", "kind": "template"},
+    {"name": "stubborn", "kind": "reference", "reference": "stubborn"},
+]
+
+
+def _sessions(n=60, turns=12, **simulator):
+    spec = SessionSpec(seed=4, turns=turns, models=MODELS, simulator=simulator)
+    return {m["name"]: [run_session(spec, m["name"], s) for s in range(n)] for m in MODELS}
+
+
+def test_the_realistic_user_is_the_default_and_the_scripted_one_stays_available():
+    realistic, scripted = _sessions(4)["template"], _sessions(4, user="scripted")["template"]
+    assert all(r["end"] in ("satisfied", "frustrated", "open") for r in realistic)
+    assert all("end" not in r and len(r["turns"]) == 12 for r in scripted)
+    assert _sessions(4)["template"] == realistic  # the same seed, the same sessions
+
+
+def test_it_leaves_satisfied_with_a_follower_and_frustrated_with_an_ignorer():
+    runs = _sessions()
+    share = {m: sum(r["end"] == "satisfied" for r in rs) / len(rs) for m, rs in runs.items()}
+    assert share["template"] > 0.5 > 0.2 > share["stubborn"]
+    # sessions end when the user leaves, mostly without a goodbye (as real users do)
+    lengths = [len(r["turns"]) for rs in runs.values() for r in rs]
+    assert min(lengths) < 12 and sum(lengths) / len(lengths) < 8
+
+
+def test_it_complains_more_to_a_crs_that_ignores_it():
+    runs = _sessions()
+    acts = {
+        m: [t["truth"].get("act") for r in rs for t in r["turns"][1:]] for m, rs in runs.items()
+    }
+    rate = {m: sum(a in ("reject", "complain") for a in a_) / len(a_) for m, a_ in acts.items()}
+    assert rate["stubborn"] > 2 * rate["template"]
+    assert "accept" in acts["template"] and "greet" in {
+        r["turns"][0]["truth"]["act"] for rs in runs.values() for r in rs
+    }
+
+
+def test_its_words_state_the_shifts_its_truth_logs_and_name_no_title_first():
+    records = [r for rs in _sessions().values() for r in rs]
+    follow = shift_following(records)
+    assert (follow["stated_share"] * follow["shifts"]).sum() / follow["shifts"].sum() > 0.9
+    from crseval.data.kb import load_kb
+
+    assert leakage(records, load_kb())["leak_turn_share"].max() < 0.05
+
+
+def test_a_greeting_alone_states_no_wish_yet():
+    from crseval.data.kb import load_kb
+
+    kb = load_kb()
+    openings = [RealisticUser(kb, s).opening() for s in range(80)]
+    alone = [truth for _, truth in openings if truth["act"] == "greet"]
+    assert alone and all(truth["topics"] == [] for truth in alone)
+    assert all(truth["topics"] for _, truth in openings if truth["act"] == "open")
+    assert issubclass(RealisticUser, UserSimulator)
+
+
+def test_articles_follow_the_filled_word():
+    assert _articles("recommend me a action movie, an comedy") == (
+        "recommend me an action movie, a comedy"
+    )
+
+
+def test_the_llm_rewrite_uses_its_config_and_keeps_the_rule_text_when_it_strays():
+    from crseval.data.kb import load_kb
+    from crseval.llm import LLMConfig, make_client
+    from crseval.llm.base import ChatResponse
+    from crseval.llm.scripted import ScriptedBackend
+
+    kb = load_kb()
+    seen, replies = (
+        [],
+        iter(
+            [
+                ChatResponse("hey, got any good comedies for tonight?"),
+                ChatResponse(f"hi, I'd love {kb.movies[0].title}"),  # a title nobody offered
+                ChatResponse("hi, I'm looking for a", finish_reason="length"),  # cut off
+            ]
+        ),
+    )
+
+    def answer(req):
+        seen.append(req)
+        return next(replies)
+
+    client = make_client(LLMConfig(backend="scripted"), backend=ScriptedBackend(answer))
+    said = [
+        RealisticUser(kb, s, drift=client, drift_settings=(0.3, 48)).opening() for s in (1, 2, 3)
+    ]
+    assert all(r.temperature == 0.3 and r.max_tokens == 48 for r in seen)
+    assert "never the recommender" in seen[0].messages[-1].content
+    assert said[0][0] == "hey, got any good comedies for tonight?" and "rule_text" in said[0][1]
+    assert said[1][1]["drift_error"] == "named a title" and kb.movies[0].title not in said[1][0]
+    assert said[2][1]["drift_error"] == "cut off"

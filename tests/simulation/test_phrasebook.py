@@ -1,0 +1,55 @@
+"""A phrasebook grounded in real user turns: slots where titles, genres, people and years were, acts read
+by rules, nothing copied that names a film."""
+
+from crseval.core.types import Dialogue, Role, Utterance
+from crseval.data.any_dialogues import DialogueSource, SourcedDialogue
+from crseval.data.io import DatasetInfo
+from crseval.data.kb import load_kb
+from crseval.simulation.phrasebook import BOOK, book_from_dialogues
+
+
+def _source(user_turns: list[list[str]]) -> DialogueSource:
+    dialogues = []
+    for i, turns in enumerate(user_turns):
+        utts = [u for t in turns for u in (Utterance(Role.USER, t), Utterance(Role.SYSTEM, "ok"))]
+        dialogues.append(SourcedDialogue(Dialogue.from_utterances(f"d{i}", utts), "crs"))
+    return DialogueSource(DatasetInfo("users", "-", "0"), "judged:users", dialogues)
+
+
+def test_turns_become_templates_of_their_act_with_slots_refilled():
+    kb = load_kb()
+    title = kb.movies[0].title
+    users = [
+        [
+            "hello",
+            "can you recommend a good horror movie?",
+            f"what is {title} about?",
+            "any other movies?",
+            "thanks",
+            "Zorblax Returns is great",  # a title no catalogue knows, in one dialogue only
+            "no more comedy please",  # a negated genre: never a wish template
+        ]
+        for _ in range(6)
+    ]
+    book = book_from_dialogues(_source(users), kb, minimum=1, shared=2)
+    assert "can you recommend a good {genre} movie?" in book["genre"] + book["open"]
+    assert "what is {title} about?" in book["ask"]
+    assert "any other movies?" in book["more"] and "hello" in book["greet"]
+    assert "thanks" in book["thanks"]
+    every = [t for templates in book.values() for t in templates]
+    assert not any(title.lower() in t.lower() or "comedy" in t for t in every)
+    assert not any("Zorblax" in t for t in every)  # a capitalised name no slot covers
+
+
+def test_a_word_few_dialogues_use_keeps_its_turn_out():
+    kb = load_kb()
+    turn = "what about zorblax returns?"  # a title no catalogue knows, written in lower case
+    rare = book_from_dialogues(_source([[turn]] + [["hello"]] * 5), kb, minimum=1, shared=2)
+    common = book_from_dialogues(_source([[turn]] * 6), kb, minimum=1, shared=2)
+    assert turn not in rare["other"] and turn in common["other"]
+
+
+def test_an_act_with_too_few_real_templates_keeps_the_bundled_ones():
+    kb = load_kb()
+    book = book_from_dialogues(_source([["hello"]] * 3), kb, minimum=5)
+    assert book["greet"] == BOOK["greet"] and book["quit"] == BOOK["quit"]
