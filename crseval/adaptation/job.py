@@ -129,13 +129,15 @@ def shift_into(
     )
     if config.known_groups:
         from crseval.adaptation.known_groups import known_groups_into, pair_table
+        from crseval.adaptation.user_validity import simulator_evidence
 
         known_groups_into(
             store,
             pair_table(
                 store.read_table("shift_sessions"), config.turns, config.n_boot, config.seed
             ),
-            f"the same {config.sessions} simulated users as the models, {config.turns} turns",
+            f"the same {config.sessions} simulated users as the models, {config.turns} turns. "
+            + simulator_evidence(config.simulator.user, config.simulator.phrases),
             "Known groups in this run: which metrics rank the CRS that follows the user first",
         )
 
@@ -182,9 +184,11 @@ def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
     result = _result(store, "shift.run")
     if config.known_groups:
         from crseval.adaptation.known_groups import verdict_line
+        from crseval.adaptation.user_validity import simulator_evidence
 
         summ = store.read_table("known_groups_summary")
         result.notes.insert(0, verdict_line(summ))
+        result.notes.insert(1, simulator_evidence(config.simulator.user, config.simulator.phrases))
         result.details["Known groups in this run"] = summ.drop(columns=["label"]).round(3)
     failed = [r for r in store.records(STREAM) if r.get("errors")]
     if failed:

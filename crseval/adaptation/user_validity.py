@@ -176,3 +176,51 @@ def write_user_validity(
         "floor (two halves of the real users, split by user). " + " ".join(notes),
         tables=list(tables),
     )
+
+
+# How crseval's own simulated users compare with real users, measured by crseval (`crseval shift validate`,
+# 100 users × 12 turns on OpenDialKG's catalogue, template vs stubborn, seed 0) against CRSArena-Dial's shared
+# half (368 dialogues of real users with 9 real CRSs, 81 decided battles): the discriminator AUC [95 % CI]
+# of the follower's users, and the counterfactual (features whose sign agrees with real users' / 5; of
+# those with a clear real difference). Printed where a run cannot measure it itself.
+SHIPPED = {
+    "realistic": (0.924, 0.910, 0.939, 4, 2, 2),
+    "scripted": (0.980, 0.975, 0.985, 3, 1, 2),
+}
+SHIPPED_ON = "CRSArena-Dial's shared half, measured by crseval"
+
+
+def simulator_evidence(user: str, phrases: str = "bundled", measured: Path | None = None) -> str:
+    """One sentence on how far the simulated users are like real ones: measured in this run where
+    ``measured`` (a ``shift.validate`` run's tables folder) holds it, else the shipped figures."""
+    who = f"crseval's {user} users" + ("" if phrases == "bundled" else f", phrases from {phrases}")
+    disc = measured / "shift_user_discriminator.csv" if measured else None
+    if disc is not None and disc.exists():
+        d = pd.read_csv(disc)
+        sims = d[d["compared"] == "simulated"]
+        aucs = ", ".join(
+            f"{r.source} {_ci(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)}"
+            for r in sims.itertuples()
+        )
+        cf_path = measured / "shift_user_counterfactual.csv"
+        signs = ""
+        if cf_path.exists():
+            cf = pd.read_csv(cf_path)
+            signs = f"; counterfactual signs as real users' on {int(cf['sign_agrees'].sum())} of {len(cf)}"
+        return f"Simulated users ({who}): told from real users at AUC {aucs} (.5 = like people){signs} — measured in this run."
+    if user not in SHIPPED or phrases != "bundled":
+        return (
+            f"Simulated users ({who}): not compared with real users here — run `crseval shift validate "
+            "RUN --human <real users' dialogues>`."
+        )
+    auc, lo, hi, agree, clear_agree, clear = SHIPPED[user]
+    return (
+        f"Simulated users ({who}): told from real CRS users at AUC {_ci(auc, lo, hi)} "
+        f"(.5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "
+        f"of the {clear} with a clear real difference) — {SHIPPED_ON}; `crseval shift validate RUN "
+        "--human <CRSArena-Dial>` measures it on a run."
+    )
+
+
+def _ci(value: float, lo: float, hi: float) -> str:
+    return " ".join([f"{value:.2f}", f"[{lo:.2f}, {hi:.2f}]"]).replace("0.", ".")

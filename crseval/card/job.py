@@ -69,6 +69,12 @@ class CardConfig(BaseModel):
         description="Movie catalogue of the simulated sessions: an OpenDialKG KB file (empty: the "
         "bundled sample catalogue).",
     )
+    human: str | None = Field(
+        None,
+        description="Real users' dialogues the simulated users are checked against on the card (a "
+        "CRSArena-Dial folder, ReDial, INSPIRED, your logs); empty: the figures crseval measured on "
+        "CRSArena-Dial.",
+    )
     sessions: int = Field(100, ge=2, le=100_000, description="Simulated users per system.")
     turns: int = Field(12, ge=2, le=200, description="Turns per simulated session.")
     llm_sessions: int = Field(
@@ -187,6 +193,9 @@ def parts(config: CardConfig, root: Path) -> list[Part]:
             {"data": [str(root / "shift")], "catalog": config.kb or "sample"},
         ),
     ]
+    if config.human:
+        validity = {"run": str(root / "shift"), "human": config.human, "seed": config.seed}
+        out.append(Part("validity", "shift.validate", validity | {"n_boot": config.n_boot}))
     if config.with_llm:
         out += [
             Part("shift-llm", "shift.run", _shift(config, [*systems(llm=True), "llm"], llm=True)),

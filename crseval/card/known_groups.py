@@ -87,8 +87,10 @@ def parts(config: KnownGroupsConfig, root: Path) -> list[Part]:
 
 
 def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.adaptation.user_validity import simulator_evidence
     from crseval.card.manifest import execute_parts, part_hashes
     from crseval.core.signature import make_signature
+    from crseval.simulation.config import SimulatorSection
 
     tables = []
     manifest = parts(config, store.root)
@@ -107,7 +109,9 @@ def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Resul
             f" (the judge's aspects: {config.judge_sessions} users × {config.judge_turns} turns)"
             if config.judge
             else ""
-        ),
+        )
+        + ". "
+        + simulator_evidence(SimulatorSection().user),
         "Known groups: which metrics separate a CRS that follows the user",
     )
     sig = make_signature(
@@ -124,6 +128,7 @@ def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Resul
         summ.drop(columns=["label"]).round(3),
         sig,
         store.root,
+        notes=[simulator_evidence(SimulatorSection().user)],
     )
 
 

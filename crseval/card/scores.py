@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from crseval.adaptation.user_validity import simulator_evidence
 from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.manifest import part_hashes
 from crseval.card.rows import Row, known_groups, rows
@@ -18,6 +19,7 @@ from crseval.core.job import Part, Result
 from crseval.core.registry import get_metric
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
+from crseval.simulation.config import SimulatorSection
 from crseval.stats.paired import known_groups_auc, paired_difference, pooled, verdict
 
 
@@ -236,6 +238,9 @@ def write_card(
         f"**{r}**: {REFERENCES[r]}"
         for r in dict.fromkeys([*config.references, *known_groups(False)])
     )
+    users = simulator_evidence(
+        SimulatorSection().user, measured=store.path("validity", "tables") if config.human else None
+    )
     store.add_section(
         f"Report card: {config.system}",
         f"{config.system} beside reference systems on the same simulated users ({config.sessions} × "
@@ -245,7 +250,8 @@ def write_card(
         "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
         "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
         "paired permutation p). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
-        f"that follows the user above the one that ignores the user in this run. Every part's own report: {links}.",
+        f"that follows the user above the one that ignores the user in this run. {users} "
+        f"Every part's own report: {links}.",
         tables=[
             ("card", "The report card"),
             ("card_scores", "Every system's score"),
@@ -256,6 +262,7 @@ def write_card(
     )
     summary = tables["card"].drop(columns=["dimension", "trust", "metric"])
     result = Result("evaluate-crs", f"Report card: {config.system}", summary, sig, store.root)
+    result.notes.append(users)
     result.notes.append(
         "vs: the CRS minus the reference on the same users/contexts, 95 % CI; * p<.05, ** p<.01, *** p<.001 "
         "(paired permutation test). known groups: whether the metric ranks a CRS that follows the user "
