@@ -467,7 +467,8 @@ table(
         "sim_hi",
         "sim_pairs",
         "sign_agrees",
-    ],  # fmt: skip
+        "real_clear",
+    ],
 )
 table(
     "shift_user_outcomes",

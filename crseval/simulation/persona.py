@@ -106,7 +106,7 @@ class RealisticUser(UserSimulator):
         if not self.wished:
             self.wished = True
             return self._say(self._phrase("open", genre=self.start_genre), "open")
-        react, act = self._react(verdict, title, seen)
+        react, act = self._react(verdict, title)
         if self.rng.random() < CHATTER:  # small talk, meta questions: what real users also say
             react, act = self._phrase("other"), "other"
         # a new wish: on schedule, or early after a film it liked (what next?) or a reply that missed
@@ -170,7 +170,7 @@ class RealisticUser(UserSimulator):
         known = [t for t in new if t[2] is not None]
         return ("misfit", known[0][0]) if known else ("unknown", new[0][0])
 
-    def _react(self, verdict: str, title: str, seen: Reading) -> tuple[str, str]:
+    def _react(self, verdict: str, title: str) -> tuple[str, str]:
         """(what the user says, its act) about a reply judged ``verdict``."""
         if verdict == "fits":
             r = self.rng.random()

@@ -52,6 +52,8 @@ def test_a_run_with_known_groups_reports_each_metrics_verdict(tmp_path):
     out = tmp_path / "run"
     res = crseval("shift", "run", _config(tmp_path), "--known-groups", "--out", out)
     assert "known groups (this run):" in res.stdout + res.stderr
+    said = " ".join((res.stdout + res.stderr).split())  # the terminal wraps notes
+    assert "Simulated users (crseval's realistic users): told from real CRS users at AUC" in said
     summary = pd.read_csv(out / "tables" / "known_groups_summary.csv").set_index("metric")
     assert summary.loc["shift.follow.hallucination_rate", "verdict"] == "passes"
     assert summary.loc["shift.tas", "reversed"] >= 1  # TAS's failure, seen in this very run

@@ -73,3 +73,17 @@ def test_a_bad_second_source_is_one_line_naming_the_option(validated):
         bad.returncode == 2 and "--also" in bad.stderr and "not real users' dialogues" in bad.stderr
     )
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_card_measures_its_simulated_users_against_real_ones(validated, tmp_path):
+    import json
+
+    _, arena, _ = validated
+    res = crseval(
+        "evaluate-crs", "examples/my_crs.py", "--no-llm", "--human", str(arena), "--sessions", "30",
+        "--turns", "8", "--n-boot", "200", "--out", str(tmp_path / "card"), "--format", "json",
+    )  # fmt: skip
+    notes = json.loads(res.stdout.split("\nreport:")[0])["notes"]
+    users = next(n for n in notes if n.startswith("Simulated users"))
+    assert "measured in this run" in users and "template" in users
+    assert (tmp_path / "card" / "validity" / "tables" / "shift_user_discriminator.csv").exists()

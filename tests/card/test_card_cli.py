@@ -93,7 +93,12 @@ def test_a_crs_that_ignores_the_user_ranks_below_the_template_on_adaptation(tmp_
         "--format",
         "json",
     )
-    card = {r["label"]: r for r in json.loads(res.stdout.split("\nreport:")[0])["result"]}
+    payload = json.loads(res.stdout.split("\nreport:")[0])
+    card = {r["label"]: r for r in payload["result"]}
+    # what the card rests on: crseval's figures for its simulated users against real ones
+    assert any(
+        n.startswith("Simulated users (crseval's realistic users)") for n in payload["notes"]
+    )
     follow = card["follow rate (verified)"]["vs template"]
     assert follow.startswith("-") and follow.rstrip("*").endswith("]")
     cmp = pd.read_csv(tmp_path / "run" / "tables" / "card_comparisons.csv").set_index("metric")

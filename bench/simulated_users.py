@@ -1,0 +1,101 @@
+"""Simulated users against real ones, and what the realistic user costs.
+
+Runs what a researcher runs, as commands: ``crseval shift run`` with the card's CRSs (template, stubborn,
+the example CRS) at the card's size (100 users × 12 turns) with each simulated user — the named peer is
+the scripted user of earlier releases, measured in the same run —, then ``crseval shift validate RUN
+--human CRSArena-Dial`` on each (its wall time is the figure the issue bounds at 60 s). Prints the
+discriminator AUC against CRSArena-Dial's users, the counterfactual signs and the time ratio
+realistic / scripted for the sessions.
+
+usage: python bench/simulated_users.py [ARENA_FOLDER] [KB]
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import _record as record
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+ARENA = ROOT.parent / "shared" / "data" / "arena" / "crsarena_dial"
+KB = ROOT.parent / "shared" / "data" / "opendialkg" / "opendialkg_movie_data.json"
+CONFIG = """seed = 0
+sessions = 100
+turns = 12
+kb = "{kb}"
+[simulator]
+user = "{user}"
+[[models]]
+name = "template"
+kind = "template"
+[[models]]
+name = "stubborn"
+kind = "reference"
+reference = "stubborn"
+[[models]]
+name = "my_crs"
+kind = "callable"
+target = "{crs}"
+[judge]
+enabled = false
+"""
+
+
+def _timed(*args: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "crseval.cli.main", *args], check=True, capture_output=True
+    )
+    return time.perf_counter() - start
+
+
+def main(arena: Path, kb: Path) -> int:
+    if not arena.exists() or not kb.exists():
+        print(f"skipped: {arena} or {kb} not found (the shared data)")
+        return 0
+    record.data(arena, kb)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for user in ("scripted", "realistic"):
+            cfg = Path(tmp) / f"{user}.toml"
+            crs = f"{ROOT / 'examples' / 'my_crs.py'}:respond"
+            cfg.write_text(CONFIG.format(kb=kb, user=user, crs=crs))
+            run = Path(tmp) / user
+            t_run = _timed("shift", "run", str(cfg), "--out", str(run))
+            t_val = _timed("shift", "validate", str(run), "--human", str(arena))
+            tables = run / "validity" / "tables"
+            disc = pd.read_csv(tables / "shift_user_discriminator.csv").set_index("source")
+            cf = pd.read_csv(tables / "shift_user_counterfactual.csv")
+            clear = cf[cf["real_clear"]]
+            rows.append(
+                {
+                    "simulated user": user,
+                    "shift run (s)": round(t_run, 1),
+                    "validate (s)": round(t_val, 1),
+                    "AUC template's users": round(disc.loc["template", "discriminator_auc"], 3),
+                    "AUC stubborn's users": round(disc.loc["stubborn", "discriminator_auc"], 3),
+                    "AUC floor": round(disc.loc["human (split half)", "discriminator_auc"], 3),
+                    "signs agree (of 5)": int(cf["sign_agrees"].sum()),
+                    "clear signs agree": f"{int(clear['sign_agrees'].sum())} of {len(clear)}",
+                }
+            )
+    ratio = rows[1]["shift run (s)"] / rows[0]["shift run (s)"]
+    record.table(
+        "Simulated users against CRSArena-Dial's users (100 × 12, 3 CRSs; peer: the scripted user)",
+        rows,
+        f"sessions' time realistic / scripted: {ratio:.2f}",
+    )
+    for r in rows:
+        print(r)
+    print(f"realistic / scripted session time: {ratio:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    args = [Path(a) for a in sys.argv[1:]]
+    sys.exit(record.run(lambda: main(*(args + [ARENA, KB][len(args) :]))))
