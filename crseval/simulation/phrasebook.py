@@ -3,8 +3,8 @@
 Real CRS users (CRSArena-Dial, ReDial seekers) write short, often lower-case turns, greet, thank, complain
 ("None of those are Star Wars movies"), ask about the film just offered and leave. The bundled book
 (:data:`BOOK`) is written for crseval in that register — no real user's turn is copied — and
-:func:`book_from_dialogues` builds one from real user turns of your own (their acts read by
-:func:`crseval.simulation.acts.act_of`, titles, genres, years and people replaced by slots), so the
+:func:`book_from_dialogues` builds one from real user turns of your own (each turn's act read by rules
+over :func:`crseval.simulation.acts.cues`, titles, genres, years and people replaced by slots), so the
 wording can be grounded in the users a study is about.
 
 Slots: ``{genre}``, ``{genre2}``, ``{title}``, ``{year}``, ``{person}``, ``{language}``, ``{topic}``,
@@ -132,8 +132,6 @@ BOOK: dict[str, tuple[str, ...]] = {
         "no thank you.", "I give up", "ok, this isn't working. bye", "Poor recommendations. bye",
     ),
 }  # fmt: skip
-ACTS = tuple(BOOK)
-SLOTS = ("genre", "genre2", "title", "year", "person", "language", "topic", "want", "old")
 
 _CAPITAL_OK = {
     "i",
@@ -165,15 +163,17 @@ def _unslotted(template: str) -> str:
 def _template(text: str, kb, matcher) -> tuple[str, list[str]] | None:
     """``text`` with titles, genres, people and years replaced by slots, and the slots in order; None where
     a name or title is left that no slot covers (a capitalised word inside a sentence, a digit, a quote)."""
-    spans = [(m.start, m.start + len(m.surface), "title") for m in matcher.find(text)]
-    spans += [(a, b, "genre") for a, b, _, neg in genre_spans(text) if not neg]
-    if any(neg for *_, neg in genre_spans(text)):
+    genres = genre_spans(text)
+    if any(neg for *_, neg in genres):
         return None
+    spans = [(m.start, m.start + len(m.surface), "title") for m in matcher.find(text)]
+    spans += [(a, b, "genre") for a, b, _, _ in genres]
     low = text.lower()
-    for _, value in kb.find_names(text):
+    for attribute, value in kb.find_names(text):
         at = low.find(value.lower())
         if at >= 0:
-            spans.append((at, at + len(value), "person"))
+            slot = "language" if attribute == "language" else "person"
+            spans.append((at, at + len(value), slot))
     spans += [(m.start(), m.end(), "year") for m in _DECADE_OR_YEAR.finditer(text)]
     out, slots, end = [], [], 0
     for a, b, slot in sorted(spans):
@@ -220,6 +220,8 @@ def _act(template: str, slots: list[str], first: bool) -> str | None:
         return "year"
     if slots == ["person"]:
         return "actor"
+    if slots == ["language"]:
+        return "language"
     if slots == ["title"] and c["question"] and _ABOUT.search(low):
         return "ask"
     if slots:
