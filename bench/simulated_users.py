@@ -77,9 +77,15 @@ def main(arena: Path, kb: Path) -> int:
                     "simulated user": user,
                     "shift run (s)": round(t_run, 1),
                     "validate (s)": round(t_val, 1),
-                    "AUC template's users": round(float(disc.loc["template", "discriminator_auc"]), 3),
-                    "AUC stubborn's users": round(float(disc.loc["stubborn", "discriminator_auc"]), 3),
-                    "AUC floor": round(float(disc.loc["human (split half)", "discriminator_auc"]), 3),
+                    "AUC template's users": round(
+                        float(disc.loc["template", "discriminator_auc"]), 3
+                    ),
+                    "AUC stubborn's users": round(
+                        float(disc.loc["stubborn", "discriminator_auc"]), 3
+                    ),
+                    "AUC floor": round(
+                        float(disc.loc["human (split half)", "discriminator_auc"]), 3
+                    ),
                     "signs agree (of 5)": int(cf["sign_agrees"].sum()),
                     "clear signs agree": f"{int(clear['sign_agrees'].sum())} of {len(clear)}",
                 }
