@@ -313,3 +313,58 @@ def outcomes(dialogues: dict[str, list[UserDialogue]]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def plot_realism(discriminator: pd.DataFrame, counterfactual: pd.DataFrame | None, path) -> None:
+    """Left: each source's discriminator AUC against the real users (95 % CI; .5 = indistinguishable).
+    Right: per feature, the real (voted for − against) and simulated (follower − ignorer) differences with
+    CIs, each feature scaled by its largest CI end, so signs and relative sizes read on one axis."""
+    from crseval.plotting import GREY, OKABE_ITO, plt, save, style
+
+    style()
+    panels = 2 if counterfactual is not None and len(counterfactual) else 1
+    fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 0.45 * len(discriminator) + 1.6))
+    axes = np.atleast_1d(axes)
+    d = discriminator
+    err = np.vstack(
+        [
+            d["discriminator_auc"] - d["discriminator_auc_lo"],
+            d["discriminator_auc_hi"] - d["discriminator_auc"],
+        ]
+    )
+    colors = [OKABE_ITO[{"floor": 2, "simulated": 1}.get(c, 0)] for c in d["compared"]]
+    y = np.arange(len(d))
+    axes[0].errorbar(
+        d["discriminator_auc"], y, xerr=np.nan_to_num(err), fmt="none", ecolor=GREY, capsize=2
+    )
+    axes[0].scatter(d["discriminator_auc"], y, c=colors, zorder=3, s=18)
+    axes[0].axvline(0.5, color=GREY, lw=0.8, ls="--")
+    axes[0].set_yticks(y, d["source"])
+    axes[0].invert_yaxis()
+    axes[0].set_xlim(0.4, 1.0)
+    axes[0].set_xlabel("discriminator AUC vs real users (← like people)")
+    if panels == 2:
+        cf = counterfactual
+        scale = cf[["real_lo", "real_hi", "sim_lo", "sim_hi"]].abs().max(axis=1).replace(0, 1)
+        yy = np.arange(len(cf))
+        for k, (who, label) in enumerate(
+            (("real", "real: voted for − against"), ("sim", "simulated: follower − ignorer"))
+        ):
+            mid = cf[f"{who}_diff"] / scale
+            e = np.vstack([mid - cf[f"{who}_lo"] / scale, cf[f"{who}_hi"] / scale - mid])
+            axes[1].errorbar(
+                mid,
+                yy + (k - 0.5) * 0.3,
+                xerr=np.nan_to_num(e),
+                fmt="o",
+                color=OKABE_ITO[k],
+                capsize=2,
+                markersize=4,
+                label=label,
+            )
+        axes[1].axvline(0, color=GREY, lw=0.8)
+        axes[1].set_yticks(yy, cf["user_feature"])
+        axes[1].invert_yaxis()
+        axes[1].set_xlabel("difference (scaled per feature, 95 % CI)")
+        axes[1].legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=1)
+    save(fig, path)

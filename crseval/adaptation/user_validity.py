@@ -168,6 +168,9 @@ def write_user_validity(
         f"{r.source} {r.discriminator_auc:.2f} [{r.discriminator_auc_lo:.2f}, {r.discriminator_auc_hi:.2f}]"
         for r in sims.itertuples()
     )
+    R.plot_realism(
+        disc, tables.get("shift_user_counterfactual"), store.figure_path("shift_user_realism")
+    )
     store.add_section(
         "Simulated users against real users",
         f"The simulated users of {source} against the real users of {reference}. A classifier tells "
@@ -175,6 +178,15 @@ def write_user_validity(
         f"{floor.discriminator_auc:.2f}). Alignment: each cue's simulated and real share with the human "
         "floor (two halves of the real users, split by user). " + " ".join(notes),
         tables=list(tables),
+        figures=[
+            (
+                "shift_user_realism",
+                "Left: how well a classifier tells each source's user turns from the real users' (AUC, 95 % "
+                "CI; .5 = indistinguishable; the floor is two halves of the real users). Right: real users "
+                "with the CRS they voted for minus the one they voted against, beside simulated users with a "
+                "follower minus an ignorer, each feature scaled by its largest CI end.",
+            )
+        ],
     )
 
 

@@ -100,3 +100,22 @@ def test_pairs_outcomes_and_real_users_grouped_by_who_they_are():
     assert pairs.loc[0, "accept_a"] == 0.5 and pairs.loc[0, "reject_b"] == pytest.approx(2 / 3)
     ends = R.outcomes({"real": users}).iloc[0]
     assert ends["satisfied"] == 0.5 and ends["frustrated"] == 0.5 and ends["turns"] == 2.5
+
+
+def test_the_figure_draws_both_pillars(tmp_path, figures):
+    disc = pd.DataFrame(
+        {
+            "source": ["human (split half)", "template"],
+            "compared": ["floor", "simulated"],
+            "discriminator_auc": [0.52, 0.9],
+            "discriminator_auc_lo": [0.48, 0.88],
+            "discriminator_auc_hi": [0.56, 0.92],
+        }
+    )
+    real = _frame(
+        {f"{f}_a": [1.0, 3.0] for f in R.COUNTERFACTUAL}
+        | {f"{f}_b": [0.0, 2.0] for f in R.COUNTERFACTUAL}
+    )
+    R.plot_realism(disc, R.counterfactual(real, real, n_boot=100), tmp_path / "f")
+    R.plot_realism(disc, None, tmp_path / "g")
+    assert (tmp_path / "f.png").exists() and (tmp_path / "g.png").exists()

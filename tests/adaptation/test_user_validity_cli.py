@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from tests.support.cli import crseval
+from tests.support.runs import listed_figures
 
 pytestmark = pytest.mark.slow  # two CLI runs and MiniLM on real data, ~25 s
 
@@ -61,6 +62,7 @@ def test_every_pillar_against_real_arena_users(validated):
     assert ends.loc["real: voted for", "satisfied"] > ends.loc["real: voted against", "satisfied"]
     align = pd.read_csv(tables / "shift_user_alignment.csv")
     assert set(align["user_feature"]) >= {"words", "question", "reject", "thanks", "turns"}
+    assert "shift_user_realism" in listed_figures(tables.parent)
 
 
 def test_a_bad_second_source_is_one_line_naming_the_option(validated):
