@@ -16,6 +16,7 @@ utterance is rewritten by an LLM (meaning kept; the rule-based text is logged ne
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 from crseval.core.errors import CrsevalError
 from crseval.llm.base import ChatRequest
 from crseval.llm.client import LLMClient
-from crseval.text.movie_text import mentioned_titles
+from crseval.text.movie_text import genre_mentions, mentioned_titles, years
 from crseval.data.kb import MovieKB
 
 SHIFT_KINDS = ("genre", "year", "actor", "director", "writer", "language", "plot")
@@ -65,6 +66,21 @@ REACT = (
     "{t} sounds good, tell me more.",
     "Not sure about {t}. Do you have another idea?",
 )
+
+
+RECOMMENDER = re.compile(
+    r"\b(your favou?rite|what (kind|sort|type) of (movies?|films?) do you|i (would |'d )?(recommend|suggest)|"
+    r"you (might|may|will|would) (like|enjoy|love))\b"
+)
+
+
+def _wishes(kb: MovieKB, text: str) -> set[str]:
+    """What a turn asks for, in words crseval's rules read: genres (not negated), people, languages,
+    decades and years."""
+    found = {g for g, negated in genre_mentions(text) if not negated}
+    found |= {value.lower() for _, value in kb.find_names(text)}
+    span = years(text)
+    return found | ({str(span)} if span else set())
 
 
 def _article(word: str) -> str:
@@ -228,7 +244,8 @@ class UserSimulator:
 
     def _out(self, text: str, truth: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The turn as said: the rule text, or its LLM rewrite (``drift``) when the rewrite is whole (not cut
-        off at its length) and names no title the rule text does not."""
+        off at its length), names no title the rule text does not, keeps every genre, person, language and
+        decade the rule text asks for, and does not talk like the recommender."""
         if self.drift is None:
             return text, truth
         temperature, max_tokens = self.drift_settings
@@ -254,6 +271,8 @@ class UserSimulator:
                 if set(mentioned_titles(self.kb, said)) - set(mentioned_titles(self.kb, text))
                 else None
             )
+            or ("dropped a wish" if _wishes(self.kb, text) - _wishes(self.kb, said) else None)
+            or ("spoke as the recommender" if RECOMMENDER.search(said.lower()) else None)
         )
         if problem:
             return text, {**truth, "drift_error": problem}

@@ -1,6 +1,8 @@
 """The realistic simulated user: deterministic, talks like a person, leaves satisfied with a CRS that
 follows it and frustrated with one that ignores it, and keeps the truth verified following reads."""
 
+import json
+
 from crseval.adaptation.validity import leakage, shift_following
 from crseval.simulation.config import SessionSpec
 from crseval.simulation.persona import RealisticUser, _articles
@@ -79,27 +81,30 @@ def test_the_llm_rewrite_uses_its_config_and_keeps_the_rule_text_when_it_strays(
     from crseval.llm.scripted import ScriptedBackend
 
     kb = load_kb()
-    seen, replies = (
-        [],
-        iter(
-            [
-                ChatResponse("hey, got any good comedies for tonight?"),
-                ChatResponse(f"hi, I'd love {kb.movies[0].title}"),  # a title nobody offered
-                ChatResponse("hi, I'm looking for a", finish_reason="length"),  # cut off
-            ]
-        ),
+    replies = iter(
+        [
+            ("um so, {m}", "stop"),  # a faithful rewrite: the message, other words around it
+            (f"hi, I'd love {kb.movies[0].title}", "stop"),  # a title nobody offered
+            ("hi, I'm looking for a", "length"),  # cut off
+            ("hi! something fun to watch?", "stop"),  # the genre is gone
+            ("you might like these: {m}", "stop"),  # the recommender's words
+        ]
     )
+    seen = []
 
     def answer(req):
         seen.append(req)
-        return next(replies)
+        message = json.loads(req.messages[-1].content.rsplit("Message: ", 1)[1])
+        text, finish = next(replies)
+        return ChatResponse(text.replace("{m}", message.lower()), finish_reason=finish)
 
     client = make_client(LLMConfig(backend="scripted"), backend=ScriptedBackend(answer))
-    said = [
-        RealisticUser(kb, s, drift=client, drift_settings=(0.3, 48)).opening() for s in (1, 2, 3)
-    ]
+    # users whose first turn asks for a genre (a bare greeting states no wish)
+    seeds = [s for s in range(100) if RealisticUser(kb, s).opening()[1]["act"] == "open"][:5]
+    said = [RealisticUser(kb, s, drift=client, drift_settings=(0.3, 48)).opening() for s in seeds]
     assert all(r.temperature == 0.3 and r.max_tokens == 48 for r in seen)
     assert "never the recommender" in seen[0].messages[-1].content
-    assert said[0][0] == "hey, got any good comedies for tonight?" and "rule_text" in said[0][1]
-    assert said[1][1]["drift_error"] == "named a title" and kb.movies[0].title not in said[1][0]
-    assert said[2][1]["drift_error"] == "cut off"
+    assert said[0][0].startswith("um so, ") and "rule_text" in said[0][1]
+    errors = [truth.get("drift_error") for _, truth in said[1:]]
+    assert errors == ["named a title", "cut off", "dropped a wish", "spoke as the recommender"]
+    assert not any("rule_text" in truth for _, truth in said[1:])  # the rule text was said instead
