@@ -70,7 +70,8 @@ REACT = (
 
 RECOMMENDER = re.compile(
     r"\b(your favou?rite|what (kind|sort|type) of (movies?|films?) do you|i (would |'d )?(recommend|suggest)|"
-    r"you (might|may|will|would) (like|enjoy|love))\b"
+    r"you (might|may|will|would) (like|enjoy|love)|you're welcome|i can (suggest|recommend|help|find)|"
+    r"let me (suggest|recommend|find)|here (are|is) (some|a|my))\b"
 )
 
 
