@@ -1,15 +1,15 @@
 """The ``shift.validate`` job: the simulator of a shift run checked as an instrument (leakage, shift
-following, human-likeness against human seeker turns, the shift detector's threshold sweep); the
-measurements are in :mod:`crseval.adaptation.validity`."""
+following, human-likeness against human seeker turns, the shift detector's threshold sweep) and against
+real users in four pillars; the measurements are in :mod:`crseval.adaptation.validity` and
+:mod:`crseval.adaptation.realism`."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import pandas as pd
-from typing import Annotated
-
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from crseval.adaptation.tas import TASParams
@@ -20,7 +20,6 @@ from crseval.adaptation.user_validity import (
     write_user_validity,
 )
 from crseval.core.config import split_commas
-
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
 from crseval.core.signature import make_signature
