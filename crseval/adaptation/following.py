@@ -67,23 +67,7 @@ class Following:
         return self._memo[text]
 
     def holds(self, row: int, constraint: str) -> bool:
-        kind, _, value = constraint.partition(":")
-        movie = self.kb.movies[row]
-        if kind == "genre":
-            return row in self.kb.genres.get(value, ())
-        if kind == "year":
-            year = movie.get("year")
-            if not year:
-                return False
-            if value.endswith("s") and value[:-1].isdigit():  # a decade: 1990s
-                return int(year) // 10 * 10 == int(value[:-1])
-            lo, _, hi = value.partition("-")  # a range read from words: 1995-, -1980, 1999-1999
-            return (not lo or int(year) >= int(lo)) and (not hi or int(year) <= int(hi))
-        if kind in ATTRIBUTES:
-            return row in self.kb.index[kind].get(value.lower(), ())
-        if kind == "plot":
-            return value in self.kb.plot_keywords(row)
-        return False
+        return self.kb.holds(row, constraint)
 
     def fits(self, row: int, constraints) -> bool:
         return all(self.holds(row, c) for c in constraints)

@@ -155,6 +155,30 @@ def user_validity(
     return tables, notes
 
 
+def own_words_note(run: Path, reference: str) -> str | None:
+    """A warning where the run's simulated users were worded from the reference's own users (its
+    ``simulator.phrases`` and the reference are the same file, or one holds the other): the classifier then
+    meets real turns it has seen in the simulated ones, and its AUC is optimistic."""
+    import json
+
+    try:
+        saved = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    phrases = ((saved.get("config") or {}).get("simulator") or {}).get("phrases", "bundled")
+    if phrases in ("bundled", "sample") or reference == "sample":
+        return None
+    words = Path(saved.get("cwd") or ".", phrases).resolve()
+    ref = Path(reference).resolve()
+    if words == ref or ref in words.parents or words in ref.parents:
+        return (
+            f"The simulated users were worded from {phrases}, the reference's own users: the "
+            "discriminator meets turns it has seen and its AUC is optimistic — word them from other "
+            "users (another crowd, another dataset)."
+        )
+    return None
+
+
 def write_user_validity(
     store, tables: dict[str, pd.DataFrame], notes: list[str], reference: str, source: str
 ) -> None:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from crseval.adaptation.tas import TASParams
 from crseval.adaptation.user_validity import (
     USER_TABLES,
+    own_words_note,
     read_reference,
     user_validity,
     write_user_validity,
@@ -151,6 +152,7 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Res
         n_boot=config.n_boot,
     )
     tick(1)
+    more += filter(None, [own_words_note(config.run, config.human)])
     disc = tables["shift_user_discriminator"]  # its floor row is the human likeness table's
     head = head.merge(
         disc[["source", *AUC]].rename(columns={"source": "model"}), on="model", how="left"

@@ -132,6 +132,27 @@ class MovieKB:
     def plot_keywords(self, i: int) -> list[str]:
         return sorted({w for w in words(self.movies[i].get("plot", "")) if w in self.keywords})
 
+    def holds(self, row: int, constraint: str) -> bool:
+        """Whether catalogue entry ``row`` satisfies ``constraint`` (``genre:g``, ``year:1990s`` — a decade —
+        or ``year:LO-HI`` with either end open, ``actor:Name`` and the other attributes, ``plot:keyword``):
+        what a user who wants it would accept, read from the catalogue's facts."""
+        kind, _, value = constraint.partition(":")
+        if kind == "genre":
+            return row in self.genres.get(value, ())
+        if kind == "year":
+            year = self.movies[row].get("year")
+            if not year:
+                return False
+            if value.endswith("s") and value[:-1].isdigit():  # a decade: 1990s
+                return int(year) // 10 * 10 == int(value[:-1])
+            lo, _, hi = value.partition("-")  # a range read from words: 1995-, -1980, 1999-1999
+            return (not lo or int(year) >= int(lo)) and (not hi or int(year) <= int(hi))
+        if kind in ATTRIBUTES:
+            return row in self.index[kind].get(value.lower(), ())
+        if kind == "plot":
+            return value in self.plot_keywords(row)
+        return False
+
     def find_names(self, text: str) -> list[tuple[str, str]]:
         """(attribute, value) for every actor/director/writer/language named in ``text`` (longest match
         first, by word n-grams; a name inside a longer matched name is not reported twice)."""

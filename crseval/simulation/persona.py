@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from crseval.data.kb import ATTRIBUTES, MovieKB
+from crseval.data.kb import MovieKB
 from crseval.simulation.acts import cues
 from crseval.simulation.phrasebook import BOOK
 from crseval.simulation.user import UserSimulator
@@ -141,21 +141,8 @@ class RealisticUser(UserSimulator):
         return out
 
     def _fits(self, row: int) -> bool:
-        movie = self.kb.movies[row]
-        for kind, value in self.prefs.items():
-            if kind == "genre":
-                if not all(row in self.kb.genres.get(g, ()) for g in value):
-                    return False
-            elif kind == "year":
-                y = movie.get("year")
-                if not y or int(y) // 10 * 10 != int(str(value)[:4]):
-                    return False
-            elif kind in ATTRIBUTES:
-                if row not in self.kb.index[kind].get(str(value).lower(), ()):
-                    return False
-            elif kind == "plot" and value not in self.kb.plot_keywords(row):
-                return False
-        return True
+        """Whether a catalogue film satisfies every wish the user has now (its logged topics)."""
+        return all(self.kb.holds(row, c) for c in self._truth(False)["topics"])
 
     def _judge(self, seen: Reading) -> tuple[str, str]:
         """The verdict on a reply (fits, seen, misfit, repeat, unknown, no_title, question) and the title

@@ -119,3 +119,26 @@ def test_the_figure_draws_both_pillars(tmp_path, figures):
     R.plot_realism(disc, R.counterfactual(real, real, n_boot=100), tmp_path / "f")
     R.plot_realism(disc, None, tmp_path / "g")
     assert (tmp_path / "f.png").exists() and (tmp_path / "g.png").exists()
+
+
+def test_a_run_worded_from_the_reference_itself_is_flagged(tmp_path):
+    import json
+
+    from crseval.adaptation.user_validity import own_words_note
+
+    arena = tmp_path / "arena"
+    arena.mkdir()
+    (arena / "crs_arena_dial_open.json").write_text("[]")
+
+    def run(phrases):
+        folder = tmp_path / phrases.replace("/", "_")
+        folder.mkdir()
+        saved = {"config": {"simulator": {"phrases": phrases}}, "cwd": str(tmp_path)}
+        (folder / "config.json").write_text(json.dumps(saved))
+        return folder
+
+    own = run("arena/crs_arena_dial_open.json")
+    assert "optimistic" in own_words_note(own, str(arena))  # the file inside the reference folder
+    assert "optimistic" in own_words_note(own, str(arena / "crs_arena_dial_open.json"))
+    assert own_words_note(own, str(tmp_path / "other.json")) is None
+    assert own_words_note(run("bundled"), str(arena)) is None

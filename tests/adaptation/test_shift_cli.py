@@ -85,8 +85,9 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     cfg.write_text(CONFIG.replace("turns = 4", "turns = 8"))
     crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
     res = crseval(
-        "shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--format", "json"
-    )
+        "shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--also", "sample",
+        "--format", "json",
+    )  # fmt: skip
     rows = {
         r["model"]: r
         for r in json.loads(res.stdout.split("\nreport:")[0], parse_constant=lambda c: 1 / 0)[
@@ -102,7 +103,8 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     said = sum(len(r["turns"]) for r in records if r["model"] == "template")
     assert like.loc["template", "turns"] == min(10, said)  # sampled down to --max-turns
     disc = pd.read_csv(out / "tables" / "shift_user_discriminator.csv").set_index("source")
-    assert set(disc.index) == {"human (split half)", "template", "mine"}
+    assert set(disc.index) == {"human (split half)", "template", "mine", "sample"}
+    assert disc.loc["sample", "compared"] == "human"  # --also: a human-vs-human row
     assert rows["template"]["discriminator_auc"] == disc.loc["template", "discriminator_auc"]
     # the bundled sample has no votes: no counterfactual, said so
     assert not (out / "tables" / "shift_user_counterfactual.csv").exists()

@@ -89,3 +89,23 @@ def test_the_card_measures_its_simulated_users_against_real_ones(validated, tmp_
     users = next(n for n in notes if n.startswith("Simulated users"))
     assert "measured in this run" in users and "template" in users
     assert (tmp_path / "card" / "validity" / "tables" / "shift_user_discriminator.csv").exists()
+
+
+def test_the_follower_and_the_ignorer_are_options(validated):
+    from crseval.adaptation.job import sessions
+    from crseval.adaptation.user_validity import read_reference, user_validity
+    from crseval.data.kb import load_kb
+    from crseval.runs.store import RunStore
+    from crseval.text.embed import get_embedder
+    from tests.conftest import shared_path
+
+    tables, arena, tmp = validated
+    records = [r for r in sessions(RunStore(tmp / "run")) if r["turns"]]
+    kb = load_kb(shared_path("opendialkg/opendialkg_movie_data.json"))
+    swapped, _ = user_validity(
+        records, kb, read_reference(str(arena)), get_embedder(), follower="stubborn",
+        ignorer="template", max_turns=300, n_boot=100,
+    )  # fmt: skip
+    cf = pd.read_csv(tables / "shift_user_counterfactual.csv").set_index("user_feature")
+    flipped = swapped["shift_user_counterfactual"].set_index("user_feature")
+    assert flipped.loc["reject", "sim_diff"] == pytest.approx(-cf.loc["reject", "sim_diff"])

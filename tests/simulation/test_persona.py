@@ -108,3 +108,25 @@ def test_the_llm_rewrite_uses_its_config_and_keeps_the_rule_text_when_it_strays(
     errors = [truth.get("drift_error") for _, truth in said[1:]]
     assert errors == ["named a title", "cut off", "dropped a wish", "spoke as the recommender"]
     assert not any("rule_text" in truth for _, truth in said[1:])  # the rule text was said instead
+
+
+def test_simulator_phrases_words_the_users_from_real_turns(tmp_path):
+    variants = [
+        "yo any horror flicks around",
+        "yo any comedy flicks around pls",
+        "so yo any drama flicks around",
+        "ok yo any action flicks around",
+        "yo any thriller flicks around ok",
+    ]
+    lines = ["dialogue,turn,speaker,text"]
+    for d in range(6):  # every word in every dialogue: everyday words, kept
+        turns = variants[d % 5 :] + variants[: d % 5]
+        for t, text in enumerate(turns):
+            lines += [f"d{d},{2 * t},user,{text}", f"d{d},{2 * t + 1},system,ok"]
+    logs = tmp_path / "users.csv"
+    logs.write_text("\n".join(lines) + "\n")
+    grounded = _sessions(10, turns=4, phrases=str(logs))["template"]
+    bundled = _sessions(10, turns=4)["template"]
+    said = [t["user"] for r in grounded for t in r["turns"]]
+    assert any("flicks around" in s for s in said)
+    assert not any("flicks around" in t["user"] for r in bundled for t in r["turns"])
