@@ -32,7 +32,11 @@ REACTION = re.compile(
     r"\b(seen (?:it|that|this|them|those|both|all)|already (?:seen|watched|saw)|saw (?:it|that|them)|"
     r"watched (?:it|that|them)|not (?:a fan|into|interested|really|for me|my (?:thing|type|style|cup))|"
     r"(?:don't|do not|didn't|did not|won't) (?:like|want|care|enjoy|love|watch)|no thanks|hated?|boring|"
-    r"something else|anything else|nah|nope|already (?:recommended|suggested|said|mentioned)|"
+    r"something else|anything else|nah|nope|meh|already (?:recommended|suggested|said|mentioned)|"
+    r"not (?:this|that) one|(?:don't|doesn't|do not|does not) sound (?:good|great|interesting)|"
+    r"none of (?:those|these|them)|(?:not|isn't|aren't) what i|i asked (?:for|you for)|i said|wrong|"
+    r"(?:don't|doesn't) sound like|i was looking for|don't think i'd like|(?:just|already) (?:told|gave)|"
+    r"said (?:that|it) (?:already|before)|same one|did(?:n't)? you (?:recommend|suggest|say)|again(?=\s*\?)|^\W*no(?=\W*$)|"
     r"repeating|same (?:movie|film|one) again|keep (?:saying|suggesting|recommending))\b",
     re.I,
 )

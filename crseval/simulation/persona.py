@@ -32,12 +32,25 @@ from crseval.simulation.user import UserSimulator
 from crseval.text.titles import TitleMatcher, title_key
 
 _SLOT = re.compile(r"\{(\w+)\}")
-CHATTER = 0.25  # share of turns that are neither a wish nor a reaction
+CHATTER = 0.15  # share of turns that are neither a wish nor a reaction
 SPOKEN = {"sport": "sports", "biography": "biopic", "history": "historical", "music": "music"}
+PLURAL = {  # a genre as a plural noun ("comedies"); any other is "<genre> movies"
+    "comedy": "comedies", "thriller": "thrillers", "drama": "dramas", "western": "westerns",
+    "musical": "musicals", "mystery": "mysteries", "documentary": "documentaries",
+    "biography": "biopics", "romance": "romantic movies", "animation": "animated films",
+}  # fmt: skip
 SILENT_EXIT = 0.85  # real CRSArena-Dial users close with thanks or a goodbye in 7 % of dialogues
 TITLE_RATE = 0.3  # share of reactions that name the film (real users name a title in 6 % of turns)
-PREFIXES = ("ok", "hmm", "well", "so", "oh", "alright", "umm", "okay", "great,", "ah")
-SUFFIXES = ("please", "for tonight", "for me", "thanks", ":)", "lol", "?")
+# real users open 3 % of turns with one of these
+PREFIXES = ("ok", "okay", "so", "oh", "well", "hmm")
+SUFFIXES = ("please", "then", "thanks")
+# share of requests after a sentence about the user's situation ("I'm bored tonight.")
+CONTEXT = 0.3
+_REQUESTS = {"open", "genre", "blend", "year", "actor", "director", "language"}
+_KEEP = set(  # words the wish readers cue on (crseval.simulation.nlu, crseval.text.movie_text)
+    "nothing without instead enough tired anything rather forget about involving featuring story stories "
+    "combine combination blend along start scratch everything".split()
+)
 
 
 _MATCHERS: dict[int, tuple[MovieKB, TitleMatcher, dict[str, int]]] = {}
@@ -80,6 +93,9 @@ class RealisticUser(UserSimulator):
         self.offered: set[str] = set()
         self.wished = False  # the wish said at least once
         self.end: str | None = None
+        # a user's own way of writing, kept all dialogue (CRSArena-Dial: 30 % of turns start lower-case,
+        # 51 % end without punctuation; some users misspell often)
+        self.lower, self.bare, self.sloppy = self.rng.random(3) < (0.3, 0.5, 0.25)
 
     # ---- public ------------------------------------------------------------------------------
     def opening(self) -> tuple[str, dict[str, Any]]:
@@ -117,7 +133,8 @@ class RealisticUser(UserSimulator):
         if turn >= self.next_shift or self.rng.random() < early:
             self._schedule(turn)
             text, truth = self._shift()
-            if react and self.rng.random() < 0.8:  # "I have, it was great. How about …"
+            joined = 0.7 if act == "accept" else 0.3  # "ok thanks. What about …"
+            if react and self.rng.random() < joined:
                 text = react.rstrip(".!?") + ". " + text
             return self._out(text, {**truth, "act": "shift"})
         return self._say(react, act)
@@ -126,6 +143,19 @@ class RealisticUser(UserSimulator):
         """Popular genres are wanted more: a genre's chance is its share of the catalogue's films."""
         size = np.array([len(self.kb.genres[g]) for g in options], float)
         return str(self.rng.choice(options, p=size / size.sum()))
+
+    def _attribute(self, kind: str) -> Any:
+        """As :class:`UserSimulator`, but a person is wanted as people want them: one with many films in the
+        catalogue more often (chance ∝ films²), not an extra from one film."""
+        if kind not in ("actor", "director", "writer"):
+            return super()._attribute(kind)
+        pool = set.intersection(*(self.kb.genres[g] for g in self.prefs["genre"]))
+        films = self.kb.movies
+        names = sorted({v for i in pool for v in films[i].get(kind) or [] if " " in v})
+        if not names:
+            return None
+        size = np.array([len(self.kb.index[kind][v.lower()]) for v in names], float) ** 2
+        return str(self.rng.choice(names, p=size / size.sum()))
 
     def _examples(self, act: str) -> list[str]:
         shown = [t for t in self.book.get(act, ()) if "{" not in t] or list(self.book["genre"])
@@ -192,21 +222,32 @@ class RealisticUser(UserSimulator):
                 "year": f"something from the {value}",
                 "language": f"a {value} movie",
                 "plot": f"a movie about {value}",
+                "director": f"a movie by {value}",
+                "writer": f"something written by {value}",
             }.get(kind, f"a movie with {value}")
-        return " and ".join(self.prefs["genre"]) + " movies"
+        genres = self.prefs["genre"]
+        if len(genres) > 1 or self.rng.random() < 0.4:
+            return " and ".join(SPOKEN.get(g, g) for g in genres) + " movies"
+        return _spoken({"genre": genres[0]})["genres"]
 
     def _phrase(self, act: str, **slots: str) -> str:
+        slots = _spoken(slots)
         options = [t for t in self.book[act] if set(_SLOT.findall(t)) <= set(slots)]
         if "title" in slots and self.rng.random() > TITLE_RATE:  # real users seldom repeat a title
             options = [t for t in options if "{title}" not in t] or options
-        text = _articles(str(self._pick(options or self.book[act])).format(**_spoken(slots)))
-        if act not in ("greet", "open") and self.rng.random() < 0.08:
+        template = str(self._pick(options or self.book[act]))
+        if act in _REQUESTS and "context" in self.book and self.rng.random() < CONTEXT:
+            template = self._pick(self.book["context"]) + " " + template
+        if self.sloppy and self.rng.random() < 0.25:
+            template = _typo(template, self.rng)
+        text = _articles(template.format(**slots))
+        if act not in ("greet", "open") and self.rng.random() < 0.05:
             text = self._pick(PREFIXES) + " " + _lower_first(text)
-        if act != "greet" and self.rng.random() < 0.08:
+        if act != "greet" and self.rng.random() < 0.04:
             text = text.rstrip(".!") + " " + self._pick(SUFFIXES)
-        if text[:1].isupper() and self.rng.random() < 0.3:  # many real users do not capitalise
+        if text[:1].isupper() and (self.lower or self.rng.random() < 0.1):
             text = _lower_first(text)
-        if text[-1:] in ".!" and self.rng.random() < 0.5:  # nor end with a full stop
+        if text[-1:] in ".!" and self.rng.random() < (0.85 if self.bare else 0.2):
             text = text[:-1]
         return text
 
@@ -247,8 +288,12 @@ class RealisticUser(UserSimulator):
 
 
 def _spoken(slots: dict[str, str]) -> dict[str, str]:
-    """Genres as people write them ("sports", "biopic"); the CRS's rules read every one of them."""
-    return {k: SPOKEN.get(v, v) if k.startswith("genre") else v for k, v in slots.items()}
+    """Genres as people write them ("sports", "biopic"; ``genres``: "comedies"); the CRS's rules read every
+    one of them."""
+    out = {k: SPOKEN.get(v, v) if k.startswith("genre") else v for k, v in slots.items()}
+    if "genre" in slots:
+        out["genres"] = PLURAL.get(slots["genre"], out["genre"] + " movies")
+    return out
 
 
 def _articles(text: str) -> str:
@@ -258,6 +303,24 @@ def _articles(text: str) -> str:
         lambda m: m.group(1) + ("n " if m.group(2).lower() in "aeiou" else " "),
         text,
     )
+
+
+def _typo(template: str, rng: np.random.Generator) -> str:
+    """One slip in a word of five letters or more outside the slots: two letters swapped, one dropped or
+    doubled ("recomend", "reccomend", "baout") — never in a slot or a word a CRS's rules read a wish by
+    (negation, blend, "about"), so the wish still reads."""
+    spots = [
+        m
+        for m in re.finditer(r"(?<![{'])\b[a-z]{5,}\b(?![}'])", template)
+        if m.group() not in _KEEP
+    ]
+    if not spots:
+        return template
+    m = spots[int(rng.integers(len(spots)))]
+    w, i = m.group(), int(rng.integers(1, len(m.group()) - 2))
+    slips = {w[:i] + w[i + 1] + w[i] + w[i + 2 :], w[:i] + w[i + 1 :], w[:i] + w[i] + w[i:]} - {w}
+    slip = sorted(slips)[int(rng.integers(len(slips)))]
+    return template[: m.start()] + slip + template[m.end() :]
 
 
 def _lower_first(text: str) -> str:

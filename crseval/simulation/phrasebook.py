@@ -2,7 +2,8 @@
 
 Real CRS users (CRSArena-Dial, ReDial seekers) write short, often lower-case turns, greet, thank, complain
 ("None of those are Star Wars movies"), ask about the film just offered and leave. The bundled book
-(:data:`BOOK`) is written for crseval in that register — no real user's turn is copied — and
+(:data:`BOOK`, ``data/phrasebook.toml``) is written for crseval in that register — no real user's turn
+that names a film is copied — and
 :func:`book_from_dialogues` builds one from real user turns of your own (each turn's act read by rules
 over :func:`crseval.simulation.acts.cues`, titles, genres, years and people replaced by slots), so the
 wording can be grounded in the users a study is about.
@@ -16,122 +17,19 @@ so a CRS that reads negation is not misled about what the user still wants.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections import Counter
+from pathlib import Path
 
 from crseval.simulation.acts import cues
 from crseval.text.movie_text import genre_spans
 
 BOOK: dict[str, tuple[str, ...]] = {
-    "greet": (
-        "hi", "Hi", "Hello", "hello!", "Hey", "hey there", "Hi!", "Good evening!", "hello :)",
-        "Hi there", "hiya", "Hello, how are you?",
-    ),
-    "open": (
-        "Hi, can you recommend me some {genre} movies?", "recommend me a {genre} movie",
-        "I'd like to watch a {genre} film tonight", "{genre} movies", "looking for a good {genre} movie",
-        "any good {genre} films?", "give me some {genre} movies to watch", "What {genre} movies can you recommend?",
-        "Hello, I'm looking for a {genre} movie", "i want to watch a {genre} movie", "can you suggest a {genre} film?",
-        "Hey, I feel like watching something {genre}. Any ideas?", "Hi! What's a good {genre} movie?",
-        "I'm in the mood for {genre}", "please recommend a {genre} movie", "{genre} please",
-        "Hello! Could you give me some {genre} recommendations?", "what are some good {genre} movies",
-        "I need a {genre} movie for tonight", "suggest me {genre} movies",
-        "I like {genre} movies, what should I watch?", "something {genre} please",
-    ),
-    "genre": (
-        "how about something {genre}", "actually I'd prefer {genre}", "can you suggest a {genre} movie instead?",
-        "now {genre} please", "I changed my mind, I want {genre}", "What about {genre} movies?",
-        "give me a {genre} one", "i'd rather watch {genre}", "ok, and {genre}?", "Do you have any {genre}?",
-        "Let's try {genre}", "Can you recommend me some {genre} movies?", "what {genre} movies do you have",
-        "something {genre} maybe?", "I want to see a {genre} movie now",
-    ),
-    "blend": (
-        "something both {genre} and {genre2}", "a mix of {genre} and {genre2}?",
-        "Could you find a movie that is both {genre} and {genre2}?", "{genre} but also {genre2}",
-    ),
-    "year": (
-        "from the {year}", "something from the {year} please", "I would like a movie from the {year}",
-        "any from the {year}?", "{year} movies please", "Can it be from the {year}?",
-        "something from the {year} would be great",
-    ),
-    "actor": (
-        "one with {person} in it", "any movies with {person}?", "I like {person}, anything with them?",
-        "Is there one starring {person}?", "something with {person} please", "what about {person} movies",
-    ),
-    "director": (
-        "something directed by {person}", "what about films by {person}?", "I love {person}'s movies",
-        "any movies directed by {person}?",
-    ),
-    "writer": ("anything written by {person}?", "a movie written by {person} please"),
-    "language": (
-        "a {language} movie please", "something in {language}", "Can it be in {language}?",
-        "any {language} movies?", "i'd like a movie in {language}",
-    ),
-    "plot": (
-        "something about {topic}", "a movie about {topic}", "Do you know a film about {topic}?",
-        "I want a story involving {topic}", "any movie about {topic}?",
-    ),
-    "take_back": (
-        "no wait, not {old} anymore.", "forget {old}.", "scratch that, no more {old}.",
-        "Actually not {old} after all.", "hmm, not {old}.",
-    ),
-    "answer": (
-        "I like {want}", "{want}", "{want} please", "I'm looking for {want}",
-        "I said {want}", "i want {want}", "Mostly {want}", "just {want}",
-    ),
-    "accept": (
-        "{title} sounds good", "ok I'll try {title}, thanks", "nice, i'll check it out",
-        "that one sounds interesting", "Yes!", "cool", "I like that one", "oh nice, I love {title}",
-        "Great choice", "ok sounds good", "{title} looks great", "perfect",
-    ),
-    "ask": (
-        "what is {title} about?", "who is in {title}?", "tell me more about {title}", "when was it released?",
-        "Is it good?", "What's the plot of {title}?", "is {title} scary?", "who directed {title}?",
-        "How long is it?", "Why do you recommend {title}?", "what is it about",
-    ),
-    "seen": (
-        "i've seen {title}, something else?", "already watched that one", "I have, it was great. Anything else?",
-        "Seen it. Other ideas?", "I've watched {title} already", "saw that one last year, what else?",
-    ),
-    "more": (
-        "any others?", "Do you have others?", "what else?", "more please", "Can you give me more options?",
-        "anything else like that?", "other suggestions?",
-    ),
-    "misfit": (
-        "I asked for {want}", "is {title} even {want}?", "those aren't what I asked for",
-        "None of those are {want}", "I want {want} though", "That doesn't sound like {want}",
-        "hmm, I was looking for {want}", "Can you give me {want}?", "I said {want}...",
-    ),
-    "reject": (
-        "not for me, anything else?", "nah, something else", "I don't like that one", "nope",
-        "not really my thing", "no thanks, what else do you have?", "I don't want that one, give me a different movie",
-        "hmm no. anything else?", "didn't like that one", "not interested", "no, something else please",
-    ),
-    "repeat": (
-        "you already recommended {title}", "Why are you repeating yourself?", "that's the same movie again",
-        "you said that already", "{title} again?", "You keep saying {title}",
-        "Didn't you recommend {title} already?",
-    ),
-    "unknown": (
-        "never heard of {title}, is that a real movie?", "I can't find {title}", "is {title} a real film?",
-        "what is {title}? never heard of it",
-    ),
-    "no_title": (
-        "can you just give me a title?", "I need a movie title", "any recommendations?",
-        "so what do you recommend?", "Which movie?", "Can you name one?", "What are you talking about?",
-    ),
-    "thanks": (
-        "thanks!", "ok, I'll try it out. Thank you!", "great, thanks a lot", "perfect, thank you, bye",
-        "Thank you so much!", "thanks, that's all I needed", "ok thanks bye", "Awesome, thanks!",
-    ),
-    "other": (
-        "are you a bot?", "What's your favourite movie?", "how does this work", "do you like movies?",
-        "hmm let me think", "interesting", "I'm not sure", "what do you mean?", "maybe",
-    ),
-    "quit": (
-        "this is not helpful", "forget it, bye", "you're not understanding me. bye", "never mind",
-        "no thank you.", "I give up", "ok, this isn't working. bye", "Poor recommendations. bye",
-    ),
-}  # fmt: skip
+    act: tuple(templates)
+    for act, templates in tomllib.loads(
+        (Path(__file__).parent / "data" / "phrasebook.toml").read_text(encoding="utf-8")
+    ).items()
+}
 
 _CAPITAL_OK = {
     "i",

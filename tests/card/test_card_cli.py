@@ -10,7 +10,7 @@ from tests.support.cli import crseval
 from tests.support.runs import listed_figures
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = ("--sessions", "16", "--turns", "8", "--n-boot", "200")
+SMALL = ("--sessions", "24", "--turns", "8", "--n-boot", "200")
 
 
 def stubborn_crs(history):

@@ -141,3 +141,28 @@ def test_label_correlations_match_scipy():
     p = np.sort(dial["p"].to_numpy())  # Holm by hand: running max of (m - i) · p_(i), capped at 1
     holm = np.minimum(1, np.maximum.accumulate([(len(p) - i) * v for i, v in enumerate(p)]))
     assert np.sort(dial["p_holm"].to_numpy()) == pytest.approx(holm)
+
+
+def test_the_reaction_reader_reads_plain_refusals_and_complaints_and_not_a_yes():
+    from crseval.dialogues.measures import REACTION
+
+    for said in (
+        "meh",
+        "No.",
+        "not that one",
+        "none of those sound good",
+        "I asked for comedy movies",
+        "you already told me that",
+        "Alien again?",
+        "Didn't you recommend Alien already?",
+        "Those don't sound like horror movies",
+    ):
+        assert REACTION.search(said), said
+    for said in (
+        "yes please",
+        "no way, I love it!",
+        "what is it about?",
+        "again, thanks",
+        "any horror?",
+    ):
+        assert not REACTION.search(said), said

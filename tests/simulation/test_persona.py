@@ -130,3 +130,33 @@ def test_simulator_phrases_words_the_users_from_real_turns(tmp_path):
     said = [t["user"] for r in grounded for t in r["turns"]]
     assert any("flicks around" in s for s in said)
     assert not any("flicks around" in t["user"] for r in bundled for t in r["turns"])
+
+
+def test_a_typo_never_touches_a_slot_or_a_word_the_wish_is_read_by():
+    import numpy as np
+
+    from crseval.simulation.persona import _typo
+
+    rng = np.random.default_rng(0)
+    template = "nothing without {genre} movies about {topic}, recommend something please"
+    slipped = {_typo(template, rng) for _ in range(200)}
+    assert len(slipped) > 10 and template not in slipped  # always one slip, in varied places
+    for t in slipped:
+        assert "{genre}" in t and "{topic}" in t and "nothing without" in t and " about " in t
+        assert abs(len(t) - len(template)) <= 1
+    assert _typo("hi {title}", rng) == "hi {title}"  # no word long enough: unchanged
+
+
+def test_users_write_their_own_way_and_want_people_with_many_films(shared):
+    from crseval.data.kb import load_kb
+
+    kb = load_kb(shared("opendialkg/opendialkg_movie_data.json"))
+    users = [RealisticUser(kb, s) for s in range(200)]
+    for trait, share in (("lower", 0.3), ("bare", 0.5), ("sloppy", 0.25)):
+        assert abs(sum(getattr(u, trait) for u in users) / 200 - share) < 0.1
+    user = users[0]
+    user.prefs = {"genre": [user.start_genre]}
+    films = [len(kb.index["actor"][user._attribute("actor").lower()]) for _ in range(300)]
+    names = {v for i in kb.genres[user.start_genre] for v in kb.movies[i].get("actor") or []}
+    pool = [len(kb.index["actor"][v.lower()]) for v in names if " " in v]
+    assert sum(films) / len(films) > 2 * sum(pool) / len(pool)  # popular people more often

@@ -53,3 +53,29 @@ def test_an_act_with_too_few_real_templates_keeps_the_bundled_ones():
     kb = load_kb()
     book = book_from_dialogues(_source([["hello"]] * 3), kb, minimum=5)
     assert book["greet"] == BOOK["greet"] and book["quit"] == BOOK["quit"]
+
+
+def test_the_bundled_book_covers_every_act_and_its_context_states_no_wish():
+    from crseval.simulation.persona import PLURAL, _spoken
+    from crseval.text.movie_text import genre_mentions, years
+
+    kb = load_kb()
+    acts = {
+        "greet",
+        "open",
+        "genre",
+        "answer",
+        "accept",
+        "ask",
+        "reject",
+        "misfit",
+        "thanks",
+        "quit",
+    }
+    assert acts <= set(BOOK) and all(len(BOOK[a]) >= 10 for a in acts)
+    for sentence in BOOK["context"]:  # put before a request: it must not change what is asked for
+        assert not genre_mentions(sentence) and not years(sentence) and not kb.find_names(sentence)
+    # a genre as a plural noun reads as the same genre
+    for genre in (*PLURAL, "action", "sport"):
+        spoken = _spoken({"genre": genre})["genres"]
+        assert [g for g, neg in genre_mentions(spoken)] == [genre], spoken
