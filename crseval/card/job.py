@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from crseval.core.config import split_commas
 from crseval.core.job import JobSpec, Part, Progress, Result
 from crseval.llm import LLMConfig
 from crseval.simulation.references import BEHAVIOUR
-from crseval.simulation.targets import Target, split_target, target_input
+from crseval.simulation.targets import Target, given, split_target, target_input
 
 if TYPE_CHECKING:
     from crseval.runs.store import RunStore
@@ -34,6 +34,25 @@ REFERENCES = {  # what each reference does, in words (the reference CRSs' own, a
     "llm": "crseval's LLM CRS: the template's retrieval, the reply written by the LLM",
 }
 JUDGED = ("personalization",)
+_NAME = re.compile(r"[A-Za-z0-9][\w.+-]{0,63}")
+
+
+def target_name(target: str) -> str:
+    """A CRS's name in tables from its target: the function's name, or its file's or module's where it is
+    the protocol's ``respond``; ``http-crs`` for an endpoint."""
+    if target.startswith(("http://", "https://")):
+        return "http-crs"
+    where, attr = split_target(target)
+    stem = (
+        attr if attr and attr != "respond" else Path(where).stem if where.endswith(".py") else where
+    )
+    stem = re.sub(r"[^\w.+-]", "_", stem.split(".")[-1] or "crs")
+    return f"{stem}-crs" if stem in REFERENCES else stem
+
+
+def _systems(value: Any) -> Any:
+    """``--against`` entries: names, targets or functions (a function handed over from Python)."""
+    return [given(v) for v in split_commas(value)] if isinstance(value, (str, list)) else value
 
 
 class CardConfig(BaseModel):
@@ -49,12 +68,11 @@ class CardConfig(BaseModel):
     name: str | None = Field(
         None, description="Its name in tables (default: from the target, e.g. 'my_crs')."
     )
-    against: Annotated[
-        list[Literal["template", "stubborn", "hallucinator", "llm"]], BeforeValidator(split_commas)
-    ] = Field(
+    against: Annotated[list[str], BeforeValidator(_systems)] = Field(
         ["template", "stubborn", "llm"],
-        description="Reference systems it is compared with, paired on the same simulated users and "
-        "contexts (llm needs the LLM).",
+        description="Systems it is compared with, paired on the same simulated users and contexts: "
+        "references (template, stubborn, hallucinator; llm needs the LLM) or your own CRSs as targets "
+        "('crs_v1.py', 'module:function', 'v1=crs.py' to name it, an http(s):// endpoint).",
     )
     no_llm: bool = Field(
         False, description="Only what needs no LLM: no LLM reference CRS, no judge."
@@ -98,30 +116,60 @@ class CardConfig(BaseModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str | None) -> str | None:
-        if v is not None and (v in REFERENCES or not re.fullmatch(r"[A-Za-z0-9][\w.+-]{0,63}", v)):
+        if v is not None and (v in REFERENCES or not _NAME.fullmatch(v)):
             raise ValueError(
                 "name must be letters, digits, _ . + - and not a reference's (template, stubborn, llm)"
             )
         return v
 
+    @field_validator("against")
+    @classmethod
+    def _against(cls, v: list[str]) -> list[str]:
+        for entry in v:
+            name, eq, target = entry.partition("=")
+            target = target if eq else entry
+            if entry in CARD_REFERENCES:
+                continue
+            if not (target.startswith(("http://", "https://")) or ".py" in target or ":" in target):
+                raise ValueError(
+                    f"{entry!r} is neither a reference ({', '.join(CARD_REFERENCES)}) nor a CRS target "
+                    "('crs_v1.py', 'module:function', 'v1=crs.py', 'http://…')"
+                )
+            if eq and (name in REFERENCES or not _NAME.fullmatch(name)):
+                raise ValueError(
+                    f"{name!r}: a name is letters, digits, _ . + - and not a reference's"
+                )
+        return v
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "CardConfig":
+        names = [self.system, *self.baselines]
+        if len(set(names)) < len(names):
+            raise ValueError(
+                f"two CRSs share a name ({', '.join(names)}); name them: --name v2 --against v1=crs_v1.py"
+            )
+        return self
+
     @property
     def system(self) -> str:
         """The CRS's name in tables."""
-        if self.name:
-            return self.name
-        if str(self.target).startswith(("http://", "https://")):
-            return "http-crs"
-        where, attr = split_target(str(self.target))
-        # the function's name, or its file's or module's where it is the protocol's `respond`
-        stem = (
-            attr
-            if attr and attr != "respond"
-            else Path(where).stem
-            if where.endswith(".py")
-            else where
-        )
-        stem = re.sub(r"[^\w.+-]", "_", stem.split(".")[-1] or "crs")
-        return f"{stem}-crs" if stem in REFERENCES else stem
+        return self.name or target_name(str(self.target))
+
+    @property
+    def baselines(self) -> dict[str, str]:
+        """Your own CRSs in ``against``: name → target."""
+        out = {}
+        for entry in self.against:
+            if entry not in CARD_REFERENCES:
+                name, eq, target = entry.partition("=")
+                out[name if eq else target_name(entry)] = target if eq else entry
+        return out
+
+    def describe(self, system: str) -> str:
+        """What a system on the card is, in words."""
+        if system in self.baselines:
+            return f"your CRS ({self.baselines[system]})"
+        return REFERENCES.get(system, "")
 
     @property
     def with_llm(self) -> bool:
@@ -129,12 +177,19 @@ class CardConfig(BaseModel):
 
     @property
     def references(self) -> list[str]:
-        return [r for r in self.against if r != "llm" or self.with_llm]
+        """The names of the systems in ``against`` (references and your own CRSs), in order."""
+        own = iter(self.baselines)
+        return [
+            r if r in CARD_REFERENCES else next(own)
+            for r in self.against
+            if r != "llm" or self.with_llm
+        ]
 
     def data_files(self) -> dict[str, Path | str]:
-        """The CRS's module file or given function's source is input data (never its folder)."""
-        found = target_input(self.target, Path.cwd())
-        return {"target": found} if found is not None else {}
+        """Each CRS's module file or given function's source is input data (never its folder)."""
+        targets = {"target": self.target} | {f"against.{n}": t for n, t in self.baselines.items()}
+        found = {k: target_input(t, Path.cwd()) for k, t in targets.items()}
+        return {k: v for k, v in found.items() if v is not None}
 
 
 def _model(config: CardConfig, system: str) -> dict[str, Any]:
@@ -143,9 +198,10 @@ def _model(config: CardConfig, system: str) -> dict[str, Any]:
         return {"name": system, "kind": "llm", "llm": config.llm.model_dump()}
     if system in REFERENCES:
         return {"name": system, "kind": "reference", "reference": system}
-    if str(config.target).startswith(("http://", "https://")):
-        return {"name": system, "kind": "http", "url": config.target}
-    return {"name": system, "kind": "callable", "target": config.target, "folder": str(Path.cwd())}
+    target = config.baselines.get(system, config.target)
+    if str(target).startswith(("http://", "https://")):
+        return {"name": system, "kind": "http", "url": target}
+    return {"name": system, "kind": "callable", "target": target, "folder": str(Path.cwd())}
 
 
 def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
@@ -169,7 +225,11 @@ def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
 def _behavior(config: CardConfig, system: str) -> dict[str, Any]:
     if system == "llm":
         return {"data": config.data, "llm": config.llm.model_dump(), "limit": config.llm_contexts}
-    plugin = f"crseval.simulation.references:{system}" if system in REFERENCES else config.target
+    plugin = (
+        f"crseval.simulation.references:{system}"
+        if system in REFERENCES
+        else config.baselines.get(system, config.target)
+    )
     return {"data": config.data, "system": plugin}
 
 
@@ -248,10 +308,12 @@ def _refuse_if_the_crs_never_answered(run: Path, system: str) -> None:
 
 def check(config: CardConfig) -> None:
     """Import the CRS before anything runs (a misspelt target fails in one line, --dry-run too)."""
-    if not str(config.target).startswith(("http://", "https://")):
-        from crseval.simulation.plugins import load_callable
+    from crseval.simulation.plugins import load_callable
 
-        load_callable(config.target, Path.cwd(), where="target")
+    targets = {"target": config.target} | {f"against.{n}": t for n, t in config.baselines.items()}
+    for where, target in targets.items():
+        if not str(target).startswith(("http://", "https://")):
+            load_callable(target, Path.cwd(), where=where)
 
 
 JOB = JobSpec(

@@ -53,10 +53,11 @@ table(
 table(
     "card_comparisons",
     ["metric", "system", "reference"],
-    "the CRS minus each reference, paired on shared units (95 % CI, paired permutation p)",
+    "the CRS minus each system it is compared with, paired on shared units (95 % CI, paired permutation "
+    "p, and p Holm-adjusted over the metric's comparisons: the stars on the card)",
     capability=C,
-    headline=["metric", "reference", "diff", "diff_lo", "diff_hi", "p", "n"],
-    columns=["dimension", "label", "diff", "diff_lo", "diff_hi", "p", "n", "part"],
+    headline=["metric", "reference", "diff", "diff_lo", "diff_hi", "p", "p_holm", "n"],
+    columns=["dimension", "label", "diff", "diff_lo", "diff_hi", "p", "p_holm", "n", "part"],
 )
 table(
     "card_evidence",

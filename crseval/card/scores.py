@@ -26,7 +26,7 @@ from crseval.stats.paired import known_groups_auc, paired_difference, pooled, ve
 Reader = Callable[[Path], pd.DataFrame]
 
 
-def _part(row: Row, *systems: str) -> str:
+def part_of(row: Row, *systems: str) -> str:
     """Where a row's units for these systems are: the LLM parts for the judge's rows and the LLM CRS."""
     if row.part == "behavior":
         return row.part
@@ -99,7 +99,7 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
         base = {"dimension": row.dimension, "metric": spec.qualified, "label": spec.display}
         line = {"dimension": row.dimension, "label": spec.display}
         for system in dict.fromkeys([me, *refs, *(row.groups or ())]):
-            part = _part(row, system)
+            part = part_of(row, system)
             u = units(read, root, row, part, system)
             est = pooled(u["total"], u["weight"], n_boot=config.n_boot, seed=seed)
             scores.append(
@@ -115,8 +115,9 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
             )
             if system == me:
                 line[me] = _ci(est.value, est.lo, est.hi)
+        mine = len(comparisons)
         for ref in refs:
-            part = _part(row, me, ref)
+            part = part_of(row, me, ref)
             both = _paired(units(read, root, row, part, me), units(read, root, row, part, ref))
             d = paired_difference(
                 both["total_a"],
@@ -139,7 +140,10 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
                     "part": part,
                 }
             )
-            line[f"vs {ref}"] = _ci(d.diff, d.lo, d.hi, sign=True) + _stars(d.p)
+        for c in _holm(comparisons[mine:]):
+            line[f"vs {c['reference']}"] = _ci(c["diff"], c["diff_lo"], c["diff_hi"], sign=True) + (
+                _stars(c["p_holm"])
+            )
         ev = _evidence(config, read, root, row, spec.higher_is_better, seed)
         evidence.append({**base, **ev})
         line["known groups"] = (
@@ -154,6 +158,21 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
         "card_comparisons": pd.DataFrame(comparisons),
         "card_evidence": pd.DataFrame(evidence),
     }
+
+
+def _holm(comparisons: list[dict]) -> list[dict]:
+    """The row's comparisons with ``p_holm``: Holm's adjustment over the CRS's comparisons of one metric
+    (one per system it is compared with); NaN p stays NaN."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.array([c["p"] for c in comparisons], float)
+    ok = np.isfinite(p)
+    adjusted = np.full(len(p), np.nan)
+    if ok.any():
+        adjusted[ok] = multipletests(p[ok], method="holm")[1]
+    for c, a in zip(comparisons, adjusted):
+        c["p_holm"] = float(a)
+    return comparisons
 
 
 def _evidence(
@@ -176,7 +195,7 @@ def _evidence(
             "evidence": f"no known groups for strategies; classifier trained on {what}",
         }
     better, worse = row.groups
-    part = _part(row)
+    part = part_of(row)
     g, b = (units(read, root, row, part, s) for s in row.groups)
     auc = known_groups_auc(
         g["total"] / g["weight"],
@@ -235,7 +254,7 @@ def write_card(
     store.save_signature(sig)
     links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config, store.root))
     refs = "; ".join(
-        f"**{r}**: {REFERENCES[r]}"
+        f"**{r}**: {config.describe(r)}"
         for r in dict.fromkeys([*config.references, *known_groups(False)])
     )
     users = simulator_evidence(
@@ -249,7 +268,7 @@ def write_card(
         + f") and the same dialogue contexts ({config.data}). {refs}. "
         "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
         "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
-        "paired permutation p). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
+        "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
         f"that follows the user above the one that ignores the user in this run. {users} "
         f"Every part's own report: {links}.",
         tables=[
@@ -265,7 +284,7 @@ def write_card(
     result.notes.append(users)
     result.notes.append(
         "vs: the CRS minus the reference on the same users/contexts, 95 % CI; * p<.05, ** p<.01, *** p<.001 "
-        "(paired permutation test). known groups: whether the metric ranks a CRS that follows the user "
+        "(paired permutation test, Holm-adjusted over each row's comparisons). known groups: whether the metric ranks a CRS that follows the user "
         "(or names real films) above one that does not, in this run (AUC, 95 % CI); a FAILED metric "
         "does not measure what its name says."
     )

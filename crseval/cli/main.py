@@ -218,13 +218,31 @@ def compare(
     out: Optional[Path] = typer.Option(
         None, help="Folder for compare.md / compare.tex / compare.csv."
     ),
+    systems: Optional[str] = typer.Option(
+        None,
+        help="Two report cards: the system of each to compare, 'A,B' (default: each card's CRS).",
+    ),
     fmt: Format = FORMAT,
 ) -> None:
     """Side-by-side table of shared metrics with significance tests (paired where items match, otherwise
-    Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX; direction from the registry."""
-    from crseval.report.compare import compare as run_compare, to_latex, to_markdown
+    Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX; direction from the registry.
+    Two report cards: every card metric of one system of each, paired on the cards' shared units."""
+    from crseval.card.compare import compare_cards, is_card
+    from crseval.report.compare import cards, compare as run_compare, to_latex, to_markdown
 
-    c = run_compare(runs, table, metrics.split(",") if metrics else None)
+    pair = systems.split(",") if systems else None
+    if pair is not None and len(pair) != 2:
+        raise CrsevalError("--systems takes two names, 'A,B'", field="--systems")
+    if len(runs) == 2 and table in (None, "card") and all(map(is_card, runs)):
+        c = cards(*compare_cards(runs[0], runs[1], pair), runs)
+    elif pair is not None:
+        raise CrsevalError(
+            "--systems names a system of each of two report cards",
+            field="--systems",
+            fix="pass two `crseval evaluate-crs` run directories",
+        )
+    else:
+        c = run_compare(runs, table, metrics.split(",") if metrics else None)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "compare.md").write_text(to_markdown(c) + "\n", encoding="utf-8")
@@ -243,7 +261,11 @@ def compare(
             title=f"compare on {c.table_name}",
         )
     for note in c.dropped if fmt is not Format.json else []:
-        err_console.print(f"[yellow]left out:[/yellow] {note}", soft_wrap=True, highlight=False)
+        err_console.print(
+            f"[yellow]{'note' if c.difference else 'left out'}:[/yellow] {note}",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 @app.command()

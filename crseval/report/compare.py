@@ -32,6 +32,7 @@ class Comparison:
     names: list[str]
     table_name: str
     dropped: list[str] = field(default_factory=list)
+    difference: str = ""  # the column of a paired difference with its CI (two report cards)
 
 
 def shared_tables(runs: Sequence[Run]) -> list[str]:
@@ -136,6 +137,7 @@ def compare(
     names: Sequence[str] | None = None,
     seed: int = 0,
 ) -> Comparison:
+    """Every shared metric of ``runs`` side by side (two report cards: :func:`cards`)."""
     if len(runs) < 2:
         raise CrsevalError("compare needs at least two runs", field="RUNS")
     opened = [Run(r) for r in runs]
@@ -177,6 +179,31 @@ def compare(
     return Comparison(pd.DataFrame(rows), names, table, dropped)
 
 
+def cards(t: pd.DataFrame, notes: list[str], runs: Sequence[Path]) -> Comparison:
+    """Two report cards' comparison (:func:`crseval.card.compare.compare_cards`'s table) as a
+    :class:`Comparison`: each system's score, B − A with its CI, p Holm-adjusted over the card's metrics."""
+    a, b = t["system_a"].iloc[0], t["system_b"].iloc[0]
+    names = [a, b] if a != b else [f"{a} ({Path(r).name})" for r in runs]
+    shown = t.rename(columns={"mean_a": names[0], "mean_b": names[1]})
+    shown["higher is better"] = [_direction(m) for m in t["metric"]]
+    shown["test"] = "paired (card units), Holm"
+    diff = [
+        f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+        for d, lo, hi in zip(t["diff"], t["diff_lo"], t["diff_hi"])
+    ]
+    shown[f"{names[1]} − {names[0]}"] = diff
+    first = ["label", *names, f"{names[1]} − {names[0]}", "p_holm"]
+    shown = shown[first + [c for c in shown.columns if c not in first]]
+    return Comparison(shown, names, "card", notes, difference=f"{names[1]} − {names[0]}")
+
+
+def _direction(qualified: str) -> bool | None:
+    from crseval.core.registry import get_metric
+
+    capability, _, name = qualified.partition(".")
+    return get_metric(name, capability).higher_is_better
+
+
 def _ranked(row: pd.Series, names: Sequence[str]) -> dict[str, int]:
     """0 for a unique best, 1 for a unique second best; ties and direction-less metrics are not ranked."""
     if row.get("higher is better") is None or pd.isna(row.get("higher is better")):
@@ -198,13 +225,15 @@ def _shown(c: Comparison) -> tuple[pd.DataFrame, dict[tuple[int, str], str]]:
     """The comparison as the paper shows it — label, each run's mean, test, p — and which cells are a
     unique best (bold) or, with three or more runs, a unique second best (underlined)."""
     rows, marks = [], {}
+    extra = [c.difference] if c.difference else []
     for i, (_, r) in enumerate(c.table.iterrows()):
         rows.append({"metric": r["label"], **{n: r[n] for n in c.names}, "test": r["test"]})
-        rows[-1]["p"] = f"{r['p']:.3g}"
+        rows[-1].update({k: r[k] for k in extra})
+        rows[-1]["p"] = f"{r['p_holm' if c.difference else 'p']:.3g}"
         for n, rank in _ranked(r, c.names).items():
             if rank == 0 or len(c.names) > 2:
                 marks[(i, n)] = ("best", "second")[rank]
-    return pd.DataFrame(rows, columns=["metric", *c.names, "test", "p"]), marks
+    return pd.DataFrame(rows, columns=["metric", *c.names, *extra, "test", "p"]), marks
 
 
 def to_markdown(c: Comparison) -> str:
