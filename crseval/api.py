@@ -248,12 +248,16 @@ def _paths_as_text(value: Any) -> Any:
 
 
 def compare(
-    runs: Sequence[str | Path], table: str | None = None, metrics: Sequence[str] | None = None
+    runs: Sequence[str | Path],
+    table: str | None = None,
+    metrics: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Shared per-item metrics of two or more runs with bootstrap CIs and tests (see crseval.report.compare)."""
+    """Shared per-item metrics of two or more runs with bootstrap CIs and tests (see crseval.report.compare);
+    ``systems``: one system per run where a table holds several (``crseval compare --systems``)."""
     from crseval.report.compare import compare as compare_runs
 
-    return compare_runs([Path(r) for r in runs], table, metrics).table
+    return compare_runs([Path(r) for r in runs], table, metrics, systems=systems).table
 
 
 def load_run(path: str | Path):

@@ -220,7 +220,8 @@ def compare(
     ),
     systems: Optional[str] = typer.Option(
         None,
-        help="Two report cards: the system of each to compare, 'A,B' (default: each card's CRS).",
+        help="The system of each run to compare, 'A,B' (two report cards: default each card's CRS; "
+        "a table with several systems per run needs it).",
     ),
     fmt: Format = FORMAT,
 ) -> None:
@@ -230,19 +231,14 @@ def compare(
     from crseval.card.compare import compare_cards, is_card
     from crseval.report.compare import cards, compare as run_compare, to_latex, to_markdown
 
-    pair = systems.split(",") if systems else None
-    if pair is not None and len(pair) != 2:
+    names = systems.split(",") if systems else None
+    pair = names if names is None or len(names) == 2 else None
+    if names is not None and pair is None and all(map(is_card, runs)):
         raise CrsevalError("--systems takes two names, 'A,B'", field="--systems")
     if len(runs) == 2 and table in (None, "card") and all(map(is_card, runs)):
         c = cards(*compare_cards(runs[0], runs[1], pair), runs)
-    elif pair is not None:
-        raise CrsevalError(
-            "--systems names a system of each of two report cards",
-            field="--systems",
-            fix="pass two `crseval evaluate-crs` run directories",
-        )
     else:
-        c = run_compare(runs, table, metrics.split(",") if metrics else None)
+        c = run_compare(runs, table, metrics.split(",") if metrics else None, systems=names)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "compare.md").write_text(to_markdown(c) + "\n", encoding="utf-8")

@@ -136,8 +136,11 @@ def compare(
     *,
     names: Sequence[str] | None = None,
     seed: int = 0,
+    systems: Sequence[str] | None = None,
 ) -> Comparison:
-    """Every shared metric of ``runs`` side by side (two report cards: :func:`cards`)."""
+    """Every shared metric of ``runs`` side by side (two report cards: :func:`cards`). A table holding
+    several systems per run (a ``model`` or ``system`` column) compares one named system of each run
+    (``systems``, one per run), never their pool."""
     if len(runs) < 2:
         raise CrsevalError("compare needs at least two runs", field="RUNS")
     opened = [Run(r) for r in runs]
@@ -163,6 +166,7 @@ def compare(
     if empty:
         raise CrsevalError(f"table {table!r} has no rows", file=empty[0])
     spec = get_table(table)
+    frames = _one_system_each(table, frames, systems)
     ids = [k for k in (spec.ids if spec else ()) if all(k in f for f in frames)]
     if ids and all(
         not f.duplicated(ids).any() for f in frames
@@ -177,6 +181,43 @@ def compare(
         for m in cols
     ]
     return Comparison(pd.DataFrame(rows), names, table, dropped)
+
+
+def _one_system_each(
+    table: str, frames: list[pd.DataFrame], systems: Sequence[str] | None
+) -> list[pd.DataFrame]:
+    """Each run's rows of its named system, the system column dropped (so the units pair across runs)."""
+    col = next((c for c in ("model", "system") if all(c in f for f in frames)), None)
+    several = col is not None and any(f[col].nunique() > 1 for f in frames)
+    if systems is None and several:
+        held = sorted(set().union(*(f[col].astype(str) for f in frames)))
+        raise CrsevalError(
+            f"table {table!r} holds several systems ({', '.join(held)}); comparing their pool would "
+            "mix them",
+            field="--systems",
+            fix="name one system per run: --systems "
+            + ",".join(str(f[col].iloc[0]) for f in frames),
+        )
+    if systems is None:
+        return frames
+    if col is None or len(systems) != len(frames):
+        raise CrsevalError(
+            f"--systems names one system per run ({len(frames)}) of a table with a model or system "
+            f"column; {table!r} has none"
+            if col is None
+            else f"--systems needs {len(frames)} names",
+            field="--systems",
+        )
+    out = []
+    for f, name in zip(frames, systems):
+        if name not in set(f[col].astype(str)):
+            raise CrsevalError(
+                f"no system {name!r} in table {table!r}",
+                field="--systems",
+                expected=", ".join(sorted(set(f[col].astype(str)))),
+            )
+        out.append(f[f[col].astype(str) == name].drop(columns=[col]).reset_index(drop=True))
+    return out
 
 
 def cards(t: pd.DataFrame, notes: list[str], runs: Sequence[Path]) -> Comparison:

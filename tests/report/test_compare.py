@@ -1,3 +1,5 @@
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -104,3 +106,32 @@ def test_missing_runs_and_tables_are_clear_errors_that_create_nothing(tmp_path):
     assert not (tmp_path / "nope").exists()
     with pytest.raises(CrsevalError, match="no table"):
         compare([run, run], "shift_sessions")
+
+
+def test_a_table_of_several_systems_is_compared_one_named_system_per_run(tmp_path):
+    """shift_sessions holds every model of a run: comparing the pool would mix a reference's numbers
+    into the user's; --systems names one per run and pairs their sessions."""
+    from tests.support.cli import crseval
+
+    runs = []
+    for name in ("a", "b"):
+        cfg = tmp_path / f"{name}.toml"
+        cfg.write_text(
+            'seed = 0\nsessions = 6\nturns = 4\n[[models]]\nname = "template"\nkind = "template"\n'
+            '[[models]]\nname = "stubborn"\nkind = "reference"\nreference = "stubborn"\n'
+            "[judge]\nenabled = false\n",
+            encoding="utf-8",
+        )
+        crseval("shift", "run", cfg, "--out", tmp_path / name)
+        runs.append(tmp_path / name)
+    res = crseval("compare", *runs, "--table", "shift_sessions", check=False)
+    assert res.returncode == 2 and "holds several systems" in res.stderr
+    assert "--systems" in res.stderr
+    res = crseval(
+        "compare", *runs, "--table", "shift_sessions", "--systems", "template,stubborn",
+        "--format", "json",
+    )  # fmt: skip
+    rows = json.loads(res.stdout)["result"]
+    assert rows and all(r["test"].startswith("paired") for r in rows if r["test"])
+    res = crseval("compare", *runs, "--table", "shift_sessions", "--systems", "x,y", check=False)
+    assert res.returncode == 2 and "no system 'x'" in res.stderr
