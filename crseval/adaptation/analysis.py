@@ -491,6 +491,18 @@ def _following_line(mm: pd.DataFrame, verified: Sequence[str], from_words: bool)
     return "No recommendations to verify."
 
 
+def _retried(results: Sequence[dict[str, Any]]) -> str:
+    """ " N CRS calls were retried (model: n, …)." where an HTTP CRS's calls were repeated, else ""."""
+    per: dict[str, int] = {}
+    for r in results:
+        if r.get("retries"):
+            per[r["model"]] = per.get(r["model"], 0) + int(r["retries"])
+    if not per:
+        return ""
+    each = ", ".join(f"{m}: {n}" for m, n in per.items())
+    return f" {sum(per.values())} CRS calls were retried after a connection error or 5xx ({each})."
+
+
 def write_analysis(
     store: RunStore,
     results: Sequence[dict[str, Any]],
@@ -544,7 +556,8 @@ def write_analysis(
         f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
         "excluded from the statistics, listed in shift_sessions)."
         if failed
-        else f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed.",
+        else f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed."
+        + _retried(results),
         _following_line(mm, verified, from_words=not any(_logged_truth(r) for r in results)),
         f"{label(cols.headline, 'shift')} by model (it ranks CRSs that ignore or echo the user above one "
         "that follows them — `crseval shift known-groups` —, so read it as topical consistency, not "

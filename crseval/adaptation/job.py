@@ -28,6 +28,7 @@ from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
 from crseval.simulation.plugins import load_callable
+from crseval.data.catalogue_note import catalogue_line
 from crseval.data.kb import load_kb
 from crseval.simulation.session import close_clients
 
@@ -182,6 +183,8 @@ def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
     shift_into(config, store, progress)
     store.close()
     result = _result(store, "shift.run")
+    kb = load_kb(config.kb)
+    result.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
     if config.known_groups:
         from crseval.adaptation.known_groups import verdict_line
         from crseval.adaptation.user_validity import simulator_evidence

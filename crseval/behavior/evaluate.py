@@ -40,6 +40,9 @@ SYSTEM_PROMPT = (
 )
 
 
+JOINED = "(The seeker has joined the chat.)"  # the user's turn where the recommender speaks first
+
+
 @dataclass
 class Context:
     dialogue: str
@@ -79,7 +82,7 @@ def response_request(ctx: Context, seed: int = 0) -> ChatRequest:
         else:
             msgs.append(Message(role, u.text))
     if msgs[-1].role != "user":  # the recommender opens the dialogue: prompt it to start
-        msgs.append(Message("user", "(The seeker has joined the chat.)"))
+        msgs.append(Message("user", JOINED))
     return ChatRequest(tuple(msgs), temperature=0.0, max_tokens=60, seed=seed)
 
 
@@ -116,11 +119,16 @@ def generate_responses(
 
 
 def history(ctx: Context) -> list[dict[str, str]]:
-    """A context as the plug-in protocol's history: ``[{"speaker": "user"|"system", "text": …}]``."""
-    return [
+    """A context as the plug-in protocol's history: ``[{"speaker": "user"|"system", "text": …}]``, ending
+    with the user's turn as the protocol promises — where the recommender opens the dialogue, the user's
+    turn is :data:`JOINED` (what the LLM is told too)."""
+    out = [
         {"speaker": "system" if u.role.is_recommender else "user", "text": u.text}
         for u in ctx.history
     ]
+    if not out or out[-1]["speaker"] != "user":
+        out.append({"speaker": "user", "text": JOINED})
+    return out
 
 
 def generate_with(

@@ -213,7 +213,7 @@ def _plugin(target: str):
 def _responses(
     config: RunConfig, test_d, client, store: RunStore, progress: Progress
 ) -> tuple[pd.DataFrame, int]:
-    """(responses, how many could not be generated)."""
+    """(responses, how many could not be generated, the first one's error)."""
     from crseval.behavior.evaluate import (
         contexts,
         generate_responses,
@@ -222,7 +222,7 @@ def _responses(
     )
 
     if config.responses is not None:
-        return load_responses(config.responses), 0
+        return load_responses(config.responses), 0, ""
     ctxs = contexts(test_d)
     bar = progress("system responses", len(ctxs))
     resp = (
@@ -230,12 +230,13 @@ def _responses(
         if config.system
         else generate_responses(ctxs, client, store, progress=bar)
     )
-    failed = int(resp["response"].isna().sum())
-    if failed:
+    bad = resp[resp["response"].isna()]
+    if len(bad):
         store.log(
-            f"WARNING {failed} responses failed and are excluded (see records/responses.jsonl)"
+            f"WARNING {len(bad)} responses failed and are excluded (see records/responses.jsonl)"
         )
-    return resp.dropna(subset=["response"]), failed
+    first = str(bad["error"].iloc[0]) if len(bad) and "error" in bad else ""
+    return resp.dropna(subset=["response"]), len(bad), first
 
 
 def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
@@ -268,7 +269,7 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
         client = make_client(config.llm, store.cache_path, role=role)
         llm_sig.update({**client.identity(), "T": config.llm.temperature, "seed": config.llm.seed})
     try:
-        resp, failed = _responses(config, test_d, client, store, progress)
+        resp, failed, first = _responses(config, test_d, client, store, progress)
         system_labels = None
         if config.tagger == "llm":
             labels = llm_tag(
@@ -305,8 +306,8 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
     result = Result("behavior.run", "behavior alignment", metrics_table(metrics), sig, store.root)
     if failed:
         result.failures = (
-            f"{failed} response(s) could not be generated (errors in records/responses.jsonl); BA is "
-            "computed over the answered turns"
+            f"{failed} response(s) could not be generated (first: {first}; all in records/"
+            "responses.jsonl); BA is computed over the answered turns"
         )
     return result
 

@@ -39,6 +39,8 @@ table(
     dynamic={
         "trust": "the metric's evidence: known groups in this run, or what is known",
         "known groups": "the known-groups verdict with the AUC and its 95 % CI",
+        "n": "the CRS's sessions that ran without failing (dialogue contexts it answered, for behavior "
+        "alignment) / those planned; † on the score where fewer than 80 %",
     }
     | SYSTEMS,
 )

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.adaptation.user_validity import simulator_evidence
+from crseval.card.health import health_lines
 from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.manifest import part_hashes
 from crseval.card.rows import Row, known_groups, rows
@@ -88,69 +89,44 @@ def _stars(p: float) -> str:
     )
 
 
+SHORT = 0.8  # a score resting on fewer than this share of its planned units is marked †
+
+
 def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
     """(card, card_scores, card_comparisons, card_evidence) of a finished run."""
     read = cache(pd.read_csv)
-    me, refs = config.system, config.references
+    me = config.system
     scores, comparisons, evidence, card = [], [], [], []
     for i, row in enumerate(rows(config.with_llm)):
         spec = get_metric(row.metric, row.capability)
         seed = config.seed + i
         base = {"dimension": row.dimension, "metric": spec.qualified, "label": spec.display}
-        line = {"dimension": row.dimension, "label": spec.display}
-        for system in dict.fromkeys([me, *refs, *(row.groups or ())]):
-            part = part_of(row, system)
-            u = units(read, root, row, part, system)
-            est = pooled(u["total"], u["weight"], n_boot=config.n_boot, seed=seed)
-            scores.append(
-                {
-                    **base,
-                    "system": system,
-                    "mean": est.value,
-                    "ci_lo": est.lo,
-                    "ci_hi": est.hi,
-                    "n": est.n,
-                    "part": part,
-                }
-            )
-            if system == me:
-                line[me] = _ci(est.value, est.lo, est.hi)
-        mine = len(comparisons)
-        for ref in refs:
-            part = part_of(row, me, ref)
-            both = _paired(units(read, root, row, part, me), units(read, root, row, part, ref))
-            d = paired_difference(
-                both["total_a"],
-                both["total_b"],
-                both["weight_a"],
-                both["weight_b"],
-                n_boot=config.n_boot,
-                seed=seed,
-            )
-            comparisons.append(
-                {
-                    **base,
-                    "system": me,
-                    "reference": ref,
-                    "diff": d.diff,
-                    "diff_lo": d.lo,
-                    "diff_hi": d.hi,
-                    "p": d.p,
-                    "n": d.n,
-                    "part": part,
-                }
-            )
-        for c in _holm(comparisons[mine:]):
-            line[f"vs {c['reference']}"] = _ci(c["diff"], c["diff_lo"], c["diff_hi"], sign=True) + (
-                _stars(c["p_holm"])
+        mine = _row_scores(config, read, root, row, base, seed)
+        used, planned = _used(config, read, root, row, mine)
+        short = used < SHORT * planned
+        cell = next(s for s in mine if s["system"] == me)
+        line = {
+            "dimension": row.dimension,
+            "label": spec.display,
+            me: _ci(cell["mean"], cell["ci_lo"], cell["ci_hi"]) + (" †" if short else ""),
+        }
+        pairs = _holm(_row_comparisons(config, read, root, row, base, seed))
+        for c in pairs:
+            line[f"vs {c['reference']}"] = (
+                _ci(c["diff"], c["diff_lo"], c["diff_hi"], sign=True)
+                + _stars(c["p_holm"])
+                + (f" ({c['n']} pairs)" if short else "")
             )
         ev = _evidence(config, read, root, row, spec.higher_is_better, seed)
-        evidence.append({**base, **ev})
         line["known groups"] = (
             f"{'FAILED' if ev['verdict'] == 'reversed' else ev['verdict']} {_ci(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
             if ev["verdict"]
             else "—"
         )
+        line["n"] = f"{used}/{planned}"  # last: a narrow terminal keeps the scores
+        scores += mine
+        comparisons += pairs
+        evidence.append({**base, **ev})
         card.append({**line, "trust": ev["evidence"], "metric": spec.qualified})
     return {
         "card": pd.DataFrame(card),
@@ -158,6 +134,56 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
         "card_comparisons": pd.DataFrame(comparisons),
         "card_evidence": pd.DataFrame(evidence),
     }
+
+
+def _row_scores(
+    config: CardConfig, read: Reader, root: Path, row: Row, base: dict, seed: int
+) -> list[dict]:
+    """Every system's pooled score on one row, with the units it rests on (``n``)."""
+    out = []
+    for system in dict.fromkeys([config.system, *config.references, *(row.groups or ())]):
+        part = part_of(row, system)
+        u = units(read, root, row, part, system)
+        est = pooled(u["total"], u["weight"], n_boot=config.n_boot, seed=seed)
+        out.append(
+            {**base, "system": system, "mean": est.value, "ci_lo": est.lo, "ci_hi": est.hi,
+             "n": est.n, "part": part}
+        )  # fmt: skip
+    return out
+
+
+def _row_comparisons(
+    config: CardConfig, read: Reader, root: Path, row: Row, base: dict, seed: int
+) -> list[dict]:
+    """The CRS minus each system it is compared with on one row, paired on the units both have."""
+    me, out = config.system, []
+    for ref in config.references:
+        part = part_of(row, me, ref)
+        both = _paired(units(read, root, row, part, me), units(read, root, row, part, ref))
+        d = paired_difference(
+            both["total_a"], both["total_b"], both["weight_a"], both["weight_b"],
+            n_boot=config.n_boot, seed=seed,
+        )  # fmt: skip
+        out.append(
+            {**base, "system": me, "reference": ref, "diff": d.diff, "diff_lo": d.lo,
+             "diff_hi": d.hi, "p": d.p, "n": d.n, "part": part}
+        )  # fmt: skip
+    return out
+
+
+def _used(
+    config: CardConfig, read: Reader, root: Path, row: Row, scores: list[dict]
+) -> tuple[int, int]:
+    """(units the CRS's row ran on, units planned): its sessions that did not fail of those asked for (the
+    LLM parts' for their rows); for behavior alignment, whose contexts depend on the data, the contexts it
+    answered of the most any system answered."""
+    me = config.system
+    if row.part == "behavior":
+        return next(s["n"] for s in scores if s["system"] == me), max(s["n"] for s in scores)
+    llm = part_of(row, me).endswith("-llm")
+    t = read(root / ("shift-llm" if llm else "shift") / "tables" / "shift_sessions.csv")
+    ran = int(((t["model"] == me) & ~t["failed"].astype(bool)).sum())
+    return ran, config.llm_sessions if llm else config.sessions
 
 
 def _holm(comparisons: list[dict]) -> list[dict]:
@@ -257,6 +283,8 @@ def write_card(
         f"**{r}**: {config.describe(r)}"
         for r in dict.fromkeys([*config.references, *known_groups(False)])
     )
+    catalogue = _catalogue(config, tables["card_scores"])
+    rests = [*health_lines(config, store.root), *failures]
     users = simulator_evidence(
         SimulatorSection().user, measured=store.path("validity", "tables") if config.human else None
     )
@@ -265,11 +293,13 @@ def write_card(
         f"{config.system} beside reference systems on the same simulated users ({config.sessions} × "
         f"{config.turns} turns"
         + (f"; with the LLM {config.llm_sessions} × {config.llm_turns}" if config.with_llm else "")
-        + f") and the same dialogue contexts ({config.data}). {refs}. "
+        + f") and the same dialogue contexts ({config.data}); {catalogue[0]}. {refs}. "
         "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
         "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
         "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
-        f"that follows the user above the one that ignores the user in this run. {users} "
+        f"that follows the user above the one that ignores the user in this run. 'n': the units the "
+        f"CRS's score rests on of those planned (†: fewer than {SHORT:.0%}; a 'vs' cell names its pairs "
+        f"then). {' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} {users} "
         f"Every part's own report: {links}.",
         tables=[
             ("card", "The report card"),
@@ -279,7 +309,11 @@ def write_card(
         ],
         figures=figures,
     )
-    summary = tables["card"].drop(columns=["dimension", "trust", "metric"])
+    card = tables["card"]
+    whole = (
+        not card[config.system].str.endswith("†").any()
+    )  # then n is only in the report and the files
+    summary = card.drop(columns=["dimension", "trust", "metric", *(["n"] if whole else [])])
     result = Result("evaluate-crs", f"Report card: {config.system}", summary, sig, store.root)
     result.notes.append(users)
     result.notes.append(
@@ -288,5 +322,25 @@ def write_card(
         "(or names real films) above one that does not, in this run (AUC, 95 % CI); a FAILED metric "
         "does not measure what its name says."
     )
+    result.notes += rests + catalogue
+    if not whole:
+        result.notes.append(
+            f"n: units used / planned; †: fewer than {SHORT:.0%} of them (failed sessions or contexts)"
+        )
     result.failures = "; ".join(failures)
     return result
+
+
+def _catalogue(config: CardConfig, scores: pd.DataFrame) -> list[str]:
+    """The catalogue the simulated users wanted films from, and a line where a CRS of yours mostly named
+    films outside it."""
+    from crseval.data.kb import load_kb
+    from crseval.data.catalogue_note import catalogue_line, outside_lines
+
+    kb = load_kb(config.kb)
+    ooc = scores[
+        (scores["metric"] == "dialogues.out_of_catalogue_rate")
+        & scores["system"].isin([config.system, *config.baselines])
+    ]
+    rates = zip(ooc["system"], ooc["mean"], ooc["n"])
+    return [catalogue_line(kb.info, len(kb), "--kb"), *outside_lines(rates, kb.info, "--kb")]

@@ -171,13 +171,14 @@ class MovieKB:
 
 
 def load_kb(path: str | Path | None = None) -> MovieKB:
-    """The OpenDialKG movie KB at ``path``, or the bundled sample catalogue when ``path`` is None."""
+    """The movie catalogue at ``path`` (the OpenDialKG KB, ReDial's movies_id2info.json, MovieLens
+    movies.csv), or the bundled sample catalogue when ``path`` is None."""
     return _load_kb(str(Path(path).resolve()) if path else None)
 
 
 @lru_cache(maxsize=4)
 def _load_kb(path: str | None) -> MovieKB:
-    from crseval.data import load_dataset
+    from crseval.data.catalogs import load_catalog
 
-    catalog = load_dataset("opendialkg-movies", path) if path else load_dataset("sample").movies
+    catalog = load_catalog(path)  # read by its layout: named the same by every command
     return MovieKB(catalog.info, catalog.items)

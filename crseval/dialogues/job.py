@@ -25,6 +25,7 @@ from crseval.core.signature import make_signature
 from crseval.data.any_dialogues import DialogueSource, read_dialogues
 from crseval.data.base import ItemCatalog
 from crseval.data.catalogs import load_catalog
+from crseval.data.catalogue_note import catalogue_line, outside_lines
 from crseval.dialogues.matcher_check import matcher_check
 from crseval.dialogues.measures import (
     DIALOGUE_METRICS,
@@ -260,13 +261,19 @@ def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> R
         "first_rec_turn",
         "coverage",
     ]
-    return Result(
+    result = Result(
         "dialogues.metrics",
         "what the systems recommend inside dialogues",
         systems[cols].round(3),
         sig,
         store.root,
     )
+    rates = systems[["system", "out_of_catalogue_rate", "recommendations"]].itertuples(index=False)
+    result.notes += [
+        catalogue_line(catalog.info, len(catalog), "--catalog"),
+        *outside_lines(rates, catalog.info, "--catalog"),
+    ]
+    return result
 
 
 def signature_part(config: DialogueMetricsConfig) -> str:

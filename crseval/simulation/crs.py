@@ -31,6 +31,7 @@ class CRSReply:
     constraints: dict[str, Any] | None = None
     candidates: list[str] = field(default_factory=list)
     error: str | None = None
+    retries: int = 0  # calls repeated before this reply (an HTTP CRS's connection errors and 5xx)
 
 
 class CRS(Protocol):

@@ -43,17 +43,19 @@ class HttpCRS:
         import httpx
 
         error = "no attempt"
-        for _ in range(self.retries + 1):
+        for attempt in range(self.retries + 1):
             try:
                 r = httpx.post(self.url, json={"history": history}, timeout=self.timeout_s)
                 if r.status_code >= 500:
                     error = f"HTTP {r.status_code}"
                     continue
                 r.raise_for_status()
-                return _reply_from(r.json(), self.name)
+                reply = _reply_from(r.json(), self.name)
+                reply.retries = attempt
+                return reply
             except (httpx.HTTPError, ValueError) as e:
                 error = f"{type(e).__name__}: {e}"
-        return CRSReply("", error=error)
+        return CRSReply("", error=error, retries=self.retries)
 
 
 def _reply_from(out: Any, name: str) -> CRSReply:

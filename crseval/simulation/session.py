@@ -118,11 +118,12 @@ def run_session(
         cache_path,
     )
     history: list[dict[str, str]] = []
-    turns, errors = [], []
+    turns, errors, retries = [], [], 0
     text, truth = user.opening()
     for t in range(cfg.turns):
         history.append({"speaker": "user", "text": text})
         reply = crs.respond(history)
+        retries += reply.retries
         if reply.error:
             errors.append(f"turn {t}: {reply.error}")
         history.append({"speaker": "system", "text": reply.text})
@@ -153,5 +154,6 @@ def run_session(
         "start_genre": user.start_genre,
         "turns": turns,
         "errors": errors,
+        **({"retries": retries} if retries else {}),  # CRS calls repeated (an HTTP CRS's failures)
         **({"end": getattr(user, "end", None) or "open"} if sim.user == "realistic" else {}),
     }

@@ -73,3 +73,37 @@ def test_the_folders_own_module_wins_over_a_same_named_one_imported_before(tmp_p
         assert load_callable("samename_crs:respond", b)([]) == "Up"
     finally:
         sys.modules.pop("samename_crs", None)
+
+
+def test_an_http_crs_that_fails_now_and_then_is_retried_and_its_retries_are_counted():
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    calls = []
+
+    class H(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            calls.append(1)
+            ok = len(calls) % 2 == 0  # every other call fails with a 503
+            self.send_response(200 if ok else 503)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(json.dumps({"text": "How about Heat?"}).encode() if ok else b"{}")
+
+        def log_message(self, *a):
+            pass
+
+    srv = HTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        crs = HttpCRS("h", f"http://127.0.0.1:{srv.server_port}/", retries=2)
+        replies = [crs.respond([{"speaker": "user", "text": "x"}]) for _ in range(3)]
+        assert [r.retries for r in replies] == [1, 1, 1] and not any(r.error for r in replies)
+        assert len(calls) == 6
+        gone = HttpCRS("h", f"http://127.0.0.1:{srv.server_port}/", retries=0)
+        calls.clear()
+        assert gone.respond([]).error == "HTTP 503" and gone.respond([]).retries == 0
+    finally:
+        srv.shutdown()
