@@ -34,7 +34,13 @@ table(
     "the report card: per metric, the CRS's score and each reference's, the paired differences, and how "
     "far the metric can be trusted",
     capability=C,
-    headline=["dimension", "label", "*", "known groups"],  # *: the CRS's column and each "vs" one
+    headline=[
+        "dimension",
+        "label",
+        "*",
+        "known groups",
+        "n",
+    ],  # *: the CRS's column and each "vs" one
     columns=["label"],
     dynamic={
         "trust": "the metric's evidence: known groups in this run, or what is known",

@@ -10,8 +10,31 @@ import pandas as pd
 from crseval.plotting import GREY, OKABE_ITO, plt, save, style
 
 
+def oriented(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Differences signed so that right is better for every metric: a lower-is-better metric's difference
+    (and CI) negated and its label saying so; a metric without a direction kept and marked."""
+    from crseval.core.registry import METRICS
+
+    out = comparisons.copy()
+    higher = [METRICS[m].higher_is_better if m in METRICS else None for m in out["metric"]]
+    flip = np.array([h is False for h in higher])
+    out.loc[flip, ["diff", "diff_lo", "diff_hi"]] = -out.loc[
+        flip, ["diff", "diff_hi", "diff_lo"]
+    ].to_numpy()
+    out["label"] = [
+        f"{lab} (lower is better: sign flipped)"
+        if h is False
+        else f"{lab} (no direction)"
+        if h is None
+        else lab
+        for lab, h in zip(out["label"], higher)
+    ]
+    return out
+
+
 def plot_differences(comparisons: pd.DataFrame, system: str, path: Path) -> None:
     style()
+    comparisons = oriented(comparisons)
     labels = list(dict.fromkeys(comparisons["label"]))
     refs = list(dict.fromkeys(comparisons["reference"]))
     fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(labels) * max(1, len(refs)) ** 0.5 + 1.2))
@@ -33,6 +56,12 @@ def plot_differences(comparisons: pd.DataFrame, system: str, path: Path) -> None
     ax.axvline(0, color=GREY, lw=0.8)
     ax.set_yticks(np.arange(len(labels)), labels)
     ax.invert_yaxis()
-    ax.set_xlabel(f"{system} minus the reference (95 % CI)")
-    ax.legend(fontsize=8, loc="best")
+    ax.set_xlabel(f"← worse    {system} against the reference (95 % CI)    better →")
+    ax.legend(  # above the axes: never over a point
+        fontsize=8,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=max(1, len(refs)),
+        frameon=False,
+    )
     save(fig, path)

@@ -265,7 +265,8 @@ def write_card(
         figures.append(
             (
                 "card_differences",
-                f"{config.system} minus each reference per metric (95 % CI; right of 0: higher)",
+                f"{config.system} minus each system it is compared with, per metric (95 % CI), signed so "
+                "that right of 0 is better (a lower-is-better metric's sign flipped)",
             )
         )
     sig = make_signature(
@@ -302,7 +303,14 @@ def write_card(
         f"then). {' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} {users} "
         f"Every part's own report: {links}.",
         tables=[
-            ("card", "The report card"),
+            (
+                "card",
+                "The report card. Each score: pooled over its units with a 95 % bootstrap CI. 'vs': the "
+                "CRS minus that system on the same units, 95 % CI; * p < .05, ** p < .01, *** p < .001 "
+                "(paired permutation test, Holm-adjusted over the row's comparisons). Known groups: "
+                "whether the metric ranks a CRS that follows the user above one that ignores the user, "
+                "AUC with its 95 % CI. n: units run / planned († under 80 %).",
+            ),
             ("card_scores", "Every system's score"),
             ("card_comparisons", f"{config.system} minus each reference"),
             ("card_evidence", "Known-groups evidence per metric"),

@@ -83,7 +83,9 @@ def emit(
         print(latex_table(df))
     else:
         _rich_table(df, title)
-    if signature and fmt is not Format.csv:
+    if signature and fmt is Format.latex:  # a comment: the output \input s as it is
+        print(f"% {signature}")
+    elif signature and fmt is not Format.csv:
         console.print(f"[dim]{signature}[/dim]", soft_wrap=True)
 
 

@@ -21,10 +21,8 @@ _SECRET_WORDS = ("api_key", "apikey", "token", "secret", "password", "authorizat
 
 def _folder_files(folder: Path) -> list[Path]:
     """The files whose content is a folder's content: not bytecode caches (``__pycache__``), hidden
-    files or folders, nor crseval run directories inside it (a run's outputs are not its input). A run
-    directory given as input is its records (its report, tables and log are rewritten by every resume)."""
-    if _is_run_dir(folder) and (folder / "records").is_dir():
-        folder = folder / "records"
+    files or folders, nor crseval run directories inside it (a run's outputs are not its input; a run
+    directory given as input is its records, hashed by :func:`_hash_records`)."""
     out = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = [
@@ -42,9 +40,20 @@ def _is_run_dir(path: Path) -> bool:
     )
 
 
+def _hash_records(h, records: Path) -> None:
+    """A run's records as a set of lines per stream: the order a resumed run appended them in (workers
+    finish in any order) is not content, so an interrupted and resumed run hashes as an uninterrupted one."""
+    for f in sorted(records.rglob("*")):
+        if f.is_file() and not f.name.startswith("."):
+            h.update(str(f.relative_to(records)).encode())
+            for line in sorted(f.read_bytes().splitlines()):
+                h.update(line + b"\n")
+
+
 def content_hash(paths: Iterable[str | Path] | bytes | str, length: int = 12) -> str:
     """sha256 of file contents (in the order given) or of bytes/str; a short hex prefix. A folder's
-    content is its files' names and contents (see :func:`_folder_files` for what is left out)."""
+    content is its files' names and contents (see :func:`_folder_files` for what is left out); a run
+    directory's is its records, in any order (its report, tables and log are rewritten by every resume)."""
     h = hashlib.sha256()
     if isinstance(paths, bytes):
         h.update(paths)
@@ -53,6 +62,9 @@ def content_hash(paths: Iterable[str | Path] | bytes | str, length: int = 12) ->
     else:
         for p in [paths] if isinstance(paths, (str, Path)) else paths:
             p = Path(p)
+            if _is_run_dir(p) and (p / "records").is_dir():
+                _hash_records(h, p / "records")
+                continue
             files = _folder_files(p) if p.is_dir() else [p]
             for f in files:
                 if p.is_dir():  # inside a folder, names are content too

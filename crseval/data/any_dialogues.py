@@ -144,8 +144,7 @@ def _sessions(p: Path) -> DialogueSource:
     from crseval.data.session_logs import import_logs
 
     records, notes = import_logs(p)
-    files = [p / "records" / "results.jsonl"] if (p / "records" / "results.jsonl").exists() else []
-    info = dataset_info("sessions", p, *files)
+    info = dataset_info("sessions", p)  # a run directory: its records, in any order
     info.notes += notes[:20] + (
         [f"… and {len(notes) - 20} more repairs"] if len(notes) > 20 else []
     )

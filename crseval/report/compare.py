@@ -239,10 +239,9 @@ def cards(t: pd.DataFrame, notes: list[str], runs: Sequence[Path]) -> Comparison
 
 
 def _direction(qualified: str) -> bool | None:
-    from crseval.core.registry import get_metric
+    from crseval.core.registry import METRICS
 
-    capability, _, name = qualified.partition(".")
-    return get_metric(name, capability).higher_is_better
+    return METRICS[qualified].higher_is_better if qualified in METRICS else None
 
 
 def _ranked(row: pd.Series, names: Sequence[str]) -> dict[str, int]:

@@ -94,6 +94,28 @@ def _paths(value: Any, where: str) -> Iterator[tuple[str, Path | str]]:
             return
 
 
+def _by_content(config: Any, data: dict[str, str]) -> Any:
+    """``config`` with each value that ``data`` fingerprints (by its dotted field, ``data.0``) replaced by
+    the fingerprint."""
+    import copy
+
+    out = copy.deepcopy(config)
+    for where, found in data.items():
+        *path, last = where.split(".")
+        node = out
+        for key in path:
+            node = _step(node, key)
+        if _step(node, last) is not None:
+            node[int(last) if isinstance(node, list) else last] = found
+    return out
+
+
+def _step(node: Any, key: str) -> Any:
+    if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        return node[int(key)]
+    return node.get(key) if isinstance(node, dict) else None
+
+
 def versions() -> dict[str, str]:
     """crseval's version and git describe, Python's, and each computing library's (a copy: callers keep it)."""
     return dict(_versions())
@@ -127,9 +149,13 @@ def provenance(job: str, config: BaseModel) -> dict[str, Any]:
 
 def identity(record: dict[str, Any]) -> dict[str, Any]:
     """The part of a signature that is a function of the provenance record: job, crseval version, git
-    describe and one hash over the config and its data fingerprints."""
+    describe and one hash over the config and its data fingerprints — a path in the config stands for the
+    content it names, so the same data under another folder (a card's parts under another --out) signs
+    the same."""
     digest = content_hash(
-        stable_json({"config": record["config"], "data": record["data"]}).encode()
+        stable_json(
+            {"config": _by_content(record["config"], record["data"]), "data": record["data"]}
+        ).encode()
     )
     return {
         "crseval": record["versions"]["crseval"],
