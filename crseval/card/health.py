@@ -29,3 +29,39 @@ def health_lines(config: CardConfig, root: Path) -> list[str]:
                     f"its scores; {retried} CRS calls retried"
                 )
     return out
+
+
+TESTED = (  # (what the users did, in words; whether a turn's truth shows it)
+    ("rejections or complaints", lambda t: t.get("act") in ("reject", "complain")),
+    ("questions about a film", lambda t: t.get("act") == "ask"),
+    ("genre changes", lambda t: t.get("shift") and t.get("kind") == "genre"),
+    (
+        "decade, person or language wishes",
+        lambda t: t.get("shift") and t.get("kind") not in (None, "genre"),
+    ),
+    ("wishes taken back", lambda t: t.get("contradiction")),
+    ("blends of two genres", lambda t: t.get("blend")),
+)
+
+
+def behaviours_line(config: CardConfig, root: Path) -> str:
+    """What the simulated users did to your CRS in the sessions the card rests on, from their logged truth:
+    how often each behaviour came up and in how many sessions — what a difference can have come from."""
+    from crseval.adaptation.scoring import STREAM
+    from crseval.runs.store import RunStore
+
+    if not (root / "shift" / "records").is_dir():
+        return ""
+    mine = [r for r in RunStore(root / "shift").records(STREAM) if r["model"] == config.system]
+    said = []
+    for what, shows in TESTED:
+        hits = [sum(bool(shows(t.get("truth") or {})) for t in r["turns"]) for r in mine]
+        if sum(hits):
+            said.append(f"{sum(hits)} {what} ({sum(h > 0 for h in hits)} sessions)")
+    ends = [r.get("end") for r in mine if r.get("end")]
+    left = (
+        f"; they left satisfied in {ends.count('satisfied')}, frustrated in {ends.count('frustrated')}"
+        if ends
+        else ""
+    )
+    return f"What the simulated users did to {config.system} in {len(mine)} sessions: {', '.join(said) or 'nothing logged'}{left}"

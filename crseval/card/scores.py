@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.adaptation.user_validity import simulator_evidence
-from crseval.card.health import health_lines
+from crseval.card.health import behaviours_line, health_lines
 from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.manifest import part_hashes
 from crseval.card.rows import Row, known_groups, rows
@@ -286,6 +286,7 @@ def write_card(
     )
     catalogue = _catalogue(config, tables["card_scores"])
     rests = [*health_lines(config, store.root), *failures]
+    tested = behaviours_line(config, store.root)
     users = simulator_evidence(
         SimulatorSection().user, measured=store.path("validity", "tables") if config.human else None
     )
@@ -300,7 +301,7 @@ def write_card(
         "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
         f"that follows the user above the one that ignores the user in this run. 'n': the units the "
         f"CRS's score rests on of those planned (†: fewer than {SHORT:.0%}; a 'vs' cell names its pairs "
-        f"then). {' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} {users} "
+        f"then). {' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} {tested}. {users} "
         f"Every part's own report: {links}.",
         tables=[
             (
@@ -330,7 +331,7 @@ def write_card(
         "(or names real films) above one that does not, in this run (AUC, 95 % CI); a FAILED metric "
         "does not measure what its name says."
     )
-    result.notes += rests + catalogue
+    result.notes += rests + [tested] * bool(tested) + catalogue
     if not whole:
         result.notes.append(
             f"n: units used / planned; †: fewer than {SHORT:.0%} of them (failed sessions or contexts)"

@@ -166,11 +166,14 @@ def ident(m: Mention) -> str:
 
 
 def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> tuple[list[dict], set[str]]:
-    """(one row per system turn of one dialogue, the catalogue items either speaker named in it)."""
+    """(one row per system turn of one dialogue, the catalogue items either speaker named in it). A title
+    the user's last turn asked about ("Who stars in Heat?") is answered, not repeated, when the system
+    names it."""
     rows: list[dict] = []
     known: set[str] = set()
     rejected: set[str] = set()
     pending: list[str] = []
+    asked: set[str] = set()
     for pos, turn in enumerate(sd.dialogue.turns):
         found = list({ident(m): m for m in mentions_of(turn, matcher, labelled)}.values())
         if not turn.role.is_recommender:
@@ -178,6 +181,7 @@ def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> tuple[li
                 rejected |= set(pending)
             pending = []
             known |= {ident(m) for m in found}
+            asked = {ident(m) for m in found} if "?" in turn.text else set()
             continue
         ids = [ident(m) for m in found]
         rows.append(
@@ -189,7 +193,7 @@ def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> tuple[li
                 "recommendations": len(found),
                 "grounded": sum(m.item is not None for m in found),
                 "out_of_catalogue": sum(m.item is None for m in found),
-                "repeated": sum(i in known for i in ids),
+                "repeated": sum(i in known and i not in asked for i in ids),
                 "rejected_repeats": sum(i in rejected for i in ids),
                 "items": [m.item for m in found if m.item],
                 "titles": [m.surface for m in found],

@@ -121,6 +121,9 @@ class Mention:
     start: int = 0  # character offset in the text
 
 
+_NAME_AFTER = re.compile(r"[ \t]+[A-Z][a-z]+\b")  # a capitalised word right after: a name's surname
+
+
 class TitleMatcher:
     def __init__(self, items: list[Item], min_score: float = 90.0) -> None:
         self.items = {it.id: it for it in items}
@@ -222,11 +225,15 @@ class TitleMatcher:
             return False
         if n == 1:
             before = text[: toks[s].start()].rstrip()
+            named = _NAME_AFTER.match(
+                text, toks[s].end()
+            )  # "Rebecca Budig": a person, not the film
             return (
                 first[0].isupper()
                 and len(first) >= 3
                 and bool(before)
                 and before[-1] not in ".!?:\n"
+                and not named
             )
         return first[0].isupper() or first[0].isdigit() or n >= 3
 

@@ -166,3 +166,24 @@ def test_the_reaction_reader_reads_plain_refusals_and_complaints_and_not_a_yes()
         "any horror?",
     ):
         assert not REACTION.search(said), said
+
+
+def test_answering_a_question_about_a_film_is_not_a_repeat_and_a_surname_is_not_a_film():
+    matcher = TitleMatcher(
+        ITEMS + [Item("r", "Rebecca (1940)", {"year": 1940, "genres": ["drama"]})]
+    )
+    turns = [
+        (Role.SYSTEM, "How about Heat (1995)?"),
+        (Role.USER, "Who stars in Heat?"),
+        (Role.SYSTEM, "Heat stars Al Pacino. And Alien (1979)?"),
+        (Role.USER, "I loved Heat"),
+        (Role.SYSTEM, "Then watch Heat (1995) again!"),  # said unasked: a repeat
+        (Role.USER, "Is Rebecca Budig in it?"),
+        (Role.SYSTEM, "No."),
+    ]
+    from crseval.dialogues.measures import walk
+
+    d = Dialogue.from_utterances("d", [Utterance(r, t) for r, t in turns])
+    rows, named = walk(SourcedDialogue(d, "s"), matcher, labelled=False)
+    assert [r["repeated"] for r in rows] == [0, 0, 1, 0]
+    assert "r" not in named  # the actress Rebecca Budig, not the 1940 film
