@@ -20,12 +20,18 @@ from rich.progress import (
 from crseval.cli.output import err_console
 
 LINE_EVERY_S = 5.0
+# the bar's ETA comes from every unit done so far, not rich's default last 30 s: a unit that takes minutes
+# (an LLM session) would leave it at -:--:-- for the whole run
+SPEED_WINDOW_S = 24 * 3600.0
 FIRST_LINE_S = 2.0  # a task still at its start after this long says so
 
 
 @contextmanager
-def progress_bars() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
-    """Yields ``factory(description, total) -> advance(n)``; thread-safe; renders on stderr."""
+def progress_bars(
+    clock: Callable[[], float] | None = None,
+) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
+    """Yields ``factory(description, total) -> advance(n)``; thread-safe; renders on stderr. The ETA is the
+    time per unit so far times the units left, updated at every unit (``clock``: for tests)."""
     if not err_console.is_terminal:
         yield _lines
         return
@@ -38,15 +44,19 @@ def progress_bars() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
         TimeRemainingColumn(),
         console=err_console,
         transient=False,
+        speed_estimate_period=SPEED_WINDOW_S,
+        get_time=clock,
     ) as prog:
 
         def factory(description: str, total: int) -> Callable[[int], None]:
             task = prog.add_task(description, total=total)
+            prog.advance(task, 0)  # the start as a sample: the first unit done gives an ETA
 
             def advance(n: int = 1) -> None:
                 with lock:
                     prog.advance(task, n)
 
+            advance.remaining = lambda: prog.tasks[task].time_remaining  # type: ignore[attr-defined]
             return advance
 
         yield factory

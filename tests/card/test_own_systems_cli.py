@@ -40,7 +40,9 @@ def test_your_earlier_version_gets_a_paired_column_of_its_own(v2_vs_v1):
     assert {"my_crs_v2", "v1", "template", "stubborn"} <= set(sessions["model"])
     assert (out / "behavior" / "v1" / "report.html").is_file()
     # which behaviours the simulated users tested on the CRS, from their logged truth
-    (did,) = [n for n in payload["notes"] if n.startswith("What the simulated users did to my_crs_v2")]
+    (did,) = [
+        n for n in payload["notes"] if n.startswith("What the simulated users did to my_crs_v2")
+    ]
     assert "in 24 sessions" in did and "genre changes" in did and "rejections or complaints" in did
 
 
