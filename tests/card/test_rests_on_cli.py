@@ -7,17 +7,21 @@ from crseval.data.kb import load_kb
 from tests.support.cli import crseval
 
 
+def _card(crs: str, out, *more, **kw):
+    """A small --no-llm card of one of this module's CRSs against the template, as JSON."""
+    res = crseval(
+        "evaluate-crs", f"tests.card.test_rests_on_cli:{crs}", "--no-llm", "--against", "template",
+        "--turns", "4", "--n-boot", "200", "--out", out, "--format", "json", *more, **kw,
+    )  # fmt: skip
+    return res, json.loads(res.stdout.split("\nreport:")[0])
+
+
 def redial_crs(history):
     return "You should watch Pari (1995), or maybe Sholay (1975)."
 
 
 def test_a_crs_of_another_catalogue_gets_one_line_naming_the_option(tmp_path):
-    res = crseval(
-        "evaluate-crs", "tests.card.test_rests_on_cli:redial_crs", "--no-llm", "--against", "template",
-        "--sessions", "6", "--turns", "4", "--n-boot", "200", "--out", tmp_path / "run",
-        "--format", "json",
-    )  # fmt: skip
-    notes = json.loads(res.stdout.split("\nreport:")[0])["notes"]
+    notes = _card("redial_crs", tmp_path / "run", "--sessions", "6")[1]["notes"]
     named = [n for n in notes if n.startswith("catalogue: sample-movies@")]
     outside = [n for n in notes if n.startswith("most titles recommended are not in sample-movies")]
     assert len(named) == 1 and "--kb" in named[0]
@@ -47,12 +51,7 @@ def flaky_crs(history):
 
 def test_a_crs_failing_in_half_its_sessions_shows_n_and_its_failures_on_the_card(tmp_path):
     out = tmp_path / "run"
-    res = crseval(
-        "evaluate-crs", "tests.card.test_rests_on_cli:flaky_crs", "--no-llm", "--against", "template",
-        "--sessions", "12", "--turns", "4", "--n-boot", "200", "--out", out, "--format", "json",
-        "--keep-going",
-    )  # fmt: skip
-    payload = json.loads(res.stdout.split("\nreport:")[0])
+    payload = _card("flaky_crs", out, "--sessions", "12", "--keep-going")[1]
     card = {r["label"]: r for r in payload["result"]}
     follow = card["follow rate (verified)"]
     used, planned = map(int, follow["n"].split("/"))
@@ -74,12 +73,7 @@ def last_turn_crs(history):
 
 
 def test_a_crs_that_reads_the_last_user_turn_never_fails_in_any_part(tmp_path):
-    res = crseval(
-        "evaluate-crs", "tests.card.test_rests_on_cli:last_turn_crs", "--no-llm", "--against", "template",
-        "--sessions", "6", "--turns", "4", "--n-boot", "200", "--out", tmp_path / "run",
-        "--format", "json",
-    )  # fmt: skip
-    payload = json.loads(res.stdout.split("\nreport:")[0])
+    res, payload = _card("last_turn_crs", tmp_path / "run", "--sessions", "6")
     assert res.returncode == 0 and not any(n.startswith("last_turn_crs:") for n in payload["notes"])
     answered = tmp_path / "run" / "behavior" / "last_turn_crs" / "records" / "responses.jsonl"
     rows = [json.loads(x) for x in answered.read_text(encoding="utf-8").splitlines()]
