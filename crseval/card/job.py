@@ -50,6 +50,14 @@ def target_name(target: str) -> str:
     return f"{stem}-crs" if stem in REFERENCES else stem
 
 
+def baseline(entry: str) -> tuple[str, str]:
+    """(name, target) of an ``--against`` entry: ``v1=crs.py`` names it, else its target's name."""
+    name, eq, target = entry.partition("=")
+    if eq and not re.search(r"[:/]", name):  # an endpoint's query (http://h/crs?a=b) names nothing
+        return name, target
+    return target_name(entry), entry
+
+
 def _systems(value: Any) -> Any:
     """``--against`` entries: names, targets or functions (a function handed over from Python)."""
     return [given(v) for v in split_commas(value)] if isinstance(value, (str, list)) else value
@@ -125,17 +133,14 @@ class CardConfig(BaseModel):
     @field_validator("against")
     @classmethod
     def _against(cls, v: list[str]) -> list[str]:
-        for entry in v:
-            name, eq, target = entry.partition("=")
-            target = target if eq else entry
-            if entry in CARD_REFERENCES:
-                continue
+        for entry in (e for e in v if e not in CARD_REFERENCES):
+            name, target = baseline(entry)
             if not (target.startswith(("http://", "https://")) or ".py" in target or ":" in target):
                 raise ValueError(
                     f"{entry!r} is neither a reference ({', '.join(CARD_REFERENCES)}) nor a CRS target "
                     "('crs_v1.py', 'module:function', 'v1=crs.py', 'http://…')"
                 )
-            if eq and (name in REFERENCES or not _NAME.fullmatch(name)):
+            if name in REFERENCES or not _NAME.fullmatch(name):
                 raise ValueError(
                     f"{name!r}: a name is letters, digits, _ . + - and not a reference's"
                 )
@@ -158,12 +163,7 @@ class CardConfig(BaseModel):
     @property
     def baselines(self) -> dict[str, str]:
         """Your own CRSs in ``against``: name → target."""
-        out = {}
-        for entry in self.against:
-            if entry not in CARD_REFERENCES:
-                name, eq, target = entry.partition("=")
-                out[name if eq else target_name(entry)] = target if eq else entry
-        return out
+        return dict(baseline(e) for e in self.against if e not in CARD_REFERENCES)
 
     def describe(self, system: str) -> str:
         """What a system on the card is, in words."""
