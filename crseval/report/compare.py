@@ -165,8 +165,8 @@ def compare(
     empty = [r.root for r, f in zip(opened, frames) if f.empty]
     if empty:
         raise CrsevalError(f"table {table!r} has no rows", file=empty[0])
-    spec = get_table(table)
     frames = _one_system_each(table, frames, systems)
+    spec = get_table(table)
     ids = [k for k in (spec.ids if spec else ()) if all(k in f for f in frames)]
     if ids and all(
         not f.duplicated(ids).any() for f in frames
@@ -186,8 +186,11 @@ def compare(
 def _one_system_each(
     table: str, frames: list[pd.DataFrame], systems: Sequence[str] | None
 ) -> list[pd.DataFrame]:
-    """Each run's rows of its named system, the system column dropped (so the units pair across runs)."""
-    col = next((c for c in ("model", "system") if all(c in f for f in frames)), None)
+    """Each run's rows of its named system, the system column dropped (so the units pair across runs). The
+    system column is an id of the table (``model`` or ``system``; a ``system`` column of replies is not)."""
+    spec = get_table(table)
+    ids = spec.ids if spec else ()
+    col = next((c for c in ("model", "system") if c in ids and all(c in f for f in frames)), None)
     several = col is not None and any(f[col].nunique() > 1 for f in frames)
     if systems is None and several:
         held = sorted(set().union(*(f[col].astype(str) for f in frames)))
