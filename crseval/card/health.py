@@ -8,16 +8,22 @@ from pathlib import Path
 from crseval.card.job import CardConfig
 
 
-def health_lines(config: CardConfig, root: Path) -> list[str]:
-    """One line per (your CRS, session part) with failed sessions or retried calls; none when all is well."""
+def session_records(root: Path) -> dict[str, list[dict]]:
+    """The session records of each of a card's session parts that ran (``shift``, ``shift-llm``)."""
     from crseval.adaptation.scoring import STREAM
     from crseval.runs.store import RunStore
 
+    return {
+        part: RunStore(root / part).records(STREAM)
+        for part in ("shift", "shift-llm")
+        if (root / part / "records").is_dir()
+    }
+
+
+def health_lines(config: CardConfig, sessions: dict[str, list[dict]]) -> list[str]:
+    """One line per (your CRS, session part) with failed sessions or retried calls; none when all is well."""
     out = []
-    for part in ("shift", "shift-llm"):
-        if not (root / part / "records").is_dir():
-            continue
-        records = RunStore(root / part).records(STREAM)
+    for part, records in sessions.items():
         for system in (config.system, *config.baselines):
             mine = [r for r in records if r["model"] == system]
             failed = [r for r in mine if r.get("errors")]
@@ -44,15 +50,12 @@ TESTED = (  # (what the users did, in words; whether a turn's truth shows it)
 )
 
 
-def behaviours_line(config: CardConfig, root: Path) -> str:
+def behaviours_line(config: CardConfig, sessions: dict[str, list[dict]]) -> str:
     """What the simulated users did to your CRS in the sessions the card rests on, from their logged truth:
     how often each behaviour came up and in how many sessions — what a difference can have come from."""
-    from crseval.adaptation.scoring import STREAM
-    from crseval.runs.store import RunStore
-
-    if not (root / "shift" / "records").is_dir():
+    if "shift" not in sessions:
         return ""
-    mine = [r for r in RunStore(root / "shift").records(STREAM) if r["model"] == config.system]
+    mine = [r for r in sessions["shift"] if r["model"] == config.system]
     said = []
     for what, shows in TESTED:
         hits = [sum(bool(shows(t.get("truth") or {})) for t in r["turns"]) for r in mine]

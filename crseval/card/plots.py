@@ -13,10 +13,10 @@ from crseval.plotting import GREY, OKABE_ITO, plt, save, style
 def oriented(comparisons: pd.DataFrame) -> pd.DataFrame:
     """Differences signed so that right is better for every metric: a lower-is-better metric's difference
     (and CI) negated and its label saying so; a metric without a direction kept and marked."""
-    from crseval.core.registry import METRICS
+    from crseval.core.registry import find_metric
 
     out = comparisons.copy()
-    higher = [METRICS[m].higher_is_better if m in METRICS else None for m in out["metric"]]
+    higher = [spec.higher_is_better if (spec := find_metric(m)) else None for m in out["metric"]]
     flip = np.array([h is False for h in higher])
     out.loc[flip, ["diff", "diff_lo", "diff_hi"]] = -out.loc[
         flip, ["diff", "diff_hi", "diff_lo"]

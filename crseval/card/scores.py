@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.adaptation.user_validity import simulator_evidence
-from crseval.card.health import behaviours_line, health_lines
+from crseval.card.health import behaviours_line, health_lines, session_records
 from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.manifest import part_hashes
 from crseval.card.rows import Row, known_groups, rows
@@ -285,8 +285,9 @@ def write_card(
         for r in dict.fromkeys([*config.references, *known_groups(False)])
     )
     catalogue = _catalogue(config, tables["card_scores"])
-    rests = [*health_lines(config, store.root), *failures]
-    tested = behaviours_line(config, store.root)
+    sessions = session_records(store.root)
+    rests = [*health_lines(config, sessions), *failures]
+    tested = behaviours_line(config, sessions)
     users = simulator_evidence(
         SimulatorSection().user, measured=store.path("validity", "tables") if config.human else None
     )

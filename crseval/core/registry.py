@@ -211,6 +211,12 @@ def _by_name(name: str) -> list[MetricSpec]:
     return [m for m in METRICS.values() if m.name == name]
 
 
+def find_metric(qualified: str) -> MetricSpec | None:
+    """The metric of a qualified name (``shift.follow.follow_rate``), or None for a column no metric is."""
+    load_declarations()
+    return METRICS.get(qualified)
+
+
 def get_metric(name: str, capability: str | None = None) -> MetricSpec:
     """A metric by qualified name, or by column name within a capability (or where only one
     capability has it)."""

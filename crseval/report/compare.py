@@ -242,9 +242,10 @@ def cards(t: pd.DataFrame, notes: list[str], runs: Sequence[Path]) -> Comparison
 
 
 def _direction(qualified: str) -> bool | None:
-    from crseval.core.registry import METRICS
+    from crseval.core.registry import find_metric
 
-    return METRICS[qualified].higher_is_better if qualified in METRICS else None
+    spec = find_metric(qualified)
+    return spec.higher_is_better if spec else None
 
 
 def _ranked(row: pd.Series, names: Sequence[str]) -> dict[str, int]:

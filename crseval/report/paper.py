@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from crseval.core.glossary import describe
-from crseval.core.registry import METRICS, get_table, shown_columns
+from crseval.core.registry import find_metric, get_table, shown_columns
 from crseval.runs.formats import latex_table, tex
 from crseval.runs.store import RunStore, entries
 
@@ -40,7 +40,7 @@ def _shown(name: str, df: pd.DataFrame) -> pd.DataFrame:
         cols = [c for c in cols if c != "metric"]
     shown = df[cols].copy()
     if "metric" in shown:  # a qualified metric name (shift.follow.follow_rate) as its label
-        shown["metric"] = [METRICS[m].display if m in METRICS else m for m in shown["metric"]]
+        shown["metric"] = [spec.display if (spec := find_metric(m)) else m for m in shown["metric"]]
     return shown.rename(columns=lambda c: describe(c, name)[0])
 
 
