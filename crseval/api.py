@@ -38,6 +38,7 @@ class _Jobs(Mapping):
             "demo": "crseval.demo:JOB",
             "evaluate-crs": "crseval.card.job:JOB",
             "shift.known-groups": "crseval.card.known_groups:JOB",
+            "criterion": "crseval.card.criterion:JOB",
         }
 
     def __getitem__(self, name: str) -> str:

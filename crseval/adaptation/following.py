@@ -15,6 +15,8 @@ Per session (``follow.*``):
 - ``satisfaction`` — share of grounded recommendations that satisfy every active constraint;
 - ``follow_rate`` — share of shifts whose *next recommendation* (the first later reply naming a grounded
   title, before the next shift) names a title satisfying every new constraint;
+- ``wish_rate`` — the same over every *wish*: the opening one (the constraints active at the first turn)
+  and every shift — real users mostly state one wish and never shift;
 - ``turns_to_follow`` — mean system turns until a reply names such a title (1 = the reply to the shift),
   over the shifts followed before the next shift;
 - ``stale_rate`` — among grounded recommendations after shifts that dropped something (up to the next
@@ -132,12 +134,18 @@ class Following:
         shifts = [
             k for k, t in enumerate(truth) if k and t.get("shift") and active[k] - active[k - 1]
         ]
-        followed, delays, stale, after = [], [], 0, 0
+        delays, stale, after = [], 0, 0
+        wishes = (
+            [0] if active and active[0] else []
+        ) + shifts  # the opening wish, then every shift
+        heard = [
+            self._followed(recs, active[k] - (active[k - 1] if k else set()), k, wishes[n + 1 :])
+            for n, k in enumerate(wishes)
+        ]
+        followed = heard[len(heard) - len(shifts) :]
         for n, k in enumerate(shifts):
             new, dropped = active[k] - active[k - 1], active[k - 1] - active[k]
             window = range(k, shifts[n + 1] if n + 1 < len(shifts) else len(truth))
-            first = next((j for j in window if recs[j]), None)
-            followed.append(first is not None and any(self.fits(r, new) for r in recs[first]))
             delay = next(
                 (j - k + 1 for j in window if any(self.fits(r, new) for r in recs[j])), None
             )
@@ -155,10 +163,18 @@ class Following:
             if grounded
             else np.nan,
             PREFIX + "follow_rate": float(np.mean(followed)) if followed else np.nan,
+            PREFIX + "wish_rate": float(np.mean(heard)) if heard else np.nan,
             PREFIX + "turns_to_follow": float(np.mean(delays)) if delays else np.nan,
             PREFIX + "stale_rate": stale / after if after else np.nan,
             PREFIX + "success": float(len(delays) == len(shifts)) if shifts else np.nan,
         }
+
+    def _followed(self, recs, new: set, k: int, later: Sequence[int]) -> bool:
+        """Whether the first reply from turn ``k`` on (before the next wish) that names a grounded title
+        names one satisfying ``new``."""
+        end = later[0] if later else len(recs)
+        first = next((j for j in range(k, end) if recs[j]), None)
+        return first is not None and any(self.fits(r, new) for r in recs[first])
 
 
 def crs_constraints(parsed: dict[str, Any]) -> list[str]:

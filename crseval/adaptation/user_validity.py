@@ -54,30 +54,15 @@ def read_reference(spec: str, option: str = "--human") -> Reference:
 
 
 def reference_battles(spec: str, source) -> list[tuple[str, str]]:
-    """The decided battles of a CRSArena-Dial layout: votes from ``votes*.csv`` in its folder (for one of
-    its files, ``votes_<crowd>.csv`` beside it), kept where both dialogues are in ``source``."""
-    p = Path(spec)
-    if not (source.layout.startswith("judged") and p.exists()):
+    """The decided battles of a CRSArena-Dial layout (its votes: :func:`crseval.data.votes.votes_beside`)
+    as (winner's dialogue id, loser's), kept where both dialogues are in ``source``."""
+    from crseval.data.votes import decided_battles, votes_beside
+
+    if not source.layout.startswith("judged"):
         return []
-    folder = p if p.is_dir() else p.parent
-    suffix = "" if p.is_dir() else p.stem.rsplit("_", 1)[-1]
-    files = sorted(folder.glob(f"votes_{suffix}*.csv" if suffix else "votes*.csv"))
-    return _battles(files, {d.id for d in source.dialogues})
-
-
-def _battles(files: Sequence[Path], ids: set[str]) -> list[tuple[str, str]]:
-    from crseval.data.votes import TIE, load_votes
-
-    out = []
-    for f in files:
-        for v in load_votes(f).data.itertuples():
-            if v.vote == TIE or not v.user:
-                continue
-            loser = v.crs2 if v.vote == v.crs1 else v.crs1
-            pair = (f"{v.vote}_{v.user}", f"{loser}_{v.user}")
-            if pair[0] in ids and pair[1] in ids:
-                out.append(pair)
-    return out
+    ids = {d.id for d in source.dialogues}
+    pairs = [(f"{w}_{u}", f"{lo}_{u}") for u, w, lo in decided_battles(votes_beside(spec))]
+    return [p for p in pairs if p[0] in ids and p[1] in ids]
 
 
 def user_validity(

@@ -92,3 +92,80 @@ table(
     headline=["metric", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
     columns=["label", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
 )
+metric(
+    "label_auc",
+    "Criterion validity: over pairs of real dialogues whose users' own labels differ (satisfied vs "
+    "frustrated, or ratings), the share in which the better-labelled one has the better value of the "
+    "metric, ties half (the AUC; Harrell's C for a rating); its CI from resampling users",
+    label="AUC for the users' label",
+    capability=C,
+    scale="0–1, .5 = chance",
+)
+metric(
+    "vote_agreement",
+    "Criterion validity: over decided battles (one real user, two CRSs, a vote), the share in which the "
+    "metric prefers the CRS the user voted for (battles where it ties left out); CI from resampling "
+    "users, exact binomial p against .5",
+    label="agrees with votes",
+    capability=C,
+    scale="share 0–1, .5 = chance",
+)
+metric(
+    "ranking_tau",
+    "Criterion validity: Kendall's τ-b of the systems' mean values with a published ranking of the "
+    "same systems (the arena's Elo); CI from resampling dialogues within systems",
+    label="τ with the ranking",
+    capability=C,
+    scale="−1–1",
+)
+table(
+    "criterion",
+    ["metric"],
+    "criterion validity: per card metric readable from a dialogue's words, how far it predicts what real "
+    "users felt — their label per dialogue, their vote per battle, the systems' published ranking — each "
+    "with its 95 % CI, in the metric's own direction",
+    capability=C,
+    headline=[
+        "label",
+        "label_auc",
+        "label_auc_lo",
+        "label_auc_hi",
+        "vote_agreement",
+        "vote_agreement_lo",
+        "vote_agreement_hi",
+        "battles",
+        "ranking_tau",
+        "criterion_verdict",
+    ],
+    columns=[
+        "label",
+        "on_card",
+        "label_auc",
+        "label_auc_lo",
+        "label_auc_hi",
+        "dialogues",
+        "vote_agreement",
+        "vote_agreement_lo",
+        "vote_agreement_hi",
+        "vote_agreement_p",
+        "battles",
+        "battles_tied",
+        "ranking_tau",
+        "ranking_tau_lo",
+        "ranking_tau_hi",
+        "systems",
+        "ranked_by",
+        "criterion_verdict",
+    ],
+)
+table(
+    "criterion_dialogues",
+    ["dialogue"],
+    "every real dialogue the criterion rests on: its CRS, its user, the user's own label and each metric",
+    capability=C,
+    headline=["dialogue", "system", "user"],
+    columns=["system", "user"],
+    dynamic={
+        "*": "the user's own label, or a metric measured on the dialogue (named as in its part)"
+    },
+)

@@ -65,3 +65,39 @@ def plot_differences(comparisons: pd.DataFrame, system: str, path: Path) -> None
         frameon=False,
     )
     save(fig, path)
+
+
+def plot_criterion(table: pd.DataFrame, path: Path) -> None:
+    """Two panels, a row per metric: the AUC for the users' label and the battles the metric agrees with."""
+    from crseval.card.criterion_tables import BAR
+
+    style()
+    labels = [
+        f"{lab}{'' if card else ' (not on the card)'}"
+        for lab, card in zip(table["label"], table["on_card"])
+    ]
+    y = np.arange(len(table))
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 0.4 * len(table) + 1.4), sharey=True)
+    for ax, col, bar, title in zip(
+        axes,
+        ("label_auc", "vote_agreement"),
+        BAR,
+        ("AUC for the users' own label", "battles: prefers the voted CRS"),
+    ):
+        err = np.vstack([table[col] - table[f"{col}_lo"], table[f"{col}_hi"] - table[col]])
+        ax.errorbar(
+            table[col],
+            y,
+            xerr=np.nan_to_num(err),
+            fmt="o",
+            color=OKABE_ITO[0],
+            capsize=2,
+            markersize=4,
+        )
+        ax.axvline(0.5, color=GREY, lw=0.8, ls=":")
+        ax.axvline(bar, color=GREY, lw=0.8, ls="--")
+        ax.set_xlim(0, 1)
+        ax.set_xlabel(title)
+    axes[0].set_yticks(y, labels)
+    axes[0].invert_yaxis()
+    save(fig, path)

@@ -18,6 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from crseval.cli.groups import group_app, groups
+from crseval.card.criterion import JOB as CRITERION
 from crseval.card.job import JOB as CARD
 from crseval.cli.options import (
     BACKEND_HELP,
@@ -144,6 +145,7 @@ def demo(
 
 
 job_command(app, "evaluate-crs", CARD)
+job_command(app, "criterion", CRITERION)
 
 
 @app.command()

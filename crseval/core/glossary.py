@@ -64,6 +64,18 @@ CONTEXT = {
         "known groups: held (the AUC's CI above .5), reversed (below .5) or not separated",
     ),
     "evidence": ("evidence", "what a metric's verdict rests on, in words"),
+    "on_card": ("on the card", "whether the report card shows the metric"),
+    "battles": (
+        "battles",
+        "decided battles (a vote, not a tie) in which the metric prefers one CRS",
+    ),
+    "battles_tied": ("battles tied", "decided battles in which the metric ties the two CRSs"),
+    "ranked_by": ("ranked by", "the ranking of the systems the τ is taken with"),
+    "criterion_verdict": (
+        "real users",
+        "predicts (the AUC's and the vote agreement's CIs above .5; 'meets the bar' where they reach .70 "
+        "and 65 %), reversed (either below .5) or not shown",
+    ),
     "better": ("expected better", "the system a metric should rank higher (known groups)"),
     "worse": ("expected worse", "the system a metric should rank lower (known groups)"),
     "checks": ("checks", "known-groups checks of the metric (other CRSs × lengths)"),

@@ -8,7 +8,10 @@ Accepted, strict in structure and lenient in names:
   speakers such as User/Seeker/Human and System/Assistant/Recommender/Bot/CRS are recognised;
 - crseval's own session records (``records/results.jsonl`` of a run directory, or any JSONL of them);
 - one turn per line, a CSV or JSONL (:mod:`crseval.data.turn_table`: dialogue, turn, speaker, text, and
-  optionally system and the recommended items).
+  optionally system and the recommended items);
+- the CRS arena's dialogues (CRSArena-Dial, ``[{"conversation ID": "{crs}_{user}", "agent": {"id"},
+  "conversation": [{"participant", "utterance"}]}]``): the model is the agent, the session the user — so
+  the two dialogues of a battle share a session id.
 
 Consecutive utterances of one speaker are joined; a leading system greeting and a trailing unanswered
 user utterance are dropped — each such repair is reported in the notes, never silent. Anything else
@@ -65,6 +68,11 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
         items = raw if isinstance(raw, list) else [raw]
         for k, obj in enumerate(items):
             sid = f.stem if len(items) == 1 else f"{f.stem}#{k}"
+            if isinstance(obj, dict) and "conversation ID" in obj:
+                obj, sid = _arena(obj)
+                if not _replied(obj["conversation"]):
+                    notes.append(f"{f.name} {sid}: no reply from {obj['model_name']}, left out")
+                    continue
             rec, n = _layout(obj, f, sid)
             sessions.append(rec)
             notes += n
@@ -122,6 +130,30 @@ def _own(path: Path) -> list[dict[str, Any]]:
             }
         )
     return in_key_order(out)  # sessions finish in any order; the file keeps theirs
+
+
+def _arena(obj: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A CRSArena-Dial conversation in the widely used layout, and its user's id as the session."""
+    cid = str(obj["conversation ID"])
+    agent = obj.get("agent") if isinstance(obj.get("agent"), dict) else {}
+    model = str(agent.get("id") or cid.rsplit("_", 1)[0])
+    turns = obj.get("conversation")
+    convo = [
+        {"speaker": u.get("participant"), "text": u.get("utterance")} if isinstance(u, dict) else u
+        for u in (turns if isinstance(turns, list) else [])
+    ]
+    return {"model_name": model, "conversation": convo}, cid.removeprefix(f"{model}_")
+
+
+def _replied(convo: list) -> bool:
+    """Whether a recommender speaks (an unreadable speaker counts as one: :func:`_layout` names it)."""
+    for u in convo:
+        try:
+            if Role.parse(str(u.get("speaker"))).is_recommender:
+                return True
+        except (CrsevalError, AttributeError):
+            return True
+    return False
 
 
 def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:

@@ -81,3 +81,42 @@ def load_votes(path: str | Path) -> Votes:
     if not out:
         raise CrsevalError("no votes", file=p, expected="a header and one row per vote")
     return Votes(dataset_info(f"votes:{p.stem}", p), pd.DataFrame(out))
+
+
+def votes_beside(dialogues: str | Path) -> list[Path]:
+    """The votes of a CRSArena-Dial layout: every ``votes*.csv`` in its folder, or for one of its files
+    (``crs_arena_dial_<crowd>.json``) the ``votes_<crowd>*.csv`` beside it; none for anything else."""
+    p = Path(dialogues)
+    if not p.exists():
+        return []
+    folder, crowd = (p, "") if p.is_dir() else (p.parent, p.stem.rsplit("_", 1)[-1])
+    return sorted(folder.glob(f"votes_{crowd}*.csv" if crowd else "votes*.csv"))
+
+
+def decided_battles(files) -> list[tuple[str, str, str]]:
+    """(user, the system voted for, the one voted against) of every vote that is not a tie and names its
+    user, over ``files`` in order."""
+    out = []
+    for f in files:
+        for v in load_votes(f).data.itertuples():
+            if v.vote != TIE and v.user:
+                out.append((v.user, v.vote, v.crs2 if v.vote == v.crs1 else v.crs1))
+    return out
+
+
+def published_ranking(path: str | Path, crowd: str) -> dict[str, float]:
+    """system → Elo from a published table (``crowd,system,elo``, CRSArena-Dial's published_elo.csv) for
+    ``crowd`` (all rows where the table has no crowd column)."""
+    p = existing(path, "published ranking")
+    _, rows = read_rows(p, required=("system", "elo"))
+    out = {}
+    for line, row in rows:
+        if row.get("crowd", crowd).strip() != crowd:
+            continue
+        try:
+            out[row["system"].strip()] = float(row["elo"])
+        except ValueError:
+            raise CrsevalError("elo is not a number", file=p, line=line, field="elo") from None
+    if not out:
+        raise CrsevalError(f"no ranking for crowd {crowd!r}", file=p, field="crowd")
+    return out

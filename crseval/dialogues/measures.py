@@ -127,6 +127,14 @@ _measure(
     scale="count",
 )
 _measure(
+    "recommending_turns",
+    "Share of the system's turns that name at least one title",
+    label="turns recommending",
+    higher_is_better=None,
+    scale="share 0–1",
+    bounds=(0, 1),
+)
+_measure(
     "first_rec_turn",
     "System turn (1 = first) of the first recommendation",
     label="first recommendation turn",
@@ -258,6 +266,7 @@ def dialogue_table(
             "genre_diversity": _mean_pairwise(genres, _jaccard),
             "embedding_diversity": _mean_pairwise(vecs, lambda a, b: 1 - float(a @ b)),
             "distinct_items": len(distinct),
+            "recommending_turns": float((g["recommendations"] > 0).mean()),
             "first_rec_turn": float(first.iloc[0]) if len(first) else float("nan"),
         }
         for rate, (num, den) in _RATES.items():

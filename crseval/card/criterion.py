@@ -1,0 +1,212 @@
+"""`crseval criterion DATA`: do the card's numbers predict what real users felt?
+
+Every card metric that can be read from a dialogue's words — verified following read from the user's
+words, TAS, out-of-catalogue, repetition, rejected repeats (and novelty; the judge's aspects with
+``--judge``) — measured on real users' dialogues with real CRSs and set against those users' own verdicts
+(:mod:`crseval.stats.criterion`): their label per dialogue (CRSArena-Dial: satisfied / frustrated), their
+vote per battle, and the arena's published Elo per system.
+
+A manifest like the card's: per catalogue, a ``dialogues.metrics`` part and a ``shift.score`` part of the
+dialogues whose CRS was built on it — ``*_redial`` CRSs grounded in ReDial's movies, ``*_opendialkg`` ones
+in OpenDialKG's KB (``--catalog redial=…,opendialkg=…``) — so a title is judged against the catalogue its
+CRS could name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from crseval.card.rows import ROWS
+from crseval.core.errors import CrsevalError
+from crseval.core.job import JobSpec, Part, Progress, Result
+from crseval.llm import LLMConfig
+
+if TYPE_CHECKING:
+    from crseval.runs.store import RunStore
+
+# (qualified metric, part, column, on the card) — the card's rows readable from words, then the others
+EXTRA = (
+    ("shift.follow.wish_rate", "shift", "follow.wish_rate"),
+    ("dialogues.novelty", "dialogues", "novelty"),
+    ("dialogues.recommending_turns", "dialogues", "recommending_turns"),
+)
+JUDGED = ("proactiveness", "coherence")  # the judge's aspects the card does not show
+PER_DIALOGUE = {
+    "dialogues": "dialogue_metrics",
+    "shift": "shift_sessions",
+}  # a part's table of units
+
+
+def measures(judge: bool) -> list[tuple[str, str, str, bool]]:
+    card = [
+        (f"{r.capability}.{r.metric}", r.part, r.column, True)
+        for r in ROWS
+        if r.part in ("shift", "dialogues") and (judge or not r.llm)
+    ]
+    judged = [(f"shift.{a}", "shift", a) for a in JUDGED if judge]
+    return card + [(*e, False) for e in (*EXTRA, *judged)]
+
+
+class CriterionConfig(BaseModel):
+    """Real users' dialogues with real CRSs → the card's metrics against the users' own verdicts."""
+
+    model_config = ConfigDict(extra="forbid")
+    data: str = Field(
+        ...,
+        description="Real users' dialogues with a label per dialogue: a CRSArena-Dial folder or file "
+        "(../shared/data/arena/crsarena_dial), or session logs whose dialogues carry one.",
+        json_schema_extra={"argument": True},
+    )
+    catalog: str = Field(
+        ...,
+        description="Catalogue(s) to ground titles in: one (a file or folder, or 'sample'), or "
+        "'redial=PATH,opendialkg=PATH' — each CRS grounded in the one its name ends with.",
+    )
+    label: str = Field(
+        "satisfied", description="The dialogue label the users gave (CRSArena-Dial: satisfied)."
+    )
+    votes: str | None = Field(
+        None,
+        description="Votes CSV(s), comma-separated (default: the votes*.csv beside a CRSArena-Dial file).",
+    )
+    elo: str | None = Field(
+        None,
+        description="The systems' published ranking (crowd,system,elo; default: published_elo.csv "
+        "beside the data; without one, the systems' mean label).",
+    )
+    judge: bool = Field(False, description="Also the LLM judge's aspects (one call per dialogue).")
+    llm: LLMConfig = LLMConfig()
+    n_boot: int = Field(2000, ge=100, description="Bootstrap resamples of each CI.")
+    seed: int = Field(0, description="Seed of the resamples.")
+
+
+def catalogues(spec: str) -> dict[str, str]:
+    """``name=path`` entries (a CRS whose name ends with ``_name`` is grounded in ``path``), or one path
+    for every CRS (name ``""``)."""
+    entries = [e.strip() for e in spec.split(",") if e.strip()]
+    if len(entries) == 1 and "=" not in entries[0]:
+        return {"": entries[0]}
+    out = {}
+    for e in entries:
+        name, eq, path = e.partition("=")
+        if not (eq and name.strip() and path.strip()):
+            raise CrsevalError(
+                f"catalogue entry {e!r}",
+                field="catalog",
+                expected="one catalogue, or name=path entries (redial=…,opendialkg=…)",
+            )
+        out[name.strip()] = path.strip()
+    return out
+
+
+def _arena_files(data: Path) -> list[Path]:
+    files = sorted(data.glob("crs_arena_dial_*.json")) if data.is_dir() else [data]
+    return [f for f in files if f.suffix == ".json"]
+
+
+def _split(config: CriterionConfig, store: RunStore) -> dict[str, str]:
+    """catalogue name → the dialogues its CRSs had: the data itself for one catalogue, else a file of
+    them per catalogue under ``inputs/`` (CRSArena-Dial's layout, kept as published)."""
+    cats = catalogues(config.catalog)
+    if list(cats) == [""]:
+        return {"": config.data}
+    raw = [c for f in _arena_files(Path(config.data)) for c in json.loads(f.read_text("utf-8"))]
+    if not raw or not all(isinstance(c, dict) and "conversation ID" in c for c in raw):
+        raise CrsevalError(
+            "a catalogue per CRS needs dialogues in CRSArena-Dial's layout",
+            file=Path(config.data),
+            field="catalog",
+            fix="pass one catalogue for every CRS",
+        )
+    groups: dict[str, list] = {name: [] for name in cats}
+    for c in raw:
+        system = str((c.get("agent") or {}).get("id") or c["conversation ID"].rsplit("_", 1)[0])
+        name = next((n for n in cats if system.endswith(f"_{n}")), None)
+        if name is None:
+            raise CrsevalError(
+                f"no catalogue for {system!r}",
+                field="catalog",
+                expected="an entry whose name ends the CRS's: " + ", ".join(cats),
+            )
+        groups[name].append(c)
+    out = {}
+    for name, convs in groups.items():
+        if convs:
+            path = store.writable("inputs", f"{name}.json")
+            path.write_text(json.dumps(convs, ensure_ascii=False), encoding="utf-8")
+            out[name] = str(path)
+    return out
+
+
+def parts(config: CriterionConfig, inputs: dict[str, str]) -> list[Part]:
+    cats, out = catalogues(config.catalog), []
+    for name, data in inputs.items():
+        tag = f"-{name}" if name else ""
+        out.append(
+            Part(
+                f"dialogues{tag}",
+                "dialogues.metrics",
+                {"data": [data], "catalog": cats[name], "embeddings": "hashing"},
+            )
+        )
+        out.append(
+            Part(
+                f"shift{tag}",
+                "shift.score",
+                {
+                    "logs": data,
+                    "kb": cats[name],
+                    "judge": config.judge,
+                    "llm": config.llm.model_dump(),
+                    "n_boot": 200,
+                },
+            )
+        )
+    return out
+
+
+def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Result:
+    from crseval.card.criterion_tables import criterion_into
+    from crseval.card.manifest import execute_parts, part_hashes
+    from crseval.core.signature import make_signature
+
+    manifest = parts(config, _split(config, store))
+    units = {"dialogues": [], "shift": []}
+    for part, result in execute_parts(manifest, store, progress):
+        kind = part.job.split(".")[0]  # dialogues or shift
+        units[kind].append(result.tables[PER_DIALOGUE[kind]])
+    table = criterion_into(store, config, units)
+    sig = make_signature(
+        data=f"{config.data} | votes {config.votes or 'beside'} | elo {config.elo or 'beside'}",
+        metric={
+            "criterion": "C(cluster=user),battles(ties=out,cluster=user),tau-b(strata=system)",
+            "label": config.label,
+        },
+        parts=part_hashes(manifest, store),
+        seed=config.seed,
+        n_boot=config.n_boot,
+    )
+    store.save_signature(sig)
+    return Result(
+        "criterion",
+        "Criterion validity: the card's metrics against real users' own verdicts",
+        table.round(3),
+        sig,
+        store.root,
+    )
+
+
+JOB = JobSpec(
+    "criterion",
+    CriterionConfig,
+    run,
+    "runs/criterion",
+    "Check the card's metrics against real users' own verdicts: their label per dialogue (AUC, CI by "
+    "user), their vote per battle and the arena's Elo per system (CRSArena-Dial).",
+    "crseval criterion",
+    uses_llm=lambda c: c.judge,
+)

@@ -1,0 +1,183 @@
+"""The criterion job's tables, figure and report section, from its parts' per-dialogue tables: each metric
+against the users' labels (per dialogue), votes (per battle) and the published ranking (per system)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from crseval.core.errors import CrsevalError
+from crseval.core.registry import find_metric
+from crseval.stats.criterion import battle_agreement, concordance, system_tau
+from crseval.stats.paired import verdict
+
+if TYPE_CHECKING:
+    from crseval.card.criterion import CriterionConfig
+    from crseval.runs.store import RunStore
+
+BAR = (0.70, 0.65)  # what "predicts real users" asks: dialogue-level AUC, share of decided battles
+
+
+def _user(ids: pd.Series, systems: pd.Series) -> list[str]:
+    """A dialogue's user: its id less the system's name (CRSArena-Dial ``{crs}_{user}``, ``{model}|{session}``)."""
+    return [i.removeprefix(f"{s}_").removeprefix(f"{s}|") for i, s in zip(ids, systems)]
+
+
+def dialogue_units(units: dict[str, list[pd.DataFrame]], label: str, judge: bool) -> pd.DataFrame:
+    """One row per dialogue: system, user, the users' label and every measure."""
+    from crseval.card.criterion import measures
+
+    words = pd.concat(units["dialogues"], ignore_index=True)
+    if label not in words:
+        raise CrsevalError(
+            f"the dialogues carry no label {label!r}",
+            field="label",
+            expected="one of: "
+            + (", ".join(sorted(set(words) - set(_DIALOGUE_COLUMNS))) or "none"),
+        )
+    words = words.assign(user=_user(words["dialogue"], words["system"]))
+    shift = pd.concat(units["shift"], ignore_index=True).rename(
+        columns={"model": "system", "session": "user_session"}
+    )
+    shift["user"] = shift["user_session"].astype(str)
+    cols = [c for _, part, c, _ in measures(judge) if part == "shift"]
+    out = words.merge(shift[["system", "user", *cols]], on=["system", "user"], how="left")
+    keep = [c for _, part, c, _ in measures(judge) if part == "dialogues"]
+    return out[["dialogue", "system", "user", label, *keep, *cols]]
+
+
+_DIALOGUE_COLUMNS = {"system", "dialogue", "user"}
+
+
+def _battles(units: pd.DataFrame, config: CriterionConfig) -> list[tuple[str, str, str]]:
+    from crseval.data.votes import decided_battles, votes_beside
+
+    files = config.votes.split(",") if config.votes else votes_beside(config.data)
+    have = set(zip(units["system"], units["user"]))
+    return [b for b in decided_battles(files) if (b[1], b[0]) in have and (b[2], b[0]) in have]
+
+
+def _ranking(units: pd.DataFrame, config: CriterionConfig) -> tuple[dict[str, float], str]:
+    """(system → score, what it is): the published Elo, else the systems' mean label."""
+    from crseval.data.votes import published_ranking
+
+    data = Path(config.data)
+    path = config.elo or (data if data.is_dir() else data.parent) / "published_elo.csv"
+    if config.elo or Path(path).is_file():
+        crowd = "global" if data.is_dir() else data.stem.rsplit("_", 1)[-1]
+        return published_ranking(path, crowd), f"published Elo ({crowd})"
+    return units.groupby("system")[config.label].mean().to_dict(), f"mean {config.label}"
+
+
+def criterion_table(units: pd.DataFrame, config: CriterionConfig) -> pd.DataFrame:
+    from crseval.card.criterion import measures
+
+    battles = _battles(units, config)
+    ranking, ranked_by = _ranking(units, config)
+    at = units.set_index(["system", "user"])
+    boot = {"n_boot": config.n_boot, "seed": config.seed}
+    rows = []
+    for qualified, _, column, on_card in measures(config.judge):
+        spec = find_metric(qualified)
+        higher = spec.higher_is_better is not False if spec else True
+        x = units[column]
+        auc = concordance(x, units[config.label], units["user"], higher_is_better=higher, **boot)
+        won = [at.at[(w, u), column] for u, w, _ in battles]
+        lost = [at.at[(lo, u), column] for u, _, lo in battles]
+        agree = battle_agreement(
+            won, lost, [u for u, _, _ in battles], higher_is_better=higher, **boot
+        )
+        tau = system_tau(x, units["system"], ranking, higher_is_better=higher, **boot)
+        rows.append(
+            {
+                "metric": qualified,
+                "label": (spec.display if spec else column)
+                + ("" if spec and spec.higher_is_better is not None else " (no direction: higher)"),
+                "on_card": on_card,
+                "label_auc": auc.value,
+                "label_auc_lo": auc.lo,
+                "label_auc_hi": auc.hi,
+                "dialogues": auc.n,
+                "vote_agreement": agree.share,
+                "vote_agreement_lo": agree.lo,
+                "vote_agreement_hi": agree.hi,
+                "vote_agreement_p": agree.p,
+                "battles": agree.n,
+                "battles_tied": agree.ties,
+                "ranking_tau": tau.value,
+                "ranking_tau_lo": tau.lo,
+                "ranking_tau_hi": tau.hi,
+                "systems": tau.n,
+                "ranked_by": ranked_by,
+                "criterion_verdict": _verdict(auc, agree),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _verdict(auc, agree) -> str:
+    """'predicts' (both CIs above .5), 'reversed' (either below), else 'not shown'; '+ bar' where the
+    points reach :data:`BAR`."""
+    v = [verdict(auc), verdict(agree)]
+    if "reversed" in v:
+        return "reversed"
+    if v == ["held", "held"]:
+        return "predicts" + (
+            " (meets the bar)" if auc.value >= BAR[0] and agree.share >= BAR[1] else ""
+        )
+    return "not shown"
+
+
+def criterion_into(store: RunStore, config: CriterionConfig, parts: dict) -> pd.DataFrame:
+    from crseval.card.plots import plot_criterion
+
+    units = dialogue_units(parts, config.label, config.judge)
+    table = criterion_table(units, config)
+    store.write_table("criterion_dialogues", units)
+    store.write_table("criterion", table)
+    plot_criterion(table, store.figure_path("criterion"))
+    store.add_section(
+        "Criterion validity: do the card's numbers predict what real users felt?",
+        _note(units, table, config),
+        tables=[("criterion", None), ("criterion_dialogues", None)],
+        figures=[
+            (
+                "criterion",
+                "Per metric, in its own direction: the AUC for the users' own label (left) and the share "
+                "of decided battles in which it prefers the CRS the user voted for (right), with 95 % CIs "
+                f"from resampling users; dotted: chance, dashed: the bar ({BAR[0]:.2f}, {BAR[1]:.0%})",
+            )
+        ],
+    )
+    return table
+
+
+def _note(units: pd.DataFrame, table: pd.DataFrame, config: CriterionConfig) -> str:
+    card = table[table["on_card"]]
+    best = card.loc[card["label_auc"].idxmax()] if card["label_auc"].notna().any() else None
+    met = table[table["criterion_verdict"].str.contains("bar")]
+    head = (
+        f"{len(units)} dialogues of {units['user'].nunique()} real users with {units['system'].nunique()} "
+        f"CRSs ({config.data}); {units[config.label].mean():.0%} labelled {config.label}; "
+        f"{int((table['battles'] + table['battles_tied']).max()) if len(table) else 0} decided "
+        "battles with both dialogues. Each metric in its own direction: AUC (Harrell's C for a rating) "
+        "for the label, CI from resampling users; battles: share of decided battles in which it prefers "
+        "the CRS the user voted for (ties left out, exact binomial p); τ: Kendall's τ-b of the systems' "
+        "means with the ranking named, CI from resampling dialogues within systems. "
+    )
+    if len(met):
+        return (
+            head
+            + "Meets the bar (AUC ≥ .70 and ≥ 65 % of battles): "
+            + ", ".join(met["label"])
+            + "."
+        )
+    best_line = (
+        f" The best card metric, {best['label']}, reaches AUC {best['label_auc']:.2f} [{best['label_auc_lo']:.2f}, "
+        f"{best['label_auc_hi']:.2f}] on the {int(best['dialogues'])} dialogues it can be read on."
+        if best is not None
+        else ""
+    )
+    return head + "No metric meets the bar (AUC ≥ .70 and ≥ 65 % of battles)." + best_line
