@@ -109,21 +109,36 @@ class Following:
 
     def read_wishes(self, turns: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """What the user's own words say they want at each turn, in the simulator truth's shape
-        (``topics``; ``shift`` where the reading gains a constraint): read by the rules, or by the LLM
+        (``topics``; ``shift`` where the reading gains a constraint): read by the rules — with a film named
+        as a reference and a wish for something new (:mod:`crseval.adaptation.wish_gaps`) — or by the LLM
         reader where one is given."""
         from crseval.simulation.nlu import extract_steps
 
         said = [t.get("user") or "" for t in turns]
-        steps = (
-            self.reader.steps(said)
-            if self.reader is not None
-            else [c.values for c in extract_steps(self.kb, said)]
-        )
+        if self.reader is not None:
+            steps = [set(wish_topics(v)) for v in self.reader.steps(said)]
+        else:
+            steps = self.read_by_rules(said, [c.values for c in extract_steps(self.kb, said)])
         out, before = [], set()
-        for k, values in enumerate(steps):
-            now = set(wish_topics(values))
+        for k, now in enumerate(steps):
             out.append({"topics": sorted(now), "shift": bool(k and now - before)})
             before = now
+        return out
+
+    def read_by_rules(
+        self, said: Sequence[str], values: Sequence[dict[str, Any]]
+    ) -> list[set[str]]:
+        """The rules' topics after each turn, plus the reference film (kept until another is named) and the
+        wish for something new (kept until a year is read)."""
+        from crseval.adaptation.wish_gaps import extra_wishes
+
+        out, like, recent = [], [], None
+        for text, v in zip(said, values):
+            extra = extra_wishes(self, text)
+            like = [w for w in extra if w.startswith("like:")] or like
+            recent = next((w for w in extra if w.startswith("year:")), recent)
+            recent = None if v.get("year") else recent
+            out.append(set(wish_topics(v)) | set(like) | ({recent} if recent else set()))
         return out
 
     def _against_truth(

@@ -174,12 +174,13 @@ def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Result:
     from crseval.card.manifest import execute_parts, part_hashes
     from crseval.core.signature import make_signature
 
-    manifest = parts(config, _split(config, store))
+    inputs = _split(config, store)
+    manifest = parts(config, inputs)
     units = {"dialogues": [], "shift": []}
     for part, result in execute_parts(manifest, store, progress):
         kind = part.job.split(".")[0]  # dialogues or shift
         units[kind].append(result.tables[PER_DIALOGUE[kind]])
-    table = criterion_into(store, config, units)
+    table = criterion_into(store, config, units, _gaps(config, inputs, progress))
     sig = make_signature(
         data=f"{config.data} | votes {config.votes or 'beside'} | elo {config.elo or 'beside'}",
         metric={
@@ -198,6 +199,24 @@ def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Result:
         sig,
         store.root,
     )
+
+
+def _gaps(config: CriterionConfig, inputs: dict[str, str], progress: Progress):
+    """What the users asked for that following from the words reads, and what it cannot."""
+    from collections import Counter
+
+    from crseval.adaptation.following import Following
+    from crseval.adaptation.wish_gaps import gap_table, gaps
+    from crseval.data.kb import load_kb
+    from crseval.data.session_logs import import_logs
+
+    cats, counts = catalogues(config.catalog), Counter()
+    tick = progress("reading the users' requests", len(inputs))
+    for name, data in inputs.items():
+        sessions = [[t["user"] for t in r["turns"]] for r in import_logs(data)[0]]
+        counts += gaps(Following(load_kb(cats[name])), sessions)
+        tick(1)
+    return gap_table(counts)
 
 
 JOB = JobSpec(

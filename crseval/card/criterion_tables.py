@@ -130,18 +130,30 @@ def _verdict(auc, agree) -> str:
     return "not shown"
 
 
-def criterion_into(store: RunStore, config: CriterionConfig, parts: dict) -> pd.DataFrame:
+def criterion_into(
+    store: RunStore, config: CriterionConfig, parts: dict, wish_gaps: pd.DataFrame
+) -> pd.DataFrame:
     from crseval.card.plots import plot_criterion
 
     units = dialogue_units(parts, config.label, config.judge)
     table = criterion_table(units, config)
     store.write_table("criterion_dialogues", units)
     store.write_table("criterion", table)
+    store.write_table("wish_gaps", wish_gaps)
     plot_criterion(table, store.figure_path("criterion"))
     store.add_section(
         "Criterion validity: do the card's numbers predict what real users felt?",
         _note(units, table, config),
-        tables=[("criterion", None), ("criterion_dialogues", None)],
+        tables=[
+            ("criterion", None),
+            (
+                "wish_gaps",
+                "What the users asked for: the requests the rule-based wish reading reads, and those it "
+                "cannot, by kind (the first kind a request holds); 'now read': gained by the reading of a "
+                "reference film and of something new",
+            ),
+            ("criterion_dialogues", None),
+        ],
         figures=[
             (
                 "criterion",

@@ -169,3 +169,11 @@ table(
         "*": "the user's own label, or a metric measured on the dialogue (named as in its part)"
     },
 )
+table(
+    "wish_gaps",
+    ["wish_category"],
+    "what real users asked for that following from the words can read, and what it cannot: every user "
+    "turn that asks for films, put in the first kind it holds",
+    capability=C,
+    columns=["user_requests", "request_share", "now_read"],
+)

@@ -64,6 +64,16 @@ CONTEXT = {
         "known groups: held (the AUC's CI above .5), reversed (below .5) or not separated",
     ),
     "evidence": ("evidence", "what a metric's verdict rests on, in words"),
+    "wish_category": (
+        "what the user asked for",
+        "a kind of request in real users' turns that the rule-based wish reading reads, or cannot read",
+    ),
+    "user_requests": ("requests", "user turns that ask for films (a request cue), of that kind"),
+    "request_share": ("share", "their share of all the users' requests"),
+    "now_read": (
+        "now read",
+        "of them, those from which the full reading (a reference film, something new) gains a wish",
+    ),
     "on_card": ("on the card", "whether the report card shows the metric"),
     "battles": (
         "battles",

@@ -119,6 +119,11 @@ class MovieKB:
     def __len__(self) -> int:
         return len(self.movies)
 
+    @property
+    def newest(self) -> int | None:
+        """The latest year of a catalogue film (None: no film has a year)."""
+        return max(self.years, default=None)
+
     def texts(self, corpus: str = "joined") -> list[str]:
         """What the text models are fitted on: ``joined`` — one document "title. plot" per movie;
         ``separate`` — every title, then every non-empty plot, as documents of their own (the original
@@ -134,7 +139,8 @@ class MovieKB:
 
     def holds(self, row: int, constraint: str) -> bool:
         """Whether catalogue entry ``row`` satisfies ``constraint`` (``genre:g``, ``year:1990s`` — a decade —
-        or ``year:LO-HI`` with either end open, ``actor:Name`` and the other attributes, ``plot:keyword``):
+        or ``year:LO-HI`` with either end open, ``actor:Name`` and the other attributes, ``plot:keyword``,
+        ``like:Title`` — a film sharing a genre with that catalogue film, other than itself):
         what a user who wants it would accept, read from the catalogue's facts."""
         kind, _, value = constraint.partition(":")
         if kind == "genre":
@@ -151,6 +157,12 @@ class MovieKB:
             return row in self.index[kind].get(value.lower(), ())
         if kind == "plot":
             return value in self.plot_keywords(row)
+        if kind == "like":  # a film like the one named: shares a genre with it, and is not it
+            refs = self.index["name"].get(value.lower(), ())
+            mine = set(self.movies[row].get("genres") or [])
+            return row not in refs and any(
+                mine & set(self.movies[r].get("genres") or []) for r in refs
+            )
         return False
 
     def find_names(self, text: str) -> list[tuple[str, str]]:

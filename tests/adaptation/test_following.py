@@ -60,6 +60,8 @@ def test_followed_ignored_hallucinated_and_stale(following):
     out = following.session(SESSION)
     # shifts A (turn 1), B (turn 2), C (turn 4); next recommendation fits the new constraint only for A
     assert out["follow.follow_rate"] == pytest.approx(1 / 3)
+    # wishes: the opening one (sci-fi: The Matrix fits) and A, B, C → 2 of 4
+    assert out["follow.wish_rate"] == pytest.approx(2 / 4)
     # A at once (1), B at turn 3 (3 − 2 + 1 = 2), C never before the session ends
     assert out["follow.turns_to_follow"] == pytest.approx(1.5)
     assert out["follow.success"] == 0.0
@@ -119,6 +121,7 @@ def test_no_recommendation_and_no_shift(following):
     out = following.session([turn(0, "Tell me more about what you like.", ["genre:drama"])])
     assert out["follow.recommendations"] == 0 and math.isnan(out["follow.hallucination_rate"])
     assert math.isnan(out["follow.follow_rate"]) and math.isnan(out["follow.success"])
+    assert out["follow.wish_rate"] == 0  # the opening wish (drama) met with no title: not followed
 
 
 def test_sessions_in_forked_workers_equal_one_at_a_time(following):

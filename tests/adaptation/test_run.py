@@ -168,6 +168,30 @@ def test_importer_is_lenient_in_names_and_strict_in_structure(tmp_path):
         assert "s1.json" in str(e.value)
 
 
+def test_the_arenas_dialogues_import_with_the_user_as_the_session(tmp_path):
+    """CRSArena-Dial's layout: the agent is the model and the user the session, so a battle's two dialogues
+    pair up; a conversation the CRS never answered is left out and said so; a bad speaker is named."""
+
+    def conv(crs, user, turns):
+        said = [{"participant": p, "utterance": u} for p, u in turns]
+        return {"conversation ID": f"{crs}_{user}", "agent": {"id": crs}, "conversation": said}
+
+    f = tmp_path / "crs_arena_dial_open.json"
+    hello = [("USER", "a comedy please"), ("AGENT", "Try Superbad.")]
+    f.write_text(
+        json.dumps([conv("kbrd_redial", "u1", hello), conv("barcor_redial", "u1", hello[:1])])
+    )
+    sessions, notes = import_logs(f)
+    assert [(s["model"], s["session"], s["key"]) for s in sessions] == [
+        ("kbrd_redial", "u1", "kbrd_redial|u1")
+    ]
+    assert sessions[0]["turns"][0]["system"] == "Try Superbad."
+    assert notes == ["crs_arena_dial_open.json u1: no reply from barcor_redial, left out"]
+    f.write_text(json.dumps([conv("kbrd_redial", "u1", [("ALIEN", "x"), ("AGENT", "y")])]))
+    with pytest.raises(CrsevalError, match="speaker"):
+        import_logs(f)
+
+
 @pytest.mark.parametrize(
     "patch, key",
     [

@@ -71,7 +71,9 @@ def test_the_metric_that_reads_what_users_asked_for_predicts_their_labels_and_vo
     # of the 28 × 44 (satisfied, frustrated) pairs, 20 × 40 won, 20 × 4 + 8 × 40 tied, 8 × 4 lost
     assert wish["label_auc"] == pytest.approx((800 + (80 + 320) / 2) / (28 * 44))
     assert wish["label_auc_lo"] > 0.5 and wish["dialogues"] == 72
-    assert wish["vote_agreement"] == 1 and wish["battles"] == 19  # 5 ties; the second battles: neither follows
+    assert (
+        wish["vote_agreement"] == 1 and wish["battles"] == 19
+    )  # 5 ties; the second battles: neither follows
     # τ-b: 2 concordant pairs, the third tied in the metric (the two others at 0): 2 / √(2 · 3)
     assert wish["ranking_tau"] == pytest.approx(2 / 6**0.5)
     assert wish["ranked_by"] == "published Elo (open)" and wish["systems"] == 3
