@@ -14,7 +14,6 @@ items of a dialogue: Jaccard over genre sets, cosine over item-text embeddings.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from itertools import combinations
 from typing import Callable
@@ -26,20 +25,9 @@ from crseval.core.registry import register_metric
 from crseval.core.types import Item, Turn
 from crseval.data.any_dialogues import DialogueSource, SourcedDialogue
 from crseval.dialogues.metrics import C
+from crseval.dialogues.reactions import refused
 from crseval.text.titles import Mention, TitleMatcher, title_key
 
-REACTION = re.compile(
-    r"\b(seen (?:it|that|this|them|those|both|all)|already (?:seen|watched|saw)|saw (?:it|that|them)|"
-    r"watched (?:it|that|them)|not (?:a fan|into|interested|really|for me|my (?:thing|type|style|cup))|"
-    r"(?:don't|do not|didn't|did not|won't) (?:like|want|care|enjoy|love|watch)|no thanks|hated?|boring|"
-    r"something else|anything else|nah|nope|meh|already (?:recommended|suggested|said|mentioned)|"
-    r"not (?:this|that) one|(?:don't|doesn't|do not|does not) sound (?:good|great|interesting)|"
-    r"none of (?:those|these|them)|(?:not|isn't|aren't) what i|i asked (?:for|you for)|i said|wrong|"
-    r"(?:don't|doesn't) sound like|i was looking for|don't think i'd like|(?:just|already) (?:told|gave)|"
-    r"said (?:that|it) (?:already|before)|same one|did(?:n't)? you (?:recommend|suggest|say)|again(?=\s*\?)|^\W*no(?=\W*$)|"
-    r"repeating|same (?:movie|film|one) again|keep (?:saying|suggesting|recommending))\b",
-    re.I,
-)
 
 DIALOGUE_METRICS: list[str] = []  # the per-dialogue measures, in declaration order
 BOUNDS: dict[str, tuple[float, float]] = {}  # a measure's range: its system mean gets a t-interval
@@ -182,10 +170,11 @@ def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> tuple[li
     rejected: set[str] = set()
     pending: list[str] = []
     asked: set[str] = set()
+    offer = ""  # the system's last words, which the user's reply answers
     for pos, turn in enumerate(sd.dialogue.turns):
         found = list({ident(m): m for m in mentions_of(turn, matcher, labelled)}.values())
         if not turn.role.is_recommender:
-            if pending and REACTION.search(turn.text):
+            if pending and refused(turn.text, offer):
                 rejected |= set(pending)
             pending = []
             known |= {ident(m) for m in found}
@@ -208,7 +197,7 @@ def walk(sd: SourcedDialogue, matcher: TitleMatcher, labelled: bool) -> tuple[li
             }
         )
         known |= set(ids)
-        pending = ids
+        pending, offer = ids, turn.text
     return rows, {i for i in known if not i.startswith("?")}
 
 

@@ -12,7 +12,10 @@ declare_capability(
     package="crseval.dialogues",
     help="Beyond accuracy inside dialogues: grounding in a catalogue, out-of-catalogue rate, "
     "repetition, novelty, diversity, coverage. `crseval dialogues metrics DATA --catalog CATALOGUE`.",
-    jobs={"dialogues.metrics": ("crseval.dialogues.job:JOB", "metrics")},
+    jobs={
+        "dialogues.metrics": ("crseval.dialogues.job:JOB", "metrics"),
+        "dialogues.reactions": ("crseval.dialogues.reaction_check:JOB", "reactions"),
+    },
     default="metrics",
 )
 HEAD = [
@@ -97,4 +100,18 @@ table(
     "each metric against each human label (Spearman)",
     capability=C,
     columns=["n", "spearman_rho", "spearman_rho_lo", "spearman_rho_hi", "p", "p_holm"],
+)
+table(
+    "reaction_agreement",
+    ["reading", "scheme"],
+    "a reading of seekers' reactions to suggested films against the seekers' own forms (ReDial)",
+    capability=C,
+    columns=["agreement", "films"],
+)
+table(
+    "reaction_confusion",
+    ["reader"],
+    "films by the reader's reading (rows) and the seeker's own form (columns)",
+    capability=C,
+    dynamic={"*": "the seeker's form said: seen, rejected, accepted or not said"},
 )

@@ -54,10 +54,15 @@ GENRE_CUES: dict[str, tuple[str, ...]] = {
     **GENRE_MAP,
     **{k: (v,) for k, v in _EXTRA_CUES.items()},
 }
-# every cue, and the plural of every one-word cue that is not a cue itself ("comedies" is; "thrillers" → thriller)
+# every cue, and the plural of every one-word cue that is not a cue itself ("comedies" is; "thrillers" →
+# thriller) — but "wars": real users who say it ask for Star Wars, not war films
 _CUES = PhraseIndex(
     [(tuple(c.split()), g) for c, g in GENRE_CUES.items()]
-    + [((c + "s",), g) for c, g in GENRE_CUES.items() if " " not in c and c + "s" not in GENRE_CUES]
+    + [
+        ((c + "s",), g)
+        for c, g in GENRE_CUES.items()
+        if " " not in c and c + "s" not in GENRE_CUES and c != "war"
+    ]
 )
 NEGATION = re.compile(
     r"\b(no|not|no more|nothing|without|instead of|enough|tired of|anything but|don't|do not|"

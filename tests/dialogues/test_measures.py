@@ -81,6 +81,9 @@ def test_dialogue_and_system_tables_by_hand(source):
     assert d1["distinct_items"] == 4 and d1["first_rec_turn"] == 1
     d2 = table.set_index("dialogue").loc["d2"]
     assert d2["first_rec_turn"] == 2 and np.isnan(d2["genre_diversity"])
+    assert (
+        d1["recommending_turns"] == 1 and d2["recommending_turns"] < 1
+    )  # d2's first reply names none
     systems = system_table(table, turns, len(ITEMS)).set_index("system")
     assert systems.loc["sys-A", "coverage"] == 1.0 and systems.loc["sys-B", "coverage"] == 0.25
 
@@ -101,6 +104,7 @@ def test_system_intervals_are_t_intervals():
         "genre_diversity",
         "embedding_diversity",
         "distinct_items",
+        "recommending_turns",
         "first_rec_turn",
     ):
         rows[c] = 1.0
@@ -125,6 +129,7 @@ def test_label_correlations_match_scipy():
         "genre_diversity",
         "embedding_diversity",
         "distinct_items",
+        "recommending_turns",
         "first_rec_turn",
     ):
         frame[c] = frame["overall"] + rng.normal(size=60)
@@ -144,7 +149,7 @@ def test_label_correlations_match_scipy():
 
 
 def test_the_reaction_reader_reads_plain_refusals_and_complaints_and_not_a_yes():
-    from crseval.dialogues.measures import REACTION
+    from crseval.dialogues.reactions import refused
 
     for said in (
         "meh",
@@ -157,7 +162,7 @@ def test_the_reaction_reader_reads_plain_refusals_and_complaints_and_not_a_yes()
         "Didn't you recommend Alien already?",
         "Those don't sound like horror movies",
     ):
-        assert REACTION.search(said), said
+        assert refused(said), said
     for said in (
         "yes please",
         "no way, I love it!",
@@ -165,7 +170,7 @@ def test_the_reaction_reader_reads_plain_refusals_and_complaints_and_not_a_yes()
         "again, thanks",
         "any horror?",
     ):
-        assert not REACTION.search(said), said
+        assert not refused(said), said
 
 
 def test_answering_a_question_about_a_film_is_not_a_repeat_and_a_surname_is_not_a_film():

@@ -53,3 +53,10 @@ def test_phrase_index_finds_what_a_loop_over_every_position_finds(kb):
     )
     for text in texts:
         assert mentioned_titles(kb, text) == _reference_titles(kb, text), text
+
+
+def test_star_wars_is_not_a_wish_for_war_films():
+    from crseval.text.movie_text import genre_mentions
+
+    assert genre_mentions("The best Star Wars movies") == []
+    assert genre_mentions("a good war movie") == [("war", False)]
