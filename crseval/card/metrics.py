@@ -39,12 +39,16 @@ table(
         "label",
         "*",
         "known groups",
+        "real users",
         "n",
     ],  # *: the CRS's column and each "vs" one
     columns=["label"],
     dynamic={
         "trust": "the metric's evidence: known groups in this run, or what is known",
         "known groups": "the known-groups verdict with the AUC and its 95 % CI",
+        "real users": "whether the metric predicts real users' own labels (AUC) and votes (share of "
+        "decided battles the voted CRS wins), with 95 % CIs: shipped figures of crseval criterion on "
+        "CRSArena-Dial",
         "n": "the CRS's sessions that ran without failing (dialogue contexts it answered, for behavior "
         "alignment) / those planned; † on the score where fewer than 80 %",
     }

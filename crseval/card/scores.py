@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.adaptation.user_validity import simulator_evidence
+from crseval.card.real_users import SOURCE, real_users
 from crseval.card.health import behaviours_line, health_lines, session_records
 from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.manifest import part_hashes
@@ -123,6 +124,7 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
             if ev["verdict"]
             else "—"
         )
+        line["real users"] = real_users(spec.qualified)
         line["n"] = f"{used}/{planned}"  # last: a narrow terminal keeps the scores
         scores += mine
         comparisons += pairs
@@ -311,7 +313,9 @@ def write_card(
                 "CRS minus that system on the same units, 95 % CI; * p < .05, ** p < .01, *** p < .001 "
                 "(paired permutation test, Holm-adjusted over the row's comparisons). Known groups: "
                 "whether the metric ranks a CRS that follows the user above one that ignores the user, "
-                "AUC with its 95 % CI. n: units run / planned († under 80 %).",
+                "AUC with its 95 % CI. Real users: whether the metric predicts real users' own labels "
+                f"(AUC) and votes (share of battles) on {SOURCE}, with 95 % CIs. n: units run / planned "
+                "(† under 80 %).",
             ),
             ("card_scores", "Every system's score"),
             ("card_comparisons", f"{config.system} minus each reference"),
@@ -326,6 +330,10 @@ def write_card(
     summary = card.drop(columns=["dimension", "trust", "metric", *(["n"] if whole else [])])
     result = Result("evaluate-crs", f"Report card: {config.system}", summary, sig, store.root)
     result.notes.append(users)
+    result.notes.append(
+        f"real users: whether the metric predicts real users' own labels (AUC) and votes, on {SOURCE}; "
+        "on your own users' dialogues: crseval criterion"
+    )
     result.notes.append(
         "vs: the CRS minus the reference on the same users/contexts, 95 % CI; * p<.05, ** p<.01, *** p<.001 "
         "(paired permutation test, Holm-adjusted over each row's comparisons). known groups: whether the metric ranks a CRS that follows the user "
