@@ -46,9 +46,9 @@ table(
     dynamic={
         "trust": "the metric's evidence: known groups in this run, or what is known",
         "known groups": "the known-groups verdict with the AUC and its 95 % CI",
-        "real users": "whether the metric predicts real users' own labels (AUC) and votes (share of "
-        "decided battles the voted CRS wins), with 95 % CIs: shipped figures of crseval criterion on "
-        "CRSArena-Dial",
+        "real users": "whether the metric predicts real users (yes: predicts; no: not shown; REVERSED), its "
+        "AUC for their own labels · the share of their votes it agrees with — crseval criterion on "
+        "CRSArena-Dial's shared half (CIs in card_evidence)",
         "n": "the CRS's sessions that ran without failing (dialogue contexts it answered, for behavior "
         "alignment) / those planned; † on the score where fewer than 80 %",
     }
@@ -75,10 +75,37 @@ table(
     "card_evidence",
     ["metric"],
     "how far each card metric can be trusted: known groups (template follows the user, stubborn ignores "
-    "the user) measured in this run",
+    "the user) measured in this run, and whether it predicts real users' own labels and votes (crseval "
+    "criterion on CRSArena-Dial's shared half, shipped)",
     capability=C,
-    headline=["metric", "auc", "auc_lo", "auc_hi", "verdict", "evidence"],
-    columns=["dimension", "label", "auc", "auc_lo", "auc_hi", "n", "verdict", "evidence"],
+    headline=[
+        "metric",
+        "auc",
+        "auc_lo",
+        "auc_hi",
+        "verdict",
+        "evidence",
+        "label_auc",
+        "vote_agreement",
+    ],
+    columns=[
+        "dimension",
+        "label",
+        "auc",
+        "auc_lo",
+        "auc_hi",
+        "n",
+        "verdict",
+        "evidence",
+        "label_auc",
+        "label_auc_lo",
+        "label_auc_hi",
+        "vote_agreement",
+        "vote_agreement_lo",
+        "vote_agreement_hi",
+        "battles",
+        "criterion_verdict",
+    ],
 )
 table(
     "known_groups",

@@ -25,14 +25,19 @@ SHIPPED: dict[str, tuple[float, float, float, float, float, float, int, str]] = 
 
 
 def real_users(metric: str) -> str:
-    """The card's "real users" cell of a metric: its verdict, AUC [95 % CI] and the share of battles it
-    agrees with the votes on."""
+    """The card's "real users" cell of a metric: its verdict, its AUC for the users' labels and the share of
+    battles it agrees with their votes (the CIs: :func:`evidence`, in the card's evidence table)."""
     if metric not in SHIPPED:
         return "—"
-    auc, lo, hi, votes, _, _, _, verdict = SHIPPED[metric]
-    word = "REVERSED" if verdict == "reversed" else verdict
+    auc, _, _, votes, _, _, _, verdict = SHIPPED[metric]
+    word = {"reversed": "REVERSED", "not shown": "no"}.get(verdict, verdict)
+    return f"{word} {auc:.2f}".replace(" 0.", " .") + f" · {votes:.0%}"
 
-    def f(x: float) -> str:
-        return f"{x:.2f}".replace("0.", ".", 1)
 
-    return f"{word} {f(auc)} [{f(lo)}, {f(hi)}], votes {votes:.0%}"
+def evidence(metric: str) -> dict[str, float | int | str]:
+    """The shipped criterion figures of a metric as the card's evidence columns (empty: not measured)."""
+    if metric not in SHIPPED:
+        return {}
+    keys = ("label_auc", "label_auc_lo", "label_auc_hi", "vote_agreement", "vote_agreement_lo")
+    keys += ("vote_agreement_hi", "battles", "criterion_verdict")
+    return dict(zip(keys, SHIPPED[metric]))

@@ -13,6 +13,7 @@ import pandas as pd
 
 from crseval.adaptation.user_validity import simulator_evidence
 from crseval.card.real_users import SOURCE, real_users
+from crseval.card.real_users import evidence as shipped
 from crseval.card.health import behaviours_line, health_lines, session_records
 from crseval.card.job import REFERENCES, CardConfig, parts
 from crseval.card.manifest import part_hashes
@@ -128,7 +129,7 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
         line["n"] = f"{used}/{planned}"  # last: a narrow terminal keeps the scores
         scores += mine
         comparisons += pairs
-        evidence.append({**base, **ev})
+        evidence.append({**base, **ev, **shipped(spec.qualified)})
         card.append({**line, "trust": ev["evidence"], "metric": spec.qualified})
     return {
         "card": pd.DataFrame(card),
@@ -313,9 +314,10 @@ def write_card(
                 "CRS minus that system on the same units, 95 % CI; * p < .05, ** p < .01, *** p < .001 "
                 "(paired permutation test, Holm-adjusted over the row's comparisons). Known groups: "
                 "whether the metric ranks a CRS that follows the user above one that ignores the user, "
-                "AUC with its 95 % CI. Real users: whether the metric predicts real users' own labels "
-                f"(AUC) and votes (share of battles) on {SOURCE}, with 95 % CIs. n: units run / planned "
-                "(† under 80 %).",
+                "AUC with its 95 % CI. Real users: whether the metric predicts real users (predicts: both "
+                "CIs above .5; no: not shown; REVERSED), its AUC for their own labels · the share of "
+                f"their votes it agrees with, on {SOURCE} (CIs in card_evidence). n: units run / "
+                "planned († under 80 %).",
             ),
             ("card_scores", "Every system's score"),
             ("card_comparisons", f"{config.system} minus each reference"),

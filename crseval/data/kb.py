@@ -184,8 +184,8 @@ class MovieKB:
 
 def load_kb(path: str | Path | None = None) -> MovieKB:
     """The movie catalogue at ``path`` (the OpenDialKG KB, ReDial's movies_id2info.json, MovieLens
-    movies.csv), or the bundled sample catalogue when ``path`` is None."""
-    return _load_kb(str(Path(path).resolve()) if path else None)
+    movies.csv), or the bundled sample catalogue when ``path`` is None or 'sample'."""
+    return _load_kb(str(Path(path).resolve()) if path and str(path) != "sample" else None)
 
 
 @lru_cache(maxsize=4)

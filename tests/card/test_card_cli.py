@@ -37,11 +37,13 @@ def test_the_card_prints_every_dimension_with_cis_and_the_known_groups(card):
         "TAS",
         "repetition",
         "implicit BA",
-        "vs template",
-        "vs stubborn",
+        "template",
+        "stubborn",
         "known",
     ):
-        assert label in res.stdout
+        assert label in res.stdout  # a narrow terminal wraps a header between its words
+    columns = pd.read_csv(out / "tables" / "card.csv").columns
+    assert {"vs template", "vs stubborn", "known groups", "real users"} <= set(columns)
     assert "vs llm" not in res.stdout and "personalization" not in res.stdout  # --no-llm
     assert (out / "report.html").is_file() and "card_differences" in listed_figures(out)
     for part in ("shift", "dialogues", "behavior/my_crs", "behavior/template", "behavior/stubborn"):
@@ -78,6 +80,21 @@ def test_following_passes_its_known_groups_and_tas_does_not_lead(card):
     assert (
         card["metric"].iloc[0] == "shift.follow.follow_rate"
     )  # the headline is verified following
+
+
+def test_the_real_users_column_carries_the_criterion_measured_on_crsarena_dial(card):
+    from crseval.card.real_users import SHIPPED
+
+    out, res = card
+    ev = pd.read_csv(out / "tables" / "card_evidence.csv").set_index("metric")
+    ooc = ev.loc["dialogues.out_of_catalogue_rate"]
+    assert ooc["criterion_verdict"] == "reversed" and ooc["label_auc"] == SHIPPED[ooc.name][0]
+    assert ev.loc["behavior.implicit_ba", ["label_auc", "criterion_verdict"]].isna().all()
+    cells = pd.read_csv(out / "tables" / "card.csv").set_index("metric")["real users"]
+    auc, votes = SHIPPED["dialogues.out_of_catalogue_rate"][0], SHIPPED[ooc.name][3]
+    assert cells[ooc.name] == f"REVERSED {auc:.2f} · {votes:.0%}".replace(" 0.", " .")
+    assert cells["behavior.implicit_ba"] == "—"
+    assert "CRSArena-Dial" in res.stderr + res.stdout
 
 
 def test_a_crs_that_ignores_the_user_ranks_below_the_template_on_adaptation(tmp_path):
