@@ -74,6 +74,7 @@ CONTEXT = {
         "now read",
         "of them, those from which the full reading (a reference film, something new) gains a wish",
     ),
+    "reader": ("reader", "how crseval's reader read the seeker's reply"),
     "scheme": ("scheme", "the readings compared: all four, or the one a metric uses"),
     "films": ("films", "films the value is computed on"),
     "agreement": ("agreement", "share of the items on which the two readings agree"),

@@ -50,6 +50,7 @@ def test_the_shipped_capabilities_and_their_jobs():
         "demo",
         "evaluate-crs",
         "shift.known-groups",
+        "criterion",
     } == set(JOBS)
 
 
