@@ -24,6 +24,17 @@ metric(
     capability=C,
     scale="0–1",
 )
+# what the criterion says of a metric, in the order crseval/card/real_users.py: SHIPPED holds it
+CRITERION = (
+    "label_auc",
+    "label_auc_lo",
+    "label_auc_hi",
+    "vote_agreement",
+    "vote_agreement_lo",
+    "vote_agreement_hi",
+    "battles",
+    "criterion_verdict",
+)
 SYSTEMS = {
     "*": "the system's score with its 95 % CI; a reference's column adds the paired difference "
     "(the CRS minus it) with its 95 % CI and p"
@@ -97,14 +108,7 @@ table(
         "n",
         "verdict",
         "evidence",
-        "label_auc",
-        "label_auc_lo",
-        "label_auc_hi",
-        "vote_agreement",
-        "vote_agreement_lo",
-        "vote_agreement_hi",
-        "battles",
-        "criterion_verdict",
+        *CRITERION,
     ],
 )
 table(
@@ -171,22 +175,15 @@ table(
     columns=[
         "label",
         "on_card",
-        "label_auc",
-        "label_auc_lo",
-        "label_auc_hi",
+        *CRITERION,
         "dialogues",
-        "vote_agreement",
-        "vote_agreement_lo",
-        "vote_agreement_hi",
         "vote_agreement_p",
-        "battles",
         "battles_tied",
         "ranking_tau",
         "ranking_tau_lo",
         "ranking_tau_hi",
         "systems",
         "ranked_by",
-        "criterion_verdict",
     ],
 )
 table(

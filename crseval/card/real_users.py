@@ -38,6 +38,6 @@ def evidence(metric: str) -> dict[str, float | int | str]:
     """The shipped criterion figures of a metric as the card's evidence columns (empty: not measured)."""
     if metric not in SHIPPED:
         return {}
-    keys = ("label_auc", "label_auc_lo", "label_auc_hi", "vote_agreement", "vote_agreement_lo")
-    keys += ("vote_agreement_hi", "battles", "criterion_verdict")
-    return dict(zip(keys, SHIPPED[metric]))
+    from crseval.card.metrics import CRITERION
+
+    return dict(zip(CRITERION, SHIPPED[metric]))
