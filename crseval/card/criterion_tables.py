@@ -167,29 +167,43 @@ def criterion_into(
 
 
 def _note(units: pd.DataFrame, table: pd.DataFrame, config: CriterionConfig) -> str:
-    card = table[table["on_card"]]
-    best = card.loc[card["label_auc"].idxmax()] if card["label_auc"].notna().any() else None
-    met = table[table["criterion_verdict"].str.contains("bar")]
+    battles = int((table["battles"] + table["battles_tied"]).max()) if len(table) else 0
     head = (
         f"{len(units)} dialogues of {units['user'].nunique()} real users with {units['system'].nunique()} "
-        f"CRSs ({config.data}); {units[config.label].mean():.0%} labelled {config.label}; "
-        f"{int((table['battles'] + table['battles_tied']).max()) if len(table) else 0} decided "
+        f"CRSs ({config.data}); {units[config.label].mean():.0%} labelled {config.label}; {battles} decided "
         "battles with both dialogues. Each metric in its own direction: AUC (Harrell's C for a rating) "
         "for the label, CI from resampling users; battles: share of decided battles in which it prefers "
         "the CRS the user voted for (ties left out, exact binomial p); τ: Kendall's τ-b of the systems' "
         "means with the ranking named, CI from resampling dialogues within systems. "
     )
+    met = table[table["criterion_verdict"].str.contains("bar")]
     if len(met):
-        return (
-            head
-            + "Meets the bar (AUC ≥ .70 and ≥ 65 % of battles): "
-            + ", ".join(met["label"])
-            + "."
-        )
-    best_line = (
-        f" The best card metric, {best['label']}, reaches AUC {best['label_auc']:.2f} [{best['label_auc_lo']:.2f}, "
-        f"{best['label_auc_hi']:.2f}] on the {int(best['dialogues'])} dialogues it can be read on."
-        if best is not None
-        else ""
+        return head + f"Meets the bar (AUC ≥ .70 and ≥ 65 % of battles): {', '.join(met['label'])}."
+    return (
+        head + "No metric meets the bar (AUC ≥ .70 and ≥ 65 % of battles). " + _blame(units, table)
     )
-    return head + "No metric meets the bar (AUC ≥ .70 and ≥ 65 % of battles)." + best_line
+
+
+def _blame(units: pd.DataFrame, table: pd.DataFrame) -> str:
+    """Where the card's metrics lose real users: the dialogues each cannot be read on, and what does
+    predict where it is not on the card."""
+    card = table[table["on_card"]].sort_values("label_auc", ascending=False)
+    lines = [
+        f"The best card metric, {r.label}, reaches AUC {r.label_auc:.2f} [{r.label_auc_lo:.2f}, "
+        f"{r.label_auc_hi:.2f}] on the {r.dialogues} dialogues it can be read on (of {len(units)}) and "
+        f"decides {r.battles} battles."
+        for r in card.head(1).itertuples()
+    ]
+    if "recommending_turns" in units:
+        quiet = int((units["recommending_turns"] == 0).sum())
+        lines.append(
+            f"Shares of recommendations (out-of-catalogue, repetition, rejected repeats) are undefined on "
+            f"the {quiet} dialogues in which the CRS names no film, and favour a CRS that names few."
+        )
+    other = table[~table["on_card"] & table["criterion_verdict"].str.startswith("predicts")]
+    lines += [
+        f"Not on the card, {r.label} predicts: AUC {r.label_auc:.2f}, {r.vote_agreement:.0%} of "
+        f"{r.battles} battles."
+        for r in other.itertuples()
+    ]
+    return " ".join(lines) + " wish_gaps: what the users asked for that following cannot read."

@@ -85,7 +85,10 @@ def test_the_metric_that_reads_what_users_asked_for_predicts_their_labels_and_vo
     assert set(pd.read_csv(out / "dialogues-x" / "tables" / "dialogue_metrics.csv")["system"]) == {
         "follower_x"
     }
-    assert (out / "shift-y" / "report.html").is_file() and (out / "report.html").is_file()
+    assert (out / "shift-y" / "report.html").is_file()
+    assert "Meets the bar (AUC ≥ .70 and ≥ 65 % of battles): wishes followed" in (
+        out / "report.html"
+    ).read_text(encoding="utf-8")
 
 
 def test_bad_input_is_named_in_one_line(tmp_path):
@@ -117,5 +120,7 @@ def test_on_crsarena_dial_the_default_command_gives_the_figures_every_card_ships
         measured = table.loc[metric, list(CRITERION)].tolist()
         assert measured[:6] == pytest.approx(list(shipped[:6]), abs=0.0015), metric
         assert measured[6:] == list(shipped[6:]), metric
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "No metric meets the bar" in report and "undefined on the 69 dialogues" in report
     gaps = pd.read_csv(out / "tables" / "wish_gaps.csv")
     assert gaps["user_requests"].sum() == 968 and gaps["request_share"].sum() == pytest.approx(1)
