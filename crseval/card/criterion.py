@@ -35,6 +35,15 @@ EXTRA = (
     ("dialogues.recommending_turns", "dialogues", "recommending_turns"),
 )
 JUDGED = ("proactiveness", "coherence")  # the judge's aspects the card does not show
+SUMMARY = [  # what the terminal shows of the criterion table (the report and the files: every column)
+    "label",
+    "criterion_verdict",
+    "label_auc",
+    "label_auc_lo",
+    "label_auc_hi",
+    "vote_agreement",
+    "ranking_tau",
+]
 PER_DIALOGUE = {
     "dialogues": "dialogue_metrics",
     "shift": "shift_sessions",
@@ -195,7 +204,7 @@ def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Result:
     return Result(
         "criterion",
         "Criterion validity: the card's metrics against real users' own verdicts",
-        table.round(3),
+        table[SUMMARY].round(3),
         sig,
         store.root,
     )
