@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.core.registry import find_metric
+from crseval.core.registry import find_metric, get_table
 from crseval.stats.criterion import battle_agreement, concordance, system_tau
 from crseval.stats.paired import verdict
 
@@ -31,11 +31,12 @@ def dialogue_units(units: dict[str, list[pd.DataFrame]], label: str, judge: bool
 
     words = pd.concat(units["dialogues"], ignore_index=True)
     if label not in words:
+        spec = get_table("dialogue_metrics")  # a column it does not declare is a label of the data
+        labels = sorted(set(words) - {*spec.ids, *spec.columns})
         raise CrsevalError(
             f"the dialogues carry no label {label!r}",
             field="label",
-            expected="one of: "
-            + (", ".join(sorted(set(words) - set(_DIALOGUE_COLUMNS))) or "none"),
+            expected="one of: " + (", ".join(labels) or "none (the data labels no dialogue)"),
         )
     words = words.assign(user=_user(words["dialogue"], words["system"]))
     shift = pd.concat(units["shift"], ignore_index=True).rename(
@@ -46,9 +47,6 @@ def dialogue_units(units: dict[str, list[pd.DataFrame]], label: str, judge: bool
     out = words.merge(shift[["system", "user", *cols]], on=["system", "user"], how="left")
     keep = [c for _, part, c, _ in measures(judge) if part == "dialogues"]
     return out[["dialogue", "system", "user", label, *keep, *cols]]
-
-
-_DIALOGUE_COLUMNS = {"system", "dialogue", "user"}
 
 
 def _battles(units: pd.DataFrame, config: CriterionConfig) -> list[tuple[str, str, str]]:
