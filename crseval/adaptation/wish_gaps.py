@@ -30,10 +30,17 @@ REQUEST = re.compile(
     r"\b(recommend\w*|suggest\w*|looking for|look for|want|wanna|give me|show me|find me|"
     r"what (?:should|can|could) i watch|movies?|films?|something|anything)\b"
 )
+# a film named as the kind wanted ("something like Heat", "movies similar to Heat"), not "I like Heat"
 LIKE = re.compile(
-    r"\b(?:like|similar to|such as|reminds? me of|in the style of|along the lines of)\s"
+    r"\b(?:(?:something|anything|movies?|films?|ones?|stuff)\s+(?:\w+\s+)?like|similar to|such as|"
+    r"reminds? me of|in the style of|along the lines of)\s"
 )
-RECENT = re.compile(r"\b(new|newer|newest|recent|latest|this year|last year|current)\b")
+# something new asked for ("new movies", "more recent", "from this year"), not "new ideas"
+RECENT = re.compile(
+    r"\b(?:(?:new|newer|newest|recent|latest)\s+(?:\w+\s+)?(?:movies?|films?|ones?|releases?|stuff)|"
+    r"(?:something|anything) (?:new|newer|recent|more recent)|more recent|most recent|"
+    r"(?:from|of) (?:this|last) year|came out (?:this|last) year)\b"
+)
 PLAIN = set(
     "hi hello hey ok okay um so please thanks thank you can could would will you me i we us a an some any "
     "another more other different few one two three 3 five movie movies film films recommend "
