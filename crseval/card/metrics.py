@@ -57,7 +57,8 @@ table(
     dynamic={
         "trust": "the metric's evidence: known groups in this run, or what is known",
         "known groups": "the known-groups verdict with the AUC and its 95 % CI",
-        "real users": "whether the metric predicts real users (yes: predicts; no: not shown; REVERSED), its "
+        "real users": "whether the metric predicts real users (YES: and meets the bar; yes: predicts; no: "
+        "not shown; REVERSED), its "
         "AUC for their own labels · the share of their votes it agrees with — crseval criterion on "
         "CRSArena-Dial's shared half (CIs in card_evidence)",
         "n": "the CRS's sessions that ran without failing (dialogue contexts it answered, for behavior "

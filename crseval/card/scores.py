@@ -314,8 +314,9 @@ def write_card(
                 "CRS minus that system on the same units, 95 % CI; * p < .05, ** p < .01, *** p < .001 "
                 "(paired permutation test, Holm-adjusted over the row's comparisons). Known groups: "
                 "whether the metric ranks a CRS that follows the user above one that ignores the user, "
-                "AUC with its 95 % CI. Real users: whether the metric predicts real users (predicts: both "
-                "CIs above .5; no: not shown; REVERSED), its AUC for their own labels · the share of "
+                "AUC with its 95 % CI. Real users: whether the metric predicts real users (yes: both CIs "
+                "above .5; YES: and AUC ≥ .70 with ≥ 65 % of votes; no: not shown; REVERSED), its AUC for "
+                "their own labels · the share of "
                 f"their votes it agrees with, on {SOURCE} (CIs in card_evidence). n: units run / "
                 "planned († under 80 %).",
             ),
