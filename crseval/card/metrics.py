@@ -161,18 +161,7 @@ table(
     "users felt — their label per dialogue, their vote per battle, the systems' published ranking — each "
     "with its 95 % CI, in the metric's own direction",
     capability=C,
-    headline=[
-        "label",
-        "label_auc",
-        "label_auc_lo",
-        "label_auc_hi",
-        "vote_agreement",
-        "vote_agreement_lo",
-        "vote_agreement_hi",
-        "battles",
-        "ranking_tau",
-        "criterion_verdict",
-    ],
+    headline=["label", *CRITERION[:-1], "ranking_tau", "criterion_verdict"],
     columns=[
         "label",
         "on_card",
