@@ -120,10 +120,13 @@ def _arena_files(data: Path) -> list[Path]:
 def _split(config: CriterionConfig, store: RunStore) -> dict[str, str]:
     """catalogue name → the dialogues its CRSs had: the data itself for one catalogue, else a file of
     them per catalogue under ``inputs/`` (CRSArena-Dial's layout, kept as published)."""
-    cats = catalogues(config.catalog)
+    from crseval.data.io import existing, read_json
+
+    cats, data = catalogues(config.catalog), existing(config.data, "dialogues")
     if list(cats) == [""]:
         return {"": config.data}
-    raw = [c for f in _arena_files(Path(config.data)) for c in json.loads(f.read_text("utf-8"))]
+    files = [read_json(f) for f in _arena_files(data)]
+    raw = [c for f in files if isinstance(f, list) for c in f]
     if not raw or not all(isinstance(c, dict) and "conversation ID" in c for c in raw):
         raise CrsevalError(
             "a catalogue per CRS needs dialogues in CRSArena-Dial's layout",

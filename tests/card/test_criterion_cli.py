@@ -102,6 +102,13 @@ def test_bad_input_is_named_in_one_line(tmp_path):
     assert "no label 'happy'" in bad.stderr and "one of: satisfied" in bad.stderr
     bad = crseval("criterion", data, "--catalog", "x=", "--out", tmp_path / "c", check=False)
     assert bad.returncode != 0 and "catalogue entry 'x='" in bad.stderr
+    (tmp_path / "torn.json").write_text("[{", encoding="utf-8")
+    for path, says in (
+        (tmp_path / "none", "dialogues not found"),
+        (tmp_path / "torn.json", "JSON"),
+    ):
+        bad = crseval("criterion", path, "--catalog", "x=sample,y=sample", check=False)
+        assert bad.returncode != 0 and says in bad.stderr and "Traceback" not in bad.stderr
 
 
 @pytest.mark.slow  # four parts on 368 real dialogues: ~45 s
