@@ -107,7 +107,15 @@ def test_bad_input_is_named_in_one_line(tmp_path):
         (tmp_path / "none", "dialogues not found"),
         (tmp_path / "torn.json", "JSON"),
     ):
-        bad = crseval("criterion", path, "--catalog", "x=sample,y=sample", check=False)
+        bad = crseval(
+            "criterion",
+            path,
+            "--catalog",
+            "x=sample,y=sample",
+            "--out",
+            tmp_path / "d",
+            check=False,
+        )
         assert bad.returncode != 0 and says in bad.stderr and "Traceback" not in bad.stderr
 
 
