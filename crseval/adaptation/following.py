@@ -150,9 +150,8 @@ class Following:
             k for k, t in enumerate(truth) if k and t.get("shift") and active[k] - active[k - 1]
         ]
         delays, stale, after = [], 0, 0
-        wishes = (
-            [0] if active and active[0] else []
-        ) + shifts  # the opening wish, then every shift
+        # the opening wish, then every shift
+        wishes = ([0] if active and active[0] else []) + shifts
         heard = [
             self._followed(recs, active[k] - (active[k - 1] if k else set()), k, wishes[n + 1 :])
             for n, k in enumerate(wishes)

@@ -228,7 +228,9 @@ class SessionScoring:
                 "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in self.aspects)
                 or "off",
                 "rating": "expected|sampled",
-                "wishes": self.following.reader.signature if self.following.reader else "rules",
+                "wishes": self.following.reader.signature
+                if self.following.reader
+                else "rules+like+recent",
             },
             llm={
                 j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature}
