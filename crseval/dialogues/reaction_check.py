@@ -23,7 +23,7 @@ from crseval.core.registry import register_metric
 from crseval.core.signature import make_signature
 from crseval.dialogues.metrics import C
 from crseval.dialogues.reactions import READINGS, reaction
-from crseval.stats.bootstrap import percentile_interval
+from crseval.stats.bootstrap import cluster_weights, percentile_interval
 
 register_metric(
     "reaction_kappa",
@@ -99,12 +99,7 @@ def kappa(a: pd.Series, b: pd.Series, groups: pd.Series, n_boot: int, seed: int)
     levels = sorted(set(a) | set(b))
     ia, ib = (np.searchsorted(levels, x) for x in (a, b))
     pair = np.eye(len(levels) ** 2)[ia * len(levels) + ib]  # one-hot (a, b) per row
-    _, index = np.unique(g, return_inverse=True)
-    rng = np.random.default_rng(seed)
-    drawn = rng.multinomial(
-        index.max() + 1, np.full(index.max() + 1, 1 / (index.max() + 1)), n_boot
-    )
-    weights = np.vstack([np.ones(len(a)), drawn[:, index]])
+    weights = np.vstack([np.ones(len(a)), cluster_weights(g, n_boot, seed)])
     m = (weights @ pair).reshape(len(weights), len(levels), len(levels))
     m /= m.sum(axis=(1, 2), keepdims=True)
     po = np.trace(m, axis1=1, axis2=2)

@@ -50,11 +50,14 @@ ACCEPTED = re.compile(
 )
 
 
+def _norm(text: str) -> str:
+    return text.lower().replace("’", "'")
+
+
 def seen(text: str, offer: str = "") -> bool:
     """Whether the words say the film was seen already ("seen it", "I loved it", "a classic", "yes" to
     "have you seen it?") and never that it was not ("haven't seen it", "no" to that question)."""
-    low = text.lower().replace("’", "'")
-    asked = bool(ASKED_SEEN.search(offer.lower().replace("’", "'")))
+    low, asked = _norm(text), bool(ASKED_SEEN.search(_norm(offer)))
     if NOT_SEEN.search(low) or (asked and NO.search(low)):
         return False
     return bool(SEEN.search(low)) or (asked and bool(YES.search(low)))
@@ -62,11 +65,11 @@ def seen(text: str, offer: str = "") -> bool:
 
 def reaction(text: str, offer: str = "") -> str:
     """The first of :data:`READINGS` the words hold, in reply to ``offer`` (the CRS's words)."""
-    low = text.lower().replace("’", "'")
-    if seen(low, offer):
+    if seen(text, offer):
         return "seen"
+    low = _norm(text)
     if ASKED_SEEN.search(
-        offer.lower()
+        _norm(offer)
     ):  # "no" to "have you seen it?" says not seen, not no to the film
         low = NO.sub("", low)
     if REJECTED.search(low):

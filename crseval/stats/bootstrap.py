@@ -103,6 +103,15 @@ def resample_blocks(
         ).reshape(-1, n_items)
 
 
+def cluster_weights(clusters, n_boot: int, seed: int) -> np.ndarray:
+    """(n_boot × items) multiplicities of a cluster bootstrap: clusters drawn with replacement, each item
+    counted as often as its cluster was drawn (a statistic weighted by them is the resampled one)."""
+    codes, index = np.unique(np.asarray(clusters), return_inverse=True)
+    rng = np.random.default_rng(seed)
+    drawn = rng.multinomial(len(codes), np.full(len(codes), 1 / len(codes)), size=n_boot)
+    return drawn[:, index].astype(float)
+
+
 def percentile_interval(draws: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
     """The percentile interval of bootstrap ``draws``, NaN draws ignored; (NaN, NaN) without any."""
     draws = draws[np.isfinite(draws)]

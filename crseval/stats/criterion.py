@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from crseval.stats.bootstrap import item_bootstrap, percentile_interval
+from crseval.stats.bootstrap import cluster_weights, item_bootstrap, percentile_interval
 from crseval.stats.paired import Estimate
 
 
@@ -37,15 +37,6 @@ def _oriented(x, higher_is_better: bool) -> np.ndarray:
     return x if higher_is_better else -x
 
 
-def _cluster_weights(clusters: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """(n_boot × items) multiplicities: clusters drawn with replacement, each item counted as often as its
-    cluster was drawn."""
-    codes, index = np.unique(clusters, return_inverse=True)
-    rng = np.random.default_rng(seed)
-    drawn = rng.multinomial(len(codes), np.full(len(codes), 1 / len(codes)), size=n_boot)
-    return drawn[:, index].astype(float)
-
-
 def concordance(
     x, label, clusters, *, higher_is_better: bool = True, n_boot: int = 2000, seed: int = 0
 ) -> Estimate:
@@ -58,7 +49,7 @@ def concordance(
     if not order.any():
         return Estimate(float("nan"), float("nan"), float("nan"), int(ok.sum()))
     wins = order * ((x[:, None] > x[None, :]) + 0.5 * (x[:, None] == x[None, :]))
-    w = _cluster_weights(c, n_boot, seed)
+    w = cluster_weights(c, n_boot, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         draws = ((w @ wins) * w).sum(axis=1) / ((w @ order) * w).sum(axis=1)
     lo, hi = percentile_interval(draws)
@@ -83,7 +74,7 @@ def battle_agreement(
     wins, u = (a > b)[decided].astype(float), np.asarray(users)[decided]
     if not len(wins):
         return Agreement(float("nan"), float("nan"), float("nan"), float("nan"), 0, int(ok.sum()))
-    w = _cluster_weights(u, n_boot, seed)
+    w = cluster_weights(u, n_boot, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         lo, hi = percentile_interval((w @ wins) / w.sum(axis=1))
     p = binomtest(int(wins.sum()), len(wins), 0.5).pvalue
