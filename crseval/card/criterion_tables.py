@@ -58,15 +58,17 @@ def _battles(units: pd.DataFrame, config: CriterionConfig) -> list[tuple[str, st
 
 
 def _ranking(units: pd.DataFrame, config: CriterionConfig) -> tuple[dict[str, float], str]:
-    """(system → score, what it is): the published Elo, else the systems' mean label."""
+    """(system → score, what it is): the published Elo — of the crowd a CRSArena-Dial file names
+    (``crs_arena_dial_<crowd>.json``), else the global one —, else the systems' mean label."""
     from crseval.data.votes import published_ranking
 
     data = Path(config.data)
     path = config.elo or (data if data.is_dir() else data.parent) / "published_elo.csv"
-    if config.elo or Path(path).is_file():
-        crowd = "global" if data.is_dir() else data.stem.rsplit("_", 1)[-1]
-        return published_ranking(path, crowd), f"published Elo ({crowd})"
-    return units.groupby("system")[config.label].mean().to_dict(), f"mean {config.label}"
+    if not (config.elo or Path(path).is_file()):
+        return units.groupby("system")[config.label].mean().to_dict(), f"mean {config.label}"
+    named = data.is_file() and data.stem.startswith("crs_arena_dial_")
+    crowd = data.stem.removeprefix("crs_arena_dial_") if named else "global"
+    return published_ranking(path, crowd), f"published Elo ({crowd})"
 
 
 def criterion_table(units: pd.DataFrame, config: CriterionConfig) -> pd.DataFrame:

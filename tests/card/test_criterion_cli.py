@@ -144,3 +144,30 @@ def test_on_crsarena_dial_the_default_command_gives_the_figures_every_card_ships
     assert "No metric meets the bar" in report and "undefined on the 69 dialogues" in report
     gaps = pd.read_csv(out / "tables" / "wish_gaps.csv")
     assert gaps["user_requests"].sum() == 968 and gaps["request_share"].sum() == pytest.approx(1)
+
+
+def test_votes_and_ranking_named_elsewhere_and_the_judges_aspects(tmp_path):
+    """--votes and --elo for dialogues without them beside (a file of any name: the global ranking);
+    --judge adds the judge's aspects (the scripted backend stands in for the LLM)."""
+    folder = arena(tmp_path / "arena", users=6)
+    data = tmp_path / "mine.json"
+    data.write_text((folder / "crs_arena_dial_open.json").read_text(encoding="utf-8"))
+    elo = tmp_path / "elo.csv"
+    elo.write_text("system,elo\nfollower_x,900\nofftopic_y,1000\nsilent_y,1100\n", encoding="utf-8")
+    out = tmp_path / "run"
+    crseval(
+        "criterion", data, "--catalog", "sample", "--votes", folder / "votes_open.csv", "--elo",
+        elo, "--judge", "--backend", "scripted", "--n-boot", "100", "--out", out,
+    )  # fmt: skip
+    table = pd.read_csv(out / "tables" / "criterion.csv").set_index("metric")
+    wish = table.loc["shift.follow.wish_rate"]
+    assert wish["battles"] == 4 and wish["vote_agreement"] == 1  # 6 users, users 0 and 5 tied
+    assert wish["ranking_tau"] < 0 and wish["ranked_by"] == "published Elo (global)"  # reversed Elo
+    assert {"shift.personalization", "shift.proactiveness", "shift.coherence"} <= set(table.index)
+    assert table.loc["shift.personalization", "on_card"]
+    without = crseval("criterion", data, "--catalog", "sample", "--out", tmp_path / "r2")
+    assert (
+        "mean satisfied"
+        in pd.read_csv(tmp_path / "r2" / "tables" / "criterion.csv")["ranked_by"].iloc[0]
+        and "judge" not in without.stdout
+    )
