@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.crseval-installed
-# llama-cpp-python compiles from source; skipping LLaVA cuts the build from ~12 to ~4.5 minutes
+# nothing compiles: llama.cpp comes as a prebuilt wheel (xllamacpp). The optional compiled binding
+# (pip install -e ".[compiled]") builds faster without LLaVA: ~4.5 instead of ~12 minutes
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # Python's bytecode cache: every test worker and every process a test starts imports crseval and the tests from
 # it instead of compiling them again (2-3 s per process here; an environment that disables it slows the suite)

@@ -7,8 +7,8 @@ client at concurrency 1 (serial), measured in the same run.
 2. The same stub rate-limited (HTTP 429 beyond 8 in flight, Retry-After 0.05 s) with the client started
    at 32: adaptive concurrency halves on each 429 and grows back; requests per second, retries and the
    limit it settled at.
-3. ``--embedded``: the embedded model behind llama-cpp-python's OpenAI-compatible server — one server
-   (one slot) and two (two slots, a client spreading requests over both is not built: each server gets
+3. ``--embedded``: the embedded model behind llama.cpp's OpenAI-compatible server (``llama-server``) —
+   one server (one slot) and two (two slots, a client spreading requests over both is not built: each server gets
    half the requests) — against the in-process backend with 1 and 2 workers, on the same probability-
    weighted rating requests.
 
@@ -113,10 +113,10 @@ def _free_port() -> int:
 def _server(path: Path, threads: int) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads), "--seed", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [sys.executable, "-m", "crseval.testing.llama_server", str(path), str(port), str(threads)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     for _ in range(600):
         try:
@@ -125,7 +125,7 @@ def _server(path: Path, threads: int) -> tuple[subprocess.Popen, str]:
         except httpx.TransportError:
             time.sleep(0.5)
     proc.kill()
-    raise RuntimeError("llama_cpp.server did not start")
+    raise RuntimeError("llama-server did not start")
 
 
 def _ratings(k: int) -> list[ChatRequest]:

@@ -104,11 +104,11 @@ class CardConfig(BaseModel):
     sessions: int = Field(100, ge=2, le=100_000, description="Simulated users per system.")
     turns: int = Field(12, ge=2, le=200, description="Turns per simulated session.")
     llm_sessions: int = Field(
-        4,
+        6,
         ge=2,
         le=100_000,
         description="Simulated users per system where the LLM answers or judges (the LLM reference "
-        "and the judge rows).",
+        "and the judge rows); 6, the fewest whose paired permutation test can reach p < .05.",
     )
     llm_turns: int = Field(5, ge=2, le=200, description="Turns of those sessions.")
     llm_contexts: int = Field(

@@ -1,6 +1,7 @@
 """Running a job built from others: each (job, config) of its manifest into its own run directory under
 the job's, through :func:`crseval.api.execute` (so each part resumes by itself and keeps its own report),
-with the part's name before every progress line."""
+with the part's name before every progress line. The embedded model stays loaded from the first part that
+uses it to the last (:func:`crseval.llm.llamacpp.held`): a manifest loads it once."""
 
 from __future__ import annotations
 
@@ -18,18 +19,20 @@ def execute_parts(
     """Run each part in turn, yielding it with its result as soon as it is done."""
     from crseval.api import execute, get_job
     from crseval.core.config import validate
+    from crseval.llm.llamacpp import held
 
-    for part in manifest:
-        job = get_job(part.job)
-        yield (
-            part,
-            execute(
-                job,
-                validate(job.config, part.config),
-                store.path(*part.name.split("/")),
-                lambda title, total, name=part.name: progress(f"{name}: {title}", total),
-            ),
-        )
+    with held():
+        for part in manifest:
+            job = get_job(part.job)
+            yield (
+                part,
+                execute(
+                    job,
+                    validate(job.config, part.config),
+                    store.path(*part.name.split("/")),
+                    lambda title, total, name=part.name: progress(f"{name}: {title}", total),
+                ),
+            )
 
 
 def part_hashes(manifest: list[Part], store: RunStore) -> dict[str, str]:

@@ -78,10 +78,11 @@ table(
     "card_comparisons",
     ["metric", "system", "reference"],
     "the CRS minus each system it is compared with, paired on shared units (95 % CI, paired permutation "
-    "p, and p Holm-adjusted over the metric's comparisons: the stars on the card)",
+    "p, and p Holm-adjusted over the metric's comparisons: the stars on the card; mdd: the smallest "
+    "difference this many units detect with 80 % power, inf where they cannot reach p < .05)",
     capability=C,
-    headline=["metric", "reference", "diff", "diff_lo", "diff_hi", "p", "p_holm", "n"],
-    columns=["dimension", "label", "diff", "diff_lo", "diff_hi", "p", "p_holm", "n", "part"],
+    headline=["metric", "reference", "diff", "diff_lo", "diff_hi", "p", "p_holm", "n", "mdd"],
+    columns=["dimension", "label", "diff", "diff_lo", "diff_hi", "p", "p_holm", "n", "mdd", "part"],
 )
 table(
     "card_evidence",

@@ -23,7 +23,13 @@ from crseval.core.registry import get_metric
 from crseval.core.signature import make_signature
 from crseval.runs.store import RunStore
 from crseval.simulation.config import SimulatorSection
-from crseval.stats.paired import known_groups_auc, paired_difference, pooled, verdict
+from crseval.stats.paired import (
+    detectable_difference,
+    known_groups_auc,
+    paired_difference,
+    pooled,
+    verdict,
+)
 
 
 Reader = Callable[[Path], pd.DataFrame]
@@ -169,7 +175,8 @@ def _row_comparisons(
         )  # fmt: skip
         out.append(
             {**base, "system": me, "reference": ref, "diff": d.diff, "diff_lo": d.lo,
-             "diff_hi": d.hi, "p": d.p, "n": d.n, "part": part}
+             "diff_hi": d.hi, "p": d.p, "n": d.n, "mdd": detectable_difference(d.lo, d.hi, d.n),
+             "part": part}
         )  # fmt: skip
     return out
 

@@ -315,6 +315,11 @@ CONTEXT = {
         "Davidson ν",
         "tie parameter of Davidson's model: P(tie) = ν√(πᵢπⱼ) / (πᵢ + πⱼ + ν√(πᵢπⱼ))",
     ),
+    "mdd": (
+        "detectable difference",
+        "the smallest true difference these paired units detect with 80 % power at p < .05 (2.8 standard "
+        "errors); inf: too few units for the permutation test to reach p < .05",
+    ),
     "p_holm": (
         "p (Holm)",
         "p-value adjusted by Holm's method over the table's tests at the same level",
@@ -456,7 +461,18 @@ CONTEXT = {
     "repairs": ("repairs", "answers read after a repair prompt"),
     "prompt_tokens": ("prompt tokens", "tokens of the prompts sent"),
     "completion_tokens": ("completion tokens", "tokens generated"),
-    "llm_seconds": ("LLM seconds", "seconds spent waiting for the LLM"),
+    "llm_seconds": (
+        "LLM seconds",
+        "seconds inside LLM calls, summed over calls (queueing included)",
+    ),
+    "wait_s": (
+        "wait (s)",
+        "seconds calls queued for a free slot or for the embedded model other roles were using",
+    ),
+    "busy_s": (
+        "busy (s)",
+        "seconds the model worked for the role: the union of its calls' intervals (overlaps once)",
+    ),
     "role": (
         "role",
         "what the LLM answered for: the CRS, the simulated user, the judge, the serendipity evaluator, …",

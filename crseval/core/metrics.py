@@ -16,6 +16,8 @@ LLM_USAGE = [
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
+    "wait_s",
+    "busy_s",
     "base_url",
     "gguf",
     "n_ctx",
@@ -25,6 +27,6 @@ table(
     "llm_usage",
     ["role", "backend", "model"],
     "per role (the CRS, the simulated user, the judge, …): LLM requests, cache hits, failures, tokens, "
-    "seconds and cost",
+    "seconds (busy: the model working for the role; wait: queued for it) and cost",
     columns=[*LLM_USAGE, "cost_usd"],
 )

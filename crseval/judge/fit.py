@@ -472,6 +472,14 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     name = config.name or "+".join(s.info.name for s in train)
     published = _published(config.reference, train) if config.reference else {}
     client = make_client(config.llm, store.cache_path, role="judge") if questions else None
+    if config.llm_states and not client.backend.supports_hidden_states:
+        client.close()
+        raise CrsevalError(
+            f"--llm-states needs an LLM that gives its hidden states; {client.backend.name} "
+            f"({client.identity().get('engine', client.identity().get('model'))}) does not",
+            field="llm_states",
+            fix="pip install 'crseval[compiled]' and give --llm-config a file with engine = 'llama-cpp-python'",
+        )
     sig = make_signature(
         data=" + ".join(s.info.signature() for s in train)
         + f"|level:{config.level}|seed:{config.seed}|cv-groups:{config.cv_groups}"

@@ -49,6 +49,11 @@ class LLMConfig(BaseModel):
     )
     price_output: float | None = Field(None, ge=0, description="USD per million completion tokens")
     workers: int = Field(1, ge=1, le=64, description="llamacpp: model processes")
+    engine: Literal["auto", "xllamacpp", "llama-cpp-python"] = Field(
+        "auto",
+        description="llamacpp: the prebuilt xllamacpp (auto's choice where installed) or the compiled "
+        "llama-cpp-python (crseval[compiled]; it alone reads hidden states)",
+    )
     n_ctx: int = Field(4096, ge=256)
     timeout_s: float = Field(300.0, gt=0)
     max_retries: int = Field(4, ge=0, le=20)
@@ -73,7 +78,9 @@ def make_backend(config: LLMConfig) -> Backend:
     if config.backend == "llamacpp":
         from crseval.llm.llamacpp import LlamaCppBackend
 
-        return LlamaCppBackend(config.model, n_ctx=config.n_ctx, workers=config.workers)
+        return LlamaCppBackend(
+            config.model, n_ctx=config.n_ctx, workers=config.workers, engine=config.engine
+        )
     if config.backend == "openai":
         from crseval.llm.openai_compat import OpenAIBackend
 

@@ -72,12 +72,14 @@ class ChatResponse:
     choice_probs: dict[str, float] | None = None
     hidden: str | None = None  # the requested hidden states, :func:`encode_states`
     cached: bool = False
+    waited_s: float = 0.0  # of the call: time it queued inside the backend for a free model worker
 
     def to_dict(self) -> dict[str, Any]:
+        """What the cache keeps: the answer, not how this call went (``cached``, ``waited_s``)."""
         return {
             k: v
             for k, v in asdict(self).items()
-            if k != "cached" and not (k == "hidden" and v is None)
+            if k not in ("cached", "waited_s") and not (k == "hidden" and v is None)
         }
 
     @classmethod

@@ -37,7 +37,10 @@ class CallStats:
     repairs: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    llm_seconds: float = 0.0  # wall time spent inside backend calls
+    llm_seconds: float = (
+        0.0  # wall time spent inside backend calls (queueing for the model included)
+    )
+    wait_s: float = 0.0  # of which queued: for a free slot of the client or a free model worker
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,6 +109,9 @@ class LLMClient:
         self._lock = threading.Lock()
         self._jitter = random.Random(seed)
         self.stats = CallStats()
+        self.intervals: list[
+            tuple[float, float]
+        ] = []  # (start, end) of the model working for a call
         self.role = "other"  # what it answers for, in the run's usage table (make_client sets it)
         self.prices: tuple[float | None, float | None] = (None, None)
 
@@ -137,13 +143,14 @@ class LLMClient:
         for attempt in range(self.config.max_retries + 1):  # bounded: 1 try + max_retries
             attempts = attempt + 1
             check_cancelled()  # an interrupted run sends nothing more (and records nothing as failed)
+            asked, response = time.perf_counter(), None
             try:
                 with self._slots:
                     t0 = time.perf_counter()
                     try:
                         response = self.backend.complete(request, self.config.timeout_s)
                     finally:
-                        self._count(requests=1, llm_seconds=time.perf_counter() - t0)
+                        self._timed(asked, t0, response.waited_s if response else 0.0)
             except BackendError as e:
                 check_cancelled()  # the failure came from aborting the request: not a result
                 last_error = str(e)
@@ -345,6 +352,14 @@ class LLMClient:
         with self._lock:
             delay = base * (0.5 + self._jitter.random() / 2)
         return min(self.config.backoff_max_s, max(delay, retry_after or 0.0))
+
+    def _timed(self, asked: float, started: float, queued: float) -> None:
+        """Count one backend call asked at ``asked``, sent at ``started``, answered now, which queued
+        ``queued`` seconds inside the backend: the model worked from ``started + queued`` to now."""
+        ended = time.perf_counter()
+        with self._lock:
+            self.intervals.append((min(started + queued, ended), ended))
+        self._count(requests=1, llm_seconds=ended - started, wait_s=started - asked + queued)
 
     def _count(self, **deltas: float) -> None:
         with self._lock:

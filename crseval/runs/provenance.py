@@ -40,6 +40,7 @@ LIBRARIES = (
     "torch",
     "transformers",
     "sentence-transformers",
+    "xllamacpp",
     "llama_cpp_python",
 )
 

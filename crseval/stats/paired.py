@@ -73,6 +73,22 @@ def paired_difference(
     )
 
 
+def detectable_difference(
+    lo: float, hi: float, n: int, *, alpha: float = 0.05, power: float = 0.8
+) -> float:
+    """The smallest true difference a paired comparison of ``n`` units detects with probability ``power`` at
+    two-sided level ``alpha``: (z₁₋α/₂ + z_power) × its standard error, read from its 95 % CI [lo, hi] (the
+    normal approximation of a z-test's power: 2.80 standard errors at the defaults). Infinite where no
+    difference can be detected at all: the exact paired permutation test of n units cannot reach p < α
+    (its smallest two-sided p is 2/2ⁿ: n ≤ 5 at α = .05)."""
+    from scipy.stats import norm
+
+    if n < 1 or 2.0 / 2**n >= alpha:
+        return float("inf")
+    se = (hi - lo) / (2 * norm.ppf(0.975))
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * se)
+
+
 def _permutation_p(at, aw, bt, bw, observed: float, n_perm: int, seed: int) -> float:
     n = len(at)
     exact = n < 63 and 2**n <= n_perm

@@ -121,6 +121,9 @@ def test_a_crs_that_ignores_the_user_ranks_below_the_template_on_adaptation(tmp_
     cmp = pd.read_csv(tmp_path / "run" / "tables" / "card_comparisons.csv").set_index("metric")
     row = cmp.loc["shift.follow.follow_rate"]
     assert row["reference"] == "template" and row["diff_hi"] < 0 and row["p"] < 0.05
+    # the smallest difference its 24 users could detect: 2.8 standard errors of this one
+    se = (row["diff_hi"] - row["diff_lo"]) / 3.92
+    assert row["mdd"] == pytest.approx(2.8 * se, rel=0.01)
 
 
 def test_a_crs_that_always_fails_ends_in_one_line_with_its_error(tmp_path, monkeypatch):

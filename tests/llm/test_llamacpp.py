@@ -14,9 +14,9 @@ from crseval.llm import ChatRequest, LLMConfig, make_client
 
 pytestmark = pytest.mark.slow
 
-if importlib.util.find_spec("llama_cpp") is None:
+if importlib.util.find_spec("xllamacpp") is None and importlib.util.find_spec("llama_cpp") is None:
     pytest.skip(
-        "llama-cpp-python is not installed (install crseval[local])", allow_module_level=True
+        "no llama.cpp engine is installed (install crseval[local])", allow_module_level=True
     )
 
 
@@ -66,19 +66,22 @@ def test_repeated_request_is_a_cache_hit(client):
     assert time.perf_counter() - t0 < 0.1
 
 
-def test_hidden_states_come_from_the_ratings_own_prefill(client):
+def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
     """The states a rating returns are llama.cpp's own last-layer states of the reply's tokens (checked
     against a second model that outputs every position in one batch), the span's tokens spell the reply,
-    the digit probabilities barely move (another batch split), and the answer is cached with its states."""
+    the digit probabilities barely move (another batch split), and the answer is cached with its states.
+    Only the compiled engine reads states; the prebuilt one says so."""
     import json
 
-    import llama_cpp
+    llama_cpp = pytest.importorskip("llama_cpp", reason="hidden states need crseval[compiled]")
     import numpy as np
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    from crseval.llm import llamacpp_worker as worker
+    from crseval.llm import engine_llama_cpp_python as worker
     from crseval.llm.base import decode_states
     from crseval.llm.models import resolve_model
+
+    client = make_client(LLMConfig(engine="llama-cpp-python"), embedded_llm_cache)
 
     d = next(iter(load_dataset("sample").dialogues))
     req, _ = judge_request(d, RUBRICS["overall"], hidden=True)
@@ -114,6 +117,7 @@ def test_hidden_states_come_from_the_ratings_own_prefill(client):
     assert np.corrcoef(expected.ravel(), states.ravel())[0, 1] > 0.999
     assert np.abs(expected - states).max() < 0.05 * np.abs(expected).max()
     ref.close()
+    client.close()
 
 
 def test_timeout_kills_the_worker_and_the_next_call_works(tmp_path):

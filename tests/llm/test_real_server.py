@@ -1,7 +1,7 @@
-"""A real OpenAI-compatible server: llama-cpp-python's own (the dev extra's ``llama-cpp-python[server]``)
-serves the embedded model on 127.0.0.1, and crseval's ``--backend openai`` gets the same answers from it as
-the embedded backend gives in process — a judge's probability-weighted ratings and the serendipity
-evaluator's."""
+"""A real OpenAI-compatible server: llama.cpp's own (``llama-server``, run by the ``xllamacpp`` wheel the
+embedded backend uses) serves the embedded model on 127.0.0.1, and crseval's ``--backend openai`` gets the
+same answers from it as the embedded backend gives in process — a judge's probability-weighted ratings and
+the serendipity evaluator's."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # loads the embedded model twice (~1.5 min on 2 c
 
 @pytest.fixture(scope="module")
 def server():
-    pytest.importorskip("llama_cpp.server")
+    pytest.importorskip("xllamacpp")
     from crseval.llm.models import resolve_model
 
     path, _ = resolve_model()
@@ -30,10 +30,10 @@ def server():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--seed", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [sys.executable, "-m", "crseval.testing.llama_server", str(path), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         for _ in range(240):
@@ -43,10 +43,10 @@ def server():
             except httpx.TransportError:
                 pass
             if proc.poll() is not None:
-                pytest.fail("llama_cpp.server exited while starting")
+                pytest.fail("llama-server exited while starting")
             time.sleep(0.5)
         else:
-            pytest.fail("llama_cpp.server did not answer within 2 minutes")
+            pytest.fail("llama-server did not answer within 2 minutes")
         yield url
     finally:
         proc.terminate()

@@ -94,3 +94,19 @@ def test_the_auc_interval_is_the_same_by_multiplicities_and_by_ranks():
     assert fast.lo == pytest.approx(slow.lo, abs=0.02) and fast.hi == pytest.approx(
         slow.hi, abs=0.02
     )
+
+
+def test_detectable_difference_is_what_statsmodels_solves_for_a_one_sample_z_test():
+    from statsmodels.stats.power import NormalIndPower
+
+    from crseval.stats.paired import detectable_difference
+
+    n, sd = 20, 0.3
+    se = sd / n**0.5
+    lo, hi = -1.959964 * se, 1.959964 * se  # a 95 % CI around 0 with that standard error
+    effect = NormalIndPower().solve_power(nobs1=n, alpha=0.05, power=0.8, ratio=0)
+    assert detectable_difference(lo, hi, n) == pytest.approx(effect * sd, rel=1e-4)
+    assert detectable_difference(lo, hi, n) == pytest.approx(2.8016 * se, rel=1e-3)
+    # 5 pairs: the exact permutation test's smallest p is 2/32 > .05, so nothing is detectable
+    assert detectable_difference(lo, hi, 5) == float("inf")
+    assert detectable_difference(lo, hi, 6) < float("inf")

@@ -1,0 +1,117 @@
+"""The prebuilt engine: llama.cpp through ``xllamacpp`` (a registry wheel; no compiler needed).
+
+Loaded inside the model's worker process (:mod:`crseval.llm.llamacpp_worker`). ``xllamacpp`` runs
+llama.cpp's own server in process (no port is used by crseval: requests go through
+``handle_chat_completions``), so the chat template is the GGUF's own (Jinja), JSON schemas and GBNF
+grammars are compiled by llama.cpp, and the prompt prefix shared with the previous request is reused.
+
+``choices`` requests read the top next-token log-probabilities that llama.cpp computes from the raw
+logits of the last prompt position (a softmax over the whole vocabulary, before any sampler): a choice
+outside the top ``TOP_K`` gets probability 0. Hidden states are not exposed by the server API: they need
+the compiled engine.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+TOP_K = (
+    20  # next-token log-probabilities read for a choices request (digits hold ≥ 99.9 % of the mass)
+)
+
+_SERVER: Any = None
+
+
+def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None:
+    global _SERVER
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = path
+    params.n_ctx = n_ctx
+    params.n_batch = 512
+    params.n_parallel = 1  # one sequence at a time: a worker answers one request line at a time
+    params.cpuparams.n_threads = n_threads
+    params.cpuparams_batch.n_threads = n_threads
+    params.use_jinja = True
+    params.warmup = False
+    params.verbosity = -1  # llama.cpp's per-request timings would fill the worker's log
+    params.sampling.seed = 0
+    if chat_format:
+        params.chat_template = chat_format  # one of llama.cpp's built-in template names
+    _SERVER = xllamacpp.Server(params)
+
+
+def _ask(body: dict[str, Any]) -> dict[str, Any]:
+    out = _SERVER.handle_chat_completions(body)
+    if "error" in out:
+        error = out["error"]
+        raise ValueError(error.get("message", error) if isinstance(error, dict) else error)
+    return out
+
+
+def _usage(out: dict[str, Any]) -> tuple[int, int]:
+    usage = out.get("usage") or {}
+    return usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
+
+
+def choice_probs(
+    messages: list[dict[str, str]], choices: list[str]
+) -> tuple[dict[str, float], int]:
+    """Next-token probabilities of single-token ``choices`` after the chat prompt (the prompt's KV
+    cache is reused from the previous request where their prefixes agree)."""
+    out = _ask(
+        {
+            "messages": messages,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "logprobs": True,
+            "top_logprobs": max(TOP_K, len(choices)),
+        }
+    )
+    top = out["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+    seen = {t["token"]: math.exp(t["logprob"]) for t in top}
+    return {c: seen.get(c, 0.0) for c in choices}, _usage(out)[0]
+
+
+def complete(req: dict[str, Any]) -> dict[str, Any]:
+    if req.get("hidden_spans"):
+        raise ValueError("hidden states need the compiled engine (llama-cpp-python)")
+    t0 = time.perf_counter()
+    messages = req["messages"]
+    if req["choices"]:
+        probs, n_prompt = choice_probs(messages, req["choices"])
+        return {
+            "text": max(probs, key=probs.get),
+            "prompt_tokens": n_prompt,
+            "completion_tokens": 1,
+            "latency_s": time.perf_counter() - t0,
+            "finish_reason": "choices",
+            "choice_probs": probs,
+        }
+    body: dict[str, Any] = {
+        "messages": messages,
+        "temperature": req["temperature"],
+        "max_tokens": req["max_tokens"],
+    }
+    if req["stop"]:
+        body["stop"] = list(req["stop"])
+    if req["seed"] is not None:
+        body["seed"] = req["seed"]
+    if req["json_schema"] is not None:
+        body["json_schema"] = req["json_schema"]
+    elif req["grammar"]:
+        body["grammar"] = req["grammar"]
+    out = _ask(body)
+    choice = out["choices"][0]
+    n_prompt, n_completion = _usage(out)
+    return {
+        "text": choice["message"].get("content") or "",
+        "prompt_tokens": n_prompt,
+        "completion_tokens": n_completion,
+        "latency_s": time.perf_counter() - t0,
+        "finish_reason": choice.get("finish_reason") or "stop",
+        "choice_probs": None,
+    }

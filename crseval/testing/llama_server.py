@@ -1,0 +1,30 @@
+"""llama.cpp's own OpenAI-compatible server (``llama-server``, from the ``xllamacpp`` wheel) on 127.0.0.1:
+``python -m crseval.testing.llama_server MODEL.gguf PORT [THREADS]`` serves until it is terminated. The
+tests and benchmarks point ``--backend openai`` at it to check that a served model answers as the
+embedded backend does."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+def main(argv: list[str]) -> None:
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = argv[0]
+    params.port = int(argv[1])
+    params.n_ctx = 4096
+    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = (
+        int(argv[2]) if len(argv) > 2 else 2
+    )
+    params.use_jinja, params.warmup, params.verbosity = True, False, -1
+    params.sampling.seed = 0
+    server = xllamacpp.Server(params)  # noqa: F841 (it serves while it lives)
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
