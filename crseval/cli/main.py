@@ -62,7 +62,11 @@ class LazyGroups(TyperGroup):
         ):  # usage errors, --help, exits: typer's own
             raise
         except CrsevalError as e:  # bad input exits 2; work that failed (WorkFailed) exits 1
-            err_console.print(f"[bold red]error:[/bold red] {e}", soft_wrap=True, highlight=False)
+            from rich.markup import escape  # the message is text: "crseval[local]" is no markup tag
+
+            err_console.print(
+                f"[bold red]error:[/bold red] {escape(str(e))}", soft_wrap=True, highlight=False
+            )
             raise typer.Exit(getattr(e, "exit_code", 2)) from None
         except BrokenPipeError:  # `crseval … | head`: the reader left; stop quietly
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -579,3 +579,11 @@ def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp
     assert (
         res.returncode == 2 and "add --turn-model and ask a dialogue-level question" in res.stderr
     )
+    # a backend that gives no hidden states is refused up front, with the engine that does
+    res = crseval(
+        "judge", "fit", str(data), "--turn-model", "--llm-states", "--no-rules", "--encoder",
+        "hashing", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
+        "--out", str(tmp_path / "y"), check=False,
+    )  # fmt: skip
+    assert res.returncode == 2 and "gives its hidden states; openai" in res.stderr
+    assert "crseval[compiled]" in res.stderr and "Traceback" not in res.stderr
