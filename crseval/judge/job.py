@@ -500,6 +500,45 @@ def meta_eval_into(
     return table, sig, note
 
 
+def _usable(calibrated, config, judges, store):
+    """The calibrated judge if this run's LLM can answer its questions as it learned them, else None with a
+    warning (the shipped judge: LLM questions only) or an error (a judge the user named)."""
+    if calibrated is None:
+        return None
+    backend = judges[0].client.backend
+    if calibrated.reads_states and not backend.supports_hidden_states:
+        why = (
+            f"the calibrated judge reads the LLM's hidden states, which {backend.name} "
+            f"({judges[0].client.identity().get('engine', 'this backend')}) does not give"
+        )
+        if config.judge == "default":
+            store.log(f"WARNING {why}: LLM questions only (crseval[compiled] gives them)")
+            return None
+        raise CrsevalError(
+            why,
+            field="judge",
+            fix="pip install 'crseval[compiled]' and give --llm-config a file with engine = "
+            "'llama-cpp-python', or pass --judge none",
+        )
+    if calibrated.llm and calibrated.questions:
+        ours, theirs = judges[0].client.identity().get("model"), calibrated.llm.get("model")
+        if (
+            ours != theirs and config.judge == "default"
+        ):  # the shipped judge learned another model's readings
+            store.log(
+                f"WARNING the shipped calibrated judge read {theirs!r}, not {ours!r}: LLM questions only"
+            )
+            return None
+        elif ours != theirs:
+            raise CrsevalError(
+                f"the calibrated judge read {theirs!r}, not {ours!r}",
+                field="judge",
+                fix="use the judge's model, fit a judge for this model with `crseval judge fit`, "
+                "or pass --judge none",
+            )
+    return calibrated
+
+
 def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     judged = load_judged(config.data, config.level)
     human = None
@@ -513,22 +552,7 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
         )
     calibrated = calibrated_judge(config.judge, judged.level)
     judges = _judges(config, store.cache_path)
-    if calibrated is not None and calibrated.llm and calibrated.questions:
-        ours, theirs = judges[0].client.identity().get("model"), calibrated.llm.get("model")
-        if (
-            ours != theirs and config.judge == "default"
-        ):  # the shipped judge learned another model's readings
-            store.log(
-                f"WARNING the shipped calibrated judge read {theirs!r}, not {ours!r}: LLM questions only"
-            )
-            calibrated = None
-        elif ours != theirs:
-            raise CrsevalError(
-                f"the calibrated judge read {theirs!r}, not {ours!r}",
-                field="judge",
-                fix="use the judge's model, fit a judge for this model with `crseval judge fit`, "
-                "or pass --judge none",
-            )
+    calibrated = _usable(calibrated, config, judges, store)
     try:
         table, sig, note = meta_eval_into(
             store,

@@ -37,9 +37,7 @@ class CallStats:
     repairs: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    llm_seconds: float = (
-        0.0  # wall time spent inside backend calls (queueing for the model included)
-    )
+    llm_seconds: float = 0.0  # wall time inside backend calls (queueing for the model included)
     wait_s: float = 0.0  # of which queued: for a free slot of the client or a free model worker
 
     def as_dict(self) -> dict[str, Any]:
@@ -109,9 +107,8 @@ class LLMClient:
         self._lock = threading.Lock()
         self._jitter = random.Random(seed)
         self.stats = CallStats()
-        self.intervals: list[
-            tuple[float, float]
-        ] = []  # (start, end) of the model working for a call
+        # (start, end) of the model working for each call
+        self.intervals: list[tuple[float, float]] = []
         self.role = "other"  # what it answers for, in the run's usage table (make_client sets it)
         self.prices: tuple[float | None, float | None] = (None, None)
 

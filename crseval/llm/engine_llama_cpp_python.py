@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from crseval.llm.base import ChatResponse
+
 _LLM: Any = None
 _FORMATTER: Any = None
 
@@ -152,15 +154,15 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
         probs, n_prompt, hidden = choice_probs(
             messages, req["choices"], req.get("hidden_spans", ())
         )
-        return {
-            "hidden": hidden,
-            "text": max(probs, key=probs.get),
-            "prompt_tokens": n_prompt,
-            "completion_tokens": 1,
-            "latency_s": time.perf_counter() - t0,
-            "finish_reason": "choices",
-            "choice_probs": probs,
-        }
+        return ChatResponse(
+            max(probs, key=probs.get),
+            n_prompt,
+            1,
+            time.perf_counter() - t0,
+            "choices",
+            probs,
+            hidden,
+        ).to_dict()
     kwargs: dict[str, Any] = {
         "messages": messages,
         "temperature": req["temperature"],
@@ -178,11 +180,10 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
     out = _LLM.create_chat_completion(**kwargs)
     usage = out.get("usage") or {}
     choice = out["choices"][0]
-    return {
-        "text": choice["message"].get("content") or "",
-        "prompt_tokens": usage.get("prompt_tokens", 0),
-        "completion_tokens": usage.get("completion_tokens", 0),
-        "latency_s": time.perf_counter() - t0,
-        "finish_reason": choice.get("finish_reason") or "stop",
-        "choice_probs": None,
-    }
+    return ChatResponse(
+        choice["message"].get("content") or "",
+        usage.get("prompt_tokens", 0),
+        usage.get("completion_tokens", 0),
+        time.perf_counter() - t0,
+        choice.get("finish_reason") or "stop",
+    ).to_dict()

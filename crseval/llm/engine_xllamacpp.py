@@ -17,6 +17,8 @@ import math
 import time
 from typing import Any
 
+from crseval.llm.base import ChatResponse
+
 TOP_K = (
     20  # next-token log-probabilities read for a choices request (digits hold ≥ 99.9 % of the mass)
 )
@@ -83,14 +85,9 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
     messages = req["messages"]
     if req["choices"]:
         probs, n_prompt = choice_probs(messages, req["choices"])
-        return {
-            "text": max(probs, key=probs.get),
-            "prompt_tokens": n_prompt,
-            "completion_tokens": 1,
-            "latency_s": time.perf_counter() - t0,
-            "finish_reason": "choices",
-            "choice_probs": probs,
-        }
+        return ChatResponse(
+            max(probs, key=probs.get), n_prompt, 1, time.perf_counter() - t0, "choices", probs
+        ).to_dict()
     body: dict[str, Any] = {
         "messages": messages,
         "temperature": req["temperature"],
@@ -106,12 +103,9 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
         body["grammar"] = req["grammar"]
     out = _ask(body)
     choice = out["choices"][0]
-    n_prompt, n_completion = _usage(out)
-    return {
-        "text": choice["message"].get("content") or "",
-        "prompt_tokens": n_prompt,
-        "completion_tokens": n_completion,
-        "latency_s": time.perf_counter() - t0,
-        "finish_reason": choice.get("finish_reason") or "stop",
-        "choice_probs": None,
-    }
+    return ChatResponse(
+        choice["message"].get("content") or "",
+        *_usage(out),
+        time.perf_counter() - t0,
+        choice.get("finish_reason") or "stop",
+    ).to_dict()

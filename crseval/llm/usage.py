@@ -3,8 +3,8 @@ evaluator, … —: requests, cache hits, retries, failures, tokens, seconds and
 prices per million tokens, the cost. Seconds come three ways: ``llm_seconds`` sums each call's wall time;
 ``wait_s`` sums the part a call queued (for a client slot, or for the one embedded model that other roles
 were using); ``busy_s`` is the time the model worked for the role — the union of its calls' working
-intervals, so calls in flight together count once. :func:`crseval.api.execute` collects every client made while a job
-runs and writes the run's ``llm_usage`` table."""
+intervals, so calls in flight together count once. :func:`crseval.api.execute` collects every client
+made while a job runs and writes the run's ``llm_usage`` table."""
 
 from __future__ import annotations
 

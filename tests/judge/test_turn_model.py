@@ -207,7 +207,8 @@ def test_the_default_judge_prefers_replies_that_answer_the_request(tmp_path):
         from crseval.llm import LLMConfig, make_client
         from crseval.llm.base import decode_states
 
-        client = make_client(LLMConfig(), tmp_path / "cache.sqlite")
+        pytest.importorskip("llama_cpp", reason="the shipped judge reads states: crseval[compiled]")
+        client = make_client(LLMConfig(engine="llama-cpp-python"), tmp_path / "cache.sqlite")
         rubric = rubric_for("dialogue-overall", False)
         for it in items:
             rated = client.rate(judge_request(it.dialogue, rubric, hidden=True)[0])
@@ -248,3 +249,24 @@ def test_hidden_states_join_each_turns_row_and_a_missing_one_adds_nothing():
         turn_features(dialogues[:1], Hashing(), [states[0][:1]])
     with pytest.raises(CrsevalError, match="reads the LLM's hidden states"):
         tm.dialogue_features(dialogues[:1])
+
+
+def test_a_judge_that_reads_states_is_dropped_or_refused_where_the_llm_gives_none(tmp_path):
+    """The shipped judge reads the embedded model's hidden states: with an LLM that gives none (a server,
+    the prebuilt engine) the run warns and asks the LLM questions only; a judge the user named is refused."""
+    from types import SimpleNamespace
+
+    from crseval.judge.job import _usable
+    from crseval.llm import LLMConfig, make_client
+
+    judge = CalibratedJudge.load("default")
+    assert judge.reads_states
+    client = make_client(LLMConfig(backend="openai", base_url="http://127.0.0.1:9/v1"), None)
+    logged: list[str] = []
+    store, judges = SimpleNamespace(log=logged.append), [SimpleNamespace(client=client)]
+    assert _usable(judge, SimpleNamespace(judge="default"), judges, store) is None
+    assert logged and "hidden states" in logged[0] and "LLM questions only" in logged[0]
+    with pytest.raises(CrsevalError, match="reads the LLM's hidden states") as e:
+        _usable(judge, SimpleNamespace(judge=str(tmp_path / "mine")), judges, store)
+    assert "crseval[compiled]" in e.value.fix
+    client.close()
