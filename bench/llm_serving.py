@@ -113,7 +113,7 @@ def _free_port() -> int:
 def _server(path: Path, threads: int) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crseval.testing.llama_server", str(path), str(port), str(threads)],
+        [sys.executable, "-m", "crseval.llm.llama_server", str(path), str(port), str(threads)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

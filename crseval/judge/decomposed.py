@@ -12,7 +12,7 @@ embedded backend keeps one model process: requests run in order).
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -26,6 +26,17 @@ from crseval.runs.store import RunStore
 SEP = "#q"  # sub-item ids: "<item>#q<utterance index>"
 AGGREGATES = ("mean", "min", "last")
 HIDDEN = "hidden states"  # an item's readings: its assistant replies' hidden states (rows in order)
+STATES_FIX = (
+    "pip install 'crseval[compiled]' and give --llm-config a file with engine = 'llama-cpp-python'"
+)
+
+
+def stateless(client: Any) -> str | None:
+    """The LLM ``client`` talks to, named, where it gives no hidden states (None where it gives them)."""
+    if client.backend.supports_hidden_states:
+        return None
+    ident = client.identity()
+    return f"{client.backend.name} ({ident.get('engine', ident.get('model'))})"
 
 
 def turn_items(item_id: str, dialogue: Dialogue) -> list[tuple[str, Dialogue, int]]:

@@ -30,7 +30,7 @@ from crseval.judge.calibrated import (
     nested_cv_predictions,
     question_scores,
 )
-from crseval.judge.decomposed import HIDDEN, ask, calls
+from crseval.judge.decomposed import HIDDEN, STATES_FIX, ask, calls, stateless
 from crseval.judge.judging import Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.judge.turn_model import FEATURES as TURN_FEATURES
@@ -472,13 +472,12 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     name = config.name or "+".join(s.info.name for s in train)
     published = _published(config.reference, train) if config.reference else {}
     client = make_client(config.llm, store.cache_path, role="judge") if questions else None
-    if config.llm_states and not client.backend.supports_hidden_states:
+    if config.llm_states and stateless(client):
         client.close()
         raise CrsevalError(
-            f"--llm-states needs an LLM that gives its hidden states; {client.backend.name} "
-            f"({client.identity().get('engine', client.identity().get('model'))}) does not",
+            f"--llm-states needs an LLM that gives its hidden states; {stateless(client)} does not",
             field="llm_states",
-            fix="pip install 'crseval[compiled]' and give --llm-config a file with engine = 'llama-cpp-python'",
+            fix=STATES_FIX,
         )
     sig = make_signature(
         data=" + ".join(s.info.signature() for s in train)

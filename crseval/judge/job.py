@@ -23,6 +23,7 @@ from crseval.core.registry import shown_columns
 from crseval.data.io import dataset_info
 from crseval.data.judged import JudgedItem, JudgedSet, load_judged, load_predictions
 from crseval.judge.config import PanelConfig
+from crseval.judge.decomposed import STATES_FIX, stateless
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig, make_client
@@ -505,21 +506,13 @@ def _usable(calibrated, config, judges, store):
     warning (the shipped judge: LLM questions only) or an error (a judge the user named)."""
     if calibrated is None:
         return None
-    backend = judges[0].client.backend
-    if calibrated.reads_states and not backend.supports_hidden_states:
-        why = (
-            f"the calibrated judge reads the LLM's hidden states, which {backend.name} "
-            f"({judges[0].client.identity().get('engine', 'this backend')}) does not give"
-        )
+    missing = stateless(judges[0].client)
+    if calibrated.reads_states and missing:
+        why = f"the calibrated judge reads the LLM's hidden states, which {missing} does not give"
         if config.judge == "default":
             store.log(f"WARNING {why}: LLM questions only (crseval[compiled] gives them)")
             return None
-        raise CrsevalError(
-            why,
-            field="judge",
-            fix="pip install 'crseval[compiled]' and give --llm-config a file with engine = "
-            "'llama-cpp-python', or pass --judge none",
-        )
+        raise CrsevalError(why, field="judge", fix=STATES_FIX + ", or pass --judge none")
     if calibrated.llm and calibrated.questions:
         ours, theirs = judges[0].client.identity().get("model"), calibrated.llm.get("model")
         if (

@@ -26,8 +26,9 @@ TOP_K = (
 _SERVER: Any = None
 
 
-def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None:
-    global _SERVER
+def server_params(path: str, n_ctx: int, n_threads: int, chat_format: str | None = None) -> Any:
+    """llama.cpp's server parameters for the embedded model: one sequence at a time, the GGUF's own chat
+    template (or a built-in one by name), seed 0, no warm-up, no per-request log lines."""
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -43,7 +44,14 @@ def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None
     params.sampling.seed = 0
     if chat_format:
         params.chat_template = chat_format  # one of llama.cpp's built-in template names
-    _SERVER = xllamacpp.Server(params)
+    return params
+
+
+def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None:
+    global _SERVER
+    import xllamacpp
+
+    _SERVER = xllamacpp.Server(server_params(path, n_ctx, n_threads, chat_format))
 
 
 def _ask(body: dict[str, Any]) -> dict[str, Any]:

@@ -12,8 +12,8 @@ request), so no call can hang a run; the main process never loads a model. A res
 its request waited for a free worker (``waited_s``), so the time a model was busy can be told from the
 time requests queued for it.
 
-``choices`` requests (ratings) do not sample: the next-token distribution is read from the last
-prompt position's logits (~1 ms instead of the ~2.4 s that ``logprobs`` with ``logits_all`` costs).
+``choices`` requests (ratings) do not sample: each engine reads the next-token distribution at the last
+prompt position (the compiled one from its logits, the prebuilt one from llama.cpp's log-probabilities).
 """
 
 from __future__ import annotations

@@ -153,3 +153,18 @@ def test_held_keeps_the_model_loaded_between_parts_and_closes_it_after(model):
         second.close()
         (proc,) = llamacpp._POOLS[next(iter(llamacpp._POOLS))].processes
     assert proc.wait(timeout=10) is not None and not llamacpp._POOLS
+
+
+def test_the_configs_engine_reaches_the_backend(model, monkeypatch):
+    from crseval.llm import LLMConfig, make_backend
+
+    # only the prebuilt engine "installed": naming the compiled one is refused, auto takes the prebuilt
+    monkeypatch.setattr(
+        llamacpp.importlib.util, "find_spec", lambda name: None if name == "llama_cpp" else object()
+    )
+    with pytest.raises(CrsevalError, match="needs llama-cpp-python"):
+        make_backend(LLMConfig(model=model, engine="llama-cpp-python"))
+    auto = make_backend(LLMConfig(model=model))
+    assert auto.engine == "xllamacpp" and not auto.supports_hidden_states
+    assert auto.identity()["engine"] == "xllamacpp"
+    auto.close()

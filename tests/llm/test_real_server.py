@@ -30,7 +30,7 @@ def server():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crseval.testing.llama_server", str(path), str(port)],
+        [sys.executable, "-m", "crseval.llm.llama_server", str(path), str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
