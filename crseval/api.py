@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, Result, no_progress
+from crseval.core.output import Output
 
 
 class _Jobs(Mapping):
@@ -72,6 +73,7 @@ def execute(
     from crseval.report.html import write_report
     from crseval.runs import RunStore
     from crseval.runs.provenance import provenance
+    from crseval.runs.writer import write_output
 
     figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
     store = RunStore(out or job.default_out(config))
@@ -79,6 +81,8 @@ def execute(
     try:
         with collecting() as clients:
             result = job.run(config, store, progress)
+            if isinstance(result, Output):  # computed in memory: the runner writes, signs, reports
+                result = write_output(store, job.name, config, result)
         if clients:
             _usage_into(store, clients)
     finally:

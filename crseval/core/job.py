@@ -2,10 +2,12 @@
 
 ``config`` is a pydantic model declared once per job (fields, defaults, validation, help text: the CLI
 builds its options from it, TOML files and the Python API validate against it); ``store`` is the run
-directory (:class:`crseval.runs.RunStore`); ``progress(description, total)`` returns an ``advance(n)``
-callback. A job builds its signature through :func:`crseval.core.signature.make_signature`, writes its
-per-item tables (columns named after registered metrics), adds its report section and returns a
-:class:`Result`; the CLI, the demo and :func:`crseval.evaluate` only parse and dispatch.
+directory (:class:`crseval.runs.RunStore`: its records, for resuming, and its LLM cache);
+``progress(description, total)`` returns an ``advance(n)`` callback. A job computes and returns an
+:class:`crseval.core.output.Output` — its tables, figures, report sections and the signature fields it
+resolved — which the runner (``crseval/api.py: execute``) writes, checks, signs and reports as the job's
+:class:`Result`; jobs not yet moved to it write their own files and return the Result. The CLI, the demo
+and :func:`crseval.evaluate` only parse and dispatch.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ class JobSpec:
 
     name: str
     config: type[BaseModel]
-    run: Callable[[Any, Any, Progress], Result]
+    run: Callable[[Any, Any, Progress], Any]  # → Output (or, written by the job itself, Result)
     default: str | Callable[[Any], Path]
     help: str
     report_title: str

@@ -17,7 +17,7 @@ from crseval.reliability.icc import interpret, oneway_anova, oneway_reml
 from crseval.reliability.power import min_detectable_icc, power_icc
 from crseval.reliability.qc import quality_control, raters_per_item_distribution
 from crseval.reliability.structure import plot_structure, structure
-from crseval.runs.store import RunStore
+from crseval.core.output import Output
 
 
 def dimension_row(d: pd.DataFrame, *, ci: str = "none", n_boot: int = 0, seed: int = 0) -> dict:
@@ -122,22 +122,12 @@ def plot_power(
     return path
 
 
-def signature_part(
-    ci: str = "profile", n_boot: int = 200, seed: int = 0, drop_flagged: bool = False, **_: object
-) -> str:
-    cis = {
-        "profile": f"ci:profile-likelihood(rel)+item-bootstrap(alpha,{n_boot})",
-        "bootstrap": f"ci:parametric-bootstrap({n_boot})+item-bootstrap(alpha,{n_boot})",
-        "none": "ci:none",
-    }[ci]
-    return (
-        f"icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)|{cis}|seed:{seed}"
-        f"|qc:drop_flagged={drop_flagged}"
-    )
+# what the reliability table computes; the settings (ci, n_boot, seed, drop_flagged) are signed from the config
+METHOD = "icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,interval)"
 
 
-def analyze_into(
-    store: RunStore,
+def analyze(
+    out: Output,
     ratings: Ratings,
     *,
     dims: Sequence[str] | None = None,
@@ -152,7 +142,7 @@ def analyze_into(
     n_clusters: int = 3,
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
 ) -> pd.DataFrame:
-    """QC → reliability table → structure → power: tables, figures and a report section in ``store``."""
+    """QC → reliability table → structure → power: tables, figures and a report section in ``out``."""
     qc = quality_control(
         ratings,
         gold_items=gold_items,
@@ -171,39 +161,34 @@ def analyze_into(
         seed=seed,
         progress=progress("reliability per dimension", len(dims)) if progress else None,
     )
-    store.write_table("reliability", table)
-    store.write_table("reliability_qc", pd.DataFrame([qc.counts]))
-    store.write_table("reliability_flagged_raters", qc.flagged)
-    store.write_table("reliability_raters_per_item", raters_per_item_distribution(data))
-    figures = []
+    out.table("reliability", table)
+    out.table("reliability_qc", pd.DataFrame([qc.counts]))
+    out.table("reliability_flagged_raters", qc.flagged)
+    out.table("reliability_raters_per_item", raters_per_item_distribution(data))
     if len(dims) >= 2:
         s = structure(data, dims, n_clusters=n_clusters)
-        plot_structure(s, store.figure_path("reliability_structure"))
-        store.write_table(
+        out.table(
             "reliability_correlations", s.correlations.round(4).reset_index(names="dimension")
         )
-        store.write_table(
+        out.table(
             "reliability_clusters", s.clusters.reset_index().rename(columns={"index": "dimension"})
         )
-        figures.append(
-            (
-                "reliability_structure",
-                "Spearman correlations between the dimensions' item mean scores, "
-                "ordered by hierarchical clustering: blocks of dimensions that carry one signal",
-            )
+        out.figure(
+            "reliability_structure",
+            lambda path: plot_structure(s, path),
+            "Spearman correlations between the dimensions' item mean scores, "
+            "ordered by hierarchical clustering: blocks of dimensions that carry one signal",
         )
     med = float(np.nanmedian(table["icc1"]))
-    plot_power(store.figure_path("reliability_power"), med)
-    figures.append(
-        (
-            "reliability_power",
-            "The smallest ICC(1) a design can tell from 0 (α = .05 one-sided, power "
-            ".8) as the number of rated items grows, for 2–8 raters per item; dashed: the median observed",
-        )
+    out.figure(
+        "reliability_power",
+        lambda path: plot_power(path, med),
+        "The smallest ICC(1) a design can tell from 0 (α = .05 one-sided, power "
+        ".8) as the number of rated items grows, for 2–8 raters per item; dashed: the median observed",
     )
     k = int(round(float(np.nanmedian(table["k"]))))
     n = int(table["n_items"].max())
-    store.add_section(
+    out.section(
         "Reliability of judgments",
         f"{qc.counts['ratings retained']} ratings of {qc.counts['items retained']} items by "
         f"{qc.counts['raters retained']} raters ({qc.counts['gold items excluded']} gold items excluded, "
@@ -212,15 +197,12 @@ def analyze_into(
         f"bands after Koo & Li (2016). With n = {n} items and k = {k}, the power to detect the median ICC(1) "
         f"= {med:.2f} against 0 is {power_icc(n, max(k, 2), min(max(med, 1e-6), 0.99)):.2f}.",
         tables=[
-            (
-                "reliability",
-                "Reliability per dimension, sorted by Rel_k (95 % CIs per the signature)",
-            ),
-            ("reliability_qc", "Quality control: what was excluded and kept"),
-            ("reliability_flagged_raters", "Raters flagged by quality control, with the reason"),
-            ("reliability_raters_per_item", "How many items have how many raters"),
-            ("reliability_clusters", "Dimension clusters (Ward on the correlation distance)"),
+            "reliability",
+            "reliability_qc",
+            "reliability_flagged_raters",
+            "reliability_raters_per_item",
+            "reliability_clusters",
         ],
-        figures=figures,
+        figures=["reliability_structure", "reliability_power"],
     )
     return table

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
-from crseval.core.signature import make_signature
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
 from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
 from crseval.data import load_dataset, names_of
@@ -50,21 +50,29 @@ class ReliabilityConfig(BaseModel):
         None, description="Flag raters whose median time is below this."
     )
     attention_col: str | None = Field(None, description="Column with attention-check results.")
-    drop_flagged: bool = Field(False, description="Remove flagged raters (default: flag only).")
+    drop_flagged: bool = Field(
+        False,
+        description="Remove flagged raters (default: flag only).",
+        json_schema_extra={"signed": True},
+    )
     ci: Literal["profile", "bootstrap", "none"] = Field(
         "profile",
         description="Confidence intervals: profile (profile likelihood for Rel_single and Rel_k, item "
         "bootstrap for alpha; seconds), bootstrap (parametric bootstrap refits, variance "
         "components too; minutes) or none.",
+        json_schema_extra={"signed": True},
     )
     n_boot: int = Field(
         200,
         ge=0,
         description="Bootstrap resamples (alpha; every interval with --ci bootstrap; "
         "0: no bootstrap intervals).",
+        json_schema_extra={"signed": True},
     )
     clusters: int = Field(3, ge=1, description="Number of dimension clusters to report.")
-    seed: int = Field(0, description="Random seed of the bootstraps.")
+    seed: int = Field(
+        0, description="Random seed of the bootstraps.", json_schema_extra={"signed": True}
+    )
 
     @field_validator("preset")
     @classmethod
@@ -110,8 +118,8 @@ def load(config: ReliabilityConfig) -> Ratings:
     )
 
 
-def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.reliability.analysis import analyze_into, signature_part
+def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Output:
+    from crseval.reliability.analysis import METHOD, analyze
 
     time_col = config.time_col or ("time_spent" if config.preset == "crs-que" else None)
     ratings = load(config)
@@ -122,8 +130,16 @@ def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Resul
             field="--time-col",
             fix="quality-control columns come with presets (crs-que: time_spent)",
         )
-    table = analyze_into(
-        store,
+    out = Output(
+        "reliability (sorted by Rel_k)",
+        signature={
+            "data": ratings.info.signature() if ratings.info else ratings.name,
+            "metric": {"reliability": METHOD},
+        },
+        notes=list(ratings.info.notes) if ratings.info else [],
+    )
+    table = analyze(
+        out,
         ratings,
         dims=config.dims,
         ci=config.ci,
@@ -137,28 +153,10 @@ def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Resul
         n_clusters=config.clusters,
         progress=progress,
     )
-    main = table[shown_columns("reliability", table.columns)].round(3)
-    store.write_paper_table("reliability", main)
-    sig = make_signature(
-        data=ratings.info.signature() if ratings.info else ratings.name,
-        metric={
-            "reliability": signature_part(
-                ci=config.ci,
-                n_boot=config.n_boot,
-                seed=config.seed,
-                drop_flagged=config.drop_flagged,
-            )
-        },
-    )
-    store.save_signature(sig)
-    return Result(
-        "reliability",
-        "reliability (sorted by Rel_k)",
-        main,
-        sig,
-        store.root,
-        notes=list(ratings.info.notes) if ratings.info else [],
-    )
+    out.summary = out.paper["reliability"] = table[
+        shown_columns("reliability", table.columns)
+    ].round(3)
+    return out
 
 
 JOB = JobSpec(
