@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
 from crseval.core.registry import metrics_with
-from crseval.core.signature import make_signature
 from crseval.data import load_dataset, names_of
 from crseval.data.base import SerendipityStudy
 from crseval.llm import LLMClient, LLMConfig, make_client
@@ -180,8 +180,8 @@ def plot_errors(preds: dict[str, np.ndarray], truth: np.ndarray, path) -> None:
     save(fig, path)
 
 
-def write_results(
-    store: RunStore,
+def results(
+    out: Output,
     study: SerendipityStudy,
     preds: dict[str, np.ndarray],
     *,
@@ -193,8 +193,8 @@ def write_results(
 
     truth = study.answers["ground_truth"].to_numpy(float)
     table = meta_evaluate(preds, truth, n_boot=n_boot, seed=seed)
-    store.write_table("serendipity_meta_eval", table)
-    tables, grid = ["serendipity_meta_eval"], None
+    out.table("serendipity_meta_eval", table)
+    grid = None
     if ensemble:
         missing = [m for m in ensemble if m not in preds]
         if missing:
@@ -204,23 +204,30 @@ def write_results(
                 expected="a subset of " + ", ".join(preds),
             )
         grid = ensemble_grid(preds, truth, list(ensemble))
-        store.write_table("serendipity_ensembles", grid)
-        tables.append("serendipity_ensembles")
+        out.table("serendipity_ensembles", grid)
     per_answer = study.answers[["user", "item", "ground_truth"]].assign(
         **{n: p for n, p in preds.items()}
     )
-    store.write_table("serendipity_answers", per_answer)
-    tables.append("serendipity_answers")
-    bar_with_ci(
-        table["evaluator"].tolist(),
-        table["pearson_%"].fillna(0).tolist(),
-        table["pearson_%_lo"].fillna(0).tolist(),
-        table["pearson_%_hi"].fillna(0).tolist(),
-        ylabel="Pearson r with ground truth (%)",
-        title=f"Serendipity evaluators on {study.info.name}",
-        path=store.figure_path("serendipity_pearson"),
+    out.table("serendipity_answers", per_answer)
+    out.figure(
+        "serendipity_pearson",
+        lambda path: bar_with_ci(
+            table["evaluator"].tolist(),
+            table["pearson_%"].fillna(0).tolist(),
+            table["pearson_%_lo"].fillna(0).tolist(),
+            table["pearson_%_hi"].fillna(0).tolist(),
+            ylabel="Pearson r with ground truth (%)",
+            title=f"Serendipity evaluators on {study.info.name}",
+            path=path,
+        ),
+        "Pearson correlation (%) of each evaluator's 1–5 prediction with the user-study ground truth, "
+        "with 95 % bootstrap CIs (n per evaluator in the table)",
     )
-    plot_errors(preds, truth, store.figure_path("serendipity_errors"))
+    out.figure(
+        "serendipity_errors",
+        lambda path: plot_errors(preds, truth, path),
+        "Distribution of prediction errors per evaluator (box: quartiles, triangle: mean); 0 = exact",
+    )
     partial = table[table["n"] < table["n"].max()]
     caveat = (
         " Evaluators scored different answers ("
@@ -231,7 +238,7 @@ def write_results(
         if len(partial)
         else ""
     )
-    store.add_section(
+    out.section(
         "Serendipity meta-evaluation",
         f"Ground truth: {study.ground_truth} on 1–5; proxy scores are "
         "min-max mapped to 1–5. Pearson (%), MAE and RMSE with 95% bootstrap CIs; p: two-sided Wilcoxon "
@@ -239,20 +246,8 @@ def write_results(
         + caveat
         + " "
         + " ".join(study.info.notes),
-        tables=[(t, None) for t in tables],
-        figures=[
-            (
-                "serendipity_pearson",
-                "Pearson correlation (%) of each evaluator's 1–5 prediction "
-                "with the user-study ground truth, with 95 % bootstrap CIs (n per evaluator in the "
-                "table)",
-            ),
-            (
-                "serendipity_errors",
-                "Distribution of prediction errors per evaluator (box: "
-                "quartiles, triangle: mean); 0 = exact",
-            ),
-        ],
+        tables=["serendipity_meta_eval", "serendipity_ensembles", "serendipity_answers"],
+        figures=["serendipity_pearson", "serendipity_errors"],
     )
     return table, grid
 
@@ -275,26 +270,56 @@ class SerendipityConfig(BaseModel):
         "another model or auxiliary data, for ensembles).",
     )
     llm: LLMConfig = LLMConfig()
-    runs: int = Field(5, ge=1, le=100, description="LLM runs averaged per answer.")
-    shots: int = Field(5, ge=0, le=50, description="Examples from other users for llm-fewshot.")
+    runs: int = Field(
+        5,
+        ge=1,
+        le=100,
+        description="LLM runs averaged per answer.",
+        json_schema_extra={"signed": True},
+    )
+    shots: int = Field(
+        5,
+        ge=0,
+        le=50,
+        description="Examples from other users for llm-fewshot.",
+        json_schema_extra={"signed": True},
+    )
     history_k: int = Field(
-        10, ge=0, le=1000, description="History items shown to the LLM (most recent, oldest first)."
+        10,
+        ge=0,
+        le=1000,
+        description="History items shown to the LLM (most recent, oldest first).",
+        json_schema_extra={"signed": True},
     )
     aux: CommaList = Field(
         [],
         description="Comma-separated auxiliary data for the LLM: "
         + ", ".join(AUX_SWITCHES)
         + " (demographics: not in these studies).",
+        json_schema_extra={"signed": True},
     )
     relevance: Literal["predicted", "rating"] = Field(
         "predicted",
         description="Relevance from the recommender's 'predicted' rating or the user's own 'rating'.",
+        json_schema_extra={"signed": True},
     )
     sample: int | None = Field(
-        None, ge=1, description="Evaluate a seeded random subset of N answers."
+        None,
+        ge=1,
+        description="Evaluate a seeded random subset of N answers.",
+        json_schema_extra={"signed": True},
     )
-    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs.")
-    seed: int = Field(0, description="Seed for the subset, the random baseline and the bootstrap.")
+    n_boot: int = Field(
+        1000,
+        ge=0,
+        description="Bootstrap resamples for the CIs.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(
+        0,
+        description="Seed for the subset, the random baseline and the bootstrap.",
+        json_schema_extra={"signed": True},
+    )
     ensemble: CommaList | None = Field(
         None,
         description="Comma-separated evaluators to combine: every subset of 2–4 "
@@ -335,7 +360,7 @@ def subset(study: SerendipityStudy, preds: dict[str, np.ndarray], rows: Sequence
     return part, {n: np.asarray(p, float)[list(rows)] for n, p in preds.items()}
 
 
-def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Result:
+def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Output:
     study = (
         load_dataset("sample").serendipity
         if str(config.path) == "sample"
@@ -349,13 +374,7 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
     client, llm_sig = None, {}
     if any(n.startswith("llm") for n in config.evaluators):
         client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
-        llm_sig = {
-            **client.identity(),
-            "runs": config.runs,
-            "shots": config.shots,
-            "history_k": config.history_k,
-            "aux": ",".join(sorted(config.aux)) or "none",
-        }
+        llm_sig = client.identity()
     try:
         preds = predictions(
             study,
@@ -374,20 +393,16 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
         if client is not None:
             client.close()
     study, preds = subset(study, preds, rows)
-    sig = make_signature(
-        data=study.info.signature(),
-        llm=llm_sig,
-        metric={
-            "ground_truth": study.ground_truth,
-            "relevance": config.relevance,
-            "sample": config.sample or "all",
-            "boot": config.n_boot,
-            "seed": config.seed,
+    out = Output(
+        f"serendipity meta-evaluation ({study.info.name})",
+        signature={
+            "data": study.info.signature(),
+            "llm": llm_sig,
+            "metric": {"ground_truth": study.ground_truth},
         },
     )
-    store.save_signature(sig)
-    table, grid = write_results(
-        store, study, preds, n_boot=config.n_boot, seed=config.seed, ensemble=config.ensemble or ()
+    table, grid = results(
+        out, study, preds, n_boot=config.n_boot, seed=config.seed, ensemble=config.ensemble or ()
     )
     notes = list(study.info.notes)
     if config.relevance == "rating" and any(n in PROXIES for n in config.evaluators):
@@ -413,14 +428,8 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Resul
         "pearson_%_same",
         "rank",
     ] + (["abs_error_p"] if "abs_error_p" in table else [])
-    return Result(
-        "serendipity.meta-eval",
-        f"serendipity meta-evaluation ({study.info.name})",
-        table[cols].round(3),
-        sig,
-        store.root,
-        notes=notes,
-    )
+    out.summary, out.notes = table[cols].round(3), notes
+    return out
 
 
 JOB = JobSpec(

@@ -31,8 +31,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crseval.core.config import CommaList
-from crseval.core.job import JobSpec, Progress, Result
-from crseval.core.signature import content_hash, make_signature
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
+from crseval.core.signature import content_hash
 from crseval.core.registry import shown_columns
 from crseval.data import load_dataset
 from crseval.data.base import SerendipityStudy
@@ -63,11 +64,13 @@ class ReproduceConfig(BaseModel):
         ge=5,
         description="Evaluate a seeded sample of N answers per dataset "
         "(default: every eligible answer).",
+        json_schema_extra={"signed": True},
     )
     parts: CommaList = Field(
         DEFAULT_PARTS,
         description="Comma-separated: " + ", ".join(PARTS) + " (profiles: one "
         "LLM summary per answer, the costliest part, off by default).",
+        json_schema_extra={"signed": True},
     )
     runs: int = Field(
         5,
@@ -77,8 +80,17 @@ class ReproduceConfig(BaseModel):
         "probability-weighted ratings they coincide: computed once).",
     )
     llm: LLMConfig = LLMConfig()
-    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs.")
-    seed: int = Field(0, description="Seed for the sample, the random baseline and the bootstrap.")
+    n_boot: int = Field(
+        1000,
+        ge=0,
+        description="Bootstrap resamples for the CIs.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(
+        0,
+        description="Seed for the sample, the random baseline and the bootstrap.",
+        json_schema_extra={"signed": True},
+    )
 
     @field_validator("parts")
     @classmethod
@@ -412,40 +424,35 @@ class Reproduction:
             self.add("serendipity_ensemble_size", ensemble_curve(llm_preds, truth), name)
 
 
-def _figures(store: RunStore, tables: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
+def _figures(out: Output, tables: dict[str, pd.DataFrame]) -> None:
     from crseval.plotting import bar_with_ci
 
-    figs = []
     if "serendipity_history_k" in tables:
-        _plot_curve(
-            "history_k",
-            tables["serendipity_history_k"],
-            xlabel="history length k (items before the target)",
-            title="Zero-shot evaluator vs history length",
-            path=store.figure_path("serendipity_history_k"),
-        )
-        figs.append(
-            (
-                "serendipity_history_k",
-                "Pearson (%) of the paper's zero-shot evaluator with k history items, "
-                "with 95 % bootstrap bands",
-            )
+        out.figure(
+            "serendipity_history_k",
+            lambda path: _plot_curve(
+                "history_k",
+                tables["serendipity_history_k"],
+                xlabel="history length k (items before the target)",
+                title="Zero-shot evaluator vs history length",
+                path=path,
+            ),
+            "Pearson (%) of the paper's zero-shot evaluator with k history items, "
+            "with 95 % bootstrap bands",
         )
     if "serendipity_ensemble_size" in tables:
-        _plot_curve(
-            "ensemble_size",
-            tables["serendipity_ensemble_size"],
-            xlabel="ensemble size m",
-            title="Ensembles of LLM evaluators",
-            path=store.figure_path("serendipity_ensemble_size"),
-            band=("pearson_%_min", "pearson_%_max"),
-        )
-        figs.append(
-            (
-                "serendipity_ensemble_size",
-                "Mean Pearson (%) over every subset of m LLM evaluators (their "
-                "predictions averaged per answer); band: the worst and best subset",
-            )
+        out.figure(
+            "serendipity_ensemble_size",
+            lambda path: _plot_curve(
+                "ensemble_size",
+                tables["serendipity_ensemble_size"],
+                xlabel="ensemble size m",
+                title="Ensembles of LLM evaluators",
+                path=path,
+                band=("pearson_%_min", "pearson_%_max"),
+            ),
+            "Mean Pearson (%) over every subset of m LLM evaluators (their "
+            "predictions averaged per answer); band: the worst and best subset",
         )
     for table, label, fig in (
         ("serendipity_aux", "setting", "serendipity_aux"),
@@ -457,36 +464,33 @@ def _figures(store: RunStore, tables: dict[str, pd.DataFrame]) -> list[tuple[str
                 f"{d}: {f + ' ' if 'factor' in t else ''}{x}"
                 for d, f, x in zip(t["dataset"], t.get("factor", [""] * len(t)), t[label])
             ]
-            bar_with_ci(
-                names,
-                t["pearson_%"].fillna(0).tolist(),
-                t["pearson_%_lo"].fillna(0).tolist(),
-                t["pearson_%_hi"].fillna(0).tolist(),
-                ylabel="Pearson r (%)",
-                title="Zero-shot evaluator: "
-                + (
-                    "auxiliary data"
-                    if table == "serendipity_aux"
-                    else "item popularity and similarity (terciles)"
+            title = "Zero-shot evaluator: " + (
+                "auxiliary data"
+                if table == "serendipity_aux"
+                else "item popularity and similarity (terciles)"
+            )
+            out.figure(
+                fig,
+                lambda path, t=t, names=names, title=title: bar_with_ci(
+                    names,
+                    t["pearson_%"].fillna(0).tolist(),
+                    t["pearson_%_lo"].fillna(0).tolist(),
+                    t["pearson_%_hi"].fillna(0).tolist(),
+                    ylabel="Pearson r (%)",
+                    title=title,
+                    path=path,
                 ),
-                path=store.figure_path(fig),
-            )
-            figs.append(
-                (
-                    fig,
-                    "Pearson (%) of the zero-shot evaluator "
-                    + (
-                        "with one auxiliary line at a time"
-                        if table == "serendipity_aux"
-                        else "per tercile of item popularity and of genre distance to the history"
-                    )
-                    + ", with 95 % bootstrap CIs",
+                "Pearson (%) of the zero-shot evaluator "
+                + (
+                    "with one auxiliary line at a time"
+                    if table == "serendipity_aux"
+                    else "per tercile of item popularity and of genre distance to the history"
                 )
+                + ", with 95 % bootstrap CIs",
             )
-    return figs
 
 
-def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
+def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Output:
     client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
     try:
         rater = Rater(client, store, config.runs, config.llm.temperature, progress)
@@ -501,36 +505,32 @@ def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
     finally:
         client.close()
     tables = {t: pd.concat(parts, ignore_index=True) for t, parts in rep.tables.items()}
-    for t, df in tables.items():
-        store.write_table(t, df)
+    out = Output(
+        "SerenEva reproduction",
+        tables=dict(tables),
+        signature={
+            "data": "+".join(rep.data),
+            "llm": {**identity, "runs": rater.runs},
+            "metric": {"snpr_lambda": 0.7},
+        },
+    )
     runs_note = (
         f"runs: {config.runs} requested; at temperature 0 the probability-weighted ratings of every run "
         "coincide, so each was computed once"
         if rater.runs == 1 and config.runs > 1
         else f"runs: the mean of {rater.runs} ratings per request"
     )
-    store.add_section(
+    _figures(out, tables)
+    out.section(
         "SerenEva reproduction",
         "The SerenEva paper's experiments. Table 2: every evaluator on the same answers; Pearson (%) with its "
         "p-value, MAE and RMSE with 95 % bootstrap CIs; p (t-test) and p (Wilcoxon): absolute errors against the "
         "best baseline (lowest MAE). Proxies are min-max mapped to 1–5 and rounded; prompt styles' answers are "
         "mapped linearly onto 1–5. The evaluators see only the user's past before each answer "
         "(crseval/serendipity/context.py). " + runs_note + ". " + " ".join(rep.notes),
-        tables=[(t, None) for t in tables],
-        figures=_figures(store, tables),
+        tables=list(tables),
+        figures=list(out.figures),
     )
-    sig = make_signature(
-        data="+".join(rep.data),
-        llm={**identity, "runs": rater.runs},
-        metric={
-            "sample": config.sample or "all",
-            "parts": ",".join(config.parts),
-            "boot": config.n_boot,
-            "seed": config.seed,
-            "snpr_lambda": 0.7,
-        },
-    )
-    store.save_signature(sig)
     summary = (
         tables["serendipity_table2"][
             shown_columns("serendipity_table2", tables["serendipity_table2"].columns)
@@ -538,14 +538,8 @@ def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Result:
         if "serendipity_table2" in tables
         else next(iter(tables.values()))
     )
-    return Result(
-        "serendipity.reproduce",
-        "SerenEva reproduction",
-        summary.round(4),
-        sig,
-        store.root,
-        notes=[runs_note, *rep.notes],
-    )
+    out.summary, out.notes = summary.round(4), [runs_note, *rep.notes]
+    return out
 
 
 JOB = JobSpec(

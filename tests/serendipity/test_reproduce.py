@@ -10,7 +10,8 @@ from crseval.llm import LLMClient, LLMConfig
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore
 from crseval.serendipity.prompts import STYLES, shared_prefix, style_request
-from crseval.serendipity.reproduce import ReproduceConfig, ensemble_curve, run
+from crseval.api import execute
+from crseval.serendipity.reproduce import JOB, ReproduceConfig, ensemble_curve
 from tests.serendipity.test_no_peeking import taobao_like, toy
 
 
@@ -80,8 +81,7 @@ def test_reproduce_on_both_studies_resumes_without_new_requests(
         n_boot=50,
         llm=LLMConfig(backend="scripted"),
     )
-    store = RunStore(tmp_path / "r")
-    res = run(cfg, store, lambda d, n: lambda k=1: None)
+    res = execute(JOB, cfg, tmp_path / "r")
     t2 = pd.read_csv(tmp_path / "r" / "tables" / "serendipity_table2.csv")
     s2018 = t2[t2["dataset"] == "serendipity2018"].set_index("evaluator")
     assert list(s2018.index) == [
@@ -133,7 +133,7 @@ def test_reproduce_on_both_studies_resumes_without_new_requests(
     monkeypatch.setattr(
         "crseval.serendipity.reproduce.make_client", lambda config, cache, **kw: LLMClient(backend)
     )
-    run(cfg, RunStore(tmp_path / "r"), lambda d, n: lambda k=1: None)
+    execute(JOB, cfg, tmp_path / "r")
     assert backend.calls == []
     assert json.loads((tmp_path / "r" / "signature.json").read_text())
 
@@ -200,8 +200,8 @@ def test_parts_choose_what_is_computed_and_profiles_summarise_the_past(shared, t
         parts=["table2", "profiles"],
         llm=LLMConfig(backend="scripted"),
     )
-    run(cfg, RunStore(tmp_path / "p"), lambda d, n: lambda k=1: None)
+    execute(JOB, cfg, tmp_path / "p")
     tables = {p.stem for p in (tmp_path / "p" / "tables").glob("*.csv")}
-    assert tables == {"serendipity_table2", "serendipity_aux"}
+    assert tables == {"serendipity_table2", "serendipity_aux", "llm_usage"}
     aux = pd.read_csv(tmp_path / "p" / "tables" / "serendipity_aux.csv")
     assert list(aux["setting"]) == ["none (zero-shot)", "profiles"]

@@ -90,7 +90,7 @@ def test_relevance_from_the_users_own_rating_changes_the_proxies(shared, tmp_pat
     pred = json.loads(crseval(*args, "--out", str(tmp_path / "a")).stdout)
     own = json.loads(crseval(*args, "--relevance", "rating", "--out", str(tmp_path / "b")).stdout)
     assert pred["result"][0]["pearson_%"] != own["result"][0]["pearson_%"]
-    assert "metric.relevance:rating" in own["signature"]
+    assert "|relevance:rating|" in own["signature"]
 
 
 def test_llm_evaluators_with_aux_switches_through_the_cli(shared, tmp_path):
@@ -120,8 +120,8 @@ def test_llm_evaluators_with_aux_switches_through_the_cli(shared, tmp_path):
         ).stdout
     )
     assert {r["evaluator"] for r in out["result"]} == {"random", "llm", "llm-fewshot"}
-    assert "llm.aux:popularity,similarity" in out["signature"]
-    assert "llm.runs:2" in out["signature"]
+    assert "|aux:popularity,similarity|" in out["signature"]
+    assert "|runs:2|" in out["signature"]
     bad = crseval(
         "serendipity",
         "meta-eval",
