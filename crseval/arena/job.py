@@ -32,8 +32,9 @@ from crseval.arena.rating import (
 )
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
-from crseval.core.signature import make_signature, prompt_hash
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
+from crseval.core.signature import prompt_hash
 from crseval.core.registry import shown_columns
 from crseval.data.io import DatasetInfo
 from crseval.data.votes import TIE, Votes, load_votes
@@ -59,22 +60,41 @@ class ArenaConfig(BaseModel):
         "per dialogue) for per-system satisfaction rates; any "
         "dialogue source (a shift run …) for --llm-votes.",
     )
-    k: float = Field(16, gt=0, description="Elo K factor (the arena's: 16).")
-    initial: float = Field(1000, description="Elo starting rating (the arena's: 1000).")
+    k: float = Field(
+        16, gt=0, description="Elo K factor (the arena's: 16).", json_schema_extra={"signed": True}
+    )
+    initial: float = Field(
+        1000,
+        description="Elo starting rating (the arena's: 1000).",
+        json_schema_extra={"signed": True},
+    )
     alpha: float = Field(
-        0.01, ge=0, description="Bradley–Terry regularisation (keeps systems without wins finite)."
+        0.01,
+        ge=0,
+        description="Bradley–Terry regularisation (keeps systems without wins finite).",
+        json_schema_extra={"signed": True},
     )
     ties: Literal["half", "davidson"] = Field(
         "half",
         description="Ties in Bradley–Terry: half a win each way (as the "
         "arena's Elo) or Davidson's model with a tie "
         "parameter ν.",
+        json_schema_extra={"signed": True},
     )
     ci_width: float = Field(
         100, gt=0, description="Target width (Elo points) of a 95 % CI for the votes-needed table."
     )
-    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples of the votes.")
-    seed: int = Field(0, description="Seed of the bootstrap (and of the LLM vote sample).")
+    n_boot: int = Field(
+        1000,
+        ge=0,
+        description="Bootstrap resamples of the votes.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(
+        0,
+        description="Seed of the bootstrap (and of the LLM vote sample).",
+        json_schema_extra={"signed": True},
+    )
     llm_votes: bool = Field(
         False,
         description="Let the LLM vote too: pairs of --dialogues of different systems that "
@@ -214,7 +234,7 @@ def _agreement(a: tuple, b: tuple) -> dict:
 
 
 def rank_into(
-    store: RunStore,
+    out: Output,
     sets: list[tuple[str, Votes]],
     config: ArenaConfig,
     progress: Progress,
@@ -222,7 +242,7 @@ def rank_into(
     extra: list[tuple[str, Votes]] = (),
 ) -> pd.DataFrame:
     """Rate every vote set, all of ``sets`` combined, and the ``extra`` sets (LLM votes: compared, never
-    combined with people's) into ``store``; the ratings table of the combined (else the first) set."""
+    combined with people's) into ``out``; the ratings table of the combined (else the first) set."""
     from crseval.arena.plots import plot_ratings, plot_win_probability
 
     named = [(n, v.data) for n, v in sets]
@@ -238,7 +258,6 @@ def rank_into(
         rated.append((name, table, boot, votes, wins))
         tick(1)
     ratings = pd.concat([t for _, t, *_ in rated], ignore_index=True)
-    tables = ["arena_ratings", "arena_win_probability"]
     if config.dialogues and (sat := _satisfaction(config.dialogues)) is not None:
         ratings = ratings.join(sat, on="system")
         agree = []
@@ -254,25 +273,32 @@ def rank_into(
                     }
                 )
         if agree:
-            store.write_table("arena_satisfaction_agreement", pd.DataFrame(agree))
-            tables.append("arena_satisfaction_agreement")
-    store.write_table("arena_ratings", ratings)
-    store.write_table("arena_win_probability", pd.concat([w for *_, w in rated], ignore_index=True))
+            out.table("arena_satisfaction_agreement", pd.DataFrame(agree))
+    out.table("arena_ratings", ratings)
+    out.table("arena_win_probability", pd.concat([w for *_, w in rated], ignore_index=True))
     if len(sets) > 1:
         files = [(n, t, v) for n, t, _, v, _ in rated if n != "combined"]
-        store.write_table(
+        out.table(
             "arena_agreement", pd.DataFrame([_agreement(a, b) for a, b in combinations(files, 2)])
         )
-        tables.append("arena_agreement")
     main = next(r for r in rated if r[0] == main_name)
-    plot_ratings(ratings, store.figure_path("arena_ratings"))
-    plot_win_probability(main[4], store.figure_path("arena_win_probability"), main[0])
+    out.figure(
+        "arena_ratings",
+        lambda path: plot_ratings(ratings, path),
+        "Bradley–Terry ratings with 95 % bootstrap CIs (bars) and the arena's sequential "
+        "Elo (diamonds), per vote set",
+    )
+    out.figure(
+        "arena_win_probability",
+        lambda path: plot_win_probability(main[4], path, main[0]),
+        f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)",
+    )
     davidson = (
         " with Davidson's tie model (tie parameter ν in davidson_nu)"
         if config.ties == "davidson"
         else ""
     )
-    store.add_section(
+    out.section(
         title,
         f"{' + '.join(f'{n} ({len(v)} votes)' for n, v in sets)}. elo: the arena's sequential Elo (file order, "
         f"K = {config.k:g}, start {config.initial:g}, tie = ½), which depends on the vote order and carries no "
@@ -282,18 +308,14 @@ def rank_into(
         "1/√votes)."
         + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "")
         + _llm_note(extra),
-        tables=[(t, None) for t in tables + (["arena_llm_votes"] if extra else [])],
-        figures=[
-            (
-                "arena_ratings",
-                "Bradley–Terry ratings with 95 % bootstrap CIs (bars) and the arena's sequential "
-                "Elo (diamonds), per vote set",
-            ),
-            (
-                "arena_win_probability",
-                f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)",
-            ),
+        tables=[
+            "arena_ratings",
+            "arena_win_probability",
+            "arena_satisfaction_agreement",
+            "arena_agreement",
+            "arena_llm_votes",
         ],
+        figures=["arena_ratings", "arena_win_probability"],
     )
     return ratings[ratings["vote_set"] == main[0]]
 
@@ -308,7 +330,7 @@ def _llm_note(extra: list[tuple[str, Votes]]) -> str:
 
 
 def _llm_vote_set(
-    config: ArenaConfig, store: RunStore, progress: Progress
+    config: ArenaConfig, store: RunStore, out: Output, progress: Progress
 ) -> tuple[tuple[str, Votes], dict]:
     """The LLM's votes on pairs of the arena's dialogues, as one more vote set; the LLM's identity."""
     from crseval.arena.llm_votes import dialogue_pairs, llm_votes
@@ -337,7 +359,7 @@ def _llm_vote_set(
         identity = client.identity()
     finally:
         client.close()
-    store.write_table("arena_llm_votes", votes)
+    out.table("arena_llm_votes", votes)
     if votes.empty:
         raise CrsevalError("every LLM vote failed", file=store.root / "records" / f"{STREAM}.jsonl")
     info = DatasetInfo(
@@ -352,7 +374,7 @@ def _llm_vote_set(
     }
 
 
-def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Result:
+def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Output:
     sets: list[tuple[str, Votes]] = [
         (v.info.name.split(":", 1)[1], v) for v in map(load_votes, config.votes)
     ]
@@ -360,34 +382,23 @@ def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Result:
         raise CrsevalError(
             "two vote files share a name", field="votes", fix="give each vote set its own file name"
         )
-    llm, extra = None, []
+    bt = "davidson(mle)" if config.ties == "davidson" else "bradley-terry(choix-ilsr,tie=0.5)"
+    out = Output(
+        signature={
+            "data": " + ".join(v.info.signature() for _, v in sets),
+            "metric": {"arena": f"elo(file-order,tie=0.5)|{bt}"},
+        }
+    )
+    extra = []
     if config.llm_votes:
-        llm_set, llm = _llm_vote_set(config, store, progress)
+        llm_set, out.signature["llm"] = _llm_vote_set(config, store, out, progress)
         extra.append(llm_set)
-    sig = make_signature(
-        data=" + ".join(v.info.signature() for _, v in sets),
-        llm=llm,
-        metric={"arena": signature_part(config)},
+    shown = rank_into(out, sets, config, progress, extra=extra)
+    out.title = f"arena rankings ({shown['vote_set'].iloc[0]} votes)"
+    out.summary = (
+        shown[shown_columns("arena_ratings", shown.columns)].dropna(axis=1, how="all").round(3)
     )
-    store.save_signature(sig)
-    shown = rank_into(store, sets, config, progress, extra=extra)
-    name = shown["vote_set"].iloc[0]
-    return Result(
-        "arena",
-        f"arena rankings ({name} votes)",
-        shown[shown_columns("arena_ratings", shown.columns)].dropna(axis=1, how="all").round(3),
-        sig,
-        store.root,
-    )
-
-
-def signature_part(config: ArenaConfig) -> str:
-    bt = (
-        f"davidson(mle,alpha={config.alpha:g})"
-        if config.ties == "davidson"
-        else f"bradley-terry(choix-ilsr,alpha={config.alpha:g},tie=0.5)"
-    )
-    return f"elo(K={config.k:g},init={config.initial:g},file-order,tie=0.5)|{bt}|boot:{config.n_boot}|seed:{config.seed}"
+    return out
 
 
 JOB = JobSpec(
