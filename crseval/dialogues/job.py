@@ -20,8 +20,8 @@ from statsmodels.stats.multitest import multipletests
 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
-from crseval.core.signature import make_signature
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
 from crseval.data.any_dialogues import DialogueSource, read_dialogues
 from crseval.data.base import ItemCatalog
 from crseval.data.catalogs import load_catalog
@@ -59,6 +59,7 @@ class DialogueMetricsConfig(BaseModel):
         "auto",
         description="Where titles come from: the dialogues' labelled mentions (ReDial @id, INSPIRED), the "
         "text read by the title matcher, or auto (labelled where a source has them).",
+        json_schema_extra={"signed": True},
     )
     popularity: CommaList | None = Field(
         None,
@@ -66,10 +67,16 @@ class DialogueMetricsConfig(BaseModel):
         "default: the evaluated dialogues themselves.",
     )
     embeddings: Literal["minilm", "hashing"] = Field(
-        "minilm", description="Item-text embeddings for diversity."
+        "minilm",
+        description="Item-text embeddings for diversity.",
+        json_schema_extra={"signed": True},
     )
     min_score: float = Field(
-        90, ge=50, le=100, description="Least rapidfuzz ratio for a fuzzy title match."
+        90,
+        ge=50,
+        le=100,
+        description="Least rapidfuzz ratio for a fuzzy title match.",
+        json_schema_extra={"signed": True},
     )
 
 
@@ -146,7 +153,7 @@ def label_correlations(dialogues: pd.DataFrame, labels: list[str]) -> pd.DataFra
 
 
 def measure_into(
-    store: RunStore,
+    out: Output,
     sources: list[DialogueSource],
     catalog: ItemCatalog,
     config: DialogueMetricsConfig,
@@ -179,38 +186,40 @@ def measure_into(
         lab = pd.DataFrame([{"dialogue": d.id, **d.labels} for s in sources for d in s.dialogues])
         dialogues = dialogues.merge(lab.drop_duplicates("dialogue"), on="dialogue", how="left")
     systems = system_table(dialogues, turns, len(catalog))
-    out = turns.assign(
+    shown = turns.assign(
         items=turns["items"].str.join("; "), titles=turns["titles"].str.join("; ")
     ).rename(columns={"items": "item_ids"})
-    store.write_table("dialogue_turns", out)
-    store.write_table("dialogue_metrics", dialogues)
-    store.write_table("dialogue_systems", systems)
-    tables = ["dialogue_systems", "dialogue_metrics", "dialogue_turns"]
+    out.table("dialogue_turns", shown)
+    out.table("dialogue_metrics", dialogues)
+    out.table("dialogue_systems", systems)
     checks = [
         matcher_check(s, matcher, catalog.info.name == "redial-movies").assign(data=s.info.name)
         for s in sources
         if s.labelled_mentions
     ]
     if checks:
-        store.write_table("dialogue_matcher", pd.concat(checks, ignore_index=True))
-        tables.insert(1, "dialogue_matcher")
+        out.table("dialogue_matcher", pd.concat(checks, ignore_index=True))
     if labels and len(corr := label_correlations(dialogues, labels)):
-        store.write_table("dialogue_label_correlation", corr)
-        tables.insert(1, "dialogue_label_correlation")
+        out.table("dialogue_label_correlation", corr)
     from crseval.dialogues.plots import plot_systems
 
-    plot_systems(systems, store.figure_path("dialogue_systems"))
-    store.add_section(
+    out.figure(
+        "dialogue_systems",
+        lambda path: plot_systems(systems, path),
+        "Per system: out-of-catalogue and repetition rates, genre "
+        "diversity and novelty, means over dialogues with 95 % t-intervals",
+    )
+    out.section(
         title,
         _note(sources, catalog, config, turns),
-        tables=[(t, None) for t in tables],
-        figures=[
-            (
-                "dialogue_systems",
-                "Per system: out-of-catalogue and repetition rates, genre "
-                "diversity and novelty, means over dialogues with 95 % t-intervals",
-            )
+        tables=[
+            "dialogue_systems",
+            "dialogue_label_correlation",
+            "dialogue_matcher",
+            "dialogue_metrics",
+            "dialogue_turns",
         ],
+        figures=["dialogue_systems"],
     )
     return systems
 
@@ -236,7 +245,14 @@ def _note(
     )
 
 
-def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> Result:
+# what the tables compute; the matcher's and the diversity's settings are signed from the config
+METHOD = (
+    "titles(key+year±1,rapidfuzz-ratio)|novelty(-log2 (df+1)/(N+1))|diversity(genre-jaccard,cosine)"
+    "|ci(t,dialogues)"
+)
+
+
+def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> Output:
     sources = [read_dialogues(p) for p in config.data]
     catalog = load_catalog(config.catalog)
     reference = [read_dialogues(p) for p in config.popularity] if config.popularity else None
@@ -245,9 +261,11 @@ def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> R
     )
     if reference:
         data += " | popularity " + " + ".join(s.info.signature() for s in reference)
-    sig = make_signature(data=data, metric={"dialogues": signature_part(config)})
-    store.save_signature(sig)
-    systems = measure_into(store, sources, catalog, config, progress, reference=reference)
+    out = Output(
+        "what the systems recommend inside dialogues",
+        signature={"data": data, "metric": {"dialogues": METHOD}},
+    )
+    systems = measure_into(out, sources, catalog, config, progress, reference=reference)
     cols = [
         "system",
         "dialogues",
@@ -261,27 +279,13 @@ def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> R
         "first_rec_turn",
         "coverage",
     ]
-    result = Result(
-        "dialogues.metrics",
-        "what the systems recommend inside dialogues",
-        systems[cols].round(3),
-        sig,
-        store.root,
-    )
+    out.summary = systems[cols].round(3)
     rates = systems[["system", "out_of_catalogue_rate", "recommendations"]].itertuples(index=False)
-    result.notes += [
+    out.notes += [
         catalogue_line(catalog.info, len(catalog), "--catalog"),
         *outside_lines(rates, catalog.info, "--catalog"),
     ]
-    return result
-
-
-def signature_part(config: DialogueMetricsConfig) -> str:
-    return (
-        f"titles(key+year±1,rapidfuzz-ratio>={config.min_score:g},mentions={config.mentions})|novelty(-log2 "
-        f"(df+1)/(N+1),{'reference' if config.popularity else 'self'})|diversity(genre-jaccard,"
-        f"{config.embeddings}-cosine)|ci(t,dialogues)"
-    )
+    return out
 
 
 JOB = JobSpec(
