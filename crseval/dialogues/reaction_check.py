@@ -18,9 +18,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
 from crseval.core.registry import register_metric
-from crseval.core.signature import make_signature
 from crseval.dialogues.metrics import C
 from crseval.dialogues.reactions import READINGS, reaction
 from crseval.stats.bootstrap import cluster_weights, percentile_interval
@@ -48,8 +48,13 @@ class ReactionCheckConfig(BaseModel):
         "recommenders' forms.",
         json_schema_extra={"argument": True},
     )
-    n_boot: int = Field(2000, ge=100, description="Bootstrap resamples of each κ's CI.")
-    seed: int = Field(0, description="Seed of the resamples.")
+    n_boot: int = Field(
+        2000,
+        ge=100,
+        description="Bootstrap resamples of each κ's CI.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(0, description="Seed of the resamples.", json_schema_extra={"signed": True})
 
 
 def form_reading(answers: dict) -> str | None:
@@ -134,7 +139,7 @@ def agreement_table(films: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def run(config: ReactionCheckConfig, store, progress: Progress) -> Result:
+def run(config: ReactionCheckConfig, store, progress: Progress) -> Output:
     from crseval.data import load_dataset
 
     data = load_dataset("redial", Path(config.data))
@@ -153,37 +158,27 @@ def run(config: ReactionCheckConfig, store, progress: Progress) -> Result:
         index=READINGS, columns=READINGS, fill_value=0
     )
     confusion = confusion.rename_axis(index="reader", columns=None).reset_index()
-    sig = make_signature(
-        data=data.info.signature(),
-        metric={"reactions": "reader-v2(seen>rejected>accepted),kappa(cohen,cluster=dialogue)"},
-        seed=config.seed,
-        n_boot=config.n_boot,
+    out = Output(
+        "The reaction reader against the seekers' own forms",
+        table.round(3),
+        tables={"reaction_agreement": table, "reaction_confusion": confusion},
+        signature={
+            "data": data.info.signature(),
+            "metric": {
+                "reactions": "reader-v2(seen>rejected>accepted),kappa(cohen,cluster=dialogue)"
+            },
+        },
     )
-    store.save_signature(sig)
-    store.write_table("reaction_agreement", table)
-    store.write_table("reaction_confusion", confusion)
-    store.add_section(
+    out.section(
         "The reaction reader against the seekers' own forms",
         f"{len(films)} films suggested in {films['dialogue'].nunique()} ReDial dialogues ({config.data}). "
         "Per film, the seeker's reply to the recommender's message naming it, read as seen / rejected / "
         "accepted / not said, against the seeker's own form (seen → seen; else liked → accepted, disliked → "
         "rejected, not said → not said); the recommender's form about the same film is the human ceiling. "
         "κ: Cohen's, 95 % CI from resampling dialogues.",
-        tables=[
-            ("reaction_agreement", None),
-            (
-                "reaction_confusion",
-                "The reader's reading (rows) against the seeker's form (columns)",
-            ),
-        ],
+        tables=["reaction_agreement", "reaction_confusion"],
     )
-    return Result(
-        "dialogues.reactions",
-        "The reaction reader against the seekers' own forms",
-        table.round(3),
-        sig,
-        store.root,
-    )
+    return out
 
 
 JOB = JobSpec(
