@@ -29,6 +29,7 @@ from crseval.behavior.generation import bleu, dist
 from crseval.behavior.implicit import PairClassifier
 from crseval.core.cancel import check as check_cancelled
 from crseval.core.errors import CrsevalError
+from crseval.core.output import Output
 from crseval.core.types import Dialogue, Utterance
 from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
@@ -312,31 +313,16 @@ def strategy_distributions(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([h, s], axis=1).fillna(0.0).rename_axis("strategy").reset_index()
 
 
-def write_tables(
-    store: RunStore, metrics: dict[str, float], table: pd.DataFrame
-) -> list[tuple[str, str]]:
-    """The behavior tables of a run: metrics, per-turn values, mismatched turns (the drill-down of
-    explicit BA) and strategy distributions; returns (name, caption) pairs in report order."""
-    store.write_table("behavior_metrics", pd.DataFrame([metrics]))
-    store.write_table("behavior_strategy_distribution", strategy_distributions(table))
-    store.write_table("behavior_mismatches", table[(table["match"] == 0) & (table["turn"] > 0)])
-    store.write_table("behavior_turns", table)
+def behavior_tables(out: Output, metrics: dict[str, float], table: pd.DataFrame) -> list[str]:
+    """The behavior tables of a run: metrics, strategy distributions, mismatched turns (the drill-down of
+    explicit BA) and per-turn values; returns their names in report order."""
+    out.table("behavior_metrics", pd.DataFrame([metrics]))
+    out.table("behavior_strategy_distribution", strategy_distributions(table))
+    out.table("behavior_mismatches", table[(table["match"] == 0) & (table["turn"] > 0)])
+    out.table("behavior_turns", table)
     return [
-        (
-            "behavior_metrics",
-            "Behavior alignment, lexical overlap and diversity of the system's responses",
-        ),
-        (
-            "behavior_strategy_distribution",
-            "Share of each strategy among the human's and the system's responses",
-        ),
-        (
-            "behavior_mismatches",
-            "Counted turns where the system's strategy differs from the human's",
-        ),
-        (
-            "behavior_turns",
-            "Every answered recommender turn: both responses, their strategies, match and "
-            "P(same strategy)",
-        ),
+        "behavior_metrics",
+        "behavior_strategy_distribution",
+        "behavior_mismatches",
+        "behavior_turns",
     ]

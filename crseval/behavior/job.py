@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.errors import CrsevalError
 from crseval.llm.planning import done_calling
-from crseval.core.job import JobSpec, Progress, Result
+from crseval.core.job import JobSpec, Progress
 from crseval.core.registry import label
-from crseval.core.signature import make_signature
+from crseval.core.output import Output
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
 from crseval.simulation.targets import Target, target_input
@@ -79,13 +79,16 @@ class TagConfig(BaseModel):
         ge=0,
         le=10,
         description="Few-shot examples per strategy, from training dialogues (0: zero-shot only).",
+        json_schema_extra={"signed": True},
     )
     llm: LLMConfig = LLMConfig()
     test_split: str = Field("test", description=SPLIT_HELP)
-    seed: int = Field(0, description="Seed of the sample and the examples.")
+    seed: int = Field(
+        0, description="Seed of the sample and the examples.", json_schema_extra={"signed": True}
+    )
 
 
-def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
+def tag(config: TagConfig, store: RunStore, progress: Progress) -> Output:
     import numpy as np
     from sklearn.metrics import cohen_kappa_score
 
@@ -133,26 +136,23 @@ def tag(config: TagConfig, store: RunStore, progress: Progress) -> Result:
             }
         )
     table = pd.DataFrame(rows)
-    store.write_table("tagger_comparison", table)
-    sig = make_signature(
-        data=ds.info.signature(),
-        llm=identity,
-        metric={"sentences": len(truth), "shots": config.shots, "seed": config.seed},
+    out = Output(
+        f"strategy taggers on {len(truth)} held-out sentences",
+        table.round(3),
+        tables={"tagger_comparison": table},
+        signature={
+            "data": ds.info.signature(),
+            "llm": identity,
+            "metric": {"sentences": len(truth)},
+        },
     )
-    store.save_signature(sig)
-    store.add_section(
+    out.section(
         "Strategy taggers",
         "Accuracy and Cohen's κ of each tagger against the human labels of "
         "sentences from held-out dialogues.",
         tables=["tagger_comparison"],
     )
-    return Result(
-        "behavior.tag",
-        f"strategy taggers on {len(truth)} held-out sentences",
-        table.round(3),
-        sig,
-        store.root,
-    )
+    return out
 
 
 # ---- run -----------------------------------------------------------------------------------------
@@ -176,12 +176,17 @@ class RunConfig(BaseModel):
     llm: LLMConfig = LLMConfig()
     test_split: str = Field("test", description=SPLIT_HELP)
     order: int = Field(
-        1, ge=0, le=5, description="History length t of the entropy model (entropy-weighted BA)."
+        1,
+        ge=0,
+        le=5,
+        description="History length t of the entropy model (entropy-weighted BA).",
+        json_schema_extra={"signed": True},
     )
     tagger: Literal["classifier", "llm"] = Field(
         "classifier",
         description="Who labels the system's strategies for "
         "explicit BA: classifier (trained on the other split) or llm.",
+        json_schema_extra={"signed": True},
     )
     pair_model: Path | None = Field(
         None,
@@ -239,8 +244,8 @@ def _responses(
     return resp.dropna(subset=["response"]), len(bad), first
 
 
-def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.behavior.evaluate import evaluate_responses, load_responses, write_tables
+def run(config: RunConfig, store: RunStore, progress: Progress) -> Output:
+    from crseval.behavior.evaluate import behavior_tables, evaluate_responses, load_responses
     from crseval.behavior.tagger import tag as llm_tag
 
     if config.responses is not None:
@@ -289,35 +294,38 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Result:
     metrics, table = evaluate_responses(
         test_d, resp, pair, reference=train_d, order=config.order, system_labels=system_labels
     )
-    sig = make_signature(
-        data=ds.info.signature(),
-        llm=llm_sig,
-        model=model_sig,
-        metric={"entropy_order": config.order, "tagger": config.tagger},
+    out = Output(
+        "behavior alignment",
+        metrics_table(metrics),
+        signature={"data": ds.info.signature(), "llm": llm_sig, "model": model_sig},
     )
-    store.save_signature(sig)
-    store.add_section(
+    out.section(
         "Behavior alignment",
         "Explicit BA compares the strategy of the system's response (strategy "
         "classifier) with the human recommender's at the same turn; implicit BA is the pair classifier's "
         "probability that both use the same strategy. The first turn of each dialogue is not counted.",
-        tables=write_tables(store, metrics, table),
+        tables=behavior_tables(out, metrics, table),
     )
-    result = Result("behavior.run", "behavior alignment", metrics_table(metrics), sig, store.root)
     if failed:
-        result.failures = (
+        out.failures = (
             f"{failed} response(s) could not be generated (first: {first}; all in records/"
             "responses.jsonl); BA is computed over the answered turns"
         )
-    return result
+    return out
 
 
 # ---- meta ----------------------------------------------------------------------------------------
 class MetaConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     data: str = data_field()
-    ideal: Path = Field(..., description="Responses of an 'ideal' system (JSONL/CSV).")
-    worst: Path = Field(..., description="Responses of a 'worst' system.")
+    ideal: Path = Field(
+        ...,
+        description="Responses of an 'ideal' system (JSONL/CSV).",
+        json_schema_extra={"signed": True},
+    )
+    worst: Path = Field(
+        ..., description="Responses of a 'worst' system.", json_schema_extra={"signed": True}
+    )
     human: Path | None = Field(
         None,
         description="CSV dialogue,turn,preference (A|B|same) comparing ideal (A) and "
@@ -330,9 +338,16 @@ class MetaConfig(BaseModel):
         "model.json): used as is, nothing is retrained.",
     )
     n_boot: int = Field(
-        200, ge=0, description="Dialogue resamples for each mixture's 95 % band (0: no band)."
+        200,
+        ge=0,
+        description="Dialogue resamples for each mixture's 95 % band (0: no band).",
+        json_schema_extra={"signed": True},
     )
-    seed: int = Field(0, description="Seed of the mixtures' order and of the resamples.")
+    seed: int = Field(
+        0,
+        description="Seed of the mixtures' order and of the resamples.",
+        json_schema_extra={"signed": True},
+    )
 
 
 def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
@@ -361,7 +376,7 @@ def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
+def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Output:
     from crseval.behavior.evaluate import evaluate_responses, load_responses
     from crseval.behavior.meta import plot_quality_curve, quality_curve
 
@@ -377,58 +392,40 @@ def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Result:
         n_boot=config.n_boot,
         seed=config.seed,
     )
-    store.write_table("quality_curve", curve)
-    plot_quality_curve(
-        curve.assign(metric=curve["metric"].map(label)), store.figure_path("quality_curve")
-    )
-    tables, details = ["quality_curve"], {}
-    if config.human is not None:
-        details["agreement with human preferences"] = agree = _human_agreement(
-            config.human, test_d, train_d, pair, a, b
-        )
-        store.write_table("preference_agreement", agree)
-        tables.append("preference_agreement")
-    store.add_section(
-        "Behavior metric meta-evaluation",
-        "Synthetic systems answer a growing share of turns with the "
-        "worst system's response; a metric that tracks quality falls as that share grows.",
-        tables=tables,
-        figures=[
-            (
-                "quality_curve",
-                "Each metric, unscaled, as exactly 0, 10, …, 100 % of "
-                "the turns are answered by the worst system (bands: 95 % bootstrap over "
-                "dialogues); a metric that tracks quality falls",
-            )
-        ],
-    )
-    sig = make_signature(
-        data=ds.info.signature(),
-        model=model_sig,
-        metric={
-            "ideal": config.ideal.name,
-            "worst": config.worst.name,
-            "n_boot": config.n_boot,
-            "seed": config.seed,
-            "mixtures": "exact nested shares 0..1 step .1",
-        },
-    )
-    store.save_signature(sig)
-    summary = (
+    out = Output(
+        "metric value vs share of worst responses",
         curve.pivot(index="worst_share", columns="metric", values="value")[
             list(dict.fromkeys(curve["metric"]))
         ]
         .round(3)
-        .reset_index()
+        .reset_index(),
+        tables={"quality_curve": curve},
+        signature={
+            "data": ds.info.signature(),
+            "model": model_sig,
+            "metric": {"mixtures": "exact nested shares 0..1 step .1"},
+        },
     )
-    return Result(
-        "behavior.meta",
-        "metric value vs share of worst responses",
-        summary,
-        sig,
-        store.root,
-        details={k: v.round(3) for k, v in details.items()},
+    out.figure(
+        "quality_curve",
+        lambda path: plot_quality_curve(curve.assign(metric=curve["metric"].map(label)), path),
+        "Each metric, unscaled, as exactly 0, 10, …, 100 % of the turns are answered by the worst "
+        "system (bands: 95 % bootstrap over dialogues); a metric that tracks quality falls",
     )
+    if config.human is not None:
+        agree = out.table(
+            "preference_agreement",
+            _human_agreement(config.human, test_d, train_d, pair, a, b),
+        )
+        out.details["agreement with human preferences"] = agree.round(3)
+    out.section(
+        "Behavior metric meta-evaluation",
+        "Synthetic systems answer a growing share of turns with the "
+        "worst system's response; a metric that tracks quality falls as that share grows.",
+        tables=["quality_curve", "preference_agreement"],
+        figures=["quality_curve"],
+    )
+    return out
 
 
 TAG = JobSpec(

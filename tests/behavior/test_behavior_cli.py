@@ -95,7 +95,7 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
         ).stdout
     )
     bad = values(bad_out)
-    assert "metric.entropy_order:2" in bad_out["signature"]
+    assert "|order:2|" in bad_out["signature"]
     assert good["implicit_ba"] > bad["implicit_ba"]
     assert good["bleu4"] == pytest.approx(100.0)
     assert bad["explicit_ba_counted"] < good["explicit_ba_counted"]
@@ -183,7 +183,7 @@ def test_run_with_the_llm_tagger_labels_system_turns(tmp_path):
             "json",
         ).stdout
     )
-    assert "metric.tagger:llm" in out["signature"]
+    assert "|tagger:llm" in out["signature"]
     turns = pd.read_csv(tmp_path / "t" / "tables" / "behavior_turns.csv")
     assert set(turns["system_label"]) == {
         "acknowledgment"
