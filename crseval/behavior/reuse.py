@@ -14,8 +14,8 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result, no_progress
-from crseval.core.signature import make_signature
+from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.output import Output
 from crseval.runs.store import RunStore
 
 
@@ -200,10 +200,12 @@ class EvalConfig(BaseModel):
     model: Path = Field(
         ..., description="A pair model saved by `behavior train` (its run directory or model.json)."
     )
-    seed: int = Field(0, description="Seed of the different-strategy pairs.")
+    seed: int = Field(
+        0, description="Seed of the different-strategy pairs.", json_schema_extra={"signed": True}
+    )
 
 
-def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
+def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Output:
     from crseval.data.io import dataset_info
 
     sentences = labelled_file(config.eval_file)  # a bad file fails before the model loads
@@ -215,25 +217,25 @@ def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Result:
             for r in ood_rows({"saved model": model}, sentences, config.seed, progress)
         ]
     ).drop(columns="model")
-    sig = make_signature(
-        data=dataset_info("labelled-sentences", config.eval_file).signature(),
-        model=model_sig,
-        metric={
-            "pairs": "all-same-strategy+equal-different (random; confusable-class)",
-            "seed": config.seed,
+    out = Output(
+        "pair model on a labelled file",
+        table.round(3),
+        tables={"pair_eval": table},
+        signature={
+            "data": dataset_info("labelled-sentences", config.eval_file).signature(),
+            "model": model_sig,
+            "metric": {"pairs": "all-same-strategy+equal-different (random; confusable-class)"},
         },
     )
-    store.save_signature(sig)
-    store.write_table("pair_eval", table)
     same = int(table["same_strategy_pairs"].iloc[0])
-    store.add_section(
+    out.section(
         "Saved pair model on a labelled file",
         f"{len(sentences)} sentences; every same-strategy pair ({same}) and as many seeded "
         "different-strategy pairs — random ones, then pairs of the classes the model's training "
         "classifier confused (where the file has them); no retraining.",
         tables=["pair_eval"],
     )
-    return Result("behavior.eval", "pair model on a labelled file", table.round(3), sig, store.root)
+    return out
 
 
 EVAL = JobSpec(

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.behavior.job import data_field, dialogues, split
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
-from crseval.core.signature import make_signature
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
 from crseval.runs.store import RunStore
 
 
@@ -323,7 +323,7 @@ def _paper_design(config: TrainConfig, store: RunStore, sentences, emb, rep, ood
     return rows, {"model": sig}, "MiniLM cross-encoder"
 
 
-def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
+def train(config: TrainConfig, store: RunStore, progress: Progress) -> Output:
     from crseval.behavior.ceiling import label_ceiling
     from crseval.behavior.classifier import evaluate_classifier
 
@@ -353,40 +353,37 @@ def train(config: TrainConfig, store: RunStore, progress: Progress) -> Result:
         rows, sig, encoder_name = _crseval_design(
             config, store, ds, emb, sentences, rep, ood, progress
         )
-    signature = make_signature(data=ds.info.signature(), **sig)
-    store.save_signature(signature)
     table = pd.DataFrame(rows)
-    tables = {
-        "pair_cv": table,
-        "strategy_per_class": rep.per_class,
-        "strategy_top_confusions": rep.top_confusions,
-        "strategy_confusion": rep.confusion.reset_index(),
-    }
+    out = Output(
+        "pair classifier",
+        table.round(3),
+        tables={
+            "pair_cv": table,
+            "strategy_per_class": rep.per_class,
+            "strategy_top_confusions": rep.top_confusions,
+            "strategy_confusion": rep.confusion.reset_index(),
+        },
+        signature={"data": ds.info.signature(), **sig},
+    )
     if ceiling is not None:
-        tables["label_ceiling"] = ceiling.rows()
-    for name, df in tables.items():
-        store.write_table(name, df)
-    store.add_section(
+        out.table("label_ceiling", ceiling.rows())
+    out.section(
         "Behavior classifiers",
         f"Strategy classifier: {rep.accuracy:.3f} accuracy over {len(sentences)} labelled sentences "
         f"({config.folds}-fold CV grouped by dialogue, frozen {emb.name}"
         f"{' + TF-IDF terms' if config.lexical else ''}). Pair classifier ({encoder_name}):"
         " accuracy and Cohen's κ on held-out dialogues' pairs; the random-split rows are the paper's "
         "protocol, where test sentences were seen in training." + _ceiling_text(ceiling),
-        tables=list(tables),
+        tables=list(out.tables),
     )
-    details = {
-        "strategy classifier (grouped CV)": rep.per_class.merge(
-            rep.top_confusions, on="label"
-        ).round(3)
-    }
+    out.details["strategy classifier (grouped CV)"] = rep.per_class.merge(
+        rep.top_confusions, on="label"
+    ).round(3)
     if ceiling is not None:
-        details["label ceiling (sentences whose exact text recurs in other dialogues)"] = (
+        out.details["label ceiling (sentences whose exact text recurs in other dialogues)"] = (
             ceiling.rows().round(3)
         )
-    return Result(
-        "behavior.train", "pair classifier", table.round(3), signature, store.root, details=details
-    )
+    return out
 
 
 def _ceiling_text(ceiling) -> str:
