@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.config import CommaList, load_config
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result, no_progress
-from crseval.core.signature import make_signature
+from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.output import Output
 from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
 from crseval.data.io import dataset_info
@@ -42,7 +42,9 @@ class JudgeMetaConfig(BaseModel):
         json_schema_extra={"argument": True},
     )
     level: Literal["dialogue", "turn"] = Field(
-        "dialogue", description="Judge whole dialogues or single turns."
+        "dialogue",
+        description="Judge whole dialogues or single turns.",
+        json_schema_extra={"signed": True},
     )
     aspects: CommaList | None = Field(
         None,
@@ -61,6 +63,7 @@ class JudgeMetaConfig(BaseModel):
         None,
         description="The judge's question for aspects without a rubric (or to "
         "replace the rubric's).",
+        json_schema_extra={"signed": True},
     )
     limit: int | None = Field(
         None, ge=1, description="Evaluate a seeded random subset of this many items."
@@ -85,8 +88,15 @@ class JudgeMetaConfig(BaseModel):
         "(e.g. CRSArena-Eval's face_run_train.json): a row per aspect "
         "on the same items, paired tests against it, the system level.",
     )
-    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the correlation CIs.")
-    seed: int = Field(0, description="Seed for the subset and the bootstrap.")
+    n_boot: int = Field(
+        1000,
+        ge=0,
+        description="Bootstrap resamples for the correlation CIs.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(
+        0, description="Seed for the subset and the bootstrap.", json_schema_extra={"signed": True}
+    )
 
 
 def default_out(config: JudgeMetaConfig) -> Path:
@@ -144,8 +154,8 @@ def _subset(judged: JudgedSet, limit: int | None, seed: int) -> list:
 
 
 def _panel_tables(
-    store: RunStore, records: list[dict], items: list, aspects: list[str], seed: int
-) -> list[str]:
+    out: Output, records: list[dict], items: list, aspects: list[str], seed: int
+) -> None:
     """Reliability of the panel as raters, each judge's agreement with people, the mean of n judges."""
     from crseval.judge.panel import judge_agreement, mean_of_n, panel_ratings
     from crseval.reliability.analysis import reliability_table
@@ -159,16 +169,13 @@ def _panel_tables(
             rel.append(_flag_degenerate(reliability_table(pr), pr.wide(aspect)))
             mon.append(mean_of_n(pr, human, seed=seed).assign(aspect=aspect))
         agree.append(judge_agreement(records, human, aspect))
-    written = []
     for name, parts in [
         ("judge_panel_reliability", rel),
         ("judge_agreement", agree),
         ("judge_mean_of_n", mon),
     ]:
         if parts:
-            store.write_table(name, pd.concat(parts, ignore_index=True))
-            written.append(name)
-    return written
+            out.table(name, pd.concat(parts, ignore_index=True))
 
 
 def _flag_degenerate(table: pd.DataFrame, wide: pd.DataFrame) -> pd.DataFrame:
@@ -209,18 +216,16 @@ def _panel_gain(meta: pd.DataFrame, members: set[str]) -> pd.DataFrame:
 
 
 def _humans_too(
-    store: RunStore, human: Ratings | None, records: list[dict], items: list, aspects: list[str]
-) -> list:
+    out: Output, human: Ratings | None, records: list[dict], items: list, aspects: list[str]
+) -> None:
     from crseval.judge.meta import humans_and_judges
 
     if human is None:
-        return []
+        return
     ids = {it.id for it in items}
     parts = [t for a in aspects if (t := humans_and_judges(human, records, a, ids)) is not None]
-    if not parts:
-        return []
-    store.write_table("humans_and_judges_reliability", pd.concat(parts, ignore_index=True))
-    return ["humans_and_judges_reliability"]
+    if parts:
+        out.table("humans_and_judges_reliability", pd.concat(parts, ignore_index=True))
 
 
 def _calibrated_scores(
@@ -278,8 +283,23 @@ def _member_records(name: str, extra: dict, judged: JudgedSet, first: str) -> li
     return out
 
 
-def _write_tables(
-    store: RunStore,
+# the meta-evaluation's tables in report order (those a run has)
+REPORT_TABLES = [
+    "meta_eval",
+    "judge_paired_tests",
+    "judge_item_scores",
+    "judge_within_system",
+    "judge_system_level",
+    "humans_and_judges_reliability",
+    "judge_panel_reliability",
+    "judge_agreement",
+    "judge_mean_of_n",
+    "judge_panel_gain",
+]
+
+
+def _tables(
+    out: Output,
     table: pd.DataFrame,
     records: list[dict],
     subset: JudgedSet,
@@ -289,41 +309,42 @@ def _write_tables(
     human: Ratings | None,
     n_boot: int,
     seed: int,
-) -> list[str]:
+) -> None:
     """The meta-evaluation's tables and figure: agreement, paired tests, per-item scores, per system, humans
     and judges together, panels."""
     from crseval.judge.meta import item_scores, paired_tests, plot_meta, system_tables
 
     items = subset.items
-    store.write_table("meta_eval", table)
-    store.write_table("judge_item_scores", item_scores(records, items, extra))
-    store.write_table(
+    out.table("meta_eval", table)
+    out.table("judge_item_scores", item_scores(records, items, extra))
+    out.table(
         "judge_paired_tests",
         paired_tests(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra),
     )
-    plot_meta(table, store.figure_path("meta_eval"))
-    tables = ["meta_eval", "judge_paired_tests", "judge_item_scores"]
+    out.figure(
+        "meta_eval",
+        lambda path: plot_meta(table, path),
+        "Spearman correlation of each judge's scores with the mean human label, per aspect, "
+        "with 95 % bootstrap CIs; grey: the length baseline (the judged text's length)",
+    )
     within, system_level = system_tables(
         records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra
     )
     if len(within):
-        store.write_table("judge_within_system", within)
-        store.write_table("judge_system_level", system_level)
-        tables += ["judge_within_system", "judge_system_level"]
-    tables += _humans_too(store, human, records, items, aspects)
+        out.table("judge_within_system", within)
+        out.table("judge_system_level", system_level)
+    _humans_too(out, human, records, items, aspects)
     members = {r["judge"] for r in records}
     if sum(j.samples for j in judges) > 1 or len(members) > 1:
-        tables += _panel_tables(store, records, items, aspects, seed)
+        _panel_tables(out, records, items, aspects, seed)
         if len(gain := _panel_gain(table, members)):
-            store.write_table("judge_panel_gain", gain)
-            tables.append("judge_panel_gain")
-    return tables
+            out.table("judge_panel_gain", gain)
 
 
 def _add_section(
     store: RunStore,
+    out: Output,
     table: pd.DataFrame,
-    tables: list[str],
     judged: JudgedSet,
     items: list[JudgedItem],
     aspects: list[str],
@@ -343,7 +364,7 @@ def _add_section(
         if judged.observed_scales
         else ""
     )
-    store.add_section(
+    out.section(
         f"Judge meta-evaluation ({judged.level} level)",
         f"{len(items)} {judged.level}s × {len(aspects)} aspects; LLM questions asked: {', '.join(asked)}; "
         f"{n_raters} judge sample(s); {failed} ratings failed and are recorded, not imputed. Correlations with the "
@@ -359,19 +380,14 @@ def _add_section(
             else ""
         )
         + (f" {in_sample}" if in_sample else ""),
-        tables=[(t, None) for t in tables],
-        figures=[
-            (
-                "meta_eval",
-                "Spearman correlation of each judge's scores with the mean human label, per aspect, "
-                "with 95 % bootstrap CIs; grey: the length baseline (the judged text's length)",
-            )
-        ],
+        tables=REPORT_TABLES,
+        figures=["meta_eval"],
     )
 
 
 def meta_eval_into(
     store: RunStore,
+    out: Output,
     judged: JudgedSet,
     judges: list[Judge],
     *,
@@ -385,9 +401,10 @@ def meta_eval_into(
     member: bool = False,
     reference: Path | None = None,
     progress: Progress = no_progress,
-) -> tuple[pd.DataFrame, dict, str]:
-    """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect) into ``store``;
-    (meta-evaluation table, signature, the in-sample warning or ''). ``member``: the calibrated judge joins the panel ``judges`` as one
+) -> tuple[pd.DataFrame, str]:
+    """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect; records in
+    ``store``) into ``out``, with the signature fields the rating resolved; (meta-evaluation table, the
+    in-sample warning or ''). ``member``: the calibrated judge joins the panel ``judges`` as one
     more member (every member still rates every aspect) instead of replacing the LLM question.
     ``reference``: another judge's predictions (FACE layout), compared on the same items."""
     from crseval.data.judged import aspect_key
@@ -415,26 +432,23 @@ def meta_eval_into(
         if reference
         else {}
     )
-    sig = make_signature(
-        data=f"{judged.info.signature()}|level:{judged.level}|n:{len(items)}|seed:{seed}",
-        llm=[
+    out.signature = {
+        "data": judged.info.signature()
+        + (f" | reference {dataset_info('reference', reference).signature()}" if reference else ""),
+        "llm": [
             {**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature}
             for j in judges
         ],
-        model={"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
+        "model": {"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
         if covered
         else None,
-        metric={
-            "meta-eval": f"pearson+spearman+kendall(boot:{n_boot})|partial:length|baseline:length",
+        "metric": {
+            "meta-eval": "pearson+spearman+kendall(boot)|partial:length|baseline:length",
+            "items": len(items),
             "aspects": aspects,
             "asked": asked,
-            **({"question": question} if question else {}),
-            **(
-                {"reference": dataset_info("reference", reference).signature()} if reference else {}
-            ),
         },
-    )
-    store.save_signature(sig)
+    }
     triples = [(it.id, it.dialogue, it.target) for it in items]
     tick = progress(
         "LLM judge ratings",
@@ -480,13 +494,11 @@ def meta_eval_into(
     for aspect, series in published.items():
         extra.setdefault(aspect, {})[f"published: {reference.stem}"] = series
     table = meta_eval_table(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
-    tables = _write_tables(
-        store, table, records, subset, aspects, extra, judges, human, n_boot, seed
-    )
+    _tables(out, table, records, subset, aspects, extra, judges, human, n_boot, seed)
     _add_section(
         store,
+        out,
         table,
-        tables,
         judged,
         items,
         aspects,
@@ -498,7 +510,7 @@ def meta_eval_into(
         member,
         note,
     )
-    return table, sig, note
+    return table, note
 
 
 def _usable(calibrated, config, judges, store):
@@ -532,7 +544,7 @@ def _usable(calibrated, config, judges, store):
     return calibrated
 
 
-def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
+def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Output:
     judged = load_judged(config.data, config.level)
     human = None
     if judged.info.name.startswith(
@@ -546,9 +558,11 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     calibrated = calibrated_judge(config.judge, judged.level)
     judges = _judges(config, store.cache_path)
     calibrated = _usable(calibrated, config, judges, store)
+    out = Output(f"judge meta-evaluation ({judged.level} level)")
     try:
-        table, sig, note = meta_eval_into(
+        table, note = meta_eval_into(
             store,
+            out,
             judged,
             judges,
             aspects=config.aspects,
@@ -565,14 +579,9 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Result:
     finally:
         for j in judges:
             j.client.close()
-    return Result(
-        "judge.meta-eval",
-        f"judge meta-evaluation ({judged.level} level)",
-        table[shown_columns("meta_eval", table.columns)].round(3),
-        sig,
-        store.root,
-        notes=[note] if note else [],
-    )
+    out.summary = table[shown_columns("meta_eval", table.columns)].round(3)
+    out.notes = [note] if note else []
+    return out
 
 
 def _in_sample(calibrated, n: int, unseen: int) -> str:

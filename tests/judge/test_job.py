@@ -7,6 +7,7 @@ import pytest
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo
 from crseval.data.judged import JudgedItem, JudgedSet
+from crseval.core.output import Output
 from crseval.judge.job import meta_eval_into
 from crseval.judge.judging import Judge
 from crseval.llm import ChatResponse, LLMClient
@@ -53,9 +54,9 @@ def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judg
         Judge("good", LLMClient(ScriptedBackend(oracle(0.2, 1)))),
         Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=3, temperature=0.7),
     ]
-    table = meta_eval_into(RunStore(tmp_path / "run"), judged, judges, n_boot=200)[0].set_index(
-        "judge"
-    )
+    out = Output()
+    table = meta_eval_into(RunStore(tmp_path / "run"), out, judged, judges, n_boot=200)[0]
+    table = table.set_index("judge")
     assert table.loc["good", "pearson"] > 0.9 > table.loc["noisy", "pearson"]
     assert (
         table.loc["good", "pearson_lo"]
@@ -64,13 +65,11 @@ def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judg
     )
     assert "length baseline" in table.index
     assert "panel mean" in table.index
-    rel = pd.read_csv(tmp_path / "run" / "tables" / "judge_panel_reliability.csv")
+    rel = out.tables["judge_panel_reliability"]
     assert rel.loc[0, "n_raters"] == 4  # good#s0 + noisy#s0..s2 are the panel's raters
-    mon = pd.read_csv(tmp_path / "run" / "tables" / "judge_mean_of_n.csv")
+    mon = out.tables["judge_mean_of_n"]
     assert list(mon["n_judges"]) == [1, 2, 3, 4]
-    items = pd.read_csv(
-        tmp_path / "run" / "tables" / "judge_item_scores.csv"
-    )  # the drill-down per item
+    items = out.tables["judge_item_scores"]  # the drill-down per item
     assert len(items) == 80  # 40 dialogues × 2 judges, one row each
     assert {"item", "aspect", "judge", "score", "failed", "human", "length"} <= set(items.columns)
     good = items[items["judge"] == "good"]
@@ -122,19 +121,26 @@ def test_a_calibrated_judge_joins_a_panel_as_one_more_member(tmp_path):
         Judge("good", LLMClient(ScriptedBackend(oracle(0.2, 1)))),
         Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=2, temperature=0.7),
     ]
+    out = Output()
     table = meta_eval_into(
-        RunStore(tmp_path / "run"), judged, judges, n_boot=50, calibrated=calibrated, member=True
+        RunStore(tmp_path / "run"),
+        out,
+        judged,
+        judges,
+        n_boot=50,
+        calibrated=calibrated,
+        member=True,
     )[0].set_index("judge")
     name = "calibrated (turns-only)"
     assert {"good", "noisy", name, "panel mean"} <= set(table.index)
-    scores = pd.read_csv(tmp_path / "run" / "tables" / "judge_item_scores.csv")
+    scores = out.tables["judge_item_scores"]
     mine = scores[scores["judge"] == name].set_index("item")["score"]
     for it in (
         items
     ):  # the prediction (turns, on the judge's 0–100 scale) mapped onto the set's 1–5, then kept
         turns = transcript_features(it.dialogue)[NAMES.index("turns")]
         assert mine[it.id] == pytest.approx(1 + 4 * turns / 100)
-    rel = pd.read_csv(tmp_path / "run" / "tables" / "judge_panel_reliability.csv")
+    rel = out.tables["judge_panel_reliability"]
     assert rel.loc[0, "n_raters"] == 4  # good, noisy × 2 samples, and the calibrated judge
-    gain = pd.read_csv(tmp_path / "run" / "tables" / "judge_panel_gain.csv")
+    gain = out.tables["judge_panel_gain"]
     assert gain.loc[0, "best_member"] in {"good", "noisy", name}
