@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result
-from crseval.core.signature import make_signature
+from crseval.core.job import JobSpec, Progress
+from crseval.core.output import Output
 from crseval.data.io import dataset_info
 from crseval.core.registry import shown_columns
 from crseval.data.judged import JudgedItem, JudgedSet, aspect_key, load_judged, load_predictions
@@ -51,7 +51,9 @@ class JudgeFitConfig(BaseModel):
         json_schema_extra={"argument": True},
     )
     level: Literal["dialogue", "turn"] = Field(
-        "dialogue", description="Dialogue- or turn-level labels."
+        "dialogue",
+        description="Dialogue- or turn-level labels.",
+        json_schema_extra={"signed": True},
     )
     aspects: CommaList | None = Field(
         None, description="Aspects to learn, '_' or '-' alike (default: every labelled aspect)."
@@ -66,23 +68,27 @@ class JudgeFitConfig(BaseModel):
         description="Also learn a turn model from the sets' per-turn labels (CRSArena-Eval's "
         "turn_level_aggregated: relevance, interestingness) and use its predictions, aggregated per "
         "dialogue, as features (no LLM). Dialogue level only.",
+        json_schema_extra={"signed": True},
     )
     rules: bool = Field(
         True,
         description="Use the rule-read transcript features (--no-rules: only the LLM questions and "
         "the turn model — on CRSArena-Eval they help under user-grouped CV and hurt on systems held out).",
+        json_schema_extra={"signed": True},
     )
     llm_states: bool = Field(
         False,
         description="The turn model also reads the judge LLM's last-layer hidden states over each reply, "
         "taken while it prefills the first question's prompt (no extra call; the embedded llamacpp "
         "backend only). Needs --turn-model and a dialogue-level question.",
+        json_schema_extra={"signed": True},
     )
     encoder: Literal["mpnet", "minilm", "hashing"] = Field(
         "mpnet",
         description="The turn model's sentence encoder: all-mpnet-base-v2 (+.02–.04 Pearson on every "
         "CRSArena-Eval aspect under grouped CV), the 5× faster all-MiniLM-L6-v2, or hashed word "
         "n-grams (no model at all: a quick look, and the tests).",
+        json_schema_extra={"signed": True},
     )
     reference: Path | None = Field(
         None,
@@ -95,6 +101,7 @@ class JudgeFitConfig(BaseModel):
         description="What the cross-validation keeps on one side of a split: the user (a battle's "
         "two dialogues; the dialogue where ids name no user) or the system (whole CRSs held out: "
         "how the judge does on a CRS it has never seen).",
+        json_schema_extra={"signed": True},
     )
     test: CommaList | None = Field(
         None,
@@ -102,14 +109,26 @@ class JudgeFitConfig(BaseModel):
         "(cross-dataset transfer).",
     )
     limit: int | None = Field(
-        None, ge=10, description="Use a seeded random subset of this many items per set."
+        None,
+        ge=10,
+        description="Use a seeded random subset of this many items per set.",
+        json_schema_extra={"signed": True},
     )
     name: str | None = Field(
         None, description="The judge's name (default: the training sets' names)."
     )
     llm: LLMConfig = LLMConfig()
-    n_boot: int = Field(1000, ge=0, description="Bootstrap resamples for the CIs and paired tests.")
-    seed: int = Field(0, description="Seed for the subsets, folds and bootstrap.")
+    n_boot: int = Field(
+        1000,
+        ge=0,
+        description="Bootstrap resamples for the CIs and paired tests.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(
+        0,
+        description="Seed for the subsets, folds and bootstrap.",
+        json_schema_extra={"signed": True},
+    )
 
 
 def default_out(config: JudgeFitConfig) -> Path:
@@ -455,7 +474,7 @@ def _transfer(
     return pd.concat(parts, ignore_index=True)
 
 
-def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
+def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
     questions = _questions(config)
     train = _load(config.data, config.level, config.limit, config.seed, "train", config.cv_groups)
     test = _unseen(
@@ -479,27 +498,28 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
             field="llm_states",
             fix=STATES_FIX,
         )
-    sig = make_signature(
-        data=" + ".join(s.info.signature() for s in train)
-        + f"|level:{config.level}|seed:{config.seed}|cv-groups:{config.cv_groups}"
-        + (f"|limit:{config.limit}" if config.limit else ""),
-        llm=client.identity() if client else None,
-        metric={
-            "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:"
-            + ("rules-v1" if config.rules else "no-rules"),
-            "turn_model": f"{config.encoder}|{TURN_FEATURES}"
-            + (TURN_STATES if config.llm_states else "")
-            if config.turn_model
-            else None,
-            "questions": questions,
-            "aspects": aspects,
-            "test": [s.info.signature() for s in test],
-            "reference": dataset_info("reference", config.reference).signature()
-            if config.reference
-            else None,
+    out = Output(
+        f"calibrated judge '{name}': nested-CV agreement with people",
+        signature={
+            "data": " + ".join(s.info.signature() for s in train)
+            + "".join(f" | test {s.info.signature()}" for s in test)
+            + (
+                f" | reference {dataset_info('reference', config.reference).signature()}"
+                if config.reference
+                else ""
+            ),
+            "llm": client.identity() if client else None,
+            "metric": {
+                "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:"
+                + ("rules-v1" if config.rules else "no-rules"),
+                "turn_model": TURN_FEATURES + (TURN_STATES if config.llm_states else "")
+                if config.turn_model
+                else None,
+                "questions": questions,
+                "aspects": aspects,
+            },
         },
     )
-    store.save_signature(sig)
     everything = [it for s in train + test for it in s.items]
     probs: dict[str, dict] = {}
     if client is not None:
@@ -548,7 +568,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
     judge.save(store.root / "judge.json")
     from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here
 
-    tables = {
+    out.tables = {
         "judge_fit_cv": cv,
         "judge_fit_paired_tests": tests,
         "judge_fit_errors": pd.DataFrame(errors),
@@ -556,14 +576,12 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
         "judge_fit_item_scores": item_scores([], pooled.items, cv_extra),
     }
     if len(level):
-        tables["judge_fit_system_level"] = level
+        out.table("judge_fit_system_level", level)
     for s in test:
         s.items = [it for it in s.items if it.id in usable]
     if test:
-        tables["judge_transfer"] = _transfer(test, judge, probs, config)
-    for t, df in tables.items():
-        store.write_table(t, df)
-    store.add_section(
+        out.table("judge_transfer", _transfer(test, judge, probs, config))
+    out.section(
         "Calibrated judge",
         f"Fitted '{name}' on {', '.join(s.info.name for s in train)} ({config.level} level; LLM questions: "
         f"{', '.join(questions) or 'none (rules only)'}; {len(everything) - len(usable)} items left out because an "
@@ -576,17 +594,11 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Result:
             if test
             else "use it with `judge meta-eval --judge`."
         ),
-        tables=[(t, None) for t in tables],
+        tables=list(out.tables),
     )
     people = cv[cv["judge"] != "length baseline"]
-    summary = people[shown_columns("judge_fit_cv", people.columns)].round(3)
-    return Result(
-        "judge.fit",
-        f"calibrated judge '{name}': nested-CV agreement with people",
-        summary,
-        sig,
-        store.root,
-    )
+    out.summary = people[shown_columns("judge_fit_cv", people.columns)].round(3)
+    return out
 
 
 JOB = JobSpec(

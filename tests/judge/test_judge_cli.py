@@ -510,7 +510,7 @@ def test_systems_can_be_held_out_whole(tmp_path):
         "judge", "fit", str(data), "--questions", "none", "--cv-groups", "system", "--n-boot", "0",
         "--out", str(tmp_path / "fit"), "--format", "json",
     )  # fmt: skip
-    assert json.loads(res.stdout)["signature"].count("cv-groups:system") == 1
+    assert json.loads(res.stdout)["signature"].count("|cv_groups:system") == 1
     convs = json.loads(data.read_text())
     for i, c in enumerate(convs):
         c["conv_id"] = str(i)  # ids that name no system
