@@ -94,7 +94,8 @@ def execute(
             k: v for k, v in store.read_json("signature.json").items() if k != "line"
         }
     result.report = write_report(store.root, job.report_title)
-    result.tables = load_run(store.root).tables  # read when asked for
+    written = load_run(store.root)
+    result.tables, result.records = written.tables, written.records  # read when asked for
     return result
 
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crseval.card.job import CardConfig, run as run_card
-from crseval.core.job import JobSpec, Part, Progress, Result
-from crseval.data.sample import sample_dir
+from crseval.card.config import CardConfig
+from crseval.core.job import JobSpec, Part, Progress
+from crseval.core.output import Output
+from crseval.data.bundled import sample_dir
 from crseval.llm import LLMConfig
 from crseval.runs.store import RunStore
 
@@ -48,7 +49,7 @@ class DemoConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     llm: LLMConfig = LLMConfig()
-    seed: int = Field(0, description="Seed of every step.")
+    seed: int = Field(0, description="Seed of every step.", json_schema_extra={"signed": True})
 
 
 def card(config: DemoConfig) -> CardConfig:
@@ -114,25 +115,28 @@ def capabilities(config: DemoConfig, root: Path) -> list[Part]:
 
 
 def parts(config: DemoConfig, root: Path) -> list[Part]:
-    from crseval.card.job import parts as card_parts
+    from crseval.card.config import parts as card_parts
 
     return [*card_parts(card(config), root), *capabilities(config, root)]
 
 
-def run(config: DemoConfig, store: RunStore, progress: Progress) -> Result:
-    """Run the demo into ``store`` (resuming what is already there)."""
-    result, others = run_card(card(config), store, progress, capabilities(config, store.root))
-    for name, part in others.items():
-        title, command, table = CAPABILITIES[name]
-        store.write_table(table, part.summary)
-        store.add_section(
+def run(config: DemoConfig, store: RunStore, progress: Progress) -> Output:
+    """Run the demo into ``store`` (resuming what is already there): the card, then a section per other
+    capability with its headline table."""
+    from crseval.card.job import run_parts
+    from crseval.card.scores import card_output
+
+    done = run_parts(card(config), store, progress, capabilities(config, store.root))
+    out = card_output(card(config), done)
+    for name, (title, command, table) in CAPABILITIES.items():
+        out.table(table, done.results[name].summary)
+        out.section(
             title,
             f"At demo size on the bundled sample; `{command}` runs it on real data. Its own report, with "
             f"every table and figure: [{name}]({name}/report.html).",
-            tables=[(table, part.title)],
+            tables=[table],
         )
-    result.job = "demo"
-    return result
+    return out
 
 
 JOB = JobSpec(

@@ -52,7 +52,7 @@ def test_evaluate_reads_a_toml_config_and_validates_fields(tmp_path):
 
 
 def test_path_objects_are_taken_wherever_a_path_goes_lists_included(tmp_path):
-    from crseval.data.sample import sample_dir
+    from crseval.data.bundled import sample_dir
 
     votes = [sample_dir() / "votes.csv"]
     res = crseval.evaluate("arena", votes=votes, n_boot=20, out=tmp_path / "run")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crseval.core.errors import ConfigError
-from crseval.data.sample import sample_dir
+from crseval.data.bundled import sample_dir
 from crseval.plotting import bar_with_ci, figure_formats, plt
 
 

@@ -18,7 +18,7 @@ from scipy import stats
 from crseval.adaptation.metrics import COLUMNS, FOLLOWING, Columns
 from crseval.adaptation.score import detection_summary
 from crseval.plotting import OKABE_ITO, plt, save, style
-from crseval.runs.store import RunStore
+from crseval.core.output import Output
 from crseval.core.registry import label
 from crseval.stats.bootstrap import bootstrap_ci
 from crseval.stats.correlation import fisher_ci
@@ -385,70 +385,54 @@ def wide_metrics(mm: pd.DataFrame) -> pd.DataFrame:
 
 
 def _figures(
-    store: RunStore,
+    out: Output,
     mm: pd.DataFrame,
     sessions: pd.DataFrame,
     judged: list[str],
     cols: Columns,
     verified: Sequence[str],
-) -> list:
-    out = []
+) -> None:
     headline = [
         m for m in ("follow.follow_rate", "follow.satisfaction", "follow.success") if m in verified
     ]
     if "follow.follow_rate" in headline:
-        plot_metric_bars(
-            mm,
-            headline,
-            store.figure_path("shift_following"),
-            "Verified following per model (95 % CI)",
+        out.figure(
+            "shift_following",
+            lambda path: plot_metric_bars(
+                mm, headline, path, "Verified following per model (95 % CI)"
+            ),
+            "Verified preference following per model: every recommended title checked in the catalogue "
+            "against the user's logged wishes (mean over sessions, 95 % bootstrap CI) — the adaptation "
+            "measure that ranks a CRS that follows the user above ones that do not (`crseval shift "
+            "known-groups`)",
         )
-        out.append(
-            (
-                "shift_following",
-                "Verified preference following per model: every recommended title checked in the catalogue "
-                "against the user's logged wishes (mean over sessions, 95 % bootstrap CI) — the adaptation "
-                "measure that ranks a CRS that follows the user above ones that do not (`crseval shift "
-                "known-groups`)",
-            )
-        )
-    out.append(
-        (
-            "shift_metrics",
-            "Topic adaptation per model: TAS and its components (mean over sessions, 95 % "
-            "bootstrap CI; no bar where a metric is undefined). TAS ranks CRSs that ignore or echo the "
-            "user above one that follows them (`crseval shift known-groups`): read it as topical "
-            "consistency, not adaptation",
-        )
-    )
-    plot_metric_bars(
-        mm,
-        cols.automatic,
-        store.figure_path("shift_metrics"),
-        "Topic adaptation per model (95 % CI)",
+    out.figure(
+        "shift_metrics",
+        lambda path: plot_metric_bars(
+            mm, cols.automatic, path, "Topic adaptation per model (95 % CI)"
+        ),
+        "Topic adaptation per model: TAS and its components (mean over sessions, 95 % "
+        "bootstrap CI; no bar where a metric is undefined). TAS ranks CRSs that ignore or echo the "
+        "user above one that follows them (`crseval shift known-groups`): read it as topical "
+        "consistency, not adaptation",
     )
     if judged:
-        plot_metric_bars(
-            mm, judged, store.figure_path("shift_judge"), "LLM judge per model (95 % CI)"
-        )
-        out.append(
-            (
-                "shift_judge",
-                "The LLM judge's aspects per model (1–5, mean over sessions, 95 % bootstrap CI)",
-            )
+        out.figure(
+            "shift_judge",
+            lambda path: plot_metric_bars(mm, judged, path, "LLM judge per model (95 % CI)"),
+            "The LLM judge's aspects per model (1–5, mean over sessions, 95 % bootstrap CI)",
         )
     if len(judged) >= 3:  # a radar needs at least three axes
-        plot_radar(mm, judged, store.figure_path("shift_radar"))
-        out.append(("shift_radar", "The judge's aspects per model on one radar (means)"))
-    plot_heatmap(sessions, [*cols.automatic, *judged], store.figure_path("shift_correlations"))
-    out.append(
-        (
-            "shift_correlations",
-            "Pearson correlation of the session metrics across sessions (constant metrics "
-            "left out)",
+        out.figure(
+            "shift_radar",
+            lambda path: plot_radar(mm, judged, path),
+            "The judge's aspects per model on one radar (means)",
         )
+    out.figure(
+        "shift_correlations",
+        lambda path: plot_heatmap(sessions, [*cols.automatic, *judged], path),
+        "Pearson correlation of the session metrics across sessions (constant metrics left out)",
     )
-    return out
 
 
 def _following_tables(
@@ -503,8 +487,8 @@ def _retried(results: Sequence[dict[str, Any]]) -> str:
     return f" {sum(per.values())} CRS calls were retried after a connection error or 5xx ({each})."
 
 
-def write_analysis(
-    store: RunStore,
+def analysis_into(
+    out: Output,
     results: Sequence[dict[str, Any]],
     aspects: Sequence[str],
     *,
@@ -513,7 +497,7 @@ def write_analysis(
     title: str = "Preference-shift adaptation",
     notes: Sequence[str] = (),
 ) -> dict[str, pd.DataFrame]:
-    """Write every table and figure of a preference-shift run and describe its report section."""
+    """Every table and figure of a preference-shift run and its report section, into ``out``; the tables."""
     cols = columns_of(results)
     sessions = session_table(results, aspects)
     judged = [a for a in aspects if sessions[a].notna().any()]
@@ -528,7 +512,7 @@ def write_analysis(
     ]
     mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
     anova, tukey = anova_tukey(sessions, [*cols.automatic, *verified, *judged])
-    store.write_table_parts("shift_turns", turn_parts(results))
+    out.table("shift_turns", turn_parts(results))  # written part by part
     det = pd.DataFrame(
         [
             {"model": m, **detection_summary([r for r in results if r["model"] == m])}
@@ -546,9 +530,8 @@ def write_analysis(
         tables["metric_correlations"] = correlations(sessions, cols.automatic, judged)
     tables.update(_following_tables(sessions, [*cols.automatic, *judged], verified, n_boot, seed))
     tables["model_metrics_wide"] = wide_metrics(mm)
-    for name, df in tables.items():
-        store.write_table(name, df)
-    figures = _figures(store, mm, sessions, judged, cols, verified)
+    out.tables.update(tables)
+    _figures(out, mm, sessions, judged, cols, verified)
     failed = int(sessions["failed"].sum())
     judge_failed = int(sessions["judge_failures"].sum())
     tas = mm[mm["metric"] == cols.headline].sort_values("mean", ascending=False)
@@ -595,23 +578,20 @@ def write_analysis(
             if judge_failed
             else "LLM judge: every rating was obtained.",
         )
-    captions = {
-        "model_metrics_wide": "Per-model means with 95 % bootstrap CIs (sessions that failed excluded)",
-        "anova": "One-way ANOVA across models per metric (F, degrees of freedom, p, η²)",
-        "tukey": "Tukey HSD: which pairs of models differ",
-        "shift_detection": "The shift detector against the simulator's logged shifts (pooled over sessions)",
-        "metric_correlations": "Correlation of automatic metrics with the judge's aspects across sessions",
-        "following_validity": "Which adaptation metric tracks what verifiably happened: per-session "
-        "correlation with the verified follow rate and constraint satisfaction",
-        "following_pass_k": "pass^k: the chance that k repeated sessions of the same simulated user all "
-        "succeed (every shift followed), 95 % bootstrap CI over users",
-        "shift_sessions": "One row per session: every metric",
-    }
-    store.add_section(
+    out.section(
         title,
         "\n\n".join(lines),
-        tables=[(t, c) for t, c in captions.items() if t in tables],
-        figures=figures,
+        tables=[
+            "model_metrics_wide",
+            "anova",
+            "tukey",
+            "shift_detection",
+            "metric_correlations",
+            "following_validity",
+            "following_pass_k",
+            "shift_sessions",
+        ],
+        figures=list(out.figures),
         drill={
             "table": "shift_turns",
             "levels": ["model", "session"],

@@ -41,6 +41,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from crseval.adaptation.extra_wishes import extra_wishes
 from crseval.core.forked import fork_map, split, worker_count
 from crseval.data.kb import ATTRIBUTES, MovieKB
 from crseval.text.titles import TitleMatcher
@@ -130,8 +131,6 @@ class Following:
     ) -> list[set[str]]:
         """The rules' topics after each turn, plus the reference film (kept until another is named) and the
         wish for something new (kept until a year is read)."""
-        from crseval.adaptation.wish_gaps import extra_wishes
-
         out, like, recent = [], [], None
         for text, v in zip(said, values):
             extra = extra_wishes(self, text)

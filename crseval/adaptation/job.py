@@ -13,7 +13,7 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from crseval.adaptation.analysis import wide_metrics, write_analysis
+from crseval.adaptation.analysis import analysis_into, wide_metrics
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.scoring import STREAM, SessionScoring
 from crseval.data.session_logs import import_logs
@@ -21,7 +21,8 @@ from crseval.core.cancel import cancelled
 from crseval.core.config import validate
 from crseval.core.errors import CrsevalError, WorkFailed
 from crseval.core.order import in_key_order
-from crseval.core.job import JobSpec, Progress, Result, no_progress
+from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.output import Output
 from crseval.judge.config import JudgeSpec
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig
@@ -90,11 +91,8 @@ def shift_into(
     progress: Progress = no_progress,
     *,
     title: str = "Preference-shift adaptation",
-    part_of: str | None = None,
-) -> None:
-    """Run (or resume) a preference-shift evaluation into ``store``. ``part_of``: the run directory belongs
-    to a larger job (the demo) that owns config.json and signature.json; this job's signature then goes to
-    ``shift_signature.json``."""
+) -> Output:
+    """Run (or resume) a preference-shift evaluation into ``store`` (its records); what it computed."""
     store.write_json(
         SCORING,
         {
@@ -104,23 +102,20 @@ def shift_into(
     )
     kb = load_kb(config.kb)
     scoring = SessionScoring.build(config.scoring, config.judge, kb, store, config.seed)
-    scoring.save_signature(
-        "signature.json" if part_of is None else "shift_signature.json",
-        models=_models_signature(config),
-        seed=config.seed,
-        simulator=config.simulator.model_dump(mode="json", exclude={"drift"})
-        | {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
-        sessions=f"{config.sessions}x{config.turns}"
-        + (f"x{config.repeats}" if config.repeats > 1 else ""),
-    )
     _simulate(config, store, scoring, progress)
-    if (
-        part_of is None
-    ):  # a planning run ends here: the analysis calls no model (a larger job goes on)
-        done_calling()
+    done_calling()  # a planning run ends here: the analysis calls no model
     _refuse_if_nothing_ran(sessions(store))
-    write_analysis(
-        store,
+    out = Output(
+        signature=scoring.signature(
+            models=_models_signature(config),
+            simulator=config.simulator.model_dump(mode="json", exclude={"drift"})
+            | {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
+            sessions=f"{config.sessions}x{config.turns}"
+            + (f"x{config.repeats}" if config.repeats > 1 else ""),
+        )
+    )
+    analysis_into(
+        out,
         sessions(store),
         scoring.rated,
         n_boot=config.n_boot,
@@ -129,18 +124,17 @@ def shift_into(
         notes=scoring.notes,
     )
     if config.known_groups:
-        from crseval.adaptation.known_groups import known_groups_into, pair_table
+        from crseval.adaptation.known_groups import known_groups_tables, pair_table
         from crseval.adaptation.user_validity import simulator_evidence
 
-        known_groups_into(
-            store,
-            pair_table(
-                store.read_table("shift_sessions"), config.turns, config.n_boot, config.seed
-            ),
+        known_groups_tables(
+            out,
+            pair_table(out.tables["shift_sessions"], config.turns, config.n_boot, config.seed),
             f"the same {config.sessions} simulated users as the models, {config.turns} turns. "
             + simulator_evidence(config.simulator.user, config.simulator.phrases),
             "Known groups in this run: which metrics rank the CRS that follows the user first",
         )
+    return out
 
 
 def _refuse_if_nothing_ran(results: Sequence[dict[str, Any]]) -> None:
@@ -153,53 +147,43 @@ def _refuse_if_nothing_ran(results: Sequence[dict[str, Any]]) -> None:
         )
 
 
-def _result(store: RunStore, job: str, notes: Sequence[str] = ()) -> Result:
+def _headline(out: Output, notes: Sequence[str] = ()) -> Output:
     """One row per model with the mean of every metric; the CIs ('mean [low, high]') and the ANOVA as details."""
-    mm = store.read_table("model_metrics")
+    mm, anova = out.tables["model_metrics"], out.tables["anova"]
     order = list(dict.fromkeys(mm["metric"]))
     means = mm.pivot(index="model", columns="metric", values="mean")[order].reset_index()
     n = mm.groupby("model")["n"].max().rename("sessions").reset_index()
-    cis = wide_metrics(mm)
-    anova = store.read_table("anova")
-    sig = store.read_json("signature.json")
-    sig.pop("line", None)
-    return Result(
-        job,
-        "Per-model means (sessions that failed are excluded)",
-        n.merge(means, on="model"),
-        sig,
-        store.root,
-        notes=list(notes),
-        details={
-            "Per-model means with 95 % bootstrap CIs": cis,
-            "One-way ANOVA across models": anova[["metric", "F", "p"]].assign(
-                note=anova["note"].astype("string").fillna("")
-            ),
-        },
-    )
+    out.title = "Per-model means (sessions that failed are excluded)"
+    out.summary = n.merge(means, on="model")
+    out.notes += notes
+    out.details |= {
+        "Per-model means with 95 % bootstrap CIs": wide_metrics(mm),
+        "One-way ANOVA across models": anova[["metric", "F", "p"]].assign(
+            note=anova["note"].astype("string").fillna("")
+        ),
+    }
+    return out
 
 
-def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Result:
-    shift_into(config, store, progress)
-    store.close()
-    result = _result(store, "shift.run")
+def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Output:
+    out = _headline(shift_into(config, store, progress))
     kb = load_kb(config.kb)
-    result.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
+    out.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
     if config.known_groups:
         from crseval.adaptation.known_groups import verdict_line
         from crseval.adaptation.user_validity import simulator_evidence
 
-        summ = store.read_table("known_groups_summary")
-        result.notes.insert(0, verdict_line(summ))
-        result.notes.insert(1, simulator_evidence(config.simulator.user, config.simulator.phrases))
-        result.details["Known groups in this run"] = summ.drop(columns=["label"]).round(3)
+        summ = out.tables["known_groups_summary"]
+        out.notes.insert(0, verdict_line(summ))
+        out.notes.insert(1, simulator_evidence(config.simulator.user, config.simulator.phrases))
+        out.details["Known groups in this run"] = summ.drop(columns=["label"]).round(3)
     failed = [r for r in store.records(STREAM) if r.get("errors")]
     if failed:
-        result.failures = (
+        out.failures = (
             f"{len(failed)} session(s) ended because the CRS failed (first: {failed[0]['key']}: "
             f"{failed[0]['errors'][0]}); they are recorded and left out of the statistics"
         )
-    return result
+    return out
 
 
 class ScoreConfig(BaseModel):
@@ -327,7 +311,7 @@ def _catalogue(config: ScoreConfig) -> str | None:
     )
 
 
-def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
+def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Output:
     """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
     simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
     from crseval.adaptation.published import published_into
@@ -369,11 +353,11 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
         store.log("NOTE " + n)
     kb = load_kb(kb_path)
     scored = SessionScoring.build(scoring, judge, kb, store, config.seed)
-    scored.save_signature(source="imported logs")
     records = _score_all(logs, scored, progress)
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
-    write_analysis(
-        store,
+    out = Output(signature=scored.signature(source="imported logs"))
+    analysis_into(
+        out,
         records,
         scored.rated,
         n_boot=config.n_boot,
@@ -381,11 +365,9 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
         title="Preference-shift adaptation",
         notes=extra + scored.notes,
     )
-    details, checks = published_into(store, config, logs, store.read_table("model_metrics"))
-    store.close()
-    result = _result(
-        store,
-        "shift.score",
+    details, checks = published_into(out, config, logs, out.tables["model_metrics"])
+    _headline(
+        out,
         [f"catalogue: {kb.info.signature()} ({len(kb)} movies)"]
         + checks
         + (
@@ -396,8 +378,8 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Result:
             else []
         ),
     )
-    result.details.update(details)
-    return result
+    out.details.update(details)
+    return out
 
 
 def _score_all(logs, scoring: SessionScoring, progress: Progress) -> list[dict]:

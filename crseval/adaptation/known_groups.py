@@ -20,7 +20,7 @@ from crseval.simulation.references import BEHAVIOUR, NAMES
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from crseval.runs.store import RunStore
+    from crseval.core.output import Output
 
 FOLLOWER = "template"
 # what a group is known to get wrong; a metric named here is only expected to separate these groups
@@ -128,31 +128,27 @@ def plot_known_groups(pairs: pd.DataFrame, path: Path) -> None:
     save(fig, path)
 
 
-def known_groups_into(store: RunStore, pairs: pd.DataFrame, where: str, title: str) -> pd.DataFrame:
-    """Write the checks, their per-metric summary and the heatmap, and the report section; return the
+def known_groups_tables(out: Output, pairs: pd.DataFrame, where: str, title: str) -> pd.DataFrame:
+    """The checks, their per-metric summary, the heatmap and the report section into ``out``; returns the
     summary. ``where``: what the reference CRSs met (users, lengths), in words."""
     summ = summary(pairs)
-    store.write_table("known_groups", pairs)
-    store.write_table("known_groups_summary", summ)
-    plot_known_groups(pairs, store.figure_path("known_groups"))
+    out.table("known_groups", pairs)
+    out.table("known_groups_summary", summ)
+    out.figure(
+        "known_groups",
+        lambda path: plot_known_groups(pairs, path),
+        f"AUC of {FOLLOWER} against each other CRS (columns) per metric (rows), at each "
+        "length; blue: the expected ordering, red: reversed",
+    )
     groups = "; ".join(f"**{n}** {b}" for n, b in BEHAVIOUR.items())
-    store.add_section(
+    out.section(
         title,
         f"Reference CRSs of known behaviour ({groups}) met {where}. For every metric with a direction "
         f"and every other CRS, the AUC is the chance that a session of {FOLLOWER} scores better, in the "
         "metric's own direction (ties half), with a 95 % percentile bootstrap CI over sessions: held "
         "(CI above .5), reversed (below .5) or not separated. A metric passes when every check held.",
-        tables=[
-            ("known_groups_summary", "Per metric: checks held, reversed; the smallest AUC"),
-            ("known_groups", "Every (metric, length, group) check"),
-        ],
-        figures=[
-            (
-                "known_groups",
-                f"AUC of {FOLLOWER} against each other CRS (columns) per metric (rows), at each "
-                "length; blue: the expected ordering, red: reversed",
-            )
-        ],
+        tables=["known_groups_summary", "known_groups"],
+        figures=["known_groups"],
     )
     return summ
 

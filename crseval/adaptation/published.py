@@ -20,6 +20,7 @@ import pandas as pd
 
 from crseval.adaptation.metrics import THESIS
 from crseval.core.errors import CrsevalError
+from crseval.core.output import Output
 from crseval.core.registry import all_metrics
 from crseval.data.io import read_rows, to_float
 from crseval.stats.tests import TUKEY_COLUMNS, anova_tukey
@@ -214,10 +215,10 @@ __all__ = [
 
 
 def published_into(
-    store, config, sessions: Sequence[dict[str, Any]], model_metrics: pd.DataFrame
+    out: Output, config, sessions: Sequence[dict[str, Any]], model_metrics: pd.DataFrame
 ) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """Judge scores and per-model metrics that came with the logs: tables, report section, (details, notes)."""
-    details, notes, tables = {}, [], []
+    details, notes, tables = {}, [], []  # tables: what this section shows
     lo, hi = (float(x) for x in config.judge_scale.split(","))
     parts = [
         read_judge_scores(judge_score_files(config.logs), (lo, hi)),
@@ -231,9 +232,9 @@ def published_into(
     if len(scores):
         kept, scale_notes = apply_policy(scores, config.out_of_scale, (lo, hi))
         anova, tukey = judge_anova(kept)
-        store.write_table("imported_judge_scores", scores)
-        store.write_table("imported_judge_anova", anova)
-        store.write_table("imported_judge_tukey", tukey)
+        out.table("imported_judge_scores", scores)
+        out.table("imported_judge_anova", anova)
+        out.table("imported_judge_tukey", tukey)
         tables += ["imported_judge_anova", "imported_judge_tukey", "imported_judge_scores"]
         details["One-way ANOVA of the judge scores that came with the logs"] = anova
         notes += scale_notes
@@ -249,7 +250,7 @@ def published_into(
     if path.is_file():
         prefix = THESIS if getattr(config, "definition", "crseval") == "thesis" else ""
         table = against_published(read_published_metrics(path, prefix), model_metrics)
-        store.write_table("published_vs_reproduced", table)
+        out.table("published_vs_reproduced", table)
         tables.append("published_vs_reproduced")
         worst = max_difference(table)
         details["Published vs reproduced per-model means"] = table
@@ -261,7 +262,7 @@ def published_into(
             )
         )
     if tables:
-        store.add_section(
+        out.section(
             "What came with the logs",
             "The study's own judge scores (range-checked; one-way ANOVA "
             "with F, degrees of freedom, p and η², then Tukey HSD) and its published per-model means "

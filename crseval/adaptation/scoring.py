@@ -14,7 +14,6 @@ from crseval.adaptation.following import Following
 from crseval.adaptation.score import Scorer
 from crseval.adaptation.thesis_tas import ThesisScorer
 from crseval.core.errors import CrsevalError
-from crseval.core.signature import format_signature, make_signature
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.kb import MovieKB
 from crseval.judge.judging import Judge, judge_items
@@ -218,12 +217,12 @@ class SessionScoring:
             record["judge"].update(scores)
             record["judge_failures"] += not scores
 
-    def save_signature(self, name: str = "signature.json", **extra: Any) -> None:
-        """The run's signature: the catalogue, TAS, the judge's prompts and LLMs, fallbacks, the calibrated
-        judge, and what the caller adds (models, simulator, sessions, seed)."""
-        sig = make_signature(
-            data=self.kb.info.signature(),
-            metric={
+    def signature(self, **extra: Any) -> dict[str, Any]:
+        """The run's signature fields: the catalogue, TAS, the judge's prompts and LLMs, fallbacks, the
+        calibrated judge, and what the caller adds (models, simulator, sessions)."""
+        return {
+            "data": self.kb.info.signature(),
+            "metric": {
                 "tas": self.scorer.signature(),
                 "judge": ",".join(f"{a}:{rubric_for(a).prompt_hash()}" for a in self.aspects)
                 or "off",
@@ -232,17 +231,13 @@ class SessionScoring:
                 if self.following.reader
                 else "rules+like+recent",
             },
-            llm={
+            "llm": {
                 j.name: {**j.client.identity(), "samples": j.samples, "T": j.temperature}
                 for j in self.judges
             },
-            fallbacks=self.fallbacks or "none",
-            model={"calibrated": self.calibrated.name, "trained_on": self.calibrated.trained_on}
+            "fallbacks": self.fallbacks or "none",
+            "model": {"calibrated": self.calibrated.name, "trained_on": self.calibrated.trained_on}
             if self.calibrated
             else None,
             **extra,
-        )
-        if name == "signature.json":
-            self.store.save_signature(sig)
-        else:
-            self.store.write_json(name, {**sig, "line": format_signature(sig)})
+        }

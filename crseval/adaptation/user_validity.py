@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
 from crseval.adaptation import realism as R
 from crseval.core.errors import CrsevalError
+from crseval.core.output import Output
 
 SMALL = 30  # simulated users below which a comparison with real users is flagged as too small
 USER_TABLES = {  # table → its title in the report and the API's details
@@ -164,12 +165,11 @@ def own_words_note(run: Path, reference: str) -> str | None:
     return None
 
 
-def write_user_validity(
-    store, tables: dict[str, pd.DataFrame], notes: list[str], reference: str, source: str
+def user_validity_tables(
+    out: Output, tables: dict[str, pd.DataFrame], notes: list[str], reference: str, source: str
 ) -> None:
-    """The four tables and their report section."""
-    for name, df in tables.items():
-        store.write_table(name, df)
+    """The four tables, the figure and their report section, into ``out``."""
+    out.tables.update(tables)
     disc = tables["shift_user_discriminator"]
     sims = disc[disc["compared"] == "simulated"]
     floor = disc[disc["compared"] == "floor"].iloc[0]
@@ -177,25 +177,22 @@ def write_user_validity(
         f"{r.source} {r.discriminator_auc:.2f} [{r.discriminator_auc_lo:.2f}, {r.discriminator_auc_hi:.2f}]"
         for r in sims.itertuples()
     )
-    R.plot_realism(
-        disc, tables.get("shift_user_counterfactual"), store.figure_path("shift_user_realism")
+    out.figure(
+        "shift_user_realism",
+        lambda path: R.plot_realism(disc, tables.get("shift_user_counterfactual"), path),
+        "Left: how well a classifier tells each source's user turns from the real users' (AUC, 95 % "
+        "CI; .5 = indistinguishable; the floor is two halves of the real users). Right: real users "
+        "with the CRS they voted for minus the one they voted against, beside simulated users with a "
+        "follower minus an ignorer, each feature scaled by its largest CI end.",
     )
-    store.add_section(
+    out.section(
         "Simulated users against real users",
         f"The simulated users of {source} against the real users of {reference}. A classifier tells "
         f"their turns apart at AUC {aucs} (.5 = indistinguishable; two halves of the real users: "
         f"{floor.discriminator_auc:.2f}). Alignment: each cue's simulated and real share with the human "
         "floor (two halves of the real users, split by user). " + " ".join(notes),
         tables=list(tables),
-        figures=[
-            (
-                "shift_user_realism",
-                "Left: how well a classifier tells each source's user turns from the real users' (AUC, 95 % "
-                "CI; .5 = indistinguishable; the floor is two halves of the real users). Right: real users "
-                "with the CRS they voted for minus the one they voted against, beside simulated users with a "
-                "follower minus an ignorer, each feature scaled by its largest CI end.",
-            )
-        ],
+        figures=["shift_user_realism"],
     )
 
 
@@ -211,22 +208,23 @@ SHIPPED = {
 SHIPPED_ON = "CRSArena-Dial's shared half, measured by crseval"
 
 
-def simulator_evidence(user: str, phrases: str = "bundled", measured: Path | None = None) -> str:
+def simulator_evidence(
+    user: str, phrases: str = "bundled", measured: Mapping[str, pd.DataFrame] | None = None
+) -> str:
     """One sentence on how far the simulated users are like real ones: measured in this run where
-    ``measured`` (a ``shift.validate`` run's tables folder) holds it, else the shipped figures."""
+    ``measured`` (a ``shift.validate`` run's tables) holds it, else the shipped figures."""
     who = f"crseval's {user} users" + ("" if phrases == "bundled" else f", phrases from {phrases}")
-    disc = measured / "shift_user_discriminator.csv" if measured else None
-    if disc is not None and disc.exists():
-        d = pd.read_csv(disc)
+    measured = measured or {}
+    if "shift_user_discriminator" in measured:
+        d = measured["shift_user_discriminator"]
         sims = d[d["compared"] == "simulated"]
         aucs = ", ".join(
             f"{r.source} {_ci(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)}"
             for r in sims.itertuples()
         )
-        cf_path = measured / "shift_user_counterfactual.csv"
         signs = ""
-        if cf_path.exists():
-            cf = pd.read_csv(cf_path)
+        if "shift_user_counterfactual" in measured:
+            cf = measured["shift_user_counterfactual"]
             signs = f"; counterfactual signs as real users' on {int(cf['sign_agrees'].sum())} of {len(cf)}"
         return f"Simulated users ({who}): told from real users at AUC {aucs} (.5 = like people){signs} — measured in this run."
     if user not in SHIPPED or phrases != "bundled":

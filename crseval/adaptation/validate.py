@@ -18,12 +18,12 @@ from crseval.adaptation.user_validity import (
     own_words_note,
     read_reference,
     user_validity,
-    write_user_validity,
+    user_validity_tables,
 )
 from crseval.core.config import split_commas
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result, no_progress
-from crseval.core.signature import make_signature
+from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.output import Output
 from crseval.runs.store import RunStore
 
 AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
@@ -61,7 +61,7 @@ class ValidateConfig(BaseModel):
     max_turns: int = Field(
         2000, ge=10, description="User turns sampled (seeded) per source for human-likeness."
     )
-    seed: int = Field(0, description="Seed of the samples.")
+    seed: int = Field(0, description="Seed of the samples.", json_schema_extra={"signed": True})
 
 
 def user_texts(source) -> list[str]:
@@ -115,7 +115,7 @@ def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> p
     return head
 
 
-def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Result:
+def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Output:
     from crseval.adaptation.job import scoring_of
     from crseval.data.kb import load_kb
     from crseval.text.embed import get_embedder
@@ -126,7 +126,9 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Res
     reference = read_reference(config.human)
     ds, human = reference.source, user_texts(reference.source)
     others = {Path(o).name: read_reference(o, "--also") for o in config.also}
+    out = Output("Simulator validity per model (human split half = the floor)")
     head, follow, notes, sig_part = validate_into(
+        out,
         store,
         records,
         kb,
@@ -157,31 +159,23 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Res
     head = head.merge(
         disc[["source", *AUC]].rename(columns={"source": "model"}), on="model", how="left"
     )
-    store.write_table("shift_validity", head)
-    write_user_validity(store, tables, more, reference.name, str(config.run))
-    notes += more
+    out.table("shift_validity", head)
+    user_validity_tables(out, tables, more, reference.name, str(config.run))
     sig_part["reference"] = ", ".join([reference.name, *(r.name for r in others.values())])
-    sig = make_signature(
-        data=f"{config.run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",
-        metric=sig_part,
-        seed=config.seed,
-    )
-    store.save_signature(sig)
-    return Result(
-        "shift.validate",
-        "Simulator validity per model (human split half = the floor)",
-        head.round(3),
-        sig,
-        store.root,
-        notes=notes,
-        details={
-            "shift following by kind": follow.round(3),
-            **{USER_TABLES[k]: v.round(3) for k, v in tables.items()},
-        },
-    )
+    out.signature = {
+        "data": f"{config.run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",
+        "metric": sig_part,
+    }
+    out.summary, out.notes = head.round(3), notes + more
+    out.details = {
+        "shift following by kind": follow.round(3),
+        **{USER_TABLES[k]: v.round(3) for k, v in tables.items()},
+    }
+    return out
 
 
 def validate_into(
+    out: Output,
     store: RunStore,
     records: list[dict],
     kb,
@@ -195,8 +189,9 @@ def validate_into(
     source: str = "this run",
     title: str = "Simulator validity",
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
-    """Measure the simulated users of ``records`` against ``human`` turns into ``store`` (tables and a report
-    section); (headline, shift following, notes, the metric part of a signature)."""
+    """Measure the simulated users of ``records`` against ``human`` turns into ``out`` (tables and a report
+    section; ``store``: the run, whose cache the scorer may use); (headline, shift following, notes, the
+    metric part of a signature)."""
     from crseval.adaptation.config import ScoringSection
     from crseval.adaptation.scoring import build_scorer
     from crseval.adaptation.validity import detector_sweep, human_likeness, leakage, shift_following
@@ -238,10 +233,9 @@ def validate_into(
         "shift_detector_sweep": sweep,
         "shift_validity": head,
     }
-    for name, df in tables.items():
-        store.write_table(name, df)
+    out.tables.update(tables)
     notes = [_sweep_note(sweep)]
-    store.add_section(
+    out.section(
         title,
         f"The simulated users of {source} against {len(ds)} human dialogues ({ds.info.name}). "
         "Leakage: user turns naming a title the CRS had not named. Shift following: logged shifts "

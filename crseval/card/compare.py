@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from crseval.card.job import CardConfig
+from crseval.card.config import CardConfig
 from crseval.card.rows import rows
 from crseval.card.scores import part_of, units
 from crseval.core.errors import CrsevalError
@@ -60,12 +60,11 @@ def compare_cards(
         for k in SAME
         if getattr(ca, k) != getattr(cb, k)
     ]
-    read = cache(pd.read_csv)
     out = []
     for i, row in enumerate(rows(ca.with_llm and cb.with_llm)):
         spec = get_metric(row.metric, row.capability)
-        ua = units(read, a, row, part_of(row, sa), sa)
-        ub = units(read, b, row, part_of(row, sb), sb)
+        ua = units(_reader(a), row, part_of(row, sa), sa)
+        ub = units(_reader(b), row, part_of(row, sb), sb)
         both = ua.merge(ub, on="unit", suffixes=("_a", "_b"))
         d = paired_difference(
             both["total_b"], both["total_a"], both["weight_b"], both["weight_a"],
@@ -85,3 +84,12 @@ def compare_cards(
     if ok.any():
         table.loc[ok, "p_holm"] = multipletests(table.loc[ok, "p"], method="holm")[1]
     return table, notes
+
+
+@cache
+def _reader(card: Path):
+    """(part, table) → a finished card's part table, each run directory opened once."""
+    from crseval.runs.view import load_run
+
+    runs = cache(lambda part: load_run(card.joinpath(*part.split("/"))))
+    return lambda part, name: runs(part).tables[name]

@@ -20,46 +20,17 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crseval.card.rows import ROWS
+from crseval.card.criterion_tables import PER_DIALOGUE, SUMMARY, criterion_tables
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Part, Progress, Result
+from crseval.core.job import JobSpec, Part, Progress
+from crseval.core.output import Output
 from crseval.llm import LLMConfig
 
 if TYPE_CHECKING:
     from crseval.runs.store import RunStore
 
+
 # (qualified metric, part, column, on the card) — the card's rows readable from words, then the others
-EXTRA = (
-    ("shift.follow.wish_rate", "shift", "follow.wish_rate"),
-    ("dialogues.novelty", "dialogues", "novelty"),
-    ("dialogues.recommending_turns", "dialogues", "recommending_turns"),
-)
-JUDGED = ("proactiveness", "coherence")  # the judge's aspects the card does not show
-SUMMARY = [  # what the terminal shows of the criterion table (the report and the files: every column)
-    "label",
-    "criterion_verdict",
-    "label_auc",
-    "label_auc_lo",
-    "label_auc_hi",
-    "vote_agreement",
-    "ranking_tau",
-]
-PER_DIALOGUE = {
-    "dialogues": "dialogue_metrics",
-    "shift": "shift_sessions",
-}  # a part's table of units
-
-
-def measures(judge: bool) -> list[tuple[str, str, str, bool]]:
-    card = [
-        (f"{r.capability}.{r.metric}", r.part, r.column, True)
-        for r in ROWS
-        if r.part in ("shift", "dialogues") and (judge or not r.llm)
-    ]
-    judged = [(f"shift.{a}", "shift", a) for a in JUDGED if judge]
-    return card + [(*e, False) for e in (*EXTRA, *judged)]
-
-
 class CriterionConfig(BaseModel):
     """Real users' dialogues with real CRSs → the card's metrics against the users' own verdicts."""
 
@@ -76,7 +47,9 @@ class CriterionConfig(BaseModel):
         "'redial=PATH,opendialkg=PATH' — each CRS grounded in the one its name ends with.",
     )
     label: str = Field(
-        "satisfied", description="The dialogue label the users gave (CRSArena-Dial: satisfied)."
+        "satisfied",
+        description="The dialogue label the users gave (CRSArena-Dial: satisfied).",
+        json_schema_extra={"signed": True},
     )
     votes: str | None = Field(
         None,
@@ -89,8 +62,13 @@ class CriterionConfig(BaseModel):
     )
     judge: bool = Field(False, description="Also the LLM judge's aspects (one call per dialogue).")
     llm: LLMConfig = LLMConfig()
-    n_boot: int = Field(2000, ge=100, description="Bootstrap resamples of each CI.")
-    seed: int = Field(0, description="Seed of the resamples.")
+    n_boot: int = Field(
+        2000,
+        ge=100,
+        description="Bootstrap resamples of each CI.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(0, description="Seed of the resamples.", json_schema_extra={"signed": True})
 
 
 def catalogues(spec: str) -> dict[str, str]:
@@ -181,36 +159,29 @@ def parts(config: CriterionConfig, inputs: dict[str, str]) -> list[Part]:
     return out
 
 
-def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Result:
-    from crseval.card.criterion_tables import criterion_into
-    from crseval.card.manifest import execute_parts, part_hashes
-    from crseval.core.signature import make_signature
+def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Output:
+    from crseval.card.manifest import Parts, execute_parts
 
     inputs = _split(config, store)
-    manifest = parts(config, inputs)
+    done = Parts(parts(config, inputs))
     units = {"dialogues": [], "shift": []}
-    for part, result in execute_parts(manifest, store, progress):
+    for part, result in execute_parts(done.manifest, store, progress):
+        done.results[part.name] = result
         kind = part.job.split(".")[0]  # dialogues or shift
         units[kind].append(result.tables[PER_DIALOGUE[kind]])
-    table = criterion_into(store, config, units, _gaps(config, inputs, progress))
-    sig = make_signature(
-        data=f"{config.data} | votes {config.votes or 'beside'} | elo {config.elo or 'beside'}",
-        metric={
-            "criterion": "C(cluster=user),battles(ties=out,cluster=user),tau-b(strata=system)",
-            "label": config.label,
-        },
-        parts=part_hashes(manifest, store),
-        seed=config.seed,
-        n_boot=config.n_boot,
-    )
-    store.save_signature(sig)
-    return Result(
-        "criterion",
+    out = Output(
         "Criterion validity: the card's metrics against real users' own verdicts",
-        table[SUMMARY].round(3),
-        sig,
-        store.root,
+        signature={
+            "data": f"{config.data} | votes {config.votes or 'beside'} | elo {config.elo or 'beside'}",
+            "metric": {
+                "criterion": "C(cluster=user),battles(ties=out,cluster=user),tau-b(strata=system)"
+            },
+            "parts": done.hashes(),
+        },
     )
+    table = criterion_tables(out, config, units, _gaps(config, inputs, progress))
+    out.summary = table[SUMMARY].round(3)
+    return out
 
 
 def _gaps(config: CriterionConfig, inputs: dict[str, str], progress: Progress):

@@ -9,15 +9,45 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
+from crseval.core.output import Output
 from crseval.core.registry import find_metric, get_table
 from crseval.stats.criterion import battle_agreement, concordance, system_tau
+from crseval.card.rows import ROWS
 from crseval.stats.paired import verdict
 
 if TYPE_CHECKING:
     from crseval.card.criterion import CriterionConfig
-    from crseval.runs.store import RunStore
 
 BAR = (0.70, 0.65)  # what "predicts real users" asks: dialogue-level AUC, share of decided battles
+EXTRA = (
+    ("shift.follow.wish_rate", "shift", "follow.wish_rate"),
+    ("dialogues.novelty", "dialogues", "novelty"),
+    ("dialogues.recommending_turns", "dialogues", "recommending_turns"),
+)
+JUDGED = ("proactiveness", "coherence")  # the judge's aspects the card does not show
+SUMMARY = [  # what the terminal shows of the criterion table (the report and the files: every column)
+    "label",
+    "criterion_verdict",
+    "label_auc",
+    "label_auc_lo",
+    "label_auc_hi",
+    "vote_agreement",
+    "ranking_tau",
+]
+PER_DIALOGUE = {
+    "dialogues": "dialogue_metrics",
+    "shift": "shift_sessions",
+}  # a part's table of units
+
+
+def measures(judge: bool) -> list[tuple[str, str, str, bool]]:
+    card = [
+        (f"{r.capability}.{r.metric}", r.part, r.column, True)
+        for r in ROWS
+        if r.part in ("shift", "dialogues") and (judge or not r.llm)
+    ]
+    judged = [(f"shift.{a}", "shift", a) for a in JUDGED if judge]
+    return card + [(*e, False) for e in (*EXTRA, *judged)]
 
 
 def _user(ids: pd.Series, systems: pd.Series) -> list[str]:
@@ -27,8 +57,6 @@ def _user(ids: pd.Series, systems: pd.Series) -> list[str]:
 
 def dialogue_units(units: dict[str, list[pd.DataFrame]], label: str, judge: bool) -> pd.DataFrame:
     """One row per dialogue: system, user, the users' label and every measure."""
-    from crseval.card.criterion import measures
-
     words = pd.concat(units["dialogues"], ignore_index=True)
     if label not in words:
         spec = get_table("dialogue_metrics")  # a column it does not declare is a label of the data
@@ -72,8 +100,6 @@ def _ranking(units: pd.DataFrame, config: CriterionConfig) -> tuple[dict[str, fl
 
 
 def criterion_table(units: pd.DataFrame, config: CriterionConfig) -> pd.DataFrame:
-    from crseval.card.criterion import measures
-
     battles = _battles(units, config)
     ranking, ranked_by = _ranking(units, config)
     at = units.set_index(["system", "user"])
@@ -130,38 +156,28 @@ def _verdict(auc, agree) -> str:
     return "not shown"
 
 
-def criterion_into(
-    store: RunStore, config: CriterionConfig, parts: dict, wish_gaps: pd.DataFrame
+def criterion_tables(
+    out: Output, config: CriterionConfig, parts: dict, wish_gaps: pd.DataFrame
 ) -> pd.DataFrame:
     from crseval.card.plots import plot_criterion
 
     units = dialogue_units(parts, config.label, config.judge)
     table = criterion_table(units, config)
-    store.write_table("criterion_dialogues", units)
-    store.write_table("criterion", table)
-    store.write_table("wish_gaps", wish_gaps)
-    plot_criterion(table, store.figure_path("criterion"))
-    store.add_section(
+    out.table("criterion_dialogues", units)
+    out.table("criterion", table)
+    out.table("wish_gaps", wish_gaps)
+    out.figure(
+        "criterion",
+        lambda path: plot_criterion(table, path, BAR),
+        "Per metric, in its own direction: the AUC for the users' own label (left) and the share "
+        "of decided battles in which it prefers the CRS the user voted for (right), with 95 % CIs "
+        f"from resampling users; dotted: chance, dashed: the bar ({BAR[0]:.2f}, {BAR[1]:.0%})",
+    )
+    out.section(
         "Criterion validity: do the card's numbers predict what real users felt?",
         _note(units, table, config),
-        tables=[
-            ("criterion", None),
-            (
-                "wish_gaps",
-                "What the users asked for: the requests the rule-based wish reading reads, and those it "
-                "cannot, by kind (the first kind a request holds); 'now read': gained by the reading of a "
-                "reference film and of something new",
-            ),
-            ("criterion_dialogues", None),
-        ],
-        figures=[
-            (
-                "criterion",
-                "Per metric, in its own direction: the AUC for the users' own label (left) and the share "
-                "of decided battles in which it prefers the CRS the user voted for (right), with 95 % CIs "
-                f"from resampling users; dotted: chance, dashed: the bar ({BAR[0]:.2f}, {BAR[1]:.0%})",
-            )
-        ],
+        tables=["criterion", "wish_gaps", "criterion_dialogues"],
+        figures=["criterion"],
     )
     return table
 

@@ -3,20 +3,18 @@ error) and the calls that were retried, read from the card's session parts."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from crseval.card.config import CardConfig
+from crseval.card.manifest import Parts
 
-from crseval.card.job import CardConfig
 
-
-def session_records(root: Path) -> dict[str, list[dict]]:
+def session_records(done: Parts) -> dict[str, list[dict]]:
     """The session records of each of a card's session parts that ran (``shift``, ``shift-llm``)."""
     from crseval.adaptation.scoring import STREAM
-    from crseval.runs.store import RunStore
 
     return {
-        part: RunStore(root / part).records(STREAM)
+        part: done.results[part].records(STREAM)
         for part in ("shift", "shift-llm")
-        if (root / part / "records").is_dir()
+        if part in done.results
     }
 
 

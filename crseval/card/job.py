@@ -1,303 +1,50 @@
 """`crseval evaluate-crs TARGET`: every dimension crseval has, run on one CRS beside reference systems, and
-a report whose first page is a card.
-
-The card is a manifest of (part, job, config) — the preference-shift sessions (``shift.run``), what the
-systems say inside them (``dialogues.metrics``) and behavior alignment of each system's replies on
-strategy-labelled contexts (``behavior.run``) — each part a run directory of its own under the card's,
-run (and resumed) through :func:`crseval.api.execute`. :mod:`crseval.card.scores` reads the parts'
-per-unit tables back and writes the card.
-
-LLM-bound work lives in parts of its own (``shift-llm``, ``dialogues-llm``: fewer sessions, the LLM
-reference CRS and the judge), so ``--no-llm`` is the same card less those rows and columns.
-"""
+a report whose first page is a card. The card's manifest (:func:`crseval.card.config.parts`) runs part by
+part, each a run directory of its own under the card's, through :func:`crseval.api.execute` (each part
+resumes by itself); :mod:`crseval.card.scores` computes the card from the parts' results in memory."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Sequence
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
-
-from crseval.core.config import split_commas
+from crseval.card.config import CardConfig, parts
+from crseval.card.manifest import Parts
 from crseval.core.job import JobSpec, Part, Progress, Result
-from crseval.llm import LLMConfig
-from crseval.simulation.references import BEHAVIOUR
-from crseval.simulation.targets import Target, given, split_target, target_input
+from crseval.core.output import Output
 
 if TYPE_CHECKING:
     from crseval.runs.store import RunStore
 
-CARD_REFERENCES = ("template", "stubborn", "hallucinator", "llm")
-REFERENCES = {  # what each reference does, in words (the reference CRSs' own, and the LLM CRS)
-    **{n: BEHAVIOUR[n] for n in CARD_REFERENCES if n in BEHAVIOUR},
-    "llm": "crseval's LLM CRS: the template's retrieval, the reply written by the LLM",
-}
-JUDGED = ("personalization",)
-_NAME = re.compile(r"[A-Za-z0-9][\w.+-]{0,63}")
 
-
-def target_name(target: str) -> str:
-    """A CRS's name in tables from its target: the function's name, or its file's or module's where it is
-    the protocol's ``respond``; ``http-crs`` for an endpoint."""
-    if target.startswith(("http://", "https://")):
-        return "http-crs"
-    where, attr = split_target(target)
-    stem = (
-        attr if attr and attr != "respond" else Path(where).stem if where.endswith(".py") else where
-    )
-    stem = re.sub(r"[^\w.+-]", "_", stem.split(".")[-1] or "crs")
-    return f"{stem}-crs" if stem in REFERENCES else stem
-
-
-def baseline(entry: str) -> tuple[str, str]:
-    """(name, target) of an ``--against`` entry: ``v1=crs.py`` names it, else its target's name."""
-    name, eq, target = entry.partition("=")
-    if eq and not re.search(r"[:/]", name):  # an endpoint's query (http://h/crs?a=b) names nothing
-        return name, target
-    return target_name(entry), entry
-
-
-def _systems(value: Any) -> Any:
-    """``--against`` entries: names, targets or functions (a function handed over from Python)."""
-    return [given(v) for v in split_commas(value)] if isinstance(value, (str, list)) else value
-
-
-class CardConfig(BaseModel):
-    """One CRS against reference systems on every dimension crseval measures."""
-
-    model_config = ConfigDict(extra="forbid")
-    target: Target = Field(
-        ...,
-        description="Your CRS: 'module:function', a .py file (its respond) or 'file.py:function', or an "
-        "http(s):// endpoint, all speaking the plug-in protocol (examples/my_crs.py).",
-        json_schema_extra={"argument": True},
-    )
-    name: str | None = Field(
-        None, description="Its name in tables (default: from the target, e.g. 'my_crs')."
-    )
-    against: Annotated[list[str], BeforeValidator(_systems)] = Field(
-        ["template", "stubborn", "llm"],
-        description="Systems it is compared with, paired on the same simulated users and contexts: "
-        "references (template, stubborn, hallucinator; llm needs the LLM) or your own CRSs as targets "
-        "('crs_v1.py', 'module:function', 'v1=crs.py' to name it, an http(s):// endpoint).",
-    )
-    no_llm: bool = Field(
-        False, description="Only what needs no LLM: no LLM reference CRS, no judge."
-    )
-    data: str = Field(
-        "sample",
-        description="Strategy-labelled dialogues whose contexts the systems answer for behavior alignment: "
-        "'sample' (bundled, 8 dialogues: illustrative) or an INSPIRED folder.",
-    )
-    kb: str | None = Field(
-        None,
-        description="Movie catalogue of the simulated sessions: an OpenDialKG KB file (empty: the "
-        "bundled sample catalogue).",
-    )
-    human: str | None = Field(
-        None,
-        description="Real users' dialogues the simulated users are checked against on the card (a "
-        "CRSArena-Dial folder, ReDial, INSPIRED, your logs); empty: the figures crseval measured on "
-        "CRSArena-Dial.",
-    )
-    sessions: int = Field(100, ge=2, le=100_000, description="Simulated users per system.")
-    turns: int = Field(12, ge=2, le=200, description="Turns per simulated session.")
-    llm_sessions: int = Field(
-        6,
-        ge=2,
-        le=100_000,
-        description="Simulated users per system where the LLM answers or judges (the LLM reference "
-        "and the judge rows); 6, the fewest whose paired permutation test can reach p < .05.",
-    )
-    llm_turns: int = Field(5, ge=2, le=200, description="Turns of those sessions.")
-    llm_contexts: int = Field(
-        4,
-        ge=1,
-        description="Labelled dialogues whose recommender turns the LLM reference answers (behavior "
-        "alignment; the CRS answers every one, the pairs are the shared ones).",
-    )
-    llm: LLMConfig = LLMConfig()
-    n_boot: int = Field(2000, ge=100, description="Bootstrap resamples of every CI.")
-    seed: int = Field(0, description="Seed of the simulated users, the CRSs and the resamples.")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str | None) -> str | None:
-        if v is not None and (v in REFERENCES or not _NAME.fullmatch(v)):
-            raise ValueError(
-                "name must be letters, digits, _ . + - and not a reference's (template, stubborn, llm)"
-            )
-        return v
-
-    @field_validator("against")
-    @classmethod
-    def _against(cls, v: list[str]) -> list[str]:
-        for entry in (e for e in v if e not in CARD_REFERENCES):
-            name, target = baseline(entry)
-            if not (target.startswith(("http://", "https://")) or ".py" in target or ":" in target):
-                raise ValueError(
-                    f"{entry!r} is neither a reference ({', '.join(CARD_REFERENCES)}) nor a CRS target "
-                    "('crs_v1.py', 'module:function', 'v1=crs.py', 'http://…')"
-                )
-            if name in REFERENCES or not _NAME.fullmatch(name):
-                raise ValueError(
-                    f"{name!r}: a name is letters, digits, _ . + - and not a reference's"
-                )
-        return v
-
-    @model_validator(mode="after")
-    def _distinct(self) -> "CardConfig":
-        names = [self.system, *self.baselines]
-        if len(set(names)) < len(names):
-            raise ValueError(
-                f"two CRSs share a name ({', '.join(names)}); name them: --name v2 --against v1=crs_v1.py"
-            )
-        return self
-
-    @property
-    def system(self) -> str:
-        """The CRS's name in tables."""
-        return self.name or target_name(str(self.target))
-
-    @property
-    def baselines(self) -> dict[str, str]:
-        """Your own CRSs in ``against``: name → target."""
-        return dict(baseline(e) for e in self.against if e not in CARD_REFERENCES)
-
-    def describe(self, system: str) -> str:
-        """What a system on the card is, in words."""
-        if system in self.baselines:
-            return f"your CRS ({self.baselines[system]})"
-        return REFERENCES.get(system, "")
-
-    @property
-    def with_llm(self) -> bool:
-        return not self.no_llm
-
-    @property
-    def references(self) -> list[str]:
-        """The names of the systems in ``against`` (references and your own CRSs), in order."""
-        own = iter(self.baselines)
-        return [
-            r if r in CARD_REFERENCES else next(own)
-            for r in self.against
-            if r != "llm" or self.with_llm
-        ]
-
-    def data_files(self) -> dict[str, Path | str]:
-        """Each CRS's module file or given function's source is input data (never its folder)."""
-        targets = {"target": self.target} | {f"against.{n}": t for n, t in self.baselines.items()}
-        found = {k: target_input(t, Path.cwd()) for k, t in targets.items()}
-        return {k: v for k, v in found.items() if v is not None}
-
-
-def _model(config: CardConfig, system: str) -> dict[str, Any]:
-    """A system as a shift-run model."""
-    if system == "llm":
-        return {"name": system, "kind": "llm", "llm": config.llm.model_dump()}
-    if system in REFERENCES:
-        return {"name": system, "kind": "reference", "reference": system}
-    target = config.baselines.get(system, config.target)
-    if str(target).startswith(("http://", "https://")):
-        return {"name": system, "kind": "http", "url": target}
-    return {"name": system, "kind": "callable", "target": target, "folder": str(Path.cwd())}
-
-
-def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
-    return {
-        "seed": config.seed,
-        "sessions": config.llm_sessions if llm else config.sessions,
-        "turns": config.llm_turns if llm else config.turns,
-        "kb": config.kb,
-        "workers": 1 if llm else 2,  # one LLM call at a time: two on 2 cores took 10–17 s each
-        "n_boot": config.n_boot,
-        "models": [_model(config, s) for s in systems],
-        "judge": {
-            "aspects": list(JUDGED),
-            "judges": [{"name": "judge", "llm": config.llm.model_dump()}],
-        }
-        if llm
-        else {"enabled": False},
-    }
-
-
-def _behavior(config: CardConfig, system: str) -> dict[str, Any]:
-    if system == "llm":
-        return {"data": config.data, "llm": config.llm.model_dump(), "limit": config.llm_contexts}
-    plugin = (
-        f"crseval.simulation.references:{system}"
-        if system in REFERENCES
-        else config.baselines.get(system, config.target)
-    )
-    return {"data": config.data, "system": plugin}
-
-
-def parts(config: CardConfig, root: Path) -> list[Part]:
-    """The card's manifest: which job runs with which config into which part of ``root``. The sessions
-    hold the references and the known groups of every metric on the card (:data:`crseval.card.rows.ROWS`)."""
-    from crseval.card.rows import known_groups
-
-    def systems(llm: bool) -> list[str]:
-        return [
-            config.system,
-            *dict.fromkeys([*known_groups(llm), *(r for r in config.references if r != "llm")]),
-        ]
-
-    plain = systems(llm=False)
-    out = [
-        Part("shift", "shift.run", _shift(config, plain, llm=False)),
-        Part(
-            "dialogues",
-            "dialogues.metrics",
-            {"data": [str(root / "shift")], "catalog": config.kb or "sample"},
-        ),
-    ]
-    if config.human:
-        validity = {"run": str(root / "shift"), "human": config.human, "seed": config.seed}
-        out.append(Part("validity", "shift.validate", validity | {"n_boot": config.n_boot}))
-    if config.with_llm:
-        out += [
-            Part("shift-llm", "shift.run", _shift(config, [*systems(llm=True), "llm"], llm=True)),
-            Part(
-                "dialogues-llm",
-                "dialogues.metrics",
-                {"data": [str(root / "shift-llm")], "catalog": config.kb or "sample"},
-            ),
-        ]
-    out += [
-        Part(f"behavior/{s}", "behavior.run", _behavior(config, s))
-        for s in [config.system, *config.references]
-    ]
-    return out
-
-
-def run(
-    config: CardConfig, store: RunStore, progress: Progress, more: list[Part] = ()
-) -> tuple[Result, dict[str, Result]]:
-    """Run the card's parts and ``more`` (the demo's other capabilities), write the card; return it with
-    the result of every part of ``more``."""
+def run_parts(
+    config: CardConfig, store: RunStore, progress: Progress, more: Sequence[Part] = ()
+) -> Parts:
+    """Run the card's parts and ``more`` (the demo's other capabilities) into ``store``, in turn."""
     from crseval.card.manifest import execute_parts
-    from crseval.card.scores import write_card
 
-    failures, extra, manifest = [], {}, [*parts(config, store.root), *more]
-    for part, result in execute_parts(manifest, store, progress):
+    done = Parts([*parts(config, store.root), *more])
+    for part, result in execute_parts(done.manifest, store, progress):
         if part.name == "shift":
-            _refuse_if_the_crs_never_answered(store.root / "shift", config.system)
+            _refuse_if_the_crs_never_answered(result, config.system)
         if result.failures:
-            failures.append(f"{part.name}: {result.failures}")
-        if part in more:
-            extra[part.name] = result
-    return write_card(config, store, failures, manifest), extra
+            done.failures.append(f"{part.name}: {result.failures}")
+        done.results[part.name] = result
+    return done
 
 
-def _refuse_if_the_crs_never_answered(run: Path, system: str) -> None:
+def run(config: CardConfig, store: RunStore, progress: Progress) -> Output:
+    from crseval.card.scores import card_output
+
+    return card_output(config, run_parts(config, store, progress))
+
+
+def _refuse_if_the_crs_never_answered(shift: Result, system: str) -> None:
     """Every session of the CRS under test failed: say why in one line (there is nothing to put on a card)."""
     from crseval.adaptation.scoring import STREAM
     from crseval.core.errors import WorkFailed
-    from crseval.runs.store import RunStore
 
-    mine = [r for r in RunStore(run).records(STREAM) if r["model"] == system]
+    mine = [r for r in shift.records(STREAM) if r["model"] == system]
     if mine and all(r.get("errors") for r in mine):
         raise WorkFailed(
             f"{system} failed in every session ({len(mine)} of {len(mine)}); the first: "
@@ -319,7 +66,7 @@ def check(config: CardConfig) -> None:
 JOB = JobSpec(
     "evaluate-crs",
     CardConfig,
-    lambda config, store, progress: run(config, store, progress)[0],
+    run,
     lambda c: Path("runs") / f"card-{c.system}",
     "Evaluate your own CRS on every dimension beside reference systems: a report card with CIs, "
     "paired tests and the evidence behind each score.",

@@ -15,12 +15,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from crseval.adaptation.known_groups import (
     FOLLOWER,
-    known_groups_into,
+    known_groups_tables,
     pair_table,
     reference_models,
 )
 from crseval.core.config import split_commas
-from crseval.core.job import JobSpec, Part, Progress, Result
+from crseval.core.job import JobSpec, Part, Progress
+from crseval.core.output import Output
 from crseval.llm import LLMConfig
 
 ASPECTS = ("proactiveness", "coherence", "personalization")
@@ -51,8 +52,17 @@ class KnownGroupsConfig(BaseModel):
     )
     judge_turns: int = Field(6, ge=2, le=200, description="Turns of those sessions.")
     llm: LLMConfig = LLMConfig()
-    n_boot: int = Field(1000, ge=100, description="Bootstrap resamples of each AUC's CI.")
-    seed: int = Field(0, description="Seed of the simulated users, the CRSs and the resamples.")
+    n_boot: int = Field(
+        1000,
+        ge=100,
+        description="Bootstrap resamples of each AUC's CI.",
+        json_schema_extra={"signed": True},
+    )
+    seed: int = Field(
+        0,
+        description="Seed of the simulated users, the CRSs and the resamples.",
+        json_schema_extra={"signed": True},
+    )
 
 
 def _part(config: KnownGroupsConfig, name: str, sessions: int, turns: int, judge: dict) -> Part:
@@ -86,22 +96,32 @@ def parts(config: KnownGroupsConfig, root: Path) -> list[Part]:
     return out
 
 
-def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Result:
+def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Output:
     from crseval.adaptation.user_validity import simulator_evidence
-    from crseval.card.manifest import execute_parts, part_hashes
-    from crseval.core.signature import make_signature
+    from crseval.card.manifest import Parts, execute_parts
     from crseval.simulation.config import SimulatorSection
 
-    tables = []
-    manifest = parts(config, store.root)
-    for i, (part, _) in enumerate(execute_parts(manifest, store, progress)):
-        sessions = pd.read_csv(store.path(part.name, "tables", "shift_sessions.csv"))
+    tables, done = [], Parts(parts(config, store.root))
+    for i, (part, result) in enumerate(execute_parts(done.manifest, store, progress)):
+        done.results[part.name] = result
+        sessions = result.tables["shift_sessions"]
         pairs = pair_table(sessions, part.config["turns"], config.n_boot, config.seed + i)
         if part.name == "judged":  # its other metrics are checked at full size already
             pairs = pairs[pairs["metric"].isin([f"shift.{a}" for a in ASPECTS])]
         tables.append(pairs)
-    summ = known_groups_into(
-        store,
+    out = Output(
+        "Known groups: per metric, how often the follower is ranked above CRSs that do not follow",
+        signature={
+            "data": f"sessions:{config.kb or 'sample'}",
+            "metric": {
+                "known_groups": f"auc(follower={FOLLOWER},ties=half,ci=percentile-bootstrap)"
+            },
+            "parts": done.hashes(),
+        },
+        notes=[simulator_evidence(SimulatorSection().user)],
+    )
+    summ = known_groups_tables(
+        out,
         pd.concat(tables, ignore_index=True),
         f"the same {config.sessions} simulated users at "
         f"{', '.join(map(str, dict.fromkeys(config.lengths)))} turns"
@@ -114,22 +134,8 @@ def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Resul
         + simulator_evidence(SimulatorSection().user),
         "Known groups: which metrics separate a CRS that follows the user",
     )
-    sig = make_signature(
-        data=f"sessions:{config.kb or 'sample'}",
-        metric={"known_groups": f"auc(follower={FOLLOWER},ties=half,ci=percentile-bootstrap)"},
-        parts=part_hashes(manifest, store),
-        seed=config.seed,
-        n_boot=config.n_boot,
-    )
-    store.save_signature(sig)
-    return Result(
-        "shift.known-groups",
-        "Known groups: per metric, how often the follower is ranked above CRSs that do not follow",
-        summ.drop(columns=["label"]).round(3),
-        sig,
-        store.root,
-        notes=[simulator_evidence(SimulatorSection().user)],
-    )
+    out.summary = summ.drop(columns=["label"]).round(3)
+    return out
 
 
 JOB = JobSpec(

@@ -5,11 +5,14 @@ uses it to the last (:func:`crseval.llm.llamacpp.held`): a manifest loads it onc
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from crseval.core.job import Part, Progress, Result
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from crseval.runs.store import RunStore
 
 
@@ -35,11 +38,22 @@ def execute_parts(
             )
 
 
-def part_hashes(manifest: list[Part], store: RunStore) -> dict[str, str]:
-    """Each part's signature file, hashed: the composite's signature names exactly the parts it read."""
-    from crseval.core.signature import content_hash
+@dataclass
+class Parts:
+    """A manifest that ran: its parts in order, each part's result by name, what failed."""
 
-    return {
-        p.name: content_hash(store.path(*p.name.split("/"), "signature.json").read_bytes(), 8)
-        for p in manifest
-    }
+    manifest: list[Part]
+    results: dict[str, Result] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+    def table(self, part: str, name: str) -> pd.DataFrame:
+        """A part's table, as its run wrote it (each read once)."""
+        return self.results[part].tables[name]
+
+    def hashes(self) -> dict[str, str]:
+        """Each part's signature, hashed: a composite's signature names exactly the parts it read."""
+        from crseval.core.signature import content_hash, stable_json
+
+        return {
+            n: content_hash(stable_json(r.signature).encode(), 8) for n, r in self.results.items()
+        }

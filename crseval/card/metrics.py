@@ -42,8 +42,13 @@ SYSTEMS = {
 table(
     "card",
     ["dimension", "metric"],
-    "the report card: per metric, the CRS's score and each reference's, the paired differences, and how "
-    "far the metric can be trusted",
+    "the report card. Each score: pooled over its units with a 95 % bootstrap CI. 'vs': the CRS minus "
+    "that system on the same units, 95 % CI; * p < .05, ** p < .01, *** p < .001 (paired permutation "
+    "test, Holm-adjusted over the row's comparisons). Known groups: whether the metric ranks a CRS that "
+    "follows the user above one that ignores the user, AUC with its 95 % CI. Real users: whether the "
+    "metric predicts real users (yes: both CIs above .5; YES: and AUC ≥ .70 with ≥ 65 % of votes; no: not "
+    "shown; REVERSED), its AUC for their own labels · the share of their votes it agrees with, on "
+    "CRSArena-Dial (CIs in card_evidence). n: units run / planned († under 80 %)",
     capability=C,
     headline=[
         "dimension",

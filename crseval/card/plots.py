@@ -67,10 +67,9 @@ def plot_differences(comparisons: pd.DataFrame, system: str, path: Path) -> None
     save(fig, path)
 
 
-def plot_criterion(table: pd.DataFrame, path: Path) -> None:
-    """Two panels, a row per metric: the AUC for the users' label and the battles the metric agrees with."""
-    from crseval.card.criterion_tables import BAR
-
+def plot_criterion(table: pd.DataFrame, path: Path, bars: tuple[float, float]) -> None:
+    """Two panels, a row per metric: the AUC for the users' label and the battles the metric agrees with,
+    each with its bar (dashed)."""
     style()
     labels = [
         f"{lab}{'' if card else ' (not on the card)'}"
@@ -81,7 +80,7 @@ def plot_criterion(table: pd.DataFrame, path: Path) -> None:
     for ax, col, bar, title in zip(
         axes,
         ("label_auc", "vote_agreement"),
-        BAR,
+        bars,
         ("AUC for the users' own label", "battles: prefers the voted CRS"),
     ):
         err = np.vstack([table[col] - table[f"{col}_lo"], table[f"{col}_hi"] - table[col]])

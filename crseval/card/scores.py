@@ -4,7 +4,6 @@ measured in the same run (template follows the user, stubborn ignores the user).
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Callable
 
@@ -15,13 +14,11 @@ from crseval.adaptation.user_validity import simulator_evidence
 from crseval.card.real_users import SOURCE, real_users
 from crseval.card.real_users import evidence as shipped
 from crseval.card.health import behaviours_line, health_lines, session_records
-from crseval.card.job import REFERENCES, CardConfig, parts
-from crseval.card.manifest import part_hashes
+from crseval.card.config import REFERENCES, CardConfig, parts
+from crseval.card.manifest import Parts
 from crseval.card.rows import Row, known_groups, rows
-from crseval.core.job import Part, Result
+from crseval.core.output import Output
 from crseval.core.registry import get_metric
-from crseval.core.signature import make_signature
-from crseval.runs.store import RunStore
 from crseval.simulation.config import SimulatorSection
 from crseval.stats.paired import (
     detectable_difference,
@@ -32,7 +29,7 @@ from crseval.stats.paired import (
 )
 
 
-Reader = Callable[[Path], pd.DataFrame]
+Reader = Callable[[str, str], pd.DataFrame]  # (part, table) → the part's table
 
 
 def part_of(row: Row, *systems: str) -> str:
@@ -42,22 +39,22 @@ def part_of(row: Row, *systems: str) -> str:
     return f"{row.part}-llm" if row.llm or "llm" in systems else row.part
 
 
-def units(read: Reader, root: Path, row: Row, part: str, system: str) -> pd.DataFrame:
+def units(read: Reader, row: Row, part: str, system: str) -> pd.DataFrame:
     """One system's units of a row: ``unit``, ``total`` (the value, or the sum over a dialogue's counted
-    turns), ``weight`` (1, or their count); ``read`` gives a part's table (each file read once per card)."""
+    turns), ``weight`` (1, or their count); ``read`` gives a part's table."""
     if row.part == "behavior":
-        t = read(root / "behavior" / system / "tables" / "behavior_turns.csv")
+        t = read(f"behavior/{system}", "behavior_turns")
         t = t[t["turn"] > 0]  # the first turn is not counted (the metrics' definition)
         g = t.groupby("dialogue")[row.column]
         return (
             pd.DataFrame({"total": g.sum(), "weight": g.count()}).rename_axis("unit").reset_index()
         )
     if row.part == "shift":
-        t = read(root / part / "tables" / "shift_sessions.csv")
+        t = read(part, "shift_sessions")
         t = t[(t["model"] == system) & ~t["failed"].astype(bool)]
         unit = t["session"]
     else:
-        t = read(root / part / "tables" / "dialogue_metrics.csv")
+        t = read(part, "dialogue_metrics")
         t = t[t["system"] == system]
         unit = t["dialogue"].str.rpartition("|")[2].astype(int)
     if row.column not in t:
@@ -100,17 +97,16 @@ def _stars(p: float) -> str:
 SHORT = 0.8  # a score resting on fewer than this share of its planned units is marked †
 
 
-def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
-    """(card, card_scores, card_comparisons, card_evidence) of a finished run."""
-    read = cache(pd.read_csv)
+def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
+    """(card, card_scores, card_comparisons, card_evidence) from the parts' tables."""
     me = config.system
     scores, comparisons, evidence, card = [], [], [], []
     for i, row in enumerate(rows(config.with_llm)):
         spec = get_metric(row.metric, row.capability)
         seed = config.seed + i
         base = {"dimension": row.dimension, "metric": spec.qualified, "label": spec.display}
-        mine = _row_scores(config, read, root, row, base, seed)
-        used, planned = _used(config, read, root, row, mine)
+        mine = _row_scores(config, read, row, base, seed)
+        used, planned = _used(config, read, row, mine)
         short = used < SHORT * planned
         cell = next(s for s in mine if s["system"] == me)
         line = {
@@ -118,14 +114,14 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
             "label": spec.display,
             me: _ci(cell["mean"], cell["ci_lo"], cell["ci_hi"]) + (" †" if short else ""),
         }
-        pairs = _holm(_row_comparisons(config, read, root, row, base, seed))
+        pairs = _holm(_row_comparisons(config, read, row, base, seed))
         for c in pairs:
             line[f"vs {c['reference']}"] = (
                 _ci(c["diff"], c["diff_lo"], c["diff_hi"], sign=True)
                 + _stars(c["p_holm"])
                 + (f" ({c['n']} pairs)" if short else "")
             )
-        ev = _evidence(config, read, root, row, spec.higher_is_better, seed)
+        ev = _evidence(config, read, row, spec.higher_is_better, seed)
         line["known groups"] = (
             f"{'FAILED' if ev['verdict'] == 'reversed' else ev['verdict']} {_ci(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
             if ev["verdict"]
@@ -145,14 +141,12 @@ def score_tables(config: CardConfig, root: Path) -> dict[str, pd.DataFrame]:
     }
 
 
-def _row_scores(
-    config: CardConfig, read: Reader, root: Path, row: Row, base: dict, seed: int
-) -> list[dict]:
+def _row_scores(config: CardConfig, read: Reader, row: Row, base: dict, seed: int) -> list[dict]:
     """Every system's pooled score on one row, with the units it rests on (``n``)."""
     out = []
     for system in dict.fromkeys([config.system, *config.references, *(row.groups or ())]):
         part = part_of(row, system)
-        u = units(read, root, row, part, system)
+        u = units(read, row, part, system)
         est = pooled(u["total"], u["weight"], n_boot=config.n_boot, seed=seed)
         out.append(
             {**base, "system": system, "mean": est.value, "ci_lo": est.lo, "ci_hi": est.hi,
@@ -162,13 +156,13 @@ def _row_scores(
 
 
 def _row_comparisons(
-    config: CardConfig, read: Reader, root: Path, row: Row, base: dict, seed: int
+    config: CardConfig, read: Reader, row: Row, base: dict, seed: int
 ) -> list[dict]:
     """The CRS minus each system it is compared with on one row, paired on the units both have."""
     me, out = config.system, []
     for ref in config.references:
         part = part_of(row, me, ref)
-        both = _paired(units(read, root, row, part, me), units(read, root, row, part, ref))
+        both = _paired(units(read, row, part, me), units(read, row, part, ref))
         d = paired_difference(
             both["total_a"], both["total_b"], both["weight_a"], both["weight_b"],
             n_boot=config.n_boot, seed=seed,
@@ -181,9 +175,7 @@ def _row_comparisons(
     return out
 
 
-def _used(
-    config: CardConfig, read: Reader, root: Path, row: Row, scores: list[dict]
-) -> tuple[int, int]:
+def _used(config: CardConfig, read: Reader, row: Row, scores: list[dict]) -> tuple[int, int]:
     """(units the CRS's row ran on, units planned): its sessions that did not fail of those asked for (the
     LLM parts' for their rows); for behavior alignment, whose contexts depend on the data, the contexts it
     answered of the most any system answered."""
@@ -191,7 +183,7 @@ def _used(
     if row.part == "behavior":
         return next(s["n"] for s in scores if s["system"] == me), max(s["n"] for s in scores)
     llm = part_of(row, me).endswith("-llm")
-    t = read(root / ("shift-llm" if llm else "shift") / "tables" / "shift_sessions.csv")
+    t = read("shift-llm" if llm else "shift", "shift_sessions")
     ran = int(((t["model"] == me) & ~t["failed"].astype(bool)).sum())
     return ran, config.llm_sessions if llm else config.sessions
 
@@ -211,9 +203,7 @@ def _holm(comparisons: list[dict]) -> list[dict]:
     return comparisons
 
 
-def _evidence(
-    config: CardConfig, read: Reader, root: Path, row: Row, higher: bool | None, seed: int
-) -> dict:
+def _evidence(config: CardConfig, read: Reader, row: Row, higher: bool | None, seed: int) -> dict:
     """Known groups in this run (e.g. template follows the user, stubborn ignores the user), where the
     row declares them; what is known, in words, otherwise."""
     if row.groups is None:
@@ -232,7 +222,7 @@ def _evidence(
         }
     better, worse = row.groups
     part = part_of(row)
-    g, b = (units(read, root, row, part, s) for s in row.groups)
+    g, b = (units(read, row, part, s) for s in row.groups)
     auc = known_groups_auc(
         g["total"] / g["weight"],
         b["total"] / b["weight"],
@@ -258,50 +248,41 @@ def _evidence(
     }
 
 
-def write_card(
-    config: CardConfig, store: RunStore, failures: list[str], manifest: list[Part]
-) -> Result:
-    """The card from the parts' tables, its signature naming every part of ``manifest`` it ran with."""
+def card_output(config: CardConfig, done: Parts) -> Output:
+    """The card from the parts' results, its signature naming every part of the manifest it ran with."""
     from crseval.card.plots import plot_differences
 
-    tables = score_tables(config, store.root)
-    for name, df in tables.items():
-        store.write_table(name, df)
-    figures = []
-    if len(tables["card_comparisons"]):
-        plot_differences(
-            tables["card_comparisons"], config.system, store.figure_path("card_differences")
-        )
-        figures.append(
-            (
-                "card_differences",
-                f"{config.system} minus each system it is compared with, per metric (95 % CI), signed so "
-                "that right of 0 is better (a lower-is-better metric's sign flipped)",
-            )
-        )
-    sig = make_signature(
-        data=f"sessions:{config.kb or 'sample'}|contexts:{config.data}",
-        metric={
-            "card": "pooled+paired-bootstrap+permutation-p+known-groups-auc",
-            "n_boot": config.n_boot,
+    tables = score_tables(config, done.table)
+    out = Output(
+        f"Report card: {config.system}",
+        tables=dict(tables),
+        signature={
+            "data": f"sessions:{config.kb or 'sample'}|contexts:{config.data}",
+            "metric": {"card": "pooled+paired-bootstrap+permutation-p+known-groups-auc"},
+            "parts": done.hashes(),
         },
-        parts=part_hashes(manifest, store),
-        seed=config.seed,
     )
-    store.save_signature(sig)
-    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config, store.root))
+    if len(tables["card_comparisons"]):
+        out.figure(
+            "card_differences",
+            lambda path: plot_differences(tables["card_comparisons"], config.system, path),
+            f"{config.system} minus each system it is compared with, per metric (95 % CI), signed so "
+            "that right of 0 is better (a lower-is-better metric's sign flipped)",
+        )
+    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config, Path()))
     refs = "; ".join(
         f"**{r}**: {config.describe(r)}"
         for r in dict.fromkeys([*config.references, *known_groups(False)])
     )
     catalogue = _catalogue(config, tables["card_scores"])
-    sessions = session_records(store.root)
-    rests = [*health_lines(config, sessions), *failures]
+    sessions = session_records(done)
+    rests = [*health_lines(config, sessions), *done.failures]
     tested = behaviours_line(config, sessions)
+    validity = done.results.get("validity") if config.human else None
     users = simulator_evidence(
-        SimulatorSection().user, measured=store.path("validity", "tables") if config.human else None
+        SimulatorSection().user, measured=validity.tables if validity else None
     )
-    store.add_section(
+    out.section(
         f"Report card: {config.system}",
         f"{config.system} beside reference systems on the same simulated users ({config.sessions} × "
         f"{config.turns} turns"
@@ -309,54 +290,36 @@ def write_card(
         + f") and the same dialogue contexts ({config.data}); {catalogue[0]}. {refs}. "
         "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
         "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
-        "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric can be trusted: whether it ranks the CRS "
-        f"that follows the user above the one that ignores the user in this run. 'n': the units the "
-        f"CRS's score rests on of those planned (†: fewer than {SHORT:.0%}; a 'vs' cell names its pairs "
-        f"then). {' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} {tested}. {users} "
+        "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric "
+        "can be trusted: whether it ranks the CRS that follows the user above the one that ignores the "
+        "user in this run. 'n': the units the CRS's score rests on of those planned (†: fewer than "
+        f"{SHORT:.0%}; a 'vs' cell names its pairs then). "
+        f"{' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} {tested}. {users} "
         f"Every part's own report: {links}.",
-        tables=[
-            (
-                "card",
-                "The report card. Each score: pooled over its units with a 95 % bootstrap CI. 'vs': the "
-                "CRS minus that system on the same units, 95 % CI; * p < .05, ** p < .01, *** p < .001 "
-                "(paired permutation test, Holm-adjusted over the row's comparisons). Known groups: "
-                "whether the metric ranks a CRS that follows the user above one that ignores the user, "
-                "AUC with its 95 % CI. Real users: whether the metric predicts real users (yes: both CIs "
-                "above .5; YES: and AUC ≥ .70 with ≥ 65 % of votes; no: not shown; REVERSED), its AUC for "
-                "their own labels · the share of "
-                f"their votes it agrees with, on {SOURCE} (CIs in card_evidence). n: units run / "
-                "planned († under 80 %).",
-            ),
-            ("card_scores", "Every system's score"),
-            ("card_comparisons", f"{config.system} minus each reference"),
-            ("card_evidence", "Known-groups evidence per metric"),
-        ],
-        figures=figures,
+        tables=["card", "card_scores", "card_comparisons", "card_evidence"],
+        figures=["card_differences"],
     )
     card = tables["card"]
     whole = (
         not card[config.system].str.endswith("†").any()
     )  # then n is only in the report and the files
-    summary = card.drop(columns=["dimension", "trust", "metric", *(["n"] if whole else [])])
-    result = Result("evaluate-crs", f"Report card: {config.system}", summary, sig, store.root)
-    result.notes.append(users)
-    result.notes.append(
+    out.summary = card.drop(columns=["dimension", "trust", "metric", *(["n"] if whole else [])])
+    out.notes += [
+        users,
         f"real users: whether the metric predicts real users' own labels (AUC) and votes, on {SOURCE}; "
-        "on your own users' dialogues: crseval criterion"
-    )
-    result.notes.append(
+        "on your own users' dialogues: crseval criterion",
         "vs: the CRS minus the reference on the same users/contexts, 95 % CI; * p<.05, ** p<.01, *** p<.001 "
         "(paired permutation test, Holm-adjusted over each row's comparisons). known groups: whether the metric ranks a CRS that follows the user "
         "(or names real films) above one that does not, in this run (AUC, 95 % CI); a FAILED metric "
-        "does not measure what its name says."
-    )
-    result.notes += rests + [tested] * bool(tested) + catalogue
+        "does not measure what its name says.",
+    ]
+    out.notes += rests + [tested] * bool(tested) + catalogue
     if not whole:
-        result.notes.append(
+        out.notes.append(
             f"n: units used / planned; †: fewer than {SHORT:.0%} of them (failed sessions or contexts)"
         )
-    result.failures = "; ".join(failures)
-    return result
+    out.failures = "; ".join(done.failures)
+    return out
 
 
 def _catalogue(config: CardConfig, scores: pd.DataFrame) -> list[str]:

@@ -32,10 +32,10 @@ def no_progress(description: str, total: int) -> Advance:
 
 @dataclass
 class Result:
-    """What a job returns: the headline table, further tables worth showing, every table it wrote
-    (``tables``: name → DataFrame), the signature, where the run directory and report are (None for
-    ``crseval.evaluate(..., out=None)``, which keeps no run directory), and notes the user should
-    read."""
+    """What a run gives back: the headline table, further tables worth showing, every table it wrote
+    (``tables``: name → DataFrame) and its records, the signature, where the run directory and report are
+    (None for ``crseval.evaluate(..., out=None)``, which keeps no run directory), and notes the user should
+    read. A job built from others reads its parts through their Results, never their files."""
 
     job: str
     title: str
@@ -49,6 +49,8 @@ class Result:
     failures: str = (
         ""  # what failed (a CRS, a plug-in, an LLM call) — non-empty makes the CLI exit 1
     )
+    # the run's records of a stream (``records/STREAM.jsonl``), for a job built from this one
+    records: Callable[[str], list[dict[str, Any]]] = field(default=lambda stream: [], repr=False)
 
     @property
     def signature_line(self) -> str:

@@ -160,7 +160,7 @@ DATASETS: dict[str, DatasetSpec] = {
         ),
         DatasetSpec(
             "sample",
-            _lazy("sample", "load"),
+            _lazy("bundled", "load"),
             "crseval's own bundled sample (no path needed)",
             "",
             "sample",

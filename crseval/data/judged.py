@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -34,9 +33,9 @@ import pandas as pd
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
+from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.data.turn_table import is_turn_table
 from crseval.data.io import (
-    DatasetInfo,
     dataset_info,
     existing,
     read_json,
@@ -52,97 +51,6 @@ SATISFIED = {"satisfied": (0.0, 1.0)}  # the arena's label: 1 satisfied, 0 frust
 def aspect_key(name: str) -> str:
     """The canonical aspect name: ``dialogue_overall``, ``Dialogue Overall`` → ``dialogue-overall``."""
     return re.sub(r"[\s_\-]+", "-", str(name).strip().lower())
-
-
-@dataclass
-class JudgedItem:
-    id: str
-    dialogue: Dialogue
-    labels: dict[str, float]
-    target: int | None = None  # utterance index judged at turn level; None = the whole dialogue
-    system: str | None = None  # the CRS that produced the dialogue, where known
-    group: str | None = (
-        None  # cross-validation group (the user, see JudgedSet.groups); None = the dialogue
-    )
-
-
-@dataclass
-class JudgedSet:
-    info: DatasetInfo
-    level: str
-    items: list[JudgedItem] = field(default_factory=list)
-    scales: dict[str, tuple[float, float]] = field(default_factory=dict)  # human scale per aspect
-    observed_scales: bool = (
-        False  # True where the layout states no scale and ``scales`` is the observed range
-    )
-
-    @property
-    def aspects(self) -> list[str]:
-        return sorted({a for it in self.items for a in it.labels})
-
-    def scale(self, aspect: str) -> tuple[float, float]:
-        if aspect not in self.scales:
-            values = [it.labels[aspect] for it in self.items if aspect in it.labels]
-            return (min(values), max(values)) if values else (float("nan"), float("nan"))
-        return self.scales[aspect]
-
-    def systems(self) -> dict[str, str]:
-        """item id → system where every item's system is known (explicit, or the shared prefix of conv ids
-        such as ``kbrd_redial_…``: up to the last ``_``, or the last ``-`` in ids without ``_``, so a user id
-        may be a UUID) and there are at least two systems; else empty."""
-        explicit = {it.id: it.system for it in self.items if it.system}
-        if len(explicit) == len(self.items) and len(set(explicit.values())) > 1:
-            return explicit
-        conv = {it.id: it.id.split("#")[0] for it in self.items}
-        prefix = {
-            i: c.rsplit("_" if "_" in c else "-", 1)[0]
-            for i, c in conv.items()
-            if "_" in c or "-" in c
-        }
-        counts = pd.Series(list(prefix.values())).value_counts() if prefix else pd.Series(dtype=int)
-        if len(prefix) == len(self.items) and len(counts) > 1 and counts.min() >= 2:
-            return prefix
-        return {}
-
-    def groups(self) -> dict[str, str]:
-        """item id → cross-validation group: the **user** where conv ids name system and user
-        (``kbrd_redial_<user id>``: an arena battle is one user talking to two systems, so both dialogues
-        must fall on the same side of a split), else the dialogue."""
-        systems = self.systems()
-        out = {}
-        for it in self.items:
-            conv, system = it.id.split("#")[0], systems.get(it.id)
-            out[it.id] = (
-                "user:" + conv[len(system) + 1 :] if system and conv.startswith(system) else conv
-            )
-        return out
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def summary(self) -> dict:
-        return {
-            "items": len(self.items),
-            "level": self.level,
-            "systems": len(set(self.systems().values())),
-            **{
-                f"{a} (scale {lo:g}–{hi:g}{', observed' if self.observed_scales else ''})": sum(
-                    a in it.labels for it in self.items
-                )
-                for a in self.aspects
-                for lo, hi in [self.scale(a)]
-            },
-        }
-
-    def preview(self, n: int = 1) -> str:
-        out = []
-        for it in self.items[: max(n, 1)]:
-            lines = [
-                f"{'>>> ' if k == it.target else ''}{u.role.value}: {u.text[:100]}"
-                for k, u in enumerate(it.dialogue.utterances)
-            ]
-            out.append(f"{it.id} {it.labels}\n" + "\n".join(lines[:12]))
-        return "\n\n".join(out)
 
 
 def _json(path: Path, level: Level, raw) -> JudgedSet:
@@ -479,7 +387,7 @@ def load_judged(path: str | Path, level: Level = "dialogue") -> JudgedSet:
     line with rating columns (:mod:`crseval.data.turn_table`), or ``sample``: the bundled dialogues with
     their simulated raters' mean ratings."""
     if str(path) == "sample":
-        from crseval.data.sample import judged
+        from crseval.data.bundled import judged
 
         return judged(level)
     p = existing(path, "judged dialogues")

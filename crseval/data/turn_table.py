@@ -147,7 +147,7 @@ def judged_set(path: Path, level: str):
     item, its ratings the labels, the scale the observed range."""
     from crseval.core.types import Dialogue, Role, Utterance
     from crseval.data.io import dataset_info
-    from crseval.data.judged import JudgedItem, JudgedSet
+    from crseval.data.judged_types import JudgedItem, JudgedSet
 
     if level != "dialogue":
         raise CrsevalError(

@@ -31,7 +31,8 @@ from sklearn.model_selection import GroupKFold
 from crseval.core.errors import CrsevalError
 from crseval.core.signature import content_hash, stable_json
 from crseval.core.version import __version__
-from crseval.data.judged import JudgedItem, JudgedSet, aspect_key
+from crseval.data.judged import aspect_key
+from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.core.types import Dialogue
 from crseval.judge.decomposed import AGGREGATES, HIDDEN, aggregate, ask
 from crseval.judge.judging import Judge

@@ -18,7 +18,8 @@ from crseval.core.job import JobSpec, Progress
 from crseval.core.output import Output
 from crseval.data.io import dataset_info
 from crseval.core.registry import shown_columns
-from crseval.data.judged import JudgedItem, JudgedSet, aspect_key, load_judged, load_predictions
+from crseval.data.judged import aspect_key, load_judged, load_predictions
+from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.judge.calibrated import (
     CalibratedJudge,
     design_name,

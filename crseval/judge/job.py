@@ -21,7 +21,8 @@ from crseval.core.output import Output
 from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
 from crseval.data.io import dataset_info
-from crseval.data.judged import JudgedItem, JudgedSet, load_judged, load_predictions
+from crseval.data.judged import load_judged, load_predictions
+from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.judge.config import PanelConfig
 from crseval.judge.decomposed import STATES_FIX, stateless
 from crseval.judge.judging import Judge, judge_items

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.types import Ratings
-from crseval.data.judged import JudgedSet
+from crseval.data.judged_types import JudgedSet
 from crseval.judge.panel import panel_ratings
 from crseval.reliability.analysis import reliability_table
 from crseval.plotting import OKABE_ITO, plt, save, style

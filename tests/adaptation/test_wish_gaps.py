@@ -4,7 +4,8 @@
 import pytest
 
 from crseval.adaptation.following import Following
-from crseval.adaptation.wish_gaps import category, extra_wishes, gap_table, gaps
+from crseval.adaptation.extra_wishes import extra_wishes
+from crseval.adaptation.wish_gaps import category, gap_table, gaps
 from crseval.data.kb import load_kb
 
 

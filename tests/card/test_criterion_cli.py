@@ -121,7 +121,7 @@ def test_bad_input_is_named_in_one_line(tmp_path):
 
 @pytest.mark.slow  # four parts on 368 real dialogues: ~45 s
 def test_on_crsarena_dial_the_default_command_gives_the_figures_every_card_ships(tmp_path):
-    from crseval.card.criterion import measures
+    from crseval.card.criterion_tables import measures
     from crseval.card.metrics import CRITERION
     from crseval.card.real_users import SHIPPED
 

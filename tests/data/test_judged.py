@@ -242,7 +242,7 @@ def test_the_bundled_sample_is_labelled_with_its_raters_mean():
     (checked against the CSV read by hand)."""
     import csv
 
-    from crseval.data.sample import sample_dir
+    from crseval.data.bundled import sample_dir
 
     rows = list(csv.DictReader(open(sample_dir() / "ratings.csv")))
     s01 = [float(r["satisfaction"]) for r in rows if r["item"] == "s01"]

@@ -11,7 +11,7 @@ from sklearn.preprocessing import StandardScaler
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo
-from crseval.data.judged import JudgedItem, JudgedSet
+from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.judge.calibrated import (
     CalibratedJudge,
     feature_matrix,
@@ -137,7 +137,7 @@ def test_a_judge_knows_its_training_items_by_content_not_by_id_or_file():
 
 def test_pooling_maps_scales_and_centres_each_set():
     from crseval.data.io import DatasetInfo
-    from crseval.data.judged import JudgedSet
+    from crseval.data.judged_types import JudgedSet
     from crseval.judge.fit import _pooled
 
     a = JudgedSet(DatasetInfo("a", "-", "0"), "dialogue", _items(10, 1), {"overall": (1.0, 5.0)})

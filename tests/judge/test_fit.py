@@ -6,7 +6,8 @@ import json
 import pytest
 
 from crseval.data.io import DatasetInfo
-from crseval.data.judged import JudgedSet, load_judged
+from crseval.data.judged import load_judged
+from crseval.data.judged_types import JudgedSet
 from crseval.judge.calibrated import CalibratedJudge, item_hash
 from crseval.judge.fit import _load
 

@@ -1,12 +1,11 @@
 """The judge meta-evaluation job recovers a known-good judge and reports panels."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo
-from crseval.data.judged import JudgedItem, JudgedSet
+from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.core.output import Output
 from crseval.judge.job import meta_eval_into
 from crseval.judge.judging import Judge

@@ -5,7 +5,7 @@ import pytest
 
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo
-from crseval.data.judged import JudgedItem, JudgedSet
+from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm import ChatResponse, LLMClient
 from crseval.llm.scripted import ScriptedBackend

@@ -12,7 +12,7 @@ from sklearn.preprocessing import StandardScaler
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
-from crseval.data.judged import JudgedItem
+from crseval.data.judged_types import JudgedItem
 from crseval.judge.calibrated import CalibratedJudge, feature_names, fit_aspect
 from crseval.judge.turn_model import (
     ALPHAS,

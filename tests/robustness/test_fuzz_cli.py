@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import crseval.core.files as files
 from crseval.cli.main import app
-from crseval.data.sample import sample_dir
+from crseval.data.bundled import sample_dir
 from crseval.llm import llamacpp
 from crseval.llm.scripted import ScriptedBackend
 

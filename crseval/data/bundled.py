@@ -133,7 +133,7 @@ def load_serendipity_csv(path: Path, movies: ItemCatalog) -> SerendipityStudy:
 
 def judged(level: str):
     """The bundled dialogues labelled with each dimension's mean over the bundled raters (1–5)."""
-    from crseval.data.judged import JudgedItem, JudgedSet
+    from crseval.data.judged_types import JudgedItem, JudgedSet
 
     if level != "dialogue":
         raise CrsevalError(
