@@ -80,36 +80,29 @@ def execute(
     store.begin(provenance(job.name, config))
     try:
         with collecting() as clients:
-            result = job.run(config, store, progress)
-            if isinstance(result, Output):  # computed in memory: the runner writes, signs, reports
-                result = write_output(store, job.name, config, result)
+            output = job.run(config, store, progress)
         if clients:
-            _usage_into(store, clients)
+            _usage_into(output, clients)
+        result = write_output(store, job.name, config, output)
     finally:
         store.close()
-    if store.path(
-        "signature.json"
-    ).is_file():  # the job's fields behind the identity derived from config.json
-        result.signature = {
-            k: v for k, v in store.read_json("signature.json").items() if k != "line"
-        }
     result.report = write_report(store.root, job.report_title)
     written = load_run(store.root)
     result.tables, result.records = written.tables, written.records  # read when asked for
     return result
 
 
-def _usage_into(store, clients) -> None:
+def _usage_into(output: Output, clients) -> None:
     """The run's ``llm_usage`` table and its report section."""
     from crseval.llm.usage import usage_table
 
-    store.write_table("llm_usage", usage_table(clients))
-    store.add_section(
+    output.table("llm_usage", usage_table(clients))
+    output.section(
         "LLM usage",
         "What this run asked of its LLMs, per role: requests that reached the backend (retries included), "
         "cache hits, failures, tokens, seconds inside calls and, where the LLM config gives prices per "
         "million tokens (price_input, price_output), the cost.",
-        tables=[("llm_usage", "LLM usage per role")],
+        tables=["llm_usage"],
     )
 
 

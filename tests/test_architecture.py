@@ -1,5 +1,5 @@
 """The architecture, checked: the layer contract (import-linter; derived from the declarations), no import cycle between
-crseval's subpackages (imports inside functions included), small functions and modules."""
+crseval's subpackages or modules (imports inside functions included), small functions and modules."""
 
 import ast
 from collections import defaultdict
@@ -61,6 +61,20 @@ def test_no_import_cycle_between_subpackages():
 
     cycles = sorted(a for a in list(edges) if reaches(a, a, {a}))
     assert not cycles, f"subpackages on an import cycle: {cycles}"
+
+
+def test_no_import_cycle_between_modules():
+    """No module imports, directly or through others, a module that imports it — imports inside
+    functions included (only those under ``TYPE_CHECKING`` are not run, so not counted)."""
+    from graphlib import CycleError, TopologicalSorter
+
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("crseval", exclude_type_checking_imports=True)
+    imports = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    try:
+        TopologicalSorter(imports).prepare()
+    except CycleError as e:
+        pytest.fail(f"modules on an import cycle: {' → '.join(e.args[1])}")
 
 
 def _logical_lines(node: ast.AST) -> int:

@@ -1,4 +1,4 @@
-"""The one shape every capability's job has: ``run(config, store, progress) -> Result``.
+"""The one shape every capability's job has: ``run(config, store, progress) -> Output``.
 
 ``config`` is a pydantic model declared once per job (fields, defaults, validation, help text: the CLI
 builds its options from it, TOML files and the Python API validate against it); ``store`` is the run
@@ -6,8 +6,7 @@ directory (:class:`crseval.runs.RunStore`: its records, for resuming, and its LL
 ``progress(description, total)`` returns an ``advance(n)`` callback. A job computes and returns an
 :class:`crseval.core.output.Output` — its tables, figures, report sections and the signature fields it
 resolved — which the runner (``crseval/api.py: execute``) writes, checks, signs and reports as the job's
-:class:`Result`; jobs not yet moved to it write their own files and return the Result. The CLI, the demo
-and :func:`crseval.evaluate` only parse and dispatch.
+:class:`Result`. The CLI, the demo and :func:`crseval.evaluate` only parse and dispatch.
 """
 
 from __future__ import annotations
@@ -74,7 +73,7 @@ class JobSpec:
 
     name: str
     config: type[BaseModel]
-    run: Callable[[Any, Any, Progress], Any]  # → Output (or, written by the job itself, Result)
+    run: Callable[[Any, Any, Progress], Any]  # → crseval.core.output.Output
     default: str | Callable[[Any], Path]
     help: str
     report_title: str

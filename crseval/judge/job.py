@@ -342,7 +342,7 @@ def _tables(
             out.table("judge_panel_gain", gain)
 
 
-def _add_section(
+def _section(
     store: RunStore,
     out: Output,
     table: pd.DataFrame,
@@ -496,7 +496,7 @@ def meta_eval_into(
         extra.setdefault(aspect, {})[f"published: {reference.stem}"] = series
     table = meta_eval_table(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
     _tables(out, table, records, subset, aspects, extra, judges, human, n_boot, seed)
-    _add_section(
+    _section(
         store,
         out,
         table,

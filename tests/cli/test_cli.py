@@ -84,7 +84,7 @@ def test_llm_chat_rate_and_config_file(tmp_path):
     assert abs(sum(out["probs"].values()) - 1) < 1e-9
 
 
-@pytest.mark.slow  # the whole demo twice (fresh, resumed) and its LaTeX: ~1 min
+@pytest.mark.slow  # the whole demo three times (fresh, rerun, resumed) and its LaTeX: ~1.5 min
 def test_demo_with_scripted_backend_writes_a_report(tmp_path, monkeypatch):
     """Also the suite's check that every capability's figures are written (other tests lay them out only)."""
     out = crseval("demo", "--backend", "scripted", "--out", str(tmp_path / "demo"), env=FIGURES)
@@ -111,6 +111,8 @@ def test_demo_with_scripted_backend_writes_a_report(tmp_path, monkeypatch):
         _every_report_column_is_described(run / part)
         for name in listed_figures(run / part):
             assert (run / part / "figures" / f"{name}.png").is_file(), (part, name)
+    # the same job again from its config.json: every table identical
+    assert "every table identical" in crseval("rerun", str(run)).stderr
     crseval("report", str(run), "--latex")
     assert "\\input{card}" in (run / "paper" / "main.tex").read_text()
     assert "\\includegraphics" in (run / "paper" / "main.tex").read_text()
