@@ -3,8 +3,10 @@ For every metric with a direction and every (follower, other reference CRS) pair
 AUC — the chance that a session of the follower scores better, in the metric's own direction — with a 95 %
 CI from resampling sessions, and whether the expected ordering held. ``shift run --known-groups`` adds the
 reference CRSs (:mod:`crseval.simulation.references`) to a run and reports this beside its metrics;
-``crseval shift known-groups`` repeats it over several dialogue lengths. The tables are declared with the
-card's (``crseval/card/metrics.py``: ``known_groups``, ``known_groups_summary``)."""
+``crseval shift known-groups`` repeats it over several dialogue lengths, and the report card measures each
+of its rows on the pair it names (:data:`FOLLOWS`, :data:`GROUNDS`). This module owns the groups, their
+expected order, the checks and their tables; the AUC is ``crseval/stats/paired.py: known_groups_auc``;
+the AUC and the tables are declared in ``crseval/adaptation/metrics.py``."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.plotting import plt, save, style
 from crseval.simulation.references import BEHAVIOUR, NAMES
 
 if TYPE_CHECKING:
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from crseval.core.output import Output
 
 FOLLOWER = "template"
+FOLLOWS = (
+    FOLLOWER,
+    "stubborn",
+)  # (expected better, expected worse): follows the user / ignores the user
+GROUNDS = (FOLLOWER, "hallucinator")  # names catalogue films / names made-up films
 # what a group is known to get wrong; a metric named here is only expected to separate these groups
 ONLY = {"follow.hallucination_rate": ("hallucinator",)}
 NOT_EXPECTED = (
@@ -115,6 +121,8 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def plot_known_groups(pairs: pd.DataFrame, path: Path) -> None:
     """A heatmap: metrics (rows) × (other CRS, length) (columns), the AUC of the follower against it."""
+    from crseval.plotting import plt, save, style
+
     style()
     wide = pairs.pivot_table(index="label", columns=["worse", "turns"], values="auc", sort=False)
     fig, ax = plt.subplots(figsize=(1.2 + 0.42 * wide.shape[1], 0.9 + 0.32 * wide.shape[0]))

@@ -554,3 +554,30 @@ table(
     capability=C,
     columns=["precision", "recall", "f1", "detected", "true"],
 )
+
+# known groups (crseval/adaptation/known_groups.py): the AUC, every check and its summary per metric
+metric(
+    "auc",
+    "Known groups: the probability that a session of the CRS that follows the user (template) scores "
+    "better than one of the CRS that ignores the user (stubborn), in the metric's own direction; ties "
+    "count half; .5 = no separation",
+    label="known-groups AUC",
+    capability=C,
+    scale="0–1",
+)
+table(
+    "known_groups",
+    ["metric", "turns", "worse"],
+    "every known-groups check: a metric, a dialogue length, the follower against one other CRS",
+    capability=C,
+    headline=["metric", "turns", "worse", "auc", "auc_lo", "auc_hi", "verdict"],
+    columns=["label", "turns", "better", "auc", "auc_lo", "auc_hi", "n", "verdict"],
+)
+table(
+    "known_groups_summary",
+    ["metric"],
+    "per metric: its known-groups checks held, reversed, the smallest AUC and where",
+    capability=C,
+    headline=["metric", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
+    columns=["label", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
+)

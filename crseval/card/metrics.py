@@ -1,5 +1,5 @@
-"""The report card's tables and its two numbers of its own (the paired difference and the known-groups
-AUC), declared once. Every score on the card is a metric some capability declares; the card names them in
+"""The report card's tables and its number of its own (the paired difference), declared once (the
+known-groups AUC is the shift room's: ``crseval/adaptation/metrics.py``). Every score on the card is a metric some capability declares; the card names them in
 :data:`crseval.card.scores.ROWS`."""
 
 from crseval.core.registry import register_metric as metric, register_table as table
@@ -14,15 +14,6 @@ metric(
     higher_is_better=None,
     scale="the metric's own",
     capability=C,
-)
-metric(
-    "auc",
-    "Known groups: the probability that a session of the CRS that follows the user (template) scores "
-    "better than one of the CRS that ignores the user (stubborn), in the metric's own direction; ties "
-    "count half; .5 = no separation",
-    label="known-groups AUC",
-    capability=C,
-    scale="0–1",
 )
 # what the criterion says of a metric, in the order crseval/card/real_users.py: SHIPPED holds it
 CRITERION = (
@@ -109,7 +100,7 @@ table(
     columns=[
         "dimension",
         "label",
-        "auc",
+        "shift.auc",
         "auc_lo",
         "auc_hi",
         "n",
@@ -117,22 +108,6 @@ table(
         "evidence",
         *CRITERION,
     ],
-)
-table(
-    "known_groups",
-    ["metric", "turns", "worse"],
-    "every known-groups check: a metric, a dialogue length, the follower against one other CRS",
-    capability=C,
-    headline=["metric", "turns", "worse", "auc", "auc_lo", "auc_hi", "verdict"],
-    columns=["label", "turns", "better", "auc", "auc_lo", "auc_hi", "n", "verdict"],
-)
-table(
-    "known_groups_summary",
-    ["metric"],
-    "per metric: its known-groups checks held, reversed, the smallest AUC and where",
-    capability=C,
-    headline=["metric", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
-    columns=["label", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
 )
 metric(
     "label_auc",

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FOLLOWS = ("template", "stubborn")  # follows the user / ignores the user
-GROUNDS = ("template", "hallucinator")  # names catalogue films / names made-up films
+from crseval.adaptation.known_groups import FOLLOWS, GROUNDS
 
 
 @dataclass(frozen=True)
