@@ -50,11 +50,6 @@ def measures(judge: bool) -> list[tuple[str, str, str, bool]]:
     return card + [(*e, False) for e in (*EXTRA, *judged)]
 
 
-def _user(ids: pd.Series, systems: pd.Series) -> list[str]:
-    """A dialogue's user: its id less the system's name (CRSArena-Dial ``{crs}_{user}``, ``{model}|{session}``)."""
-    return [i.removeprefix(f"{s}_").removeprefix(f"{s}|") for i, s in zip(ids, systems)]
-
-
 def dialogue_units(units: dict[str, list[pd.DataFrame]], label: str, judge: bool) -> pd.DataFrame:
     """One row per dialogue: system, user, the users' label and every measure."""
     words = pd.concat(units["dialogues"], ignore_index=True)
@@ -66,7 +61,9 @@ def dialogue_units(units: dict[str, list[pd.DataFrame]], label: str, judge: bool
             field="label",
             expected="one of: " + (", ".join(labels) or "none (the data labels no dialogue)"),
         )
-    words = words.assign(user=_user(words["dialogue"], words["system"]))
+    # the user: the session the layout pairs a battle's two dialogues on, else each dialogue its own
+    user = words["session"] if "session" in words else words["dialogue"]
+    words = words.assign(user=user.astype(str))
     shift = pd.concat(units["shift"], ignore_index=True).rename(
         columns={"model": "system", "session": "user_session"}
     )

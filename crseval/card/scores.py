@@ -56,7 +56,8 @@ def units(read: Reader, row: Row, part: str, system: str) -> pd.DataFrame:
     else:
         t = read(part, "dialogue_metrics")
         t = t[t["system"] == system]
-        unit = t["dialogue"].str.rpartition("|")[2].astype(int)
+        # a run written before dialogue_metrics held the session: the id's "{model}|{session}"
+        unit = t["session"] if "session" in t else t["dialogue"].str.rpartition("|")[2].astype(int)
     if row.column not in t:
         return pd.DataFrame({"unit": [], "total": [], "weight": []})
     return pd.DataFrame(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
@@ -24,6 +25,9 @@ class SourcedDialogue:
     dialogue: Dialogue
     system: str
     labels: dict[str, float] = field(default_factory=dict)
+    # session logs: the session, which the layout pairs across systems (a crseval run's simulated user
+    # index; the user of an arena battle); None where the layout has none
+    session: Any = None
 
     @property
     def id(self) -> str:
@@ -129,15 +133,17 @@ def read_dialogues(path: str | Path, layout: str = "auto") -> DialogueSource:
         return DialogueSource(
             js.info,
             f"judged:{js.info.name}",
-            [
-                SourcedDialogue(
-                    it.dialogue, it.system or systems.get(it.id, js.info.name), it.labels
-                )
-                for it in js.items
-            ],
+            [_judged(it, it.system or systems.get(it.id, js.info.name)) for it in js.items],
             scales={a: js.scale(a) for a in js.aspects},
         )
     return _sessions(p)
+
+
+def _judged(item, system: str) -> SourcedDialogue:
+    """A labelled dialogue; its session the user where the id is ``{system}_{user}`` (CRSArena-Dial's
+    conversation ids: a battle's two dialogues share the user)."""
+    user = item.id.removeprefix(f"{system}_") if item.id.startswith(f"{system}_") else None
+    return SourcedDialogue(item.dialogue, system, item.labels, user)
 
 
 def _sessions(p: Path) -> DialogueSource:
@@ -157,6 +163,11 @@ def _sessions(p: Path) -> DialogueSource:
         ]
         labels = {f"judge-{k}": v for k, v in (r.get("judge_scores") or {}).items()}
         out.append(
-            SourcedDialogue(Dialogue.from_utterances(str(r["key"]), utts), str(r["model"]), labels)
+            SourcedDialogue(
+                Dialogue.from_utterances(str(r["key"]), utts),
+                str(r["model"]),
+                labels,
+                r.get("session"),
+            )
         )
     return DialogueSource(info, "sessions", out)

@@ -185,6 +185,9 @@ def measure_into(
     if labels:
         lab = pd.DataFrame([{"dialogue": d.id, **d.labels} for s in sources for d in s.dialogues])
         dialogues = dialogues.merge(lab.drop_duplicates("dialogue"), on="dialogue", how="left")
+    sessions = {d.id: d.session for s in sources for d in s.dialogues}
+    if None not in sessions.values():  # session logs: the unit a manifest pairs systems on
+        dialogues.insert(2, "session", dialogues["dialogue"].map(sessions))
     systems = system_table(dialogues, turns, len(catalog))
     shown = turns.assign(
         items=turns["items"].str.join("; "), titles=turns["titles"].str.join("; ")

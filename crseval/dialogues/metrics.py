@@ -43,6 +43,7 @@ table(
     headline=["system", "dialogue", *HEAD],
     columns=[
         "system",
+        "session",
         "system_turns",
         "grounded",
         "out_of_catalogue",
