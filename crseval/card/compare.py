@@ -60,11 +60,11 @@ def compare_cards(
         for k in SAME
         if getattr(ca, k) != getattr(cb, k)
     ]
-    out = []
+    out, read_a, read_b = [], _reader(a), _reader(b)
     for i, row in enumerate(rows(ca.with_llm and cb.with_llm)):
         spec = get_metric(row.metric, row.capability)
-        ua = units(_reader(a), row, part_of(row, sa), sa)
-        ub = units(_reader(b), row, part_of(row, sb), sb)
+        ua = units(read_a, row, part_of(row, sa), sa)
+        ub = units(read_b, row, part_of(row, sb), sb)
         both = ua.merge(ub, on="unit", suffixes=("_a", "_b"))
         d = paired_difference(
             both["total_b"], both["total_a"], both["weight_b"], both["weight_a"],
@@ -86,7 +86,6 @@ def compare_cards(
     return table, notes
 
 
-@cache
 def _reader(card: Path):
     """(part, table) → a finished card's part table, each run directory opened once."""
     from crseval.runs.view import load_run

@@ -160,13 +160,12 @@ def parts(config: CriterionConfig, inputs: dict[str, str]) -> list[Part]:
 
 
 def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Output:
-    from crseval.card.manifest import Parts, execute_parts
+    from crseval.card.manifest import Parts
 
     inputs = _split(config, store)
     done = Parts(parts(config, inputs))
     units = {"dialogues": [], "shift": []}
-    for part, result in execute_parts(done.manifest, store, progress):
-        done.results[part.name] = result
+    for part, result in done.run(store, progress):
         kind = part.job.split(".")[0]  # dialogues or shift
         units[kind].append(result.tables[PER_DIALOGUE[kind]])
     out = Output(

@@ -21,15 +21,10 @@ def run_parts(
     config: CardConfig, store: RunStore, progress: Progress, more: Sequence[Part] = ()
 ) -> Parts:
     """Run the card's parts and ``more`` (the demo's other capabilities) into ``store``, in turn."""
-    from crseval.card.manifest import execute_parts
-
     done = Parts([*parts(config, store.root), *more])
-    for part, result in execute_parts(done.manifest, store, progress):
+    for part, result in done.run(store, progress):
         if part.name == "shift":
             _refuse_if_the_crs_never_answered(result, config.system)
-        if result.failures:
-            done.failures.append(f"{part.name}: {result.failures}")
-        done.results[part.name] = result
     return done
 
 

@@ -98,12 +98,11 @@ def parts(config: KnownGroupsConfig, root: Path) -> list[Part]:
 
 def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Output:
     from crseval.adaptation.user_validity import simulator_evidence
-    from crseval.card.manifest import Parts, execute_parts
+    from crseval.card.manifest import Parts
     from crseval.simulation.config import SimulatorSection
 
     tables, done = [], Parts(parts(config, store.root))
-    for i, (part, result) in enumerate(execute_parts(done.manifest, store, progress)):
-        done.results[part.name] = result
+    for i, (part, result) in enumerate(done.run(store, progress)):
         sessions = result.tables["shift_sessions"]
         pairs = pair_table(sessions, part.config["turns"], config.n_boot, config.seed + i)
         if part.name == "judged":  # its other metrics are checked at full size already

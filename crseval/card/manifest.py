@@ -46,6 +46,14 @@ class Parts:
     results: dict[str, Result] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
 
+    def run(self, store: RunStore, progress: Progress) -> Iterator[tuple[Part, Result]]:
+        """Run the manifest part by part (:func:`execute_parts`), keeping each result and what failed."""
+        for part, result in execute_parts(self.manifest, store, progress):
+            self.results[part.name] = result
+            if result.failures:
+                self.failures.append(f"{part.name}: {result.failures}")
+            yield part, result
+
     def table(self, part: str, name: str) -> pd.DataFrame:
         """A part's table, as its run wrote it (each read once)."""
         return self.results[part].tables[name]
