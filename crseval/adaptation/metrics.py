@@ -10,7 +10,12 @@ from dataclasses import dataclass
 
 from crseval.adaptation.tas import TASParams
 from crseval.core.capability import declare_capability
-from crseval.core.registry import METRICS, register_metric as metric, register_table as table
+from crseval.core.registry import (
+    METRICS,
+    register_metric as metric,
+    register_table as table,
+    register_columns,
+)
 
 
 @dataclass(frozen=True)
@@ -362,6 +367,10 @@ table(
     "one row per turn of every session: the user's and the system's words, events, constraints",
     capability=C,
     columns=["user", "system", "event", "constraints", "session_tas"],
+    context={
+        "user": ("user", "the simulated user's words at this turn"),
+        "system": ("system", "the CRS's words at this turn"),
+    },
 )
 table(
     "model_metrics",
@@ -397,6 +406,7 @@ table(
     ["automatic", "judge"],
     "per-session correlation of each automatic metric with each judge aspect",
     capability=C,
+    context={"judge": ("judge aspect", "the judge's aspect the metric is correlated with")},
     columns=["n", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"],
 )
 table(
@@ -580,4 +590,154 @@ table(
     capability=C,
     headline=["metric", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
     columns=["label", "checks", "held", "reversed", "auc_min", "worst", "verdict"],
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "precision": ("precision", "detected shifts that match a simulated (true) shift"),
+        "recall": ("recall", "simulated shifts that were detected"),
+        "better": ("expected better", "the system a metric should rank higher (known groups)"),
+        "worse": ("expected worse", "the system a metric should rank lower (known groups)"),
+        "checks": ("checks", "known-groups checks of the metric (other CRSs × lengths)"),
+        "held": ("held", "checks where the expected ordering held (the AUC's CI above .5)"),
+        "reversed": ("reversed", "checks where the opposite ordering held (the AUC's CI below .5)"),
+        "auc_min": ("smallest AUC", "the metric's smallest known-groups AUC"),
+        "worst": ("worst check", "the other CRS and length of the smallest AUC"),
+        "event": (
+            "event",
+            "what the turn holds: a true (simulated) shift, a detected shift, a recovery",
+        ),
+        "constraints": ("constraints", "the simulated user's active preferences at the turn"),
+        "session_tas": ("session TAS", "TAS of the whole session the turn belongs to"),
+        "true_genre": ("start genre", "the genre the simulated user starts from"),
+        "error": ("error", "why the rating, response or session failed (empty when it did not)"),
+        "judge_failures": (
+            "judge failures",
+            "judge ratings of the session that failed (recorded, not imputed)",
+        ),
+        "detected": ("detected", "shifts detected"),
+        "true_positive": ("true positives", "detected shifts that match a true shift"),
+        "automatic": ("automatic metric", "automatic (TAS family) metric"),
+        "source": (
+            "source",
+            "simulated model, or the human split half (the floor a perfect simulator reaches)",
+        ),
+        "user_turns": ("user turns", "simulated user turns"),
+        "sessions": ("sessions", "sessions the value is computed on"),
+        "leaked_turns": (
+            "leaked turns",
+            "user turns naming a catalogue title the CRS had not named yet",
+        ),
+        "leak_turn_share": (
+            "leak share",
+            "share of user turns that name a title before the CRS does",
+        ),
+        "sessions_with_leak": (
+            "sessions with leak",
+            "share of sessions with at least one leaked turn",
+        ),
+        "kind": ("kind", "kind of logged shift (genre, year, actor, …)"),
+        "shifts": ("shifts", "shifts the simulator logged"),
+        "stated_share": ("stated", "share of logged shifts whose new value the user's words state"),
+        "reverted_share": (
+            "reverted",
+            "share of logged shifts whose old value the user names again before the next",
+        ),
+        "shifts_stated": (
+            "shifts stated",
+            "share of logged shifts whose new value the user's words state",
+        ),
+        "shifts_reverted": (
+            "shifts reverted",
+            "share of logged shifts whose old value comes back before the next",
+        ),
+        "turns": ("turns", "turns the value is computed on"),
+        "words_per_turn": ("words/turn", "mean words per user turn"),
+        "human_words_per_turn": ("human words/turn", "mean words per human seeker turn"),
+        "unseen_vocabulary": (
+            "unseen vocabulary",
+            "share of the simulated users' words no human seeker used",
+        ),
+        "act_tv_distance": (
+            "act distance",
+            "total-variation distance between the dialogue-act mixes (0 = same)",
+        ),
+        "user_feature": (
+            "feature",
+            "a user-turn cue (words per turn; shares of turns with a question, a title, acceptance, rejection "
+            "or complaint, a greeting, thanks, a closing) or turns (user turns per dialogue)",
+        ),
+        "simulated": ("simulated", "the simulated users' value"),
+        "real": ("real users", "the real users' value"),
+        "gap": ("gap", "|simulated − real|"),
+        "human_floor": (
+            "human floor",
+            "mean |half − half| between two random halves of the real users (split by user, 20 splits)",
+        ),
+        "within_floor": ("within floor", "the gap is at most twice the human floor"),
+        "compared": (
+            "compared",
+            "whose turns the row sets against the real users': simulated users, another human source, or "
+            "the floor (two halves of the real users)",
+        ),
+        "real_turns": ("real turns", "real user turns the classifier saw"),
+        "real_diff": (
+            "real Δ",
+            "mean over battles: with the CRS the user voted for − the one voted against",
+        ),
+        "real_lo": ("real Δ low", "lower end of its 95 % bootstrap CI"),
+        "real_hi": ("real Δ high", "upper end of its 95 % bootstrap CI"),
+        "real_pairs": ("battles", "decided battles both of whose dialogues are in the reference"),
+        "sim_diff": (
+            "simulated Δ",
+            "mean over simulated users: with the follower − with the ignorer",
+        ),
+        "sim_lo": ("simulated Δ low", "lower end of its 95 % bootstrap CI"),
+        "sim_hi": ("simulated Δ high", "upper end of its 95 % bootstrap CI"),
+        "sim_pairs": ("simulated users", "simulated users who met both CRSs"),
+        "sign_agrees": ("same sign", "the simulated difference has the real one's sign"),
+        "real_clear": ("real Δ clear", "the real difference's 95 % CI excludes 0"),
+        "satisfied": ("satisfied", "share of dialogues ending with the user satisfied"),
+        "frustrated": ("frustrated", "share of dialogues ending with the user frustrated"),
+        "still_open": (
+            "open",
+            "share of simulated sessions that reached their length with the user still talking",
+        ),
+        "frechet": (
+            "Fréchet distance",
+            "Fréchet distance between sentence-embedding distributions (lower = closer)",
+        ),
+        "sim_shift": (
+            "similarity threshold",
+            "a shift when consecutive user turns are less similar than this",
+        ),
+        "jaccard_shift": (
+            "Jaccard threshold",
+            "a shift when their topic overlap is lower than this",
+        ),
+        "verified": (
+            "verified measure",
+            "the verified preference-following measure the metric is correlated with",
+        ),
+        "k_sessions": ("k", "repeated sessions of one simulated user that must all succeed"),
+        "pass_k": (
+            "pass^k",
+            "chance that k repeated sessions of the same simulated user all succeed (every shift "
+            "followed), mean over users of C(successes, k) / C(sessions, k)",
+        ),
+        "users": ("users", "simulated users (each met the CRS in several sessions)"),
+        "file": ("file", "the file the row was read from"),
+        "in_scale": ("in scale", "the score lies on the scale the study declared"),
+        "published": ("published", "the value the study published"),
+        "reproduced": ("reproduced", "crseval's value on the study's logs"),
+        "abs_diff": ("|difference|", "absolute difference of published and reproduced"),
+        **{
+            f"act_{a}": (f"act: {a}", f"share of user turns whose rule-based dialogue act is {a}")
+            for a in ("greeting", "question", "request", "feedback", "other")
+        },
+        "line": ("line", "line of the score in the study's file"),
+        "true": ("true", "shifts the simulator logged (ground truth)"),
+    },
 )

@@ -1,7 +1,12 @@
 """Arena metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table, with_ci
+from crseval.core.registry import (
+    register_metric as metric,
+    register_table as table,
+    with_ci,
+    register_columns,
+)
 
 C = "arena"
 
@@ -203,4 +208,42 @@ table(
         "p_crs1_second",
         "position_consistent",
     ],
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "vote_set": (
+            "vote set",
+            "the votes the row is computed from (a file, or all files combined)",
+        ),
+        "vote_set_a": ("vote set A", "first vote set"),
+        "vote_set_b": ("vote set B", "second vote set"),
+        "opponent": ("opponent", "the other system of the pair"),
+        "rank_lo": ("rank low", "best rank in the 95 % bootstrap interval"),
+        "rank_hi": ("rank high", "worst rank in the 95 % bootstrap interval"),
+        "direct_pairs": ("direct pairs", "system pairs with a decisive majority in both vote sets"),
+        "crs1": ("system 1", "first system of the voted pair"),
+        "crs2": ("system 2", "second system of the voted pair"),
+        "vote": ("vote", "the winning system, or tie"),
+        "feedback": ("feedback", "the voter's free-text feedback, where given"),
+        "p_crs1_first": (
+            "P(1 better), 1 first",
+            "the judge's probability that system 1's dialogue is better, read first",
+        ),
+        "p_crs1_second": (
+            "P(1 better), 1 second",
+            "the same with system 1's dialogue read second (position swap)",
+        ),
+        "position_consistent": (
+            "position consistent",
+            "both orders prefer the same dialogue (else the vote is a tie)",
+        ),
+        "davidson_nu": (
+            "Davidson ν",
+            "tie parameter of Davidson's model: P(tie) = ν√(πᵢπⱼ) / (πᵢ + πⱼ + ν√(πᵢπⱼ))",
+        ),
+        "line": ("line", "line of the vote in its file (the vote order)"),
+    },
 )

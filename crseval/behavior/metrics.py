@@ -1,7 +1,11 @@
 """Behavior-alignment metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.registry import (
+    register_metric as metric,
+    register_table as table,
+    register_columns,
+)
 
 C = "behavior"
 
@@ -320,4 +324,66 @@ table(
     "strategy taggers against the human labels",
     capability=C,
     columns=["sentences", "unparsed", "accuracy", "kappa"],
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "system": ("system", "the system's (CRS) response at the same turn"),
+        "label": ("strategy", "the labelled strategy"),
+        "value": ("value", "the metric's value"),
+        "human_share": (
+            "human share",
+            "share of the human recommender's responses with this strategy",
+        ),
+        "system_share": ("system share", "share of the system's responses with this strategy"),
+        "strategy": ("strategy", "INSPIRED recommendation strategy"),
+        "human_label": (
+            "human strategy",
+            "strategy of the human recommender's response (label or tagger)",
+        ),
+        "system_label": (
+            "system strategy",
+            "strategy of the system's response (strategy classifier)",
+        ),
+        "human_labels": (
+            "human sentence strategies",
+            "strategies of the human turn's labelled sentences, in order",
+        ),
+        "system_sentence_labels": (
+            "system sentence strategies",
+            "strategy of each sentence of the system's response (strategy classifier)",
+        ),
+        "system_recommends": ("system recommends", "the system's response names a movie"),
+        "design": (
+            "design",
+            "pair-classifier design (Original, Mixed-hard) or protocol the row measures",
+        ),
+        "encoder": ("encoder", "sentence encoder of the pair classifier (frozen or fine-tuned)"),
+        "fold accuracy": (
+            "fold accuracy",
+            "accuracy per cross-validation fold, or the pairs a single score used",
+        ),
+        "measure": ("measure", "what the row measures"),
+        "sentences": ("sentences", "labelled sentences the value is computed on"),
+        "texts": ("texts", "distinct sentence texts among them"),
+        "pairs": ("pairs", "sentence pairs scored"),
+        "same_strategy_pairs": (
+            "same-strategy pairs",
+            "pairs whose two sentences share a strategy",
+        ),
+        "worst_share": (
+            "worst share",
+            "share of turns answered with the worst system's response (the rest: the ideal's)",
+        ),
+        "confused_1": ("most confused with", "the strategy the class is most often predicted as"),
+        "share_1": ("share", "share of the class's sentences predicted as it"),
+        "confused_2": ("next most confused with", "the second most frequent wrong prediction"),
+        "share_2": ("share", "share of the class's sentences predicted as it"),
+        "tagger": ("tagger", "strategy tagger (classifier or LLM prompt)"),
+        "unparsed": ("unparsed", "LLM answers that named no strategy (counted as wrong)"),
+        "human": ("human", "the human recommender's response at the same turn"),
+        "true": ("true", "the strategy the sentences are labelled with (a row of the matrix)"),
+    },
 )

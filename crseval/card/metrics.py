@@ -2,7 +2,11 @@
 known-groups AUC is the shift room's: ``crseval/adaptation/metrics.py``). Every score on the card is a metric some capability declares; the card names them in
 :data:`crseval.card.scores.ROWS`."""
 
-from crseval.core.registry import register_metric as metric, register_table as table
+from crseval.core.registry import (
+    register_metric as metric,
+    register_table as table,
+    register_columns,
+)
 
 C = "card"
 
@@ -175,4 +179,47 @@ table(
     "turn that asks for films, put in the first kind it holds",
     capability=C,
     columns=["user_requests", "request_share", "now_read"],
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "reference": ("reference", "the reference system a paired difference is taken against"),
+        "part": (
+            "part",
+            "the part (its own run directory) of a run built from other jobs the row comes from",
+        ),
+        "evidence": ("evidence", "what a metric's verdict rests on, in words"),
+        "wish_category": (
+            "what the user asked for",
+            "a kind of request in real users' turns that the rule-based wish reading reads, or cannot read",
+        ),
+        "user_requests": (
+            "requests",
+            "user turns that ask for films (a request cue), of that kind",
+        ),
+        "request_share": ("share", "their share of all the users' requests"),
+        "now_read": (
+            "now read",
+            "of them, those from which the full reading (a reference film, something new) gains a wish",
+        ),
+        "on_card": ("on the card", "whether the report card shows the metric"),
+        "battles": (
+            "battles",
+            "decided battles (a vote, not a tie) in which the metric prefers one CRS",
+        ),
+        "battles_tied": ("battles tied", "decided battles in which the metric ties the two CRSs"),
+        "ranked_by": ("ranked by", "the ranking of the systems the τ is taken with"),
+        "criterion_verdict": (
+            "real users",
+            "predicts (the AUC's and the vote agreement's CIs above .5; 'meets the bar' where they reach .70 "
+            "and 65 %), reversed (either below .5) or not shown",
+        ),
+        "mdd": (
+            "detectable difference",
+            "the smallest true difference these paired units detect with 80 % power at p < .05 (2.8 standard "
+            "errors); inf: too few units for the permutation test to reach p < .05",
+        ),
+    },
 )

@@ -72,10 +72,14 @@ class TableSpec:
     ] = ()  # the columns a reader needs first (the rest stays one click away)
     columns: tuple[str, ...] = ()
     dynamic: tuple[tuple[str, str], ...] = ()  # (fnmatch pattern, description)
+    # context columns that mean something of their own in this table: (name, label, description)
+    context: tuple[tuple[str, str, str], ...] = ()
 
 
 METRICS: dict[str, MetricSpec] = {}  # by qualified name
 TABLES: dict[str, TableSpec] = {}
+# each room's own context columns (ids, counts, settings of its tables): capability → name → (label, text)
+COLUMNS: dict[str, dict[str, tuple[str, str]]] = {}
 # columns metrics add to tables by naming them: table → {qualified metric: with its CI ends?}
 JOINED: dict[str, dict[str, bool]] = {}
 
@@ -130,7 +134,11 @@ def register_table(
     headline: Iterable[str] = (),
     columns: Iterable[str] = (),
     dynamic: dict[str, str] | None = None,
+    context: dict[str, tuple[str, str]] | None = None,
 ) -> TableSpec:
+    """Declare a result table. ``context`` gives a column a meaning of its own in this table where
+    the room's or the shared glossary's would be wrong (``system`` is a response text in
+    ``behavior_turns``, a CRS's name elsewhere)."""
     spec = TableSpec(
         name,
         tuple(ids),
@@ -139,11 +147,25 @@ def register_table(
         tuple(headline),
         tuple(columns),
         tuple((dynamic or {}).items()),
+        tuple((k, *v) for k, v in (context or {}).items()),
     )
     if name in TABLES and TABLES[name] != spec:
         raise CrsevalError(f"table {name!r} registered twice with different declarations")
     TABLES[name] = spec
     return spec
+
+
+def register_columns(capability: str, columns: dict[str, tuple[str, str]]) -> None:
+    """Declare a room's own context columns — ids, counts and settings its tables hold — as
+    name → (label, description); the shared glossary (``crseval/core/glossary.py``) keeps only the
+    terms every room uses."""
+    room = COLUMNS.setdefault(capability, {})
+    clash = sorted(k for k, v in columns.items() if room.get(k, v) != v)
+    if clash:
+        raise CrsevalError(
+            f"columns of {capability!r} declared twice differently: {', '.join(clash)}"
+        )
+    room.update(columns)
 
 
 @lru_cache(maxsize=1)

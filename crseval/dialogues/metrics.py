@@ -3,7 +3,7 @@ computed (``crseval/dialogues/measures.py``, ``matcher_check.py``) and name the 
 columns of, so adding one is one source file."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_table as table
+from crseval.core.registry import register_table as table, register_columns
 
 C = "dialogues"
 
@@ -115,4 +115,59 @@ table(
     "films by the reader's reading (rows) and the seeker's own form (columns)",
     capability=C,
     dynamic={"*": "the seeker's form said: seen, rejected, accepted or not said"},
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "reader": ("reader", "how crseval's reader read the seeker's reply"),
+        "scheme": ("scheme", "the readings compared: all four, or the one a metric uses"),
+        "films": ("films", "films the value is computed on"),
+        "agreement": ("agreement", "share of the items on which the two readings agree"),
+        "system_turns": ("system turns", "turns of the system (CRS) in the dialogue"),
+        "position": (
+            "position",
+            "index of the turn in the dialogue (both speakers counted, 0 = first)",
+        ),
+        "grounded": ("grounded", "named titles matched to a catalogue item"),
+        "out_of_catalogue": ("out of catalogue", "named titles no catalogue item matches"),
+        "repeated": ("repeated", "recommendations of an item already named in the dialogue"),
+        "rejected_repeats": (
+            "rejected repeats",
+            "recommendations re-offering an item the user rejected or had seen",
+        ),
+        "item_ids": ("item ids", "catalogue ids of the grounded titles"),
+        "titles": (
+            "titles",
+            "titles as named (labelled mentions or what the matcher found in the text)",
+        ),
+        "recommending_dialogues": (
+            "recommending dialogues",
+            "dialogues in which the system names at least one title",
+        ),
+        "reading": (
+            "reading",
+            "'title': each labelled mention's title string grounded alone; 'text': the utterance "
+            "text read by the matcher",
+        ),
+        "mentions": ("mentions", "labelled mentions (ReDial @id, INSPIRED movie lists)"),
+        "in_catalogue": ("in catalogue", "labelled mentions whose item is in the catalogue"),
+        "found": ("found", "items the matcher found"),
+        "correct": ("correct", "items found that are the labelled ones"),
+        "fuzzy": (
+            "fuzzy",
+            "titles grounded by a fuzzy (rapidfuzz) match rather than an exact title key",
+        ),
+        "ambiguous": (
+            "ambiguous",
+            "titles under which the catalogue holds several items, told apart by no year",
+        ),
+        "false_out_of_catalogue": (
+            "false out-of-catalogue",
+            "title-like spans left out of catalogue in utterances whose "
+            "labelled items are all in the catalogue",
+        ),
+        "utterances": ("utterances", "utterances read"),
+    },
 )

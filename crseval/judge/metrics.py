@@ -1,7 +1,12 @@
 """Judge meta-evaluation metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table, with_ci
+from crseval.core.registry import (
+    register_metric as metric,
+    register_table as table,
+    with_ci,
+    register_columns,
+)
 
 C = "judge"
 
@@ -226,4 +231,33 @@ table(
     "the fitted judge on sets it never saw",
     capability=C,
     columns=AGREEMENT,
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "with": ("compared with", "the human reference the judge is correlated with"),
+        "length": ("length", "characters of the judged text (the length baseline)"),
+        "versus": ("versus", "the judge (or baseline) the row's judge is compared with"),
+        "test_data": ("test data", "the labelled set the fitted judge never saw"),
+        "feature": ("feature", "transcript feature or LLM reading the calibrated judge uses"),
+        "alpha": ("ridge α", "ridge penalty chosen by grouped cross-validation"),
+        "scale": ("scale", "the human scale of the aspect"),
+        "best_member": ("best member", "the panel member with the highest Pearson r"),
+        "best_member_pearson": ("best member r", "Pearson r of the best panel member"),
+        "panel_pearson": ("panel r", "Pearson r of the panel mean"),
+        "mean_score": ("mean score", "mean judge score over the system's dialogues"),
+        "mean_human": ("mean human", "mean human label over the system's dialogues"),
+        "n_judges": ("judges", "panel members averaged"),
+        "spearman_brown_icc": (
+            "reliability of the mean",
+            "Spearman–Brown reliability of the mean of n members, from their ICC(1)",
+        ),
+        "pearson_with_human": (
+            "r with people",
+            "Pearson r of the mean of n members with the people",
+        ),
+        "human": ("human", "the mean human label of the item"),
+    },
 )

@@ -1,7 +1,12 @@
 """Reliability metrics and tables, declared once (names are the result-table columns)."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table, with_ci
+from crseval.core.registry import (
+    register_metric as metric,
+    register_table as table,
+    with_ci,
+    register_columns,
+)
 
 C = "reliability"
 
@@ -200,4 +205,42 @@ table(
     "people and judge panel members together as raters of the same items",
     capability=C,
     columns=[*ESTIMATES, "raters"],
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "n_items": ("items", "rated items (dialogues)"),
+        "n_raters": ("raters", "distinct raters"),
+        "n_ratings": ("ratings", "ratings"),
+        "k": ("k", "harmonic mean number of raters per item"),
+        "interpretation": (
+            "band",
+            "Koo & Li (2016) band of Rel_k: poor < .5 ≤ moderate < .75 ≤ good < .9 ≤ excellent",
+        ),
+        "cluster": ("cluster", "Ward cluster of the dimension on the correlation distance"),
+        "rater": ("rater", "rater id"),
+        "reason": ("reason", "why quality control flagged the rater"),
+        "raters per item": ("raters per item", "raters who rated an item"),
+        "gold items excluded": (
+            "gold items excluded",
+            "attention-check items left out of the reliability",
+        ),
+        "raters flagged": ("raters flagged", "raters quality control flagged"),
+        "raters retained": ("raters retained", "raters whose ratings enter the reliability"),
+        "items retained": ("items retained", "items that enter the reliability"),
+        "ratings retained": ("ratings retained", "ratings that enter the reliability"),
+        "raters per item (min)": ("raters per item (min)", "fewest raters of an item"),
+        "raters per item (max)": ("raters per item (max)", "most raters of an item"),
+        "harmonic mean k": (
+            "harmonic mean k",
+            "harmonic mean of raters per item (the k of ICC(1,k) and Rel_k)",
+        ),
+        "degenerate": (
+            "degenerate",
+            "the panel's members give identical readings (one judge counted several times)",
+        ),
+        "raters": ("raters", "who the raters are: people, judge panel members, or both"),
+    },
 )

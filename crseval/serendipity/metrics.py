@@ -2,7 +2,12 @@
 both metrics and evaluators: their names are the columns of ``serendipity_answers``."""
 
 from crseval.core.capability import declare_capability
-from crseval.core.registry import register_metric as metric, register_table as table, with_ci
+from crseval.core.registry import (
+    register_metric as metric,
+    register_table as table,
+    with_ci,
+    register_columns,
+)
 
 C = "serendipity"
 
@@ -258,4 +263,45 @@ table(
     "mean / min / max Pearson over every subset of m LLM evaluators",
     capability=C,
     columns=["subsets", "pearson_%", "pearson_%_min", "pearson_%_max"],
+)
+
+# the room's own context columns (the shared glossary keeps the terms every room uses)
+register_columns(
+    C,
+    {
+        "evaluator": ("evaluator", "serendipity evaluator"),
+        "excluded": ("excluded", "answers without a prediction or ground truth"),
+        "dataset": ("dataset", "the user study the row is measured on"),
+        "setting": (
+            "setting",
+            "the auxiliary line added to the zero-shot serendipity prompt (none: the plain prompt)",
+        ),
+        "history_k": (
+            "history k",
+            "history items shown to the serendipity evaluator (the last k before the target)",
+        ),
+        "ensemble_size": (
+            "ensemble size",
+            "number of evaluators whose predictions are averaged per answer",
+        ),
+        "subsets": ("subsets", "evaluator subsets of this size (all of them are scored)"),
+        "factor": ("factor", "the item property the answers are split by"),
+        "tercile": ("tercile", "low / middle / high third of the answers by the factor"),
+        "pearson_%_min": ("Pearson (%) min", "the worst subset's Pearson (%)"),
+        "pearson_%_max": ("Pearson (%) max", "the best subset's Pearson (%)"),
+        "n_same": (
+            "n (same answers)",
+            "answers every evaluator scored: the ones the ranking compares on",
+        ),
+        "abs_error_p": (
+            "p vs best baseline",
+            "Wilcoxon signed-rank test of absolute errors against the best baseline",
+        ),
+        "vs_best_baseline": ("best baseline", "the baseline with the lowest MAE"),
+        "significant": ("significant", "abs_error_p < .05"),
+        "ground_truth": ("ground truth", "user-study answer, 1–5"),
+        "ensemble": ("ensemble", "the LLM evaluators whose predictions are averaged"),
+        "size": ("size", "evaluators in the ensemble"),
+        "rank": ("rank", "best / second by Pearson on the answers every evaluator scored"),
+    },
 )

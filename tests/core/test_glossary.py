@@ -24,6 +24,10 @@ def test_context_and_derived_columns():
     label, text = describe("rel_k_lo")
     assert label.endswith(" lo") and text.startswith("lower end of the 95 % CI of")
     assert describe("pearson_r_p")[1].startswith("p-value of")
+    assert describe("tagger") == (
+        "tagger",
+        "strategy tagger (classifier or LLM prompt)",
+    )  # a room's column
 
 
 def test_unknown_column_has_no_description():
@@ -111,3 +115,78 @@ def test_one_ci_and_p_value_naming_with_the_old_names_deprecated():
     # no declared table still uses an old name
     for spec in all_tables().values():
         assert not [c for c in (*spec.ids, *spec.columns) if renamed(c)], spec.name
+
+
+def _context_uses() -> dict[str, set[str]]:
+    """context column → the rooms whose tables hold it as context (not as a metric), CI/p partners counted"""
+    from crseval.core.glossary import PARTNERS
+
+    uses: dict[str, set[str]] = {}
+    for spec in all_tables().values():
+        for entry, meaning in declared_columns(spec).items():
+            if meaning is None or meaning.metric or "=" in entry:
+                continue
+            stems = [entry] + [entry[: -len(s)] for s, _ in PARTNERS if entry.endswith(s)]
+            for stem in stems:
+                uses.setdefault(stem, set()).add(spec.capability)
+    return uses
+
+
+def test_each_room_declares_its_own_context_columns_and_uses_them():
+    """A room's context columns (ids, counts, settings) live in its metrics.py, and each is held by one
+    of its tables; no room restates a shared entry."""
+    from crseval.core.glossary import CONTEXT
+    from crseval.core.registry import COLUMNS
+
+    uses = _context_uses()
+    assert {"shift", "behavior", "judge", "arena", "card", "general"} <= set(COLUMNS)
+    for room, columns in COLUMNS.items():
+        unused = [c for c in columns if room not in uses.get(c, set())]
+        assert not unused, f"{room} declares columns none of its tables holds: {unused}"
+        assert not [c for c in columns if CONTEXT.get(c) == columns[c]]
+
+
+def test_the_shared_glossary_keeps_terms_more_than_one_room_uses_or_statistics():
+    from crseval.core.glossary import CONTEXT
+
+    uses = _context_uses()
+    one_room = sorted(c for c in CONTEXT if len(uses.get(c, set())) < 2)
+    # statistical terms stay shared even where one room's tables hold them today
+    statistics = {"F", "df_between", "df_within", "eta_squared", "statistic", "test", "note"}
+    statistics |= {"group1", "group2", "meandiff", "p_tukey", "lower", "upper", "reject"}
+    statistics |= {"difference", "pearson_r", "pearson_p", "spearman_p", "f1", "mean", "p"}
+    assert set(one_room) <= statistics | {"ci_lo", "ci_hi"}, set(one_room) - statistics
+
+
+def test_no_name_means_two_things_in_the_shared_glossary():
+    """`system` was "the CRS's response at the same turn" in the card's tables, which hold its name; `user`
+    an id or an utterance. Now the shared entry is the name / the id, and the tables that hold words
+    declare their own."""
+    from crseval.core.glossary import CONTEXT
+
+    assert not [c for c, (_, text) in CONTEXT.items() if " or the " in text and "(" in text]
+    assert column("card_scores", "system").description == "the CRS the row is about (its name)"
+    assert (
+        column("arena_ratings", "system").description == column("card_scores", "system").description
+    )
+    assert "words" in column("shift_turns", "user").description
+    assert column("shift_sessions", "user").description == "user id"
+    assert "response" in column("behavior_turns", "system").description
+    assert column("llm_usage", "model").description != column("model_metrics", "model").description
+
+
+def test_a_table_may_give_a_column_its_own_meaning():
+    spec = register_table(
+        "toy_context_table",
+        ["system"],
+        "a toy table",
+        capability="toy",
+        columns=["n"],
+        context={"system": ("reply", "the toy CRS's reply")},
+    )
+    try:
+        assert column("toy_context_table", "system").label == "reply"
+        assert column("toy_context_table", "n").description == describe("n")[1]
+        assert declared_columns(spec)["system"].description == "the toy CRS's reply"
+    finally:
+        TABLES.pop("toy_context_table")
