@@ -30,6 +30,7 @@ from crseval.runs.store import RunStore
 from crseval.simulation.executors import run_sessions
 from crseval.simulation.plugins import load_callable
 from crseval.data.catalogue_note import catalogue_line
+from crseval.data.catalogue_map import catalogue_of, catalogues
 from crseval.data.kb import load_kb
 from crseval.simulation.session import close_clients
 
@@ -200,8 +201,9 @@ class ScoreConfig(BaseModel):
     kb: str | None = Field(
         None,
         description="The movie catalogue the sessions were produced with: an OpenDialKG KB "
-        "file, or 'sample' for the bundled one. Required for imported logs (a "
-        "crseval run directory brings its own).",
+        "file, ReDial's movies, 'sample' for the bundled one, or 'redial=PATH,opendialkg=PATH' — each "
+        "CRS grounded in the one its name ends with (CRSArena-Dial's kbrd_redial, unicrs_opendialkg). "
+        "Required for imported logs (a crseval run directory brings its own).",
     )
     corpus: Literal["separate", "joined"] = Field(
         "separate",
@@ -295,18 +297,20 @@ def scoring_of(run: Path) -> dict[str, Any]:
         ) from None
 
 
-def _catalogue(config: ScoreConfig) -> str | None:
-    """The KB path to score against (None: the bundled sample), refusing to guess for imported logs."""
-    if config.kb == "sample":
-        return None
+def _catalogues(config: ScoreConfig) -> dict[str, str | None]:
+    """The KB to score against, per catalogue name (``""``: one for every CRS; a path None: the bundled
+    sample), refusing to guess for imported logs."""
     if config.kb:
-        return str(Path(config.kb).resolve())
+        cats = catalogues(config.kb, "--kb")
+        return {n: None if p == "sample" else str(Path(p).resolve()) for n, p in cats.items()}
     if config.logs.is_dir() and (config.logs / SCORING).is_file():
-        return scoring_of(config.logs).get("kb")
+        kb = scoring_of(config.logs).get("kb")
+        return kb if isinstance(kb, dict) else {"": kb}
     raise CrsevalError(
         "imported logs need the movie catalogue they were produced with",
         field="--kb",
-        fix="pass --kb path/to/opendialkg_movie_data.json (or --kb sample for the bundled catalogue); "
+        fix="pass --kb path/to/opendialkg_movie_data.json (or --kb sample for the bundled catalogue; "
+        "redial=PATH,opendialkg=PATH grounds each CRS in the one its name ends with); "
         "scores against the wrong catalogue differ by up to .12",
     )
 
@@ -322,8 +326,11 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Output:
             field="--lda",
             fix="pass --lda path/to/lda (the folder with lda.model and lda.dict)",
         )
-    kb_path = _catalogue(config)
+    cats = _catalogues(config)
     logs, notes = import_logs(config.logs)
+    groups: dict[str, list[dict]] = {name: [] for name in cats}
+    for r in logs:
+        groups[catalogue_of(str(r["model"]), cats, "--kb")].append(r)
     scoring = validate(
         ScoringSection,
         {
@@ -348,27 +355,41 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Output:
         if config.judge
         else None
     )
-    store.write_json(SCORING, {"scoring": scoring.model_dump(mode="json"), "kb": kb_path})
+    one = list(cats) == [""]
+    store.write_json(
+        SCORING, {"scoring": scoring.model_dump(mode="json"), "kb": cats[""] if one else cats}
+    )
     for n in notes:
         store.log("NOTE " + n)
-    kb = load_kb(kb_path)
-    scored = SessionScoring.build(scoring, judge, kb, store, config.seed)
-    records = _score_all(logs, scored, progress)
+    scored = {
+        name: SessionScoring.build(scoring, judge, load_kb(cats[name]), store, config.seed)
+        for name, part in groups.items()
+        if part
+    }
+    records = [r for name, s in scored.items() for r in _score_all(groups[name], s, progress)]
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
-    out = Output(signature=scored.signature(source="imported logs"))
+    first = next(iter(scored.values()))
+    out = Output(signature=first.signature(source="imported logs"))
+    if not one:  # each CRS's catalogue, and the TAS models fitted on it
+        out.signature["data"] = ",".join(f"{n}:{s.kb.info.signature()}" for n, s in scored.items())
+        tas = ",".join(f"{n}:{s.scorer.signature()}" for n, s in scored.items())
+        out.signature["metric"]["tas"] = tas
     analysis_into(
         out,
         records,
-        scored.rated,
+        first.rated,
         n_boot=config.n_boot,
         seed=config.seed,
         title="Preference-shift adaptation",
-        notes=extra + scored.notes,
+        notes=extra + first.notes,
     )
     details, checks = published_into(out, config, logs, out.tables["model_metrics"])
     _headline(
         out,
-        [f"catalogue: {kb.info.signature()} ({len(kb)} movies)"]
+        [
+            f"catalogue{f' of *_{n}' if n else ''}: {s.kb.info.signature()} ({len(s.kb)} movies)"
+            for n, s in scored.items()
+        ]
         + checks
         + (
             [
@@ -385,7 +406,8 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Output:
 def _score_all(logs, scoring: SessionScoring, progress: Progress) -> list[dict]:
     """Sessions scored in batches of ``SCORE_BATCH`` (each distinct utterance of a batch is encoded and read
     once; the bar's ETA moves per batch), judged and appended (a resumed run reads what is already scored)."""
-    earlier = scoring.store.records(STREAM)
+    keys = {r["key"] for r in logs}
+    earlier = [r for r in scoring.store.records(STREAM) if r["key"] in keys]
     done = {r["key"] for r in earlier}
     todo = [r for r in logs if r["key"] not in done]
     bar = progress("scoring sessions", len(logs))

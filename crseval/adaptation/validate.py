@@ -122,6 +122,12 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Out
 
     src, records = _records(config.run)
     run_cfg = scoring_of(src.root)
+    if isinstance(run_cfg.get("kb"), dict):
+        raise CrsevalError(
+            "the run was scored against a catalogue per CRS; simulator validity reads one",
+            file=src.root,
+            fix="validate a run of simulated users (`crseval shift run`), scored against one catalogue",
+        )
     kb = load_kb(run_cfg.get("kb"))
     reference = read_reference(config.human)
     ds, human = reference.source, user_texts(reference.source)

@@ -24,6 +24,7 @@ from crseval.card.criterion_tables import PER_DIALOGUE, SUMMARY, criterion_table
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Part, Progress
 from crseval.core.output import Output
+from crseval.data.catalogue_map import catalogue_of, catalogues
 from crseval.llm import LLMConfig
 
 if TYPE_CHECKING:
@@ -71,25 +72,6 @@ class CriterionConfig(BaseModel):
     seed: int = Field(0, description="Seed of the resamples.", json_schema_extra={"signed": True})
 
 
-def catalogues(spec: str) -> dict[str, str]:
-    """``name=path`` entries (a CRS whose name ends with ``_name`` is grounded in ``path``), or one path
-    for every CRS (name ``""``)."""
-    entries = [e.strip() for e in spec.split(",") if e.strip()]
-    if len(entries) == 1 and "=" not in entries[0]:
-        return {"": entries[0]}
-    out = {}
-    for e in entries:
-        name, eq, path = e.partition("=")
-        if not (eq and name.strip() and path.strip()):
-            raise CrsevalError(
-                f"catalogue entry {e!r}",
-                field="catalog",
-                expected="one catalogue, or name=path entries (redial=…,opendialkg=…)",
-            )
-        out[name.strip()] = path.strip()
-    return out
-
-
 def _arena_files(data: Path) -> list[Path]:
     files = sorted(data.glob("crs_arena_dial_*.json")) if data.is_dir() else [data]
     return [f for f in files if f.suffix == ".json"]
@@ -115,14 +97,7 @@ def _split(config: CriterionConfig, store: RunStore) -> dict[str, str]:
     groups: dict[str, list] = {name: [] for name in cats}
     for c in raw:
         system = str((c.get("agent") or {}).get("id") or c["conversation ID"].rsplit("_", 1)[0])
-        name = next((n for n in cats if system.endswith(f"_{n}")), None)
-        if name is None:
-            raise CrsevalError(
-                f"no catalogue for {system!r}",
-                field="catalog",
-                expected="an entry whose name ends the CRS's: " + ", ".join(cats),
-            )
-        groups[name].append(c)
+        groups[catalogue_of(system, cats)].append(c)
     out = {}
     for name, convs in groups.items():
         if convs:

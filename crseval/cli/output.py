@@ -17,8 +17,8 @@ from rich.table import Table
 from crseval.core.job import Result
 from crseval.runs.formats import latex_table, markdown_table
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)  # ":x:" in a signature (catalogue x) is text, not an emoji
+err_console = Console(stderr=True, emoji=False)
 
 
 class Format(str, Enum):

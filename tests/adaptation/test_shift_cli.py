@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from crseval.runs import RunStore
+from crseval.runs.view import load_run
 
 from tests.support.cli import crseval
 
@@ -275,3 +276,35 @@ def test_imported_logs_can_have_their_wishes_read_by_an_llm(tmp_path):
     assert "wishes:llm(scripted:scripted" in sig
     mm = pd.read_csv(tmp_path / "o" / "tables" / "model_metrics.csv")
     assert "follow.satisfaction" in set(mm["metric"])
+
+
+def test_each_arena_crs_is_scored_against_its_own_catalogue(tmp_path):
+    """`--kb x=…,y=…`: a CRS whose name ends with _y is read against y's catalogue — the same words
+    follow the user's wish there and name nothing the sample catalogue holds."""
+
+    def conv(crs, user):
+        said = [("USER", "hi, I want a comedy"), ("AGENT", "Try Zyzzyva Nights, a comedy.")]
+        turns = [{"participant": p, "utterance": u} for p, u in said]
+        return {"conversation ID": f"{crs}_{user}", "agent": {"id": crs}, "conversation": turns}
+
+    logs = tmp_path / "crs_arena_dial_open.json"
+    logs.write_text(json.dumps([conv(c, u) for c in ("kbrd_x", "unicrs_y") for u in "abc"]))
+    movies = tmp_path / "movies.csv"
+    movies.write_text(
+        "movieId,title,genres\n1,Zyzzyva Nights (2001),Comedy\n2,Grim Hall (1999),Horror\n"
+    )
+    out = tmp_path / "run"
+    done = crseval(
+        "shift", "score", logs, "--kb", f"x=sample,y={movies}", "--n-boot", "20", "--out", out
+    )
+    said = done.stdout + done.stderr
+    assert "catalogue of *_x: sample-movies" in said and "*_y: movielens-movies" in said
+    assert "data:x:sample-movies" in done.stdout  # the signature line, not an emoji
+    sessions = load_run(out).tables["shift_sessions"]
+    wish = sessions.groupby("model")["follow.wish_rate"].mean()
+    assert wish["unicrs_y"] == 1.0 and wish["kbrd_x"] == 0.0
+    assert load_run(out).signature["data"].startswith("x:sample-movies@")
+    bad = crseval("shift", "score", logs, "--kb", "x=sample", "--out", tmp_path / "b", check=False)
+    assert bad.returncode != 0 and "no catalogue for 'unicrs_y'" in bad.stderr
+    refused = crseval("shift", "validate", out, "--out", tmp_path / "v", check=False)
+    assert refused.returncode != 0 and "a catalogue per CRS" in refused.stderr
