@@ -54,6 +54,11 @@ def _timed(*args: str) -> float:
     return time.perf_counter() - start
 
 
+def _auc(row: pd.Series) -> str:
+    lo, hi = row["discriminator_auc_lo"], row["discriminator_auc_hi"]
+    return f"{row['discriminator_auc']:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
 def main(arena: Path, kb: Path) -> int:
     if not arena.exists() or not kb.exists():
         print(f"skipped: {arena} or {kb} not found (the shared data)")
@@ -77,12 +82,8 @@ def main(arena: Path, kb: Path) -> int:
                     "simulated user": user,
                     "shift run (s)": round(t_run, 1),
                     "validate (s)": round(t_val, 1),
-                    "AUC template's users": round(
-                        float(disc.loc["template", "discriminator_auc"]), 3
-                    ),
-                    "AUC stubborn's users": round(
-                        float(disc.loc["stubborn", "discriminator_auc"]), 3
-                    ),
+                    "AUC template's users [95 % CI]": _auc(disc.loc["template"]),
+                    "AUC stubborn's users [95 % CI]": _auc(disc.loc["stubborn"]),
                     "AUC floor": round(
                         float(disc.loc["human (split half)", "discriminator_auc"]), 3
                     ),

@@ -151,7 +151,7 @@ def known_groups_tables(out: Output, pairs: pd.DataFrame, where: str, title: str
     groups = "; ".join(f"**{n}** {b}" for n, b in BEHAVIOUR.items())
     out.section(
         title,
-        f"Reference CRSs of known behaviour ({groups}) met {where}. For every metric with a direction "
+        f"Reference CRSs of known behaviour ({groups}) met {where.rstrip('.')}. For every metric with a direction "
         f"and every other CRS, the AUC is the chance that a session of {FOLLOWER} scores better, in the "
         "metric's own direction (ties half), with a 95 % percentile bootstrap CI over sessions: held "
         "(CI above .5), reversed (below .5) or not separated. A metric passes when every check held.",

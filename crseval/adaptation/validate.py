@@ -254,7 +254,7 @@ def validate_into(
     sig_part = {
         "embedder": emb.name,
         "max_turns": max_turns,
-        "acts": "rules-v1",
+        "acts": "rules-v2",  # v2: acceptance and rejection by the reaction reader
         "grid": f"{len(sweep)} pairs",
         "sweep_scorer": scorer.signature(),
         "fallbacks": ", ".join(fallbacks) or "none",

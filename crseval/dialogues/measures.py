@@ -25,7 +25,7 @@ from crseval.core.registry import register_metric
 from crseval.core.types import Item, Turn
 from crseval.data.any_dialogues import DialogueSource, SourcedDialogue
 from crseval.dialogues.metrics import C
-from crseval.dialogues.reactions import refused
+from crseval.text.reactions import refused
 from crseval.text.titles import Mention, TitleMatcher, title_key
 
 

@@ -1,4 +1,4 @@
-"""``crseval dialogues reactions``: the reaction reader (:mod:`crseval.dialogues.reactions`) against what
+"""``crseval dialogues reactions``: the reaction reader (:mod:`crseval.text.reactions`) against what
 ReDial's seekers said themselves.
 
 Per film the recommender suggested (the seeker's form says so), the reader reads the seeker's messages
@@ -22,7 +22,7 @@ from crseval.core.job import JobSpec, Progress
 from crseval.core.output import Output
 from crseval.core.registry import register_metric
 from crseval.dialogues.metrics import C
-from crseval.dialogues.reactions import READINGS, reaction
+from crseval.text.reactions import READINGS, reaction
 from crseval.stats.bootstrap import cluster_weights, percentile_interval
 
 register_metric(

@@ -85,7 +85,7 @@ def test_pairs_outcomes_and_real_users_grouped_by_who_they_are():
         "judged:arena",
         [
             conv("kbrd_redial_u1", "kbrd_redial", ["hi", "thanks!"], 1.0),
-            conv("barcor_redial_u1", "barcor_redial", ["hi", "no", "not that"], 0.0),
+            conv("barcor_redial_u1", "barcor_redial", ["hi", "no", "not that one"], 0.0),
         ],
     )
     users = R.real_dialogues(src)

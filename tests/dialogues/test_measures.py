@@ -149,7 +149,7 @@ def test_label_correlations_match_scipy():
 
 
 def test_the_reaction_reader_reads_plain_refusals_and_complaints_and_not_a_yes():
-    from crseval.dialogues.reactions import refused
+    from crseval.text.reactions import refused
 
     for said in (
         "meh",

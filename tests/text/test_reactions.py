@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from crseval.dialogues.reaction_check import form_reading, kappa
-from crseval.dialogues.reactions import reaction, refused
+from crseval.text.reactions import reaction, refused
 from tests.conftest import shared_path
 from tests.support.cli import crseval
 

@@ -1,6 +1,7 @@
 """How a user met a film a CRS recommended, read from the user's next words: *seen* (already seen it),
 *rejected*, *accepted* or *not said* — the first that holds, in that order. Rejected repeats
-(:mod:`crseval.dialogues.measures`) count a film re-offered after a reply read as seen or rejected.
+(:mod:`crseval.dialogues.measures`) count a film re-offered after a reply read as seen or rejected; the
+simulator validity features read acceptance and rejection with it (:mod:`crseval.simulation.acts`).
 
 Checked against people (``crseval dialogues reactions``, :mod:`crseval.dialogues.reaction_check`): on
 ReDial every seeker answered, per film, whether it was suggested, whether they had seen it and whether

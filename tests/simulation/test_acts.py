@@ -1,0 +1,36 @@
+"""The cues a user turn is read by, for real and simulated users alike (simulator validity)."""
+
+from crseval.simulation.acts import cues
+from crseval.text.reactions import reaction
+
+
+def test_acceptance_and_rejection_are_the_reaction_readers():
+    """One reading of how a user met a film: the one rejected repeats use, checked against ReDial's forms."""
+    for text in ("sounds good, I'll check it out", "none of those are what i asked for", "seen it",
+                 "I don't know", "not sure", "hi", "what is it about?"):  # fmt: skip
+        c, r = cues(text), reaction(text)
+        assert (c["accept"], c["reject"]) == (r == "accepted", r == "rejected"), text
+    assert cues("none of those are what i asked for")["reject"]
+    assert cues("thanks, sounds good")["accept"] and cues("thanks, sounds good")["thanks"]
+    # the broad negation cue it replaces read these as rejections; people do not mean one
+    assert not cues("I don't know")["reject"] and not cues("not sure, maybe")["reject"]
+
+
+def test_the_other_cues():
+    c = cues("Hello! what would you recommend?")
+    assert c["greeting"] and c["question"] and not c["thanks"]
+    assert cues("ok bye")["closing"] and cues("thank you")["thanks"]
+
+
+def test_the_reader_never_reads_a_simulated_reaction_as_its_opposite():
+    """The realistic user's words for accepting a film are never read as a rejection, and its rejections
+    and complaints never as an acceptance (the reader misses some: "ok", "no, next" read as not said)."""
+    from crseval.simulation.phrasebook import BOOK
+
+    slots = {"title": "Heat", "want": "action movies", "genre": "action", "genres": "action movies"}
+    read = {act: [reaction(t.format(**slots), "How about Heat?") for t in BOOK[act]]
+            for act in ("accept", "seen", "reject", "misfit", "repeat")}  # fmt: skip
+    assert "rejected" not in read["accept"] and read["accept"].count("accepted") >= 15
+    assert not {"accepted"} & {*read["reject"], *read["misfit"], *read["repeat"]}
+    assert read["seen"].count("seen") >= len(read["seen"]) - 1
+    assert read["reject"].count("rejected") >= len(read["reject"]) - 2
