@@ -97,7 +97,13 @@ class Following:
             PREFIX + "hallucination_rate": sum(invented) / named if named else np.nan,
         }
         if turns and turns[0].get("truth") is not None:
-            out.update(self._against_truth([t["truth"] for t in turns], recs))
+            truth = [t["truth"] for t in turns]
+            # a film the user named as one it liked is no recommendation the CRS earns credit for
+            recs = [
+                [r for r in rs if self.kb.movies[r].id not in set(t.get("named", ()))]
+                for rs, t in zip(recs, truth)
+            ]
+            out.update(self._against_truth(truth, recs))
         elif turns:
             out.update(self._against_truth(self.read_wishes(turns), recs))
             rows = [(r, t.get("constraints") or {}) for t, rs in zip(turns, recs) for r in rs]

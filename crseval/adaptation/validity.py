@@ -59,13 +59,16 @@ def dialogue_act(text: str) -> str:
 
 
 def leakage(records: Sequence[dict[str, Any]], kb: MovieKB) -> pd.DataFrame:
-    """Per model: user turns naming a title the CRS had not named yet, and sessions with at least one."""
+    """Per model: user turns naming a title the CRS had not named yet, and sessions with at least one; a
+    film the user's truth logs as one it liked (``named``) is its own choice, not a leak."""
+    title = {m.id: m.title for m in kb.movies}
     rows = []
     for r in records:
         said: set[str] = set()
         leaks = 0
         for t in r["turns"]:
-            leaks += bool(set(mentioned_titles(kb, t["user"])) - said)
+            own = {title.get(i) for i in (t.get("truth") or {}).get("named", ())}
+            leaks += bool(set(mentioned_titles(kb, t["user"])) - said - own)
             said |= set(mentioned_titles(kb, t["system"]))
         rows.append({"model": r["model"], "user_turns": len(r["turns"]), "leaked_turns": leaks})
     d = pd.DataFrame(rows, columns=["model", "user_turns", "leaked_turns"])

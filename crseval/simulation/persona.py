@@ -6,7 +6,11 @@ Its wishes and their shifts are :class:`~crseval.simulation.user.UserSimulator`'
 schedule, the same logged truth, so verified following reads it unchanged); what differs is what it
 says and when it stops. Each turn's truth adds ``act`` (what the turn does) and, on its last turn,
 ``end`` (``satisfied`` or ``frustrated``); a session that reaches its length without either ends
-``open``. Its wording comes from a phrasebook (:mod:`crseval.simulation.phrasebook`).
+``open``. Its wording comes from a phrasebook (:mod:`crseval.simulation.phrasebook`): a fifth of its
+openings ask for a movie without saying which (the wish comes when the CRS asks or misses), a fifth of
+its one-genre wishes name a catalogue film of that genre it liked ("I like comedies like Airplane!",
+logged as ``named``: a CRS that offers it back earns no following credit, and the user has seen it), and
+it often says what it wants next in the same turn as liking or having seen a film.
 
 How it reads a reply: the titles named (:class:`~crseval.text.titles.TitleMatcher` over the catalogue,
 title-like spans outside it too), each checked against its current wish from the catalogue's facts.
@@ -44,9 +48,12 @@ TITLE_RATE = 0.3  # share of reactions that name the film (real users name a tit
 # real users open 3 % of turns with one of these
 PREFIXES = ("ok", "okay", "so", "oh", "well", "hmm")
 SUFFIXES = ("please", "then", "thanks")
-# share of requests after a sentence about the user's situation ("I'm bored tonight.")
+VAGUE = 0.2  # share of openings that ask for a movie without saying which (real: about a quarter)
+LIKED = 0.2  # share of one-genre wishes said with a film the user liked (real users name a title in 6 % of turns)
+# what a user often says in the same turn after saying it has seen a film or likes it, and how often
+FOLLOW = {"seen": ("more", 0.8), "accept": ("ask", 0.6)}
+# share of openings after a sentence about the user's situation ("I'm bored tonight.")
 CONTEXT = 0.3
-_REQUESTS = {"open", "genre", "blend", "year", "actor", "director", "language"}
 _KEEP = set(  # words the wish readers cue on (crseval.simulation.nlu, crseval.text.movie_text)
     "nothing without instead enough tired anything rather forget about involving featuring story stories "
     "combine combination blend along start scratch everything".split()
@@ -91,6 +98,7 @@ class RealisticUser(UserSimulator):
         self.stamina = int(self.rng.integers(3, 11))  # turns after which it stops anyway
         self.accepted = 0
         self.offered: set[str] = set()
+        self.named: set[str] = set()  # titles the user named as films it liked
         self.wished = False  # the wish said at least once
         self.end: str | None = None
         # a user's own way of writing, kept all dialogue (CRSArena-Dial: 30 % of turns start lower-case,
@@ -102,10 +110,17 @@ class RealisticUser(UserSimulator):
         r = self.rng.random()
         if r < 0.12:  # a greeting alone: the wish comes next turn
             return self._say(self._phrase("greet"), "greet", topics=[])
+        if (
+            r < 0.12 + VAGUE
+        ):  # a movie asked for, but no wish yet: it comes when the CRS asks or misses
+            text = self._phrase("vague")
+            if r < 0.12 + VAGUE / 2 and not cues(text)["greeting"]:
+                text = _join(self._phrase("greet"), text, ", ")
+            return self._say(text, "open", topics=[])
         self.wished = True
-        text = self._phrase("open", genre=self.start_genre)
+        text = self._wish("open")
         if r < 0.45 and not cues(text)["greeting"]:
-            text = self._phrase("greet").rstrip("!.") + ", " + _lower_first(text)
+            text = _join(self._phrase("greet"), text, ", ")
         return self._say(text, "open")
 
     def reply(self, turn: int, system_text: str) -> tuple[str, dict[str, Any]] | None:
@@ -115,15 +130,15 @@ class RealisticUser(UserSimulator):
         verdict, title = self._judge(seen)
         if verdict == "fits":
             self.patience = min(self.patience + 0.5, 5.0)
-        elif verdict in ("misfit", "repeat", "unknown", "no_title"):
-            self.patience -= 1.0 if verdict != "unknown" else 0.5
+        elif verdict in ("misfit", "repeat", "unknown", "no_title", "named"):
+            self.patience -= 0.5 if verdict in ("unknown", "named") else 1.0
         if self.patience <= 0:
             return self._leave("frustrated")
         if (self.accepted >= self.goal and turn >= 2) or turn >= self.stamina:
             return self._leave("satisfied" if self.accepted else "frustrated")
         if not self.wished:
             self.wished = True
-            return self._say(self._phrase("open", genre=self.start_genre), "open")
+            return self._say(self._wish("open"), "open")
         react, act = self._react(verdict, title)
         if self.rng.random() < CHATTER:  # small talk, meta questions: what real users also say
             react, act = self._phrase("other"), "other"
@@ -135,8 +150,12 @@ class RealisticUser(UserSimulator):
             text, truth = self._shift()
             joined = 0.7 if act == "accept" else 0.3  # "ok thanks. What about …"
             if react and self.rng.random() < joined:
-                text = react.rstrip(".!?") + ". " + text
+                text = _join(react, text)
             return self._out(text, {**truth, "act": "shift"})
+        if act in FOLLOW:  # "seen it. any others?", "Thanks. What is it about?"
+            then, chance = FOLLOW[act]
+            if self.rng.random() < chance:
+                react = _join(react, self._phrase(then, title=title))
         return self._say(react, act)
 
     def _genre(self, options: list[str]) -> str:
@@ -156,6 +175,11 @@ class RealisticUser(UserSimulator):
             return None
         size = np.array([len(self.kb.index[kind][v.lower()]) for v in names], float) ** 2
         return str(self.rng.choice(names, p=size / size.sum()))
+
+    def _truth(self, shift: bool, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """:class:`UserSimulator`'s truth, plus ``named``: the catalogue films the user named as liked."""
+        truth = super()._truth(shift, *args, **kwargs)
+        return {**truth, "named": sorted(self.named)} if self.named else truth
 
     def _examples(self, act: str) -> list[str]:
         shown = [t for t in self.book.get(act, ()) if "{" not in t] or list(self.book["genre"])
@@ -183,6 +207,8 @@ class RealisticUser(UserSimulator):
         self.offered |= {t[1] for t in seen.titles}
         if not new:
             return "repeat", seen.titles[0][0]
+        if all(t[1] in self.named for t in new):
+            return "named", new[0][0]
         fitting = [t for t in new if t[2] is not None and self._fits(t[2])]
         if fitting:
             return "fits", fitting[0][0]
@@ -193,15 +219,19 @@ class RealisticUser(UserSimulator):
         """(what the user says, its act) about a reply judged ``verdict``."""
         if verdict == "fits":
             r = self.rng.random()
-            if r < 0.2:
+            if r < 0.2:  # seen it: often asks for another in the same breath
                 return self._phrase("seen", title=title), "seen"
             if r < 0.55:
                 return self._phrase("ask", title=title), "ask"
-            self.accepted += 1
+            self.accepted += (
+                1  # liked it: often asks about it at once ("Thanks. What is it about?")
+            )
             return self._phrase("accept", title=title), "accept"
+        if verdict == "named":  # the CRS offers the film the user named: seen, of course
+            return self._phrase("seen", title=title), "seen"
         if verdict == "question":
             if list(self.prefs) == ["genre"] and len(self.prefs["genre"]) == 1:
-                return self._phrase("genre", genre=self.prefs["genre"][0]), "answer"
+                return self._wish("answer"), "answer"
             return self._phrase("answer", want=self._want()), "answer"
         if verdict == "unknown" and self.rng.random() < 0.5:
             return self._phrase("ask", title=title), "ask"
@@ -213,6 +243,18 @@ class RealisticUser(UserSimulator):
         return self._phrase(verdict, title=title), act
 
     # ---- speaking -----------------------------------------------------------------------------
+    def _wish(self, act: str) -> str:
+        """The user's one genre asked for in ``act``'s words, or now and then beside a catalogue film of that
+        genre it liked ("I like comedies like Airplane!")."""
+        genre = self.prefs["genre"][0]
+        if "liked" in self.book and self.rng.random() < LIKED:
+            films = sorted(self.kb.genres.get(genre, ()))
+            if films:
+                film = self.kb.movies[int(films[int(self.rng.integers(len(films)))])]
+                self.named.add(film.id)
+                return self._phrase("liked", genre=genre, title=film.title)
+        return self._phrase(act, genre=genre, want=self._want())
+
     def _want(self) -> str:
         """The user's newest wish in words ("comedy movies", "something from the 1990s", …)."""
         extra = [k for k in self.prefs if k != "genre"]
@@ -236,14 +278,23 @@ class RealisticUser(UserSimulator):
         if "title" in slots and self.rng.random() > TITLE_RATE:  # real users seldom repeat a title
             options = [t for t in options if "{title}" not in t] or options
         template = str(self._pick(options or self.book[act]))
-        if act in _REQUESTS and "context" in self.book and self.rng.random() < CONTEXT:
+        if (
+            act == "open"
+            and "context" in self.book
+            and not cues(template)["greeting"]
+            and self.rng.random() < CONTEXT
+        ):
             template = self._pick(self.book["context"]) + " " + template
         if self.sloppy and self.rng.random() < 0.25:
             template = _typo(template, self.rng)
         text = _articles(template.format(**slots))
-        if act not in ("greet", "open") and self.rng.random() < 0.05:
+        if (
+            act not in ("greet", "open")
+            and _first_word(text) not in PREFIXES
+            and self.rng.random() < 0.05
+        ):
             text = self._pick(PREFIXES) + " " + _lower_first(text)
-        if act != "greet" and self.rng.random() < 0.04:
+        if act != "greet" and not text.endswith("?") and self.rng.random() < 0.04:
             text = text.rstrip(".!") + " " + self._pick(SUFFIXES)
         if text[:1].isupper() and (self.lower or self.rng.random() < 0.1):
             text = _lower_first(text)
@@ -321,6 +372,17 @@ def _typo(template: str, rng: np.random.Generator) -> str:
     slips = {w[:i] + w[i + 1] + w[i] + w[i + 2 :], w[:i] + w[i + 1 :], w[:i] + w[i] + w[i:]} - {w}
     slip = sorted(slips)[int(rng.integers(len(slips)))]
     return template[: m.start()] + slip + template[m.end() :]
+
+
+def _join(first: str, then: str, comma: str = ". ") -> str:
+    """Two phrases as one turn: "ok cool. What about drama", "hi, I want…", "how are you? I want…"."""
+    if first.endswith(("?", "!")):
+        return first + " " + then
+    return first.rstrip(".") + comma + (_lower_first(then) if comma == ", " else then)
+
+
+def _first_word(text: str) -> str:
+    return re.sub(r"[^a-z']", "", (text.split() or [""])[0].lower())
 
 
 def _lower_first(text: str) -> str:

@@ -5,7 +5,7 @@ import json
 
 from crseval.adaptation.validity import leakage, shift_following
 from crseval.simulation.config import SessionSpec
-from crseval.simulation.persona import RealisticUser, _articles
+from crseval.simulation.persona import RealisticUser, _articles, _join
 from crseval.simulation.session import run_session
 from crseval.simulation.user import UserSimulator
 
@@ -57,14 +57,19 @@ def test_its_words_state_the_shifts_its_truth_logs_and_name_no_title_first():
     assert leakage(records, load_kb())["leak_turn_share"].max() < 0.05
 
 
-def test_a_greeting_alone_states_no_wish_yet():
+def test_a_greeting_alone_or_a_vague_request_states_no_wish_yet():
     from crseval.data.kb import load_kb
+    from crseval.text.movie_text import genre_mentions
 
     kb = load_kb()
     openings = [RealisticUser(kb, s).opening() for s in range(80)]
     alone = [truth for _, truth in openings if truth["act"] == "greet"]
     assert alone and all(truth["topics"] == [] for truth in alone)
-    assert all(truth["topics"] for _, truth in openings if truth["act"] == "open")
+    vague = [text for text, truth in openings if truth["act"] == "open" and not truth["topics"]]
+    assert vague and not any(genre_mentions(text) for text in vague)
+    wished = [(text, truth) for text, truth in openings if truth["topics"]]
+    assert len(wished) > len(openings) / 2
+    assert all(genre_mentions(text) for text, _ in wished)  # the wish is said, in words a CRS reads
     assert issubclass(RealisticUser, UserSimulator)
 
 
@@ -99,8 +104,8 @@ def test_the_llm_rewrite_uses_its_config_and_keeps_the_rule_text_when_it_strays(
         return ChatResponse(text.replace("{m}", message.lower()), finish_reason=finish)
 
     client = make_client(LLMConfig(backend="scripted"), backend=ScriptedBackend(answer))
-    # users whose first turn asks for a genre (a bare greeting states no wish)
-    seeds = [s for s in range(100) if RealisticUser(kb, s).opening()[1]["act"] == "open"][:5]
+    # users whose first turn asks for a genre (a bare greeting or a vague request states no wish)
+    seeds = [s for s in range(100) if RealisticUser(kb, s).opening()[1]["topics"]][:5]
     said = [RealisticUser(kb, s, drift=client, drift_settings=(0.3, 48)).opening() for s in seeds]
     assert all(r.temperature == 0.3 and r.max_tokens == 48 for r in seen)
     assert "never the recommender" in seen[0].messages[-1].content
@@ -160,3 +165,41 @@ def test_users_write_their_own_way_and_want_people_with_many_films(shared):
     names = {v for i in kb.genres[user.start_genre] for v in kb.movies[i].get("actor") or []}
     pool = [len(kb.index["actor"][v.lower()]) for v in names if " " in v]
     assert sum(films) / len(films) > 2 * sum(pool) / len(pool)  # popular people more often
+
+
+def test_a_film_it_names_as_liked_fits_its_wish_and_earns_a_crs_that_echoes_it_no_credit():
+    from crseval.adaptation.following import Following
+    from crseval.data.kb import load_kb
+
+    kb = load_kb()
+    row = {m.id: i for i, m in enumerate(kb.movies)}
+    said = [(u, *u.opening()) for u in (RealisticUser(kb, s) for s in range(300))]
+    named = [(u, text, truth) for u, text, truth in said if truth.get("named")]
+    assert 20 < len(named) < 100  # about a fifth of the openings that state a wish
+    acts = []
+    for user, text, truth in named:
+        (film,) = truth["named"]
+        title = kb.movies[row[film]].title
+        assert title in text and user._fits(row[film])  # a catalogue film of the genre it asks for
+        answer = user.reply(1, f"You might like {title}.")
+        acts.append(answer and answer[1]["act"])
+    assert "accept" not in acts and acts.count("seen") > len(acts) / 2  # it has seen it, of course
+    user, text, truth = named[0]
+    title = kb.movies[row[truth["named"][0]]].title
+    other = next(m.title for i, m in enumerate(kb.movies) if user._fits(i) and m.title != title)
+    following = Following(kb)
+    for offered, credit in ((title, 0.0), (other, 1.0)):
+        turns = [{"user": text, "system": f"How about {offered}?", "truth": truth}]
+        assert following.session(turns)["follow.wish_rate"] == credit
+
+
+def test_two_phrases_join_as_one_turn_and_an_answer_is_never_a_change_of_mind():
+    assert _join("Hello, how are you?", "I want drama", ", ") == "Hello, how are you? I want drama"
+    assert _join("hello", "Any dramas?", ", ") == "hello, any dramas?"
+    assert _join("ok cool.", "What about drama?") == "ok cool. What about drama?"
+    turns = [t for rs in _sessions(40).values() for r in rs for t in r["turns"]]
+    answers = [t["user"].lower() for t in turns if t["truth"].get("act") == "answer"]
+    assert answers and not any(
+        w in a for a in answers for w in ("changed my mind", "instead", "rather")
+    )
+    assert not any(t["user"].lower().startswith(("so oh", "oh so", "ok ok")) for t in turns)
