@@ -7,7 +7,7 @@ schedule, the same logged truth, so verified following reads it unchanged); what
 says and when it stops. Each turn's truth adds ``act`` (what the turn does) and, on its last turn,
 ``end`` (``satisfied`` or ``frustrated``); a session that reaches its length without either ends
 ``open``. Its wording comes from a phrasebook (:mod:`crseval.simulation.phrasebook`): a fifth of its
-openings ask for a movie without saying which (the wish comes when the CRS asks or misses), a fifth of
+openings ask for a movie without saying which (the wish comes in its next turn), a fifth of
 its one-genre wishes name a catalogue film of that genre it liked ("I like comedies like Airplane!",
 logged as ``named``: a CRS that offers it back earns no following credit, and the user has seen it), and
 it often says what it wants next in the same turn as liking or having seen a film.
@@ -98,7 +98,7 @@ class RealisticUser(UserSimulator):
         self.stamina = int(self.rng.integers(3, 11))  # turns after which it stops anyway
         self.accepted = 0
         self.offered: set[str] = set()
-        self.named: set[str] = set()  # titles the user named as films it liked
+        self.named: set[str] = set()  # catalogue ids of the films it named as ones it liked
         self.wished = False  # the wish said at least once
         self.end: str | None = None
         # a user's own way of writing, kept all dialogue (CRSArena-Dial: 30 % of turns start lower-case,
@@ -110,9 +110,8 @@ class RealisticUser(UserSimulator):
         r = self.rng.random()
         if r < 0.12:  # a greeting alone: the wish comes next turn
             return self._say(self._phrase("greet"), "greet", topics=[])
-        if (
-            r < 0.12 + VAGUE
-        ):  # a movie asked for, but no wish yet: it comes when the CRS asks or misses
+        # a movie asked for, but no wish yet: it comes in the next turn
+        if r < 0.12 + VAGUE:
             text = self._phrase("vague")
             if r < 0.12 + VAGUE / 2 and not cues(text)["greeting"]:
                 text = _join(self._phrase("greet"), text, ", ")
@@ -219,13 +218,11 @@ class RealisticUser(UserSimulator):
         """(what the user says, its act) about a reply judged ``verdict``."""
         if verdict == "fits":
             r = self.rng.random()
-            if r < 0.2:  # seen it: often asks for another in the same breath
+            if r < 0.2:
                 return self._phrase("seen", title=title), "seen"
             if r < 0.55:
                 return self._phrase("ask", title=title), "ask"
-            self.accepted += (
-                1  # liked it: often asks about it at once ("Thanks. What is it about?")
-            )
+            self.accepted += 1
             return self._phrase("accept", title=title), "accept"
         if verdict == "named":  # the CRS offers the film the user named: seen, of course
             return self._phrase("seen", title=title), "seen"
