@@ -99,10 +99,8 @@ class Following:
         if turns and turns[0].get("truth") is not None:
             truth = [t["truth"] for t in turns]
             # a film the user named as one it liked is no recommendation the CRS earns credit for
-            recs = [
-                [r for r in rs if self.kb.movies[r].id not in set(t.get("named", ()))]
-                for rs, t in zip(recs, truth)
-            ]
+            named = [set(t.get("named", ())) for t in truth]
+            recs = [[r for r in rs if self.kb.movies[r].id not in n] for rs, n in zip(recs, named)]
             out.update(self._against_truth(truth, recs))
         elif turns:
             out.update(self._against_truth(self.read_wishes(turns), recs))

@@ -111,7 +111,7 @@ class RealisticUser(UserSimulator):
         if r < 0.12:  # a greeting alone: the wish comes next turn
             return self._say(self._phrase("greet"), "greet", topics=[])
         # a movie asked for, but no wish yet: it comes in the next turn
-        if r < 0.12 + VAGUE:
+        if r < 0.12 + VAGUE and "vague" in self.book:
             text = self._phrase("vague")
             if r < 0.12 + VAGUE / 2 and not cues(text)["greeting"]:
                 text = _join(self._phrase("greet"), text, ", ")
@@ -208,6 +208,7 @@ class RealisticUser(UserSimulator):
             return "repeat", seen.titles[0][0]
         if all(t[1] in self.named for t in new):
             return "named", new[0][0]
+        new = [t for t in new if t[1] not in self.named]  # its own favourite is no find
         fitting = [t for t in new if t[2] is not None and self._fits(t[2])]
         if fitting:
             return "fits", fitting[0][0]

@@ -187,6 +187,10 @@ def test_a_film_it_names_as_liked_fits_its_wish_and_earns_a_crs_that_echoes_it_n
     user, text, truth = named[0]
     title = kb.movies[row[truth["named"][0]]].title
     other = next(m.title for i, m in enumerate(kb.movies) if user._fits(i) and m.title != title)
+    fresh = RealisticUser(kb, user.seed)
+    fresh.opening()  # names the same film
+    verdict, about = fresh._judge(fresh._read(f"{title} or {other}?"))
+    assert verdict == "fits" and about in other  # the other film, never its own favourite
     following = Following(kb)
     for offered, credit in ((title, 0.0), (other, 1.0)):
         turns = [{"user": text, "system": f"How about {offered}?", "truth": truth}]
