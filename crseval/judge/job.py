@@ -24,7 +24,6 @@ from crseval.data.io import dataset_info
 from crseval.data.judged import load_judged, load_predictions
 from crseval.data.judged_types import JudgedItem, JudgedSet
 from crseval.judge.config import PanelConfig
-from crseval.judge.decomposed import STATES_FIX, stateless
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig, make_client
@@ -409,7 +408,7 @@ def meta_eval_into(
     more member (every member still rates every aspect) instead of replacing the LLM question.
     ``reference``: another judge's predictions (FACE layout), compared on the same items."""
     from crseval.data.judged import aspect_key
-    from crseval.judge.decomposed import ask, calls
+    from crseval.judge.decomposed import ask, calls, require_readings
     from crseval.judge.meta import meta_eval_table
     from crseval.judge.rubric import rubric_for
 
@@ -469,9 +468,9 @@ def meta_eval_into(
         if plain
         else []
     )
-    extra, note, probs = {}, "", {}
+    extra, note, probs, asked_records = {}, "", {}, []
     if covered:
-        _, probs = ask(
+        asked_records, probs = ask(
             triples,
             calibrated.questions,
             judges[0],
@@ -482,6 +481,7 @@ def meta_eval_into(
         )
     done_calling()  # a planning run ends here: the rest calls no model
     if covered:
+        require_readings([it.id for it in items], calibrated.questions, probs, asked_records)
         extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
         fresh = [it.id for it in calibrated.unseen(subset, items)]
         note = _in_sample(calibrated, len(items), len(fresh))
@@ -515,34 +515,19 @@ def meta_eval_into(
 
 
 def _usable(calibrated, config, judges, store):
-    """The calibrated judge if this run's LLM can answer its questions as it learned them, else None with a
-    warning (the shipped judge: LLM questions only) or an error (a judge the user named)."""
+    """The calibrated judge if this run's LLM can answer its questions as it learned them. Where it cannot,
+    the shipped judge on another backend or model (a server, another GGUF) gives way to the LLM questions
+    with a warning; a judge the user named, or the shipped judge on the embedded model's other engine, is an
+    error naming the fix — the default install serves the shipped judge as validated, never a fallback."""
     if calibrated is None:
         return None
-    missing = stateless(judges[0].client)
-    if calibrated.reads_states and missing:
-        why = f"the calibrated judge reads the LLM's hidden states, which {missing} does not give"
-        if config.judge == "default":
-            store.log(f"WARNING {why}: LLM questions only (crseval[compiled] gives them)")
-            return None
-        raise CrsevalError(why, field="judge", fix=STATES_FIX + ", or pass --judge none")
-    if calibrated.llm and calibrated.questions:
-        ours, theirs = judges[0].client.identity().get("model"), calibrated.llm.get("model")
-        if (
-            ours != theirs and config.judge == "default"
-        ):  # the shipped judge learned another model's readings
-            store.log(
-                f"WARNING the shipped calibrated judge read {theirs!r}, not {ours!r}: LLM questions only"
-            )
-            return None
-        elif ours != theirs:
-            raise CrsevalError(
-                f"the calibrated judge read {theirs!r}, not {ours!r}",
-                field="judge",
-                fix="use the judge's model, fit a judge for this model with `crseval judge fit`, "
-                "or pass --judge none",
-            )
-    return calibrated
+    bad = calibrated.mismatch(judges[0].client)
+    if bad is None:
+        return calibrated
+    if config.judge == "default" and bad.kind != "engine":
+        store.log(f"WARNING {bad.why}: LLM questions only")
+        return None
+    raise CrsevalError(bad.why, field="judge", fix=bad.fix)
 
 
 def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Output:

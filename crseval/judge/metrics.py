@@ -198,6 +198,13 @@ table(
     columns=["systems", *with_ci("pearson", "spearman", "kendall")],
 )
 table(
+    "judge_fit_held_out",
+    ["aspect", "judge", "system"],
+    "leave-one-system-out: each design's agreement on every CRS from a model fitted without it, and pooled",
+    capability=C,
+    columns=["n", *with_ci("pearson")],
+)
+table(
     "judge_fit_item_scores",
     ["item", "aspect", "judge"],
     "per item, aspect and design: the out-of-fold prediction next to the human label",

@@ -52,7 +52,7 @@ class LLMConfig(BaseModel):
     engine: Literal["auto", "xllamacpp", "llama-cpp-python"] = Field(
         "auto",
         description="llamacpp: the prebuilt xllamacpp (auto's choice where installed) or the compiled "
-        "llama-cpp-python (crseval[compiled]; it alone reads hidden states)",
+        "llama-cpp-python (crseval[compiled]); both read hidden states",
     )
     n_ctx: int = Field(4096, ge=256)
     timeout_s: float = Field(300.0, gt=0)

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from crseval.llm.base import ChatResponse
+from crseval.llm.spans import span_rows, span_tokens
 
 _LLM: Any = None
 _FORMATTER: Any = None
@@ -82,38 +83,19 @@ def choice_probs(
     return out, len(tokens), hidden
 
 
-def span_tokens(prompt: str, content: str, spans: list[list[int]]) -> list[tuple[int, int] | None]:
-    """Token ranges [start, end) of character spans of ``content`` (the last user message) inside the
-    rendered ``prompt``: a span ends at the token count of the prompt cut where it ends (None: a span
-    outside the message)."""
-    at = prompt.rfind(content)
-    if at < 0:
-        raise ValueError("the user message is not verbatim in the chat prompt")
-
-    def count(chars: int) -> int:
-        return len(_LLM.tokenize(prompt[:chars].encode("utf-8"), add_bos=False, special=True))
-
-    out = []
-    for a, b in spans:
-        if a < 0:
-            out.append(None)
-            continue
-        end = count(at + b)
-        out.append((min(count(at + a), end - 1), end))
-    return out
-
-
 def _prefill(tokens, common: int, prompt: str, content: str, spans: list[list[int]]):
-    """(last position's logits, the spans' last-layer states as :func:`crseval.llm.base.encode_states`):
+    """(last position's logits, the spans' last-layer states as :func:`crseval.llm.spans.span_rows`):
     the prompt is evaluated with llama.cpp's embedding output switched on for the spans' positions only
     (the KV cache is reused up to the first span; one pass gives both)."""
     import llama_cpp
     import numpy as np
 
-    from crseval.llm.base import encode_states
-
     llm, ctx = _LLM, _LLM._ctx.ctx
-    ranges = span_tokens(prompt, content, spans)
+
+    def count(text: str) -> int:
+        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    ranges = span_tokens(prompt, content, spans, count)
     wanted = {t for r in ranges if r for t in range(*r)}
     start = min([common, len(tokens) - 1, *wanted])
     llm._ctx.kv_cache_seq_rm(-1, start, -1)
@@ -138,13 +120,7 @@ def _prefill(tokens, common: int, prompt: str, content: str, spans: list[list[in
         ).copy()
     finally:
         llama_cpp.llama_set_embeddings(ctx, False)
-    rows = [
-        np.concatenate([np.mean([states[t] for t in range(*r)], axis=0), states[r[1] - 1]])
-        if r
-        else np.full(2 * width, np.nan)
-        for r in ranges
-    ]
-    return logits, encode_states(np.array(rows).reshape(len(ranges), 2 * width))
+    return logits, span_rows(ranges, states, width)
 
 
 def complete(req: dict[str, Any]) -> dict[str, Any]:

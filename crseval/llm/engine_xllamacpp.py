@@ -7,13 +7,16 @@ grammars are compiled by llama.cpp, and the prompt prefix shared with the previo
 
 ``choices`` requests read the top next-token log-probabilities that llama.cpp computes from the raw
 logits of the last prompt position (a softmax over the whole vocabulary, before any sampler): a choice
-outside the top ``TOP_K`` gets probability 0. Hidden states are not exposed by the server API: they need
-the compiled engine.
+outside the top ``TOP_K`` gets probability 0. A request for hidden states (``hidden_spans``) is answered
+by llama.cpp's C API in the same wheel (:class:`crseval.llm.llama_capi.StateReader`: its own context on the
+same memory-mapped model, loaded on the first such request), which reads the states and the next-token
+distribution from one prefill, as the compiled engine does.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Any
 
@@ -24,18 +27,25 @@ TOP_K = (
 )
 
 _SERVER: Any = None
+_STATES: Any = None  # the StateReader, loaded on the first request for hidden states
+_STATES_LOCK = threading.Lock()  # one prefill at a time on its context
+_LOADED: dict[str, Any] = {}
 
 
-def server_params(path: str, n_ctx: int, n_threads: int, chat_format: str | None = None) -> Any:
-    """llama.cpp's server parameters for the embedded model: one sequence at a time, the GGUF's own chat
-    template (or a built-in one by name), seed 0, no warm-up, no per-request log lines."""
+def server_params(
+    path: str, n_ctx: int, n_threads: int, chat_format: str | None = None, slots: int = 1
+) -> Any:
+    """llama.cpp's server parameters for the embedded model: ``slots`` sequences decoded together, each
+    with a context of ``n_ctx`` tokens, the GGUF's own chat template (or a built-in one by name), seed 0,
+    no warm-up, no per-request log lines."""
     import xllamacpp
 
     params = xllamacpp.CommonParams()
     params.model.path = path
-    params.n_ctx = n_ctx
+    params.n_ctx = n_ctx * slots
     params.n_batch = 512
-    params.n_parallel = 1  # one sequence at a time: a worker answers one request line at a time
+    params.n_parallel = slots
+    params.kv_unified = False  # each slot its own n_ctx, as one sequence had before
     params.cpuparams.n_threads = n_threads
     params.cpuparams_batch.n_threads = n_threads
     params.use_jinja = True
@@ -52,6 +62,19 @@ def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None
     import xllamacpp
 
     _SERVER = xllamacpp.Server(server_params(path, n_ctx, n_threads, chat_format))
+    _LOADED.update(path=path, n_ctx=n_ctx, n_threads=n_threads, chat_format=chat_format)
+
+
+def states() -> Any:
+    """The StateReader (callers hold :data:`_STATES_LOCK`)."""
+    global _STATES
+    if _STATES is None:
+        from crseval.llm.llama_capi import StateReader
+
+        if _LOADED["chat_format"]:
+            raise ValueError("hidden states need the GGUF's own chat template (no chat_format)")
+        _STATES = StateReader(_LOADED["path"], _LOADED["n_ctx"], _LOADED["n_threads"])
+    return _STATES
 
 
 def _ask(body: dict[str, Any]) -> dict[str, Any]:
@@ -87,10 +110,24 @@ def choice_probs(
 
 
 def complete(req: dict[str, Any]) -> dict[str, Any]:
-    if req.get("hidden_spans"):
-        raise ValueError("hidden states need the compiled engine (llama-cpp-python)")
     t0 = time.perf_counter()
     messages = req["messages"]
+    if req.get("hidden_spans"):
+        if not req["choices"]:
+            raise ValueError("hidden states are read with a choices request")
+        with _STATES_LOCK:
+            probs, n_prompt, hidden = states().choice_probs(
+                messages, req["choices"], req["hidden_spans"]
+            )
+        return ChatResponse(
+            max(probs, key=probs.get),
+            n_prompt,
+            1,
+            time.perf_counter() - t0,
+            "choices",
+            probs,
+            hidden,
+        ).to_dict()
     if req["choices"]:
         probs, n_prompt = choice_probs(messages, req["choices"])
         return ChatResponse(

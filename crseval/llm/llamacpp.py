@@ -2,8 +2,8 @@
 
 The model lives in a worker *process* (:mod:`crseval.llm.llamacpp_worker`, a fresh interpreter:
 forking after loading deadlocks in OpenMP), run by one of two engines: the prebuilt ``xllamacpp``
-wheel (the default; no compiler) or the compiled ``llama-cpp-python`` (``crseval[compiled]``; it alone
-reads hidden states). Every backend of a process that asks for the same model, context size and
+wheel (the default; no compiler) or the compiled ``llama-cpp-python`` (``crseval[compiled]``); both
+read hidden states. Every backend of a process that asks for the same model, context size and
 engine shares one :class:`_Pool` of workers — the CRS, the judge, the simulated user and every part of a
 manifest load the model once —, reference-counted: the last backend to close stops the workers. One
 worker decodes one sequence at a time, so concurrency = number of workers, and the CPU threads are
@@ -239,6 +239,7 @@ class LlamaCppBackend:
     name = "llamacpp"
     supports_json_schema = True
     supports_choice_probs = True
+    supports_hidden_states = True  # both engines (the prebuilt one: crseval.llm.llama_capi)
 
     def __init__(
         self,
@@ -251,7 +252,6 @@ class LlamaCppBackend:
         engine: str | None = None,
     ) -> None:
         self.engine = resolve_engine(engine)
-        self.supports_hidden_states = self.engine == "llama-cpp-python"
         self.path, entry = resolve_model(model)
         self.model = entry.name if entry else self.path.name
         self._fingerprint = entry.sha256[:16] if entry and entry.sha256 else _fingerprint(self.path)

@@ -505,12 +505,25 @@ def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):
 
 
 def test_systems_can_be_held_out_whole(tmp_path):
+    """Leave-one-system-out: each CRS is scored by a model fitted on the others (as many outer folds as
+    systems), per CRS with a CI and pooled over the same out-of-fold predictions the CV table reads."""
     data = _turn_labelled(tmp_path / "t.json")
     res = crseval(
-        "judge", "fit", str(data), "--questions", "none", "--cv-groups", "system", "--n-boot", "0",
+        "judge", "fit", str(data), "--questions", "none", "--cv-groups", "system", "--n-boot", "200",
         "--out", str(tmp_path / "fit"), "--format", "json",
     )  # fmt: skip
-    assert json.loads(res.stdout)["signature"].count("|cv_groups:system") == 1
+    signature = json.loads(res.stdout)["signature"]
+    assert signature.count("|cv_groups:system") == 1
+    assert "nested-grouped-cv(leave-one-system-out,inner 5-fold)" in signature
+    held = pd.read_csv(tmp_path / "fit" / "tables" / "judge_fit_held_out.csv")
+    design = held[held["judge"] == "calibrated (rules)"].set_index("system")
+    assert set(design.index) == {"kbrd_redial", "barcor_redial", "unicrs_redial", "all (pooled)"}
+    assert design["n"].drop("all (pooled)").sum() == design.loc["all (pooled)", "n"] == 48
+    assert (design["pearson_lo"] <= design["pearson"]).all()
+    assert (design["pearson"] <= design["pearson_hi"]).all()
+    cv = pd.read_csv(tmp_path / "fit" / "tables" / "judge_fit_cv.csv").set_index("judge")
+    pooled = design.loc["all (pooled)", "pearson"]
+    assert pooled == pytest.approx(cv.loc["calibrated (rules)", "pearson"])
     convs = json.loads(data.read_text())
     for i, c in enumerate(convs):
         c["conv_id"] = str(i)  # ids that name no system
@@ -586,4 +599,4 @@ def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp
         "--out", str(tmp_path / "y"), check=False,
     )  # fmt: skip
     assert res.returncode == 2 and "gives its hidden states; openai" in res.stderr
-    assert "crseval[compiled]" in res.stderr and "Traceback" not in res.stderr
+    assert "--backend llamacpp" in res.stderr and "Traceback" not in res.stderr

@@ -57,7 +57,8 @@ def test_a_gullible_judge_never_sees_the_injection(injection):
 
 @pytest.mark.slow
 @pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python not installed"
+    importlib.util.find_spec("xllamacpp") is None and importlib.util.find_spec("llama_cpp") is None,
+    reason="no llama.cpp engine installed (crseval[local])",
 )
 def test_embedded_judge_is_not_moved(embedded_llm_cache):
     client = make_client(

@@ -3,6 +3,7 @@ features never come from a model that saw their own dialogue's labels, and a jud
 the same after a JSON round trip."""
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.judged_types import JudgedItem
 from crseval.judge.calibrated import CalibratedJudge, feature_names, fit_aspect
+from crseval.judge.job import _usable
 from crseval.judge.turn_model import (
     ALPHAS,
     cross_fitted,
@@ -207,8 +209,7 @@ def test_the_default_judge_prefers_replies_that_answer_the_request(tmp_path):
         from crseval.llm import LLMConfig, make_client
         from crseval.llm.base import decode_states
 
-        pytest.importorskip("llama_cpp", reason="the shipped judge reads states: crseval[compiled]")
-        client = make_client(LLMConfig(engine="llama-cpp-python"), tmp_path / "cache.sqlite")
+        client = make_client(LLMConfig(), tmp_path / "cache.sqlite")
         rubric = rubric_for("dialogue-overall", False)
         for it in items:
             rated = client.rate(judge_request(it.dialogue, rubric, hidden=True)[0])
@@ -252,21 +253,52 @@ def test_hidden_states_join_each_turns_row_and_a_missing_one_adds_nothing():
 
 
 def test_a_judge_that_reads_states_is_dropped_or_refused_where_the_llm_gives_none(tmp_path):
-    """The shipped judge reads the embedded model's hidden states: with an LLM that gives none (a server,
-    the prebuilt engine) the run warns and asks the LLM questions only; a judge the user named is refused."""
-    from types import SimpleNamespace
-
-    from crseval.judge.job import _usable
+    """The shipped judge reads the embedded model's hidden states: with an LLM that gives none (a server)
+    the run warns and asks the LLM questions only; a judge the user named is refused."""
     from crseval.llm import LLMConfig, make_client
 
     judge = CalibratedJudge.load("default")
     assert judge.reads_states
     client = make_client(LLMConfig(backend="openai", base_url="http://127.0.0.1:9/v1"), None)
     logged: list[str] = []
-    store, judges = SimpleNamespace(log=logged.append), [SimpleNamespace(client=client)]
-    assert _usable(judge, SimpleNamespace(judge="default"), judges, store) is None
+    assert _usable(judge, SimpleNamespace(judge="default"), *_run(client, logged)) is None
     assert logged and "hidden states" in logged[0] and "LLM questions only" in logged[0]
     with pytest.raises(CrsevalError, match="reads the LLM's hidden states") as e:
-        _usable(judge, SimpleNamespace(judge=str(tmp_path / "mine")), judges, store)
-    assert "crseval[compiled]" in e.value.fix
+        _usable(judge, SimpleNamespace(judge=str(tmp_path / "mine")), *_run(client, logged))
+    assert "--backend llamacpp" in e.value.fix
     client.close()
+
+
+def _run(client, logged: list[str]):
+    """(judges, store) as the meta-eval job hands them to ``_usable``."""
+    return [SimpleNamespace(client=client)], SimpleNamespace(log=logged.append)
+
+
+def test_the_default_install_serves_the_shipped_judge():
+    """No fallback on the default path: the engine a default install runs reads hidden states (the wheel's
+    llama.cpp C API is laid out as crseval reads it) and the shipped judge learned that engine's states of
+    the default model, so `judge meta-eval` keeps it without a warning. Another engine's states are
+    refused, with the fix — never a silent fallback."""
+    pytest.importorskip("xllamacpp", reason="the default engine comes with crseval[local]")
+    from crseval.llm import LLMConfig, make_client
+    from crseval.llm.llama_capi import load_library
+    from crseval.llm.llamacpp import resolve_engine
+
+    assert resolve_engine(None) == "xllamacpp"
+    load_library()  # checks the C API's layout without loading a model
+    judge = CalibratedJudge.load("default")
+    client = make_client(LLMConfig(), None)  # no worker starts before the first request
+    try:
+        logged: list[str] = []
+        assert judge.mismatch(client) is None and judge.states_engine == "xllamacpp"
+        assert _usable(judge, SimpleNamespace(judge="default"), *_run(client, logged)) is judge
+        assert not logged
+        other = SimpleNamespace(
+            identity=lambda: {**client.identity(), "engine": "llama-cpp-python"},
+            backend=client.backend,
+        )
+        with pytest.raises(CrsevalError, match="learned xllamacpp's hidden states") as e:
+            _usable(judge, SimpleNamespace(judge="default"), *_run(other, logged))
+        assert "engine = 'xllamacpp'" in e.value.fix and not logged
+    finally:
+        client.close()

@@ -69,8 +69,8 @@ def test_repeated_request_is_a_cache_hit(client):
 def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
     """The states a rating returns are llama.cpp's own last-layer states of the reply's tokens (checked
     against a second model that outputs every position in one batch), the span's tokens spell the reply,
-    the digit probabilities barely move (another batch split), and the answer is cached with its states.
-    Only the compiled engine reads states; the prebuilt one says so."""
+    the digit probabilities barely move (another batch split), and the answer is cached with its states
+    (the compiled engine; the default one's states: the next test)."""
     import json
 
     llama_cpp = pytest.importorskip("llama_cpp", reason="hidden states need crseval[compiled]")
@@ -118,6 +118,60 @@ def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
     assert np.abs(expected - states).max() < 0.05 * np.abs(expected).max()
     ref.close()
     client.close()
+
+
+def test_the_default_engine_reads_the_states_the_model_computes(embedded_llm_cache):
+    """The prebuilt engine's states (llama.cpp's C API in the xllamacpp wheel) are the model's own: checked
+    against llama.cpp's server in the same wheel, which pools the last-layer states of a token prefix —
+    a span's last token is the LAST pooling of the prompt cut where the span ends, its mean comes from the
+    MEAN pooling of the prompt cut at both ends — and the digit probabilities are the server's."""
+    pytest.importorskip("xllamacpp", reason="the default engine comes with crseval[local]")
+    import numpy as np
+    import xllamacpp
+
+    from crseval.llm.base import decode_states
+    from crseval.llm.llama_capi import StateReader
+    from crseval.llm.models import resolve_model
+    from crseval.llm.spans import span_tokens
+
+    client = make_client(LLMConfig(), embedded_llm_cache)
+    d = next(iter(load_dataset("sample").dialogues))
+    req, _ = judge_request(d, RUBRICS["overall"], hidden=True)
+    rated = client.rate(req)
+    plain = client.rate(judge_request(d, RUBRICS["overall"])[0])  # the server's own probabilities
+    client.close()
+    states = decode_states(rated.hidden)
+    assert states.shape == (sum(u.role.is_recommender for u in d.utterances), 3072)
+    assert max(abs(rated.probs[k] - plain.probs[k]) for k in plain.probs) < 0.03
+
+    path = str(resolve_model(None)[0])
+    reader = StateReader(path, 1024, 2)  # the tokens and spans the engine reads
+    messages = [{"role": m.role, "content": m.content} for m in req.messages]
+    prompt = reader.prompt(messages)
+    tokens = reader.tokenize(prompt)
+    ranges = span_tokens(
+        prompt, messages[-1]["content"], req.hidden_spans, lambda t: len(reader.tokenize(t))
+    )
+    ranges = ranges[:3]  # each reference prefix is a prefill of its own
+
+    def pooled(pooling, prefixes):
+        params = xllamacpp.CommonParams()
+        params.model.path, params.n_ctx, params.n_batch, params.n_ubatch = path, 1024, 1024, 1024
+        params.cpuparams.n_threads = params.cpuparams_batch.n_threads = 2
+        params.warmup, params.verbosity, params.embedding = False, -1, True
+        params.pooling_type, params.embd_normalize = pooling, -1  # raw states, no normalising
+        out = xllamacpp.Server(params).handle_embeddings({"input": prefixes})
+        return np.array([o["embedding"] for o in sorted(out["data"], key=lambda o: o["index"])])
+
+    kinds = xllamacpp.llama_pooling_type
+    last = pooled(kinds.LLAMA_POOLING_TYPE_LAST, [tokens[:b] for _, b in ranges])
+    M = pooled(kinds.LLAMA_POOLING_TYPE_MEAN, [tokens[:k] for a, b in ranges for k in (a, b)])
+    mean = np.array(
+        [(b * M[2 * i + 1] - a * M[2 * i]) / (b - a) for i, (a, b) in enumerate(ranges)]
+    )
+    for ours, ref in ((states[:3, 1536:], last), (states[:3, :1536], mean)):
+        assert np.corrcoef(ref.ravel(), ours.ravel())[0, 1] > 0.999
+        assert np.abs(ref - ours).max() < 0.05 * np.abs(ref).max()
 
 
 def test_timeout_kills_the_worker_and_the_next_call_works(tmp_path):
