@@ -49,6 +49,15 @@ class LLMConfig(BaseModel):
     )
     price_output: float | None = Field(None, ge=0, description="USD per million completion tokens")
     workers: int = Field(1, ge=1, le=64, description="llamacpp: model processes")
+    slots: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="llamacpp (prebuilt engine): sequences one model process decodes together "
+        "(llama.cpp's continuous batching). 1 answers deterministically; more answer several requests at "
+        "once — on 2 cores 1.24× faster generation, no faster ratings, and greedy answers that depend on "
+        "which requests shared a batch",
+    )
     engine: Literal["auto", "xllamacpp", "llama-cpp-python"] = Field(
         "auto",
         description="llamacpp: the prebuilt xllamacpp (auto's choice where installed) or the compiled "
@@ -79,7 +88,11 @@ def make_backend(config: LLMConfig) -> Backend:
         from crseval.llm.llamacpp import LlamaCppBackend
 
         return LlamaCppBackend(
-            config.model, n_ctx=config.n_ctx, workers=config.workers, engine=config.engine
+            config.model,
+            n_ctx=config.n_ctx,
+            workers=config.workers,
+            slots=config.slots,
+            engine=config.engine,
         )
     if config.backend == "openai":
         from crseval.llm.openai_compat import OpenAIBackend

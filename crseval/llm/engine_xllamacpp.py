@@ -26,6 +26,8 @@ TOP_K = (
     20  # next-token log-probabilities read for a choices request (digits hold ≥ 99.9 % of the mass)
 )
 
+PARALLEL = True  # llama.cpp's server decodes several sequences together (the worker's "slots")
+
 _SERVER: Any = None
 _STATES: Any = None  # the StateReader, loaded on the first request for hidden states
 _STATES_LOCK = threading.Lock()  # one prefill at a time on its context
@@ -57,11 +59,11 @@ def server_params(
     return params
 
 
-def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None:
+def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None, slots: int = 1) -> None:
     global _SERVER
     import xllamacpp
 
-    _SERVER = xllamacpp.Server(server_params(path, n_ctx, n_threads, chat_format))
+    _SERVER = xllamacpp.Server(server_params(path, n_ctx, n_threads, chat_format, slots))
     _LOADED.update(path=path, n_ctx=n_ctx, n_threads=n_threads, chat_format=chat_format)
 
 

@@ -5,7 +5,10 @@ CONFIG_JSON``: a fresh interpreter (no fork after loading — that deadlocks in 
 re-import of the caller's ``__main__`` as multiprocessing's spawn would do). The config names the
 engine (:data:`ENGINES`: the prebuilt ``xllamacpp``, the compiled ``llama-cpp-python`` or, for tests,
 a model-less echo). It prints
-``{"ready": true}`` once the model is loaded, then answers one request line with one response line.
+``{"ready": true}`` once the model is loaded, then answers each request line with one response line that
+carries the request's ``id``. With ``slots`` > 1 (an engine that decodes sequences together, ``PARALLEL``:
+llama.cpp's continuous batching in one process) it answers up to that many requests at once, each on its
+own thread, in the order they finish; otherwise one at a time.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 ENGINES = {  # engine name → the module that loads it and answers requests (load, complete)
     "xllamacpp": "crseval.llm.engine_xllamacpp",
@@ -46,16 +50,26 @@ def main() -> None:
     sys.stdout = sys.stderr
     cfg = json.loads(sys.argv[1])
     engine = importlib.import_module(ENGINES[cfg["engine"]])
-    engine.load(cfg["path"], cfg["n_ctx"], cfg["n_threads"], cfg.get("chat_format"))
+    slots = cfg.get("slots", 1)
+    load = (cfg["path"], cfg["n_ctx"], cfg["n_threads"], cfg.get("chat_format"))
+    engine.load(*load, slots) if slots > 1 else engine.load(*load)
     proto.write(json.dumps({"ready": True}) + "\n")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
+    written = threading.Lock()
+
+    def answer(line: str) -> None:
+        request = json.loads(line)
         try:
-            reply = {"ok": engine.complete(json.loads(line))}
+            reply = {"ok": engine.complete(request)}
         except Exception as e:  # reported to the parent, which decides what is transient
             reply = {"error": f"{type(e).__name__}: {e}"}
-        proto.write(json.dumps(reply) + "\n")
+        reply["id"] = request.get("id")
+        with written:
+            proto.write(json.dumps(reply) + "\n")
+
+    with ThreadPoolExecutor(max_workers=slots) as threads:
+        for line in sys.stdin:
+            if line.strip():
+                threads.submit(answer, line)
 
 
 if __name__ == "__main__":

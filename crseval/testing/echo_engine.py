@@ -9,8 +9,10 @@ import os
 import time
 from typing import Any
 
+PARALLEL = True  # answers its slots' requests at once, each on its own thread
 
-def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None) -> None:
+
+def load(path: str, n_ctx: int, n_threads: int, chat_format: str | None, slots: int = 1) -> None:
     """Nothing to load."""
 
 

@@ -128,6 +128,38 @@ def test_a_failing_or_timed_out_part_leaves_the_shared_model_to_the_others(model
         other.close()
 
 
+def test_one_worker_answers_as_many_requests_at_once_as_it_has_slots(model, monkeypatch):
+    """With slots (the prebuilt engine's continuous batching) one process answers that many requests
+    together; the backend's concurrency is workers × slots, a third request waits for a free slot, and the
+    slots are part of the identity (batched answers are cached apart). The compiled engine has none."""
+    b, one = backend(model, slots=2), backend(model)
+    try:
+        assert b.max_concurrency == 2 and b.identity()["slots"] == 2
+        assert "slots" not in one.identity() and b._pool is not one._pool
+        pid(b)  # loaded
+        replies: list[str] = []
+        threads = [
+            threading.Thread(target=lambda: replies.append(ask(b, "sleep 0.6").text))
+            for _ in range(3)
+        ]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+        assert len({r.split(":")[0] for r in replies}) == 1  # one process
+        assert 1.1 < elapsed < 1.7  # two together, then the third: two rounds, not three
+        assert len(b._pool.processes) == 1
+    finally:
+        b.close()
+        one.close()
+    monkeypatch.setattr(llamacpp.importlib.util, "find_spec", lambda name: object())
+    with pytest.raises(CrsevalError, match="one sequence at a time") as e:
+        LlamaCppBackend(model, engine="llama-cpp-python", slots=2)
+    assert "slots = 1" in e.value.fix
+
+
 def test_busy_seconds_is_the_length_of_the_union_of_intervals():
     assert busy_seconds([]) == 0
     assert busy_seconds([(0, 1), (0.5, 2), (3, 4), (3.2, 3.5)]) == pytest.approx(3.0)
