@@ -199,7 +199,7 @@ class CalibratedJudge:
                 f"the calibrated judge reads the LLM's hidden states, which {missing} does not give"
             )
             return Mismatch("stateless", why, STATES_FIX + ", or pass --judge none")
-        if theirs and ident.get("model") != theirs:
+        if self.questions and theirs and ident.get("model") != theirs:
             why = f"the calibrated judge read {theirs!r}, not {ident.get('model')!r}"
             return Mismatch("model", why, f"judge with {theirs!r}, " + refit)
         if not self.reads_states:

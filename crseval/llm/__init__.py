@@ -55,7 +55,7 @@ class LLMConfig(BaseModel):
         le=64,
         description="llamacpp (prebuilt engine): sequences one model process decodes together "
         "(llama.cpp's continuous batching). 1 answers deterministically; more answer several requests at "
-        "once — on 2 cores 1.24× faster generation, no faster ratings, and greedy answers that depend on "
+        "once — on 2 cores 1.1–1.2× faster generation, no faster ratings, and greedy answers that depend on "
         "which requests shared a batch",
     )
     engine: Literal["auto", "xllamacpp", "llama-cpp-python"] = Field(

@@ -7,7 +7,7 @@ read hidden states. Every backend of a process that asks for the same model, con
 engine shares one :class:`_Pool` of workers — the CRS, the judge, the simulated user and every part of a
 manifest load the model once —, reference-counted: the last backend to close stops the workers. A
 worker decodes one sequence at a time, or with ``slots`` > 1 (the prebuilt engine only) that many together
-(llama.cpp's continuous batching; measured on 2 cores: 1.24× the generation speed, ratings no faster, and
+(llama.cpp's continuous batching; measured on 2 cores: 1.1–1.2× the generation speed, ratings no faster, and
 greedy answers that depend on which requests shared a batch — `bench/embedded_slots.py`); concurrency =
 workers × slots, and the CPU threads are split between the workers. A request that outlives its timeout kills its worker (a new one starts on the next request),
 so no call can hang a run; the main process never loads a model. A response says how long its request
