@@ -30,6 +30,7 @@ from crseval.core.home import crseval_home
 from crseval.data.kb import TITLE_TOKEN, MovieKB
 from crseval.data.phrases import PhraseIndex
 from crseval.text.movie_text import GENRE_CUES, years
+from crseval.text.similarity import top_terms
 
 
 class _Memo:
@@ -137,7 +138,7 @@ class LDATopics(_Memo):
     ) -> None:
         corpus = kb.texts()
         key = content_hash(
-            f"{content_hash(chr(10).join(corpus).encode())}|{n_topics}|{seed}|{sklearn.__version__}".encode()
+            f"{content_hash(chr(10).join(corpus).encode())}|{n_topics}|{seed}|{sklearn.__version__}|ties:term".encode()
         )
         path = (cache_dir or crseval_home() / "topics") / f"lda-{key}.npz"
         self.lda = LatentDirichletAllocation(
@@ -157,7 +158,8 @@ class LDATopics(_Memo):
                 self.lda.doc_topic_prior_ = float(z["doc_topic_prior"])
                 self.lda.n_features_in_ = self.lda.components_.shape[1]
         else:
-            self.vectorizer = CountVectorizer(stop_words="english", max_features=4096, min_df=2)
+            words = {"stop_words": "english", "min_df": 2}
+            self.vectorizer = CountVectorizer(**words, vocabulary=top_terms(corpus, 4096, **words))
             self.lda.fit(self.vectorizer.fit_transform(corpus))
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.stem + ".tmp.npz")
