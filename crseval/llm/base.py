@@ -83,6 +83,17 @@ class ChatResponse:
         }
 
     @classmethod
+    def of_choices(
+        cls,
+        probs: dict[str, float],
+        prompt_tokens: int,
+        latency_s: float,
+        hidden: str | None = None,
+    ) -> "ChatResponse":
+        """A choices request's answer: the likeliest choice, its probabilities (and hidden states)."""
+        return cls(max(probs, key=probs.get), prompt_tokens, 1, latency_s, "choices", probs, hidden)
+
+    @classmethod
     def from_dict(cls, d: dict[str, Any], cached: bool = False) -> "ChatResponse":
         return cls(**{**d, "cached": cached})
 

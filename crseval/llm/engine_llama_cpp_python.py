@@ -130,15 +130,7 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
         probs, n_prompt, hidden = choice_probs(
             messages, req["choices"], req.get("hidden_spans", ())
         )
-        return ChatResponse(
-            max(probs, key=probs.get),
-            n_prompt,
-            1,
-            time.perf_counter() - t0,
-            "choices",
-            probs,
-            hidden,
-        ).to_dict()
+        return ChatResponse.of_choices(probs, n_prompt, time.perf_counter() - t0, hidden).to_dict()
     kwargs: dict[str, Any] = {
         "messages": messages,
         "temperature": req["temperature"],

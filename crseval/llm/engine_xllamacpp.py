@@ -121,20 +121,10 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
             probs, n_prompt, hidden = states().choice_probs(
                 messages, req["choices"], req["hidden_spans"]
             )
-        return ChatResponse(
-            max(probs, key=probs.get),
-            n_prompt,
-            1,
-            time.perf_counter() - t0,
-            "choices",
-            probs,
-            hidden,
-        ).to_dict()
+        return ChatResponse.of_choices(probs, n_prompt, time.perf_counter() - t0, hidden).to_dict()
     if req["choices"]:
         probs, n_prompt = choice_probs(messages, req["choices"])
-        return ChatResponse(
-            max(probs, key=probs.get), n_prompt, 1, time.perf_counter() - t0, "choices", probs
-        ).to_dict()
+        return ChatResponse.of_choices(probs, n_prompt, time.perf_counter() - t0).to_dict()
     body: dict[str, Any] = {
         "messages": messages,
         "temperature": req["temperature"],

@@ -77,9 +77,9 @@ def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
     import numpy as np
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    from crseval.llm import engine_llama_cpp_python as worker
     from crseval.llm.base import decode_states
     from crseval.llm.models import resolve_model
+    from crseval.llm.spans import span_tokens
 
     client = make_client(LLMConfig(engine="llama-cpp-python"), embedded_llm_cache)
 
@@ -99,13 +99,17 @@ def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
         embedding=True, logits_all=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_NONE,
         verbose=False, n_threads=2,
     )  # fmt: skip
-    worker._LLM = ref  # span_tokens tokenizes with the model's own tokenizer
     messages = [{"role": m.role, "content": m.content} for m in req.messages]
     prompt = Jinja2ChatFormatter(
         template=ref.metadata["tokenizer.chat_template"], eos_token="<|im_end|>", bos_token=""
     )(messages=messages).prompt
     tokens = ref.tokenize(prompt.encode(), add_bos=False, special=True)
-    ranges = worker.span_tokens(prompt, req.messages[-1].content, list(req.hidden_spans))
+    ranges = span_tokens(
+        prompt,
+        req.messages[-1].content,
+        list(req.hidden_spans),
+        lambda t: len(ref.tokenize(t.encode(), add_bos=False, special=True)),
+    )
     for (a, b), reply in zip(ranges, replies):
         spelled = ref.detokenize(tokens[a:b]).decode()
         assert json.dumps(reply, ensure_ascii=False)[2:-2] in spelled
