@@ -8,6 +8,7 @@ crash of the run."""
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -115,7 +116,9 @@ _FILES: dict[tuple[str, int], Any] = {}
 
 def _from_file(path: Path, attr: str, where: str) -> Callable[[History], Any]:
     """The function ``attr`` of the Python file ``path`` (run as a module named after the file, kept out of
-    sys.modules: another file, or a module on the path, may share that name)."""
+    sys.modules: another file, or a module on the path, may share that name). Its folder is searched first
+    while it runs, so a CRS in several files imports its siblings from anywhere; those siblings leave
+    sys.modules afterwards, so a v2 in another folder imports its own ``crs_common.py``, not v1's."""
     import importlib.util
 
     if not path.is_file():
@@ -124,12 +127,18 @@ def _from_file(path: Path, attr: str, where: str) -> Callable[[History], Any]:
     if key not in _FILES:
         spec = importlib.util.spec_from_file_location(path.stem, key[0])
         module = importlib.util.module_from_spec(spec)
+        folder, before = Path(key[0]).parent, set(sys.modules)
         try:
-            spec.loader.exec_module(module)
+            with searched_first(folder):
+                spec.loader.exec_module(module)
         except Exception as e:  # the user's file: any error is theirs to fix, in one line
             raise CrsevalError(
                 f"importing {str(path)!r} failed: {type(e).__name__}: {e}", field=where
             ) from None
+        finally:
+            for name in set(sys.modules) - before:
+                if Path(getattr(sys.modules[name], "__file__", None) or "/").parent == folder:
+                    del sys.modules[name]
         _FILES[key] = module
     return _attribute(_FILES[key], attr, where)
 

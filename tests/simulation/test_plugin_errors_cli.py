@@ -40,6 +40,25 @@ def test_a_file_path_with_or_without_its_function_is_loaded(elsewhere):
     assert _system(str(elsewhere)).returncode == 0
 
 
+def test_a_crs_in_two_files_loads_from_anywhere_with_its_own_siblings(tmp_path, monkeypatch):
+    """A CRS file that imports a sibling module loads without PYTHONPATH from another working folder; a v2
+    in another folder with a sibling of the same name gets its own sibling, not v1's."""
+    from crseval.simulation.plugins import load_callable
+
+    for version, film in (("v1", "Heat (1995)"), ("v2", "Alien (1979)")):
+        (tmp_path / version).mkdir()
+        (tmp_path / version / "crs_common.py").write_text(f"FILM = {film!r}\n")
+        (tmp_path / version / f"crs_{version}.py").write_text(
+            "from crs_common import FILM\n\ndef respond(history):\n    return f'How about {FILM}?'\n"
+        )
+    monkeypatch.chdir(tmp_path)  # neither folder is the working folder
+    v1 = load_callable(str(tmp_path / "v1" / "crs_v1.py"))
+    v2 = load_callable(str(tmp_path / "v2" / "crs_v2.py"))
+    assert (v1([]), v2([])) == ("How about Heat (1995)?", "How about Alien (1979)?")
+    assert "crs_common" not in sys.modules
+    assert _system(str(tmp_path / "v1" / "crs_v1.py")).returncode == 0
+
+
 def test_a_misspelt_function_lists_the_ones_there(elsewhere):
     res = _system(f"{elsewhere}:respnd")
     assert res.returncode == 2
