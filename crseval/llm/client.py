@@ -23,6 +23,7 @@ from crseval.core.cancel import cancelled, check as check_cancelled
 from crseval.core.errors import BackendError
 from crseval.llm.base import Backend, ChatRequest, ChatResponse, Message
 from crseval.llm.cache import ResponseCache
+from crseval.llm import speed
 from crseval.llm.limit import OVERLOADED, AdaptiveLimit
 
 
@@ -110,6 +111,8 @@ class LLMClient:
         # (start, end) of the model working for each call
         self.intervals: list[tuple[float, float]] = []
         self.role = "other"  # what it answers for, in the run's usage table (make_client sets it)
+        # seconds of each call its model answered, by kind: this machine's speed record (llm/speed.py)
+        self._speeds: dict[str, list[float]] = {}
         self.prices: tuple[float | None, float | None] = (None, None)
 
     # ---- plain completions -------------------------------------------------------------------
@@ -162,6 +165,8 @@ class LLMClient:
             self._count(
                 prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens
             )
+            with self._lock:
+                self._speeds.setdefault(speed.kind(request.choices), []).append(response.latency_s)
             if key is not None and (accept is None or accept(response)):
                 self.cache.put(key, response)
             return CallResult(response, attempts=attempts)
@@ -364,6 +369,10 @@ class LLMClient:
                 setattr(self.stats, k, getattr(self.stats, k) + v)
 
     def close(self) -> None:
+        if getattr(self.backend, "measures_speed", True):  # a stand-in's speed is no model's
+            with self._lock:
+                speeds, self._speeds = self._speeds, {}
+            speed.record(self.backend.identity(), speeds)
         self.backend.close()
         if self.cache is not None:
             self.cache.close()

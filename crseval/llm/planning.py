@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from crseval.core.errors import BackendError
+from crseval.llm import speed
 from crseval.llm.base import ChatRequest, ChatResponse
 from crseval.llm.cache import ResponseCache
 from crseval.llm.scripted import ScriptedBackend
@@ -36,6 +37,8 @@ class Plan:
     seconds_per_call: float = 0.0
     measured: bool = False
     load_seconds: float = 0.0  # loading the model(s) before the first new call
+    # where seconds_per_call comes from when measured: this run's cache, or this machine (llm/speed.py)
+    source: str = "this run's cache"
 
     @property
     def new(self) -> int:
@@ -55,6 +58,7 @@ class Plan:
             eta / new if new else max(self.seconds_per_call, other.seconds_per_call),
             self.measured or other.measured,
             self.load_seconds + other.load_seconds,
+            self.source if self.measured else other.source,
         )
 
     def line(self) -> str:
@@ -62,9 +66,7 @@ class Plan:
             return "plan: no LLM calls to make (nothing needs one, or the run directory already holds the work)"
         eta = self.new * self.seconds_per_call + self.load_seconds
         load = f" + {self.load_seconds:.0f} s loading the model" if self.load_seconds else ""
-        how = (
-            "measured in this run's cache" if self.measured else "a typical speed for this backend"
-        )
+        how = f"measured in {self.source}" if self.measured else "a typical speed for this backend"
         models = ", ".join(f"{m}: {n}" for m, n in self.by_model.items())
         return (
             f"plan: {self.calls} LLM calls ({self.cached} already cached, {self.new} to make; {models}) — "
@@ -95,6 +97,8 @@ class _Recorder:
         self._seen: set[str] = set()
         self._lock = threading.Lock()
         self._latency: list[float] = []
+        # (model, kind) → (the model's identity, calls the cache cannot answer)
+        self._new: dict[tuple[str, str], tuple[dict[str, Any], int]] = {}
 
     def record(self, request: ChatRequest, identity: dict[str, Any]) -> ChatResponse | None:
         """Count the request; return the cached answer (None where the cache has none)."""
@@ -108,19 +112,29 @@ class _Recorder:
             self.plan.by_model[model] = self.plan.by_model.get(model, 0) + 1
             if hit is not None or key in self._seen:
                 self.plan.cached += 1
+            else:
+                slot = (speed.model_key(identity), speed.kind(request.choices))
+                self._new[slot] = (identity, self._new.get(slot, (identity, 0))[1] + 1)
             if hit is not None and hit.latency_s > 0:
                 self._latency.append(hit.latency_s)
             self._seen.add(key)
         return hit
 
     def finish(self, backend: str) -> Plan:
+        default = DEFAULT_SECONDS.get(backend, 5.0)
+        here = {s: speed.measured(ident, s[1]) for s, (ident, _) in self._new.items()}
         if self._latency:
             self.plan.seconds_per_call, self.plan.measured = (
                 sum(self._latency) / len(self._latency),
                 True,
             )
+        elif any(v is not None for v in here.values()):  # this machine's speed per model and kind
+            n = sum(count for _, count in self._new.values())
+            total = sum((here[s] or default) * count for s, (_, count) in self._new.items())
+            self.plan.seconds_per_call, self.plan.measured = total / n, True
+            self.plan.source = "this machine's earlier runs"
         else:
-            self.plan.seconds_per_call = DEFAULT_SECONDS.get(backend, 5.0)
+            self.plan.seconds_per_call = default
         if self.plan.new:
             self.plan.load_seconds = LOAD_SECONDS.get(backend, 0.0)
         if self.cache is not None:

@@ -64,6 +64,7 @@ class ScriptedBackend:
     name = "scripted"
     supports_json_schema = True
     supports_hidden_states = True  # pseudo-states: a hashed bag of each span's words
+    measures_speed = False  # its answers' seconds say nothing of a model's (crseval.llm.speed)
 
     def __init__(
         self,
