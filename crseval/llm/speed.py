@@ -9,6 +9,7 @@ each other's update (the file is replaced whole): it is an estimate, never an in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -64,7 +65,8 @@ def record(identity: Mapping[str, Any], seconds: Mapping[str, Sequence[float]]) 
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
         tmp.replace(path)
     except OSError:  # a read-only home: the plan falls back to a typical speed
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def measured(identity: Mapping[str, Any], kind_: str) -> float | None:
