@@ -9,8 +9,9 @@ manifest load the model once —, reference-counted: the last backend to close s
 worker decodes one sequence at a time, or with ``slots`` > 1 (the prebuilt engine only) that many together
 (llama.cpp's continuous batching; measured on 2 cores: 1.1–1.2× the generation speed, ratings no faster, and
 greedy answers that depend on which requests shared a batch — `bench/embedded_slots.py`); concurrency =
-workers × slots, and the CPU threads are split between the workers. A request that outlives its timeout kills its worker (a new one starts on the next request),
-so no call can hang a run; the main process never loads a model. A response says how long its request
+workers × slots, and the CPU threads are split between the workers. A request that outlives its timeout
+kills its worker (a new one starts on the next request), so no call can hang a run; the main process never
+loads a model. A response says how long its request
 waited for a free slot (``waited_s``), so the time a model was busy can be told from the time requests
 queued for it.
 
@@ -130,6 +131,7 @@ class _Worker:
             ) from None
         if reply is None:
             code = self.proc.poll()
+            self.kill()
             raise BackendError(
                 f"model worker exited (code {code}; see {crseval_home() / 'logs'})", transient=True
             )
