@@ -635,8 +635,9 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
         "Calibrated judge",
         f"Fitted '{name}' on {', '.join(s.info.name for s in train)} ({config.level} level; LLM questions: "
         f"{', '.join(questions) or 'none (rules only)'}; {len(everything) - len(usable)} items left out because an "
-        "LLM rating failed). judge_fit_cv: every design's out-of-fold agreement with people under dialogue-grouped "
-        "nested cross-validation (outer 5 folds; the ridge penalty is chosen inside each training fold), with the "
+        "LLM rating failed). judge_fit_cv: every design's out-of-fold agreement with people under grouped "
+        "nested cross-validation (outer 5 folds, or one per system held out with --cv-groups system: "
+        "judge_fit_held_out per CRS; the ridge penalty is chosen inside each training fold), with the "
         "length baseline and partial correlations holding length constant; the paired tests say whether a design "
         "beats another on the same items. The saved judge (judge.json) is refitted on all items; "
         + (
