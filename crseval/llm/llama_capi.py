@@ -27,12 +27,8 @@ import numpy as np
 from crseval.llm.spans import span_rows, span_tokens
 
 _PARAMS_BYTES = 1024  # larger than llama.cpp's context and model parameter structs
-DEFAULT_CONTEXT = (
-    512,
-    2048,
-    512,
-    1,
-)  # n_ctx, n_batch, n_ubatch, n_seq_max as llama.cpp defaults them
+# n_ctx, n_batch, n_ubatch, n_seq_max as llama.cpp defaults them
+DEFAULT_CONTEXT = (512, 2048, 512, 1)
 
 
 class _Params(ctypes.Structure):
@@ -52,9 +48,8 @@ class _Batch(ctypes.Structure):
 
 
 _LOG = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
-_QUIET = _LOG(
-    lambda level, text, data: None
-)  # kept referenced: llama.cpp calls it for its lifetime
+# kept referenced: llama.cpp calls it for its lifetime
+_QUIET = _LOG(lambda level, text, data: None)
 
 
 def library_path() -> Path:

@@ -52,7 +52,10 @@ def main() -> None:
     engine = importlib.import_module(ENGINES[cfg["engine"]])
     slots = cfg.get("slots", 1)
     load = (cfg["path"], cfg["n_ctx"], cfg["n_threads"], cfg.get("chat_format"))
-    engine.load(*load, slots) if slots > 1 else engine.load(*load)
+    if slots > 1:  # only an engine that decodes sequences together takes slots
+        engine.load(*load, slots)
+    else:
+        engine.load(*load)
     proto.write(json.dumps({"ready": True}) + "\n")
     written = threading.Lock()
 

@@ -10,6 +10,7 @@ found in the cache this way and count as new: the plan is an upper bound there.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,8 +98,9 @@ class _Recorder:
         self._seen: set[str] = set()
         self._lock = threading.Lock()
         self._latency: list[float] = []
-        # (model, kind) → (the model's identity, calls the cache cannot answer)
-        self._new: dict[tuple[str, str], tuple[dict[str, Any], int]] = {}
+        self._new: Counter[tuple[str, str]] = (
+            Counter()
+        )  # (model, kind) → calls the cache cannot answer
 
     def record(self, request: ChatRequest, identity: dict[str, Any]) -> ChatResponse | None:
         """Count the request; return the cached answer (None where the cache has none)."""
@@ -113,8 +115,7 @@ class _Recorder:
             if hit is not None or key in self._seen:
                 self.plan.cached += 1
             else:
-                slot = (speed.model_key(identity), speed.kind(request.choices))
-                self._new[slot] = (identity, self._new.get(slot, (identity, 0))[1] + 1)
+                self._new[speed.model_key(identity), speed.kind(request.choices)] += 1
             if hit is not None and hit.latency_s > 0:
                 self._latency.append(hit.latency_s)
             self._seen.add(key)
@@ -122,16 +123,15 @@ class _Recorder:
 
     def finish(self, backend: str) -> Plan:
         default = DEFAULT_SECONDS.get(backend, 5.0)
-        here = {s: speed.measured(ident, s[1]) for s, (ident, _) in self._new.items()}
+        here = {} if self._latency else {s: speed.measured(*s) for s in self._new}
         if self._latency:
             self.plan.seconds_per_call, self.plan.measured = (
                 sum(self._latency) / len(self._latency),
                 True,
             )
         elif any(v is not None for v in here.values()):  # this machine's speed per model and kind
-            n = sum(count for _, count in self._new.values())
-            total = sum((here[s] or default) * count for s, (_, count) in self._new.items())
-            self.plan.seconds_per_call, self.plan.measured = total / n, True
+            total = sum((here[s] or default) * n for s, n in self._new.items())
+            self.plan.seconds_per_call, self.plan.measured = total / self.plan.new, True
             self.plan.source = "this machine's earlier runs"
         else:
             self.plan.seconds_per_call = default

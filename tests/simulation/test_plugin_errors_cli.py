@@ -56,7 +56,6 @@ def test_a_crs_in_two_files_loads_from_anywhere_with_its_own_siblings(tmp_path, 
     v2 = load_callable(str(tmp_path / "v2" / "crs_v2.py"))
     assert (v1([]), v2([])) == ("How about Heat (1995)?", "How about Alien (1979)?")
     assert "crs_common" not in sys.modules
-    assert _system(str(tmp_path / "v1" / "crs_v1.py")).returncode == 0
 
 
 def test_a_misspelt_function_lists_the_ones_there(elsewhere):
