@@ -10,7 +10,7 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # it instead of compiling them again (2-3 s per process here; an environment that disables it slows the suite)
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-fast lint docs install bench clean
+.PHONY: demo test test-fast lint docs install bench validate clean
 
 install: $(STAMP)
 
@@ -44,6 +44,12 @@ test-fast: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 	@echo "docs: docs/_build/html/index.html"
+
+# the validity gate: every validated figure that needs no LLM, re-measured on ../shared/data by its default
+# command against its record (crseval/records/); prints figure / recorded / now / verdict, exit 1 when one moved.
+# ARGS="--only criterion,arena", ARGS="--update --only …" re-records (a change an issue asked for)
+validate: $(STAMP)
+	$(BIN)/python tools/validate.py $(ARGS)
 
 bench: $(STAMP)
 	for b in bench/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -59,6 +59,22 @@ def _auc(row: pd.Series) -> str:
     return f"{row['discriminator_auc']:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
+def validated(
+    user: str, arena: Path, kb: Path, tmp: Path
+) -> tuple[pd.DataFrame, pd.DataFrame, float, float]:
+    """``crseval shift run`` of the card's CRSs with simulated user ``user``, then ``crseval shift validate
+    RUN --human ARENA``: its discriminator and counterfactual tables, and both commands' seconds."""
+    cfg = tmp / f"{user}.toml"
+    crs = f"{ROOT / 'examples' / 'my_crs.py'}:respond"
+    cfg.write_text(CONFIG.format(kb=kb, user=user, crs=crs))
+    run = tmp / user
+    t_run = _timed("shift", "run", str(cfg), "--out", str(run))
+    t_val = _timed("shift", "validate", str(run), "--human", str(arena))
+    tables = run / "validity" / "tables"
+    disc = pd.read_csv(tables / "shift_user_discriminator.csv")
+    return disc, pd.read_csv(tables / "shift_user_counterfactual.csv"), t_run, t_val
+
+
 def main(arena: Path, kb: Path) -> int:
     if not arena.exists() or not kb.exists():
         print(f"skipped: {arena} or {kb} not found (the shared data)")
@@ -67,15 +83,8 @@ def main(arena: Path, kb: Path) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for user in ("scripted", "realistic"):
-            cfg = Path(tmp) / f"{user}.toml"
-            crs = f"{ROOT / 'examples' / 'my_crs.py'}:respond"
-            cfg.write_text(CONFIG.format(kb=kb, user=user, crs=crs))
-            run = Path(tmp) / user
-            t_run = _timed("shift", "run", str(cfg), "--out", str(run))
-            t_val = _timed("shift", "validate", str(run), "--human", str(arena))
-            tables = run / "validity" / "tables"
-            disc = pd.read_csv(tables / "shift_user_discriminator.csv").set_index("source")
-            cf = pd.read_csv(tables / "shift_user_counterfactual.csv")
+            disc, cf, t_run, t_val = validated(user, arena, kb, Path(tmp))
+            disc = disc.set_index("source")
             clear = cf[cf["real_clear"]]
             rows.append(
                 {

@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from crseval import records
 from crseval.adaptation import realism as R
 from crseval.core.errors import CrsevalError
 from crseval.core.output import Output
@@ -196,15 +197,27 @@ def user_validity_tables(
     )
 
 
-# How crseval's own simulated users compare with real users, measured by crseval (`crseval shift validate`,
-# 100 users × 12 turns on OpenDialKG's catalogue, template vs stubborn, seed 0) against CRSArena-Dial's shared
-# half (368 dialogues of real users with 9 real CRSs, 81 decided battles): the discriminator AUC [95 % CI]
-# of the follower's users, and the counterfactual (features whose sign agrees with real users' / 5; of
-# those with a clear real difference). Printed where a run cannot measure it itself.
-SHIPPED = {
-    "realistic": (0.776, 0.743, 0.806, 4, 1, 1),
-    "scripted": (0.981, 0.975, 0.985, 2, 0, 1),
-}
+def shipped_evidence(user: str) -> tuple[float, float, float, int, int, int] | None:
+    """How crseval's own simulated ``user`` compares with real users, as the validity gate recorded it
+    (`crseval/records/simulated_users.json`: `crseval shift validate`, 100 users × 12 turns on OpenDialKG's
+    catalogue, template vs stubborn, seed 0, against CRSArena-Dial's shared half): the follower's users'
+    discriminator AUC and its 95 % CI, the counterfactual features whose sign agrees with real users', and
+    of those with a clear real difference how many agree and how many there are. None: not recorded."""
+    rows = [r for r in records.load("simulated_users").rows if r["user"] == user]
+    disc = [r for r in rows if r["source"] == "template"]
+    if not disc:
+        return None
+    signs = [r for r in rows if r["source"].startswith("sign of ")]
+    clear = [r for r in signs if r["real_clear"]]
+    auc = [disc[0][f"discriminator_auc{s}"] for s in ("", "_lo", "_hi")]
+    return (
+        *auc,
+        sum(bool(r["sign_agrees"]) for r in signs),
+        sum(bool(r["sign_agrees"]) for r in clear),
+        len(clear),
+    )
+
+
 SHIPPED_ON = "CRSArena-Dial's shared half, measured by crseval"
 
 
@@ -227,12 +240,13 @@ def simulator_evidence(
             cf = measured["shift_user_counterfactual"]
             signs = f"; counterfactual signs as real users' on {int(cf['sign_agrees'].sum())} of {len(cf)}"
         return f"Simulated users ({who}): told from real users at AUC {aucs} (.5 = like people){signs} — measured in this run."
-    if user not in SHIPPED or phrases != "bundled":
+    shipped = shipped_evidence(user) if phrases == "bundled" else None
+    if shipped is None:
         return (
             f"Simulated users ({who}): not compared with real users here — run `crseval shift validate "
             "RUN --human <real users' dialogues>`."
         )
-    auc, lo, hi, agree, clear_agree, clear = SHIPPED[user]
+    auc, lo, hi, agree, clear_agree, clear = shipped
     return (
         f"Simulated users ({who}): told from real CRS users at AUC {_ci(auc, lo, hi)} "
         f"(.5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "

@@ -19,7 +19,7 @@ metric(
     scale="the metric's own",
     capability=C,
 )
-# what the criterion says of a metric, in the order crseval/card/real_users.py: SHIPPED holds it
+# what the criterion says of a metric: the columns of its table and of its record (crseval/records/criterion.json)
 CRITERION = (
     "label_auc",
     "label_auc_lo",

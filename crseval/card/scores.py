@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.adaptation.user_validity import simulator_evidence
-from crseval.card.real_users import SOURCE, real_users
+from crseval.card.real_users import real_users, source
 from crseval.card.real_users import evidence as shipped
 from crseval.card.health import behaviours_line, health_lines, session_records
 from crseval.card.config import REFERENCES, CardConfig, parts
@@ -307,7 +307,7 @@ def card_output(config: CardConfig, done: Parts) -> Output:
     out.summary = card.drop(columns=["dimension", "trust", "metric", *(["n"] if whole else [])])
     out.notes += [
         users,
-        f"real users: whether the metric predicts real users' own labels (AUC) and votes, on {SOURCE}; "
+        f"real users: whether the metric predicts real users' own labels (AUC) and votes, on {source()}; "
         "on your own users' dialogues: crseval criterion",
         "vs: the CRS minus the reference on the same users/contexts, 95 % CI; * p<.05, ** p<.01, *** p<.001 "
         "(paired permutation test, Holm-adjusted over each row's comparisons). known groups: whether the metric ranks a CRS that follows the user "

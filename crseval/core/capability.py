@@ -25,7 +25,13 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "judges": (),
     "measurement": ("crseval.simulation",),
     "tools": ("crseval.text", "crseval.stats", "crseval.plotting"),
-    "resources": ("crseval.data", "crseval.llm", "crseval.runs", "crseval.testing"),
+    "resources": (
+        "crseval.data",
+        "crseval.llm",
+        "crseval.records",
+        "crseval.runs",
+        "crseval.testing",
+    ),
     "core": ("crseval.core",),
 }
 

@@ -83,15 +83,16 @@ def test_following_passes_its_known_groups_and_tas_does_not_lead(card):
 
 
 def test_the_real_users_column_carries_the_criterion_measured_on_crsarena_dial(card):
-    from crseval.card.real_users import SHIPPED
+    from crseval import records
 
     out, res = card
+    recorded = records.load("criterion").row(metric="dialogues.out_of_catalogue_rate")
     ev = pd.read_csv(out / "tables" / "card_evidence.csv").set_index("metric")
     ooc = ev.loc["dialogues.out_of_catalogue_rate"]
-    assert ooc["criterion_verdict"] == "reversed" and ooc["label_auc"] == SHIPPED[ooc.name][0]
+    assert ooc["criterion_verdict"] == "reversed" and ooc["label_auc"] == recorded["label_auc"]
     assert ev.loc["behavior.implicit_ba", ["label_auc", "criterion_verdict"]].isna().all()
     cells = pd.read_csv(out / "tables" / "card.csv").set_index("metric")["real users"]
-    auc, votes = SHIPPED["dialogues.out_of_catalogue_rate"][0], SHIPPED[ooc.name][3]
+    auc, votes = recorded["label_auc"], recorded["vote_agreement"]
     assert cells[ooc.name] == f"REVERSED {auc:.2f} · {votes:.0%}".replace(" 0.", " .")
     assert cells["behavior.implicit_ba"] == "—"
     assert "CRSArena-Dial" in res.stderr + res.stdout

@@ -120,11 +120,9 @@ def test_bad_input_is_named_in_one_line(tmp_path):
 
 
 @pytest.mark.slow  # four parts on 368 real dialogues: ~45 s
-def test_on_crsarena_dial_the_default_command_gives_the_figures_every_card_ships(tmp_path):
-    from crseval.card.criterion_tables import measures
-    from crseval.card.metrics import CRITERION
-    from crseval.card.real_users import SHIPPED
-
+def test_on_crsarena_dial_the_default_command_reports_what_the_users_wished_for(tmp_path):
+    """The figures every card ships are re-measured against their record by the validity gate
+    (`make validate`, check `criterion`); this test reads the report and the wish gaps."""
     data = shared_path("arena/crsarena_dial")
     catalog = f"redial={shared_path('redial')},opendialkg={shared_path('opendialkg')}"
     out = tmp_path / "run"
@@ -132,14 +130,6 @@ def test_on_crsarena_dial_the_default_command_gives_the_figures_every_card_ships
     table = pd.read_csv(out / "tables" / "criterion.csv").set_index("metric")
     assert table["dialogues"].max() == 366 and table["systems"].eq(9).all()  # 2 without a reply
     assert (table["battles"] + table["battles_tied"]).max() == 81
-    judged = {m for m, *_ in measures(judge=True)} - {m for m, *_ in measures(judge=False)}
-    assert set(SHIPPED) - judged <= set(table.index)  # the judge's: --judge, 1,098 calls (guide)
-    for metric, shipped in SHIPPED.items():
-        if metric in judged:
-            continue
-        measured = table.loc[metric, list(CRITERION)].tolist()
-        assert measured[:6] == pytest.approx(list(shipped[:6]), abs=0.0015), metric
-        assert measured[6:] == list(shipped[6:]), metric
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "No metric meets the bar" in report and "undefined on the 69 dialogues" in report
     gaps = pd.read_csv(out / "tables" / "wish_gaps.csv")

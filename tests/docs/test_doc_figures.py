@@ -1,0 +1,34 @@
+"""The README's and the guides' validated numbers are their records' (tools/doc_figures.py)."""
+
+from crseval import records
+from tools.doc_figures import main, mismatches, render, spans
+
+
+def test_every_figure_in_the_documents_is_its_records():
+    assert spans() >= 30
+    assert mismatches() == []
+
+
+def test_a_span_renders_its_row_as_the_documents_write_numbers(monkeypatch):
+    row = {"metric": "m", "label_auc": 0.6354, "label_auc_lo": -0.0512, "vote_agreement": 0.412}
+    record = records.Record(check="x", command="c", key=["metric"], tolerance={}, rows=[row])
+    monkeypatch.setattr(records, "load", lambda check: record)
+    assert render("x", "metric=m", "{label_auc:.2f} [{label_auc_lo:.2f}]") == ".64 [−.05]"
+    assert render("x", "metric=m", "{vote_agreement:.0P} % ({vote_agreement:.0%})") == "41 % (41 %)"
+
+
+def test_a_document_whose_number_differs_from_its_record_fails_by_name(
+    tmp_path, monkeypatch, capsys
+):
+    import tools.doc_figures as doc_figures
+
+    page = tmp_path / "README.md"
+    page.write_text(
+        'AUC <!--fig simulated_users user=realistic;source=template "{discriminator_auc:.2f}"-->.99'
+        "<!--/fig--> and so on\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(doc_figures, "ROOT", tmp_path)
+    assert main([]) == 1 and "README.md: '.99' ≠" in capsys.readouterr().out
+    assert main(["--write"]) == 0
+    assert ".99" not in page.read_text(encoding="utf-8") and mismatches() == []

@@ -1,0 +1,100 @@
+"""The validity gate (`make validate`, tools/validate.py): a figure that leaves its record's tolerance fails
+it, named; a figure recorded outside its target stays labelled and fails only when it moves."""
+
+import json
+import math
+import shutil
+
+import pandas as pd
+import pytest
+
+from crseval import records
+from tests.conftest import shared_path
+from tools.validate import Check, compare, main
+
+
+def check(**kw) -> Check:
+    base = dict(
+        name="toy",
+        command="crseval toy",
+        data=(),
+        measure=lambda data: None,
+        key=("crs",),
+        tolerance={"rate": 0.01, "verdict": 0},
+    )
+    return Check(**base | kw)
+
+
+def record(rows, **kw) -> records.Record:
+    return records.Record(check="toy", command="crseval toy", key=["crs"], tolerance={"rate": 0.01, "verdict": 0}, rows=rows, **kw)  # fmt: skip
+
+
+def verdicts(c: Check, now, rec) -> dict[str, str]:
+    return {r["figure"]: r["verdict"] for r in compare(c, pd.DataFrame(now), rec) if r["fails"]}
+
+
+def test_a_move_beyond_tolerance_a_new_row_and_a_lost_row_fail_by_name():
+    rec = record(
+        [{"crs": "a", "rate": 0.5, "verdict": "holds"}, {"crs": "b", "rate": 0.2, "verdict": "x"}]
+    )
+    same = [
+        {"crs": "a", "rate": 0.505, "verdict": "holds"},
+        {"crs": "b", "rate": 0.2, "verdict": "x"},
+    ]
+    assert verdicts(check(), same, rec) == {}
+    moved = [
+        {"crs": "a", "rate": 0.52, "verdict": "fails"},
+        {"crs": "c", "rate": 0.2, "verdict": "x"},
+    ]
+    assert verdicts(check(), moved, rec) == {
+        "toy: a · rate": "MOVED (tolerance 0.01)",
+        "toy: a · verdict": "MOVED (tolerance 0)",
+        "toy: b": "GONE",
+        "toy: c": "NEW (not recorded)",
+    }
+    nan = [
+        {"crs": "a", "rate": math.nan, "verdict": "holds"},
+        {"crs": "b", "rate": 0.2, "verdict": "x"},
+    ]
+    assert list(verdicts(check(), nan, rec)) == ["toy: a · rate"]
+
+
+def test_a_known_failure_stays_labelled_until_it_moves_and_a_met_target_cannot_be_lost():
+    c = check(target={"rate": (-0.05, 0.05)}, known="#73")
+    rec = record([{"crs": "a", "rate": 0.167, "verdict": "x"}, {"crs": "b", "rate": 0.0, "verdict": "x"}], target={"rate": [-0.05, 0.05]}, known="#73")  # fmt: skip
+    rows = compare(c, pd.DataFrame([{"crs": "a", "rate": 0.17, "verdict": "x"}, {"crs": "b", "rate": 0.0, "verdict": "x"}]), rec)  # fmt: skip
+    assert not any(r["fails"] for r in rows)
+    assert rows[0]["verdict"] == "ok · KNOWN: outside [-0.05, 0.05] (#73)"
+    # b met its target when recorded: within tolerance but outside the target fails
+    c = check(target={"rate": (-0.05, 0.05)}, known="#73", tolerance={"rate": 0.1, "verdict": 0})
+    later = [
+        {"crs": "a", "rate": 0.167, "verdict": "x"},
+        {"crs": "b", "rate": 0.06, "verdict": "x"},
+    ]
+    assert verdicts(c, later, rec) == {"toy: b · rate": "MISSED TARGET [-0.05, 0.05]"}
+
+
+def test_the_gate_on_real_data_passes_and_fails_by_name_when_one_record_is_perturbed(
+    tmp_path, monkeypatch, capsys
+):
+    shared_path("serendipity/serendipity2018")
+    home = tmp_path / "records"
+    shutil.copytree(records.HOME, home, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    monkeypatch.setattr(records, "HOME", home)
+    assert main(["--only", "serendipity"]) == 0
+    assert "0 failing" in capsys.readouterr().out
+    saved = json.loads((home / "serendipity.json").read_text(encoding="utf-8"))
+    row = next(r for r in saved["rows"] if r["evaluator"] == "import:gpt-rating")
+    row["pearson_%"] += 0.01  # SerenEva's GPT-4 column, a hundredth of a point off
+    (home / "serendipity.json").write_text(json.dumps(saved), encoding="utf-8")
+    assert main(["--only", "serendipity"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "1 failing" in out and "serendipity: import:gpt-rating · pearson_%" in out.splitlines()[-1]
+    )
+
+
+def test_an_unknown_check_is_one_line():
+    with pytest.raises(SystemExit) as e:
+        main(["--only", "nothing"])
+    assert e.value.code == 2

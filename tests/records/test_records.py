@@ -1,0 +1,39 @@
+"""The shipped records of validated figures: readable, complete, and what the package prints from them."""
+
+import pytest
+
+from crseval import records
+from crseval.core.errors import CrsevalError
+
+
+def test_every_shipped_record_names_its_command_key_and_tolerances():
+    names = sorted(p.stem for p in records.HOME.glob("*.json"))
+    assert {"criterion", "criterion_judge", "simulated_users"} <= set(names)
+    for name in names:
+        r = records.load(name)
+        assert r.check == name and r.command and r.rows and r.tolerance
+        assert all(set(r.key) <= set(row) <= set(r.key) | set(r.tolerance) for row in r.rows), name
+        assert set(r.target) <= set(r.tolerance) and (not r.target or r.known), name
+
+
+def test_a_missing_record_is_one_line_with_its_fix():
+    with pytest.raises(CrsevalError, match="no record") as e:
+        records.load("nothing-like-it")
+    assert "make validate" in str(e.value)
+
+
+def test_the_card_and_the_simulator_line_print_the_recorded_figures():
+    from crseval.adaptation.user_validity import simulator_evidence
+    from crseval.card.real_users import evidence, real_users, source
+
+    row = records.load("criterion").row(metric="shift.follow.wish_rate")
+    assert evidence("shift.follow.wish_rate")["label_auc"] == row["label_auc"]
+    assert real_users("shift.follow.wish_rate").endswith(f"· {row['vote_agreement']:.0%}")
+    assert real_users("behavior.implicit_ba") == "—" and evidence("behavior.implicit_ba") == {}
+    assert real_users("shift.personalization").startswith("YES")  # criterion_judge's record
+    assert f"{row['battles'] + row['battles_tied']}" in source() or "decided battles" in source()
+    sims = records.load("simulated_users")
+    auc = next(r for r in sims.rows if r["user"] == "realistic" and r["source"] == "template")
+    line = simulator_evidence("realistic")
+    assert f"{auc['discriminator_auc']:.2f}".replace("0.", ".") in line and "shared half" in line
+    assert "not compared" in simulator_evidence("realistic", phrases="mine.toml")

@@ -1,0 +1,96 @@
+"""The numbers in the README and the guides that a validity record holds, written from the record.
+
+A figure in a document is a span ``<!--fig CHECK KEY=VALUE[;KEY=VALUE] "TEMPLATE"-->text<!--/fig-->``:
+TEMPLATE is formatted with the record's row whose key columns hold those values (``str.format``, e.g.
+``{label_auc:.2f} [{label_auc_lo:.2f}, {label_auc_hi:.2f}]``; a number's leading "0." is printed as ".",
+a minus as "−", a percent as "72 %", and ``.0P`` is a share as a percent number without its sign: 0.412
+→ "41"), and the text between the markers must be exactly that. The comments do not show
+on GitHub or in the documentation site.
+
+    python tools/doc_figures.py           # list the spans whose text is not their record's (exit 1)
+    python tools/doc_figures.py --write   # rewrite them from the records (after make validate --update)
+
+``tests/docs/test_doc_figures.py`` fails when a document's number and its record disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import string
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+from crseval import records  # noqa: E402
+
+SPAN = re.compile(r'<!--fig (\S+) (\S+) "([^"]*)"-->(.*?)<!--/fig-->', re.S)
+DOCUMENTS = ["README.md", "docs/**/*.md"]
+
+
+class _Formatter(string.Formatter):
+    def format_field(self, value, spec: str) -> str:
+        if spec.endswith("P"):
+            return format(value * 100, spec[:-1] + "f")
+        return super().format_field(value, spec)
+
+
+def documents() -> list[Path]:
+    return sorted(p for pattern in DOCUMENTS for p in ROOT.glob(pattern) if "_build" not in p.parts)
+
+
+def render(check: str, key: str, template: str) -> str:
+    """The text of a span: TEMPLATE formatted with the row of CHECK's record named by KEY."""
+    wanted = dict(part.split("=", 1) for part in key.split(";"))
+    rows = [
+        r for r in records.load(check).rows if all(str(r.get(k)) == v for k, v in wanted.items())
+    ]
+    if len(rows) != 1:
+        raise KeyError(f"{check}: {len(rows)} rows where {key}")
+    text = _Formatter().format(template, **rows[0])
+    text = re.sub(r"(?<![\d.])(-?)0\.(\d)", r"\1.\2", text)
+    return re.sub(r"(\d)%", r"\1 %", text).replace("-.", "−.")
+
+
+def mismatches(write: bool = False) -> list[str]:
+    """Every span whose text is not its record's, as "file: text ≠ expected"; with ``write``, fixed."""
+    found = []
+    for path in documents():
+        source = path.read_text(encoding="utf-8")
+
+        def fix(m: re.Match) -> str:
+            try:
+                expected = render(m[1], m[2], m[3])
+            except (KeyError, records.CrsevalError) as e:
+                found.append(f"{path.relative_to(ROOT)}: {e}")
+                return m[0]
+            if m[4] != expected:
+                found.append(f"{path.relative_to(ROOT)}: {m[4]!r} ≠ {expected!r} ({m[1]} {m[2]})")
+            return m[0].replace(f"-->{m[4]}<!--", f"-->{expected}<!--")
+
+        fixed = SPAN.sub(fix, source)
+        if write and fixed != source:
+            path.write_text(fixed, encoding="utf-8")
+    return found
+
+
+def spans() -> int:
+    return sum(len(SPAN.findall(p.read_text(encoding="utf-8"))) for p in documents())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--write", action="store_true", help="rewrite the spans from the records")
+    a = ap.parse_args(argv)
+    found = mismatches(a.write)
+    left = mismatches() if a.write else found  # what writing could not fix: a span naming no row
+    for line in found:
+        print(line)
+    print(f"{spans()} figures in the documents, {len(found)} differed, {len(left)} differ")
+    return 1 if left else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""The validity gate: re-measure, on the shared data, every validated figure that needs no LLM — each
+with the default command a user runs — and compare it with its record (`crseval/records/<check>.json`).
+
+Prints one table (figure / recorded / now / verdict) and exits 1 when a figure moved beyond its record's
+tolerance, a row appeared or went, or a figure that met its target no longer does; a figure that missed
+its target when it was recorded stays labelled (KNOWN, with the issue that owns it) and fails only if it
+moves. A validated figure that moves is a regression unless an issue asks for it: then ``--update``
+re-records the checks it ran (date, commit, the data's content hashes), and the commit says why.
+
+    make validate                                   # all checks (CI runs it)
+    make validate ARGS="--only criterion,arena"     # some
+    make validate ARGS="--update --only criterion"  # re-record after a change an issue asked for
+
+A check whose data is not under ``--data`` is skipped with a line (the gate has nothing to compare).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from crseval import records  # noqa: E402
+from crseval.core.errors import CrsevalError  # noqa: E402
+from crseval.core.signature import content_hash, git_describe  # noqa: E402
+from tools.validity_checks import CHECKS, Check  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def verdict(check: Check, col: str, rec: Any, now: Any) -> tuple[str, bool]:
+    """(the verdict of one figure, whether it fails the gate)."""
+    tol = check.tolerance[col]
+    if isinstance(rec, (int, float)) and isinstance(now, (int, float)):
+        moved = not abs(now - rec) <= tol  # NaN against a number moves
+    else:
+        moved = rec != now
+    if moved:
+        return f"MOVED (tolerance {tol:g})", True
+    lo, hi = check.target.get(col, (-math.inf, math.inf))
+    if isinstance(now, (int, float)) and not _missing(now) and not lo <= now <= hi:
+        recorded_in = isinstance(rec, (int, float)) and lo <= rec <= hi
+        if recorded_in:
+            return f"MISSED TARGET [{lo:g}, {hi:g}]", True
+        return f"ok · KNOWN: outside [{lo:g}, {hi:g}] ({check.known})", False
+    return "ok", False
+
+
+def compare(check: Check, now: pd.DataFrame, record: records.Record) -> list[dict[str, Any]]:
+    """One row per figure: figure, recorded, now, verdict, fails."""
+    rows = []
+    measured = {tuple(r[k] for k in check.key): r for r in now.to_dict("records")}
+    recorded = {tuple(r[k] for k in check.key): r for r in record.rows}
+    for key in sorted(set(measured) | set(recorded), key=str):
+        name = f"{check.name}: " + " · ".join(map(str, key))
+        if key not in measured or key not in recorded:
+            gone = key not in measured
+            rows.append(
+                {
+                    "figure": name,
+                    "recorded": "—" if not gone else "a row",
+                    "now": "a row" if not gone else "—",
+                    "verdict": "GONE" if gone else "NEW (not recorded)",
+                    "fails": True,
+                }
+            )
+            continue
+        for col in check.tolerance:
+            rec, cur = recorded[key].get(col, math.nan), _plain(measured[key].get(col))
+            if _missing(rec) and _missing(cur):
+                continue  # not a figure of this row (a discriminator row has no sign)
+            text, fails = verdict(check, col, rec, cur)
+            rows.append(
+                {
+                    "figure": f"{name} · {col}",
+                    "recorded": rec,
+                    "now": cur,
+                    "verdict": text,
+                    "fails": fails,
+                }
+            )
+    return rows
+
+
+def _plain(value: Any) -> Any:
+    """A table's cell as JSON holds it (numpy scalars as Python numbers, NA as NaN)."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return math.nan
+    return value
+
+
+def _missing(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def record_of(check: Check, now: pd.DataFrame, data: Path) -> records.Record:
+    columns = [*check.key, *check.tolerance]
+    return records.Record(
+        check=check.name,
+        command=check.command.format(data="../shared/data"),
+        date=time.strftime("%Y-%m-%d", time.gmtime()),
+        commit=git_describe(),
+        data={p: content_hash([data / p]) for p in check.data},
+        key=list(check.key),
+        tolerance=dict(check.tolerance),
+        target={c: list(b) for c, b in check.target.items()},
+        known=check.known,
+        rows=[
+            {c: _plain(r[c]) for c in columns if not _missing(_plain(r[c]))}
+            for r in now.to_dict("records")
+        ],
+    )
+
+
+def run(checks: list[Check], data: Path, update: bool) -> list[dict[str, Any]]:
+    """Every figure's row; a line per check as it goes (skipped, seconds, recorded)."""
+    rows = []
+    for check in checks:
+        missing = [p for p in check.data if not (data / p).exists()]
+        if missing:
+            print(f"skip {check.name}: {data / missing[0]} not found (the shared data)", flush=True)
+            continue
+        t0 = time.perf_counter()
+        now = check.measure(data)
+        print(f"{check.name}: measured in {time.perf_counter() - t0:.0f} s", flush=True)
+        if update:
+            print(
+                f"{check.name}: recorded in {records.save(record_of(check, now, data)).relative_to(ROOT)}",
+                flush=True,
+            )
+        try:
+            rows += compare(check, now, records.load(check.name))
+        except CrsevalError as e:
+            rows.append(
+                {"figure": check.name, "recorded": "—", "now": "measured", "verdict": str(e)}
+                | {"fails": True}
+            )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--data", type=Path, default=SHARED, help="the shared data folder")
+    ap.add_argument("--only", default="", help="comma-separated checks: " + ", ".join(CHECKS))
+    ap.add_argument("--update", action="store_true", help="re-record the checks it runs")
+    a = ap.parse_args(argv)
+    names = [n for n in a.only.split(",") if n] or list(CHECKS)
+    unknown = sorted(set(names) - set(CHECKS))
+    if unknown:
+        ap.error(f"unknown check {unknown[0]!r} (one of: {', '.join(CHECKS)})")
+    rows = run([CHECKS[n] for n in names], a.data, a.update)
+    if not rows:
+        print("nothing measured")
+        return 0
+    frame = pd.DataFrame(rows)
+    shown = frame.drop(columns="fails")
+    for col in ("recorded", "now"):
+        shown[col] = [f"{v:.6g}" if isinstance(v, float) else str(v) for v in shown[col]]
+    print(shown.to_string(index=False, justify="left"))
+    failed = frame[frame["fails"]]
+    print(f"{len(frame)} figures, {len(failed)} failing" + (": " if len(failed) else ""))
+    for f in failed["figure"]:
+        print(f"  {f}")
+    return 1 if len(failed) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
