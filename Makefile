@@ -10,7 +10,7 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # it instead of compiling them again (2-3 s per process here; an environment that disables it slows the suite)
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-fast lint docs install bench validate clean
+.PHONY: demo test test-fast lint docs install bench validate validate-llm clean
 
 install: $(STAMP)
 
@@ -50,6 +50,11 @@ docs: $(STAMP)
 # ARGS="--only criterion,arena", ARGS="--update --only …" re-records (a change an issue asked for)
 validate: $(STAMP)
 	$(BIN)/python tools/validate.py $(ARGS)
+
+# the same for the figures through the embedded LLM (the judge against people, the LLM card's known groups):
+# ~13 min on 2 cores; a change that touches an LLM path runs it before it is resolved
+validate-llm: $(STAMP)
+	$(BIN)/python tools/validate.py --llm $(ARGS)
 
 bench: $(STAMP)
 	for b in bench/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -89,10 +89,37 @@ def benchmark_reference(bench: Path, path: Path) -> None:
     path.write_text("\n".join(out), encoding="utf-8")
 
 
+def validity_reference(path: Path) -> None:
+    """One section per record of the validity gate (``crseval/records/``): its command, date, commit, data,
+    tolerances, targets and figures."""
+    import pandas as pd
+
+    from crseval import records
+    from crseval.runs.formats import markdown_table
+
+    out = []
+    for file in sorted(records.HOME.glob("*.json")):
+        r = records.load(file.stem)
+        data = ", ".join(f"`{k}`@{v}" for k, v in r.data.items()) or "none named"
+        tol = ", ".join(f"{c} ± {t:g}" for c, t in r.tolerance.items())
+        out.append(
+            f"## `{r.check}`\n\n`{r.command}` — {r.date}, git {r.commit or 'unknown'}; data {data}.\n"
+        )
+        out.append(f"Tolerance: {tol}.\n")
+        for col, (lo, hi) in r.target.items():
+            out.append(f"Target: {col} in [{lo:g}, {hi:g}]; {r.known}.\n")
+        frame = pd.DataFrame(r.rows)[
+            [*r.key, *[c for c in r.tolerance if any(c in x for x in r.rows)]]
+        ]
+        out.append(markdown_table(frame, floatfmt=".4g") + "\n")
+    path.write_text("\n".join(out), encoding="utf-8")
+
+
 def generate(app=None) -> None:
     """The CLI, metric and dataset references, from the command tree, the registry and the loaders."""
     cli_reference(HERE / "reference" / "_cli.md")
     benchmark_reference(HERE.parent / "bench", HERE / "reference" / "_benchmarks.md")
+    validity_reference(HERE / "reference" / "_validity.md")
     from crseval.core.glossary import metric_reference
     from crseval.data import DATASETS
 

@@ -1,5 +1,6 @@
-"""The validity gate: re-measure, on the shared data, every validated figure that needs no LLM — each
-with the default command a user runs — and compare it with its record (`crseval/records/<check>.json`).
+"""The validity gate: re-measure, on the shared data, every validated figure — each with the default command
+a user runs — and compare it with its record (`crseval/records/<check>.json`); the figures through the
+embedded LLM only with ``--llm`` (`make validate-llm`).
 
 Prints one table (figure / recorded / now / verdict) and exits 1 when a figure moved beyond its record's
 tolerance, a row appeared or went, or a figure that met its target no longer does; a figure that missed
@@ -7,7 +8,8 @@ its target when it was recorded stays labelled (KNOWN, with the issue that owns 
 moves. A validated figure that moves is a regression unless an issue asks for it: then ``--update``
 re-records the checks it ran (date, commit, the data's content hashes), and the commit says why.
 
-    make validate                                   # all checks (CI runs it)
+    make validate                                   # every check without an LLM (CI runs it)
+    make validate-llm                               # the checks through the embedded LLM (~13 min)
     make validate ARGS="--only criterion,arena"     # some
     make validate ARGS="--update --only criterion"  # re-record after a change an issue asked for
 
@@ -153,8 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=SHARED, help="the shared data folder")
     ap.add_argument("--only", default="", help="comma-separated checks: " + ", ".join(CHECKS))
     ap.add_argument("--update", action="store_true", help="re-record the checks it runs")
+    ap.add_argument(
+        "--llm", action="store_true", help="the checks through the embedded LLM instead"
+    )
     a = ap.parse_args(argv)
-    names = [n for n in a.only.split(",") if n] or list(CHECKS)
+    names = [n for n in a.only.split(",") if n] or [n for n, c in CHECKS.items() if c.llm == a.llm]
     unknown = sorted(set(names) - set(CHECKS))
     if unknown:
         ap.error(f"unknown check {unknown[0]!r} (one of: {', '.join(CHECKS)})")

@@ -26,6 +26,7 @@ class Check:
     tolerance: dict[str, float]  # figure column → tolerance
     target: dict[str, tuple[float, float]] = field(default_factory=dict)
     known: str = ""  # the issue that owns a figure recorded outside its target
+    llm: bool = False  # measured through the embedded LLM: `make validate-llm`, not `make validate`
 
 
 def table(job: str, name: str, **config: Any) -> pd.DataFrame:
@@ -37,6 +38,7 @@ def table(job: str, name: str, **config: Any) -> pd.DataFrame:
 
 ARENA = "arena/crsarena_dial"
 KB = "opendialkg/opendialkg_movie_data.json"
+EVAL = "judgments/crsarena_eval/crs_arena_eval_train.json"
 
 
 def criterion(data: Path) -> pd.DataFrame:
@@ -102,6 +104,20 @@ def simulated_users(data: Path) -> pd.DataFrame:
             signs = signs[["source", "sim_diff", "sign_agrees", "real_clear"]]
             frames += [disc.assign(user=user), signs.assign(user=user)]
     return pd.concat(frames, ignore_index=True).astype({"sign_agrees": float, "real_clear": float})
+
+
+def judge_people(data: Path) -> pd.DataFrame:
+    """The shipped judge and the LLM's own reading against people on the first 105 CRSArena-Eval
+    dialogues (in-sample for the calibrated judge, which was fitted on all 362: a drift detector for the
+    engine and its hidden states, not the judge's validity — that is `judge fit`'s grouped CV)."""
+    path = str(data / EVAL)
+    return table("judge.meta-eval", "meta_eval", data=path, aspects=["dialogue_overall"], limit=105)
+
+
+def card_llm(data: Path) -> pd.DataFrame:
+    """The LLM card of the example CRS at its defaults: each metric's known groups in the run."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "my_crs.py"
+    return table("evaluate-crs", "card_evidence", target=str(example))
 
 
 def _exact(*columns: str, tol: float = 1e-6) -> dict[str, float]:
@@ -181,6 +197,25 @@ CHECKS = {
                 tol=0.01,
             )
             | _exact("sign_agrees", "real_clear", tol=0),
+        ),
+        Check(
+            "judge_people",
+            "crseval judge meta-eval {data}/judgments/crsarena_eval/crs_arena_eval_train.json "
+            "--aspects dialogue_overall --limit 105",
+            (EVAL,),
+            judge_people,
+            ("aspect", "judge"),
+            _exact("pearson", "spearman", tol=0.02) | _exact("n", "failed", tol=0),
+            llm=True,
+        ),
+        Check(
+            "card_llm",
+            "crseval evaluate-crs examples/my_crs.py",
+            (),
+            card_llm,
+            ("metric",),
+            _exact("auc", tol=0.05) | _exact("verdict", tol=0),
+            llm=True,
         ),
     )
 }

@@ -100,6 +100,12 @@ class ShiftConfig(SessionSpec):
     )
     scoring: ScoringSection = ScoringSection()
     judge: JudgeSection = JudgeSection()
+    retry_failed: bool = Field(
+        False,
+        description="Run again the sessions this run directory recorded as failed (after fixing the "
+        "CRS); without it a resumed run keeps them as they failed.",
+        json_schema_extra={"invocation": True},
+    )
     known_groups: bool = Field(
         False,
         description="Add the reference CRSs of known behaviour (template, stubborn, echo, laggard, "

@@ -57,7 +57,12 @@ def _models_signature(config: ShiftConfig) -> dict[str, Any]:
 def _simulate(
     config: ShiftConfig, store: RunStore, scoring: SessionScoring, progress: Progress
 ) -> None:
-    """Run the sessions not yet recorded; each is scored, judged and appended as soon as it finishes."""
+    """Run the sessions not yet recorded (with ``retry_failed``, also those recorded as failed); each is
+    scored, judged and appended as soon as it finishes."""
+    if config.retry_failed:
+        dropped = store.drop_records(STREAM, lambda r: bool(r.get("errors")))
+        if dropped:
+            store.log(f"retrying {dropped} sessions recorded as failed")
     done = store.done_keys(STREAM)
     total = config.sessions * config.repeats
     tasks = [

@@ -88,8 +88,15 @@ class CardConfig(BaseModel):
     )
     kb: str | None = Field(
         None,
-        description="Movie catalogue of the simulated sessions: an OpenDialKG KB file (empty: the "
-        "bundled sample catalogue).",
+        description="Movie catalogue of the simulated sessions and of title grounding: ReDial's "
+        "movies_id2info.json, an OpenDialKG KB or MovieLens' movies.csv (empty: the bundled sample "
+        "catalogue).",
+    )
+    retry_failed: bool = Field(
+        False,
+        description="Run again the sessions an earlier run of this card recorded as failed (after "
+        "fixing your CRS); without it a resumed card keeps them as they failed.",
+        json_schema_extra={"invocation": True},
     )
     human: str | None = Field(
         None,
@@ -216,6 +223,7 @@ def _shift(config: CardConfig, systems: list[str], llm: bool) -> dict[str, Any]:
         "turns": config.llm_turns if llm else config.turns,
         "kb": config.kb,
         "workers": 1 if llm else 2,  # one LLM call at a time: two on 2 cores took 10–17 s each
+        "retry_failed": config.retry_failed,
         "n_boot": config.n_boot,
         "models": [_model(config, s) for s in systems],
         "judge": {

@@ -40,7 +40,8 @@ class KnownGroupsConfig(BaseModel):
     )
     kb: str | None = Field(
         None,
-        description="Movie catalogue: an OpenDialKG KB file (empty: the bundled sample catalogue).",
+        description="Movie catalogue: ReDial's movies_id2info.json, an OpenDialKG KB or MovieLens' "
+        "movies.csv (empty: the bundled sample catalogue).",
     )
     judge: bool = Field(
         False,

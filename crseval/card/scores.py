@@ -129,7 +129,9 @@ def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
             else "—"
         )
         line["real users"] = real_users(spec.qualified)
-        line["n"] = f"{used}/{planned}"  # last: a narrow terminal keeps the scores
+        # last: a narrow terminal keeps the scores; the units the score rests on (a share of the titles a
+        # CRS names has none in a session where it named none)
+        line["n"] = f"{cell['n']}/{planned}"
         scores += mine
         comparisons += pairs
         evidence.append({**base, **ev, **shipped(spec.qualified)})
@@ -279,6 +281,7 @@ def card_output(config: CardConfig, done: Parts) -> Output:
     sessions = session_records(done)
     rests = [*health_lines(config, sessions), *done.failures]
     tested = behaviours_line(config, sessions)
+    silent = undefined_line(config, tables["card_scores"], done.table)
     validity = done.results.get("validity") if config.human else None
     users = simulator_evidence(
         SimulatorSection().user, measured=validity.tables if validity else None
@@ -295,7 +298,8 @@ def card_output(config: CardConfig, done: Parts) -> Output:
         "can be trusted: whether it ranks the CRS that follows the user above the one that ignores the "
         "user in this run. 'n': the units the CRS's score rests on of those planned (†: fewer than "
         f"{SHORT:.0%}; a 'vs' cell names its pairs then). "
-        f"{' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} {tested}. {users} "
+        f"{' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} "
+        f"{silent + '. ' if silent else ''}{tested}. {users} "
         f"Every part's own report: {links}.",
         tables=["card", "card_scores", "card_comparisons", "card_evidence"],
         figures=["card_differences"],
@@ -314,13 +318,30 @@ def card_output(config: CardConfig, done: Parts) -> Output:
         "(or names real films) above one that does not, in this run (AUC, 95 % CI); a FAILED metric "
         "does not measure what its name says.",
     ]
-    out.notes += rests + [tested] * bool(tested) + catalogue
+    out.notes += rests + [silent] * bool(silent) + [tested] * bool(tested) + catalogue
     if not whole:
         out.notes.append(
             f"n: units used / planned; †: fewer than {SHORT:.0%} of them (failed sessions or contexts)"
         )
     out.failures = "; ".join(done.failures)
     return out
+
+
+def undefined_line(config: CardConfig, scores: pd.DataFrame, read: Reader) -> str:
+    """One line when a row of the card has no score for the CRS (n 0): which rows, and why — most often a CRS
+    that named no title, whose shares of recommendations are undefined."""
+    me = config.system
+    mine = scores[(scores["system"] == me) & (scores["n"] == 0)]
+    if mine.empty:
+        return ""
+    named = read("dialogues", "dialogue_metrics")
+    named = named.loc[named["system"] == me, "recommendations"].sum()
+    why = (
+        "it named no title in any session, and these are shares of the titles a CRS names"
+        if named == 0
+        else "no session gave one"
+    )
+    return f"{me} has no score on {', '.join(mine['label'])} (n 0): {why}"
 
 
 def _catalogue(config: CardConfig, scores: pd.DataFrame) -> list[str]:

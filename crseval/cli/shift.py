@@ -30,6 +30,11 @@ def run(
         help="Add the reference CRSs of known behaviour and report, beside every metric, whether it "
         "ranks the one that follows the user above the others (the config's known_groups = true).",
     ),
+    retry_failed: bool = typer.Option(
+        False,
+        "--retry-failed",
+        help="Run again the sessions this run directory recorded as failed (after fixing the CRS).",
+    ),
     fmt: Format = FORMAT,
     dry_run: bool = DRY_RUN,
     batch_export: Optional[Path] = BATCH_EXPORT,
@@ -41,12 +46,13 @@ def run(
     from crseval.core.config import load_config, validate
 
     cfg = load_config(config, ShiftConfig).resolved(config.parent)
-    if executor or known_groups:
+    if executor or known_groups or retry_failed:
         cfg = validate(
             ShiftConfig,
             cfg.model_dump(mode="json")
             | ({"executor": executor} if executor else {})
-            | ({"known_groups": True} if known_groups else {}),
+            | ({"known_groups": True} if known_groups else {})
+            | ({"retry_failed": True} if retry_failed else {}),
         )
     if fresh and out.exists() and not dry_run and not batch_export:
         shutil.rmtree(out)

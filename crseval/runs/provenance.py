@@ -133,12 +133,23 @@ def _versions() -> dict[str, str]:  # read once per process: each lookup scans s
     return out
 
 
+def invocation_fields(config: BaseModel) -> set[str]:
+    """Fields that steer one invocation, not what is measured (``json_schema_extra={"invocation": True}``:
+    ``--retry-failed``): config.json and the signature leave them out, so a run resumed with one is the same
+    run."""
+    return {
+        name
+        for name, field in type(config).model_fields.items()
+        if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("invocation")
+    }
+
+
 def provenance(job: str, config: BaseModel) -> dict[str, Any]:
     """The record ``config.json`` holds: job, validated config (defaults resolved), data fingerprints,
     library versions, platform and working directory."""
     return {
         "job": job,
-        "config": config.model_dump(mode="json"),
+        "config": config.model_dump(mode="json", exclude=invocation_fields(config)),
         "data": {
             field: p if isinstance(p, str) else fingerprint(p) for field, p in _paths(config, "")
         },

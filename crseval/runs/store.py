@@ -17,7 +17,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import pandas as pd
 
@@ -222,6 +222,26 @@ class RunStore:
             if name not in self._keys:
                 self._keys[name] = {str(r.get("key")) for r in self.records(name)}
             return set(self._keys[name])
+
+    def drop_records(self, name: str, drop: Callable[[dict[str, Any]], bool]) -> int:
+        """Remove the records of a stream that ``drop`` picks (their keys become work to do again); the
+        stream is rewritten whole and replaced at once, so an interruption leaves the old or the new one.
+        Returns how many were removed."""
+        kept = [r for r in self.records(name) if not drop(r)]
+        removed = len(self.records(name)) - len(kept)
+        if removed:
+            with self._lock:
+                if fh := self._files.pop(name, None):
+                    fh.close()
+                path = self._records_path(name)
+                tmp = path.with_suffix(".jsonl.tmp")
+                tmp.write_text(
+                    "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in kept),
+                    encoding="utf-8",
+                )
+                os.replace(tmp, path)
+                self._keys[name] = {str(r.get("key")) for r in kept}
+        return removed
 
     def append(self, name: str, record: dict[str, Any]) -> bool:
         """Append one record (with a ``key``); returns False (writes nothing) if the key is done."""

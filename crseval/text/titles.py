@@ -49,6 +49,16 @@ _FUNCTION = {
     "or",
     "is",
     "&",
+    # written in lower case inside titles ("Stand by Me", "Stranger than Fiction", "As Good as It Gets")
+    "by",
+    "as",
+    "than",
+    "if",
+    "but",
+    "like",
+    "till",
+    "up",
+    "into",
 }
 _SPANS = [
     re.compile(p)
@@ -63,23 +73,26 @@ _SPANS = [
 _YEAR_IN_PARENS = re.compile(r"\(((?:19|20)\d{2})\)")
 _YEAR_WINDOW = 400
 _TOKEN = re.compile(r"\S+")
-_BEFORE_YEAR = re.compile(r"((?:[\w'’:&.,!?–—-]+\s+){0,9}[\w'’:&.,!?–—-]+)\s*\(((?:19|20)\d{2})\)")
+# a title's words: letters and digits with the punctuation catalogues write inside titles ("Face/Off", "61*",
+# "Romeo + Juliet", "\"Crocodile\" Dundee", "¡Three Amigos!", "Legend № 17")
+_TITLE_WORD = r"[\w'’:&.,!?–—\-/*+\"“”№¡¿]+"
+_BEFORE_YEAR = re.compile(rf"((?:{_TITLE_WORD}\s+){{0,15}}{_TITLE_WORD})\s*\(((?:19|20)\d{{2}})\)")
 
 
 def _before_year(text: str):
-    """``_BEFORE_YEAR.finditer(text)``, searched only in the ten tokens (at most ``_YEAR_WINDOW`` characters)
+    """``_BEFORE_YEAR.finditer(text)``, searched only in the sixteen tokens (at most ``_YEAR_WINDOW`` characters)
     before each "(YYYY)": every match ends in one and none can span another (its words exclude parentheses).
     Scanning every position of a long reply was most of the grounding time."""
     pos = 0
     for year in _YEAR_IN_PARENS.finditer(text):
         if year.start() < pos:
             continue
-        # a match's words sit in the last ten whitespace-separated tokens before the year: start at the 11th
+        # a match's words sit in the last sixteen whitespace-separated tokens before the year: start at the 17th
         starts = [
             t.start()
             for t in _TOKEN.finditer(text, max(pos, year.start() - _YEAR_WINDOW), year.start())
         ]
-        start = starts[-11] if len(starts) > 11 else max(pos, year.start() - _YEAR_WINDOW)
+        start = starts[-17] if len(starts) > 17 else max(pos, year.start() - _YEAR_WINDOW)
         if m := _BEFORE_YEAR.search(text, start, year.end()):
             pos = m.end()
             yield m
@@ -88,6 +101,11 @@ def _before_year(text: str):
 def _connector(word: str) -> bool:
     """A word that may sit inside a title between capitalised words ("of", "vs.", "&", "–")."""
     return word.lower().strip(".,:;") in _FUNCTION or not any(ch.isalnum() for ch in word)
+
+
+def _capital(word: str) -> bool:
+    """A word written as in a title: a capital letter in it ("Frozen", "eXistenZ", "xXx") or a digit first."""
+    return word[0].isdigit() or any(ch.isupper() for ch in word)
 
 
 def _tail(title: str, n: int) -> str:
@@ -121,6 +139,7 @@ class Mention:
     start: int = 0  # character offset in the text
 
 
+_INITIAL = re.compile(r"(?:^|[\s.])[A-Z]\.$")  # "A." of "A.I.": an initial, not a sentence's end
 _NAME_AFTER = re.compile(r"[ \t]+[A-Z][a-z]+\b")  # a capitalised word right after: a name's surname
 
 
@@ -221,27 +240,50 @@ class TitleMatcher:
         quoted = toks[s].start() > 0 and text[toks[s].start() - 1] in "\"“*'"
         if year or quoted:
             return True
+        before = text[: toks[s].start()].rstrip()
+        # not opening a sentence (an initial's period, as in "A.I.", ends none)
+        inside = bool(before) and (before[-1] not in ".!?:\n" or bool(_INITIAL.search(before)))
         if all(w in self._common for w in key.split(" ")):
-            return False
-        if n == 1:
-            before = text[: toks[s].start()].rstrip()
-            named = _NAME_AFTER.match(
-                text, toks[s].end()
-            )  # "Rebecca Budig": a person, not the film
-            return (
-                first[0].isupper()
-                and len(first) >= 3
-                and bool(before)
-                and before[-1] not in ".!?:\n"
-                and not named
-            )
+            # everyday words count only as written in a title's capitals inside a sentence ("you might
+            # like Back to the Future", "try Frozen"), not as prose ("back to the future")
+            words = [t.group() for t in toks[s : s + n]]
+            titled = all(_capital(w) or _connector(w) for w in words)
+            lone = n > 1 or (not first.isdigit() and self._lone(text, toks[s]))
+            return titled and _capital(first) and inside and lone
+        if (
+            n == 1
+        ):  # a bare number is a count or a year in prose ("since 2012"): a title only quoted
+            return _capital(first) and not first.isdigit() and inside and self._lone(text, toks[s])
         return first[0].isupper() or first[0].isdigit() or n >= 3
+
+    @staticmethod
+    def _lone(text: str, tok: re.Match) -> bool:
+        """A one-word title: 3+ characters, no capitalised word right after ("Rebecca Budig": a person)."""
+        return len(tok.group()) >= 3 and not _NAME_AFTER.match(text, tok.end())
+
+    def _listed(self, words: list[str], year: int) -> str | None:
+        """The longest run of ``words`` ending before a "(YYYY)" that is a catalogue title of about that year
+        — a title is read as the catalogue writes it ("To Catch a Thief", "...And Justice for All",
+        "\"Crocodile\" Dundee", "Face/Off") before any guess at where a title starts."""
+        for k in range(len(words)):
+            surface = " ".join(words[k:])
+            key, _ = title_key(surface)
+            if key in self.by_key and self._pick(key, year):
+                return surface
+        return None
 
     def _spans(self, text: str) -> list[tuple[int, int, tuple[str, int | None]]]:
         """(start, end, (surface, year)) of title-like spans, non-overlapping, first found wins."""
         found: list[tuple[int, int, tuple[str, int | None]]] = []
         for m in _before_year(text):
             words = m.group(1).split()
+            if listed := self._listed(
+                words, int(m.group(2))
+            ):  # "Stand by Me (1986)", as catalogued
+                found.append((m.end(1) - len(listed), m.end(), (listed, int(m.group(2)))))
+                continue
+            quoted = [i for i, w in enumerate(words) if any(q in w for q in '"“”')]
+            words = words[quoted[-1] + 1 :] if quoted else words  # a quoted title: its quote's span
             k = len(words)
             while k > 0 and (
                 words[k - 1][0].isupper() or words[k - 1][0].isdigit() or _connector(words[k - 1])
@@ -265,7 +307,7 @@ class TitleMatcher:
                 n_words = len(surface.split())
                 if (
                     surface
-                    and (surface[0].isupper() or surface[0].isdigit())
+                    and _capital(next((ch for ch in surface if ch.isalnum()), "x"))
                     and n_words <= 10
                     and not surface.endswith("?")
                     and not any(a < m.end() and m.start() < b for a, b, _ in found)

@@ -17,6 +17,19 @@ def stubborn_crs(history):
     return {"text": "How about The Matrix? It is a classic.", "constraints": {}}
 
 
+def silent_crs(history):
+    return {"text": "Tell me more about what you feel like watching tonight.", "constraints": {}}
+
+
+def flaky_crs(history):
+    """Fails while CRS_BROKEN is set: a CRS before and after its fix."""
+    import os
+
+    if os.environ.get("CRS_BROKEN"):
+        raise RuntimeError("my model is not loaded")
+    return stubborn_crs(history)
+
+
 def broken_crs(history):
     raise RuntimeError("my model is not loaded")
 
@@ -125,6 +138,44 @@ def test_a_crs_that_ignores_the_user_ranks_below_the_template_on_adaptation(tmp_
     # the smallest difference its 24 users could detect: 2.8 standard errors of this one
     se = (row["diff_hi"] - row["diff_lo"]) / 3.92
     assert row["mdd"] == pytest.approx(2.8 * se, rel=0.01)
+
+
+def test_a_crs_that_never_names_a_film_is_said_in_one_line_and_ranks_below_on_following(tmp_path):
+    res = crseval(
+        "evaluate-crs", "tests.card.test_card_cli:silent_crs", "--no-llm", "--against", "template",
+        *SMALL, "--out", tmp_path / "run", "--format", "json",
+    )  # fmt: skip
+    payload = json.loads(res.stdout.split("\nreport:")[0])
+    line = next(n for n in payload["notes"] if n.startswith("silent_crs has no score on"))
+    assert "out-of-catalogue" in line and "named no title in any session" in line
+    card = pd.read_csv(tmp_path / "run" / "tables" / "card.csv").set_index("metric")
+    for metric in ("dialogues.out_of_catalogue_rate", "dialogues.repetition_rate"):
+        assert card.loc[metric, "n"] == "0/24" and card.loc[metric, "silent_crs"].startswith("—")
+    cmp = pd.read_csv(tmp_path / "run" / "tables" / "card_comparisons.csv").set_index("metric")
+    assert cmp.loc["shift.follow.follow_rate", "diff_hi"] < 0  # below the template, not above
+
+
+def test_after_a_fix_retry_failed_completes_the_card_in_the_same_run_directory(
+    tmp_path, monkeypatch
+):
+    args = (
+        "evaluate-crs",
+        "tests.card.test_card_cli:flaky_crs",
+        "--no-llm",
+        "--against",
+        "template",
+    )
+    small = ("--sessions", "6", "--turns", "6", "--n-boot", "100", "--out", tmp_path / "run")
+    monkeypatch.setenv("CRS_BROKEN", "1")
+    assert crseval(*args, *small, check=False).returncode == 1  # every session failed
+    monkeypatch.delenv("CRS_BROKEN")
+    resumed = crseval(*args, *small, check=False)  # resumed: the failures are kept
+    assert resumed.returncode == 1 and "my model is not loaded" in resumed.stderr
+    crseval(*args, *small, "--retry-failed")
+    sessions = pd.read_csv(tmp_path / "run" / "shift" / "tables" / "shift_sessions.csv")
+    assert not sessions["failed"].any() and (sessions["model"] == "flaky_crs").sum() == 6
+    card = pd.read_csv(tmp_path / "run" / "tables" / "card.csv").set_index("metric")
+    assert card.loc["shift.tas", "n"] == "6/6"
 
 
 def test_a_crs_that_always_fails_ends_in_one_line_with_its_error(tmp_path, monkeypatch):

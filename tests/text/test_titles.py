@@ -87,3 +87,62 @@ def test_find_ignores_everyday_words(matcher):
     assert [
         m.item for m in matcher.find("1. Guardians of the Galaxy - fun\n2. Halloween: scary")
     ] == ["9", "3"]
+
+
+def test_everyday_words_count_as_a_title_in_its_capitals_inside_a_sentence_only():
+    m = TitleMatcher(
+        [
+            Item("1", "Back to the Future", {}),
+            Item("2", "Frozen", {"plot": "a frozen lake; the frozen north"}),
+            Item("3", "2012", {}),
+            Item("4", "A.I. Artificial Intelligence", {}),
+        ]
+        + [
+            Item(f"p{i}", f"Plot {i}", {"plot": "back to the future of artificial intelligence"})
+            for i in range(2)
+        ]  # fmt: skip
+    )
+    said = "You might like Back to the Future, or try Frozen. Or A.I. Artificial Intelligence!"
+    assert [x.item for x in m.find(said)] == ["1", "2", "4"]
+    assert m.find("I went back to the future and the lake was frozen.") == []
+    assert m.find("Frozen lakes are cold.") == []  # opening a sentence
+    assert m.find("Since 2012 I have seen 300 films.") == []  # a bare number: a year or a count
+    assert [x.item for x in m.find('You might like "2012".')] == ["3"]
+
+
+def catalogue(name: str) -> list[Item]:
+    from crseval.data.kb import load_kb
+    from tests.conftest import shared_path
+
+    return load_kb(None if name == "sample" else str(shared_path(name))).movies
+
+
+@pytest.mark.parametrize("name", ["sample", "redial", "opendialkg/opendialkg_movie_data.json"])
+def test_every_catalogue_title_written_as_a_crs_writes_it_is_grounded_to_itself(name):
+    """A CRS that names titles copied from its catalogue: "You might like <title>." — the title in quotes
+    where bare words cannot be a title (a number, one or two letters, lower-case words)."""
+    items = catalogue(name)
+    m = TitleMatcher(items)
+    wrong = []
+    for it in items:
+        key, year = title_key(it.title)
+        words = it.title.split()
+        bare = not (
+            key.replace(" ", "").isdigit()
+            or len(key.replace(" ", "")) <= 2
+            or any(
+                w.islower() and w not in ("of", "the", "a", "and", "in", "to") for w in words[1:]
+            )
+        )
+        if not key:
+            continue
+        found = m.find(f"You might like {it.title}." if bare else f'You might like "{it.title}".')
+        ok = len(found) == 1 and found[0].item is not None
+        if ok:
+            k2, y2 = title_key(m.items[found[0].item].title)
+            ok = found[0].item == it.id or (
+                k2 == key and (None in (year, y2) or abs(y2 - year) <= 1)
+            )
+        if not ok:
+            wrong.append((it.title, [(x.surface, x.item) for x in found]))
+    assert not wrong, f"{len(wrong)} of {len(items)}: {wrong[:10]}"
