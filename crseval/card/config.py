@@ -142,6 +142,16 @@ class CardConfig(BaseModel):
             )
         return v
 
+    @field_validator("kb")
+    @classmethod
+    def _kb(cls, v: str | None) -> str | None:
+        """A catalogue that is not one is refused before any work, a dry run's included."""
+        if v is not None:
+            from crseval.data.kb import load_kb
+
+            load_kb(v)  # a one-line error naming the file and what was expected; cached for the run
+        return v
+
     @field_validator("against")
     @classmethod
     def _against(cls, v: list[str]) -> list[str]:

@@ -52,7 +52,7 @@ def table_tex(name: str, df: pd.DataFrame, caption: str) -> str:
     """One booktabs table, scaled down to the text width where it is wider."""
     body = latex_table(_shown(name, df).map(_cut))
     return (
-        "\\begin{table}[htbp]\n\\centering\n\\small\n\\fitwidth{%\n" + body + "}\n"
+        "\\begin{table}[htbp]\n\\centering\n\\small\n" + FIT_WIDTH + "{%\n" + body + "}\n"
         f"\\caption{{{tex(caption)}}}\n\\label{{tab:{name}}}\n\\end{{table}}\n"
     )
 
@@ -65,12 +65,10 @@ def figure_tex(name: str, caption: str, file: str) -> str:
     )
 
 
-PREAMBLE = (
-    "\\documentclass{article}\n\\usepackage{booktabs,graphicx}\n"
-    "% scale a table down to the text width only where it is wider\n"
-    "\\newcommand{\\fitwidth}[1]{\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{#1}}\n"
-    "\\begin{document}\n"
-)
+# scale a table down to the text width only where it is wider, written out in each table so that a
+# paper's own preamble needs only booktabs and graphicx to \input it
+FIT_WIDTH = "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}"
+PREAMBLE = "\\documentclass{article}\n\\usepackage{booktabs,graphicx}\n\\begin{document}\n"
 
 
 def _section(store: RunStore, sec: dict, out: Path) -> list[str]:

@@ -23,6 +23,9 @@ _SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # text-mode < and > print as ¡ and ¿ in LaTeX's default (OT1) font encoding
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
     # symbols the labels use, as math so that plain pdflatex typesets them
     "α": r"$\alpha$",
     "κ": r"$\kappa$",

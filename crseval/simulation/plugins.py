@@ -35,7 +35,9 @@ class CallableCRS:
 
 class HttpCRS:
     """A CRS behind an HTTP endpoint: POST ``{"history": [...]}`` → ``{"text": …, "constraints": …}``
-    (``reply`` is accepted for ``text``). Bounded retries on connection errors and 5xx."""
+    (``reply`` is accepted for ``text``). Each call waits up to ``timeout_s`` (60 s) and is tried
+    ``retries`` (2) more times, at once, on any failure (a connection error, a timeout, an HTTP error status,
+    a body that is not JSON); a session whose call still fails is recorded as failed, with the last error."""
 
     def __init__(self, name: str, url: str, timeout_s: float = 60.0, retries: int = 2) -> None:
         self.name, self.url, self.timeout_s, self.retries = name, url, timeout_s, retries
@@ -51,7 +53,14 @@ class HttpCRS:
                     error = f"HTTP {r.status_code}"
                     continue
                 r.raise_for_status()
-                reply = _reply_from(r.json(), self.name)
+                try:
+                    body = r.json()
+                except ValueError:  # an HTML error page, a proxy's text: say what came back
+                    start = r.text[:80].replace("\n", " ")
+                    kind = r.headers.get("content-type", "no content type")
+                    error = f"not JSON ({kind}), HTTP {r.status_code}, starting {start!r}"
+                    continue
+                reply = _reply_from(body, self.name)
                 reply.retries = attempt
                 return reply
             except (httpx.HTTPError, ValueError) as e:

@@ -200,6 +200,14 @@ def test_a_misspelt_target_fails_at_once_naming_it(tmp_path):
     assert res.returncode == 2 and "no_such" in res.stderr and "stubborn_crs" in res.stderr
     res = crseval("evaluate-crs", "my_crs:respond", "--name", "template", "--no-llm", check=False)
     assert res.returncode == 2 and "name" in res.stderr
+    # a catalogue that is not there, or not a catalogue, is refused before any work (a dry run too)
+    crs = ROOT / "examples" / "my_crs.py"
+    res = crseval("evaluate-crs", crs, "--kb", tmp_path / "nope.json", "--dry-run", check=False)
+    assert res.returncode == 2 and "catalogue not found" in res.stderr and "nope.json" in res.stderr
+    dialogues = tmp_path / "dialogues.json"
+    dialogues.write_text('[{"conversation": []}]', encoding="utf-8")
+    res = crseval("evaluate-crs", crs, "--kb", dialogues, "--no-llm", "--dry-run", check=False)
+    assert res.returncode == 2 and "not a movie catalogue" in res.stderr
 
 
 def test_with_an_llm_the_card_adds_the_llm_reference_and_the_judge(tmp_path):

@@ -45,6 +45,30 @@ def test_the_paper_card_reads_like_a_paper_and_compiles(card, tmp_path):
     assert done.returncode == 0, done.stdout[-2000:]
 
 
+def test_card_tex_inputs_into_a_paper_whose_preamble_has_booktabs_and_graphicx(card, tmp_path):
+    """What a paper does with it: its own preamble, ``\\input{card.tex}``; "p < .05" in a caption is
+    typeset as "<" (a text-mode < prints as "¡" in the default font encoding)."""
+    out, _ = card
+    crseval("report", out, "--latex")
+    tex = (out / "paper" / "card.tex").read_text(encoding="utf-8")
+    assert "\\fitwidth" not in tex and "<" not in tex.split("\\caption")[1]
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    shutil.copy(out / "paper" / "card.tex", paper)
+    (paper / "mine.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs,graphicx}\n\\begin{document}\n"
+        "\\input{card.tex}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed: the LaTeX was checked, not compiled")
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "mine.tex"],
+        cwd=paper, capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:]
+
+
 def test_the_forest_plot_signs_each_difference_so_that_right_is_better():
     rows = pd.DataFrame(
         {

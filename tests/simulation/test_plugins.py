@@ -29,9 +29,14 @@ def test_http_crs_against_a_local_server():
     class H(BaseHTTPRequestHandler):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            out = json.dumps({"reply": f"{len(body['history'])} turns"}).encode()
+            html = self.path == "/html"  # a proxy's or framework's error page with status 200
+            out = (
+                b"<!DOCTYPE html><html><body>Bad gateway</body></html>"
+                if html
+                else json.dumps({"reply": f"{len(body['history'])} turns"}).encode()
+            )
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/html" if html else "application/json")
             self.end_headers()
             self.wfile.write(out)
 
@@ -46,6 +51,9 @@ def test_http_crs_against_a_local_server():
         )
         assert r.text == "1 turns"
         assert r.error is None
+        html = HttpCRS("h", f"http://127.0.0.1:{srv.server_port}/html", retries=1).respond([])
+        assert html.error.startswith("not JSON (text/html), HTTP 200, starting '<!DOCTYPE html>")
+        assert html.retries == 1
     finally:
         srv.shutdown()
 
