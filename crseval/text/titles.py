@@ -244,12 +244,15 @@ class TitleMatcher:
         # not opening a sentence (an initial's period, as in "A.I.", ends none)
         inside = bool(before) and (before[-1] not in ".!?:\n" or bool(_INITIAL.search(before)))
         if all(w in self._common for w in key.split(" ")):
-            # everyday words count only as written in a title's capitals inside a sentence ("you might
-            # like Back to the Future", "try Frozen"), not as prose ("back to the future")
+            # everyday words count only as several words written in a title's capitals inside a sentence
+            # ("you might like Back to the Future"), not as prose ("back to the future"), not as the tail
+            # of a longer name ("Harry Potter and the Sorcerer's Stone", "World War II") and never as
+            # one word ("Thriller, Romance", "Night Watch"): such a title is read quoted or with its year
             words = [t.group() for t in toks[s : s + n]]
-            titled = all(_capital(w) or _connector(w) for w in words)
-            lone = n > 1 or (not first.isdigit() and self._lone(text, toks[s]))
-            return titled and _capital(first) and inside and lone
+            titled = all(_capital(w) or _connector(w) for w in words) and _capital(first)
+            prev = toks[s - 1].group() if s else ""
+            longer = inside and _capital(prev) and prev.lower() not in ARTICLES
+            return n > 1 and titled and inside and not longer
         if (
             n == 1
         ):  # a bare number is a count or a year in prose ("since 2012"): a title only quoted
@@ -266,6 +269,8 @@ class TitleMatcher:
         — a title is read as the catalogue writes it ("To Catch a Thief", "...And Justice for All",
         "\"Crocodile\" Dundee", "Face/Off") before any guess at where a title starts."""
         for k in range(len(words)):
+            if not any(ch.isalnum() for ch in words[k]):
+                continue  # a title starts with a word, not with ", " or "–"
             surface = " ".join(words[k:])
             key, _ = title_key(surface)
             if key in self.by_key and self._pick(key, year):
