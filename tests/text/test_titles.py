@@ -98,11 +98,17 @@ def test_everyday_words_count_as_a_title_of_several_words_in_its_capitals_inside
             Item("4", "A.I. Artificial Intelligence", {}),
         ]
         + [
-            Item(f"p{i}", f"Plot {i}", {"plot": "back to the frozen future of artificial intelligence"})
+            Item(
+                f"p{i}",
+                f"Plot {i}",
+                {"plot": "back to the frozen future of artificial intelligence"},
+            )
             for i in range(2)
         ]  # fmt: skip
     )
-    said = "You might like Back to the Future, or try Frozen (2013). Or A.I. Artificial Intelligence!"
+    said = (
+        "You might like Back to the Future, or try Frozen (2013). Or A.I. Artificial Intelligence!"
+    )
     assert [x.item for x in m.find(said)] == ["1", "2", "4"]
     assert m.find("I went back to the future and the lake was frozen.") == []
     assert m.find("Back to the Future is fun.") == []  # opening a sentence
