@@ -31,7 +31,7 @@ def test_your_earlier_version_gets_a_paired_column_of_its_own(v2_vs_v1):
     assert "vs stubborn" not in card["follow rate (verified)"]
     cmp = pd.read_csv(out / "tables" / "card_comparisons.csv")
     follow = cmp[cmp["metric"] == "shift.follow.follow_rate"].set_index("reference")
-    assert follow.loc["v1", "diff"] > 0.1  # v2 reads every genre and decades; v1 eight genres
+    assert follow.loc["v1", "diff"] > 0.05  # v2 reads every genre and decades; v1 eight genres
     # Holm over the row's two comparisons: never below the raw p, at most twice it
     assert (follow["p_holm"] >= follow["p"]).all()
     assert (follow["p_holm"] <= 2 * follow["p"] + 1e-12).all()
