@@ -53,7 +53,8 @@ def test_a_crs_failing_in_half_its_sessions_shows_n_and_its_failures_on_the_card
     out = tmp_path / "run"
     payload = _card("flaky_crs", out, "--sessions", "12", "--keep-going")[1]
     card = {r["label"]: r for r in payload["result"]}
-    tas = card["TAS"]  # defined in every session that ran (the follow rate only where a shift was logged)
+    # TAS is defined in every session that ran (the follow rate only where a shift was logged)
+    tas = card["TAS"]
     used, planned = map(int, tas["n"].split("/"))
     assert planned == 12 and 0 < used < 12
     assert tas["flaky_crs"].endswith("†") == (used < 0.8 * 12)

@@ -38,6 +38,8 @@ def test_an_interrupted_and_resumed_card_signs_like_an_uninterrupted_one(tmp_pat
     subprocess.run(_card(straight), cwd=ROOT, env=_env(), check=True, capture_output=True)
     # stop it while the sessions are being written, after the dialogue measures, inside behavior alignment
     for mark in ("shift/records/results.jsonl", "dialogues/signature.json", "behavior/template"):
+        if (resumed / mark).exists():
+            continue  # the run got past this point before the last interrupt took effect
         proc = subprocess.Popen(
             _card(resumed), cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
@@ -46,7 +48,8 @@ def test_an_interrupted_and_resumed_card_signs_like_an_uninterrupted_one(tmp_pat
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=60)
-        assert proc.returncode in (0, 130)
+        # 130: stopped by crseval's handler; -SIGINT: stopped before Python set its handlers up
+        assert proc.returncode in (0, 130, -signal.SIGINT)
     subprocess.run(_card(resumed), cwd=ROOT, env=_env(), check=True, capture_output=True)
     line = lambda run: json.loads((run / "signature.json").read_text())["line"]  # noqa: E731
     assert line(resumed) == line(straight)
