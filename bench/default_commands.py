@@ -10,8 +10,9 @@ the same interpreter and libraries, so only crseval's code differs.
 2. ``crseval demo`` (every capability, small, on the bundled data);
 3. ``crseval evaluate-crs examples/my_crs.py`` (the LLM card at its default 6 users).
 
-Each command runs on this code, then on the peer, one after the other (never beside each other): seconds,
-the ratio to the peer (< 1 is faster), and the budget each has in #76 (judge ≤ 10 min, demo ≤ 3 min, card
+Each command runs on this code, then on the peer, one after the other (never beside each other): what its
+``--dry-run`` plan said it would take and how far that was from the real time (#77: within a factor 1.5),
+seconds, the ratio to the peer (< 1 is faster), and the budget each has in #76 (judge ≤ 10 min, demo ≤ 3 min, card
 ≤ 5 min on 2 cores). Crseval's home cache (encoders, pair models) is warm for both; the LLM cache lives in
 the run directory, so every LLM call is made.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -70,6 +72,17 @@ def timed(args: list[str], code: Path, out: Path) -> tuple[float, int, str]:
     return time.perf_counter() - t0, p.returncode, (p.stdout + p.stderr)[-1500:]
 
 
+def planned(args: list[str], code: Path, out: Path) -> float | None:
+    """The seconds the command's ``--dry-run`` plan says it will take (its "about N min/s", plus loading
+    the model), before anything runs."""
+    _, _, said = timed([*args, "--dry-run"], code, out)
+    about = re.search(r"about (\d+(?:\.\d+)?) (min|s)", said)
+    if not about:
+        return None
+    load = re.search(r"\+ (\d+) s loading", said)
+    return float(about[1]) * (60 if about[2] == "min" else 1) + (float(load[1]) if load else 0)
+
+
 def first_judge(out: Path) -> tuple[str, float] | tuple[None, None]:
     """The judge run's first dialogue-overall row (the default judge): its name and Pearson."""
     path = out / "tables" / "meta_eval.csv"
@@ -105,11 +118,14 @@ def main() -> int:
                 row = {"command": "crseval " + " ".join(Path(x).name for x in args)}
                 for label, code in trees.items():
                     out = Path(tmp) / f"{name}-{label}"
+                    plan = planned(args, code, out)
                     s, rc, tail = timed(args, code, out)
                     print(f"{name} on {label}: {s:.0f} s, exit {rc}", flush=True)
                     if rc:
                         print(tail)
                     row[f"{label} s"] = round(s)
+                    row[f"{label} plan s"] = plan
+                    row[f"{label} plan/real"] = round(plan / s, 2) if plan else None
                     row[f"{label} exit"] = rc
                     if name == "judge":
                         row[f"{label} judge"], row[f"{label} pearson"] = first_judge(out)
