@@ -52,7 +52,7 @@ validate: $(STAMP)
 	$(BIN)/python tools/validate.py $(ARGS)
 
 # the same for the figures through the embedded LLM (the judge against people, the LLM card's known groups):
-# ~13 min on 2 cores; a change that touches an LLM path runs it before it is resolved
+# ~11 min on 2 cores; a change that touches an LLM path runs it before it is resolved
 validate-llm: $(STAMP)
 	$(BIN)/python tools/validate.py --llm $(ARGS)
 

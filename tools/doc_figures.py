@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 from crseval import records  # noqa: E402
+from crseval.core.errors import CrsevalError  # noqa: E402
 
 SPAN = re.compile(r'<!--fig (\S+) (\S+) "([^"]*)"-->(.*?)<!--/fig-->', re.S)
 DOCUMENTS = ["README.md", "docs/**/*.md"]
@@ -63,7 +64,7 @@ def mismatches(write: bool = False) -> list[str]:
         def fix(m: re.Match) -> str:
             try:
                 expected = render(m[1], m[2], m[3])
-            except (KeyError, records.CrsevalError) as e:
+            except (KeyError, CrsevalError) as e:
                 found.append(f"{path.relative_to(ROOT)}: {e}")
                 return m[0]
             if m[4] != expected:

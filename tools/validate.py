@@ -9,7 +9,7 @@ moves. A validated figure that moves is a regression unless an issue asks for it
 re-records the checks it ran (date, commit, the data's content hashes), and the commit says why.
 
     make validate                                   # every check without an LLM (CI runs it)
-    make validate-llm                               # the checks through the embedded LLM (~13 min)
+    make validate-llm                               # the checks through the embedded LLM (~11 min)
     make validate ARGS="--only criterion,arena"     # some
     make validate ARGS="--update --only criterion"  # re-record after a change an issue asked for
 
@@ -38,29 +38,30 @@ from tools.validity_checks import CHECKS, Check  # noqa: E402
 SHARED = ROOT.parent / "shared" / "data"
 
 
-def verdict(check: Check, col: str, rec: Any, now: Any) -> tuple[str, bool]:
-    """(the verdict of one figure, whether it fails the gate)."""
-    tol = check.tolerance[col]
+def verdict(record: records.Record, col: str, rec: Any, now: Any) -> tuple[str, bool]:
+    """(the verdict of one figure against the record's tolerance and target, whether it fails the gate)."""
+    tol = record.tolerance[col]
     if isinstance(rec, (int, float)) and isinstance(now, (int, float)):
         moved = not abs(now - rec) <= tol  # NaN against a number moves
     else:
         moved = rec != now
     if moved:
         return f"MOVED (tolerance {tol:g})", True
-    lo, hi = check.target.get(col, (-math.inf, math.inf))
+    lo, hi = record.target.get(col, (-math.inf, math.inf))
     if isinstance(now, (int, float)) and not _missing(now) and not lo <= now <= hi:
         recorded_in = isinstance(rec, (int, float)) and lo <= rec <= hi
         if recorded_in:
             return f"MISSED TARGET [{lo:g}, {hi:g}]", True
-        return f"ok · KNOWN: outside [{lo:g}, {hi:g}] ({check.known})", False
+        return f"ok · KNOWN: outside [{lo:g}, {hi:g}] ({record.known})", False
     return "ok", False
 
 
 def compare(check: Check, now: pd.DataFrame, record: records.Record) -> list[dict[str, Any]]:
-    """One row per figure: figure, recorded, now, verdict, fails."""
+    """One row per figure of the record (its key, tolerances and targets): figure, recorded, now, verdict,
+    fails."""
     rows = []
-    measured = {tuple(r[k] for k in check.key): r for r in now.to_dict("records")}
-    recorded = {tuple(r[k] for k in check.key): r for r in record.rows}
+    measured = {tuple(r[k] for k in record.key): r for r in now.to_dict("records")}
+    recorded = {tuple(r[k] for k in record.key): r for r in record.rows}
     for key in sorted(set(measured) | set(recorded), key=str):
         name = f"{check.name}: " + " · ".join(map(str, key))
         if key not in measured or key not in recorded:
@@ -75,11 +76,11 @@ def compare(check: Check, now: pd.DataFrame, record: records.Record) -> list[dic
                 }
             )
             continue
-        for col in check.tolerance:
+        for col in record.tolerance:
             rec, cur = recorded[key].get(col, math.nan), _plain(measured[key].get(col))
             if _missing(rec) and _missing(cur):
                 continue  # not a figure of this row (a discriminator row has no sign)
-            text, fails = verdict(check, col, rec, cur)
+            text, fails = verdict(record, col, rec, cur)
             rows.append(
                 {
                     "figure": f"{name} · {col}",

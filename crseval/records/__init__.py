@@ -25,9 +25,8 @@ class Record(BaseModel):
     commit: str = ""
     data: dict[str, str] = Field(default_factory=dict)  # input file → content hash
     key: list[str]  # the columns that name a row
-    tolerance: dict[
-        str, float
-    ]  # figure column → largest |now − recorded| that is not a move (0: equal)
+    # figure column → the largest |now − recorded| that is not a move (0: equal)
+    tolerance: dict[str, float]
     # figure column → [low, high]: where the figure should be; a recorded figure outside is a known failure
     target: dict[str, list[float]] = Field(default_factory=dict)
     known: str = ""  # why a figure misses its target, and the issue that owns it
