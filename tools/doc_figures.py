@@ -2,9 +2,9 @@
 
 A figure in a document is a span ``<!--fig CHECK KEY=VALUE[;KEY=VALUE] "TEMPLATE"-->text<!--/fig-->``:
 TEMPLATE is formatted with the record's row whose key columns hold those values (``str.format``, e.g.
-``{label_auc:.2f} [{label_auc_lo:.2f}, {label_auc_hi:.2f}]``; a number's leading "0." is printed as ".",
-a minus as "−", a percent as "72 %", and ``.0P`` is a share as a percent number without its sign: 0.412
-→ "41"), and the text between the markers must be exactly that. The comments do not show
+``{label_auc:.2z} [{label_auc_lo:.2z}, {label_auc_hi:.2z}]``; ``.2z`` is ``.2f`` without the leading zero
+of a statistic in [−1, 1]: ".78"; ``.0P`` a share as a percent number: 0.412 → "41"; a minus is printed
+"−" and a percent "72 %"), and the text between the markers must be exactly that. The comments do not show
 on GitHub or in the documentation site.
 
     python tools/doc_figures.py           # list the spans whose text is not their record's (exit 1)
@@ -33,8 +33,10 @@ DOCUMENTS = ["README.md", "docs/**/*.md"]
 
 class _Formatter(string.Formatter):
     def format_field(self, value, spec: str) -> str:
-        if spec.endswith("P"):
+        if spec.endswith("P"):  # a share as a percent number: 0.412 → 41
             return format(value * 100, spec[:-1] + "f")
+        if spec.endswith("z"):  # a statistic in [−1, 1] without its leading zero: 0.776 → .776
+            return re.sub(r"^(-?)0\.", r"\1.", format(value, spec[:-1] + "f"))
         return super().format_field(value, spec)
 
 
@@ -51,8 +53,7 @@ def render(check: str, key: str, template: str) -> str:
     if len(rows) != 1:
         raise KeyError(f"{check}: {len(rows)} rows where {key}")
     text = _Formatter().format(template, **rows[0])
-    text = re.sub(r"(?<![\d.])(-?)0\.(\d)", r"\1.\2", text)
-    return re.sub(r"(\d)%", r"\1 %", text).replace("-.", "−.")
+    return re.sub(r"-(?=[\d.])", "−", re.sub(r"(\d)%", r"\1 %", text))
 
 
 def mismatches(write: bool = False) -> list[str]:

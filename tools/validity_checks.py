@@ -151,7 +151,7 @@ CHECKS = {
             ("serendipity/serendipity2018",),
             serendipity,
             ("evaluator",),
-            _exact("n", "pearson_%", "mae", "rmse"),
+            _exact("n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse"),
         ),
         Check(
             "arena",

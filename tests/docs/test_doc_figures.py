@@ -13,7 +13,8 @@ def test_a_span_renders_its_row_as_the_documents_write_numbers(monkeypatch):
     row = {"metric": "m", "label_auc": 0.6354, "label_auc_lo": -0.0512, "vote_agreement": 0.412}
     record = records.Record(check="x", command="c", key=["metric"], tolerance={}, rows=[row])
     monkeypatch.setattr(records, "load", lambda check: record)
-    assert render("x", "metric=m", "{label_auc:.2f} [{label_auc_lo:.2f}]") == ".64 [−.05]"
+    assert render("x", "metric=m", "{label_auc:.2z} [{label_auc_lo:.2z}]") == ".64 [−.05]"
+    assert render("x", "metric=m", "{label_auc_lo:.1f} %") == "−0.1 %"
     assert render("x", "metric=m", "{vote_agreement:.0P} % ({vote_agreement:.0%})") == "41 % (41 %)"
 
 
@@ -24,7 +25,7 @@ def test_a_document_whose_number_differs_from_its_record_fails_by_name(
 
     page = tmp_path / "README.md"
     page.write_text(
-        'AUC <!--fig simulated_users user=realistic;source=template "{discriminator_auc:.2f}"-->.99'
+        'AUC <!--fig simulated_users user=realistic;source=template "{discriminator_auc:.2z}"-->.99'
         "<!--/fig--> and so on\n",
         encoding="utf-8",
     )
