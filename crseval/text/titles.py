@@ -49,17 +49,10 @@ _FUNCTION = {
     "or",
     "is",
     "&",
-    # written in lower case inside titles ("Stand by Me", "Stranger than Fiction", "As Good as It Gets")
-    "by",
-    "as",
-    "than",
-    "if",
-    "but",
-    "like",
-    "till",
-    "up",
-    "into",
 }
+# also written in lower case inside catalogue titles ("Stand by Me", "Stranger than Fiction", "As Good as It
+# Gets"): read as part of a catalogue title, never as a reason to extend a guess at an unknown one
+_INSIDE = {"by", "as", "than", "if", "but", "like", "till", "up", "into"}
 _SPANS = [
     re.compile(p)
     for p in (
@@ -105,7 +98,7 @@ def _connector(word: str) -> bool:
 
 def _capital(word: str) -> bool:
     """A word written as in a title: a capital letter in it ("Frozen", "eXistenZ", "xXx") or a digit first."""
-    return word[0].isdigit() or any(ch.isupper() for ch in word)
+    return bool(word) and (word[0].isdigit() or any(ch.isupper() for ch in word))
 
 
 def _tail(title: str, n: int) -> str:
@@ -249,7 +242,8 @@ class TitleMatcher:
             # of a longer name ("Harry Potter and the Sorcerer's Stone", "World War II") and never as
             # one word ("Thriller, Romance", "Night Watch"): such a title is read quoted or with its year
             words = [t.group() for t in toks[s : s + n]]
-            titled = all(_capital(w) or _connector(w) for w in words) and _capital(first)
+            titled = all(_capital(w) or _connector(w) or w.lower() in _INSIDE for w in words)
+            titled = titled and _capital(first)
             prev = toks[s - 1].group() if s else ""
             longer = inside and _capital(prev) and prev.lower() not in ARTICLES
             return n > 1 and titled and inside and not longer
@@ -280,13 +274,19 @@ class TitleMatcher:
     def _spans(self, text: str) -> list[tuple[int, int, tuple[str, int | None]]]:
         """(start, end, (surface, year)) of title-like spans, non-overlapping, first found wins."""
         found: list[tuple[int, int, tuple[str, int | None]]] = []
+        read: list[
+            tuple[int, int]
+        ] = []  # text before a "(YYYY)" read as a catalogue title: no other span
         for m in _before_year(text):
             words = m.group(1).split()
-            if listed := self._listed(
-                words, int(m.group(2))
-            ):  # "Stand by Me (1986)", as catalogued
-                found.append((m.end(1) - len(listed), m.end(), (listed, int(m.group(2)))))
+            # "Stand by Me (1986)", as catalogued; 'recommend "Her" (2013)': the title without its quotes
+            if listed := self._listed(words, int(m.group(2))):
+                bare = listed.strip('"“”')
+                start = m.end(1) - len(listed) + (len(listed) - len(listed.lstrip('"“”')))
+                found.append((start, m.end(), (bare, int(m.group(2)))))
+                read.append((m.start(1), m.end()))  # "- Title: Heat (1995)": "Title" is no title
                 continue
+            words = words[-10:]  # a guess at an unknown title's start looks no further back
             quoted = [i for i, w in enumerate(words) if any(q in w for q in '"“”')]
             words = words[quoted[-1] + 1 :] if quoted else words  # a quoted title: its quote's span
             k = len(words)
@@ -316,6 +316,7 @@ class TitleMatcher:
                     and n_words <= 10
                     and not surface.endswith("?")
                     and not any(a < m.end() and m.start() < b for a, b, _ in found)
+                    and not any(a < m.end() and m.start() < b for a, b in read)
                 ):
                     year = _YEAR_AFTER.match(text[m.end() :])
                     found.append(

@@ -115,6 +115,7 @@ def test_everyday_words_count_as_a_title_of_several_words_in_its_capitals_inside
     assert m.find("We watched Frozen, a Thriller.") == []  # one everyday word, bare: not a title
     assert m.find("Since 2012 I have seen 300 films.") == []  # a bare number: a year or a count
     assert m.find("Try Doc Back to the Future.") == []  # the tail of a longer name
+    assert [x.item for x in m.find("(Back to the Future")] == ["1"]  # after a bracket
     assert [x.item for x in m.find('You might like "2012" or "Frozen".')] == ["3", "2"]
 
 
