@@ -223,6 +223,31 @@ def test_a_crs_that_fails_alone_ends_in_one_line_with_its_error(tmp_path, monkey
     assert not list((tmp_path / "home").rglob("crash-*"))
 
 
+def flaky_crs(history):
+    """Fails while CRS_BROKEN is set: a CRS before and after its fix."""
+    import os
+
+    if os.environ.get("CRS_BROKEN"):
+        raise RuntimeError("my model is not loaded")
+    return echo_crs(history)
+
+
+def test_retry_failed_runs_the_failed_sessions_again_in_the_same_run(tmp_path, monkeypatch):
+    cfg = tmp_path / "flaky.toml"
+    cfg.write_text(
+        'sessions = 2\nturns = 3\n[[models]]\nname = "mine"\nkind = "callable"\n'
+        'target = "tests.adaptation.test_shift_cli:flaky_crs"\n[judge]\nenabled = false\n'
+    )
+    run = ("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
+    monkeypatch.setenv("CRS_BROKEN", "1")
+    assert crseval(*run, check=False).returncode == 1
+    monkeypatch.delenv("CRS_BROKEN")
+    assert crseval(*run, check=False).returncode == 1  # resumed: the failures are kept
+    crseval(*run, "--retry-failed")
+    sessions = pd.read_csv(tmp_path / "run" / "tables" / "shift_sessions.csv")
+    assert len(sessions) == 2 and not sessions["failed"].any()
+
+
 def test_resuming_sees_the_crs_module_and_nothing_else_beside_the_config(tmp_path):
     """The config's folder is not input data: a notes file beside it leaves the run resumable; an edit of
     the CRS's module file is refused, naming the field and the file."""
