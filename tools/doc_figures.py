@@ -1,11 +1,16 @@
 """The numbers in the README and the guides that a validity record holds, written from the record.
 
-A figure in a document is a span ``<!--fig CHECK KEY=VALUE[;KEY=VALUE] "TEMPLATE"-->text<!--/fig-->``:
-TEMPLATE is formatted with the record's row whose key columns hold those values (``str.format``, e.g.
-``{label_auc:.2z} [{label_auc_lo:.2z}, {label_auc_hi:.2z}]``; ``.2z`` is ``.2f`` without the leading zero
-of a statistic in [−1, 1]: ".78"; ``.0P`` a share as a percent number: 0.412 → "41"; a minus is printed
-"−" and a percent "72 %"), and the text between the markers must be exactly that. The comments do not show
-on GitHub or in the documentation site.
+A figure in a document is a span ``<!--fig CHECK KEY=VALUE[;KEY=VALUE] "TEMPLATE"-->text<!--/fig-->``.
+CHECK names a validity record (``crseval/records/CHECK.json``) or, as ``bench/NAME``, a benchmark's record
+(``bench/results/NAME.json``: the rows of all its tables, each with its table's index as ``table`` and the
+record's ``date``; a column name's spaces and signs are written ``_``: "now s" is ``now_s``). TEMPLATE is
+formatted (``str.format``) with the one row whose key columns hold those values (a value may hold spaces),
+e.g. ``{label_auc:.2z} [{label_auc_lo:.2z}, {label_auc_hi:.2z}]``, and the text between the markers must
+be exactly that. Numbers are written as the documents write them: ``.2z`` is ``.2f`` without the leading
+zero of a statistic in [−1, 1] (".78"), ``.0P`` a share as a percent number (0.412 → "41"), ``.0M``
+seconds as minutes and seconds (134 → "2 min 14 s"), a minus "−" and a percent "72 %"; text cells stay as
+the program printed them. A ``¦`` is a table's ``|`` (a comment inside a table row cannot hold one). The
+comments do not show on GitHub or in the documentation site.
 
     python tools/doc_figures.py           # list the spans whose text is not their record's (exit 1)
     python tools/doc_figures.py --write   # rewrite them from the records (after make validate --update)
@@ -16,6 +21,7 @@ on GitHub or in the documentation site.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import string
 import sys
@@ -27,12 +33,22 @@ sys.path[:0] = [str(ROOT)]
 from crseval import records  # noqa: E402
 from crseval.core.errors import CrsevalError  # noqa: E402
 
-SPAN = re.compile(r'<!--fig (\S+) (\S+) "([^"]*)"-->(.*?)<!--/fig-->', re.S)
+SPAN = re.compile(r'<!--fig (\S+) ([^"]+?) "([^"]*)"-->(.*?)<!--/fig-->', re.S)
 DOCUMENTS = ["README.md", "docs/**/*.md"]
 
 
 class _Formatter(string.Formatter):
     def format_field(self, value, spec: str) -> str:
+        """A number as the documents write it (a typographic minus, "72 %"); text as the program wrote it."""
+        if isinstance(value, str):
+            return super().format_field(value, spec)
+        text = self._number(value, spec)
+        return re.sub(r"-(?=[\d.])", "−", re.sub(r"(\d)%", r"\1 %", text))
+
+    def _number(self, value, spec: str) -> str:
+        if spec.endswith("M"):  # seconds as minutes and seconds: 134 → 2 min 14 s
+            minutes, seconds = divmod(round(value), 60)
+            return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
         if spec.endswith("P"):  # a share as a percent number: 0.412 → 41
             return format(value * 100, spec[:-1] + "f")
         if spec.endswith("z"):  # a statistic in [−1, 1] without its leading zero: 0.776 → .776
@@ -44,16 +60,28 @@ def documents() -> list[Path]:
     return sorted(p for pattern in DOCUMENTS for p in ROOT.glob(pattern) if "_build" not in p.parts)
 
 
+def record_rows(check: str) -> list[dict]:
+    """The rows of a validity record, or of a benchmark's (``bench/NAME``) with their table's index."""
+    if not check.startswith("bench/"):
+        return records.load(check).rows
+    path = ROOT / "bench" / "results" / f"{check.removeprefix('bench/')}.json"
+    if not path.is_file():
+        raise KeyError(f"{check}: no benchmark record {path.name}")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        {re.sub(r"\W", "_", k): v for k, v in row.items()} | {"table": i, "date": record["date"]}
+        for i, table in enumerate(record["tables"])
+        for row in table["rows"]
+    ]
+
+
 def render(check: str, key: str, template: str) -> str:
     """The text of a span: TEMPLATE formatted with the row of CHECK's record named by KEY."""
     wanted = dict(part.split("=", 1) for part in key.split(";"))
-    rows = [
-        r for r in records.load(check).rows if all(str(r.get(k)) == v for k, v in wanted.items())
-    ]
+    rows = [r for r in record_rows(check) if all(str(r.get(k)) == v for k, v in wanted.items())]
     if len(rows) != 1:
         raise KeyError(f"{check}: {len(rows)} rows where {key}")
-    text = _Formatter().format(template, **rows[0])
-    return re.sub(r"-(?=[\d.])", "−", re.sub(r"(\d)%", r"\1 %", text))
+    return _Formatter().format(template, **rows[0]).replace("¦", "|")
 
 
 def mismatches(write: bool = False) -> list[str]:

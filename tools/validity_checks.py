@@ -3,7 +3,8 @@ table it reads, the columns that name a row and each figure's tolerance. Toleran
 the same input gets 1e-6 (reliability, serendipity, the arena); figures through a bootstrap or a random
 split get what a different BLAS or CPU kernel moves them by (measured on AVX2 and AVX-512 machines:
 the thesis test's .0012, the criterion test's .0015); simulated sessions get .01 — enough for a kernel's
-last digits, far below any change that matters (a simulator change moves them by .02 or more)."""
+last digits, far below any change that matters (a simulator change moves them by .02 or more); the
+card's cells are compared as printed (two decimals), exactly."""
 
 from __future__ import annotations
 
@@ -114,6 +115,15 @@ def judge_people(data: Path) -> pd.DataFrame:
     return table("judge.meta-eval", "meta_eval", data=path, aspects=["dialogue_overall"], limit=105)
 
 
+CARD = ["label", "my_crs", "vs template", "vs stubborn", "known groups", "real users", "n"]
+
+
+def card(data: Path) -> pd.DataFrame:
+    """The example CRS's card without an LLM, its cells as the card prints them (the README shows it)."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "my_crs.py"
+    return table("evaluate-crs", "card", target=str(example), no_llm=True)[["metric", *CARD]]
+
+
 def card_llm(data: Path) -> pd.DataFrame:
     """The LLM card of the example CRS at its defaults: each metric's known groups in the run."""
     example = Path(__file__).resolve().parents[1] / "examples" / "my_crs.py"
@@ -143,7 +153,8 @@ CHECKS = {
             ("judgments/crs_que/annotations.csv",),
             reliability,
             ("dimension",),
-            _exact("n_items", "icc1", "icc1_k", "rel_single", "rel_k", "alpha_ordinal"),
+            _exact("n_items", "icc1", "icc1_k", "rel_single", "rel_k", "alpha_ordinal")
+            | _exact("rel_k_lo", "rel_k_hi", tol=1e-4),
         ),
         Check(
             "serendipity",
@@ -160,7 +171,8 @@ CHECKS = {
             (f"{ARENA}/votes_open.csv", f"{ARENA}/votes_closed.csv"),
             arena,
             ("vote_set", "system"),
-            _exact("elo", "bt", "rank", tol=1e-4),
+            _exact("elo", "bt", "bt_lo", "bt_hi", "rank", "rank_stability", tol=1e-4)
+            | _exact("rank_lo", "rank_hi", tol=0),
         ),
         Check(
             "thesis_tas",
@@ -207,6 +219,14 @@ CHECKS = {
             ("aspect", "judge"),
             _exact("pearson", "spearman", tol=0.02) | _exact("n", "failed", tol=0),
             llm=True,
+        ),
+        Check(
+            "card",
+            "crseval evaluate-crs examples/my_crs.py --no-llm",
+            (),
+            card,
+            ("metric",),
+            _exact(*CARD, tol=0),
         ),
         Check(
             "card_llm",

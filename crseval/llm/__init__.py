@@ -49,12 +49,20 @@ class LLMConfig(BaseModel):
     )
     price_output: float | None = Field(None, ge=0, description="USD per million completion tokens")
     workers: int = Field(1, ge=1, le=64, description="llamacpp: model processes")
+    prompt_cache: bool = Field(
+        False,
+        description="llamacpp: reuse the keys and values of the prompt prefix a request shares with the "
+        "one before it. Faster (bench/embedded_prompt_cache.py), but an answer then depends on which request came "
+        "before it (llama.cpp computes the reused prefix in other batches), so a run with concurrent "
+        "requests is not reproducible; off, every answer depends on its request only",
+    )
     slots: int = Field(
         1,
         ge=1,
         le=64,
         description="llamacpp (prebuilt engine): sequences one model process decodes together "
-        "(llama.cpp's continuous batching). 1 answers deterministically; more answer several requests at "
+        "(llama.cpp's continuous batching). 1 answers deterministically (with prompt_cache off); more answer "
+        "several requests at "
         "once — on 2 cores 1.1–1.2× faster generation, no faster ratings, and greedy answers that depend on "
         "which requests shared a batch",
     )
@@ -93,6 +101,7 @@ def make_backend(config: LLMConfig) -> Backend:
             workers=config.workers,
             slots=config.slots,
             engine=config.engine,
+            prompt_cache=config.prompt_cache,
         )
     if config.backend == "openai":
         from crseval.llm.openai_compat import OpenAIBackend

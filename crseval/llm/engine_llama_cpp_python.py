@@ -13,6 +13,9 @@ from typing import Any
 from crseval.llm.base import ChatResponse
 from crseval.llm.spans import span_rows, span_tokens
 
+REUSE_PREFIX = (
+    False  # reuse a shared prompt prefix's cache (the worker sets it: LLMConfig.prompt_cache)
+)
 _LLM: Any = None
 _FORMATTER: Any = None
 
@@ -47,7 +50,8 @@ def choice_probs(
     messages: list[dict[str, str]], choices: list[str], hidden_spans: list[list[int]] = ()
 ) -> tuple[dict[str, float], int, str | None]:
     """Next-token probabilities of single-token ``choices`` after the chat prompt: the prompt is
-    evaluated once (reusing the KV cache of the prefix shared with the previous prompt) and the
+    evaluated once (with :data:`REUSE_PREFIX`, reusing the KV cache of the prefix shared with the
+    previous prompt) and the
     last position's logits are soft-maxed — no sampling, no per-position logits. With
     ``hidden_spans`` the same prefill also yields those spans' hidden states (:func:`_prefill`)."""
     import numpy as np
@@ -59,7 +63,7 @@ def choice_probs(
     tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
     if len(tokens) >= llm.n_ctx():
         raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context of {llm.n_ctx()}")
-    prev = llm.input_ids[: llm.n_tokens].tolist()
+    prev = llm.input_ids[: llm.n_tokens].tolist() if REUSE_PREFIX else []
     common = 0
     for a, b in zip(prev, tokens):
         if a != b:
@@ -145,6 +149,8 @@ def complete(req: dict[str, Any]) -> dict[str, Any]:
         from llama_cpp import LlamaGrammar
 
         kwargs["grammar"] = LlamaGrammar.from_string(req["grammar"], verbose=False)
+    if not REUSE_PREFIX:
+        _LLM.reset()  # llama-cpp-python reuses the prefix its last prompt shares with this one
     out = _LLM.create_chat_completion(**kwargs)
     usage = out.get("usage") or {}
     choice = out["choices"][0]

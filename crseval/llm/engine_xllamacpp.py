@@ -26,6 +26,9 @@ TOP_K = (
     20  # next-token log-probabilities read for a choices request (digits hold ≥ 99.9 % of the mass)
 )
 
+REUSE_PREFIX = (
+    False  # reuse a shared prompt prefix's cache (the worker sets it: LLMConfig.prompt_cache)
+)
 PARALLEL = True  # llama.cpp's server decodes several sequences together (the worker's "slots")
 
 _SERVER: Any = None
@@ -75,12 +78,14 @@ def states() -> Any:
 
         if _LOADED["chat_format"]:
             raise ValueError("hidden states need the GGUF's own chat template (no chat_format)")
-        _STATES = StateReader(_LOADED["path"], _LOADED["n_ctx"], _LOADED["n_threads"])
+        _STATES = StateReader(
+            _LOADED["path"], _LOADED["n_ctx"], _LOADED["n_threads"], reuse_prefix=REUSE_PREFIX
+        )
     return _STATES
 
 
 def _ask(body: dict[str, Any]) -> dict[str, Any]:
-    out = _SERVER.handle_chat_completions(body)
+    out = _SERVER.handle_chat_completions(body | {"cache_prompt": REUSE_PREFIX})
     if "error" in out:
         error = out["error"]
         raise ValueError(error.get("message", error) if isinstance(error, dict) else error)
@@ -95,8 +100,9 @@ def _usage(out: dict[str, Any]) -> tuple[int, int]:
 def choice_probs(
     messages: list[dict[str, str]], choices: list[str]
 ) -> tuple[dict[str, float], int]:
-    """Next-token probabilities of single-token ``choices`` after the chat prompt (the prompt's KV
-    cache is reused from the previous request where their prefixes agree)."""
+    """Next-token probabilities of single-token ``choices`` after the chat prompt (with
+    :data:`REUSE_PREFIX`, the prompt's KV cache is reused from the previous request where their prefixes
+    agree)."""
     out = _ask(
         {
             "messages": messages,

@@ -140,10 +140,19 @@ def _batch(lib: ctypes.CDLL, n: int) -> _Batch:
 
 class StateReader:
     """One model and context on llama.cpp's C API: next-token probabilities of a chat prompt and, from the
-    same prefill, the hidden states of character spans of its last user message. The KV cache of the
-    prompt prefix shared with the previous request is reused."""
+    same prefill, the hidden states of character spans of its last user message. With ``reuse_prefix``
+    the KV cache of the prompt prefix shared with the previous request is reused (faster; the answer then
+    depends on the request before it)."""
 
-    def __init__(self, path: str, n_ctx: int, n_threads: int, library: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        n_ctx: int,
+        n_threads: int,
+        library: Path | None = None,
+        reuse_prefix: bool = False,
+    ) -> None:
+        self.reuse_prefix = reuse_prefix
         lib = self.lib = load_library(library)
         params = bytearray(bytes(lib.llama_context_default_params().raw))
         struct.pack_into("<3I", params, 0, n_ctx, 512, 512)  # n_ctx, n_batch, n_ubatch
@@ -225,12 +234,12 @@ class StateReader:
     def _prefill(
         self, tokens: list[int], wanted: set[int]
     ) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-        """(the last position's logits, the ``wanted`` positions' states): the prompt is decoded from the
-        first position that differs from the cached prefix or is wanted, with llama.cpp's embedding
-        output on for the wanted positions only."""
+        """(the last position's logits, the ``wanted`` positions' states): the prompt is decoded from its
+        start (with ``reuse_prefix``, from the first position that differs from the cached prefix or is
+        wanted), with llama.cpp's embedding output on for the wanted positions only."""
         lib, ctx, b = self.lib, self.ctx, self.batch
         common = 0
-        for x, y in zip(self.cached, tokens):
+        for x, y in zip(self.cached if self.reuse_prefix else [], tokens):
             if x != y:
                 break
             common += 1

@@ -9,7 +9,9 @@ manifest load the model once —, reference-counted: the last backend to close s
 worker decodes one sequence at a time, or with ``slots`` > 1 (the prebuilt engine only) that many together
 (llama.cpp's continuous batching; measured on 2 cores: 1.1–1.2× the generation speed, ratings no faster, and
 greedy answers that depend on which requests shared a batch — `bench/embedded_slots.py`); concurrency =
-workers × slots, and the CPU threads are split between the workers. A request that outlives its timeout
+workers × slots, and the CPU threads are split between the workers. No request reuses the cached prompt
+prefix of the one before it unless ``prompt_cache`` asks for it (faster, but an answer then depends on the
+request order — `bench/embedded_prompt_cache.py`). A request that outlives its timeout
 kills its worker (a new one starts on the next request), so no call can hang a run; the main process never
 loads a model. A response says how long its request
 waited for a free slot (``waited_s``), so the time a model was busy can be told from the time requests
@@ -251,7 +253,9 @@ _HELD = [0]  # open :func:`held` blocks: while any is open, a pool no backend us
 
 
 def _acquire(config: dict[str, Any], processes: int, slots: int) -> _Pool:
-    key = json.dumps({k: config[k] for k in ("path", "n_ctx", "engine", "chat_format", "slots")})
+    key = json.dumps(
+        {k: config[k] for k in ("path", "n_ctx", "engine", "chat_format", "slots", "prompt_cache")}
+    )
     with _POOLS_LOCK:
         pool = _POOLS.setdefault(key, _Pool(config, slots))
         pool.users += 1
@@ -306,8 +310,10 @@ class LlamaCppBackend:
         n_threads: int | None = None,
         chat_format: str | None = None,
         engine: str | None = None,
+        prompt_cache: bool = False,
     ) -> None:
         self.engine = resolve_engine(engine)
+        self.prompt_cache = prompt_cache
         self.path, entry = resolve_model(model)
         self.model = entry.name if entry else self.path.name
         self._fingerprint = entry.sha256[:16] if entry and entry.sha256 else _fingerprint(self.path)
@@ -327,6 +333,7 @@ class LlamaCppBackend:
             "chat_format": chat_format or (entry.chat_format if entry else None),
             "n_threads": n_threads or max(1, (os.cpu_count() or 2) // processes),
             "slots": self.slots,
+            "prompt_cache": prompt_cache,
         }
         self._pool: _Pool | None = _acquire(config, processes, self.slots)
         on_cancel(self, self.abort)
@@ -340,6 +347,7 @@ class LlamaCppBackend:
             "n_ctx": self.n_ctx,
             # batched decoding answers differently: named (and cached apart) only where it is used
             **({"slots": self.slots} if self.slots > 1 else {}),
+            **({"prompt_cache": True} if self.prompt_cache else {}),
         }
 
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:

@@ -51,6 +51,7 @@ def main() -> None:
     cfg = json.loads(sys.argv[1])
     engine = importlib.import_module(ENGINES[cfg["engine"]])
     slots = cfg.get("slots", 1)
+    engine.REUSE_PREFIX = cfg.get("prompt_cache", False)
     load = (cfg["path"], cfg["n_ctx"], cfg["n_threads"], cfg.get("chat_format"))
     if slots > 1:  # only an engine that decodes sequences together takes slots
         engine.load(*load, slots)

@@ -33,3 +33,23 @@ def test_a_document_whose_number_differs_from_its_record_fails_by_name(
     assert main([]) == 1 and "README.md: '.99' ≠" in capsys.readouterr().out
     assert main(["--write"]) == 0
     assert ".99" not in page.read_text(encoding="utf-8") and mismatches() == []
+
+
+def test_a_benchmark_record_renders_its_rows_and_text_stays_as_printed(tmp_path, monkeypatch):
+    import json
+
+    import tools.doc_figures as doc_figures
+
+    results = tmp_path / "bench" / "results"
+    results.mkdir(parents=True)
+    record = {
+        "date": "2026-11-29 03:59 UTC",
+        "tables": [{"rows": [{"command": "crseval demo", "now s": 134.4, "cell": "-.48 · 62%"}]}],
+    }
+    (results / "default_commands.json").write_text(json.dumps(record), encoding="utf-8")
+    monkeypatch.setattr(doc_figures, "ROOT", tmp_path)
+    template = "{now_s:.0M} on {date:.10} (table {table}) ¦ {cell}"
+    assert (
+        render("bench/default_commands", "command=crseval demo", template)
+        == "2 min 14 s on 2026-11-29 (table 0) | -.48 · 62%"
+    )

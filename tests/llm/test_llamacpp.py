@@ -66,6 +66,38 @@ def test_repeated_request_is_a_cache_hit(client):
     assert time.perf_counter() - t0 < 0.1
 
 
+def test_an_answer_depends_on_its_request_only_not_on_the_one_before():
+    """A rating, a hidden-state reading and a greedy answer are the same whether their request comes first
+    or after another that shares its system prompt: the embedded engine reuses no cached prefix by
+    default (llama.cpp computes a reused prefix in other batches, and a rating read after another moved
+    P("1") from .090 to .099 on this machine) — what makes a run with concurrent requests reproducible."""
+    from dataclasses import replace
+
+    from crseval.llm.llamacpp import LlamaCppBackend
+
+    backend = LlamaCppBackend()
+    system = "You rate recommendation dialogues on a scale from 1 to 5. " * 20
+    digits = ("1", "2", "3", "4", "5")
+    rating = ChatRequest.chat(
+        "User: a heist movie? Assistant: Heat (1995). User: seen it. Rate:", system, choices=digits
+    )
+    d = next(iter(load_dataset("sample").dialogues))
+    states = replace(judge_request(d, RUBRICS["overall"], hidden=True)[0], choices=digits)
+    answer = ChatRequest.chat("Recommend three heist movies, briefly.", system, max_tokens=40)
+    other = ChatRequest.chat("User: comedies and dramas. Rate:", system, choices=digits)
+    try:
+        first = [backend.complete(r, 300) for r in (rating, states, answer)]
+        after = []
+        for r in (rating, states, answer):
+            backend.complete(other, 300)
+            after.append(backend.complete(r, 300))
+    finally:
+        backend.close()
+    assert first[0].choice_probs == after[0].choice_probs
+    assert (first[1].choice_probs, first[1].hidden) == (after[1].choice_probs, after[1].hidden)
+    assert first[2].text == after[2].text
+
+
 def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
     """The states a rating returns are llama.cpp's own last-layer states of the reply's tokens (checked
     against a second model that outputs every position in one batch), the span's tokens spell the reply,
