@@ -1,10 +1,11 @@
 """Simulated users against real ones, and what the realistic user costs.
 
 Runs what a researcher runs, as commands: ``crseval shift run`` with the card's CRSs (template, stubborn,
-the example CRS) at the card's size (100 users × 12 turns) with each simulated user — the named peer is
-the scripted user of earlier releases, measured in the same run —, then ``crseval shift validate RUN
---human CRSArena-Dial`` on each (its wall time is the figure the issue bounds at 60 s). Prints the
-discriminator AUC against CRSArena-Dial's users, the counterfactual signs and the time ratio
+the example CRS) at 300 users × 12 turns (#73's bar) with each simulated user — the named peer is the
+scripted user of earlier releases, measured in the same run —, then ``crseval shift validate RUN --human
+CRSArena-Dial`` on each (its wall time is the figure #73 bounds at 90 s). Prints the panel of
+discriminators against CRSArena-Dial's users (each member's AUC for the template's users, and the worst),
+the turns repeated across dialogues beside real users', the counterfactual signs and the time ratio
 realistic / scripted for the sessions.
 
 usage: python bench/simulated_users.py [ARENA_FOLDER] [KB]
@@ -24,8 +25,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = ROOT.parent / "shared" / "data" / "arena" / "crsarena_dial"
 KB = ROOT.parent / "shared" / "data" / "opendialkg" / "opendialkg_movie_data.json"
+SESSIONS = 300
 CONFIG = """seed = 0
-sessions = 100
+sessions = {sessions}
 turns = 12
 kb = "{kb}"
 [simulator]
@@ -61,18 +63,19 @@ def _auc(row: pd.Series) -> str:
 
 def validated(
     user: str, arena: Path, kb: Path, tmp: Path
-) -> tuple[pd.DataFrame, pd.DataFrame, float, float]:
+) -> tuple[dict[str, pd.DataFrame], float, float]:
     """``crseval shift run`` of the card's CRSs with simulated user ``user``, then ``crseval shift validate
-    RUN --human ARENA``: its discriminator and counterfactual tables, and both commands' seconds."""
+    RUN --human ARENA``: its tables (``shift_user_discriminator``, ``shift_user_repeats``,
+    ``shift_user_counterfactual``) and both commands' seconds."""
     cfg = tmp / f"{user}.toml"
     crs = f"{ROOT / 'examples' / 'my_crs.py'}:respond"
-    cfg.write_text(CONFIG.format(kb=kb, user=user, crs=crs))
+    cfg.write_text(CONFIG.format(kb=kb, user=user, crs=crs, sessions=SESSIONS))
     run = tmp / user
     t_run = _timed("shift", "run", str(cfg), "--out", str(run))
     t_val = _timed("shift", "validate", str(run), "--human", str(arena))
     tables = run / "validity" / "tables"
-    disc = pd.read_csv(tables / "shift_user_discriminator.csv")
-    return disc, pd.read_csv(tables / "shift_user_counterfactual.csv"), t_run, t_val
+    names = ("shift_user_discriminator", "shift_user_repeats", "shift_user_counterfactual")
+    return {n: pd.read_parquet(tables / f"{n}.parquet") for n in names}, t_run, t_val
 
 
 def main(arena: Path, kb: Path) -> int:
@@ -80,33 +83,50 @@ def main(arena: Path, kb: Path) -> int:
         print(f"skipped: {arena} or {kb} not found (the shared data)")
         return 0
     record.data(arena, kb)
-    rows = []
+    rows, members = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for user in ("scripted", "realistic"):
-            disc, cf, t_run, t_val = validated(user, arena, kb, Path(tmp))
-            disc = disc.set_index("source")
+            tables, t_run, t_val = validated(user, arena, kb, Path(tmp))
+            disc = tables["shift_user_discriminator"]
+            by = disc.set_index(["member", "source"])
+            for m in disc["member"].unique():
+                members.append(
+                    {"simulated user": user, "member": m}
+                    | {f"AUC {s}": _auc(by.loc[(m, s)]) for s in ("template", "stubborn", "my_crs")}
+                    | {
+                        "floor": round(
+                            float(by.loc[(m, "human (split half)"), "discriminator_auc"]), 3
+                        )
+                    }
+                )
+            worst = disc[disc["source"] == "template"].nlargest(1, "discriminator_auc").iloc[0]
+            rep = tables["shift_user_repeats"].set_index("source")["repeated_share"]
+            cf = tables["shift_user_counterfactual"]
             clear = cf[cf["real_clear"]]
             rows.append(
                 {
                     "simulated user": user,
                     "shift run (s)": round(t_run, 1),
                     "validate (s)": round(t_val, 1),
-                    "AUC template's users [95 % CI]": _auc(disc.loc["template"]),
-                    "AUC stubborn's users [95 % CI]": _auc(disc.loc["stubborn"]),
-                    "AUC floor": round(
-                        float(disc.loc["human (split half)", "discriminator_auc"]), 3
-                    ),
+                    "worst AUC, template's users [95 % CI]": _auc(worst),
+                    "worst member": worst["member"],
+                    "repeated turns (template / real)": f"{rep['template']:.0%} / {rep['real users']:.0%}",
                     "signs agree (of 5)": int(cf["sign_agrees"].sum()),
                     "clear signs agree": f"{int(clear['sign_agrees'].sum())} of {len(clear)}",
                 }
             )
     ratio = rows[1]["shift run (s)"] / rows[0]["shift run (s)"]
+    size = f"{SESSIONS} × 12, 3 CRSs"
     record.table(
-        "Simulated users against CRSArena-Dial's users (100 × 12, 3 CRSs; peer: the scripted user)",
+        f"Simulated users against CRSArena-Dial's users ({size}; peer: the scripted user)",
         rows,
         f"sessions' time realistic / scripted: {ratio:.2f}",
     )
-    for r in rows:
+    record.table(
+        f"The panel of discriminators, member by member ({size}; AUC with 95 % CI, .5 = like people)",
+        members,
+    )
+    for r in rows + members:
         print(r)
     print(f"realistic / scripted session time: {ratio:.2f}")
     return 0

@@ -52,7 +52,7 @@ class _Formatter(string.Formatter):
         if spec.endswith("P"):  # a share as a percent number: 0.412 → 41
             return format(value * 100, spec[:-1] + "f")
         if spec.endswith("z"):  # a statistic in [−1, 1] without its leading zero: 0.776 → .776
-            return re.sub(r"^(-?)0\.", r"\1.", format(value, spec[:-1] + "f"))
+            return re.sub(r"^([+-]?)0\.", r"\1.", format(value, spec[:-1] + "f"))
         return super().format_field(value, spec)
 
 

@@ -92,19 +92,31 @@ def following_from_words(data: Path) -> pd.DataFrame:
     return rates
 
 
+AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
+
+
 def simulated_users(data: Path) -> pd.DataFrame:
     """Per simulated user (the default realistic one and the scripted one of earlier releases): the
-    discriminator's rows and one row per counterfactual feature."""
+    panel's rows (source × member), each source's turns repeated across dialogues and one row per
+    counterfactual feature."""
     from simulated_users import validated
 
     frames = []
     with tempfile.TemporaryDirectory() as tmp:
         for user in ("realistic", "scripted"):
-            disc, cf, _, _ = validated(user, data / ARENA, data / KB, Path(tmp))
+            tables, _, _ = validated(user, data / ARENA, data / KB, Path(tmp))
+            disc = tables["shift_user_discriminator"][["source", "member", *AUC]]
+            repeats = tables["shift_user_repeats"].assign(
+                source=lambda t: "repeats: " + t["source"]
+            )
+            cf = tables["shift_user_counterfactual"]
             signs = cf.assign(source="sign of " + cf["user_feature"])
             signs = signs[["source", "sim_diff", "sign_agrees", "real_clear"]]
-            frames += [disc.assign(user=user), signs.assign(user=user)]
-    return pd.concat(frames, ignore_index=True).astype({"sign_agrees": float, "real_clear": float})
+            frames += [
+                t.assign(user=user) for t in (disc, repeats[["source", "repeated_share"]], signs)
+            ]
+    out = pd.concat(frames, ignore_index=True).astype({"sign_agrees": float, "real_clear": float})
+    return out.fillna({"member": "—"})
 
 
 def judge_people(data: Path) -> pd.DataFrame:
@@ -197,17 +209,11 @@ CHECKS = {
         Check(
             "simulated_users",
             "crseval shift validate RUN --human {data}/arena/crsarena_dial "
-            "(RUN: bench/simulated_users.py's realistic users, 100 × 12, 3 CRSs)",
+            "(RUN: bench/simulated_users.py's realistic and scripted users, 300 × 12, 3 CRSs)",
             (ARENA, KB),
             simulated_users,
-            ("user", "source"),
-            _exact(
-                "discriminator_auc",
-                "discriminator_auc_lo",
-                "discriminator_auc_hi",
-                "sim_diff",
-                tol=0.01,
-            )
+            ("user", "source", "member"),
+            _exact(*AUC, "sim_diff", "repeated_share", tol=0.01)
             | _exact("sign_agrees", "real_clear", tol=0),
         ),
         Check(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from crseval.text.movie_text import genre_mentions
+
 if TYPE_CHECKING:
     from crseval.adaptation.following import Following
 
@@ -29,15 +31,30 @@ RECENT = re.compile(
 )
 
 
+# a film the user liked, named beside a request ("I loved Heat, any thrillers like that?")
+LIKED = re.compile(r"\b(?:love[ds]?|like[ds]?|enjoyed|favou?rite|similar)\b")
+
+
 def reference_films(following: Following, text: str) -> list[str]:
-    """Catalogue titles named within 40 characters after a "like"/"similar to" cue in ``text``."""
-    at = [m.end() for m in LIKE.finditer(text.lower())]
-    if not at:
+    """Catalogue titles named within 40 characters after a "like"/"similar to" cue in ``text``, or within
+    40 characters of a liking cue ("I loved …", "… like that", "my favourite movie is …") in a turn that
+    asks for films (a request or a genre wanted)."""
+    low = text.lower()
+    after = [m.end() for m in LIKE.finditer(low)]
+    asks = REQUEST.search(low) or any(not negated for _, negated in genre_mentions(text))
+    near = [(m.start(), m.end()) for m in LIKED.finditer(low)] if asks else []
+    if not after and not near:
         return []
     return [
         following.kb.movies[following.row[m.item]].title
         for m in following.matcher.find(text)
-        if m.item is not None and any(0 <= m.start - a <= 40 for a in at)
+        if m.item is not None
+        and (
+            any(0 <= m.start - a <= 40 for a in after)
+            or any(
+                -40 <= m.start - b <= 40 or 0 <= a - m.start - len(m.surface) <= 40 for a, b in near
+            )
+        )
     ]
 
 

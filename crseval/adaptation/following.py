@@ -15,8 +15,8 @@ Per session (``follow.*``):
 - ``satisfaction`` — share of grounded recommendations that satisfy every active constraint;
 - ``follow_rate`` — share of shifts whose *next recommendation* (the first later reply naming a grounded
   title, before the next shift) names a title satisfying every new constraint;
-- ``wish_rate`` — the same over every *wish*: the opening one (the constraints active at the first turn)
-  and every shift — real users mostly state one wish and never shift;
+- ``wish_rate`` — the same over every *wish*: the opening one (the constraints active at the first turn
+  that has any: after a greeting or a vague request, a later one) and every shift — real users mostly state one wish and never shift;
 - ``turns_to_follow`` — mean system turns until a reply names such a title (1 = the reply to the shift),
   over the shifts followed before the next shift;
 - ``stale_rate`` — among grounded recommendations after shifts that dropped something (up to the next
@@ -27,7 +27,9 @@ Per session (``follow.*``):
 Imported logs have no simulator truth. There the user's wishes are **read from the user's own words**
 (:meth:`Following.read_wishes`: the rule-based reading crseval's CRS uses — genre cues, decades and
 years, people and languages from the catalogue's indexes, plot keywords; later wishes replace earlier
-ones, negated ones are dropped), a shift is a turn whose reading adds a constraint, and every measure
+ones, negated ones are dropped; titles are no wish, and a negation ends where a new request starts:
+:meth:`Following.plain`), the first wish said is the opening one, a shift is a later turn whose reading
+adds a constraint, and every measure
 above is computed against that reading (``source`` in the signature: ``words``); how far the reading
 agrees with logged truth is measured on simulated sessions (``bench/following_from_words.py``). With
 ``scoring.reader = "llm"`` an LLM reads the wishes instead (:mod:`crseval.adaptation.wish_reader`).
@@ -37,6 +39,7 @@ agrees with logged truth is measured on simulated sessions (``bench/following_fr
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -47,6 +50,12 @@ from crseval.data.kb import ATTRIBUTES, MovieKB
 from crseval.text.titles import TitleMatcher
 
 PREFIX = "follow."
+# where a new request starts inside a turn (the rules' negation then ends before it)
+NEW_REQUEST = re.compile(
+    r"(?<=\w )(?:what about|how about|recommend|suggest|give me|can you|could you|i want|i'd like|"
+    r"i'm (?:more )?in the mood|looking for|show me|do you (?:have|know)|i (?:like|love|prefer))\b",
+    re.IGNORECASE,
+)
 
 
 class Following:
@@ -117,31 +126,51 @@ class Following:
         (``topics``; ``shift`` where the reading gains a constraint): read by the rules — with a film named
         as a reference and a wish for something new (:mod:`crseval.adaptation.wish_gaps`) — or by the LLM
         reader where one is given."""
-        from crseval.simulation.nlu import extract_steps
 
         said = [t.get("user") or "" for t in turns]
         if self.reader is not None:
             steps = [set(wish_topics(v)) for v in self.reader.steps(said)]
         else:
-            steps = self.read_by_rules(said, [c.values for c in extract_steps(self.kb, said)])
-        out, before = [], set()
-        for k, now in enumerate(steps):
-            out.append({"topics": sorted(now), "shift": bool(k and now - before)})
-            before = now
+            steps = self.read_by_rules(said)
+        out, before, wished = [], set(), False
+        for now in steps:  # the first wish said is the opening one, whenever it is said
+            new = {t for t in now - before if not t.startswith("like:")}  # beside a film: same wish
+            out.append({"topics": sorted(now), "shift": bool(wished and new)})
+            before, wished = now, wished or bool(now)
         return out
 
-    def read_by_rules(
-        self, said: Sequence[str], values: Sequence[dict[str, Any]]
-    ) -> list[set[str]]:
-        """The rules' topics after each turn, plus the reference film (kept until another is named) and the
-        wish for something new (kept until a year is read)."""
-        out, like, recent = [], [], None
-        for text, v in zip(said, values):
+    def plain(self, text: str) -> str:
+        """``text`` as the rules read a wish in it: the titles it names blanked (a film's name is no wish:
+        "The Egyptian", "Chocolate War") and each new request its own clause, so a negation ends where the
+        request after it starts ("forget thriller what about comedies"); a name's possessive is the name."""
+        for m in sorted(self.matcher.find(text), key=lambda m: -m.start):
+            at = text.find(m.surface, m.start) if m.surface else -1
+            if at >= 0:
+                text = text[:at] + "that film" + text[at + len(m.surface) :]
+        text = re.sub(r"\b([A-Z][a-z]+)'s\b", r"\1", text)  # "Tim Burton's movies": the name itself
+        return NEW_REQUEST.sub(lambda m: ". " + m[0], text)
+
+    def read_by_rules(self, said: Sequence[str]) -> list[set[str]]:
+        """The rules' topics after each turn (of :meth:`plain` text), plus the reference film (kept until
+        another is named) and the wish for something new (kept until a year is read). A new genre leaves
+        behind what was said for the old one — people, years, the reference film — unless said again."""
+        from crseval.simulation.nlu import extract_steps
+
+        plain = [self.plain(t) for t in said]
+        steps = [c.values for c in extract_steps(self.kb, plain)]
+        out, like, recent, genres = [], [], None, set()
+        for text, clean, v in zip(said, plain, steps):
             extra = extra_wishes(self, text)
+            topics = set(wish_topics(v))
+            now = {t for t in topics if t.startswith("genre:")}
+            if genres and now and now != genres:
+                topics = now | set(wish_topics(extract_steps(self.kb, [clean])[0].values))
+                like, recent = [], None
+            genres = now
             like = [w for w in extra if w.startswith("like:")] or like
             recent = next((w for w in extra if w.startswith("year:")), recent)
             recent = None if v.get("year") else recent
-            out.append(set(wish_topics(v)) | set(like) | ({recent} if recent else set()))
+            out.append(topics | set(like) | ({recent} if recent else set()))
         return out
 
     def _against_truth(
@@ -149,12 +178,16 @@ class Following:
     ) -> dict[str, float]:
         active = [set(t.get("topics") or []) for t in truth]
         grounded = [(r, active[k]) for k, rs in enumerate(recs) for r in rs]
+        # the opening wish (the first said: after a greeting or a vague request, a later turn), then every
+        # shift from it
+        opening = next((k for k, a in enumerate(active) if a), len(active))
         shifts = [
-            k for k, t in enumerate(truth) if k and t.get("shift") and active[k] - active[k - 1]
+            k
+            for k in range(opening + 1, len(truth))
+            if truth[k].get("shift") and active[k] - active[k - 1]
         ]
         delays, stale, after = [], 0, 0
-        # the opening wish, then every shift
-        wishes = ([0] if active and active[0] else []) + shifts
+        wishes = ([opening] if opening < len(active) else []) + shifts
         heard = [
             self._followed(recs, active[k] - (active[k - 1] if k else set()), k, wishes[n + 1 :])
             for n, k in enumerate(wishes)

@@ -447,9 +447,10 @@ table(
 )
 metric(
     "discriminator_auc",
-    "Human-likeness: how well a classifier (MiniLM embedding + length, question, first-person and title "
-    "features, logistic regression, 5 folds grouped by user) tells the row's user turns from the real "
-    "users' — .5 = indistinguishable, 1 = always told apart; CI from resampling users",
+    "Human-likeness: how well a classifier of the panel (crseval.adaptation.discriminators: logistic "
+    "regression on sentence embeddings, word/character n-grams or the dialogue's shape, 5 folds grouped "
+    "by user) tells the row's users from the real users — .5 = indistinguishable, 1 = always told apart; "
+    "CI from resampling users; in shift_validity, the panel's best discriminator",
     label="discriminator AUC",
     capability=C,
     higher_is_better=False,
@@ -466,10 +467,21 @@ table(
 )
 table(
     "shift_user_discriminator",
-    ["source"],
-    "a classifier telling simulated (or other human) user turns from the real users'",
+    ["source", "member"],
+    "a panel of classifiers telling simulated (or other human) users from the real users: sentence "
+    "embeddings and word/character n-grams of single turns and of whole dialogues, and the dialogue's "
+    "shape (turns, words per turn, questions); titles, names and numbers masked; units: the turns or "
+    "dialogues each side brought",
     capability=C,
-    columns=["compared", "turns", "real_turns"],
+    columns=["level", "compared", "units", "real_units"],
+)
+table(
+    "shift_user_repeats",
+    ["source"],
+    "the share of a source's user turns that repeat a turn of another of its dialogues word for word "
+    "(masked, lower-cased, without punctuation)",
+    capability=C,
+    columns=["dialogues", "turns", "repeated_share"],
 )
 table(
     "shift_user_counterfactual",
@@ -539,6 +551,7 @@ table(
         "sessions_with_leak",
         "shifts_stated",
         "shifts_reverted",
+        "discriminator",
     ],
 )
 table(
@@ -682,7 +695,21 @@ register_columns(
             "whose turns the row sets against the real users': simulated users, another human source, or "
             "the floor (two halves of the real users)",
         ),
-        "real_turns": ("real turns", "real user turns the classifier saw"),
+        "member": (
+            "discriminator",
+            "the panel's classifier: what it reads (sentence embeddings, word/character n-grams, the "
+            "dialogue's shape) and of what (a turn, a dialogue)",
+        ),
+        "discriminator": (
+            "discriminator",
+            "the panel's member that tells the row's users from real users best (the highest AUC)",
+        ),
+        "units": ("units", "the row's turns or dialogues the classifier saw"),
+        "real_units": ("real units", "the real users' turns or dialogues it saw"),
+        "repeated_share": (
+            "repeated",
+            "share of the source's user turns that repeat a turn of another of its dialogues word for word",
+        ),
         "real_diff": (
             "real Δ",
             "mean over battles: with the CRS the user voted for − the one voted against",

@@ -5,11 +5,10 @@ sessions of a run and a reference of real users (CRSArena-Dial, ReDial, INSPIRED
   rejection or complaint, greetings, thanks, closings — :mod:`crseval.simulation.acts`) and turns per
   dialogue, the simulated mean beside the real one and the **human floor**: the mean gap between two
   random halves of the real users (split by user), the gap a perfect simulator would still show.
-- **Human-likeness** (:func:`discriminator`): a classifier (MiniLM embedding + length, question, first
-  person and title features; logistic regression) tells simulated from real user turns in 5-fold
-  cross-validation grouped by user; its AUC with a 95 % CI from resampling users. The same classifier on
-  two halves of the real users is the floor (≈ .5); another human source against the reference is the
-  human-vs-human row.
+- **Human-likeness** (:mod:`crseval.adaptation.discriminators`): a panel of classifiers tells simulated
+  from real users in 5-fold cross-validation grouped by user (:func:`discriminator_auc`: AUC with a 95 % CI
+  from resampling users). The same classifiers on two halves of the real users are the floor (≈ .5);
+  another human source against the reference is the human-vs-human row.
 - **Counterfactual** (:func:`counterfactual`): per dialogue feature, how real users' behaviour differs
   between the CRS they voted for and the one they voted against in the same battle, beside how simulated
   users' behaviour differs between a CRS that follows them and one that ignores them (same users) —
@@ -20,9 +19,8 @@ sessions of a run and a reference of real users (CRSArena-Dial, ReDial, INSPIRED
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -31,7 +29,6 @@ from crseval.simulation.acts import CUES, cues, words
 
 FEATURES = ("words", "question", "title", "accept", "reject", "greeting", "thanks", "closing")
 COUNTERFACTUAL = ("reject", "accept", "words", "question", "turns")  # dialogue-level, in this order
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i'd|i've|me|my)\b")
 
 
 @dataclass
@@ -146,18 +143,16 @@ def alignment(
     return pd.DataFrame(rows)
 
 
-def _turn_matrix(texts: Sequence[str], emb: np.ndarray, matcher) -> np.ndarray:
-    f = turn_features(texts, matcher)
-    person = [float(bool(_FIRST_PERSON.search(t.lower()))) for t in texts]
-    extra = np.column_stack([np.log1p(f["words"]), f["question"], person, f["title"]])
-    return np.hstack([emb, extra])
-
-
 def discriminator_auc(
-    x: np.ndarray, y: np.ndarray, groups: np.ndarray, seed: int = 0, n_boot: int = 2000
+    x: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    seed: int = 0,
+    n_boot: int = 2000,
+    model: Callable[[], Any] | None = None,
 ) -> tuple[float, float, float]:
-    """AUC of out-of-fold predictions (logistic regression, 5 folds grouped by ``groups``) and its
-    95 % CI from resampling groups."""
+    """AUC of out-of-fold predictions (``model()``, by default a standardised logistic regression; 5 folds
+    grouped by ``groups``) and its 95 % CI from resampling groups."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedGroupKFold
@@ -167,9 +162,13 @@ def discriminator_auc(
     folds = StratifiedGroupKFold(n_splits=5, shuffle=True, random_state=seed)
     pred = np.zeros(len(y))
     for train, test in folds.split(x, y, groups):
-        model = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=2000))
-        model.fit(x[train], y[train])
-        pred[test] = model.predict_proba(x[test])[:, 1]
+        fitted = (
+            model()
+            if model
+            else make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=2000))
+        )
+        fitted.fit(x[train], y[train])
+        pred[test] = fitted.predict_proba(x[test])[:, 1]
     rng = np.random.default_rng(seed)
     uniq, inv = np.unique(groups, return_inverse=True)
     draws = rng.integers(len(uniq), size=(n_boot, len(uniq)))
@@ -193,57 +192,6 @@ def weighted_auc(scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.n
     total = pos.sum(1) * neg.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, (pos * (below + 0.5 * neg)).sum(1) / total, np.nan)
-
-
-def discriminator(
-    simulated: dict[str, list[UserDialogue]],
-    real: list[UserDialogue],
-    embedder,
-    matcher,
-    *,
-    others: dict[str, list[UserDialogue]] | None = None,
-    max_turns: int = 2000,
-    seed: int = 0,
-    n_boot: int = 2000,
-) -> pd.DataFrame:
-    """One row per simulated model (and per other human source) against the real users, and the floor: two
-    halves of the real users against each other. ``max_turns`` turns per side at most (seeded sample)."""
-    rng = np.random.default_rng(seed)
-
-    def turns(ds: list[UserDialogue]) -> tuple[list[str], np.ndarray]:
-        pairs = [(t, d.group) for d in ds for t in d.turns if t.strip()]
-        keep = sorted(rng.permutation(len(pairs))[:max_turns])
-        return [pairs[i][0] for i in keep], np.array([pairs[i][1] for i in keep])
-
-    real_t, real_g = turns(real)
-    real_x = _turn_matrix(real_t, embedder.encode(real_t), matcher)
-    rows = []
-    half = _halves(real_g, rng)
-    auc = discriminator_auc(real_x, half.astype(int), real_g, seed, n_boot)
-    rows.append(("human (split half)", "floor", len(real_t) // 2, auc))
-    sources = [("simulated", simulated), ("human", others or {})]
-    for kind, group in sources:
-        for name, ds in group.items():
-            t, g = turns(ds)
-            x = np.vstack([_turn_matrix(t, embedder.encode(t), matcher), real_x])
-            y = np.r_[np.ones(len(t)), np.zeros(len(real_t))]
-            rows.append(
-                (name, kind, len(t), discriminator_auc(x, y, np.r_[g, real_g], seed, n_boot))
-            )
-    return pd.DataFrame(
-        [
-            {
-                "source": n,
-                "compared": k,
-                "turns": m,
-                "real_turns": len(real_t),
-                "discriminator_auc": a,
-                "discriminator_auc_lo": lo,
-                "discriminator_auc_hi": hi,
-            }
-            for n, k, m, (a, lo, hi) in rows
-        ]
-    )
 
 
 def _mean_ci(diff: np.ndarray, rng: np.random.Generator, n_boot: int) -> tuple[float, float, float]:
@@ -339,7 +287,7 @@ def plot_realism(discriminator: pd.DataFrame, counterfactual: pd.DataFrame | Non
     )
     axes[0].scatter(d["discriminator_auc"], y, c=colors, zorder=3, s=18)
     axes[0].axvline(0.5, color=GREY, lw=0.8, ls="--")
-    axes[0].set_yticks(y, d["source"])
+    axes[0].set_yticks(y, d["source"] + (" · " + d["member"] if "member" in d else ""))
     axes[0].invert_yaxis()
     axes[0].set_xlim(0.4, 1.0)
     axes[0].set_xlabel("discriminator AUC vs real users (← like people)")

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from crseval import records
+from crseval.adaptation import discriminators as D
 from crseval.adaptation import realism as R
 from crseval.core.errors import CrsevalError
 from crseval.core.output import Output
@@ -18,7 +19,8 @@ from crseval.core.output import Output
 SMALL = 30  # simulated users below which a comparison with real users is flagged as too small
 USER_TABLES = {  # table → its title in the report and the API's details
     "shift_user_alignment": "simulated vs real users: statistical alignment",
-    "shift_user_discriminator": "simulated vs real users: human-likeness (discriminator AUC)",
+    "shift_user_discriminator": "simulated vs real users: human-likeness (a panel of discriminators)",
+    "shift_user_repeats": "simulated vs real users: turns repeated word for word across dialogues",
     "shift_user_counterfactual": "simulated vs real users: counterfactual (follower − ignorer)",
     "shift_user_outcomes": "simulated vs real users: how dialogues end",
 }
@@ -80,8 +82,9 @@ def user_validity(
     seed: int = 0,
     n_boot: int = 2000,
 ) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """The four pillars' tables (``shift_user_alignment``, ``shift_user_discriminator``,
-    ``shift_user_counterfactual``, ``shift_user_outcomes``) and notes for the report."""
+    """The four pillars' tables (``shift_user_alignment``, ``shift_user_discriminator`` — the panel of
+    :mod:`crseval.adaptation.discriminators` — with ``shift_user_repeats``, ``shift_user_counterfactual``,
+    ``shift_user_outcomes``) and notes for the report."""
     from crseval.text.titles import TitleMatcher
 
     matcher = TitleMatcher(kb.movies)
@@ -93,7 +96,7 @@ def user_validity(
     sim_f = {m: R.dialogue_features(ds, matcher) for m, ds in sim.items()}
     tables = {
         "shift_user_alignment": R.alignment(sim_f, real_f, seed),
-        "shift_user_discriminator": R.discriminator(
+        "shift_user_discriminator": D.panel(
             sim,
             real,
             embedder,
@@ -103,6 +106,7 @@ def user_validity(
             seed=seed,
             n_boot=n_boot,
         ),
+        "shift_user_repeats": D.repeats(sim | {"real users": real}, matcher),
     }
     notes = []
     small = [m for m, ds in sim.items() if len({d.group for d in ds}) < SMALL]
@@ -169,42 +173,51 @@ def own_words_note(run: Path, reference: str) -> str | None:
 def user_validity_tables(
     out: Output, tables: dict[str, pd.DataFrame], notes: list[str], reference: str, source: str
 ) -> None:
-    """The four tables, the figure and their report section, into ``out``."""
+    """The tables, the figure and their report section, into ``out``."""
     out.tables.update(tables)
     disc = tables["shift_user_discriminator"]
-    sims = disc[disc["compared"] == "simulated"]
-    floor = disc[disc["compared"] == "floor"].iloc[0]
+    worst = D.worst(disc)
+    floors = worst[worst["compared"] == "floor"]
     aucs = "; ".join(
-        f"{r.source} {r.discriminator_auc:.2f} [{r.discriminator_auc_lo:.2f}, {r.discriminator_auc_hi:.2f}]"
-        for r in sims.itertuples()
+        f"{r.source} {_ci(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)} "
+        f"({r.member})"
+        for r in worst[worst["compared"] != "floor"].itertuples()
     )
+    rep = tables["shift_user_repeats"].set_index("source")["repeated_share"]
+    repeated = ", ".join(f"{s} {v:.0%}" for s, v in rep.items())
     out.figure(
         "shift_user_realism",
         lambda path: R.plot_realism(disc, tables.get("shift_user_counterfactual"), path),
-        "Left: how well a classifier tells each source's user turns from the real users' (AUC, 95 % "
-        "CI; .5 = indistinguishable; the floor is two halves of the real users). Right: real users "
+        "Left: how well each discriminator of the panel tells each source's users from the real users' "
+        "(AUC, 95 % CI; .5 = indistinguishable; the floor is two halves of the real users). Right: real users "
         "with the CRS they voted for minus the one they voted against, beside simulated users with a "
         "follower minus an ignorer, each feature scaled by its largest CI end.",
     )
     out.section(
         "Simulated users against real users",
-        f"The simulated users of {source} against the real users of {reference}. A classifier tells "
-        f"their turns apart at AUC {aucs} (.5 = indistinguishable; two halves of the real users: "
-        f"{floor.discriminator_auc:.2f}). Alignment: each cue's simulated and real share with the human "
+        f"The simulated users of {source} against the real users of {reference}. A panel of "
+        "discriminators (sentence embeddings and word/character n-grams, of single turns and of whole "
+        "dialogues, and the dialogue's shape; titles, names and numbers masked; 5 folds grouped by user) "
+        f"tells them apart at best at AUC {aucs} (.5 = indistinguishable; two halves of the real users: "
+        f"at most {floors['discriminator_auc'].max():.2f}). Turns that repeat a turn of another dialogue "
+        f"word for word: {repeated}. Alignment: each cue's simulated and real share with the human "
         "floor (two halves of the real users, split by user). " + " ".join(notes),
         tables=list(tables),
         figures=["shift_user_realism"],
     )
 
 
-def shipped_evidence(user: str) -> tuple[float, float, float, int, int, int] | None:
+def shipped_evidence(user: str) -> tuple[float, float, float, str, int, int, int] | None:
     """How crseval's own simulated ``user`` compares with real users, as the validity gate recorded it
     (`crseval/records/simulated_users.json`: `crseval shift validate`, 100 users × 12 turns on OpenDialKG's
     catalogue, template vs stubborn, seed 0, against CRSArena-Dial's shared half): the follower's users'
-    discriminator AUC and its 95 % CI, the counterfactual features whose sign agrees with real users', and
-    of those with a clear real difference how many agree and how many there are. None: not recorded."""
+    AUC by the panel's worst member (the highest) and its 95 % CI, that member, the counterfactual features
+    whose sign agrees with real users', and of those with a clear real difference how many agree and how
+    many there are. None: not recorded."""
     rows = [r for r in records.load("simulated_users").rows if r["user"] == user]
-    disc = [r for r in rows if r["source"] == "template"]
+    disc = sorted(
+        (r for r in rows if r["source"] == "template"), key=lambda r: -r["discriminator_auc"]
+    )
     if not disc:
         return None
     signs = [r for r in rows if r["source"].startswith("sign of ")]
@@ -212,6 +225,7 @@ def shipped_evidence(user: str) -> tuple[float, float, float, int, int, int] | N
     auc = [disc[0][f"discriminator_auc{s}"] for s in ("", "_lo", "_hi")]
     return (
         *auc,
+        disc[0]["member"],
         sum(bool(r["sign_agrees"]) for r in signs),
         sum(bool(r["sign_agrees"]) for r in clear),
         len(clear),
@@ -229,27 +243,30 @@ def simulator_evidence(
     who = f"crseval's {user} users" + ("" if phrases == "bundled" else f", phrases from {phrases}")
     measured = measured or {}
     if "shift_user_discriminator" in measured:
-        d = measured["shift_user_discriminator"]
-        sims = d[d["compared"] == "simulated"]
+        d = D.worst(measured["shift_user_discriminator"])
         aucs = ", ".join(
-            f"{r.source} {_ci(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)}"
-            for r in sims.itertuples()
+            f"{r.source} {_ci(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)} "
+            f"({r.member})"
+            for r in d[d["compared"] == "simulated"].itertuples()
         )
         signs = ""
         if "shift_user_counterfactual" in measured:
             cf = measured["shift_user_counterfactual"]
             signs = f"; counterfactual signs as real users' on {int(cf['sign_agrees'].sum())} of {len(cf)}"
-        return f"Simulated users ({who}): told from real users at AUC {aucs} (.5 = like people){signs} — measured in this run."
+        return (
+            f"Simulated users ({who}): told from real users at AUC {aucs} by the panel's best "
+            f"discriminator (.5 = like people){signs} — measured in this run."
+        )
     shipped = shipped_evidence(user) if phrases == "bundled" else None
     if shipped is None:
         return (
             f"Simulated users ({who}): not compared with real users here — run `crseval shift validate "
             "RUN --human <real users' dialogues>`."
         )
-    auc, lo, hi, agree, clear_agree, clear = shipped
+    auc, lo, hi, member, agree, clear_agree, clear = shipped
     return (
-        f"Simulated users ({who}): told from real CRS users at AUC {_ci(auc, lo, hi)} "
-        f"(.5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "
+        f"Simulated users ({who}): told from real CRS users at AUC {_ci(auc, lo, hi)} by the panel's "
+        f"best discriminator ({member}; .5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "
         f"of the {clear} with a clear real difference) — {SHIPPED_ON}; `crseval shift validate RUN "
         "--human <CRSArena-Dial>` measures it on a run."
     )

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from crseval.adaptation import discriminators as D
 from crseval.adaptation.tas import TASParams
 from crseval.adaptation.user_validity import (
     USER_TABLES,
@@ -161,9 +162,13 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Out
     )
     tick(1)
     more += filter(None, [own_words_note(config.run, config.human)])
-    disc = tables["shift_user_discriminator"]  # its floor row is the human likeness table's
+    worst = D.worst(tables["shift_user_discriminator"])  # per model, the panel's best discriminator
     head = head.merge(
-        disc[["source", *AUC]].rename(columns={"source": "model"}), on="model", how="left"
+        worst[["source", *AUC, "member"]].rename(
+            columns={"source": "model", "member": "discriminator"}
+        ),
+        on="model",
+        how="left",
     )
     out.table("shift_validity", head)
     user_validity_tables(out, tables, more, reference.name, str(config.run))

@@ -89,7 +89,7 @@ def gaps(following: Following, sessions: Sequence[Sequence[str]]) -> Counter:
     for said in sessions:
         values = [c.values for c in extract_steps(following.kb, said)]
         base = [set(wish_topics(v)) for v in values]
-        full = following.read_by_rules(said, values)
+        full = following.read_by_rules(said)
         for k, text in enumerate(said):
             if REQUEST.search(text.lower()):
                 gained = bool(full[k] - (full[k - 1] if k else set()))

@@ -228,7 +228,7 @@ class RealisticUser(UserSimulator):
         if verdict == "named":  # the CRS offers the film the user named: seen, of course
             return self._phrase("seen", title=title), "seen"
         if verdict == "question":
-            if list(self.prefs) == ["genre"] and len(self.prefs["genre"]) == 1:
+            if set(self.prefs) <= {"genre", "like"} and len(self.prefs["genre"]) == 1:
                 return self._wish("answer"), "answer"
             return self._phrase("answer", want=self._want()), "answer"
         if verdict == "unknown" and self.rng.random() < 0.5:
@@ -250,12 +250,15 @@ class RealisticUser(UserSimulator):
             if films:
                 film = self.kb.movies[int(films[int(self.rng.integers(len(films)))])]
                 self.named.add(film.id)
+                self.prefs["like"] = (
+                    film.title
+                )  # said, so logged: a film like it (until the genre changes)
                 return self._phrase("liked", genre=genre, title=film.title)
         return self._phrase(act, genre=genre, want=self._want())
 
     def _want(self) -> str:
         """The user's newest wish in words ("comedy movies", "something from the 1990s", …)."""
-        extra = [k for k in self.prefs if k != "genre"]
+        extra = [k for k in self.prefs if k not in ("genre", "like")]
         if extra:
             kind, value = extra[-1], self.prefs[extra[-1]]
             return {

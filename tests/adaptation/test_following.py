@@ -169,3 +169,51 @@ def test_wishes_read_from_words_become_the_truths_predicates(following):
     titanic = following.recommendations('"Titanic" (1997)')[0][0]
     assert following.holds(titanic, "year:1995-") and not following.holds(titanic, "year:-1979")
     assert following.holds(titanic, "year:1997-1997")
+
+
+def _read(following, *said):
+    return following.read_wishes([{"turn": k, "user": u, "system": ""} for k, u in enumerate(said)])
+
+
+def test_the_first_wish_said_is_the_opening_one_not_a_shift(following):
+    """After a greeting or a vague request the wish comes a turn later: the truth logs it as the opening
+    wish (no shift), and so does the reading (a shift there made the template CRS follow more from words)."""
+    read = _read(
+        following, "hi there", "can you recommend a movie?", "comedies please", "now horror"
+    )
+    assert [r["shift"] for r in read] == [False, False, False, True]
+    turns = [
+        {"turn": 0, "user": "hey", "system": 'Try "Titanic" (1997).', "truth": {"topics": []}},
+        {"turn": 1, "user": "comedies", "system": 'Try "Superbad" (2007).', "truth": {"topics": ["genre:comedy"]}},
+    ]  # fmt: skip
+    truth = following.session(turns)
+    assert truth["follow.wish_rate"] == 1.0 and math.isnan(truth["follow.follow_rate"])
+    words = following.session([{k: v for k, v in t.items() if k != "truth"} for t in turns])
+    assert words["follow.wish_rate"] == 1.0 and math.isnan(words["follow.follow_rate"])
+
+
+def test_a_title_is_no_wish_and_a_negation_ends_where_a_new_request_starts(following):
+    assert _read(following, "can you describe Die Hard?")[0]["topics"] == []
+    for said in (
+        "forget thriller what about comedies?",
+        "I'm tired of horror recommend a comedy then",
+    ):
+        assert _read(following, "a thriller please", said)[1]["topics"] == ["genre:comedy"], said
+
+
+def test_a_film_liked_beside_a_wish_is_read_as_the_reference_and_no_new_wish(following):
+    read = _read(following, "action please", "I loved Heat, any thrillers like that?")
+    assert read[1]["topics"] == ["genre:thriller", "like:Heat"] and read[1]["shift"]
+    read = _read(following, "I want a crime movie", "a crime movie similar to Heat")
+    assert read[1]["topics"] == ["genre:crime", "like:Heat"] and not read[1]["shift"]
+    assert _read(following, "yes, I liked Heat")[0]["topics"] == []  # no films asked for
+
+
+def test_a_new_genre_leaves_what_was_said_for_the_old_one(following):
+    read = _read(following, "a crime movie similar to Heat", "from the 1990s", "and drama?")
+    assert read[1]["topics"] == ["genre:crime", "like:Heat", "year:1990s"]
+    assert read[2]["topics"] == ["genre:drama"] and read[2]["shift"]
+    assert _read(following, "crime", "drama from the 1990s")[1]["topics"] == [
+        "genre:drama",
+        "year:1990s",
+    ]

@@ -25,8 +25,8 @@ def test_a_document_whose_number_differs_from_its_record_fails_by_name(
 
     page = tmp_path / "README.md"
     page.write_text(
-        'AUC <!--fig simulated_users user=realistic;source=template "{discriminator_auc:.2z}"-->.99'
-        "<!--/fig--> and so on\n",
+        "AUC <!--fig simulated_users user=realistic;source=template;member=n-grams · turn "
+        '"{discriminator_auc:.2z}"-->.99<!--/fig--> and so on\n',
         encoding="utf-8",
     )
     monkeypatch.setattr(doc_figures, "ROOT", tmp_path)

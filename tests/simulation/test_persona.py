@@ -180,7 +180,9 @@ def test_a_film_it_names_as_liked_fits_its_wish_and_earns_a_crs_that_echoes_it_n
     for user, text, truth in named:
         (film,) = truth["named"]
         title = kb.movies[row[film]].title
-        assert title in text and user._fits(row[film])  # a catalogue film of the genre it asks for
+        assert title in text  # a catalogue film of the genre it asks for, said and so logged
+        assert kb.holds(row[film], f"genre:{user.prefs['genre'][0]}")
+        assert f"like:{title}" in truth["topics"] and not user._fits(row[film])
         answer = user.reply(1, f"You might like {title}.")
         acts.append(answer and answer[1]["act"])
     assert "accept" not in acts and acts.count("seen") > len(acts) / 2  # it has seen it, of course
