@@ -152,14 +152,19 @@ def discriminator_auc(
     model: Callable[[], Any] | None = None,
 ) -> tuple[float, float, float]:
     """AUC of out-of-fold predictions (``model()``, by default a standardised logistic regression; 5 folds
-    grouped by ``groups``) and its 95 % CI from resampling groups."""
+    grouped by ``groups``, fewer where a class has fewer groups) and its 95 % CI from resampling groups;
+    NaN where a class has fewer than two groups."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedGroupKFold
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    folds = StratifiedGroupKFold(n_splits=5, shuffle=True, random_state=seed)
+    # 5 folds, fewer where a class has fewer users; with under two a side, no AUC (a small run's dialogues)
+    n_splits = min(5, *(len(np.unique(groups[y == c])) for c in (0, 1)))
+    if n_splits < 2:
+        return float("nan"), float("nan"), float("nan")
+    folds = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     pred = np.zeros(len(y))
     for train, test in folds.split(x, y, groups):
         fitted = (

@@ -142,3 +142,13 @@ def test_a_run_worded_from_the_reference_itself_is_flagged(tmp_path):
     assert "optimistic" in own_words_note(own, str(arena / "crs_arena_dial_open.json"))
     assert own_words_note(own, str(tmp_path / "other.json")) is None
     assert own_words_note(run("bundled"), str(arena)) is None
+
+
+def test_the_discriminator_folds_no_finer_than_its_users_allow():
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(size=(40, 3)), np.r_[np.zeros(37), np.ones(3)].astype(int)
+    groups = np.r_[np.arange(37), [100, 101, 102]]  # three users on one side: three folds
+    auc, lo, hi = R.discriminator_auc(x, y, groups, n_boot=50)
+    assert 0 <= auc <= 1
+    one = np.r_[np.arange(37), [100, 100, 100]]  # one user: nothing to cross-validate
+    assert np.isnan(R.discriminator_auc(x, y, one, n_boot=50)).all()
