@@ -200,3 +200,22 @@ def test_the_configs_engine_reaches_the_backend(model, monkeypatch):
     assert auto.engine == "xllamacpp" and auto.supports_hidden_states
     assert auto.identity()["engine"] == "xllamacpp"
     auto.close()
+
+
+def test_the_prompt_cache_is_asked_for_and_named_in_the_identity(model):
+    """Off by default (every answer from its request alone); on, it is a model process of its own and part
+    of the identity, so its order-dependent answers are cached and signed apart."""
+    from crseval.llm import LLMConfig, make_backend
+
+    assert LLMConfig().prompt_cache is False
+    on, off = backend(model, prompt_cache=True), backend(model)
+    try:
+        assert on.identity()["prompt_cache"] is True and "prompt_cache" not in off.identity()
+        assert on._pool is not off._pool and on._pool.config["prompt_cache"] is True
+    finally:
+        on.close(), off.close()
+    made = make_backend(LLMConfig(model=model, engine="xllamacpp", prompt_cache=True))
+    try:
+        assert made.identity()["prompt_cache"] is True
+    finally:
+        made.close()
