@@ -14,6 +14,7 @@ from crseval import records
 from crseval.adaptation import discriminators as D
 from crseval.adaptation import realism as R
 from crseval.core.errors import CrsevalError
+from crseval.core.numbers import ci_text
 from crseval.core.output import Output
 
 SMALL = 30  # simulated users below which a comparison with real users is flagged as too small
@@ -179,7 +180,7 @@ def user_validity_tables(
     worst = D.worst(disc)
     floors = worst[worst["compared"] == "floor"]
     aucs = "; ".join(
-        f"{r.source} {_ci(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)} "
+        f"{r.source} {ci_text(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)} "
         f"({r.member})"
         for r in worst[worst["compared"] != "floor"].itertuples()
     )
@@ -245,7 +246,7 @@ def simulator_evidence(
     if "shift_user_discriminator" in measured:
         d = D.worst(measured["shift_user_discriminator"])
         aucs = ", ".join(
-            f"{r.source} {_ci(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)} "
+            f"{r.source} {ci_text(r.discriminator_auc, r.discriminator_auc_lo, r.discriminator_auc_hi)} "
             f"({r.member})"
             for r in d[d["compared"] == "simulated"].itertuples()
         )
@@ -265,12 +266,8 @@ def simulator_evidence(
         )
     auc, lo, hi, member, agree, clear_agree, clear = shipped
     return (
-        f"Simulated users ({who}): told from real CRS users at AUC {_ci(auc, lo, hi)} by the panel's "
+        f"Simulated users ({who}): told from real CRS users at AUC {ci_text(auc, lo, hi)} by the panel's "
         f"best discriminator ({member}; .5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "
         f"of the {clear} with a clear real difference) — {SHIPPED_ON}; `crseval shift validate RUN "
         "--human <CRSArena-Dial>` measures it on a run."
     )
-
-
-def _ci(value: float, lo: float, hi: float) -> str:
-    return " ".join([f"{value:.2f}", f"[{lo:.2f}, {hi:.2f}]"]).replace("0.", ".")

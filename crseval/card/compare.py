@@ -15,7 +15,7 @@ from crseval.card.rows import rows
 from crseval.card.scores import part_of, units
 from crseval.core.errors import CrsevalError
 from crseval.core.registry import get_metric
-from crseval.stats.paired import paired_difference, pooled
+from crseval.stats.paired import paired_difference
 
 SAME = (
     "seed",
@@ -42,8 +42,8 @@ def compare_cards(
     a: Path, b: Path, systems: list[str] | None = None
 ) -> tuple[pd.DataFrame, list[str]]:
     """Per card metric: system A (of card ``a``; default its CRS) and system B (of ``b``), their scores and
-    B − A paired on shared units (95 % CI, paired permutation p, Holm over the card's metrics); notes
-    naming what differs between the two cards' set-ups."""
+    B − A paired on shared units (95 % CI, paired permutation p, Holm over the card's metrics), each score
+    on those units; notes naming the family Holm adjusts over and what differs between the two cards' set-ups."""
     from statsmodels.stats.multitest import multipletests
 
     ca, cb = _config(a), _config(b)
@@ -70,7 +70,12 @@ def compare_cards(
             both["total_b"], both["total_a"], both["weight_b"], both["weight_a"],
             n_boot=ca.n_boot, seed=ca.seed + i,
         )  # fmt: skip
-        ma, mb = (pooled(u["total"], u["weight"], n_boot=100, seed=0).value for u in (ua, ub))
+        # each system's score on the units both have, so that the two scores and their difference agree
+        on = both[np.isfinite(both.filter(regex="^(total|weight)_").to_numpy(float)).all(1)]
+        on = on[(on["weight_a"] > 0) & (on["weight_b"] > 0)]
+        ma, mb = (
+            on[f"total_{k}"].sum() / on[f"weight_{k}"].sum() if len(on) else np.nan for k in "ab"
+        )
         out.append(
             {
                 "metric": spec.qualified, "label": spec.display, "system_a": sa, "system_b": sb,
@@ -83,6 +88,11 @@ def compare_cards(
     table["p_holm"] = np.nan
     if ok.any():
         table.loc[ok, "p_holm"] = multipletests(table.loc[ok, "p"], method="holm")[1]
+    notes.append(
+        f"p is Holm-adjusted over the {int(ok.sum())} card metrics compared here (one family: this "
+        "comparison); a card's stars adjust over each metric's comparisons with its references, so the "
+        "two can differ"
+    )
     return table, notes
 
 

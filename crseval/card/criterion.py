@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crseval.card.criterion_tables import PER_DIALOGUE, SUMMARY, criterion_tables
+from crseval.card.criterion_tables import PER_DIALOGUE, criterion_tables, summary
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Part, Progress
 from crseval.core.output import Output
@@ -154,7 +154,7 @@ def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Output:
         },
     )
     table = criterion_tables(out, config, units, _gaps(config, inputs, progress))
-    out.summary = table[SUMMARY].round(3)
+    out.summary = summary(table)
     return out
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
+from crseval.core.numbers import ci_text
 from crseval.core.output import Output
 from crseval.core.registry import find_metric, get_table
 from crseval.stats.criterion import battle_agreement, concordance, system_tau
@@ -25,15 +26,6 @@ EXTRA = (
     ("dialogues.recommending_turns", "dialogues", "recommending_turns"),
 )
 JUDGED = ("proactiveness", "coherence")  # the judge's aspects the card does not show
-SUMMARY = [  # what the terminal shows of the criterion table (the report and the files: every column)
-    "label",
-    "criterion_verdict",
-    "label_auc",
-    "label_auc_lo",
-    "label_auc_hi",
-    "vote_agreement",
-    "ranking_tau",
-]
 PER_DIALOGUE = {
     "dialogues": "dialogue_metrics",
     "shift": "shift_sessions",
@@ -138,6 +130,29 @@ def criterion_table(units: pd.DataFrame, config: CriterionConfig) -> pd.DataFram
             }
         )
     return pd.DataFrame(rows)
+
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """What the terminal shows of the criterion table, a cell per question with its 95 % CI, narrow enough
+    for 80 columns (the report and the files: every column, as numbers)."""
+    return pd.DataFrame(
+        {
+            "label": table["label"],
+            "verdict": table["criterion_verdict"],
+            "their labels: AUC · dialogues": [
+                f"{ci_text(r.label_auc, r.label_auc_lo, r.label_auc_hi)} · {r.dialogues}"
+                for r in table.itertuples()
+            ],
+            "their votes: share agreed · battles": [
+                f"{ci_text(r.vote_agreement, r.vote_agreement_lo, r.vote_agreement_hi)} · {r.battles}"
+                for r in table.itertuples()
+            ],
+            "ranking (τ)": [
+                ci_text(r.ranking_tau, r.ranking_tau_lo, r.ranking_tau_hi, sign=True)
+                for r in table.itertuples()
+            ],
+        }
+    )
 
 
 def _verdict(auc, agree) -> str:

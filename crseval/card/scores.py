@@ -17,6 +17,7 @@ from crseval.card.health import behaviours_line, health_lines, session_records
 from crseval.card.config import REFERENCES, CardConfig, parts
 from crseval.card.manifest import Parts
 from crseval.card.rows import Row, known_groups, rows
+from crseval.core.numbers import ci_text
 from crseval.core.output import Output
 from crseval.core.registry import get_metric
 from crseval.simulation.config import SimulatorSection
@@ -69,18 +70,6 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     return a.merge(b, on="unit", suffixes=("_a", "_b"))
 
 
-def _num(x: float, sign: bool = False) -> str:
-    """Two decimals, no leading zero below 1 (".29", "-.69", "+3.10"); "—" for a missing value."""
-    if not np.isfinite(x):
-        return "—"
-    text = f"{x:+.2f}" if sign else f"{x:.2f}"
-    return text.replace("0.", ".", 1) if abs(x) < 1 else text
-
-
-def _ci(value: float, lo: float, hi: float, sign: bool = False) -> str:
-    return f"{_num(value, sign)} [{_num(lo, sign)}, {_num(hi, sign)}]"
-
-
 def _stars(p: float) -> str:
     return (
         ""
@@ -113,18 +102,18 @@ def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
         line = {
             "dimension": row.dimension,
             "label": spec.display,
-            me: _ci(cell["mean"], cell["ci_lo"], cell["ci_hi"]) + (" †" if short else ""),
+            me: ci_text(cell["mean"], cell["ci_lo"], cell["ci_hi"]) + (" †" if short else ""),
         }
         pairs = _holm(_row_comparisons(config, read, row, base, seed))
         for c in pairs:
             line[f"vs {c['reference']}"] = (
-                _ci(c["diff"], c["diff_lo"], c["diff_hi"], sign=True)
+                ci_text(c["diff"], c["diff_lo"], c["diff_hi"], sign=True)
                 + _stars(c["p_holm"])
                 + (f" ({c['n']} pairs)" if short else "")
             )
         ev = _evidence(config, read, row, spec.higher_is_better, seed)
         line["known groups"] = (
-            f"{'FAILED' if ev['verdict'] == 'reversed' else ev['verdict']} {_ci(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
+            f"{'FAILED' if ev['verdict'] == 'reversed' else ev['verdict']} {ci_text(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
             if ev["verdict"]
             else "—"
         )
@@ -234,7 +223,7 @@ def _evidence(config: CardConfig, read: Reader, row: Row, higher: bool | None, s
         seed=seed,
     )
     held = verdict(auc)
-    ci = f"AUC {_ci(auc.value, auc.lo, auc.hi)} ({len(g)} vs {len(b)} sessions)"
+    ci = f"AUC {ci_text(auc.value, auc.lo, auc.hi)} ({len(g)} vs {len(b)} sessions)"
     why = f"{better} ({REFERENCES[better]}) vs {worse} ({REFERENCES[worse]})"
     words = {
         "held": f"known groups held: {why}, {ci}",

@@ -235,7 +235,13 @@ def compare(
     Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX; direction from the registry.
     Two report cards: every card metric of one system of each, paired on the cards' shared units."""
     from crseval.card.compare import compare_cards, is_card
-    from crseval.report.compare import cards, compare as run_compare, to_latex, to_markdown
+    from crseval.report.compare import (
+        cards,
+        compare as run_compare,
+        terminal,
+        to_latex,
+        to_markdown,
+    )
 
     names = systems.split(",") if systems else None
     pair = names if names is None or len(names) == 2 else None
@@ -254,6 +260,8 @@ def compare(
         print(to_markdown(c))
     elif fmt is Format.latex:
         print(to_latex(c))
+    elif fmt is Format.table and c.difference:
+        emit(terminal(c), fmt, title=f"compare on {c.table_name}")
     else:
         emit(
             c.table

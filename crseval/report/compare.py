@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
+from crseval.core.numbers import ci_text, number, p_value
 from crseval.core.glossary import column, describe, metric_columns, renamed
 from crseval.core.registry import all_tables, get_table
 from crseval.runs.formats import latex_table, markdown_table
@@ -230,10 +231,9 @@ def cards(t: pd.DataFrame, notes: list[str], runs: Sequence[Path]) -> Comparison
     names = [a, b] if a != b else [f"{a} ({Path(r).name})" for r in runs]
     shown = t.rename(columns={"mean_a": names[0], "mean_b": names[1]})
     shown["higher is better"] = [_direction(m) for m in t["metric"]]
-    shown["test"] = "paired (card units), Holm"
+    shown["test"] = "paired on shared units, Holm over metrics"
     diff = [
-        f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}]"
-        for d, lo, hi in zip(t["diff"], t["diff_lo"], t["diff_hi"])
+        ci_text(d, lo, hi, sign=True) for d, lo, hi in zip(t["diff"], t["diff_lo"], t["diff_hi"])
     ]
     shown[f"{names[1]} − {names[0]}"] = diff
     first = ["label", *names, f"{names[1]} − {names[0]}", "p_holm"]
@@ -273,11 +273,25 @@ def _shown(c: Comparison) -> tuple[pd.DataFrame, dict[tuple[int, str], str]]:
     for i, (_, r) in enumerate(c.table.iterrows()):
         rows.append({"metric": r["label"], **{n: r[n] for n in c.names}, "test": r["test"]})
         rows[-1].update({k: r[k] for k in extra})
-        rows[-1]["p"] = f"{r['p_holm' if c.difference else 'p']:.3g}"
+        rows[-1]["p"] = p_value(r["p_holm"]) if c.difference else f"{r['p']:.3g}"
         for n, rank in _ranked(r, c.names).items():
             if rank == 0 or len(c.names) > 2:
                 marks[(i, n)] = ("best", "second")[rank]
     return pd.DataFrame(rows, columns=["metric", *c.names, *extra, "test", "p"]), marks
+
+
+def terminal(c: Comparison) -> pd.DataFrame:
+    """A card comparison as a terminal shows it: two decimals, the difference with its CI, p (Holm), n."""
+    shown = pd.DataFrame({"metric": c.table["label"]})
+    for n in c.names:
+        shown[n] = [number(v) for v in c.table[n]]
+    shown[c.difference] = [
+        ci_text(d, lo, hi, sign=True)
+        for d, lo, hi in zip(c.table["diff"], c.table["diff_lo"], c.table["diff_hi"])
+    ]
+    shown["p (Holm)"] = [p_value(p) for p in c.table["p_holm"]]
+    shown["n"] = c.table["n"]
+    return shown
 
 
 def to_markdown(c: Comparison) -> str:

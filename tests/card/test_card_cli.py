@@ -36,9 +36,12 @@ def broken_crs(history):
 
 @pytest.fixture(scope="module")
 def card(tmp_path_factory):
-    """The shipped example CRS, --no-llm, small."""
+    """The shipped example CRS, --no-llm, small, on an 80-column terminal."""
     out = tmp_path_factory.mktemp("card") / "run"
-    res = crseval("evaluate-crs", ROOT / "examples" / "my_crs.py", "--no-llm", *SMALL, "--out", out)
+    res = crseval(
+        "evaluate-crs", ROOT / "examples" / "my_crs.py", "--no-llm", *SMALL, "--out", out,
+        columns=80,
+    )  # fmt: skip
     return out, res
 
 
@@ -53,8 +56,10 @@ def test_the_card_prints_every_dimension_with_cis_and_the_known_groups(card):
         "template",
         "stubborn",
         "known",
+        "real",
     ):
         assert label in res.stdout  # a narrow terminal wraps a header between its words
+    assert "more column(s) than fit" not in res.stderr  # 80 columns show every column
     columns = pd.read_csv(out / "tables" / "card.csv").columns
     assert {"vs template", "vs stubborn", "known groups", "real users"} <= set(columns)
     assert "vs llm" not in res.stdout and "personalization" not in res.stdout  # --no-llm

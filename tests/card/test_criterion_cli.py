@@ -62,9 +62,14 @@ def test_the_metric_that_reads_what_users_asked_for_predicts_their_labels_and_vo
     out = tmp_path / "run"
     res = crseval(
         "criterion", data / "crs_arena_dial_open.json", "--catalog", "x=sample,y=sample",
-        "--n-boot", "200", "--out", out,
+        "--n-boot", "200", "--out", out, columns=80,
     )  # fmt: skip
     assert "wishes followed" in res.stdout
+    # at 80 columns every question shows, each with its CI and count: labels, votes, ranking
+    assert "more column(s) than fit" not in res.stderr
+    assert all(
+        h in res.stdout for h in ("AUC", "share", "ranking (τ)", "1.00] · 19", "+.82 [+.82,")
+    )
     table = pd.read_csv(out / "tables" / "criterion.csv").set_index("metric")
     wish = table.loc["shift.follow.wish_rate"]
     # follower_x always follows, 20 of its 24 users are satisfied; the others never do, 4 of 24 satisfied:
