@@ -288,7 +288,13 @@ def plot_realism(discriminator: pd.DataFrame, counterfactual: pd.DataFrame | Non
     colors = [OKABE_ITO[{"floor": 2, "simulated": 1}.get(c, 0)] for c in d["compared"]]
     y = np.arange(len(d))
     axes[0].errorbar(
-        d["discriminator_auc"], y, xerr=np.nan_to_num(err), fmt="none", ecolor=GREY, capsize=2
+        # clipped: an AUC of 1 − 1e-16 under its CI [1, 1] is rounding, not a negative error bar
+        d["discriminator_auc"],
+        y,
+        xerr=np.clip(np.nan_to_num(err), 0, None),
+        fmt="none",
+        ecolor=GREY,
+        capsize=2,
     )
     axes[0].scatter(d["discriminator_auc"], y, c=colors, zorder=3, s=18)
     axes[0].axvline(0.5, color=GREY, lw=0.8, ls="--")

@@ -91,6 +91,21 @@ def _before_year(text: str):
             yield m
 
 
+def _unwrapped(written: str) -> tuple[int, str]:
+    """(characters cut at the start, the title) of a title written in markdown emphasis or quotes:
+    "**Her**" and '"Her"' → "Her"; '"Crocodile" Dundee' and "Sex*" stay as they are."""
+    stars = len(written) - len(written.lstrip("*_"))
+    t = written[stars:]
+    if stars and t.endswith(written[:stars]):
+        t = t[:-stars]
+    inner = sum(c in '"“”' for c in t[1:-1])
+    if len(t) > 2 and t[0] in '"“' and t[-1] in '"”' and not inner:
+        return stars + 1, t[1:-1]
+    if t[:1] in '"“' and (inner + (t[-1] in '"”')) % 2 == 0:  # an opening quote left alone
+        return stars + 1, t[1:]
+    return stars, t
+
+
 def _connector(word: str) -> bool:
     """A word that may sit inside a title between capitalised words ("of", "vs.", "&", "–")."""
     return word.lower().strip(".,:;") in _FUNCTION or not any(ch.isalnum() for ch in word)
@@ -209,17 +224,36 @@ class TitleMatcher:
         low = [t.group().lower().replace("’", "'") for t in toks]
         for s, n, key in sorted(self._phrases.find(low), key=lambda h: (-h[1], h[0])):
             a, b = toks[s].start(), toks[s + n - 1].end()
-            if any(a < e and s_ < b for s_, e in taken):
+            over = [i for i, (s_, e) in enumerate(taken) if a < e and s_ < b]
+            # a catalogue title may cover shorter guesses that ground to nothing ("- The Meyerowitz
+            # Stories (New and Selected) (2017)": a list item's span ends at its first bracket)
+            guesses = [i for i in over if i < len(spans) and out[i][1].item is None]
+            if len(guesses) < len(over) or any(taken[i][1] > b for i in over):
                 continue
+            before = text[min([a, *(taken[i][0] for i in over)]) : a]
+            if WORD.findall(before.lower()) not in ([], *([w] for w in ARTICLES)):
+                continue
+            a -= len(before.lstrip(" -*•\t\n"))  # from "The" before the catalogue's key on
+            if (
+                s
+                and low[s - 1] in ARTICLES
+                and not any(e > toks[s - 1].start() >= x for x, e in taken)
+            ):
+                a = toks[
+                    s - 1
+                ].start()  # the catalogue's key leaves its article out; the title has it
+            b += text[a:b].count("(") > text[a:b].count(")") and text[b : b + 1] == ")"
             year = _YEAR_AFTER.match(text[b:])
             if not self._plausible(text, toks, s, n, bool(year), key):
                 continue
+            for i in guesses:
+                taken[i], out[i] = (-1, -1), (-1, None)
             taken.append((a, b))
             y = int(year.group(1) or year.group(2)) if year else None
             hit = self._pick(key, y) or self._pick(key, None)
             out.append((a, Mention(text[a:b], hit[0].id, "exact", hit[1], a)))
         seen, result = set(), []
-        for start, m in sorted(out, key=lambda x: x[0]):
+        for start, m in sorted((x for x in out if x[1] is not None), key=lambda x: x[0]):
             ident = m.item or title_key(m.surface)[0]
             if ident not in seen:
                 seen.add(ident)
@@ -279,11 +313,11 @@ class TitleMatcher:
         ] = []  # text before a "(YYYY)" read as a catalogue title: no other span
         for m in _before_year(text):
             words = m.group(1).split()
-            # "Stand by Me (1986)", as catalogued; 'recommend "Her" (2013)': the title without its quotes
+            # "Stand by Me (1986)", as catalogued; 'recommend "Her" (2013)' and "**Her** (2013)": the title
+            # without its quotes or markdown emphasis (no catalogue title starts with "*" or "_")
             if listed := self._listed(words, int(m.group(2))):
-                bare = listed.strip('"“”')
-                start = m.end(1) - len(listed) + (len(listed) - len(listed.lstrip('"“”')))
-                found.append((start, m.end(), (bare, int(m.group(2)))))
+                cut, bare = _unwrapped(listed)
+                found.append((m.end(1) - len(listed) + cut, m.end(), (bare, int(m.group(2)))))
                 read.append((m.start(1), m.end()))  # "- Title: Heat (1995)": "Title" is no title
                 continue
             words = words[-10:]  # a guess at an unknown title's start looks no further back

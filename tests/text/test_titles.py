@@ -1,5 +1,7 @@
 """The title matcher: keys, exact / suffix / fuzzy / year matching, and reading free text."""
 
+import re
+
 import pytest
 
 from crseval.core.types import Item
@@ -119,6 +121,9 @@ def test_everyday_words_count_as_a_title_of_several_words_in_its_capitals_inside
     assert [x.item for x in m.find('You might like "2012" or "Frozen".')] == ["3", "2"]
 
 
+_YEAR = re.compile(r"\((?:19|20)\d{2}\)$")
+
+
 def catalogue(name: str) -> list[Item]:
     from crseval.data.kb import load_kb
     from tests.conftest import shared_path
@@ -144,13 +149,22 @@ def test_every_catalogue_title_written_as_a_crs_writes_it_is_grounded_to_itself(
         )
         if not key:
             continue
-        found = m.find(f"You might like {it.title}." if bare else f'You might like "{it.title}".')
-        ok = len(found) == 1 and found[0].item is not None
-        if ok:
-            k2, y2 = title_key(m.items[found[0].item].title)
-            ok = found[0].item == it.id or (
-                k2 == key and (None in (year, y2) or abs(y2 - year) <= 1)
-            )
-        if not ok:
-            wrong.append((it.title, [(x.surface, x.item) for x in found]))
+        sentence = f"You might like {it.title}." if bare else f'You might like "{it.title}".'
+        dated = (
+            _YEAR.search(it.title) is not None
+        )  # a list is read as a list of titles only with years
+        for said in [sentence] + (
+            [f"Try these:\n1. **{it.title}**", f"Some picks:\n- {it.title}\n"] if dated else []
+        ):  # in a sentence (bare or quoted); bolded in a numbered list, in a bulleted one
+            found = m.find(said)
+            ok = len(found) == 1 and found[0].item is not None
+            if ok:
+                k2, y2 = title_key(m.items[found[0].item].title)
+                ok = found[0].item == it.id or (
+                    k2 == key and (None in (year, y2) or abs(y2 - year) <= 1)
+                )
+                # and shown as the title, without the quotes or emphasis around it
+                ok = ok and found[0].surface[0] == it.title[0]
+            if not ok:
+                wrong.append((said, [(x.surface, x.item) for x in found]))
     assert not wrong, f"{len(wrong)} of {len(items)}: {wrong[:10]}"
