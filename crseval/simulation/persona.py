@@ -36,6 +36,8 @@ from crseval.simulation.user import UserSimulator
 from crseval.text.titles import TitleMatcher, title_key
 
 _SLOT = re.compile(r"\{(\w+)\}")
+# words about several films: said only after a reply that named several ("which of those is the best?")
+_SEVERAL = re.compile(r"\b(those|these|them|their|they|all of|most of|any of)\b", re.I)
 CHATTER = 0.15  # share of turns that are neither a wish nor a reaction
 SPOKEN = {"sport": "sports", "biography": "biopic", "history": "historical", "music": "music"}
 PLURAL = {  # a genre as a plural noun ("comedies"); any other is "<genre> movies"
@@ -100,6 +102,7 @@ class RealisticUser(UserSimulator):
         self.offered: set[str] = set()
         self.named: set[str] = set()  # catalogue ids of the films it named as ones it liked
         self.wished = False  # the wish said at least once
+        self.several = False  # the last reply named more than one film
         self.end: str | None = None
         # a user's own way of writing, kept all dialogue (CRSArena-Dial: 30 % of turns start lower-case,
         # 51 % end without punctuation; some users misspell often)
@@ -126,6 +129,7 @@ class RealisticUser(UserSimulator):
         """The user's next turn after the CRS said ``system_text``, or None when it leaves without a word
         (as most real users do); :attr:`end` then says how it left."""
         seen = self._read(system_text)
+        self.several = len(seen.titles) > 1
         verdict, title = self._judge(seen)
         if verdict == "fits":
             self.patience = min(self.patience + 0.5, 5.0)
@@ -278,6 +282,8 @@ class RealisticUser(UserSimulator):
         options = [t for t in self.book[act] if set(_SLOT.findall(t)) <= set(slots)]
         if "title" in slots and self.rng.random() > TITLE_RATE:  # real users seldom repeat a title
             options = [t for t in options if "{title}" not in t] or options
+        if "title" in slots and not self.several:  # about one film: no "those", "them", "all of"
+            options = [t for t in options if not _SEVERAL.search(t)] or options
         template = str(self._pick(options or self.book[act]))
         if (
             act == "open"

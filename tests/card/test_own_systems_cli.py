@@ -2,8 +2,10 @@
 simulated users and contexts as the references, one paired column each (Holm-adjusted stars)."""
 
 import json
+import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -82,6 +84,15 @@ def test_two_cards_compare_a_named_system_of_each_on_their_shared_units(v2_vs_v1
     for m in inside.index:
         assert got.loc[m, "diff"] == pytest.approx(inside.loc[m, "diff"], nan_ok=True), m
     assert (got["system_a"] == "my_crs").all() and (got["system_b"] == "my_crs_v2").all()
+    # each score is read on the units the difference rests on, so the three agree
+    assert np.allclose(got["my_crs_v2"] - got["my_crs"], got["diff"], equal_nan=True)
+    shown = crseval("compare", v1, out, columns=80)
+    assert not re.search(r"(?<![\d.])0\.\d", shown.stdout), (
+        shown.stdout
+    )  # two decimals, no raw floats
+    assert "+.0" in shown.stdout and "(Holm)" in shown.stdout
+    assert "Holm-adjusted over the 8 card metrics compared here" in shown.stderr
+    assert "each metric's comparisons with its references" in shown.stderr
     res = crseval("compare", v1, out, "--systems", "my_crs,nope", check=False)
     assert res.returncode == 2 and "'nope' is not on the card" in res.stderr
     res = crseval("compare", v1, out, "--systems", "template,template", "--format", "json")
@@ -89,3 +100,77 @@ def test_two_cards_compare_a_named_system_of_each_on_their_shared_units(v2_vs_v1
         json.loads(res.stdout)["result"]
     )  # one reference on both cards: the same sessions
     assert (same["diff"].dropna().abs() < 1e-12).all() and same["diff"].notna().sum() >= 6
+
+
+COMMON = """import json, re, zlib
+MOVIES = json.load(open({movies!r}, encoding="utf-8")).values()
+ODD = re.compile(r"[\\"'.&¡!:,/*+()-]")
+BY_GENRE = {{}}
+for m in MOVIES:
+    for g in m.get("genre", []):
+        BY_GENRE.setdefault(g, []).append(m["name"])
+for g in BY_GENRE:  # the titles hardest to read first: quotes, ellipses, "¡", brackets
+    BY_GENRE[g].sort(key=lambda t: (not ODD.search(t), zlib.crc32(t.encode())))
+
+def wanted(history):
+    for turn in reversed(history):
+        if turn["speaker"] == "user":
+            for g in BY_GENRE:
+                if g in turn["text"].lower():
+                    return g
+"""
+NEWCOMER = {
+    "v1": """from crs_common import BY_GENRE, wanted
+
+def respond(history):
+    g = wanted(history)
+    if g is None:
+        return "What genre do you feel like?"
+    title = BY_GENRE[g][sum(t["speaker"] == "system" for t in history) % 5]
+    return f"How about {title}? It is a great {g} movie."
+""",
+    "v2": """from crs_common import BY_GENRE, wanted
+
+def respond(history):
+    g = wanted(history)
+    if g is None:
+        return "What genre do you feel like?"
+    before = " ".join(t["text"] for t in history if t["speaker"] == "system")
+    fresh = [t for t in BY_GENRE[g] if t not in before][:3]
+    shown = [f'"{t}"' if i == 1 else f"**{t}**" for i, t in enumerate(fresh)]
+    return f"Here are some {g} movies you might enjoy:\\n" + "\\n".join(
+        f"{i}. {t}" for i, t in enumerate(shown, 1)
+    )
+""",
+}
+
+
+def test_a_newcomers_two_versions_naming_catalogue_titles_are_never_out_of_catalogue(tmp_path):
+    """The newcomer of #77: v1 and v2 of a CRS in two files each, in two folders, naming ReDial's titles
+    copied from its catalogue — the hardest to read first ("Crocodile" Dundee, ...And Justice for All,
+    ¡Three Amigos!), in a sentence, quoted and bolded in a numbered list: none is out of catalogue."""
+    from tests.conftest import shared_path
+
+    redial = shared_path("redial")
+    for v, code in NEWCOMER.items():
+        (tmp_path / v).mkdir()
+        (tmp_path / v / "crs_common.py").write_text(
+            COMMON.format(movies=str(redial / "movies_id2info.json")), encoding="utf-8"
+        )
+        (tmp_path / v / f"crs_{v}.py").write_text(code, encoding="utf-8")
+    out = tmp_path / "card"
+    crseval(
+        "evaluate-crs", tmp_path / "v2" / "crs_v2.py", "--against",
+        f"v1={tmp_path / 'v1' / 'crs_v1.py'},template", "--kb", redial, "--no-llm", *SMALL,
+        "--out", out,
+    )  # fmt: skip
+    scores = pd.read_csv(out / "tables" / "card_scores.csv")
+    ooc = scores[scores["metric"] == "dialogues.out_of_catalogue_rate"].set_index("system")
+    assert ooc.loc["crs_v2", "n"] > 0 and ooc.loc["v1", "n"] > 0
+    assert ooc.loc["crs_v2", "mean"] == 0 and ooc.loc["v1", "mean"] == 0
+    turns = pd.read_parquet(out / "dialogues" / "tables" / "dialogue_turns.parquet")
+    named = turns[turns["system"].isin(["crs_v2", "v1"])]
+    titles = {t.strip() for s in named["titles"].dropna() for t in s.split(";") if t.strip()}
+    hard = [t for t in titles if re.search(r"[\"'.&¡!:,/]", t)]
+    assert len(hard) >= 5, sorted(titles)  # the hard ones were named, each read as written
+    assert not any(t.startswith("*") for t in titles)

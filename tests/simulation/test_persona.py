@@ -209,3 +209,24 @@ def test_two_phrases_join_as_one_turn_and_an_answer_is_never_a_change_of_mind():
         w in a for a in answers for w in ("changed my mind", "instead", "rather")
     )
     assert not any(t["user"].lower().startswith(("so oh", "oh so", "ok ok")) for t in turns)
+
+
+def test_after_a_reply_that_names_one_film_it_never_speaks_of_several():
+    """'which of those is the best?' or 'I have seen all of those' after a single film is no person's
+    reply (the template CRS names one film a reply)."""
+    import re
+
+    from crseval.data.kb import load_kb
+    from crseval.text.titles import TitleMatcher
+
+    several = re.compile(r"\b(those|these|them|their|they|all of|most of|any of)\b", re.I)
+    matcher = TitleMatcher(load_kb().movies)
+    after_one = [
+        t["user"]
+        for r in _sessions(120)["template"]
+        for before, t in zip(r["turns"], r["turns"][1:])
+        if t["truth"].get("act") in ("accept", "ask", "seen", "reject", "complain")
+        and len(matcher.find(before["system"])) == 1
+    ]
+    assert len(after_one) > 100
+    assert not [u for u in after_one if several.search(u)]
