@@ -230,3 +230,23 @@ def test_after_a_reply_that_names_one_film_it_never_speaks_of_several():
     ]
     assert len(after_one) > 100
     assert not [u for u in after_one if several.search(u)]
+
+
+def test_a_change_of_mind_takes_back_only_genres_the_user_said():
+    """'hmm, not biography and horror. can you recommend some crime movies' is a take-back of what the user
+    asked for earlier, never of genres it did not name (#77)."""
+    from crseval.simulation.persona import PLURAL, SPOKEN
+
+    taken_back = 0
+    for rs in _sessions(150, turns=20).values():
+        for r in rs:
+            said = ""
+            for t in r["turns"]:
+                truth = t["truth"]
+                if truth.get("contradiction") and truth.get("kind") == "genre" and truth["from"]:
+                    taken_back += 1
+                    for g in truth["from"]:
+                        forms = {g, SPOKEN.get(g, g), PLURAL.get(g, g)}
+                        assert any(f.split()[0][:6].lower() in said for f in forms), (g, t["user"])
+                said += " " + (t["user"] or "").lower()
+    assert taken_back > 30
