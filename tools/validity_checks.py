@@ -65,6 +65,25 @@ def serendipity(data: Path) -> pd.DataFrame:
     return table("serendipity.meta-eval", "serendipity_meta_eval", path=path)
 
 
+def serendipity_sereneva(data: Path) -> pd.DataFrame:
+    """SerenEva's Table 2 rows under the paper's protocol, on both studies (Taobao: the random row only)."""
+    runs = {
+        "serendipity2018": ("serendipity2018", "random,sog,snpr,purs,desr"),
+        "taobao-serendipity": ("taobao", "random"),
+    }
+    return pd.concat(
+        table(
+            "serendipity.meta-eval",
+            "serendipity_meta_eval",
+            path=str(data / "serendipity" / folder),
+            dataset=name,
+            evaluators=evaluators,
+            protocol="sereneva",
+        ).assign(dataset=name)  # fmt: skip
+        for name, (folder, evaluators) in runs.items()
+    )
+
+
 def arena(data: Path) -> pd.DataFrame:
     votes = [str(data / ARENA / f"votes_{crowd}.csv") for crowd in ("open", "closed")]
     return table("arena", "arena_ratings", votes=votes)
@@ -174,6 +193,16 @@ CHECKS = {
             ("serendipity/serendipity2018",),
             serendipity,
             ("evaluator",),
+            _exact("n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse"),
+        ),
+        Check(
+            "serendipity_sereneva",
+            "crseval serendipity meta-eval {data}/serendipity/serendipity2018 --protocol sereneva "
+            "--evaluators random,sog,snpr,purs,desr; the same on {data}/serendipity/taobao "
+            "--dataset taobao-serendipity --evaluators random",
+            ("serendipity/serendipity2018", "serendipity/taobao"),
+            serendipity_sereneva,
+            ("dataset", "evaluator"),
             _exact("n", "pearson_%", "pearson_%_lo", "pearson_%_hi", "mae", "rmse"),
         ),
         Check(

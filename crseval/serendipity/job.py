@@ -22,7 +22,14 @@ from crseval.runs.store import RunStore
 from crseval.runs.view import Run
 from crseval.serendipity.evaluator import AUX_SWITCHES, Aux, llm_scores
 from crseval.serendipity.meta import ensemble_grid, meta_evaluate
-from crseval.serendipity.proxies import PROXIES, features, to_likert
+from crseval.serendipity.proxies import (
+    PROXIES,
+    earlier_items,
+    features,
+    random_expectation,
+    random_likert,
+    to_likert,
+)
 
 EVALUATORS = (
     ", ".join(metrics_with("serendipity", "baseline") + metrics_with("serendipity", "evaluator"))
@@ -68,6 +75,7 @@ def predictions(
     runs: int = 5,
     shots: int = 5,
     relevance: str = "predicted",
+    protocol: str = "crseval",
     seed: int = 0,
     rows: Sequence[int] | None = None,
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
@@ -83,7 +91,7 @@ def predictions(
             expected="random or import:COLUMN for this dataset",
         )
     f = (
-        features(study, relevance, seed=seed).table
+        features(study, relevance, seed=seed, protocol=protocol).table
         if need_features
         else study.answers[["user", "item"]]
     )
@@ -107,6 +115,8 @@ def predictions(
                     expected="a prediction column such as gpt-rating",
                 )
             out[n] = study.answers[col].to_numpy(float)
+        elif n == "random" and protocol == "sereneva":
+            out[n] = random_likert(len(f), seed)
         elif n in PROXIES:
             out[n] = to_likert(PROXIES[n](f, seed=seed) if n == "random" else PROXIES[n](f))
         elif n in ("llm", "llm-fewshot"):
@@ -303,6 +313,13 @@ class SerendipityConfig(BaseModel):
         description="Relevance from the recommender's 'predicted' rating or the user's own 'rating'.",
         json_schema_extra={"signed": True},
     )
+    protocol: Literal["crseval", "sereneva"] = Field(
+        "crseval",
+        description="How the proxies and the random baseline are defined: 'crseval' (liked history, mean "
+        "distance, answers without an earlier rating left out) or 'sereneva' (the SerenEva paper's Table 2: "
+        "the last 10 items, the nearest one's distance, every answer scored, random integers 1–5).",
+        json_schema_extra={"signed": True},
+    )
     sample: int | None = Field(
         None,
         ge=1,
@@ -385,6 +402,7 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Outpu
             runs=config.runs,
             shots=config.shots,
             relevance=config.relevance,
+            protocol=config.protocol,
             seed=config.seed,
             rows=rows,
             progress=progress,
@@ -411,6 +429,8 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Outpu
             "--relevance rating: the proxies read the user's own rating of the recommended item, an "
             "outcome; their scores are an upper bound, not a fair evaluator",
         )
+    if config.protocol == "sereneva":
+        notes[:0] = sereneva_notes(study, preds)
     if grid is not None and len(grid):
         notes.insert(
             0,
@@ -430,6 +450,26 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Outpu
     ] + (["abs_error_p"] if "abs_error_p" in table else [])
     out.summary, out.notes = table[cols].round(3), notes
     return out
+
+
+def sereneva_notes(study: SerendipityStudy, preds: dict[str, np.ndarray]) -> list[str]:
+    """What the SerenEva protocol reads that the paper did not: the history, and one random draw."""
+    truth = study.answers["ground_truth"].to_numpy(float)
+    notes = []
+    if "random" in preds:
+        mae, rmse = random_expectation(truth)
+        notes.append(
+            f"random is one seeded draw of integers 1–5; over all draws it averages Pearson 0, MAE "
+            f"{mae:.3f}, RMSE {rmse:.3f} on these {int(np.isfinite(truth).sum()):,} answers"
+        )
+    if "timestamp" in study.answers and any(n in PROXIES and n != "random" for n in preds):
+        k = earlier_items(study.answers)
+        notes.append(
+            f"--protocol sereneva: the history is the study's own earlier answers (median {np.median(k):g} "
+            f"items, {(k == 0).mean():.0%} of answers have none; the paper read the last 10 of the users' "
+            "MovieLens ratings, which the published file lacks), so the history terms are not the paper's"
+        )
+    return notes
 
 
 JOB = JobSpec(

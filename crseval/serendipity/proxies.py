@@ -24,6 +24,14 @@ Metrics:
 
 Scores map to the 1–5 scale by min-max scaling and rounding: round((x − min) / (max − min) × 4 + 1);
 a constant score maps to 3 and NaN stays NaN.
+
+``protocol="sereneva"``: the SerenEva paper's Table 2 as far as its text and the shared data allow — the
+history is the last 10 items the user rated before the target, whatever their rating (the items it
+"interacted with"); unexpectedness and dissimilarity are the distance to the nearest of them; every answer
+is scored (an answer with no earlier item has history terms 0: nothing to be unexpected against); and the
+random baseline draws integers 1–5 uniformly. What the data cannot give: the paper's history came from
+the users' MovieLens ratings, while the shared file holds only the study's own answers (a user answered
+about 4 films), so most histories are shorter than 10 and a quarter of the answers have none.
 """
 
 from __future__ import annotations
@@ -64,8 +72,16 @@ def _cos_dist(v: np.ndarray, m: np.ndarray) -> np.ndarray:
     return d
 
 
+PROTOCOLS = ("crseval", "sereneva")
+SERENEVA_HISTORY = 10  # the paper: "the last 10 items the user interacted with before the target"
+
+
 def features(
-    study: SerendipityStudy, relevance: str = "predicted", liked: float = 3.5, seed: int = 0
+    study: SerendipityStudy,
+    relevance: str = "predicted",
+    liked: float = 3.5,
+    seed: int = 0,
+    protocol: str = "crseval",
 ) -> Features:
     a = study.answers.reset_index(drop=True)
     genres = sorted({g for it in study.items.values() for g in it.get("genres", [])})
@@ -92,23 +108,25 @@ def features(
         if n
         else np.zeros((0, len(genres)))
     )
+    paper = protocol == "sereneva"
     for idx in a.groupby("user").indices.values():
         idx = idx[has[idx]]
         for i in idx:
-            others = idx[
-                ts[idx] < ts[i]
-            ]  # the past only: NaN timestamps compare False, so they have none
+            # the past only: NaN timestamps compare False, so they have none
+            others = idx[ts[idx] < ts[i]]
+            if paper:  # the last 10, whatever their rating
+                others = others[np.argsort(ts[others], kind="stable")][-SERENEVA_HISTORY:]
             if not len(others):
                 continue
             d_all = _cos_dist(feats[i], feats[others])
             if np.isfinite(d_all).any():
                 div[i] = np.nanmean(d_all)
-            hist = others[ratings[others] >= liked]
+            hist = others if paper else others[ratings[others] >= liked]
             if not len(hist):
                 continue
             d = _cos_dist(feats[i], feats[hist])
             if np.isfinite(d).any():
-                unexp[i] = np.nanmean(d)
+                unexp[i] = np.nanmin(d) if paper else np.nanmean(d)
             uniq = np.unique(feats[hist], axis=0)
             # with at most 3 distinct liked items every item is its own cluster; k-means only beyond that
             # seeded per answer, so an answer's clusters never depend on which other answers were computed
@@ -118,6 +136,8 @@ def features(
                 else kmeans2(feats[hist], 3, minit="++", seed=np.random.default_rng([seed, i]))[0]
             )
             purs_d[i] = float(np.min(np.linalg.norm(centers - feats[i], axis=1)))
+    if paper:  # every answer scored: no earlier item, nothing to be unexpected against
+        unexp, div, purs_d = (np.nan_to_num(x, nan=0.0) for x in (unexp, div, purs_d))
     table = pd.DataFrame(
         {
             "user": a["user"],
@@ -160,6 +180,29 @@ def desr(f: pd.DataFrame) -> np.ndarray:
 
 def random_scores(f: pd.DataFrame, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).random(len(f))
+
+
+def random_expectation(truth) -> tuple[float, float]:
+    """(MAE, RMSE) that :func:`random_likert` has on average over its draws against ``truth`` (its Pearson's
+    expectation is 0): what one seeded draw estimates."""
+    t = np.asarray(truth, float)
+    gap = np.arange(1, 6)[None, :] - t[np.isfinite(t)][:, None]
+    return float(np.abs(gap).mean()), float(np.sqrt((gap**2).mean()))
+
+
+def earlier_items(answers: pd.DataFrame) -> np.ndarray:
+    """Per answer, how many items its user rated before it (the history a proxy can read)."""
+    ts = answers["timestamp"].to_numpy(float)
+    out = np.zeros(len(answers), int)
+    for idx in answers.groupby("user").indices.values():
+        out[idx] = (ts[idx][None, :] < ts[idx][:, None]).sum(1)
+    return out
+
+
+def random_likert(n: int, seed: int = 0) -> np.ndarray:
+    """The SerenEva paper's random baseline: integers 1–5 drawn uniformly (already on the scale; min-max
+    scaling of uniform draws would give 1 and 5 half the chance of the others)."""
+    return np.random.default_rng(seed).integers(1, 6, n).astype(float)
 
 
 PROXIES = {"sog": sog, "snpr": snpr, "purs": purs, "desr": desr, "random": random_scores}

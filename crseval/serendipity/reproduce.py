@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
-from typing import Hashable
+from typing import Hashable, Literal
 
 import numpy as np
 import pandas as pd
@@ -80,6 +80,12 @@ class ReproduceConfig(BaseModel):
         "probability-weighted ratings they coincide: computed once).",
     )
     llm: LLMConfig = LLMConfig()
+    protocol: Literal["crseval", "sereneva"] = Field(
+        "crseval",
+        description="Table 2's proxies and random baseline: crseval's definitions or the paper's "
+        "('sereneva': the last 10 items, the nearest one's distance, every answer scored, random 1–5).",
+        json_schema_extra={"signed": True},
+    )
     n_boot: int = Field(
         1000,
         ge=0,
@@ -310,9 +316,9 @@ class Reproduction:
         study = load_dataset(name, path)
         self.data.append(study.info.signature())
         proxies = (
-            predictions(study, PROXY_NAMES, seed=cfg.seed)
+            predictions(study, PROXY_NAMES, seed=cfg.seed, protocol=cfg.protocol)
             if not study.unavailable
-            else predictions(study, ["random"], seed=cfg.seed)
+            else predictions(study, ["random"], seed=cfg.seed, protocol=cfg.protocol)
         )
         rows = self._answers(name, study, proxies)
         truth = study.answers["ground_truth"].to_numpy(float)[rows]

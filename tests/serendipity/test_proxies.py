@@ -81,3 +81,33 @@ def test_features_by_hand():
     assert f.loc[2, "purs_distance"] == pytest.approx(
         np.sqrt(2)
     )  # nearest cluster = the comedy item
+
+
+def test_the_sereneva_protocol_by_hand():
+    """The paper's Table 2 definitions: the last 10 items rated before the target whatever their rating,
+    the nearest one's distance, every answer scored (no earlier item: history terms 0)."""
+    f = features(study(), protocol="sereneva").table
+    # u1/b: its past {a (comedy, liked), c (horror, rated 2)}: both count; the nearest is a → 0
+    assert f.loc[1, "unexpectedness"] == pytest.approx(0.0)
+    assert f.loc[1, "diversity"] == pytest.approx(0.5)
+    # u1/a: no earlier item → 0, scored; 'x' has no metadata → 0, scored
+    assert f.loc[0, "unexpectedness"] == 0 and f.loc[0, "diversity"] == 0
+    assert f.loc[4, "unexpectedness"] == 0
+    assert f[["unexpectedness", "diversity", "purs_distance"]].notna().all().all()
+
+
+def test_the_papers_random_baseline_draws_integers_and_has_a_known_expectation():
+    from crseval.serendipity.proxies import earlier_items, random_expectation, random_likert
+
+    draws = random_likert(50_000, seed=1)
+    assert set(np.unique(draws)) == {1.0, 2.0, 3.0, 4.0, 5.0}
+    assert np.bincount(draws.astype(int))[1:].min() > 9_500  # uniform, the ends included
+    truth = np.array([1.0, 2.5, 5.0, np.nan])
+    mae, rmse = random_expectation(truth)
+    # by hand: mean over truth values of the mean |k − t| for k = 1..5: (2 + 1.3 + 2) / 3
+    assert mae == pytest.approx((2.0 + 1.3 + 2.0) / 3)
+    assert rmse == pytest.approx(np.sqrt((6.0 + 2.25 + 6.0) / 3))
+    t = np.tile(truth[:3], 20_000)
+    draws = random_likert(len(t), seed=2)
+    assert np.abs(draws - t).mean() == pytest.approx(mae, abs=0.01)
+    assert list(earlier_items(study().answers)) == [0, 2, 1, 0, 1]
