@@ -20,6 +20,7 @@ sentence, so a llama.cpp backend computes the shared prefix once for all styles 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import pandas as pd
 
@@ -149,10 +150,21 @@ def style_request(
     aux: str | None = None,
     profile: str | None = None,
     temperature: float = 0.0,
+    shots: Sequence[pd.Series] = (),
 ) -> ChatRequest:
+    """The style's question about ``row``; with ``shots`` (other users' answers), each first as an earlier
+    exchange: its own prefix and the question, answered with that user's ground truth on the style's scale."""
+    examples: list[Message] = []
+    for ex in shots:
+        lo, hi = style.scale
+        said = round(lo + (float(ex["ground_truth"]) - 1) / 4 * (hi - lo))
+        examples += [
+            Message("user", shared_prefix(study, ex, k) + "\n\n" + style.question),
+            Message("assistant", str(said)),
+        ]
     text = shared_prefix(study, row, k, aux, profile) + "\n\n" + style.question
     return ChatRequest(
-        (Message("system", system_prompt(study)), Message("user", text)),
+        (Message("system", system_prompt(study)), *examples, Message("user", text)),
         temperature=temperature,
         max_tokens=4,
     )

@@ -40,12 +40,13 @@ from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, LLMConfig, make_client
 from crseval.runs.store import RunStore
 from crseval.serendipity.context import genre_distance, has_history, history, popularity
-from crseval.serendipity.evaluator import llm_scores, profiles
+from crseval.serendipity.evaluator import few_shot, llm_scores, profiles
 from crseval.serendipity.job import predictions
 from crseval.serendipity.meta import _pearson, meta_evaluate, with_ci
 from crseval.serendipity.prompts import STYLES, Style, style_request
 
 PROXY_NAMES = ["random", "sog", "snpr", "purs", "desr"]
+FEW_SHOT, SHOTS = "sereneva-fewshot", 5  # the paper's few-shot rows: its prompt after five examples
 HISTORY_K = (1, 3, 5, 10, 20)
 PARTS = ("table2", "history", "aux", "items", "ensembles", "profiles")
 DEFAULT_PARTS = ["table2", "history", "aux", "items", "ensembles"]
@@ -335,9 +336,11 @@ class Reproduction:
         ]
         if "profiles" in cfg.parts and has_history(study):
             aux_names.append("profiles")
-        variants = [(s.name, s, 10, None) for s in STYLES.values()] + [
-            (f"sereneva + {a}", zero, 10, a) for a in aux_names
-        ]
+        variants = (
+            [(s.name, s, 10, None) for s in STYLES.values()]
+            + [(FEW_SHOT, zero, 10, None)]
+            + [(f"sereneva + {a}", zero, 10, a) for a in aux_names]
+        )
         if "history" in cfg.parts and has_history(study):
             variants += [(f"history k={k}", zero, k, None) for k in HISTORY_K if k != 10]
         prof = (
@@ -350,7 +353,7 @@ class Reproduction:
 
         # answer-major: all variants of one answer in a row, those sharing the prefix (role, history, item) first,
         # so a llama.cpp backend computes that prefix once for them
-        def request(r: int, style: Style, k: int, aux: str | None) -> ChatRequest:
+        def request(r: int, tag: str, style: Style, k: int, aux: str | None) -> ChatRequest:
             row = study.answers.iloc[r]
             return style_request(
                 study,
@@ -360,10 +363,14 @@ class Reproduction:
                 aux=aux,
                 temperature=cfg.llm.temperature,
                 profile=prof.get((row["user"], row["item"])),
+                # the paper's five examples: other users' answers, seeded per answer
+                shots=few_shot(study, row["user"], SHOTS, cfg.seed + int(r))
+                if tag == FEW_SHOT
+                else (),
             )
 
         reqs = [
-            ((int(r), tag), request(r, style, k, aux), style)
+            ((int(r), tag), request(r, tag, style, k, aux), style)
             for r in rows
             for tag, style, k, aux in variants
         ]
@@ -379,7 +386,7 @@ class Reproduction:
             rows=[int(r) for r in rows],
             progress=progress(f"LLM ratings: {name}, crseval's llm", self.rater.runs * len(rows)),
         )
-        llm_preds = {s: col[s] for s in STYLES} | {"llm": own[rows]}
+        llm_preds = {s: col[s] for s in STYLES} | {FEW_SHOT: col[FEW_SHOT], "llm": own[rows]}
         if "table2" in cfg.parts:
             preds = {n: np.asarray(p, float)[rows] for n, p in proxies.items()} | llm_preds
             self.add(

@@ -4,6 +4,7 @@ answers — then the same command completes with zero new calls (its server is n
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -103,14 +104,37 @@ def test_other_llm_commands_take_the_same_round_trip(tmp_path, command):
     assert next(r for r in rows if r["evaluator"] == "llm")["n"] == 6
 
 
-@pytest.mark.slow  # the real Serendipity-2018 study: 11 s
+@pytest.mark.slow  # the real Serendipity-2018 study: 20 s
 def test_the_serendipity_reproduction_takes_the_round_trip(shared, tmp_path):
-    """`serendipity reproduce` on a seeded sample of the real Serendipity-2018 study (the paper's Table 2)."""
+    """`serendipity reproduce` on a seeded sample of the real Serendipity-2018 study (the paper's Table 2), in
+    the paper's setting (examples/llm/sereneva_paper.toml): every prompt at temperature 1e-5, asked five
+    times with five seeds, the few-shot prompt after five other users' answers."""
     study = shared("serendipity/serendipity2018")
-    command = ("serendipity", "reproduce", "--serendipity2018", study, "--sample", "6")
-    command += ("--parts", "table2", "--runs", "1", "--n-boot", "100")
+    paper = (Path(__file__).parents[2] / "examples" / "llm" / "sereneva_paper.toml").read_text()
+    config = tmp_path / "paper.toml"
+    config.write_text(paper.replace("127.0.0.1:8000", "127.0.0.1:9"))  # nothing answers there
+    command = ("serendipity", "reproduce", "--serendipity2018", study, "--sample", "5")
+    command += ("--parts", "table2", "--n-boot", "100", "--llm-config", config)
     run = tmp_path / "run"
-    assert _rounds((*command, *UNREACHABLE), tmp_path, run) >= 1
-    crseval(*command, *UNREACHABLE, "--out", run)  # exit 0: nothing failed
+    crseval(*command, "--batch-export", tmp_path / "first.jsonl", "--out", run)
+    bodies = [json.loads(line)["body"] for line in open(tmp_path / "first.jsonl", encoding="utf-8")]
+    # the paper's prompts (crseval's own evaluator, asked beside them, keeps its temperature 0)
+    bodies = [b for b in bodies if b["messages"][0]["content"].endswith("one recommendation.")]
+    assert {b["temperature"] for b in bodies} == {1e-5}
+    asked: dict[str, list[int]] = {}
+    for b in bodies:
+        asked.setdefault(json.dumps(b["messages"]), []).append(b["seed"])
+    assert all(sorted(seeds) == [0, 1, 2, 3, 4] for seeds in asked.values())
+    few = [json.loads(m) for m in asked if len(json.loads(m)) > 2]
+    assert len(few) == 5 and all(
+        len(m) == 12 for m in few
+    )  # system, 5 × (example, its answer), the target
+    assert all(m[2]["role"] == "assistant" and m[2]["content"] in "12345" for m in few)
+    assert _rounds((*command,), tmp_path, run) >= 1
+    res = crseval(*command, "--out", run)  # exit 0: nothing failed
     usage = pd.read_csv(run / "tables" / "llm_usage.csv")
     assert usage["requests"].sum() == 0 and usage["cache_hits"].sum() > 0  # every answer imported
+    table2 = pd.read_csv(run / "tables" / "serendipity_table2.csv").set_index("evaluator")
+    assert (
+        table2.loc["sereneva-fewshot", "n"] == 5 and "150 already cached, 0 to make" in res.stderr
+    )

@@ -94,11 +94,17 @@ def test_reproduce_on_both_studies_resumes_without_new_requests(
         "llm4seren",
         "serenprompt-1",
         "serenprompt-2",
+        "sereneva-fewshot",
         "llm",
     ]
     assert (s2018["n"] == 12).all()  # every evaluator on the same answers
-    assert set(t2[t2["dataset"] == "taobao-serendipity"]["evaluator"]) == {"random", *STYLES, "llm"}
-    assert s2018["abs_error_t_p"].notna().sum() == 9 and (s2018["rank"] == "best").sum() == 1
+    assert set(t2[t2["dataset"] == "taobao-serendipity"]["evaluator"]) == {
+        "random",
+        *STYLES,
+        "sereneva-fewshot",
+        "llm",
+    }
+    assert s2018["abs_error_t_p"].notna().sum() == 10 and (s2018["rank"] == "best").sum() == 1
     k = pd.read_csv(tmp_path / "r" / "tables" / "serendipity_history_k.csv")
     assert list(k["history_k"]) == [
         1,
