@@ -46,7 +46,8 @@ class Plan:
         return self.calls - self.cached
 
     def __add__(self, other: "Plan") -> "Plan":
-        """Two plans as one: calls and models summed; the time per call the one that gives their total."""
+        """Two plans as one: calls and models summed; the time per call the one that gives their total; a
+        model both use loaded once."""
         new = self.new + other.new
         eta = self.new * self.seconds_per_call + other.new * other.seconds_per_call
         models = dict(self.by_model)
@@ -58,7 +59,10 @@ class Plan:
             models,
             eta / new if new else max(self.seconds_per_call, other.seconds_per_call),
             self.measured or other.measured,
-            self.load_seconds + other.load_seconds,
+            # parts of one command share a model's process (the pool is keyed by its identity): it loads once
+            max(self.load_seconds, other.load_seconds)
+            if set(self.by_model) & set(other.by_model)
+            else self.load_seconds + other.load_seconds,
             self.source if self.measured else other.source,
         )
 

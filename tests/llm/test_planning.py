@@ -19,9 +19,12 @@ def test_two_plans_add_up_with_the_time_per_call_that_gives_their_total():
     assert (both.calls, both.cached, both.new) == (15, 3, 12)
     assert both.by_model == {"llamacpp/q": 15}
     assert both.new * both.seconds_per_call == pytest.approx(8 * 8 + 4 * 4)
-    assert both.measured and both.load_seconds == 30
-    assert "+ 30 s loading the model" in both.line()
-    assert "about 110 s" in both.line()  # 80 s of calls + 30 s of loading
+    # one model for both parts of a command: loaded once (the demo planned 4 loads for its 4 parts)
+    assert both.measured and both.load_seconds == 15
+    assert "+ 15 s loading the model" in both.line()
+    assert "about 95 s" in both.line()  # 80 s of calls + 15 s of loading
+    other = Plan(calls=2, by_model={"openai/m": 2}, seconds_per_call=1.0, load_seconds=5.0)
+    assert (a + other).load_seconds == 20  # two models: each loads
 
 
 def test_a_plan_with_nothing_to_make_says_so():
