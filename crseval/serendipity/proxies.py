@@ -72,7 +72,6 @@ def _cos_dist(v: np.ndarray, m: np.ndarray) -> np.ndarray:
     return d
 
 
-PROTOCOLS = ("crseval", "sereneva")
 SERENEVA_HISTORY = 10  # the paper: "the last 10 items the user interacted with before the target"
 
 
