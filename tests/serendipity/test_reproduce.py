@@ -211,3 +211,26 @@ def test_parts_choose_what_is_computed_and_profiles_summarise_the_past(shared, t
     assert tables == {"serendipity_table2", "serendipity_aux", "llm_usage"}
     aux = pd.read_csv(tmp_path / "p" / "tables" / "serendipity_aux.csv")
     assert list(aux["setting"]) == ["none (zero-shot)", "profiles"]
+
+
+def test_the_protocol_reaches_table_2s_proxies(shared, tmp_path, monkeypatch):
+    """`reproduce --protocol sereneva` computes Table 2's proxies and random baseline as the paper does."""
+    import crseval.serendipity.reproduce as R
+
+    seen = []
+
+    class Seen(Exception):
+        pass
+
+    def spy(study, names, **kw):
+        seen.append(kw["protocol"])
+        raise Seen  # enough: what the proxies were asked for is known
+
+    monkeypatch.setattr(R, "predictions", spy)
+    cfg = ReproduceConfig(
+        serendipity2018=shared("serendipity/serendipity2018"), sample=5, parts=["table2"],
+        protocol="sereneva", llm=LLMConfig(backend="scripted"),
+    )  # fmt: skip
+    with pytest.raises(Seen):
+        execute(JOB, cfg, tmp_path / "r")
+    assert seen == ["sereneva"]
