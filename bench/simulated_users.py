@@ -1,7 +1,8 @@
 """Simulated users against real ones, and what the realistic user costs.
 
 Runs what a researcher runs, as commands: ``crseval shift run`` with the card's CRSs (template, stubborn,
-the example CRS) at 300 users × 12 turns (#73's bar) with each simulated user — the named peer is the
+the example CRS) and the lister (the template answering with a numbered list, as most of the arena's CRSs
+do: the users talk about the list they were shown) at 300 users × 12 turns (#73's bar) with each simulated user — the named peer is the
 scripted user of earlier releases, measured in the same run —, then ``crseval shift validate RUN --human
 CRSArena-Dial`` on each (its wall time is the figure #73 bounds at 90 s). Prints the panel of
 discriminators against CRSArena-Dial's users (each member's AUC for the template's users, and the worst),
@@ -43,6 +44,10 @@ reference = "stubborn"
 name = "my_crs"
 kind = "callable"
 target = "{crs}"
+[[models]]
+name = "lister"
+kind = "reference"
+reference = "lister"
 [judge]
 enabled = false
 """
@@ -66,7 +71,8 @@ def validated(
 ) -> tuple[dict[str, pd.DataFrame], float, float]:
     """``crseval shift run`` of the card's CRSs with simulated user ``user``, then ``crseval shift validate
     RUN --human ARENA``: its tables (``shift_user_discriminator``, ``shift_user_repeats``,
-    ``shift_user_counterfactual``) and both commands' seconds."""
+    ``shift_user_counterfactual``, ``shift_user_outcomes``, ``shift_user_alignment``) and both commands'
+    seconds."""
     cfg = tmp / f"{user}.toml"
     crs = f"{ROOT / 'examples' / 'my_crs.py'}:respond"
     cfg.write_text(CONFIG.format(kb=kb, user=user, crs=crs, sessions=SESSIONS))
@@ -74,8 +80,12 @@ def validated(
     t_run = _timed("shift", "run", str(cfg), "--out", str(run))
     t_val = _timed("shift", "validate", str(run), "--human", str(arena))
     tables = run / "validity" / "tables"
-    names = ("shift_user_discriminator", "shift_user_repeats", "shift_user_counterfactual")
-    return {n: pd.read_parquet(tables / f"{n}.parquet") for n in names}, t_run, t_val
+    names = ("discriminator", "repeats", "counterfactual", "outcomes", "alignment")
+    return (
+        {f"shift_user_{n}": pd.read_parquet(tables / f"shift_user_{n}.parquet") for n in names},
+        t_run,
+        t_val,
+    )
 
 
 def main(arena: Path, kb: Path) -> int:

@@ -116,8 +116,9 @@ AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
 
 def simulated_users(data: Path) -> pd.DataFrame:
     """Per simulated user (the default realistic one and the scripted one of earlier releases): the
-    panel's rows (source × member), each source's turns repeated across dialogues and one row per
-    counterfactual feature."""
+    panel's rows (source × member), each source's turns repeated across dialogues, one row per
+    counterfactual feature, how each source's dialogues end and, with the template, each turn feature's
+    mean beside real users'."""
     from simulated_users import validated
 
     frames = []
@@ -131,8 +132,18 @@ def simulated_users(data: Path) -> pd.DataFrame:
             cf = tables["shift_user_counterfactual"]
             signs = cf.assign(source="sign of " + cf["user_feature"])
             signs = signs[["source", "sim_diff", "sign_agrees", "real_clear"]]
+            ends = tables["shift_user_outcomes"].assign(source=lambda t: "ends: " + t["source"])
+            align = tables["shift_user_alignment"].query("model == 'template'")
+            align = align.assign(source="feature: " + align["user_feature"])
             frames += [
-                t.assign(user=user) for t in (disc, repeats[["source", "repeated_share"]], signs)
+                t.assign(user=user)
+                for t in (
+                    disc,
+                    repeats[["source", "repeated_share"]],
+                    signs,
+                    ends[["source", "satisfied", "frustrated", "turns"]],
+                    align[["source", "simulated", "real"]],
+                )
             ]
     out = pd.concat(frames, ignore_index=True).astype({"sign_agrees": float, "real_clear": float})
     return out.fillna({"member": "—"})
@@ -238,11 +249,12 @@ CHECKS = {
         Check(
             "simulated_users",
             "crseval shift validate RUN --human {data}/arena/crsarena_dial "
-            "(RUN: bench/simulated_users.py's realistic and scripted users, 300 × 12, 3 CRSs)",
+            "(RUN: bench/simulated_users.py's realistic and scripted users, 300 × 12, 4 CRSs)",
             (ARENA, KB),
             simulated_users,
             ("user", "source", "member"),
-            _exact(*AUC, "sim_diff", "repeated_share", tol=0.01)
+            _exact(*AUC, "sim_diff", "repeated_share", "satisfied", "frustrated", tol=0.01)
+            | _exact("turns", "simulated", "real", tol=0.02)
             | _exact("sign_agrees", "real_clear", tol=0),
         ),
         Check(

@@ -109,7 +109,7 @@ class ShiftConfig(SessionSpec):
     known_groups: bool = Field(
         False,
         description="Add the reference CRSs of known behaviour (template, stubborn, echo, laggard, "
-        "forgetter, hallucinator) that the models lack, and report beside every metric — the judge's "
+        "forgetter, anchored, hallucinator) that the models lack, and report beside every metric — the judge's "
         "aspects included — whether it ranks the one that follows the user above the others, in this run",
     )
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.simulation.references import BEHAVIOUR, NAMES
+from crseval.simulation.references import BEHAVIOUR, FOLLOWERS, NAMES
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -34,11 +34,13 @@ ONLY = {"follow.hallucination_rate": ("hallucinator",)}
 NOT_EXPECTED = (
     "follow.turns_to_follow",
 )  # defined only where a CRS followed: no ordering to expect
+WORSE = tuple(n for n in NAMES if n not in FOLLOWERS)  # known not to follow the user
+GROUPS = (FOLLOWER, *WORSE)  # the reference CRSs a known-groups run holds
 
 
 def reference_models(present: list[str]) -> list[dict]:
     """The reference CRSs a run lacks, as shift-run models."""
-    return [{"name": n, "kind": "reference", "reference": n} for n in NAMES if n not in present]
+    return [{"name": n, "kind": "reference", "reference": n} for n in GROUPS if n not in present]
 
 
 def pair_table(sessions: pd.DataFrame, turns: int, n_boot: int, seed: int) -> pd.DataFrame:
@@ -57,7 +59,7 @@ def pair_table(sessions: pd.DataFrame, turns: int, n_boot: int, seed: int) -> pd
         if spec.higher_is_better is None or col in NOT_EXPECTED or ok[col].isna().all():
             continue
         good = ok.loc[ok["model"] == FOLLOWER, col]
-        for other in ONLY.get(col, [n for n in NAMES if n != FOLLOWER]):
+        for other in ONLY.get(col, WORSE):
             if other not in present:
                 continue
             auc = known_groups_auc(

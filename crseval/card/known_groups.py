@@ -144,7 +144,7 @@ JOB = JobSpec(
     run,
     "runs/known-groups",
     "Check every adaptation metric on CRSs of known behaviour (follows the user, ignores the user, "
-    "echoes, lags a turn, forgets, hallucinates) at several dialogue lengths; --judge: the LLM "
+    "echoes, lags a turn, forgets, keeps the first wish, hallucinates) at several dialogue lengths; --judge: the LLM "
     "judge's aspects too.",
     "crseval shift known-groups",
     uses_llm=lambda c: c.judge,

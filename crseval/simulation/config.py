@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crseval.llm import LLMConfig
+from crseval.simulation.references import NAMES as REFERENCES
 from crseval.simulation.targets import Target, target_input
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"
@@ -34,9 +35,9 @@ class ModelConfig(BaseModel):
         "or from Python the function itself",
     )
     url: str | None = Field(None, description="kind 'http': the endpoint")
-    reference: (
-        Literal["template", "stubborn", "echo", "laggard", "forgetter", "hallucinator"] | None
-    ) = Field(None, description="kind 'reference': which CRS of known behaviour")
+    reference: Literal[REFERENCES] | None = Field(
+        None, description="kind 'reference': which CRS of known behaviour"
+    )
     folder: str | None = Field(
         None,
         description="where 'target' is imported from first (default: the config's folder)",

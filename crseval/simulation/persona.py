@@ -24,20 +24,29 @@ film it liked, or a reply that missed, it often moves to a new wish at once (a l
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from crseval.data.kb import MovieKB
 from crseval.simulation.acts import cues
-from crseval.simulation.phrasebook import BOOK
+from crseval.simulation.phrasebook import BOOK, expand
 from crseval.simulation.user import UserSimulator
 from crseval.text.titles import TitleMatcher, title_key
 
 _SLOT = re.compile(r"\{(\w+)\}")
+# how often people asking for films name each genre (ReDial seekers; tools/requested_genres.py)
+REQUESTED: dict[str, int] = tomllib.loads(
+    (Path(__file__).parent / "data" / "requested_genres.toml").read_text("utf-8")
+)
 # words about several films: said only after a reply that named several ("which of those is the best?")
-_SEVERAL = re.compile(r"\b(those|these|them|their|they|all of|most of|any of)\b", re.I)
+_SEVERAL = re.compile(
+    r"\b(those|these|them|their|they|all of|most of|any of|which one|the (?:first|second|last) one)\b",
+    re.I,
+)
 CHATTER = 0.15  # share of turns that are neither a wish nor a reaction
 SPOKEN = {"sport": "sports", "biography": "biopic", "history": "historical", "music": "music"}
 PLURAL = {  # a genre as a plural noun ("comedies"); any other is "<genre> movies"
@@ -48,7 +57,7 @@ PLURAL = {  # a genre as a plural noun ("comedies"); any other is "<genre> movie
 SILENT_EXIT = 0.85  # real CRSArena-Dial users close with thanks or a goodbye in 7 % of dialogues
 TITLE_RATE = 0.3  # share of reactions that name the film (real users name a title in 6 % of turns)
 # real users open 3 % of turns with one of these
-PREFIXES = ("ok", "okay", "so", "oh", "well", "hmm")
+PREFIXES = ("ok", "okay", "so", "oh", "well")
 SUFFIXES = ("please", "then", "thanks")
 VAGUE = 0.2  # share of openings that ask for a movie without saying which (real: about a quarter)
 LIKED = 0.2  # share of one-genre wishes said with a film the user liked (real users name a title in 6 % of turns)
@@ -56,6 +65,10 @@ LIKED = 0.2  # share of one-genre wishes said with a film the user liked (real u
 FOLLOW = {"seen": ("more", 0.8), "accept": ("ask", 0.6)}
 # share of openings after a sentence about the user's situation ("I'm bored tonight.")
 CONTEXT = 0.3
+SEEN = 0.1  # share of fitting films the user has seen (CRSArena-Dial: "seen" in 2 % of user turns)
+FULL_STOP = (
+    0.3  # a careful writer's statements that end with a full stop (real: 16 % of non-questions)
+)
 _KEEP = set(  # words the wish readers cue on (crseval.simulation.nlu, crseval.text.movie_text)
     "nothing without instead enough tired anything rather forget about involving featuring story stories "
     "combine combination blend along start scratch everything".split()
@@ -105,8 +118,9 @@ class RealisticUser(UserSimulator):
         self.several = False  # the last reply named more than one film
         self.end: str | None = None
         # a user's own way of writing, kept all dialogue (CRSArena-Dial: 30 % of turns start lower-case,
-        # 51 % end without punctuation; some users misspell often)
-        self.lower, self.bare, self.sloppy = self.rng.random(3) < (0.3, 0.5, 0.25)
+        # 51 % end without punctuation, "i" in 4 % of turns and "I" in 20 %; some users misspell often)
+        self.lower, self.bare, self.sloppy, small = self.rng.random(4) < (0.3, 0.5, 0.25, 0.5)
+        self.small_i = self.lower and small
 
     # ---- public ------------------------------------------------------------------------------
     def opening(self) -> tuple[str, dict[str, Any]]:
@@ -162,8 +176,9 @@ class RealisticUser(UserSimulator):
         return self._say(react, act)
 
     def _genre(self, options: list[str]) -> str:
-        """Popular genres are wanted more: a genre's chance is its share of the catalogue's films."""
-        size = np.array([len(self.kb.genres[g]) for g in options], float)
+        """Genres are wanted as people ask for them: a genre's chance is its share of ReDial seekers' requests
+        (:data:`REQUESTED`; one more for each, so a genre nobody asked for can still come up)."""
+        size = np.array([REQUESTED.get(g, 0) + 1 for g in options], float)
         return str(self.rng.choice(options, p=size / size.sum()))
 
     def _attribute(self, kind: str) -> Any:
@@ -186,7 +201,7 @@ class RealisticUser(UserSimulator):
 
     def _examples(self, act: str) -> list[str]:
         shown = [t for t in self.book.get(act, ()) if "{" not in t] or list(self.book["genre"])
-        return [shown[int(i)] for i in self.rng.permutation(len(shown))[:4]]
+        return [expand(shown[int(i)], self.rng) for i in self.rng.permutation(len(shown))[:4]]
 
     # ---- reading a reply ----------------------------------------------------------------------
     def _read(self, text: str) -> Reading:
@@ -223,9 +238,9 @@ class RealisticUser(UserSimulator):
         """(what the user says, its act) about a reply judged ``verdict``."""
         if verdict == "fits":
             r = self.rng.random()
-            if r < 0.2:
+            if r < SEEN:
                 return self._phrase("seen", title=title), "seen"
-            if r < 0.55:
+            if r < SEEN + 0.35:
                 return self._phrase("ask", title=title), "ask"
             self.accepted += 1
             return self._phrase("accept", title=title), "accept"
@@ -284,14 +299,14 @@ class RealisticUser(UserSimulator):
             options = [t for t in options if "{title}" not in t] or options
         if "title" in slots and not self.several:  # about one film: no "those", "them", "all of"
             options = [t for t in options if not _SEVERAL.search(t)] or options
-        template = str(self._pick(options or self.book[act]))
+        template = expand(str(self._pick(options or self.book[act])), self.rng)
         if (
             act == "open"
             and "context" in self.book
             and not cues(template)["greeting"]
             and self.rng.random() < CONTEXT
         ):
-            template = self._pick(self.book["context"]) + " " + template
+            template = expand(self._pick(self.book["context"]), self.rng) + " " + template
         if self.sloppy and self.rng.random() < 0.25:
             template = _typo(template, self.rng)
         text = _articles(template.format(**slots))
@@ -303,10 +318,16 @@ class RealisticUser(UserSimulator):
             text = self._pick(PREFIXES) + " " + _lower_first(text)
         if act != "greet" and not text.endswith("?") and self.rng.random() < 0.04:
             text = text.rstrip(".!") + " " + self._pick(SUFFIXES)
-        if text[:1].isupper() and (self.lower or self.rng.random() < 0.1):
+        if self.lower or self.rng.random() < 0.1:
             text = _lower_first(text)
+        else:  # the book is written mostly lower-case; the user's own hand capitalises
+            text = text[:1].upper() + text[1:]
+        if self.small_i:
+            text = re.sub(r"\bI(?=\b|')", "i", text)
         if text[-1:] in ".!" and self.rng.random() < (0.85 if self.bare else 0.2):
             text = text[:-1]
+        elif text[-1:].isalnum() and not self.bare and self.rng.random() < FULL_STOP:
+            text += "."
         return text
 
     def _say(

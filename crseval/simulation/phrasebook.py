@@ -24,12 +24,58 @@ from pathlib import Path
 from crseval.simulation.acts import cues
 from crseval.text.movie_text import genre_spans
 
-BOOK: dict[str, tuple[str, ...]] = {
-    act: tuple(templates)
-    for act, templates in tomllib.loads(
-        (Path(__file__).parent / "data" / "phrasebook.toml").read_text(encoding="utf-8")
-    ).items()
-}
+_BUNDLED = tomllib.loads((Path(__file__).parent / "data" / "phrasebook.toml").read_text("utf-8"))
+# shared parts of sentences, written ``<name>`` in a template: the words real users ask, please and refer by
+PARTS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _BUNDLED.pop("parts", {}).items()}
+BOOK: dict[str, tuple[str, ...]] = {act: tuple(templates) for act, templates in _BUNDLED.items()}
+_CHOICE = re.compile(r"\[([^\[\]]*\|[^\[\]]*)\]")
+_PART = re.compile(r"<(\w+)>")
+
+
+def expand(template: str, rng) -> str:
+    """One wording of a template composed from parts: each ``<part>`` (:data:`PARTS`) becomes one of its
+    wordings and each ``[a|b|…]`` one of its alternatives (an empty one leaves the words out), at random
+    — so a book of a few hundred templates says a few hundred thousand sentences, and the users of a
+    large run do not repeat each other word for word. Text without them is returned as it is."""
+
+    def part(m: re.Match) -> str:
+        options = PARTS.get(m.group(1))
+        return options[int(rng.integers(len(options)))] if options else m.group()
+
+    text = _PART.sub(part, template)
+    while m := _CHOICE.search(text):
+        options = m.group(1).split("|")
+        text = text[: m.start()] + options[int(rng.integers(len(options)))] + text[m.end() :]
+    return re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
+
+
+def wordings(template: str) -> int:
+    """How many sentences :func:`expand` can make of a template (its choices multiplied out)."""
+    text = _PART.sub(
+        lambda m: "[" + "|".join(PARTS[m.group(1)]) + "]" if m.group(1) in PARTS else "", template
+    )
+
+    def sequence(i: int) -> tuple[int, int]:  # choices up to the next "|" or "]"
+        n = 1
+        while i < len(text) and text[i] not in "|]":
+            if text[i] == "[":
+                k, i = alternatives(i + 1)
+                n *= k
+            else:
+                i += 1
+        return n, i
+
+    def alternatives(i: int) -> tuple[int, int]:  # after "[": the sum over its alternatives
+        total = 0
+        while True:
+            n, i = sequence(i)
+            total += n
+            if i >= len(text) or text[i] == "]":
+                return total, i + 1
+            i += 1
+
+    return sequence(0)[0]
+
 
 _CAPITAL_OK = {
     "i",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from crseval.adaptation.config import ShiftConfig
-from crseval.simulation.references import NAMES
+from crseval.adaptation.known_groups import GROUPS
 from tests.support.cli import crseval
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -39,7 +39,7 @@ def test_the_references_join_the_models_the_run_lacks():
     base = {"sessions": 2, "turns": 3, "judge": {"enabled": False}}
     mine = {"name": "template", "kind": "template"}  # the user's own model of that name stays
     cfg = ShiftConfig.model_validate({**base, "models": [mine], "known_groups": True})
-    assert [m.name for m in cfg.models] == list(NAMES)
+    assert [m.name for m in cfg.models] == list(GROUPS)
     assert cfg.models[0].kind == "template" and cfg.models[1].kind == "reference"
     again = ShiftConfig.model_validate(
         cfg.model_dump(mode="json")
@@ -58,7 +58,7 @@ def test_a_run_with_known_groups_reports_each_metrics_verdict(tmp_path):
     assert summary.loc["shift.follow.hallucination_rate", "verdict"] == "passes"
     assert summary.loc["shift.tas", "reversed"] >= 1  # TAS's failure, seen in this very run
     models = json.loads((out / "config.json").read_text())["config"]["models"]
-    assert [m["name"] for m in models] == ["mine", *NAMES]
+    assert [m["name"] for m in models] == ["mine", *GROUPS]
     sessions = pd.read_csv(out / "tables" / "shift_sessions.csv")
-    assert set(sessions["model"]) == {"mine", *NAMES}
+    assert set(sessions["model"]) == {"mine", *GROUPS}
     assert "Known groups in this run" in (out / "report.html").read_text()

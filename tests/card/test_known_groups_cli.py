@@ -16,7 +16,7 @@ def test_known_groups_rank_following_above_tas(tmp_path):
     assert "shift.follow.follow_rate" in res.stdout
     summary = pd.read_csv(out / "tables" / "known_groups_summary.csv").set_index("metric")
     follow, tas = summary.loc["shift.follow.follow_rate"], summary.loc["shift.tas"]
-    assert follow["checks"] == 10 and follow["reversed"] == 0 and follow["held"] >= 6
+    assert follow["checks"] == 12 and follow["reversed"] == 0 and follow["held"] >= 7
     assert tas["reversed"] >= 2 and tas["verdict"] == "fails"
     checks = pd.read_csv(out / "tables" / "known_groups.csv")
     hall = checks[checks["metric"] == "shift.follow.hallucination_rate"]
@@ -41,6 +41,6 @@ def test_the_judges_aspects_are_checked_in_a_judged_part_of_their_own(tmp_path):
         "shift.coherence",
         "shift.personalization",
     }
-    assert len(judged) == 15  # three aspects × the five CRSs that do not follow
+    assert len(judged) == 18  # three aspects × the six CRSs that do not follow
     assert "shift.tas" in set(checks.loc[checks["turns"] == 6, "metric"])
     assert (out / "judged" / "report.html").is_file()

@@ -24,13 +24,20 @@ def test_the_other_cues():
 
 def test_the_reader_never_reads_a_simulated_reaction_as_its_opposite():
     """The realistic user's words for accepting a film are never read as a rejection, and its rejections
-    and complaints never as an acceptance (the reader misses some: "ok", "no, next" read as not said)."""
-    from crseval.simulation.phrasebook import BOOK
+    and complaints never as an acceptance (the reader misses some: "ok", "no, next" read as not said) —
+    in every wording its templates compose (20 draws of each)."""
+    import numpy as np
 
+    from crseval.simulation.phrasebook import BOOK, expand
+
+    rng = np.random.default_rng(0)
     slots = {"title": "Heat", "want": "action movies", "genre": "action", "genres": "action movies"}
-    read = {act: [reaction(t.format(**slots), "How about Heat?") for t in BOOK[act]]
+    said = {act: {expand(t, rng).format(**slots) for t in BOOK[act] for _ in range(20)}
             for act in ("accept", "seen", "reject", "misfit", "repeat")}  # fmt: skip
-    assert "rejected" not in read["accept"] and read["accept"].count("accepted") >= 15
+    read = {act: [reaction(t, "How about Heat?") for t in texts] for act, texts in said.items()}
+    assert "rejected" not in read["accept"] and read["accept"].count("accepted") >= 0.3 * len(
+        read["accept"]
+    )
     assert not {"accepted"} & {*read["reject"], *read["misfit"], *read["repeat"]}
-    assert read["seen"].count("seen") >= len(read["seen"]) - 1
-    assert read["reject"].count("rejected") >= len(read["reject"]) - 2
+    assert read["seen"].count("seen") >= 0.95 * len(read["seen"])
+    assert read["reject"].count("rejected") >= 0.9 * len(read["reject"])

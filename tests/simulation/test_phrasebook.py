@@ -79,3 +79,54 @@ def test_the_bundled_book_covers_every_act_and_its_context_states_no_wish():
     for genre in (*PLURAL, "action", "sport"):
         spoken = _spoken({"genre": genre})["genres"]
         assert [g for g, neg in genre_mentions(spoken)] == [genre], spoken
+
+
+def test_a_template_composed_of_parts_says_each_of_its_wordings_and_counts_them():
+    import numpy as np
+
+    from crseval.simulation.phrasebook import PARTS, expand, wordings
+
+    rng = np.random.default_rng(0)
+    template = "[can|could] you [please |]recommend [a [good |]|some ]{genre} movie[?|]"
+    said = {expand(template, rng) for _ in range(2000)}
+    assert len(said) == wordings(template) == 2 * 2 * 3 * 2  # nested choices multiplied out by hand
+    assert (
+        "can you recommend a good {genre} movie?" in said
+        and "could you please recommend some {genre} movie" in said
+    )
+    assert all("  " not in s and "[" not in s and "|" not in s for s in said)
+    with_part = {expand("<can_you> help?", rng) for _ in range(500)}
+    assert with_part == {f"{p} help?" for p in PARTS["can_you"]} and wordings(
+        "<can_you> help?"
+    ) == len(PARTS["can_you"])
+    assert expand("hello [there]", rng) == "hello [there]"  # a bracket without a choice is text
+
+
+def test_every_wording_of_the_bundled_book_is_plain_text_with_known_slots():
+    import re
+
+    import numpy as np
+
+    from crseval.simulation.phrasebook import expand, wordings
+
+    rng = np.random.default_rng(1)
+    slots = {
+        "genre",
+        "genre2",
+        "genres",
+        "title",
+        "year",
+        "person",
+        "language",
+        "topic",
+        "want",
+        "old",
+    }
+    for act, templates in BOOK.items():
+        for template in templates:
+            assert wordings(template) >= 1
+            for _ in range(10):
+                said = expand(template, rng)
+                assert not re.search(r"[\[\]<>|]|\s[,.?!]|\s\s", said), (act, said)
+                assert set(re.findall(r"\{(\w+)\}", said)) <= slots, (act, said)
+    assert sum(wordings(t) for ts in BOOK.values() for t in ts) > 20 * sum(map(len, BOOK.values()))

@@ -47,3 +47,32 @@ def test_stubborn_echo_and_hallucinator_ignore_the_wishes():
     assert (
         stubborn(history)["text"] == _crs("stubborn").respond(history).text
     )  # the plug-in is the same
+
+
+def test_the_anchored_crs_keeps_the_first_wish_and_never_repeats_a_film():
+    history = _say("I'd like a horror movie", "Actually, I'd rather watch an animation movie now.")
+    anchored = _crs("anchored")
+    assert "horror" in _genres(anchored.respond(history))
+    assert anchored.respond(history).constraints.get("genres") == ["horror"]
+    named, talk = [], [{"speaker": USER, "text": "a comedy please"}]
+    for wish in ("something else", "a horror film now", "more like that"):
+        reply = anchored.respond(talk)
+        named += [m.title for m in KB.movies if f"How about {m.title}?" in reply.text]
+        talk += [{"speaker": "system", "text": reply.text}, {"speaker": USER, "text": wish}]
+    assert (
+        len(named) == 3 and len(set(named)) == 3
+    )  # a new comedy each time, never the horror asked for
+    assert all("comedy" in next(m for m in KB.movies if m.title == t).get("genres") for t in named)
+
+
+def test_the_lister_follows_the_user_with_a_numbered_list_of_three_catalogue_films():
+    history = _say("I'd like a horror movie", "Actually, I'd rather watch an animation movie now.")
+    reply = _crs("lister").respond(history)
+    lines = [line for line in reply.text.splitlines() if line[:2] in ("1.", "2.", "3.")]
+    assert len(lines) == 3 and len(reply.candidates) == 3
+    assert all(t in reply.text for t in reply.candidates)
+    assert all(
+        "animation" in next(m for m in KB.movies if m.title == t).get("genres")
+        for t in reply.candidates
+    )
+    assert reply.constraints.get("genres") == ["animation"]
