@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARENA = ROOT.parent / "shared" / "data" / "arena" / "crsarena_dial"
 KB = ROOT.parent / "shared" / "data" / "opendialkg" / "opendialkg_movie_data.json"
 SESSIONS = 300
+CRSS = ("template", "stubborn", "my_crs", "lister")
 CONFIG = """seed = 0
 sessions = {sessions}
 turns = 12
@@ -102,7 +103,7 @@ def main(arena: Path, kb: Path) -> int:
             for m in disc["member"].unique():
                 members.append(
                     {"simulated user": user, "member": m}
-                    | {f"AUC {s}": _auc(by.loc[(m, s)]) for s in ("template", "stubborn", "my_crs")}
+                    | {f"AUC {s}": _auc(by.loc[(m, s)]) for s in CRSS}
                     | {
                         "floor": round(
                             float(by.loc[(m, "human (split half)"), "discriminator_auc"]), 3
@@ -126,7 +127,7 @@ def main(arena: Path, kb: Path) -> int:
                 }
             )
     ratio = rows[1]["shift run (s)"] / rows[0]["shift run (s)"]
-    size = f"{SESSIONS} × 12, 3 CRSs"
+    size = f"{SESSIONS} × 12, {len(CRSS)} CRSs"
     record.table(
         f"Simulated users against CRSArena-Dial's users ({size}; peer: the scripted user)",
         rows,

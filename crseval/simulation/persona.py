@@ -66,9 +66,8 @@ FOLLOW = {"seen": ("more", 0.8), "accept": ("ask", 0.6)}
 # share of openings after a sentence about the user's situation ("I'm bored tonight.")
 CONTEXT = 0.3
 SEEN = 0.1  # share of fitting films the user has seen (CRSArena-Dial: "seen" in 2 % of user turns)
-FULL_STOP = (
-    0.3  # a careful writer's statements that end with a full stop (real: 16 % of non-questions)
-)
+# share of a careful writer's statements that end with a full stop (real: 16 % of non-questions)
+FULL_STOP = 0.3
 _KEEP = set(  # words the wish readers cue on (crseval.simulation.nlu, crseval.text.movie_text)
     "nothing without instead enough tired anything rather forget about involving featuring story stories "
     "combine combination blend along start scratch everything".split()

@@ -8,6 +8,10 @@ that names a film is copied — and
 over :func:`crseval.simulation.acts.cues`, titles, genres, years and people replaced by slots), so the
 wording can be grounded in the users a study is about.
 
+Its sentences are composed of parts (:func:`expand`): ``[a|b]`` says a or b, ``<name>`` one wording of a
+shared part (:data:`PARTS`: how people ask, please and refer to a film), so a few hundred templates say
+tens of thousands of sentences.
+
 Slots: ``{genre}``, ``{genre2}``, ``{title}``, ``{year}``, ``{person}``, ``{language}``, ``{topic}``,
 ``{want}`` (the user's current wish in words), ``{old}`` (a wish taken back). A template states every
 value it names positively: a complaint restates the wish ("I asked for {want}"), never negates it,

@@ -12,8 +12,8 @@ NAME`` (they use the session's catalogue); anywhere a plug-in goes they run as
 - ``echo``: repeats the user's words back, then recommends the same fixed film (sounds attentive, is not).
 - ``laggard``: the template one turn late: answers the wishes the user had before their latest message.
 - ``forgetter``: the template reading only the user's latest message (drops every earlier constraint).
-- ``anchored``: the template reading only the user's first message (keeps the first wish, misses every
-  shift), never naming a film twice.
+- ``anchored``: the template reading only the user's first message that says a wish (keeps the first
+  wish, misses every shift), never naming a film twice.
 - ``hallucinator``: a made-up film every turn (recommends nothing that exists).
 """
 
@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from crseval.simulation.crs import KBCRS, CRSReply
+from crseval.simulation.nlu import extract
 
 FIXED = "Heat"  # the stubborn and echo CRSs' film (in the bundled catalogue and OpenDialKG's)
 INVENTED = (
@@ -69,10 +70,15 @@ class ReferenceCRS:
             return self.template.respond(history[:-1])
         if r == "forgetter":
             return self.template.respond(history[-1:])
-        if r == "anchored":
-            first = next((i for i, h in enumerate(history) if h["speaker"] == "user"), 0)
+        if r == "anchored":  # the first user turn that says a wish, and what it has said itself
+            first = next(
+                (i for i, h in enumerate(history)
+                 if h["speaker"] == "user" and extract(self.template.kb, [h["text"]]).as_dict()),
+                None,
+            )  # fmt: skip
             return self.template.respond(
                 [h for i, h in enumerate(history) if i == first or h["speaker"] == "system"]
+                or history
             )
         if r == "lister":
             return self._list(history)

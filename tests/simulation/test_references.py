@@ -76,3 +76,11 @@ def test_the_lister_follows_the_user_with_a_numbered_list_of_three_catalogue_fil
         for t in reply.candidates
     )
     assert reply.constraints.get("genres") == ["animation"]
+
+
+def test_the_anchored_crs_keeps_the_first_wish_said_after_a_greeting():
+    history = _say(
+        "hi", "I'd like a horror movie", "Actually, I'd rather watch an animation movie now."
+    )
+    assert _crs("anchored").respond(history).constraints.get("genres") == ["horror"]
+    assert _crs("anchored").respond(_say("hello")).text  # no wish yet: still a reply
