@@ -39,7 +39,7 @@ _PART = re.compile(r"<(\w+)>")
 def expand(template: str, rng) -> str:
     """One wording of a template composed from parts: each ``<part>`` (:data:`PARTS`) becomes one of its
     wordings and each ``[a|b|…]`` one of its alternatives (an empty one leaves the words out), at random
-    — so a book of a few hundred templates says a few hundred thousand sentences, and the users of a
+    — so a book of a few hundred templates says tens of thousands of sentences, and the users of a
     large run do not repeat each other word for word. Text without them is returned as it is."""
 
     def part(m: re.Match) -> str:
