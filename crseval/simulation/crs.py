@@ -62,6 +62,11 @@ def describe(kb: MovieKB, i: int) -> str:
     return f"{m.title}{year}: " + "; ".join(b for b in bits if b)
 
 
+def understood(c: Constraints, relaxed: list[str]) -> dict[str, Any]:
+    """What a reply logs as understood: the user's constraints, and those retrieval had to relax."""
+    return {**c.as_dict(), **({"relaxed": relaxed} if relaxed else {})}
+
+
 class KBCRS:
     """Rule-based understanding + retrieval over the KB; the reply is written by an LLM from a short
     list of candidates, or by a fixed template when ``client`` is None (a no-LLM baseline)."""
@@ -105,7 +110,7 @@ class KBCRS:
 
     def respond(self, history: History) -> CRSReply:
         c, picked, relaxed = self.shortlist_for(history)
-        constraints = {**c.as_dict(), **({"relaxed": relaxed} if relaxed else {})}
+        constraints = understood(c, relaxed)
         titles = [self.kb.movies[i].title for i in picked]
         if self.client is None:
             return CRSReply(self._template(picked, c), constraints, titles)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from crseval.simulation.crs import KBCRS, CRSReply
+from crseval.simulation.crs import KBCRS, CRSReply, understood
 from crseval.simulation.nlu import extract
 
 FIXED = "Heat"  # the stubborn and echo CRSs' film (in the bundled catalogue and OpenDialKG's)
@@ -92,7 +92,7 @@ class ReferenceCRS:
 
     def _list(self, history: list[dict[str, str]]) -> CRSReply:
         c, picked, relaxed = self.template.shortlist_for(history)
-        constraints = {**c.as_dict(), **({"relaxed": relaxed} if relaxed else {})}
+        constraints = understood(c, relaxed)
         kb = self.template.kb
         titles = [kb.movies[i].title for i in picked[:3]]
         if not titles:

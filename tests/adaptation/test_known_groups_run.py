@@ -39,6 +39,7 @@ def test_the_references_join_the_models_the_run_lacks():
     base = {"sessions": 2, "turns": 3, "judge": {"enabled": False}}
     mine = {"name": "template", "kind": "template"}  # the user's own model of that name stays
     cfg = ShiftConfig.model_validate({**base, "models": [mine], "known_groups": True})
+    assert "anchored" in GROUPS and "lister" not in GROUPS  # a follower is no known group
     assert [m.name for m in cfg.models] == list(GROUPS)
     assert cfg.models[0].kind == "template" and cfg.models[1].kind == "reference"
     again = ShiftConfig.model_validate(
