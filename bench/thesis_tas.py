@@ -286,6 +286,67 @@ def validity(sessions: int) -> None:
             "template better (in its own direction)",
             rows,
         )
+        following(Path(tmp))
+
+
+FOLLOWING = [
+    "follow.follow_rate",
+    "follow.satisfaction",
+    "follow.turns_to_follow",
+    "follow.stale_rate",
+    "follow.success",
+]
+
+
+def following(tmp: Path) -> None:
+    """What verified following gives the two groups (examples/known_groups.toml's run), and how closely
+    each topic measure tracks it per session: Pearson r with a Fisher-z 95 % CI, pooled over both CRSs,
+    and its largest |r| within the template CRS's sessions alone."""
+    from scipy import stats
+
+    metrics = pd.read_csv(tmp / "run" / "tables" / "model_metrics.csv")
+    kept = metrics[metrics["metric"].isin(FOLLOWING)]
+    record.table(
+        "Verified following of the known groups (mean, 95 % bootstrap CI over sessions)",
+        kept[["model", "metric", "mean", "ci_lo", "ci_hi", "n"]].round(3).to_dict("records"),
+    )
+    rows = []
+    for name, run in (("crseval", "run"), ("thesis", "thesis")):
+        s = pd.read_csv(tmp / run / "tables" / "shift_sessions.csv")
+        for column in (
+            ("tas", "recovery_rate", "rd_norm", "context_retention")
+            if name == "crseval"
+            else (
+                "thesis.context_adaptation_score",
+                "thesis.topic_recovery_rate",
+                "thesis.context_retention",
+            )
+        ):
+            both = s[["follow.follow_rate", column, "model"]].dropna()
+            r = stats.pearsonr(both[column], both["follow.follow_rate"])
+            lo, hi = r.confidence_interval(0.95)
+            template = both[both["model"] == "template"]
+            within = stats.pearsonr(template[column], template["follow.follow_rate"]).statistic
+            rows.append(
+                {
+                    "definition": name,
+                    "metric": column,
+                    "sessions": len(both),
+                    "r": round(r.statistic, 3),
+                    "r_lo": round(lo, 3),
+                    "r_hi": round(hi, 3),
+                    "r within template": round(within, 3),
+                }
+            )
+            print(
+                f"  r with follow rate: {column:34s} {r.statistic:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+                f"  within template {within:+.2f}  ({len(both)} sessions)"
+            )
+    record.table(
+        "Per-session Pearson r of each topic measure with the verified follow rate (both CRSs pooled; "
+        "Fisher-z 95 % CI) and within the template CRS's sessions",
+        rows,
+    )
 
 
 def main() -> int:

@@ -12,10 +12,20 @@ seconds as minutes and seconds (134 → "2 min 14 s"), a minus "−" and a perce
 the program printed them. A ``¦`` is a table's ``|`` (a comment inside a table row cannot hold one). The
 comments do not show on GitHub or in the documentation site.
 
+Every other number in a document says what it is: history in a passage
+``<!--dated YYYY-MM-DD COMMIT-->…<!--/dated-->`` (measured once, by COMMIT or before it, and not
+re-measured since: a design that lost, an earlier release, a one-off LLM run), a source's own figure in
+``<!--published SOURCE-->…<!--/published-->``, or a value the method is given, not one it measured (a
+version, a threshold, a timeout) in ``<!--given-->…<!--/given-->``. A typed figure — a decimal, a
+percentage other than a CI's level, a time — outside a span, code or such a passage is a defect: a
+number nothing keeps true.
+
     python tools/doc_figures.py           # list the spans whose text is not their record's (exit 1)
     python tools/doc_figures.py --write   # rewrite them from the records (after make validate --update)
+    python tools/doc_figures.py --typed   # list the typed figures no record or date accounts for (exit 1)
 
-``tests/docs/test_doc_figures.py`` fails when a document's number and its record disagree.
+``tests/docs/test_doc_figures.py`` fails when a document's number and its record disagree, or a figure
+is typed outside a span and a dated or published passage.
 """
 
 from __future__ import annotations
@@ -35,6 +45,15 @@ from crseval.core.errors import CrsevalError  # noqa: E402
 
 SPAN = re.compile(r'<!--fig (\S+) ([^"]+?) "([^"]*)"-->(.*?)<!--/fig-->', re.S)
 DOCUMENTS = ["README.md", "docs/**/*.md"]
+PASSAGE = re.compile(r"<!--(dated|published|given)\b([^>]*)-->(.*?)<!--/\1-->", re.S)
+DATED = re.compile(r" \d{4}-\d{2}-\d{2} [0-9a-f]{7,40}")  # what a dated passage's marker holds
+CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+# a measured figure: a decimal (not a version, not a bar "≤ .80"), a percentage or a time
+FIGURE = re.compile(
+    r"(?<![\w.≤≥<>/~±-])(?<![≤≥<>~±] )[−+-]?"
+    r"(?:\d*\.\d+|\d+(?:\.\d+)?(?= ?(?:%|s\b|ms\b|min\b|MB\b)))(?![\w.]\d|\.\d|\w)"
+)
+UNTYPED = ("docs/reference/_", "docs/changelog.md")  # generated from the records; a log of releases
 
 
 class _Formatter(string.Formatter):
@@ -106,6 +125,28 @@ def mismatches(write: bool = False) -> list[str]:
     return found
 
 
+def typed(path: Path) -> list[str]:
+    """The figures of one document that no span, code, or dated or published passage accounts for."""
+    text = path.read_text(encoding="utf-8")
+    undated = [
+        f"{path.relative_to(ROOT)}: a dated passage without its date and commit: {m[0][:60]!r}"
+        for m in PASSAGE.finditer(text)
+        if m[1] == "dated" and not DATED.fullmatch(m[2])
+    ]
+    for pattern in (SPAN, PASSAGE, CODE):  # blanked, keeping the line numbers
+        text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), text)
+    return undated + [
+        f"{path.relative_to(ROOT)}:{i}: {m[0]}"
+        for i, line in enumerate(text.splitlines(), 1)
+        for m in FIGURE.finditer(line)
+        if not re.match(r"95 ?%", line[m.start() :].lstrip("−+-"))
+    ]
+
+
+def untyped_documents() -> list[Path]:
+    return [p for p in documents() if not str(p.relative_to(ROOT)).startswith(UNTYPED)]
+
+
 def spans() -> int:
     return sum(len(SPAN.findall(p.read_text(encoding="utf-8"))) for p in documents())
 
@@ -113,7 +154,12 @@ def spans() -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--write", action="store_true", help="rewrite the spans from the records")
+    ap.add_argument("--typed", action="store_true", help="list the figures typed outside spans and dates")
     a = ap.parse_args(argv)
+    if a.typed:
+        found = [line for path in untyped_documents() for line in typed(path)]
+        print("\n".join(found + [f"{len(found)} typed figures no record or date accounts for"]))
+        return 1 if found else 0
     found = mismatches(a.write)
     left = mismatches() if a.write else found  # what writing could not fix: a span naming no row
     for line in found:
