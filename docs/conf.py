@@ -147,5 +147,14 @@ def generate(app=None) -> None:
     )
 
 
+DATED = re.compile(r"^([ \t]*)<!--dated (\S+) ([0-9a-f]+)-->$", re.M)
+
+
+def show_dates(app, docname: str, source: list[str]) -> None:
+    """A dated passage (``tools/doc_figures.py``) says so on the page: its figures were measured once."""
+    source[0] = DATED.sub(r"\1*As measured on \2 (commit \3), not re-measured since:*", source[0])
+
+
 def setup(app):
     app.connect("builder-inited", generate)
+    app.connect("source-read", show_dates)

@@ -1,12 +1,43 @@
 """The README's and the guides' validated numbers are their records' (tools/doc_figures.py)."""
 
 from crseval import records
-from tools.doc_figures import main, mismatches, render, spans
+from tools.doc_figures import main, mismatches, render, spans, typed, untyped_documents
 
 
 def test_every_figure_in_the_documents_is_its_records():
     assert spans() >= 30
     assert mismatches() == []
+
+
+def test_no_figure_is_typed_that_no_record_date_or_source_accounts_for():
+    assert [line for path in untyped_documents() for line in typed(path)] == []
+
+
+def test_a_typed_figure_is_caught_unless_dated_published_or_given(tmp_path, monkeypatch, capsys):
+    import tools.doc_figures as doc_figures
+
+    monkeypatch.setattr(doc_figures, "ROOT", tmp_path)
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "guide.md"
+    page.write_text(
+        "AUC .84 [.82, .86] in 12.4 s, 41 % of turns; a 95 % CI; bars ≤ .80; Qwen2.5 and `x = 0.7`.\n"
+        "<!--dated 2026-11-20 abc1234-->.91, 3 min<!--/dated--> <!--given-->.5<!--/given-->\n"
+        "<!--published the paper-->κ .563<!--/published--> <!--dated yesterday-->.7<!--/dated-->\n",
+        encoding="utf-8",
+    )
+    found = typed(page)
+    assert found[0].startswith("docs/guide.md: a dated passage without its date and commit")
+    assert [f.split(": ", 1)[1] for f in found[1:]] == [".84", ".82", ".86", "12.4", "41"]
+    assert main(["--typed"]) == 1 and "docs/guide.md:1: 12.4" in capsys.readouterr().out
+
+
+def test_a_dated_passage_says_so_on_the_page():
+    from docs.conf import show_dates
+
+    source = ["x\n\n  <!--dated 2026-11-20 abc1234-->\n\ntext .91\n"]
+    show_dates(None, "page", source)
+    assert "*As measured on 2026-11-20 (commit abc1234), not re-measured since:*" in source[0]
+    assert source[0].startswith("x\n\n  *As")
 
 
 def test_a_span_renders_its_row_as_the_documents_write_numbers(monkeypatch):
