@@ -154,7 +154,9 @@ def spans() -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--write", action="store_true", help="rewrite the spans from the records")
-    ap.add_argument("--typed", action="store_true", help="list the figures typed outside spans and dates")
+    ap.add_argument(
+        "--typed", action="store_true", help="list the figures typed outside spans and dates"
+    )
     a = ap.parse_args(argv)
     if a.typed:
         found = [line for path in untyped_documents() for line in typed(path)]
