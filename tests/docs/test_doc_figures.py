@@ -1,5 +1,7 @@
 """The README's and the guides' validated numbers are their records' (tools/doc_figures.py)."""
 
+import pytest
+
 from crseval import records
 from tools.doc_figures import main, mismatches, render, spans, typed, untyped_documents
 
@@ -29,6 +31,32 @@ def test_a_typed_figure_is_caught_unless_dated_published_or_given(tmp_path, monk
     assert found[0].startswith("docs/guide.md: a dated passage without its date and commit")
     assert [f.split(": ", 1)[1] for f in found[1:]] == [".84", ".82", ".86", "12.4", "41"]
     assert main(["--typed"]) == 1 and "docs/guide.md:1: 12.4" in capsys.readouterr().out
+
+
+def test_a_dated_passage_names_a_commit_of_its_day():
+    import re
+    import shutil
+    import subprocess
+
+    import tools.doc_figures as doc_figures
+
+    if shutil.which("git") is None or not (doc_figures.ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the dated passages' commits cannot be looked up")
+    stamps = {
+        tuple(m[2].split())
+        for path in doc_figures.documents()
+        for m in doc_figures.PASSAGE.finditer(path.read_text(encoding="utf-8"))
+        if m[1] == "dated"
+    }
+    assert len(stamps) >= 10
+    for day, commit in stamps:
+        shown = subprocess.run(
+            ["git", "log", "-1", "--format=%cs", commit], cwd=doc_figures.ROOT,
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}\n", shown.stdout) and shown.stdout.strip() == day, (
+            commit
+        )
 
 
 def test_a_dated_passage_says_so_on_the_page():
