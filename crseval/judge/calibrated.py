@@ -318,12 +318,24 @@ def _states(probs: Probs | None, item: str) -> np.ndarray:
     return states
 
 
+OUTER_FOLDS = (
+    5  # the grouped folds whose rows are predicted out of fold, unless a caller asks for others
+)
+INNER_FOLDS = 5  # the grouped folds that choose the ridge penalty inside each training fold
+
+
 def _search(groups: np.ndarray) -> GroupedRidgeSearch:
-    return GroupedRidgeSearch(ALPHAS, folds=min(5, len(np.unique(groups))))
+    return GroupedRidgeSearch(ALPHAS, folds=min(INNER_FOLDS, len(np.unique(groups))))
+
+
+def nested_cv(outer: str) -> str:
+    """The signature of :func:`nested_cv_predictions` with ``outer`` folds ("5-fold",
+    "leave-one-system-out")."""
+    return f"nested-grouped-cv({outer},inner {INNER_FOLDS}-fold)"
 
 
 def nested_cv_predictions(
-    X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = 5, fold_features=None
+    X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int = OUTER_FOLDS, fold_features=None
 ) -> np.ndarray:
     """Out-of-fold predictions: the outer fold's rows are predicted by a model whose penalty was chosen by
     grouped CV on the other rows only. ``fold_features(train, test)`` → (train columns, test columns) adds

@@ -28,6 +28,7 @@ from crseval.judge.calibrated import (
     feature_names,
     fit_aspect,
     item_hash,
+    nested_cv,
     nested_cv_predictions,
     question_scores,
 )
@@ -105,10 +106,17 @@ class JudgeFitConfig(BaseModel):
         "(e.g. CRSArena-Eval's face_run_train.json): a row per aspect beside the out-of-fold designs, "
         "paired tests against it, the system level.",
     )
+    folds: int = Field(
+        5,
+        ge=2,
+        description="Outer folds of the nested cross-validation when it keeps users apart (with "
+        "--cv-groups system: one per system).",
+        json_schema_extra={"signed": True},
+    )
     cv_groups: Literal["user", "system"] = Field(
         "user",
         description="What the cross-validation keeps on one side of a split: the user (a battle's "
-        "two dialogues; the dialogue where ids name no user; 5 outer folds) or the system "
+        "two dialogues; the dialogue where ids name no user; --folds outer folds) or the system "
         "(leave-one-system-out: fitted on all CRSs but one, scored on that one, each in turn — how "
         "the judge does on a CRS it has never seen; judge_fit_held_out per CRS and pooled).",
         json_schema_extra={"signed": True},
@@ -553,9 +561,13 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
             ),
             "llm": client.identity() if client else None,
             "metric": {
-                "judge-fit": "ridge(standardised)|nested-grouped-cv("
-                + ("leave-one-system-out" if config.cv_groups == "system" else "5-fold")
-                + ",inner 5-fold)|features:"
+                "judge-fit": "ridge(standardised)|"
+                + nested_cv(
+                    "leave-one-system-out"
+                    if config.cv_groups == "system"
+                    else f"{config.folds}-fold"
+                )
+                + "|features:"
                 + ("rules-v1" if config.rules else "no-rules"),
                 "turn_model": TURN_FEATURES + (TURN_STATES if config.llm_states else "")
                 if config.turn_model
@@ -595,7 +607,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
         config.encoder if config.turn_model else None,
         config.rules,
         config.llm_states,
-        len({it.group for it in pooled.items}) if config.cv_groups == "system" else 5,
+        len({it.group for it in pooled.items}) if config.cv_groups == "system" else config.folds,
     )
     for aspect, series in published.items():
         if aspect in cv_extra:
@@ -636,7 +648,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
         f"Fitted '{name}' on {', '.join(s.info.name for s in train)} ({config.level} level; LLM questions: "
         f"{', '.join(questions) or 'none (rules only)'}; {len(everything) - len(usable)} items left out because an "
         "LLM rating failed). judge_fit_cv: every design's out-of-fold agreement with people under grouped "
-        "nested cross-validation (outer 5 folds, or one per system held out with --cv-groups system: "
+        f"nested cross-validation (outer {config.folds} folds, or one per system held out with --cv-groups system: "
         "judge_fit_held_out per CRS; the ridge penalty is chosen inside each training fold), with the "
         "length baseline and partial correlations holding length constant; the paired tests say whether a design "
         "beats another on the same items. The saved judge (judge.json) is refitted on all items; "

@@ -28,8 +28,10 @@ from crseval.serendipity.proxies import (
     features,
     random_expectation,
     random_likert,
+    signatures,
     to_likert,
 )
+from crseval.serendipity.proxies import score as proxy_score
 
 EVALUATORS = (
     ", ".join(metrics_with("serendipity", "baseline") + metrics_with("serendipity", "evaluator"))
@@ -118,7 +120,7 @@ def predictions(
         elif n == "random" and protocol == "sereneva":
             out[n] = random_likert(len(f), seed)
         elif n in PROXIES:
-            out[n] = to_likert(PROXIES[n](f, seed=seed) if n == "random" else PROXIES[n](f))
+            out[n] = to_likert(proxy_score(n, f, seed=seed))
         elif n in ("llm", "llm-fewshot"):
             if client is None or store is None:
                 raise CrsevalError(
@@ -147,11 +149,18 @@ def predictions(
     return out
 
 
+def calibrated_cv() -> str:
+    """How :func:`calibrated_scores` cross-validates, as its signature says it."""
+    from crseval.judge.calibrated import OUTER_FOLDS, nested_cv
+
+    return "ridge(standardised)|" + nested_cv(f"{OUTER_FOLDS}-fold")
+
+
 def calibrated_scores(study: SerendipityStudy, preds: dict[str, np.ndarray]) -> np.ndarray:
     """The judges' calibration applied to serendipity: a ridge model from the other evaluators' predictions
     (the LLM's readings, proxies, imported scores; random left out) to the ground truth, its penalty chosen by
-    user-grouped CV inside each of 5 user-grouped outer folds — every answer is predicted by a model that never
-    saw its user. Answers missing an input are NaN."""
+    user-grouped CV inside user-grouped outer folds (``nested_cv``) — every answer is predicted by a model that
+    never saw its user. Answers missing an input are NaN."""
     from crseval.judge.calibrated import nested_cv_predictions
 
     inputs = [n for n in preds if n not in ("random", "calibrated")]
@@ -416,7 +425,11 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Outpu
         signature={
             "data": study.info.signature(),
             "llm": llm_sig,
-            "metric": {"ground_truth": study.ground_truth},
+            "metric": {
+                "ground_truth": study.ground_truth,
+                **signatures(config.evaluators),
+                **({"calibrated": calibrated_cv()} if "calibrated" in config.evaluators else {}),
+            },
         },
     )
     table, grid = results(

@@ -34,12 +34,12 @@ metric(
     label="SOG",
     capability=C,
     role="baseline",
-    params={"weights": "0.25,0.25,0.25,0.25"},
+    params={"weights": (0.25, 0.25, 0.25, 0.25)},
     scale="1–5 (min-max scaled)",
 )
 metric(
     "snpr",
-    "SNPR: λ·relevance + (1−λ)·unexpectedness (λ = 0.7, the SerenEva paper's relevance weight)",
+    "SNPR: λ·relevance + (1−λ)·unexpectedness (λ: the SerenEva paper's relevance weight)",
     label="SNPR",
     capability=C,
     role="baseline",

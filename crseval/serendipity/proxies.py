@@ -14,16 +14,18 @@ Inputs (documented choices):
 
 Metrics:
 * SOG = w_rel·rel + w_div·div + w_dis·dissimilarity + w_unpop·unpopularity (equal weights);
-* SNPR = λ·rel + (1 − λ)·unexpectedness (λ = 0.7: the SerenEva paper's 70 % relevance weight);
+* SNPR = λ·rel + (1 − λ)·unexpectedness (λ: the SerenEva paper's relevance weight);
 * PURS = rel + f(unexp) · factor, with unexp the Euclidean distance to the nearest of the user's
   interest clusters (k-means with k = 3 on history feature vectors; with ≤ 3 distinct history items
   each is its own cluster), f(x) = x·e^(−x) (unimodal: a
-  little surprise helps, a lot does not) and factor = 1;
+  little surprise helps, a lot does not);
 * DESR = acc·dif / (acc + dif) with acc = rel, dif = dissimilarity (0 when both are 0);
 * random: seeded uniform draws.
 
 Scores map to the 1–5 scale by min-max scaling and rounding: round((x − min) / (max − min) × 4 + 1);
-a constant score maps to 3 and NaN stays NaN.
+a constant score maps to 3 and NaN stays NaN. Each proxy's parameters (the weights, λ, the factor) are
+the ones its metric declares (``crseval/serendipity/metrics.py``): :func:`score` passes them, and
+:func:`signatures` signs a run with them, so what runs and what is signed cannot differ.
 
 ``protocol="sereneva"``: the SerenEva paper's Table 2 as far as its text and the shared data allow — the
 history is the last 10 items the user rated before the target, whatever their rating (the items it
@@ -152,7 +154,7 @@ def features(
     return Features(table, missing)
 
 
-def sog(f: pd.DataFrame, weights=(0.25, 0.25, 0.25, 0.25)) -> np.ndarray:
+def sog(f: pd.DataFrame, weights: tuple[float, ...]) -> np.ndarray:
     w = np.asarray(weights, float)
     parts = np.column_stack(
         [f["relevance"], f["diversity"], f["unexpectedness"], f["unpopularity"]]
@@ -160,11 +162,11 @@ def sog(f: pd.DataFrame, weights=(0.25, 0.25, 0.25, 0.25)) -> np.ndarray:
     return parts @ w / w.sum()
 
 
-def snpr(f: pd.DataFrame, lam: float = 0.7) -> np.ndarray:
+def snpr(f: pd.DataFrame, lam: float) -> np.ndarray:
     return lam * f["relevance"].to_numpy(float) + (1 - lam) * f["unexpectedness"].to_numpy(float)
 
 
-def purs(f: pd.DataFrame, factor: float = 1.0) -> np.ndarray:
+def purs(f: pd.DataFrame, factor: float) -> np.ndarray:
     x = f["purs_distance"].to_numpy(float)
     return f["relevance"].to_numpy(float) + x * np.exp(-x) * factor
 
@@ -205,3 +207,22 @@ def random_likert(n: int, seed: int = 0) -> np.ndarray:
 
 
 PROXIES = {"sog": sog, "snpr": snpr, "purs": purs, "desr": desr, "random": random_scores}
+
+
+def _declared(name: str):
+    from crseval.core.registry import get_metric
+    from crseval.serendipity import metrics  # noqa: F401  (the declarations)
+
+    return get_metric(name, "serendipity")
+
+
+def score(name: str, f: pd.DataFrame, seed: int = 0) -> np.ndarray:
+    """A proxy's raw scores with its declared parameters (``random``: seeded by the run's seed)."""
+    if name == "random":
+        return random_scores(f, seed=seed)
+    return PROXIES[name](f, **_declared(name).params)
+
+
+def signatures(names) -> dict[str, str]:
+    """The signature of each proxy among ``names``, from its declared parameters: ``snpr(lam=0.7)``."""
+    return {n: _declared(n).signature() for n in names if n in PROXIES and n != "random"}

@@ -44,6 +44,7 @@ from crseval.serendipity.evaluator import few_shot, llm_scores, profiles
 from crseval.serendipity.job import predictions
 from crseval.serendipity.meta import _pearson, meta_evaluate, with_ci
 from crseval.serendipity.prompts import STYLES, Style, style_request
+from crseval.serendipity.proxies import signatures
 
 PROXY_NAMES = ["random", "sog", "snpr", "purs", "desr"]
 FEW_SHOT, SHOTS = "sereneva-fewshot", 5  # the paper's few-shot rows: its prompt after five examples
@@ -524,7 +525,7 @@ def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Output:
         signature={
             "data": "+".join(rep.data),
             "llm": {**identity, "runs": rater.runs},
-            "metric": {"snpr_lambda": 0.7},
+            "metric": signatures(PROXY_NAMES),
         },
     )
     runs_note = (

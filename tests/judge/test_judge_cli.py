@@ -600,3 +600,22 @@ def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp
     )  # fmt: skip
     assert res.returncode == 2 and "gives its hidden states; openai" in res.stderr
     assert "--backend llamacpp" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_the_outer_folds_are_a_signed_parameter_that_the_cv_uses(tmp_path):
+    """The fold count reaches the signature from the config, not from a literal, and the CV runs it."""
+    data = _turn_labelled(tmp_path / "t.json")
+    fits = {}
+    for folds in (5, 3):
+        res = crseval(
+            "judge", "fit", str(data), "--questions", "none", "--folds", str(folds), "--n-boot", "0",
+            "--out", str(tmp_path / f"fit{folds}"), "--format", "json",
+        )  # fmt: skip
+        signature = json.loads(res.stdout)["signature"]
+        assert f"nested-grouped-cv({folds}-fold,inner 5-fold)" in signature
+        assert f"|folds:{folds}" in signature
+        cv = pd.read_csv(tmp_path / f"fit{folds}" / "tables" / "judge_fit_cv.csv").set_index(
+            "judge"
+        )
+        fits[folds] = cv.loc["calibrated (rules)", "pearson"]
+    assert fits[3] != pytest.approx(fits[5], abs=1e-9)

@@ -7,7 +7,16 @@ import pytest
 from crseval.core.types import Item
 from crseval.data.base import SerendipityStudy
 from crseval.data.io import DatasetInfo
-from crseval.serendipity.proxies import desr, features, purs, snpr, sog, to_likert
+from crseval.serendipity.proxies import (
+    desr,
+    features,
+    purs,
+    score,
+    signatures,
+    snpr,
+    sog,
+    to_likert,
+)
 
 
 def study():
@@ -54,10 +63,33 @@ def test_proxy_formulas_by_hand():
             "purs_distance": [1.0, 0.0],
         }
     )
-    assert sog(f) == pytest.approx([(0.8 + 0.4 + 0.5 + 0.2) / 4, (0.2 + 0.6 + 0.0 + 1.0) / 4])
+    assert sog(f, (0.25,) * 4) == pytest.approx(
+        [(0.8 + 0.4 + 0.5 + 0.2) / 4, (0.2 + 0.6 + 0.0 + 1.0) / 4]
+    )
     assert snpr(f, lam=0.3) == pytest.approx([0.3 * 0.8 + 0.7 * 0.5, 0.3 * 0.2])
-    assert purs(f) == pytest.approx([0.8 + 1.0 * np.exp(-1.0), 0.2])
+    assert purs(f, factor=1.0) == pytest.approx([0.8 + 1.0 * np.exp(-1.0), 0.2])
     assert desr(f) == pytest.approx([0.8 * 0.5 / 1.3, 0.0])
+    # what runs is what the metrics declare: SNPR's λ is the SerenEva paper's 70 % relevance weight
+    assert score("snpr", f) == pytest.approx(snpr(f, lam=0.7))
+    assert score("sog", f) == pytest.approx(sog(f, (0.25,) * 4))
+
+
+def test_a_declared_parameter_reaches_the_scores_and_the_signature(monkeypatch):
+    import dataclasses
+
+    from crseval.core import registry
+
+    f = pd.DataFrame({"relevance": [0.8, 0.2], "unexpectedness": [0.5, 0.0]})
+    assert signatures(["snpr", "random", "llm"]) == {"snpr": "snpr(lam=0.7)"}
+    declared = registry.get_metric
+    changed = dataclasses.replace(declared("snpr", "serendipity"), params={"lam": 0.3})
+    monkeypatch.setattr(
+        registry,
+        "get_metric",
+        lambda name, cap=None: changed if name == "snpr" else declared(name, cap),
+    )
+    assert signatures(["snpr"]) == {"snpr": "snpr(lam=0.3)"}
+    assert score("snpr", f) == pytest.approx(snpr(f, lam=0.3))
 
 
 def test_features_by_hand():

@@ -91,6 +91,7 @@ def test_relevance_from_the_users_own_rating_changes_the_proxies(shared, tmp_pat
     own = json.loads(crseval(*args, "--relevance", "rating", "--out", str(tmp_path / "b")).stdout)
     assert pred["result"][0]["pearson_%"] != own["result"][0]["pearson_%"]
     assert "|relevance:rating|" in own["signature"]
+    assert "snpr(lam=0.7)" in own["signature"]  # the proxy's declared parameter, as it ran
 
 
 def test_llm_evaluators_with_aux_switches_through_the_cli(shared, tmp_path):
