@@ -7,12 +7,19 @@ what real users ask for beyond them."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from crseval.text.movie_text import genre_mentions
 
-if TYPE_CHECKING:
-    from crseval.adaptation.following import Following
+
+class Reader(Protocol):
+    """What the reading needs of its caller (:class:`crseval.adaptation.following.Following`): the
+    catalogue (``kb.movies``, ``kb.newest``), each matched item's row in it, and the title matcher."""
+
+    kb: Any
+    row: dict
+    matcher: Any
+
 
 REQUEST = re.compile(
     r"\b(recommend\w*|suggest\w*|looking for|look for|want|wanna|give me|show me|find me|"
@@ -35,7 +42,7 @@ RECENT = re.compile(
 LIKED = re.compile(r"\b(?:love[ds]?|like[ds]?|enjoyed|favou?rite|similar)\b")
 
 
-def reference_films(following: Following, text: str) -> list[str]:
+def reference_films(following: Reader, text: str) -> list[str]:
     """Catalogue titles named within 40 characters after a "like"/"similar to" cue in ``text``, or within
     40 characters of a liking cue ("I loved …", "… like that", "my favourite movie is …") in a turn that
     asks for films (a request or a genre wanted)."""
@@ -58,7 +65,7 @@ def reference_films(following: Following, text: str) -> list[str]:
     ]
 
 
-def extra_wishes(following: Following, text: str) -> list[str]:
+def extra_wishes(following: Reader, text: str) -> list[str]:
     """The wishes of :data:`CATEGORIES` that are read: ``like:<title>`` and a recent ``year`` range."""
     out = [f"like:{t}" for t in reference_films(following, text)]
     low, newest = text.lower(), following.kb.newest

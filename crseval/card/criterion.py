@@ -18,58 +18,15 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from crseval.card.criterion_config import CriterionConfig
 from crseval.card.criterion_tables import PER_DIALOGUE, criterion_tables, summary
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Part, Progress
 from crseval.core.output import Output
 from crseval.data.catalogue_map import catalogue_of, catalogues
-from crseval.llm import LLMConfig
 
 if TYPE_CHECKING:
     from crseval.runs.store import RunStore
-
-
-# (qualified metric, part, column, on the card) — the card's rows readable from words, then the others
-class CriterionConfig(BaseModel):
-    """Real users' dialogues with real CRSs → the card's metrics against the users' own verdicts."""
-
-    model_config = ConfigDict(extra="forbid")
-    data: str = Field(
-        ...,
-        description="Real users' dialogues with a label per dialogue: a CRSArena-Dial folder or file "
-        "(../shared/data/arena/crsarena_dial), or session logs whose dialogues carry one.",
-        json_schema_extra={"argument": True},
-    )
-    catalog: str = Field(
-        ...,
-        description="Catalogue(s) to ground titles in: one (a file or folder, or 'sample'), or "
-        "'redial=PATH,opendialkg=PATH' — each CRS grounded in the one its name ends with.",
-    )
-    label: str = Field(
-        "satisfied",
-        description="The dialogue label the users gave (CRSArena-Dial: satisfied).",
-        json_schema_extra={"signed": True},
-    )
-    votes: str | None = Field(
-        None,
-        description="Votes CSV(s), comma-separated (default: the votes*.csv beside a CRSArena-Dial file).",
-    )
-    elo: str | None = Field(
-        None,
-        description="The systems' published ranking (crowd,system,elo; default: published_elo.csv "
-        "beside the data; without one, the systems' mean label).",
-    )
-    judge: bool = Field(False, description="Also the LLM judge's aspects (one call per dialogue).")
-    llm: LLMConfig = LLMConfig()
-    n_boot: int = Field(
-        2000,
-        ge=100,
-        description="Bootstrap resamples of each CI.",
-        json_schema_extra={"signed": True},
-    )
-    seed: int = Field(0, description="Seed of the resamples.", json_schema_extra={"signed": True})
 
 
 def _arena_files(data: Path) -> list[Path]:

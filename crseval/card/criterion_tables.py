@@ -4,7 +4,6 @@ against the users' labels (per dialogue), votes (per battle) and the published r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -13,11 +12,9 @@ from crseval.core.numbers import ci_text
 from crseval.core.output import Output
 from crseval.core.registry import find_metric, get_table
 from crseval.stats.criterion import battle_agreement, concordance, system_tau
+from crseval.card.criterion_config import CriterionConfig
 from crseval.card.rows import ROWS
 from crseval.stats.paired import verdict
-
-if TYPE_CHECKING:
-    from crseval.card.criterion import CriterionConfig
 
 BAR = (0.70, 0.65)  # what "predicts real users" asks: dialogue-level AUC, share of decided battles
 EXTRA = (
