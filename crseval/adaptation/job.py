@@ -13,6 +13,7 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from crseval.core.keys import key
 from crseval.adaptation.analysis import analysis_into, wide_metrics
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.scoring import STREAM, SessionScoring
@@ -63,11 +64,9 @@ def _simulate(
         dropped = store.drop_records(STREAM, lambda r: bool(r.get("errors")))
         if dropped:
             store.log(f"retrying {dropped} sessions recorded as failed")
-    done = store.done_keys(STREAM)
     total = config.sessions * config.repeats
-    tasks = [
-        (m.name, s) for s in range(total) for m in config.models if f"{m.name}|{s}" not in done
-    ]
+    work = [(key(m.name, s), (m.name, s)) for s in range(total) for m in config.models]
+    tasks = [task for _, task in store.stream(STREAM).todo(work)]
     bar = progress("preference-shift sessions", len(config.models) * total)
     bar(len(config.models) * total - len(tasks))
     cache = str(store.cache_path)
@@ -411,10 +410,10 @@ def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Output:
 def _score_all(logs, scoring: SessionScoring, progress: Progress) -> list[dict]:
     """Sessions scored in batches of ``SCORE_BATCH`` (each distinct utterance of a batch is encoded and read
     once; the bar's ETA moves per batch), judged and appended (a resumed run reads what is already scored)."""
-    keys = {r["key"] for r in logs}
-    earlier = [r for r in scoring.store.records(STREAM) if r["key"] in keys]
-    done = {r["key"] for r in earlier}
-    todo = [r for r in logs if r["key"] not in done]
+    records = scoring.store.stream(STREAM)
+    todo = [r for _, r in records.todo([(r["key"], r) for r in logs])]
+    # what an interrupted run already scored is read back only when there is some
+    earlier = records.read(r["key"] for r in logs) if len(todo) < len(logs) else []
     bar = progress("scoring sessions", len(logs))
     bar(len(logs) - len(todo))
     fresh = []

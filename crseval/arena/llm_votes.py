@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from crseval.core.keys import key
 from crseval.core.types import Dialogue
 from crseval.data.votes import TIE
 from crseval.judge.rubric import SYSTEM, transcript
@@ -71,19 +72,14 @@ def llm_votes(
     progress: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:
     """One vote per pair (columns as a vote file's, plus the two orders' P(crs1 better) and their agreement)."""
-    done = {r["key"]: r for r in store.records(STREAM)}
     work = [(a, b, order) for a, b in pairs for order in ("ab", "ba")]
-    todo = [w for w in work if _key(*w) not in done]
-    if progress and len(todo) < len(work):
-        progress(len(work) - len(todo))
 
-    def ask(w) -> None:
+    def ask(w) -> dict:
         a, b, order = w
         first, second = (a, b) if order == "ab" else (b, a)
         res = client.rate(_request(first[2], second[2], seed), (1, 2))
         p_second = None if res.value is None else res.value - 1
-        rec = {
-            "key": _key(*w),
+        return {
             "crs1": a[1],
             "crs2": b[1],
             "order": order,
@@ -91,10 +87,10 @@ def llm_votes(
             "p_crs1": None if p_second is None else (1 - p_second if order == "ab" else p_second),
             "error": res.error,
         }
-        if store.append(STREAM, rec):
-            done[rec["key"]] = rec
 
-    client.map(todo, ask, progress)
+    records = store.stream(STREAM)
+    records.run([(_key(*w), w) for w in work], ask, mapper=client.map, progress=progress)
+    done = {r["key"]: r for r in records.read()}
     rows = []
     for k, (a, b) in enumerate(pairs):
         p = [done.get(_key(a, b, o), {}).get("p_crs1") for o in ("ab", "ba")]
@@ -133,4 +129,4 @@ def llm_votes(
 
 
 def _key(a: tuple, b: tuple, order: str) -> str:
-    return f"{a[0]}~{b[0]}|{order}"
+    return key(f"{a[0]}~{b[0]}", order)

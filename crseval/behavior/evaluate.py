@@ -27,13 +27,13 @@ from crseval.behavior.explicit import (
 )
 from crseval.behavior.generation import bleu, dist
 from crseval.behavior.implicit import PairClassifier
-from crseval.core.cancel import check as check_cancelled
 from crseval.core.errors import CrsevalError
 from crseval.core.output import Output
 from crseval.core.types import Dialogue, Utterance
 from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
+from crseval.runs.stream import key
 
 SYSTEM_PROMPT = (
     "You are a friendly movie recommender chatting with a seeker who wants a movie to watch. "
@@ -97,26 +97,22 @@ def generate_responses(
     progress: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:
     """One resumable record per context; failures are recorded with their error."""
-    done = store.done_keys(stream)
-    todo = [c for c in ctxs if f"{c.dialogue}|{c.turn}" not in done]
-    if progress and len(todo) < len(ctxs):
-        progress(len(ctxs) - len(todo))
 
-    def one(c: Context) -> None:
+    def one(c: Context) -> dict:
         res = client.try_complete(response_request(c, seed))
-        store.append(
-            stream,
-            {
-                "key": f"{c.dialogue}|{c.turn}",
-                "dialogue": c.dialogue,
-                "turn": c.turn,
-                "response": res.response.text.strip() if res.ok else None,
-                "error": res.error,
-            },
-        )
+        return _response(c, res.response.text.strip() if res.ok else None, res.error)
 
-    client.map(todo, one, progress)
-    return pd.DataFrame(store.records(stream))
+    records = store.stream(stream)
+    records.run(_keyed(ctxs), one, mapper=client.map, progress=progress)
+    return pd.DataFrame(records.read())
+
+
+def _keyed(ctxs: Sequence[Context]) -> list[tuple[str, Context]]:
+    return [(key(c.dialogue, c.turn), c) for c in ctxs]
+
+
+def _response(c: Context, text: str | None, error: str | None) -> dict:
+    return {"dialogue": c.dialogue, "turn": c.turn, "response": text, "error": error}
 
 
 def history(ctx: Context) -> list[dict[str, str]]:
@@ -142,26 +138,14 @@ def generate_with(
 ) -> pd.DataFrame:
     """Your own system (a :mod:`crseval.simulation.plugins` CRS) answers every context; resumable, failures
     recorded with their error."""
-    done = store.done_keys(stream)
-    todo = [c for c in ctxs if f"{c.dialogue}|{c.turn}" not in done]
-    if progress and len(todo) < len(ctxs):
-        progress(len(ctxs) - len(todo))
-    for c in todo:
-        check_cancelled()
+
+    def one(c: Context) -> dict:
         reply = crs.respond(history(c))
-        store.append(
-            stream,
-            {
-                "key": f"{c.dialogue}|{c.turn}",
-                "dialogue": c.dialogue,
-                "turn": c.turn,
-                "response": None if reply.error else reply.text.strip(),
-                "error": reply.error,
-            },
-        )
-        if progress:
-            progress(1)
-    return pd.DataFrame(store.records(stream))
+        return _response(c, None if reply.error else reply.text.strip(), reply.error)
+
+    records = store.stream(stream)
+    records.run(_keyed(ctxs), one, progress=progress)
+    return pd.DataFrame(records.read())
 
 
 def load_responses(path: str | Path) -> pd.DataFrame:

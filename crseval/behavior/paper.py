@@ -99,21 +99,32 @@ def _cv(
     epochs,
     progress,
 ) -> list[dict]:
-    done = {r["key"]: r for r in store.records(UNITS)}
+    records = store.stream(UNITS)
     pool = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
     rows = []
+
+    trained = []  # checkpoint folders, removed once their fold is recorded
+
+    def fold(w) -> dict:
+        unit, f, train, test = w
+        model, folder = _train(store, unit, train, seed + f, epochs, progress)
+        trained.append(folder)
+        return {**evaluate_pairs(model, test), "train_pairs": len(train)}
+
     for protocol in protocols:
-        per_fold = []
-        for f, (train, test) in enumerate(
-            _folds(sentences, pool, protocol, k, n, hard, fold_maps, seed)
-        ):
-            unit = f"{design}-{protocol}-fold{f + 1}"
-            if unit not in done:
-                model, folder = _train(store, unit, train, seed + f, epochs, progress)
-                done[unit] = {"key": unit, **evaluate_pairs(model, test), "train_pairs": len(train)}
-                store.append(UNITS, done[unit])
-                shutil.rmtree(folder)  # a finished fold needs no checkpoint
-            per_fold.append(done[unit])
+        # the key also names the fold's checkpoint folder, hence "-" where other streams write "|"
+        work = [
+            (unit, (unit, f, train, test))
+            for f, (train, test) in enumerate(
+                _folds(sentences, pool, protocol, k, n, hard, fold_maps, seed)
+            )
+            for unit in [f"{design}-{protocol}-fold{f + 1}"]
+        ]
+        records.run(work, fold)
+        by_unit = {r["key"]: r for r in records.read(unit for unit, _ in work)}
+        per_fold = [by_unit[unit] for unit, _ in work]
+        while trained:  # a recorded fold needs no checkpoint
+            shutil.rmtree(trained.pop())
         cv = PairCV([r["accuracy"] for r in per_fold], [r["kappa"] for r in per_fold])
         low, high = cv.accuracy_ci()
         rows.append(

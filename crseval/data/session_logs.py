@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from crseval.core.keys import key
 from crseval.core.errors import CrsevalError
 from crseval.core.order import in_key_order
 from crseval.core.types import Role
@@ -238,7 +239,7 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
     ]
     genre = obj.get("true_genre")
     record = {
-        "key": f"{model.strip()}|{sid}",
+        "key": key(model.strip(), sid),
         "model": model.strip(),
         "session": sid,
         "true_genre": genre if isinstance(genre, str) else None,

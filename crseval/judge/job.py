@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from crseval.core.keys import key
 from crseval.core.config import CommaList, load_config
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, no_progress
@@ -268,7 +269,7 @@ def _member_records(name: str, extra: dict, judged: JudgedSet, first: str) -> li
             )
             out.append(
                 {
-                    "key": f"calibrated|{item}|{aspect}",
+                    "key": key("calibrated", item, aspect),
                     "judge": f"calibrated ({name})",
                     "sample": 0,
                     "item": item,

@@ -9,6 +9,7 @@ from crseval.core.types import Dialogue
 from crseval.judge.rubric import judge_request, rubric_for
 from crseval.llm.client import LLMClient
 from crseval.runs.store import RunStore
+from crseval.runs.stream import key
 
 Item = tuple[
     str, Dialogue, "int | None"
@@ -45,21 +46,13 @@ def judge_items(
     rating that could not be obtained is recorded with its error (score None), never replaced by a
     default. The ratings of aspect ``hidden`` also carry the model's hidden states over each assistant
     reply (:func:`crseval.judge.rubric.judge_request`), under their own record keys."""
-    done = store.done_keys(stream)
+    records = store.stream(stream)
     work = [
         (j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects
     ]
+    keyed = [(_key(*w) + ("|hidden" if w[3] == hidden else ""), w) for w in work]
 
-    def key(w) -> str:
-        return _key(*w) + ("|hidden" if w[3] == hidden else "")
-
-    keys = {key(w) for w in work}
-    todo = [w for w in work if key(w) not in done]
-    if progress and len(todo) < len(work):
-        progress(len(work) - len(todo))
-    fresh: list[dict] = []
-
-    def rate(w) -> None:
+    def rate(w) -> dict:
         judge, sample, (item_id, dialogue, target), aspect = w
         rubric = rubric_for(
             aspect,
@@ -77,7 +70,6 @@ def judge_items(
         )
         res = judge.client.rate(req, rubric.scale)
         rec = {
-            "key": key(w),
             "judge": judge.name,
             "sample": sample,
             "item": item_id,
@@ -93,18 +85,13 @@ def judge_items(
         }
         if aspect == hidden:
             rec["hidden"] = res.hidden
-        if store.append(stream, rec):
-            fresh.append(rec)
+        return rec
 
     for judge in judges:  # each judge's own concurrency limit applies to its own calls
-        mine = [w for w in todo if w[0] is judge]
-        judge.client.map(mine, rate, progress)
-    # records of earlier (interrupted) runs are read back only when some of this work was already done
-    earlier = (
-        [r for r in store.records(stream) if r["key"] in keys] if len(todo) < len(work) else []
-    )
-    return earlier + fresh
+        mine = [(k, w) for k, w in keyed if w[0] is judge]
+        records.run(mine, rate, mapper=judge.client.map, progress=progress)
+    return records.read(k for k, _ in keyed)
 
 
 def _key(judge: Judge, sample: int, item: Item, aspect: str) -> str:
-    return f"{judge.name}|s{sample}|{item[0]}|{aspect}"
+    return key(judge.name, f"s{sample}", item[0], aspect)

@@ -26,6 +26,7 @@ from crseval.core.glossary import undeclared
 from crseval.core.signature import format_signature
 from crseval.runs.formats import latex_table, markdown_table
 from crseval.runs.provenance import identity
+from crseval.runs.stream import Stream
 
 LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
 
@@ -216,6 +217,10 @@ class RunStore:
             out.append(rec)
             offset += len(raw) + 1
         return out
+
+    def stream(self, name: str) -> Stream:
+        """A stream of records with resumable work over it (:mod:`crseval.runs.stream`)."""
+        return Stream(self, name)
 
     def done_keys(self, name: str) -> set[str]:
         with self._lock:

@@ -27,6 +27,7 @@ from crseval.core.signature import prompt_hash
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
+from crseval.runs.stream import key
 from crseval.serendipity.context import (
     genre_distance,
     has_history,
@@ -207,12 +208,10 @@ def llm_scores(
     stream = f"serendipity_{name}"
     # the protocol is part of the key: records of a run made before histories stopped at the target are not reused
     tag = prompt_hash(SYSTEM, QUESTION, aux.tag(), shots, "history:strictly-before-target")
-    done = store.done_keys(stream)
+    records = store.stream(stream)
     targets = list(rows) if rows is not None else list(range(len(study.answers)))
-    work = [(i, r) for i in range(runs) for r in targets]
-    todo = [w for w in work if f"{tag}|{w[0]}|{w[1]}" not in done]
-    if progress and len(todo) < len(work):
-        progress(len(work) - len(todo))
+    work = [(key(tag, run, r), (run, r)) for run in range(runs) for r in targets]
+    todo = [w for _, w in records.todo(work)]
     summaries = (
         profiles(
             study, client, sorted({tuple(study.answers.iloc[r][["user", "item"]]) for _, r in todo})
@@ -221,27 +220,23 @@ def llm_scores(
         else {}
     )
 
-    def one(w) -> None:
+    def one(w) -> dict:
         run, idx = w
         row = study.answers.iloc[idx]
         ex = few_shot(study, row["user"], shots, seed + idx) if shots else []
         profile = summaries.get((row["user"], row["item"]))
         res = client.rate(request(study, row, aux, ex, seed=seed + run, profile=profile))
-        store.append(
-            stream,
-            {
-                "key": f"{tag}|{run}|{idx}",
-                "run": run,
-                "row": idx,
-                "user": row["user"],
-                "item": row["item"],
-                "score": res.value,
-                "method": res.method,
-                "error": res.error,
-            },
-        )
+        return {
+            "run": run,
+            "row": idx,
+            "user": row["user"],
+            "item": row["item"],
+            "score": res.value,
+            "method": res.method,
+            "error": res.error,
+        }
 
-    client.map(todo, one, progress)
-    recs = pd.DataFrame([r for r in store.records(stream) if str(r["key"]).startswith(tag + "|")])
+    records.run(work, one, mapper=client.map, progress=progress)
+    recs = pd.DataFrame(records.read(k for k, _ in work))
     means = recs.groupby("row")["score"].mean() if len(recs) else pd.Series(dtype=float)
     return means.reindex(range(len(study.answers))).to_numpy(float)

@@ -10,6 +10,7 @@ from crseval.core.registry import (
 )
 
 C = "serendipity"
+SNPR_LAMBDA = 0.7  # the SerenEva paper's relevance weight: what SNPR runs with and is signed with
 
 declare_capability(
     C,
@@ -39,11 +40,11 @@ metric(
 )
 metric(
     "snpr",
-    "SNPR: λ·relevance + (1−λ)·unexpectedness (λ: the SerenEva paper's relevance weight)",
+    f"SNPR: λ·relevance + (1−λ)·unexpectedness (λ = {SNPR_LAMBDA}, the SerenEva paper's relevance weight)",
     label="SNPR",
     capability=C,
     role="baseline",
-    params={"lam": 0.7},
+    params={"lam": SNPR_LAMBDA},
     scale="1–5 (min-max scaled)",
 )
 metric(

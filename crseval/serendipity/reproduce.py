@@ -45,6 +45,7 @@ from crseval.serendipity.job import predictions
 from crseval.serendipity.meta import _pearson, meta_evaluate, with_ci
 from crseval.serendipity.prompts import STYLES, Style, style_request
 from crseval.serendipity.proxies import signatures
+from crseval.runs.stream import key
 
 PROXY_NAMES = ["random", "sog", "snpr", "purs", "desr"]
 FEW_SHOT, SHOTS = "sereneva-fewshot", 5  # the paper's few-shot rows: its prompt after five examples
@@ -142,38 +143,32 @@ class Rater:
             i: (content_hash(repr((req.messages, style.scale)).encode()), req, style)
             for i, req, style in requests
         }
-        done = self.store.done_keys(self.STREAM)
         first: dict[str, Hashable] = {}  # identical requests are rated once, in the given order
-        for i, (key, _, _) in keyed.items():
-            first.setdefault(key, i)
-        todo = [
-            (i, run)
-            for i in first.values()
-            for run in range(self.runs)
-            if f"{keyed[i][0]}|{run}" not in done
-        ]
+        for i, (h, _, _) in keyed.items():
+            first.setdefault(h, i)
+        records = self.store.stream(self.STREAM)
+        todo = records.todo(
+            [(key(keyed[i][0], run), (i, run)) for i in first.values() for run in range(self.runs)]
+        )
 
-        def one(w) -> None:
+        def one(w) -> dict:
             i, run = w
-            key, req, style = keyed[i]
+            _, req, style = keyed[i]
             res = self.client.rate(replace(req, seed=run), style.scale)
-            self.store.append(
-                self.STREAM,
-                {
-                    "key": f"{key}|{run}",
-                    "score": None if res.value is None else style.to_likert(res.value),
-                    "method": res.method,
-                    "error": res.error,
-                },
-            )
+            return {
+                "score": None if res.value is None else style.to_likert(res.value),
+                "method": res.method,
+                "error": res.error,
+            }
 
         if todo:
-            self.client.map(todo, one, self.progress(f"LLM ratings: {what}", len(todo)))
+            progress = self.progress(f"LLM ratings: {what}", len(todo))
+            records.run(todo, one, mapper=self.client.map, progress=progress)
         scores: dict[str, list[float]] = {}
-        for r in self.store.records(self.STREAM):
+        for r in records.read():
             if r["score"] is not None:
                 scores.setdefault(r["key"].rsplit("|", 1)[0], []).append(r["score"])
-        return {i: float(np.mean(scores[key])) for i, (key, _, _) in keyed.items() if key in scores}
+        return {i: float(np.mean(scores[h])) for i, (h, _, _) in keyed.items() if h in scores}
 
 
 def _column(values: dict, rows: np.ndarray, tag: str) -> np.ndarray:

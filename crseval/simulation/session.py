@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from crseval.core.keys import key
 from crseval.data.kb import MovieKB, load_kb
 from crseval.llm import LLMConfig, LLMClient, make_client
 from crseval.simulation.config import ModelConfig, SessionSpec
@@ -39,11 +40,11 @@ def repeat_seed(seed: int, user: int, repeat: int) -> int:
 
 def client_for(llm: LLMConfig, cache_path: str | None, role: str = "other") -> LLMClient:
     """One client per (LLM config, cache, role) per process, shared by the sessions running in it."""
-    key = (llm.model_dump_json(), cache_path, role)
+    ident = (llm.model_dump_json(), cache_path, role)
     with _LOCK:
-        if key not in _CLIENTS:
-            _CLIENTS[key] = make_client(llm, cache_path, role=role)
-        return _CLIENTS[key]
+        if ident not in _CLIENTS:
+            _CLIENTS[ident] = make_client(llm, cache_path, role=role)
+        return _CLIENTS[ident]
 
 
 def close_clients() -> None:
@@ -145,7 +146,7 @@ def run_session(
                 break
             text, truth = said
     return {
-        "key": f"{model.name}|{session}",
+        "key": key(model.name, session),
         "model": model.name,
         "session": session,
         "user": user_index,

@@ -1,0 +1,58 @@
+"""The one resume implementation: work over keys, computed once, appended as it finishes, read back."""
+
+import pytest
+
+from crseval.core import cancel
+from crseval.core.keys import key
+from crseval.runs.store import RunStore
+
+
+def test_only_work_without_a_record_is_computed_and_the_done_count_first(tmp_path):
+    records = RunStore(tmp_path / "run").stream("squares")
+    calls, ticks = [], []
+
+    def square(n: int) -> dict:
+        calls.append(n)
+        return {"n": n, "square": n * n}
+
+    work = [(key("n", n), n) for n in range(4)]
+    assert records.run(work[:2], square, progress=ticks.append) == 2
+    assert records.run(work, square, progress=ticks.append) == 2
+    assert calls == [0, 1, 2, 3] and ticks == [1, 1, 2, 1, 1]
+    assert [r["square"] for r in records.read()] == [0, 1, 4, 9]
+    assert [r["key"] for r in records.read([key("n", 3), key("n", 1)])] == ["n|1", "n|3"]
+    # a fresh store on the same directory resumes from the file, not from memory
+    again = RunStore(tmp_path / "run").stream("squares")
+    assert again.todo(work + [(key("n", 9), 9)]) == [("n|9", 9)]
+
+
+def test_an_interrupted_run_keeps_what_finished_and_resumes_with_the_rest(tmp_path):
+    records = RunStore(tmp_path / "run").stream("s")
+    work = [(key(i), i) for i in range(5)]
+
+    def stop_at_three(i: int) -> dict:
+        if i == 3:
+            cancel.cancel()
+        return {"i": i}
+
+    try:
+        with pytest.raises(cancel.Interrupted):
+            records.run(work, stop_at_three)  # one by one: cancellation is checked between items
+    finally:
+        cancel.reset()
+    assert [r["i"] for r in records.read()] == [0, 1, 2, 3]
+    assert records.run(work, lambda i: {"i": i}) == 1
+
+
+def test_a_mapper_runs_the_work_and_its_records_are_appended(tmp_path):
+    records = RunStore(tmp_path / "run").stream("m")
+    seen = []
+
+    def mapper(items, fn, progress):  # what an LLM client's map does, in order
+        for item in items:
+            seen.append(item[0])
+            fn(item)
+
+    records.run([("a", 1), ("b", 2)], lambda v: {"v": v}, mapper=mapper)
+    assert seen == ["a", "b"] and [r["v"] for r in records.read()] == [1, 2]
+    assert records.append({"key": "a", "v": 9}) is False  # a done key is never written twice
