@@ -72,6 +72,7 @@ def execute(
     from crseval.plotting import figure_formats
     from crseval.report.html import write_report
     from crseval.runs import RunStore
+    from crseval.runs.job_store import JobStore
     from crseval.runs.provenance import provenance
     from crseval.runs.writer import write_output
 
@@ -80,7 +81,7 @@ def execute(
     store.begin(provenance(job.name, config))
     try:
         with collecting() as clients:
-            output = job.run(config, store, progress)
+            output = job.run(config, JobStore(store), progress)
         if clients:
             _usage_into(output, clients)
         result = write_output(store, job.name, config, output)
@@ -173,6 +174,7 @@ def _recorded(job: JobSpec, config: BaseModel, real: Path, export: bool = False)
     from crseval.core.config import validate
     from crseval.llm.planning import PlanComplete, planning
     from crseval.runs import RunStore
+    from crseval.runs.job_store import JobStore
 
     if job.parts is not None:
         out = []
@@ -190,7 +192,7 @@ def _recorded(job: JobSpec, config: BaseModel, real: Path, export: bool = False)
         with planning(real / "llm_cache.sqlite", export) as recorder:
             store = RunStore(scratch)
             try:
-                job.run(config, store, no_progress)
+                job.run(config, JobStore(store), no_progress)
             except PlanComplete:  # the job has made its last LLM call
                 pass
             except Exception:  # exporting: the run cannot go on without the answers it waits for
