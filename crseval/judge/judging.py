@@ -87,10 +87,15 @@ def judge_items(
             rec["hidden"] = res.hidden
         return rec
 
+    # records of earlier (interrupted) runs are read back only when some of this work was already done:
+    # a shift run judges each session as it ends, and reading the whole stream each time would not scale
+    some_done = len(records.todo(keyed)) < len(keyed)
+    earlier = records.read(k for k, _ in keyed) if some_done else []
+    fresh = []
     for judge in judges:  # each judge's own concurrency limit applies to its own calls
         mine = [(k, w) for k, w in keyed if w[0] is judge]
-        records.run(mine, rate, mapper=judge.client.map, progress=progress)
-    return records.read(k for k, _ in keyed)
+        fresh += records.run(mine, rate, mapper=judge.client.map, progress=progress)
+    return earlier + fresh
 
 
 def _key(judge: Judge, sample: int, item: Item, aspect: str) -> str:

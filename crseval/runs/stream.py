@@ -58,20 +58,23 @@ class Stream:
         *,
         mapper: Mapper | None = None,
         progress: Progress | None = None,
-    ) -> int:
+    ) -> list[dict[str, Any]]:
         """Compute and append the record (``compute(item)`` plus its ``key``) of every item not yet
-        recorded; returns how many were computed. The items already done advance ``progress`` at once."""
+        recorded; returns those records, in the order they finished. The items already done advance
+        ``progress`` at once."""
         todo = self.todo(work)
         if progress and len(todo) < len(work):
             progress(len(work) - len(todo))
+        fresh: list[dict[str, Any]] = []
 
         def one(pair: tuple[str, T]) -> None:
-            k, item = pair
-            self.store.append(self.name, {"key": k, **compute(item)})
+            record = {"key": pair[0], **compute(pair[1])}
+            if self.store.append(self.name, record):
+                fresh.append(record)
 
         if todo:
             (mapper or _one_by_one)(todo, one, progress)
-        return len(todo)
+        return fresh
 
     def append(self, record: dict[str, Any]) -> bool:
         """One record (with its ``key``) computed elsewhere; False where its key is done."""

@@ -16,8 +16,11 @@ def test_only_work_without_a_record_is_computed_and_the_done_count_first(tmp_pat
         return {"n": n, "square": n * n}
 
     work = [(key("n", n), n) for n in range(4)]
-    assert records.run(work[:2], square, progress=ticks.append) == 2
-    assert records.run(work, square, progress=ticks.append) == 2
+    assert [r["key"] for r in records.run(work[:2], square, progress=ticks.append)] == [
+        "n|0",
+        "n|1",
+    ]
+    assert [r["square"] for r in records.run(work, square, progress=ticks.append)] == [4, 9]
     assert calls == [0, 1, 2, 3] and ticks == [1, 1, 2, 1, 1]
     assert [r["square"] for r in records.read()] == [0, 1, 4, 9]
     assert [r["key"] for r in records.read([key("n", 3), key("n", 1)])] == ["n|1", "n|3"]
@@ -41,7 +44,7 @@ def test_an_interrupted_run_keeps_what_finished_and_resumes_with_the_rest(tmp_pa
     finally:
         cancel.reset()
     assert [r["i"] for r in records.read()] == [0, 1, 2, 3]
-    assert records.run(work, lambda i: {"i": i}) == 1
+    assert records.run(work, lambda i: {"i": i}) == [{"key": "4", "i": 4}]
 
 
 def test_a_mapper_runs_the_work_and_its_records_are_appended(tmp_path):
