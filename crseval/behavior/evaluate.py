@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from crseval.core.registry import declared_params
 from crseval.behavior.explicit import (
     TransitionModel,
     entropy_weighted_ba,
@@ -276,7 +277,12 @@ def evaluate_responses(
         "entropy_ba": entropy_weighted_ba(sysl, hum, model) if complete else np.nan,
         "explicit_ba_sentences": float(table.loc[counted, "sentence_match"].mean()),
         "implicit_ba": float(table.loc[counted, "p_same"].mean()),
-        "implicit_ba_share": float((table.loc[counted, "p_same"] >= 0.5).mean()),
+        "implicit_ba_share": float(
+            (
+                table.loc[counted, "p_same"]
+                >= declared_params("implicit_ba_share", "behavior")["threshold"]
+            ).mean()
+        ),
         "bleu4": bleu(table["system"], table["human"], 4),
         "bleu2": bleu(table["system"], table["human"], 2),
         "dist1": dist(table["system"], 1),

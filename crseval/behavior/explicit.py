@@ -36,6 +36,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from crseval.core.registry import declared_params
 from crseval.data.strategies import LABELS, NO_STRATEGY
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Turn
@@ -119,8 +120,12 @@ class TransitionModel:
 
     @classmethod
     def fit(
-        cls, sequences: Iterable[Sequence[str]], order: int = 1, alpha: float = 1.0
+        cls, sequences: Iterable[Sequence[str]], order: int = 1, alpha: float | None = None
     ) -> "TransitionModel":
+        """Counts of each strategy after each history of ``order`` strategies, smoothed by ``alpha``
+        (default: ``entropy_ba``'s declared ``alpha``, crseval/behavior/metrics.py)."""
+        if alpha is None:
+            alpha = declared_params("entropy_ba", "behavior")["alpha"]
         counts: dict[tuple[str, ...], Counter] = defaultdict(Counter)
         for seq in sequences:
             padded = ["<s>"] * order + list(seq)
@@ -144,10 +149,13 @@ def entropy_weighted_ba(
     human: Sequence[TurnLabels],
     model: TransitionModel,
     *,
-    h_min: float = 0.1,
+    h_min: float | None = None,
     turn_label: str = "first",
     skip_first: bool = True,
 ) -> float:
+    """``h_min``: the entropy floor (default: ``entropy_ba``'s declared ``h_min``)."""
+    if h_min is None:
+        h_min = declared_params("entropy_ba", "behavior")["h_min"]
     num = den = 0.0
     for s, h in zip(system, human):
         first = [t[0] if t else "no_strategy" for t in h]

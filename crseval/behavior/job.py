@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from crseval.core.errors import CrsevalError
 from crseval.llm.planning import done_calling
 from crseval.core.job import JobSpec, Progress
-from crseval.core.registry import label
+from crseval.core.registry import label, param_signatures
 from crseval.core.output import Output
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.store import RunStore
@@ -297,7 +297,12 @@ def run(config: RunConfig, store: RunStore, progress: Progress) -> Output:
     out = Output(
         "behavior alignment",
         metrics_table(metrics),
-        signature={"data": ds.info.signature(), "llm": llm_sig, "model": model_sig},
+        signature={
+            "data": ds.info.signature(),
+            "llm": llm_sig,
+            "model": model_sig,
+            "metric": param_signatures(metrics, "behavior"),
+        },
     )
     out.section(
         "Behavior alignment",

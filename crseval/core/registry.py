@@ -254,6 +254,19 @@ def get_metric(name: str, capability: str | None = None) -> MetricSpec:
     return found[0]
 
 
+def declared_params(name: str, capability: str) -> dict[str, Any]:
+    """A metric's declared parameters: what the code computing it runs with, and what it is signed with."""
+    return dict(get_metric(name, capability).params)
+
+
+def param_signatures(names: Iterable[str], capability: str) -> dict[str, str]:
+    """``{name: "name(k=v,…)"}`` for the metrics among ``names`` that declare parameters (a run's
+    ``metric`` signature: what its measures ran with, from their declarations)."""
+    load_declarations()
+    specs = (METRICS.get(f"{capability}.{n}") for n in names)
+    return {s.name: s.signature() for s in specs if s is not None and s.params}
+
+
 def get_table(name: str) -> TableSpec | None:
     load_declarations()
     return _with_joined(TABLES[name]) if name in TABLES else None

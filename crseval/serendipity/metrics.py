@@ -26,7 +26,6 @@ metric(
     "Seeded uniform random scores",
     capability=C,
     role="baseline",
-    params={"seed": 0},
     scale="1–5",
 )
 metric(

@@ -209,20 +209,17 @@ def random_likert(n: int, seed: int = 0) -> np.ndarray:
 PROXIES = {"sog": sog, "snpr": snpr, "purs": purs, "desr": desr, "random": random_scores}
 
 
-def _declared(name: str):
-    from crseval.core.registry import get_metric
-    from crseval.serendipity import metrics  # noqa: F401  (the declarations)
-
-    return get_metric(name, "serendipity")
-
-
 def score(name: str, f: pd.DataFrame, seed: int = 0) -> np.ndarray:
     """A proxy's raw scores with its declared parameters (``random``: seeded by the run's seed)."""
+    from crseval.core.registry import declared_params
+
     if name == "random":
         return random_scores(f, seed=seed)
-    return PROXIES[name](f, **_declared(name).params)
+    return PROXIES[name](f, **declared_params(name, "serendipity"))
 
 
 def signatures(names) -> dict[str, str]:
     """The signature of each proxy among ``names``, from its declared parameters: ``snpr(lam=0.7)``."""
-    return {n: _declared(n).signature() for n in names if n in PROXIES and n != "random"}
+    from crseval.core.registry import param_signatures
+
+    return param_signatures([n for n in names if n in PROXIES], "serendipity")

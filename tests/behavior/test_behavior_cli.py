@@ -96,6 +96,9 @@ def test_run_with_a_responses_file_and_meta(tmp_path):
     )
     bad = values(bad_out)
     assert "|order:2|" in bad_out["signature"]
+    # what the measures ran with, from their declarations (crseval/behavior/metrics.py)
+    assert "entropy_ba(alpha=1.0,h_min=0.1)" in bad_out["signature"]
+    assert "implicit_ba_share(threshold=0.5)" in bad_out["signature"]
     assert good["implicit_ba"] > bad["implicit_ba"]
     assert good["bleu4"] == pytest.approx(100.0)
     assert bad["explicit_ba_counted"] < good["explicit_ba_counted"]

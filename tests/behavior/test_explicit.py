@@ -75,6 +75,28 @@ def test_transition_model_and_entropy_weighting():
     assert entropy_weighted_ba(late_miss, human, m) == pytest.approx(w1 / (w1 + w2))
 
 
+def test_the_entropy_floor_and_smoothing_are_the_declared_parameters(monkeypatch):
+    import dataclasses
+
+    from crseval.core import registry
+
+    seqs = [["no_strategy", x, "credibility"] for x in ("similarity", "offer_help")] * 5
+    human = [[[x] for x in seqs[0]]]
+    system = [[["no_strategy"], ["similarity"], ["offer_help"]]]
+    m = TransitionModel.fit(seqs, order=1)
+    assert m.alpha == 1.0  # entropy_ba(alpha=1.0, h_min=0.1), as declared
+    assert entropy_weighted_ba(system, human, m) == pytest.approx(
+        entropy_weighted_ba(system, human, m, h_min=0.1)
+    )
+    declared = registry.get_metric("entropy_ba", "behavior")
+    changed = dataclasses.replace(declared, params={"h_min": 5.0, "alpha": 2.0})
+    monkeypatch.setitem(registry.METRICS, declared.qualified, changed)
+    assert TransitionModel.fit(seqs, order=1).alpha == 2.0
+    assert entropy_weighted_ba(system, human, m) == pytest.approx(
+        entropy_weighted_ba(system, human, m, h_min=5.0)
+    )
+
+
 def test_dialogue_stats_turns_before_first_recommendation():
     d = Dialogue.from_utterances(
         "d",

@@ -81,13 +81,9 @@ def test_a_declared_parameter_reaches_the_scores_and_the_signature(monkeypatch):
 
     f = pd.DataFrame({"relevance": [0.8, 0.2], "unexpectedness": [0.5, 0.0]})
     assert signatures(["snpr", "random", "llm"]) == {"snpr": "snpr(lam=0.7)"}
-    declared = registry.get_metric
-    changed = dataclasses.replace(declared("snpr", "serendipity"), params={"lam": 0.3})
-    monkeypatch.setattr(
-        registry,
-        "get_metric",
-        lambda name, cap=None: changed if name == "snpr" else declared(name, cap),
-    )
+    declared = registry.get_metric("snpr", "serendipity")
+    changed = dataclasses.replace(declared, params={"lam": 0.3})
+    monkeypatch.setitem(registry.METRICS, declared.qualified, changed)
     assert signatures(["snpr"]) == {"snpr": "snpr(lam=0.3)"}
     assert score("snpr", f) == pytest.approx(snpr(f, lam=0.3))
 
