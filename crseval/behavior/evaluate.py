@@ -34,7 +34,7 @@ from crseval.core.types import Dialogue, Utterance
 from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
-from crseval.runs.stream import key
+from crseval.core.keys import key
 
 SYSTEM_PROMPT = (
     "You are a friendly movie recommender chatting with a seeker who wants a movie to watch. "

@@ -9,7 +9,7 @@ from crseval.core.types import Dialogue
 from crseval.judge.rubric import judge_request, rubric_for
 from crseval.llm.client import LLMClient
 from crseval.runs.store import RunStore
-from crseval.runs.stream import key
+from crseval.core.keys import key
 
 Item = tuple[
     str, Dialogue, "int | None"

@@ -12,9 +12,6 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 from crseval.core import cancel
-from crseval.core.keys import key
-
-__all__ = ["Stream", "key"]
 
 T = TypeVar("T")
 Work = Sequence[tuple[str, T]]

@@ -27,7 +27,7 @@ from crseval.core.signature import prompt_hash
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, Message
 from crseval.runs.store import RunStore
-from crseval.runs.stream import key
+from crseval.core.keys import key
 from crseval.serendipity.context import (
     genre_distance,
     has_history,

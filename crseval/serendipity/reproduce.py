@@ -45,7 +45,7 @@ from crseval.serendipity.job import predictions
 from crseval.serendipity.meta import _pearson, meta_evaluate, with_ci
 from crseval.serendipity.prompts import STYLES, Style, style_request
 from crseval.serendipity.proxies import signatures
-from crseval.runs.stream import key
+from crseval.core.keys import key
 
 PROXY_NAMES = ["random", "sog", "snpr", "purs", "desr"]
 FEW_SHOT, SHOTS = "sereneva-fewshot", 5  # the paper's few-shot rows: its prompt after five examples
