@@ -328,10 +328,10 @@ def _search(groups: np.ndarray) -> GroupedRidgeSearch:
     return GroupedRidgeSearch(ALPHAS, folds=min(INNER_FOLDS, len(np.unique(groups))))
 
 
-def nested_cv(outer: str) -> str:
-    """The signature of :func:`nested_cv_predictions` with ``outer`` folds ("5-fold",
+def nested_cv(outer: str = f"{OUTER_FOLDS}-fold") -> str:
+    """The signature of a ridge fitted by :func:`nested_cv_predictions` with ``outer`` folds ("5-fold",
     "leave-one-system-out")."""
-    return f"nested-grouped-cv({outer},inner {INNER_FOLDS}-fold)"
+    return f"ridge(standardised)|nested-grouped-cv({outer},inner {INNER_FOLDS}-fold)"
 
 
 def nested_cv_predictions(

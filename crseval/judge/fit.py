@@ -561,8 +561,7 @@ def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
             ),
             "llm": client.identity() if client else None,
             "metric": {
-                "judge-fit": "ridge(standardised)|"
-                + nested_cv(
+                "judge-fit": nested_cv(
                     "leave-one-system-out"
                     if config.cv_groups == "system"
                     else f"{config.folds}-fold"

@@ -73,10 +73,6 @@ class Stream:
             (mapper or _one_by_one)(todo, one, progress)
         return fresh
 
-    def append(self, record: dict[str, Any]) -> bool:
-        """One record (with its ``key``) computed elsewhere; False where its key is done."""
-        return self.store.append(self.name, record)
-
     def read(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The stream's records in the order they were written — those of ``keys`` only, if given."""
         records = self.store.records(self.name)

@@ -149,13 +149,6 @@ def predictions(
     return out
 
 
-def calibrated_cv() -> str:
-    """How :func:`calibrated_scores` cross-validates, as its signature says it."""
-    from crseval.judge.calibrated import OUTER_FOLDS, nested_cv
-
-    return "ridge(standardised)|" + nested_cv(f"{OUTER_FOLDS}-fold")
-
-
 def calibrated_scores(study: SerendipityStudy, preds: dict[str, np.ndarray]) -> np.ndarray:
     """The judges' calibration applied to serendipity: a ridge model from the other evaluators' predictions
     (the LLM's readings, proxies, imported scores; random left out) to the ground truth, its penalty chosen by
@@ -387,6 +380,8 @@ def subset(study: SerendipityStudy, preds: dict[str, np.ndarray], rows: Sequence
 
 
 def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Output:
+    from crseval.judge.calibrated import nested_cv  # scikit-learn: loaded only when a run starts
+
     study = (
         load_dataset("sample").serendipity
         if str(config.path) == "sample"
@@ -428,7 +423,7 @@ def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Outpu
             "metric": {
                 "ground_truth": study.ground_truth,
                 **signatures(config.evaluators),
-                **({"calibrated": calibrated_cv()} if "calibrated" in config.evaluators else {}),
+                **({"calibrated": nested_cv()} if "calibrated" in config.evaluators else {}),
             },
         },
     )

@@ -58,4 +58,6 @@ def test_a_mapper_runs_the_work_and_its_records_are_appended(tmp_path):
 
     records.run([("a", 1), ("b", 2)], lambda v: {"v": v}, mapper=mapper)
     assert seen == ["a", "b"] and [r["v"] for r in records.read()] == [1, 2]
-    assert records.append({"key": "a", "v": 9}) is False  # a done key is never written twice
+    assert (
+        records.store.append("m", {"key": "a", "v": 9}) is False
+    )  # a done key is never written twice
