@@ -78,6 +78,21 @@ def test_no_import_cycle_between_modules():
         pytest.fail(f"modules on an import cycle: {' → '.join(e.args[1])}")
 
 
+def test_only_the_runner_opens_a_run_store():
+    """The run directory's writer (``RunStore``) is the runner's: imported under ``crseval/runs/`` and by
+    ``crseval/api.py`` alone. A job is handed a ``JobStore`` (no table, figure, section or signature
+    writer); the report and every reader of a finished run use the read-only ``Run``."""
+    importers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("runs/") or rel == "api.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "RunStore" for a in node.names):
+                importers.append(rel)
+    assert not importers, f"RunStore imported outside the runner: {importers}"
+
+
 def _logical_lines(node: ast.AST) -> int:
     """Lines on which a statement starts: a size the formatter cannot change (a call split over five
     physical lines is one logical line)."""

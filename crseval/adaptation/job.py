@@ -27,7 +27,8 @@ from crseval.core.output import Output
 from crseval.judge.config import JudgeSpec
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
+from crseval.runs.view import Run
 from crseval.simulation.executors import run_sessions
 from crseval.simulation.plugins import load_callable
 from crseval.data.catalogue_note import catalogue_line
@@ -56,7 +57,7 @@ def _models_signature(config: ShiftConfig) -> dict[str, Any]:
 
 
 def _simulate(
-    config: ShiftConfig, store: RunStore, scoring: SessionScoring, progress: Progress
+    config: ShiftConfig, store: JobStore, scoring: SessionScoring, progress: Progress
 ) -> None:
     """Run the sessions not yet recorded (with ``retry_failed``, also those recorded as failed); each is
     scored, judged and appended as soon as it finishes."""
@@ -92,7 +93,7 @@ def _simulate(
 
 def shift_into(
     config: ShiftConfig,
-    store: RunStore,
+    store: JobStore,
     progress: Progress = no_progress,
     *,
     title: str = "Preference-shift adaptation",
@@ -170,7 +171,7 @@ def _headline(out: Output, notes: Sequence[str] = ()) -> Output:
     return out
 
 
-def run(config: ShiftConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: ShiftConfig, store: JobStore, progress: Progress) -> Output:
     out = _headline(shift_into(config, store, progress))
     kb = load_kb(config.kb)
     out.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
@@ -276,7 +277,7 @@ class ScoreConfig(BaseModel):
         return v
 
 
-def sessions(store: RunStore) -> list[dict[str, Any]]:
+def sessions(store: JobStore | Run) -> list[dict[str, Any]]:
     """The run's session records in (model, session) order — parallel sessions finish in any order, and a
     rerun must write the same tables."""
     return in_key_order(store.records(STREAM))
@@ -319,7 +320,7 @@ def _catalogues(config: ScoreConfig) -> dict[str, str | None]:
     )
 
 
-def score(config: ScoreConfig, store: RunStore, progress: Progress) -> Output:
+def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
     """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
     simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
     from crseval.adaptation.published import published_into

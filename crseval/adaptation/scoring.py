@@ -18,7 +18,7 @@ from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.kb import MovieKB
 from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import rubric_for
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.simulation.session import client_for
 from crseval.text.similarity import TfidfSimilarity, make_similarity
 from crseval.text.thesis_lda import ThesisLDA
@@ -31,7 +31,7 @@ JUDGE_STREAM = (
 
 
 def build_scorer(
-    cfg: ScoringSection, kb: MovieKB, store: RunStore, seed: int
+    cfg: ScoringSection, kb: MovieKB, store: JobStore, seed: int
 ) -> tuple[Scorer | ThesisScorer, list[str]]:
     """The configured TAS definition with its similarity and topic models; every fallback is logged as a
     WARNING (shown in the report) and returned, so it also goes into the signature."""
@@ -85,7 +85,7 @@ def as_dialogue(record: dict[str, Any]) -> Dialogue:
     )
 
 
-def judge_panel(section: JudgeSection, store: RunStore) -> list[Judge]:
+def judge_panel(section: JudgeSection, store: JobStore) -> list[Judge]:
     if not section.enabled:
         return []
     return [
@@ -116,7 +116,7 @@ def _calibrated(section: JudgeSection, judges: Sequence[Judge]):
 class SessionScoring:
     """Everything that scores one session, and where it writes."""
 
-    store: RunStore
+    store: JobStore
     kb: MovieKB
     seed: int
     scorer: Scorer | ThesisScorer
@@ -132,7 +132,7 @@ class SessionScoring:
         scoring: ScoringSection,
         judge: JudgeSection | None,
         kb: MovieKB,
-        store: RunStore,
+        store: JobStore,
         seed: int,
     ) -> "SessionScoring":
         scorer, fallbacks = build_scorer(scoring, kb, store, seed)

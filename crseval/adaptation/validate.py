@@ -25,7 +25,8 @@ from crseval.core.config import split_commas
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, no_progress
 from crseval.core.output import Output
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
+from crseval.runs.view import Run
 
 AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
 ORIGINAL_THRESHOLDS = (
@@ -80,13 +81,11 @@ def _sample(texts: list[str], n: int, seed: int) -> list[str]:
     return [texts[i] for i in sorted(idx)]
 
 
-def _records(run: Path) -> tuple[RunStore, list[dict]]:
+def _records(run: Path) -> tuple[Run, list[dict]]:
     from crseval.adaptation.job import sessions
 
-    src = RunStore(run)
-    records = (
-        [r for r in sessions(src) if not r.get("errors") and r["turns"]] if run.is_dir() else []
-    )
+    src = Run(run) if run.is_dir() else None
+    records = [r for r in sessions(src) if not r.get("errors") and r["turns"]] if src else []
     if not records:
         raise CrsevalError(
             "no scored sessions in this run directory",
@@ -116,7 +115,7 @@ def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> p
     return head
 
 
-def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Output:
+def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.adaptation.job import scoring_of
     from crseval.data.kb import load_kb
     from crseval.text.embed import get_embedder
@@ -187,7 +186,7 @@ def validate(config: ValidateConfig, store: RunStore, progress: Progress) -> Out
 
 def validate_into(
     out: Output,
-    store: RunStore,
+    store: JobStore,
     records: list[dict],
     kb,
     scoring: dict,

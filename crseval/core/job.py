@@ -1,8 +1,9 @@
 """The one shape every capability's job has: ``run(config, store, progress) -> Output``.
 
 ``config`` is a pydantic model declared once per job (fields, defaults, validation, help text: the CLI
-builds its options from it, TOML files and the Python API validate against it); ``store`` is the run
-directory (:class:`crseval.runs.RunStore`: its records, for resuming, and its LLM cache);
+builds its options from it, TOML files and the Python API validate against it); ``store`` is what the
+job sees of its run directory (:class:`crseval.runs.job_store.JobStore`: its record streams, for resuming,
+its LLM cache and its own files — never the tables, which the runner writes);
 ``progress(description, total)`` returns an ``advance(n)`` callback. A job computes and returns an
 :class:`crseval.core.output.Output` — its tables, figures, report sections and the signature fields it
 resolved — which the runner (``crseval/api.py: execute``) writes, checks, signs and reports as the job's

@@ -28,7 +28,9 @@ class Section:
     text: str = ""
     tables: tuple[str, ...] = ()  # captioned with their declared descriptions
     figures: tuple[str, ...] = ()
-    drill: dict[str, Any] | None = None  # see crseval.runs.store.RunStore.add_section
+    drill: dict[str, Any] | None = (
+        None  # see crseval.runs.store.RunStore.add_section (the runner's)
+    )
 
 
 @dataclass

@@ -2,8 +2,9 @@
 network requests) built from a run directory. Every string from data — dialogue text, ids, config
 values — goes through ``html.escape``, so hostile text renders as text.
 
-Capabilities describe their part of the report with :meth:`RunStore.add_section` (title, text, tables
-and figures with captions, a drill-down); tables and figures no section names are listed at the end.
+Jobs describe their part of the report in the :class:`~crseval.core.output.Output` they return (``section``:
+title, text, tables and figures with captions, a drill-down), which the runner records in
+``report_sections.json``; tables and figures no section names are listed at the end.
 The report is written for a paper: numbered, captioned figures and tables; column headers are the
 registry's labels (the raw names in a tooltip) and a glossary at the end describes every column shown;
 a table's headline columns come first (the rest one click away) and a one-row table is shown as
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 import time
 from pathlib import Path
@@ -25,7 +27,7 @@ import pandas as pd
 from crseval.core.errors import CrsevalError
 from crseval.core.glossary import describe
 from crseval.core.registry import get_table, shown_columns
-from crseval.runs.store import RunStore, entries
+from crseval.runs.view import Run, entries
 
 MAX_ROWS = 60
 MAX_COLUMNS = 9  # more than this and a table without declared headline columns is split
@@ -154,7 +156,7 @@ def _read(path: Path) -> pd.DataFrame | str:
         return f"could not be read ({type(e).__name__})"
 
 
-def _table_block(store: RunStore, name: str, caption: str | None, open_: bool, doc: _Doc) -> str:
+def _table_block(store: Run, name: str, caption: str | None, open_: bool, doc: _Doc) -> str:
     path = store.path("tables", f"{name}.csv")
     if not path.exists():
         return f'<p class="warn">table {esc(name)} is missing</p>'
@@ -204,7 +206,7 @@ def _drill_rows(pq: Path, keep: np.ndarray) -> pd.DataFrame:
     return pa.concat_tables(parts).to_pandas() if parts else pd.DataFrame()
 
 
-def _drill_block(store: RunStore, drill: dict, doc: _Doc) -> str:
+def _drill_block(store: Run, drill: dict, doc: _Doc) -> str:
     """Nested <details> per level (e.g. model → session), labelled with the mean of ``value``."""
     path = store.path("tables", f"{drill['table']}.csv")
     if not path.exists():
@@ -281,9 +283,9 @@ def _glossary(doc: _Doc) -> str:
     return f"<h2>Glossary</h2><p class='muted'>Every column shown above.</p><dl class='glossary'>{items}</dl>"
 
 
-def _head(store: RunStore, title: str) -> list[str]:
+def _head(store: Run, title: str) -> list[str]:
     parts = [
-        f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.root.name)}</code>, "
+        f"<h1>{esc(title)}</h1><p class='muted'>run directory <code>{esc(store.path().name)}</code>, "
         f"report written {esc(time.strftime('%Y-%m-%d %H:%M:%S'))}</p>"
     ]
     sig_path = store.path("signature.json")
@@ -315,7 +317,7 @@ def _head(store: RunStore, title: str) -> list[str]:
     return parts
 
 
-def _sections(store: RunStore, doc: _Doc) -> tuple[list[str], set[str], set[str]]:
+def _sections(store: Run, doc: _Doc) -> tuple[list[str], set[str], set[str]]:
     parts, used_tables, used_figures = [], set(), set()
     for sec in store.sections():
         parts.append(f"<h2>{esc(sec['title'])}</h2>")
@@ -337,10 +339,13 @@ def _sections(store: RunStore, doc: _Doc) -> tuple[list[str], set[str], set[str]
 
 def write_report(run_dir: str | Path, title: str | None = None) -> Path:
     """Write ``report.html``; the title is remembered, so rewriting the report later keeps it."""
-    store = RunStore(run_dir)
-    meta = store.read_json("report_meta.json") if store.path("report_meta.json").exists() else {}
+    store = Run(run_dir)
+    meta_path = store.path("report_meta.json")
+    meta = store.read_json(meta_path.name) if meta_path.exists() else {}
     title = title or (meta.get("title") if isinstance(meta, dict) else None) or "crseval report"
-    store.write_json("report_meta.json", {"title": title})
+    meta_path.write_text(
+        json.dumps({"title": title}, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     doc = _Doc()
     parts = _head(store, title)
     body, used_tables, used_figures = _sections(store, doc)
@@ -367,6 +372,6 @@ def write_report(run_dir: str | Path, title: str | None = None) -> Path:
         + "\n".join(parts)
         + "</body></html>"
     )
-    out = store.writable("report.html")
+    out = store.path("report.html")
     out.write_text(html_doc, encoding="utf-8")
     return out

@@ -18,7 +18,7 @@ import pandas as pd
 from crseval.core.glossary import describe
 from crseval.core.registry import find_metric, get_table, shown_columns
 from crseval.runs.formats import latex_table, tex
-from crseval.runs.store import RunStore, entries
+from crseval.runs.view import Run, entries
 
 MAX_COLUMNS = 9
 MAX_ROWS = 30  # longer tables are per-row data, left to the CSV
@@ -71,7 +71,7 @@ FIT_WIDTH = "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}
 PREAMBLE = "\\documentclass{article}\n\\usepackage{booktabs,graphicx}\n\\begin{document}\n"
 
 
-def _section(store: RunStore, sec: dict, out: Path) -> list[str]:
+def _section(store: Run, sec: dict, out: Path) -> list[str]:
     """The LaTeX of one report section: its figures (the PDF copied beside, the PNG where the run wrote
     no PDF: ``CRSEVAL_FIGURES``) and inputs of its tables."""
     lines = [f"\\clearpage\n\\section{{{tex(sec['title'])}}}\n"]  # a section's floats stay in it
@@ -101,8 +101,9 @@ def _section(store: RunStore, sec: dict, out: Path) -> list[str]:
 def write_paper(run_dir: str | Path) -> Path:
     """RUN/paper/: a ``<table>.tex`` per report table of at most MAX_ROWS rows, the figures' PDFs, and
     ``main.tex`` putting them in report order (compiles with pdflatex)."""
-    store = RunStore(run_dir)
-    out = store.writable("paper", "main.tex").parent
+    store = Run(run_dir)
+    out = store.path("paper")
+    out.mkdir(exist_ok=True)
     body = [line for sec in store.sections() for line in _section(store, sec, out)]
     (out / "main.tex").write_text(PREAMBLE + "".join(body) + "\\end{document}\n")
     return out

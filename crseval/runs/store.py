@@ -27,13 +27,9 @@ from crseval.core.signature import format_signature
 from crseval.runs.formats import latex_table, markdown_table
 from crseval.runs.provenance import identity
 from crseval.runs.stream import Stream
+from crseval.runs.view import checked_sections, read_json
 
 LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
-
-
-def entries(section: dict[str, Any], kind: str) -> list[tuple[str, str | None]]:
-    """A section's tables or figures (``kind``) as (name, caption or None) pairs."""
-    return [(x, None) if isinstance(x, str) else (x[0], x[1]) for x in section.get(kind, [])]
 
 
 def _changed(old: Any, new: Any) -> str:
@@ -117,17 +113,7 @@ class RunStore:
         return p
 
     def read_json(self, name: str) -> Any:
-        p = self.path(name)
-        try:
-            return json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CrsevalError("not found in the run directory", file=p) from None
-        except json.JSONDecodeError as e:
-            raise CrsevalError(f"invalid JSON ({e.msg})", file=p, line=e.lineno) from None
-        except UnicodeDecodeError:
-            raise CrsevalError(
-                "not UTF-8 text", file=p, fix="the file is damaged: rerun the command that wrote it"
-            ) from None
+        return read_json(self.path(name))
 
     def save_signature(self, signature: dict[str, Any]) -> dict[str, Any]:
         """Write signature.json. In a run begun with :meth:`begin`, the identity derived from config.json
@@ -350,30 +336,7 @@ class RunStore:
 
     def sections(self) -> list[dict[str, Any]]:
         """The report sections, each checked: a title, text, table and figure names."""
-        if not self.path("report_sections.json").exists():
-            return []
-        raw = self.read_json("report_sections.json")
-
-        def entry(x: Any) -> bool:  # a name, or [name, caption]
-            return isinstance(x, str) or (
-                isinstance(x, list) and len(x) == 2 and all(isinstance(v, str) for v in x)
-            )
-
-        ok = isinstance(raw, list) and all(
-            isinstance(s, dict)
-            and isinstance(s.get("title"), str)
-            and isinstance(s.get("text", ""), str)
-            and all(entry(x) for k in ("tables", "figures") for x in s.get(k, []))
-            for s in raw
-        )
-        if not ok:
-            raise CrsevalError(
-                "report sections are not what crseval writes",
-                file=self.path("report_sections.json"),
-                expected='[{"title": …, "text": …, "tables": [names], "figures": [names]}]',
-                fix="delete the file and rerun the command that wrote the run",
-            )
-        return raw
+        return checked_sections(self.path("report_sections.json"))
 
     def figure_path(self, name: str) -> Path:
         return self.writable(LAYOUT["figures"], f"{name}.png")

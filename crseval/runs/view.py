@@ -66,6 +66,54 @@ class _Tables(Mapping):
         return sum(1 for _ in self)
 
 
+def entries(section: dict[str, Any], kind: str) -> list[tuple[str, str | None]]:
+    """A section's tables or figures (``kind``) as (name, caption or None) pairs."""
+    return [(x, None) if isinstance(x, str) else (x[0], x[1]) for x in section.get(kind, [])]
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file of a run directory; a missing, invalid or non-UTF-8 file is a one-line error naming it."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CrsevalError("not found in the run directory", file=path) from None
+    except json.JSONDecodeError as e:
+        raise CrsevalError(f"invalid JSON ({e.msg})", file=path, line=e.lineno) from None
+    except UnicodeDecodeError:
+        raise CrsevalError(
+            "not UTF-8 text", file=path, fix="the file is damaged: rerun the command that wrote it"
+        ) from None
+
+
+def checked_sections(path: Path) -> list[dict[str, Any]]:
+    """The report sections of ``report_sections.json`` (none where it is missing), each checked: a title,
+    text, table and figure names or [name, caption] pairs."""
+    if not path.exists():
+        return []
+    raw = read_json(path)
+
+    def entry(x: Any) -> bool:  # a name, or [name, caption]
+        return isinstance(x, str) or (
+            isinstance(x, list) and len(x) == 2 and all(isinstance(v, str) for v in x)
+        )
+
+    ok = isinstance(raw, list) and all(
+        isinstance(s, dict)
+        and isinstance(s.get("title"), str)
+        and isinstance(s.get("text", ""), str)
+        and all(entry(x) for k in ("tables", "figures") for x in s.get(k, []))
+        for s in raw
+    )
+    if not ok:
+        raise CrsevalError(
+            "report sections are not what crseval writes",
+            file=path,
+            expected='[{"title": …, "text": …, "tables": [names], "figures": [names]}]',
+            fix="delete the file and rerun the command that wrote the run",
+        )
+    return raw
+
+
 class Run:
     def __init__(self, path: str | Path) -> None:
         self.root = Path(path)
@@ -94,6 +142,24 @@ class Run:
     @property
     def config(self) -> dict[str, Any] | None:
         return self._json("config.json")
+
+    def path(self, *parts: str) -> Path:
+        """A path inside the run directory; anything that would escape it is refused."""
+        root = self.root.resolve()
+        p = root.joinpath(*parts).resolve()
+        if p != root and root not in p.parents:
+            raise CrsevalError(
+                f"path {'/'.join(parts)!r} leaves the run directory {root}",
+                fix="use a plain relative name",
+            )
+        return p
+
+    def read_json(self, name: str) -> Any:
+        return read_json(self.path(name))
+
+    def sections(self) -> list[dict[str, Any]]:
+        """The report sections the run's jobs described (checked; none where there are none)."""
+        return checked_sections(self.path("report_sections.json"))
 
     def records(self, stream: str) -> list[dict[str, Any]]:
         """The complete records of ``records/STREAM.jsonl`` (a torn line is skipped and counted)."""

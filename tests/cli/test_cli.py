@@ -139,7 +139,8 @@ def _every_report_column_is_described(run):
     import pandas as pd
 
     from crseval.core.glossary import describe
-    from crseval.runs.store import RunStore, entries
+    from crseval.runs.store import RunStore
+    from crseval.runs.view import entries
 
     sections = RunStore(run).sections()
     names = [n for s in sections for n, _ in entries(s, "tables")] + [

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crseval.runs.store import RunStore, entries
+from crseval.runs.store import RunStore
+from crseval.runs.view import entries
 
 
 def listed_figures(run: str | Path) -> set[str]:
