@@ -15,7 +15,7 @@ from crseval.core.job import JobSpec, Part, Progress
 from crseval.core.output import Output
 from crseval.data.bundled import sample_dir
 from crseval.llm import LLMConfig
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 N_BOOT = 200
 CAPABILITIES = {  # part → (section title, the command that runs it on real data, its headline table)
@@ -120,7 +120,7 @@ def parts(config: DemoConfig, root: Path) -> list[Part]:
     return [*card_parts(card(config), root), *capabilities(config, root)]
 
 
-def run(config: DemoConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: DemoConfig, store: JobStore, progress: Progress) -> Output:
     """Run the demo into ``store`` (resuming what is already there): the card, then a section per other
     capability with its headline table."""
     from crseval.card.job import run_parts

@@ -40,7 +40,7 @@ from crseval.data.io import DatasetInfo
 from crseval.data.votes import TIE, Votes, load_votes
 from crseval.judge.rubric import SYSTEM
 from crseval.llm import LLMConfig
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.stats.correlation import fisher_ci
 
 
@@ -330,7 +330,7 @@ def _llm_note(extra: list[tuple[str, Votes]]) -> str:
 
 
 def _llm_vote_set(
-    config: ArenaConfig, store: RunStore, out: Output, progress: Progress
+    config: ArenaConfig, store: JobStore, out: Output, progress: Progress
 ) -> tuple[tuple[str, Votes], dict]:
     """The LLM's votes on pairs of the arena's dialogues, as one more vote set; the LLM's identity."""
     from crseval.arena.llm_votes import dialogue_pairs, llm_votes
@@ -374,7 +374,7 @@ def _llm_vote_set(
     }
 
 
-def run(config: ArenaConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: ArenaConfig, store: JobStore, progress: Progress) -> Output:
     sets: list[tuple[str, Votes]] = [
         (v.info.name.split(":", 1)[1], v) for v in map(load_votes, config.votes)
     ]

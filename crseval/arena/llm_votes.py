@@ -23,7 +23,7 @@ from crseval.core.types import Dialogue
 from crseval.data.votes import TIE
 from crseval.judge.rubric import SYSTEM, transcript
 from crseval.llm.base import ChatRequest
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 STREAM = "llm_votes"
 PROMPT = (
@@ -67,7 +67,7 @@ def _request(first: Dialogue, second: Dialogue, seed: int) -> ChatRequest:
 def llm_votes(
     pairs: list[tuple],
     client,
-    store: RunStore,
+    store: JobStore,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:

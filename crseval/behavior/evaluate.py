@@ -33,7 +33,7 @@ from crseval.core.output import Output
 from crseval.core.types import Dialogue, Utterance
 from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.core.keys import key
 
 SYSTEM_PROMPT = (
@@ -91,7 +91,7 @@ def response_request(ctx: Context, seed: int = 0) -> ChatRequest:
 def generate_responses(
     ctxs: Sequence[Context],
     client: LLMClient,
-    store: RunStore,
+    store: JobStore,
     *,
     stream: str = "responses",
     seed: int = 0,
@@ -132,7 +132,7 @@ def history(ctx: Context) -> list[dict[str, str]]:
 def generate_with(
     ctxs: Sequence[Context],
     crs,
-    store: RunStore,
+    store: JobStore,
     *,
     stream: str = "responses",
     progress: Callable[[int], None] | None = None,

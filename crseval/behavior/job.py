@@ -15,7 +15,7 @@ from crseval.core.job import JobSpec, Progress
 from crseval.core.registry import label, param_signatures
 from crseval.core.output import Output
 from crseval.llm import LLMConfig, make_client
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.simulation.targets import Target, target_input
 
 DATA_HELP = (
@@ -88,7 +88,7 @@ class TagConfig(BaseModel):
     )
 
 
-def tag(config: TagConfig, store: RunStore, progress: Progress) -> Output:
+def tag(config: TagConfig, store: JobStore, progress: Progress) -> Output:
     import numpy as np
     from sklearn.metrics import cohen_kappa_score
 
@@ -216,7 +216,7 @@ def _plugin(target: str):
 
 
 def _responses(
-    config: RunConfig, test_d, client, store: RunStore, progress: Progress
+    config: RunConfig, test_d, client, store: JobStore, progress: Progress
 ) -> tuple[pd.DataFrame, int]:
     """(responses, how many could not be generated, the first one's error)."""
     from crseval.behavior.evaluate import (
@@ -244,7 +244,7 @@ def _responses(
     return resp.dropna(subset=["response"]), len(bad), first
 
 
-def run(config: RunConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: RunConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.behavior.evaluate import behavior_tables, evaluate_responses, load_responses
     from crseval.behavior.tagger import tag as llm_tag
 
@@ -381,7 +381,7 @@ def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def meta(config: MetaConfig, store: RunStore, progress: Progress) -> Output:
+def meta(config: MetaConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.behavior.evaluate import evaluate_responses, load_responses
     from crseval.behavior.meta import plot_quality_curve, quality_curve
 

@@ -17,6 +17,7 @@ it uses a GPU when there is one.
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 
 import pandas as pd
 from sklearn.model_selection import GroupKFold, KFold
@@ -24,13 +25,26 @@ from sklearn.model_selection import GroupKFold, KFold
 from crseval.behavior.implicit import PairCV, evaluate_pairs
 from crseval.behavior.pairs import make_pairs
 from crseval.core.job import Progress
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 UNITS = "paper_units"
 
 
+@dataclass(frozen=True)
+class PaperDesign:
+    """How the paper's design is run: ``pairs`` per design (``hard`` of them hard negatives in Mixed-hard),
+    ``folds``-fold CV under each of ``protocols`` ('random', 'grouped'), ``epochs`` of fine-tuning."""
+
+    pairs: int
+    hard: int
+    folds: int
+    protocols: list[str]
+    seed: int
+    epochs: int
+
+
 def _train(
-    store: RunStore, unit: str, pairs: pd.DataFrame, seed: int, epochs: int, progress: Progress
+    store: JobStore, unit: str, pairs: pd.DataFrame, seed: int, epochs: int, progress: Progress
 ):
     """A cross-encoder trained on ``pairs`` for ``epochs`` in ``paper/<unit>/`` (resumed from its
     checkpoint)."""
@@ -86,19 +100,17 @@ def _folds(
 
 
 def _cv(
-    store,
-    sentences,
+    store: JobStore,
+    sentences: pd.DataFrame,
     design: str,
     hard: int,
-    n: int,
     rep,
-    fold_maps,
-    k,
-    protocols,
-    seed,
-    epochs,
-    progress,
+    fold_maps: list[dict[str, str]] | None,
+    run: PaperDesign,
+    progress: Progress,
 ) -> list[dict]:
+    """One design's ``pair_cv`` rows (``hard`` hard negatives), one per protocol."""
+    n, k, seed, epochs = run.pairs, run.folds, run.seed, run.epochs
     records = store.stream(UNITS)
     pool = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
     rows = []
@@ -111,7 +123,7 @@ def _cv(
         trained.append(folder)
         return {**evaluate_pairs(model, test), "train_pairs": len(train)}
 
-    for protocol in protocols:
+    for protocol in run.protocols:
         # the key also names the fold's checkpoint folder, hence "-" where other streams write "|"
         work = [
             (unit, (unit, f, train, test))
@@ -140,10 +152,20 @@ def _cv(
     return rows
 
 
-def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, epochs, progress):
-    """The design's model on all ``n`` pairs, saved in ``paper/<design>/`` (loaded when already there)."""
+def _final(
+    store: JobStore,
+    sentences: pd.DataFrame,
+    design: str,
+    hard: int,
+    rep,
+    run: PaperDesign,
+    progress: Progress,
+):
+    """The design's model on all of ``run.pairs`` pairs, saved in ``paper/<design>/`` (loaded when already
+    there)."""
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
 
+    n, seed, epochs = run.pairs, run.seed, run.epochs
     folder = store.path("paper", design)
     if (folder / "crseval.json").is_file():
         model = CrossEncoderPairClassifier.load(folder)
@@ -167,47 +189,27 @@ def _final(store, sentences, design: str, hard: int, n: int, rep, seed: int, epo
 
 
 def paper_rows(
-    store: RunStore,
+    store: JobStore,
     sentences: pd.DataFrame,
     rep,
-    *,
+    run: PaperDesign,
     fold_maps: list[dict[str, str]] | None,
-    pairs: int,
-    hard: int,
-    folds: int,
-    protocols: list[str],
     ood: pd.DataFrame | None,
     ood_name: str,
-    seed: int,
-    epochs: int,
     progress: Progress,
 ) -> list[dict]:
     """The paper design's rows of the ``pair_cv`` table: CV per design and protocol, then OOD (Table 5)."""
-    designs = [("Original", 0), ("Mixed-hard", hard)]
+    designs = [("Original", 0), ("Mixed-hard", run.hard)]
     rows = [
         r
         for name, h in designs
-        for r in _cv(
-            store,
-            sentences,
-            name,
-            h,
-            pairs,
-            rep,
-            fold_maps,
-            folds,
-            protocols,
-            seed,
-            epochs,
-            progress,
-        )
+        for r in _cv(store, sentences, name, h, rep, fold_maps, run, progress)
     ]
-    finals = {
-        name: _final(store, sentences, name, h, pairs, rep, seed, epochs, progress)
-        for name, h in designs
-    }
+    finals = {name: _final(store, sentences, name, h, rep, run, progress) for name, h in designs}
     if ood is not None:
         from crseval.behavior.reuse import ood_table_rows
 
-        rows += ood_table_rows(finals, ood, ood_name, seed, tag=", paper design", progress=progress)
+        rows += ood_table_rows(
+            finals, ood, ood_name, run.seed, tag=", paper design", progress=progress
+        )
     return [{**r, "encoder": "MiniLM cross-encoder (fine-tuned, [SEP] pair)"} for r in rows]

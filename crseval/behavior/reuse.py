@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, no_progress
 from crseval.core.output import Output
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 
 PAPER_MODEL = "paper/Mixed-hard"  # what `behavior train --design paper` keeps for reuse
@@ -205,7 +205,7 @@ class EvalConfig(BaseModel):
     )
 
 
-def evaluate(config: EvalConfig, store: RunStore, progress: Progress) -> Output:
+def evaluate(config: EvalConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.data.io import dataset_info
 
     sentences = labelled_file(config.eval_file)  # a bad file fails before the model loads

@@ -15,7 +15,7 @@ from crseval.behavior.job import data_field, dialogues, split
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress
 from crseval.core.output import Output
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 
 PAPER_PAIRS, PAPER_HARD = 100_000, 10_000  # the paper's counts: 50k same + 50k different; 10k hard
@@ -83,7 +83,7 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _cross_encoder_row(config: TrainConfig, ds, emb, store: RunStore, progress: Progress) -> dict:
+def _cross_encoder_row(config: TrainConfig, ds, emb, store: JobStore, progress: Progress) -> dict:
     from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
     from crseval.behavior.implicit import evaluate_pairs
@@ -239,7 +239,7 @@ def _inputs(config: TrainConfig):
     return ds, emb, sentences, ood
 
 
-def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, rep, ood, progress):
+def _crseval_design(config: TrainConfig, store: JobStore, ds, emb, sentences, rep, ood, progress):
     """(pair_cv rows, signature fields, encoder description) of the default design."""
     from crseval.behavior.implicit import random_split
     from crseval.behavior.reuse import ood_table_rows
@@ -290,26 +290,24 @@ def _crseval_design(config: TrainConfig, store: RunStore, ds, emb, sentences, re
     return rows, {"model": sig, "fine_tuning": fine_tuning}, encoder_name
 
 
-def _paper_design(config: TrainConfig, store: RunStore, sentences, emb, rep, ood, progress):
+def _paper_design(config: TrainConfig, store: JobStore, sentences, emb, rep, ood, progress):
     """(pair_cv rows, signature fields, encoder description) of the paper's design."""
-    from crseval.behavior.paper import paper_rows
+    from crseval.behavior.paper import PaperDesign, paper_rows
 
     protocols = {"both": ["random", "grouped"], "none": []}.get(config.paper_cv, [config.paper_cv])
     grouped_hard = "grouped" in protocols and config.hard
+    run = PaperDesign(
+        config.pairs, config.hard, config.folds, protocols, config.seed, config.fine_tune
+    )
     rows = paper_rows(
         store,
         sentences,
         rep,
-        fold_maps=_fold_maps(config, sentences, emb, progress) if grouped_hard else None,
-        pairs=config.pairs,
-        hard=config.hard,
-        folds=config.folds,
-        protocols=protocols,
-        ood=ood,
-        ood_name=config.ood.name if config.ood else "",
-        seed=config.seed,
-        epochs=config.fine_tune,
-        progress=progress,
+        run,
+        _fold_maps(config, sentences, emb, progress) if grouped_hard else None,
+        ood,
+        config.ood.name if config.ood else "",
+        progress,
     )
     sig = {
         "design": "paper",
@@ -323,7 +321,7 @@ def _paper_design(config: TrainConfig, store: RunStore, sentences, emb, rep, ood
     return rows, {"model": sig}, "MiniLM cross-encoder"
 
 
-def train(config: TrainConfig, store: RunStore, progress: Progress) -> Output:
+def train(config: TrainConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.behavior.ceiling import label_ceiling
     from crseval.behavior.classifier import evaluate_classifier
 

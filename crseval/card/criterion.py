@@ -26,7 +26,7 @@ from crseval.core.output import Output
 from crseval.data.catalogue_map import catalogue_of, catalogues
 
 if TYPE_CHECKING:
-    from crseval.runs.store import RunStore
+    from crseval.runs.job_store import JobStore
 
 
 def _arena_files(data: Path) -> list[Path]:
@@ -34,7 +34,7 @@ def _arena_files(data: Path) -> list[Path]:
     return [f for f in files if f.suffix == ".json"]
 
 
-def _split(config: CriterionConfig, store: RunStore) -> dict[str, str]:
+def _split(config: CriterionConfig, store: JobStore) -> dict[str, str]:
     """catalogue name → the dialogues its CRSs had: the data itself for one catalogue, else a file of
     them per catalogue under ``inputs/`` (CRSArena-Dial's layout, kept as published)."""
     from crseval.data.io import existing, read_json
@@ -91,7 +91,7 @@ def parts(config: CriterionConfig, inputs: dict[str, str]) -> list[Part]:
     return out
 
 
-def run(config: CriterionConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: CriterionConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.card.manifest import Parts
 
     inputs = _split(config, store)

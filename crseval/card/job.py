@@ -14,11 +14,11 @@ from crseval.core.job import JobSpec, Part, Progress, Result
 from crseval.core.output import Output
 
 if TYPE_CHECKING:
-    from crseval.runs.store import RunStore
+    from crseval.runs.job_store import JobStore
 
 
 def run_parts(
-    config: CardConfig, store: RunStore, progress: Progress, more: Sequence[Part] = ()
+    config: CardConfig, store: JobStore, progress: Progress, more: Sequence[Part] = ()
 ) -> Parts:
     """Run the card's parts and ``more`` (the demo's other capabilities) into ``store``, in turn."""
     done = Parts([*parts(config, store.root), *more])
@@ -28,7 +28,7 @@ def run_parts(
     return done
 
 
-def run(config: CardConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: CardConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.card.scores import card_output
 
     return card_output(config, run_parts(config, store, progress))

@@ -27,7 +27,7 @@ from crseval.llm import LLMConfig
 ASPECTS = ("proactiveness", "coherence", "personalization")
 
 if TYPE_CHECKING:
-    from crseval.runs.store import RunStore
+    from crseval.runs.job_store import JobStore
 
 
 class KnownGroupsConfig(BaseModel):
@@ -97,7 +97,7 @@ def parts(config: KnownGroupsConfig, root: Path) -> list[Part]:
     return out
 
 
-def run(config: KnownGroupsConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: KnownGroupsConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.adaptation.user_validity import simulator_evidence
     from crseval.card.manifest import Parts
     from crseval.simulation.config import SimulatorSection

@@ -13,11 +13,11 @@ from crseval.core.job import Part, Progress, Result
 if TYPE_CHECKING:
     import pandas as pd
 
-    from crseval.runs.store import RunStore
+    from crseval.runs.job_store import JobStore
 
 
 def execute_parts(
-    manifest: list[Part], store: RunStore, progress: Progress
+    manifest: list[Part], store: JobStore, progress: Progress
 ) -> Iterator[tuple[Part, Result]]:
     """Run each part in turn, yielding it with its result as soon as it is done."""
     from crseval.api import execute, get_job
@@ -46,7 +46,7 @@ class Parts:
     results: dict[str, Result] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
 
-    def run(self, store: RunStore, progress: Progress) -> Iterator[tuple[Part, Result]]:
+    def run(self, store: JobStore, progress: Progress) -> Iterator[tuple[Part, Result]]:
         """Run the manifest part by part (:func:`execute_parts`), keeping each result and what failed."""
         for part, result in execute_parts(self.manifest, store, progress):
             self.results[part.name] = result

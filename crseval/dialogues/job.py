@@ -34,7 +34,7 @@ from crseval.dialogues.measures import (
     popularity,
     system_table,
 )
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.stats.correlation import fisher_ci
 from crseval.text.titles import TitleMatcher
 
@@ -255,7 +255,7 @@ METHOD = (
 )
 
 
-def run(config: DialogueMetricsConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: DialogueMetricsConfig, store: JobStore, progress: Progress) -> Output:
     sources = [read_dialogues(p) for p in config.data]
     catalog = load_catalog(config.catalog)
     reference = [read_dialogues(p) for p in config.popularity] if config.popularity else None

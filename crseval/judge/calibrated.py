@@ -40,7 +40,7 @@ from crseval.judge.features import NAMES, transcript_features
 from crseval.judge.rubric import TURN_QUESTIONS
 from crseval.judge.turn_model import TurnModel
 from crseval.llm.planning import active as planning
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.stats.ridge import GroupedRidgeSearch
 
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
@@ -246,7 +246,7 @@ class CalibratedJudge:
         key: str,
         dialogue: Dialogue,
         judge: Judge,
-        store: RunStore,
+        store: JobStore,
         *,
         stream: str = "judgments",
         seed: int = 0,

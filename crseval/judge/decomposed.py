@@ -22,7 +22,7 @@ from crseval.core.types import Dialogue
 from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import TURN_QUESTIONS
 from crseval.llm.base import decode_states
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 SEP = "#q"  # sub-item ids: "<item>#q<utterance index>"
 AGGREGATES = ("mean", "min", "last")
@@ -59,7 +59,7 @@ def ask(
     items: Sequence[tuple[str, Dialogue, int | None]],
     questions: Sequence[str],
     judge: Judge,
-    store: RunStore,
+    store: JobStore,
     *,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,

@@ -47,7 +47,7 @@ from crseval.judge.turn_model import STATES as TURN_STATES
 from crseval.judge.turn_model import cross_fitted, embedder, turn_features, turn_labels
 from crseval.llm import LLMConfig, make_client
 from crseval.llm.planning import done_calling
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.stats.correlation import correlation_ci
 
 
@@ -478,7 +478,7 @@ def held_out_systems(
     return pd.DataFrame(rows)
 
 
-def _unseen(train: list[JudgedSet], test: list[JudgedSet], store: RunStore) -> list[JudgedSet]:
+def _unseen(train: list[JudgedSet], test: list[JudgedSet], store: JobStore) -> list[JudgedSet]:
     """The test sets without the items that are also training items (by content: the same dialogue in
     two files): a transfer is measured on dialogues the judge never saw."""
     known = {item_hash(it) for s in train for it in s.items}
@@ -525,7 +525,7 @@ def _transfer(
     return pd.concat(parts, ignore_index=True)
 
 
-def run(config: JudgeFitConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
     questions = _questions(config)
     train = _load(config.data, config.level, config.limit, config.seed, "train", config.cv_groups)
     test = _unseen(

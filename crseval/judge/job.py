@@ -7,6 +7,7 @@ panel's gain over its best member."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -23,12 +24,12 @@ from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
 from crseval.data.io import dataset_info
 from crseval.data.judged import load_judged, load_predictions
-from crseval.data.judged_types import JudgedItem, JudgedSet
+from crseval.data.judged_types import JudgedSet
 from crseval.judge.config import PanelConfig
 from crseval.judge.judging import Judge, judge_items
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig, make_client
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 
 class JudgeMetaConfig(BaseModel):
@@ -230,13 +231,14 @@ def _humans_too(
 
 
 def _calibrated_scores(
-    calibrated, probs: dict, items: list, judged: JudgedSet, aspects: list[str], judge: str
+    calibrated, probs: dict, judged: JudgedSet, aspects: list[str], judge: str
 ) -> dict[str, dict[str, pd.Series]]:
     """aspect → {design: score per item}: the calibrated judge (items whose LLM ratings failed are NaN,
     counted as failed) and each of its questions' raw readings (the expected digit; a turn question's mean
     P(yes)); a question named like the aspect is the single-question judge and keeps the judge's name."""
     from crseval.judge.calibrated import design_name, question_scores
 
+    items = judged.items
     out: dict[str, dict[str, pd.Series]] = {}
     ok = [it for it in items if all(q in probs.get(it.id, {}) for q in calibrated.questions)]
     ids = [it.id for it in items]
@@ -299,23 +301,140 @@ REPORT_TABLES = [
 ]
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a meta-evaluation rates, resolved from its config before any call: the aspects, those the
+    calibrated judge covers and those the LLM's questions rate, the questions asked, the items."""
+
+    aspects: list[str]
+    covered: list[str]
+    plain: list[str]
+    asked: list[str]
+    subset: JudgedSet
+    calibrated: object | None  # the calibrated judge where it covers an aspect
+    published: dict[str, pd.Series]  # aspect → --reference's predictions (read before any call)
+
+
+def _plan(config: JudgeMetaConfig, judged: JudgedSet, calibrated) -> _Plan:
+    from crseval.data.judged import aspect_key
+    from crseval.judge.rubric import rubric_for
+
+    aspects = list(dict.fromkeys(aspect_key(a) for a in (config.aspects or judged.aspects)))
+    missing = [a for a in aspects if a not in judged.aspects]
+    if missing:
+        raise CrsevalError(
+            f"no human labels for {', '.join(missing)}",
+            field="aspects",
+            expected="one of " + ", ".join(judged.aspects),
+        )
+    covered = [a for a in aspects if calibrated is not None and a in calibrated.models]
+    plain = aspects if config.panel is not None else [a for a in aspects if a not in covered]
+    for a in plain:  # an aspect without a rubric (and no --question) is refused before any call
+        rubric_for(a, judged.level == "turn", config.question)
+    items = _subset(judged, config.limit, config.seed)
+    subset = JudgedSet(judged.info, judged.level, items, judged.scales, judged.observed_scales)
+    ref = config.reference
+    return _Plan(
+        aspects,
+        covered,
+        plain,
+        list(dict.fromkeys((calibrated.questions if covered else []) + plain)),
+        subset,
+        calibrated if covered else None,
+        {a: v for a, v in load_predictions(ref, subset).items() if a in aspects} if ref else {},
+    )
+
+
+def _signature(
+    config: JudgeMetaConfig, judged: JudgedSet, judges: list[Judge], plan: _Plan
+) -> dict:
+    reference = config.reference
+    return {
+        "data": judged.info.signature()
+        + (f" | reference {dataset_info('reference', reference).signature()}" if reference else ""),
+        "llm": [
+            {**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature}
+            for j in judges
+        ],
+        "model": {"calibrated": plan.calibrated.name, "trained_on": plan.calibrated.trained_on}
+        if plan.calibrated
+        else None,
+        "metric": {
+            "meta-eval": "pearson+spearman+kendall(boot)|partial:length|baseline:length",
+            "items": len(plan.subset.items),
+            "aspects": plan.aspects,
+            "asked": plan.asked,
+        },
+    }
+
+
+def _rate(
+    config: JudgeMetaConfig, plan: _Plan, judges: list[Judge], store: JobStore, progress: Progress
+) -> tuple[list[dict], dict, str]:
+    """(the LLM questions' rating records, aspect → {design: score per item} of the calibrated judge and
+    the published reference, the in-sample warning or '')."""
+    from crseval.judge.decomposed import ask, calls, require_readings
+
+    calibrated, items, seed = plan.calibrated, plan.subset.items, config.seed
+    triples = [(it.id, it.dialogue, it.target) for it in items]
+    tick = progress(
+        "LLM judge ratings",
+        len(items) * len(plan.plain) * sum(j.samples for j in judges)
+        + (calls(triples, calibrated.questions) if calibrated else 0),
+    )
+    question = {a: config.question for a in plan.plain if config.question}
+    records = (
+        judge_items(
+            triples, plan.plain, judges, store, seed=seed, progress=tick, questions=question
+        )
+        if plan.plain
+        else []
+    )
+    extra, note, probs, asked_records = {}, "", {}, []
+    if calibrated:
+        asked_records, probs = ask(
+            triples,
+            calibrated.questions,
+            judges[0],
+            store,
+            seed=seed,
+            progress=tick,
+            hidden=calibrated.reads_states,
+        )
+    done_calling()  # a planning run ends here: the rest calls no model
+    if calibrated:
+        require_readings([it.id for it in items], calibrated.questions, probs, asked_records)
+        extra = _calibrated_scores(calibrated, probs, plan.subset, plan.covered, judges[0].name)
+        fresh = [it.id for it in calibrated.unseen(plan.subset, items)]
+        note = _in_sample(calibrated, len(items), len(fresh))
+        if 0 < len(fresh) < len(items):  # partly in-sample: also a row on the items it never saw
+            for a in plan.covered:
+                extra[a][_unseen_row(calibrated)] = extra[a][
+                    f"calibrated ({calibrated.name})"
+                ].reindex(fresh)
+        if config.panel is not None:
+            records = records + _member_records(calibrated.name, extra, plan.subset, judges[0].name)
+    for aspect, series in plan.published.items():
+        extra.setdefault(aspect, {})[f"published: {config.reference.stem}"] = series
+    return records, extra, note
+
+
 def _tables(
     out: Output,
     table: pd.DataFrame,
     records: list[dict],
-    subset: JudgedSet,
-    aspects: list[str],
+    plan: _Plan,
     extra: dict,
     judges: list[Judge],
     human: Ratings | None,
-    n_boot: int,
-    seed: int,
+    config: JudgeMetaConfig,
 ) -> None:
     """The meta-evaluation's tables and figure: agreement, paired tests, per-item scores, per system, humans
     and judges together, panels."""
     from crseval.judge.meta import item_scores, paired_tests, plot_meta, system_tables
 
-    items = subset.items
+    subset, aspects, items = plan.subset, plan.aspects, plan.subset.items
+    n_boot, seed = config.n_boot, config.seed
     out.table("meta_eval", table)
     out.table("judge_item_scores", item_scores(records, items, extra))
     out.table(
@@ -343,39 +462,33 @@ def _tables(
 
 
 def _section(
-    store: RunStore,
     out: Output,
     table: pd.DataFrame,
+    plan: _Plan,
     judged: JudgedSet,
-    items: list[JudgedItem],
-    aspects: list[str],
-    asked: list[str],
     n_raters: int,
-    n_boot: int,
-    calibrated,
-    covered: list[str],
-    member: bool = False,
-    in_sample: str = "",
+    config: JudgeMetaConfig,
+    in_sample: str,
 ) -> None:
-    if in_sample:
-        store.log(f"WARNING {in_sample}")
     failed = int(table[~table["judge"].isin(["length baseline", "panel mean"])]["failed"].sum())
     scale_note = (
         " (human scales are the observed ranges: the layout states none)"
         if judged.observed_scales
         else ""
     )
+    calibrated, member = plan.calibrated, config.panel is not None
     out.section(
         f"Judge meta-evaluation ({judged.level} level)",
-        f"{len(items)} {judged.level}s × {len(aspects)} aspects; LLM questions asked: {', '.join(asked)}; "
-        f"{n_raters} judge sample(s); {failed} ratings failed and are recorded, not imputed. Correlations with the "
-        f"mean human label carry 95% paired-bootstrap CIs ({n_boot} resamples); partial_length holds the judged "
-        f"text's length constant. The length baseline correlates length with the label: a judge that does not "
-        f"beat it may be measuring length (see the paired tests)."
+        f"{len(plan.subset.items)} {judged.level}s × {len(plan.aspects)} aspects; LLM questions asked: "
+        f"{', '.join(plan.asked)}; {n_raters} judge sample(s); {failed} ratings failed and are recorded, "
+        f"not imputed. Correlations with the mean human label carry 95% paired-bootstrap CIs "
+        f"({config.n_boot} resamples); partial_length holds the judged text's length constant. The length "
+        f"baseline correlates length with the label: a judge that does not beat it may be measuring length "
+        f"(see the paired tests)."
         + (
             f" Calibrated judge '{calibrated.name}' (fitted on "
-            f"{', '.join(t['data'] for t in calibrated.trained_on)}) for {', '.join(covered)}; its predictions are "
-            f"mapped onto each aspect's human scale{scale_note}"
+            f"{', '.join(t['data'] for t in calibrated.trained_on)}) for {', '.join(plan.covered)}; its "
+            f"predictions are mapped onto each aspect's human scale{scale_note}"
             + (" and, as one more panel member, onto the members' 1–5." if member else ".")
             if calibrated is not None
             else ""
@@ -386,133 +499,34 @@ def _section(
     )
 
 
-def meta_eval_into(
-    store: RunStore,
-    out: Output,
+def meta_eval(
+    config: JudgeMetaConfig,
     judged: JudgedSet,
     judges: list[Judge],
-    *,
-    aspects: list[str] | None = None,
-    limit: int | None = None,
-    seed: int = 0,
-    n_boot: int = 1000,
-    human: Ratings | None = None,
-    calibrated=None,
-    question: str | None = None,
-    member: bool = False,
-    reference: Path | None = None,
+    calibrated,
+    human: Ratings | None,
+    store: JobStore,
     progress: Progress = no_progress,
-) -> tuple[pd.DataFrame, str]:
-    """Rate ``judged`` with ``judges`` (and a calibrated judge, where it covers an aspect; records in
-    ``store``) into ``out``, with the signature fields the rating resolved; (meta-evaluation table, the
-    in-sample warning or ''). ``member``: the calibrated judge joins the panel ``judges`` as one
-    more member (every member still rates every aspect) instead of replacing the LLM question.
-    ``reference``: another judge's predictions (FACE layout), compared on the same items."""
-    from crseval.data.judged import aspect_key
-    from crseval.judge.decomposed import ask, calls, require_readings
+) -> tuple[Output, pd.DataFrame, str]:
+    """Rate ``judged`` with ``judges`` (and the calibrated judge, where it covers an aspect; records in
+    ``store``): (the job's Output, its meta-evaluation table, the in-sample warning or ''). With a panel the
+    calibrated judge joins ``judges`` as one more member (every member still rates every aspect) instead of
+    replacing the LLM question; ``config.reference``: another judge's predictions (FACE layout), compared on
+    the same items."""
     from crseval.judge.meta import meta_eval_table
-    from crseval.judge.rubric import rubric_for
 
-    aspects = list(dict.fromkeys(aspect_key(a) for a in (aspects or judged.aspects)))
-    missing = [a for a in aspects if a not in judged.aspects]
-    if missing:
-        raise CrsevalError(
-            f"no human labels for {', '.join(missing)}",
-            field="aspects",
-            expected="one of " + ", ".join(judged.aspects),
-        )
-    covered = [a for a in aspects if calibrated is not None and a in calibrated.models]
-    plain = aspects if member else [a for a in aspects if a not in covered]
-    for a in plain:  # an aspect without a rubric (and no --question) is refused before any call
-        rubric_for(a, judged.level == "turn", question)
-    asked = list(dict.fromkeys((calibrated.questions if covered else []) + plain))
-    items = _subset(judged, limit, seed)
-    subset = JudgedSet(judged.info, judged.level, items, judged.scales, judged.observed_scales)
-    published = (
-        {a: v for a, v in load_predictions(reference, subset).items() if a in aspects}
-        if reference
-        else {}
+    plan = _plan(config, judged, calibrated)
+    out = Output(f"judge meta-evaluation ({judged.level} level)")
+    out.signature = _signature(config, judged, judges, plan)
+    records, extra, note = _rate(config, plan, judges, store, progress)
+    table = meta_eval_table(
+        records, plan.subset, plan.aspects, n_boot=config.n_boot, seed=config.seed, extra=extra
     )
-    out.signature = {
-        "data": judged.info.signature()
-        + (f" | reference {dataset_info('reference', reference).signature()}" if reference else ""),
-        "llm": [
-            {**j.client.identity(), "name": j.name, "samples": j.samples, "T": j.temperature}
-            for j in judges
-        ],
-        "model": {"calibrated": calibrated.name, "trained_on": calibrated.trained_on}
-        if covered
-        else None,
-        "metric": {
-            "meta-eval": "pearson+spearman+kendall(boot)|partial:length|baseline:length",
-            "items": len(items),
-            "aspects": aspects,
-            "asked": asked,
-        },
-    }
-    triples = [(it.id, it.dialogue, it.target) for it in items]
-    tick = progress(
-        "LLM judge ratings",
-        len(items) * len(plain) * sum(j.samples for j in judges)
-        + (calls(triples, calibrated.questions) if covered else 0),
-    )
-    records = (
-        judge_items(
-            triples,
-            plain,
-            judges,
-            store,
-            seed=seed,
-            progress=tick,
-            questions={a: question for a in plain if question},
-        )
-        if plain
-        else []
-    )
-    extra, note, probs, asked_records = {}, "", {}, []
-    if covered:
-        asked_records, probs = ask(
-            triples,
-            calibrated.questions,
-            judges[0],
-            store,
-            seed=seed,
-            progress=tick,
-            hidden=calibrated.reads_states,
-        )
-    done_calling()  # a planning run ends here: the rest calls no model
-    if covered:
-        require_readings([it.id for it in items], calibrated.questions, probs, asked_records)
-        extra = _calibrated_scores(calibrated, probs, items, subset, covered, judges[0].name)
-        fresh = [it.id for it in calibrated.unseen(subset, items)]
-        note = _in_sample(calibrated, len(items), len(fresh))
-        if 0 < len(fresh) < len(items):  # partly in-sample: also a row on the items it never saw
-            for a in covered:
-                extra[a][_unseen_row(calibrated)] = extra[a][
-                    f"calibrated ({calibrated.name})"
-                ].reindex(fresh)
-        if member:
-            records = records + _member_records(calibrated.name, extra, subset, judges[0].name)
-    for aspect, series in published.items():
-        extra.setdefault(aspect, {})[f"published: {reference.stem}"] = series
-    table = meta_eval_table(records, subset, aspects, n_boot=n_boot, seed=seed, extra=extra)
-    _tables(out, table, records, subset, aspects, extra, judges, human, n_boot, seed)
-    _section(
-        store,
-        out,
-        table,
-        judged,
-        items,
-        aspects,
-        asked,
-        sum(j.samples for j in judges),
-        n_boot,
-        calibrated if covered else None,
-        covered,
-        member,
-        note,
-    )
-    return table, note
+    _tables(out, table, records, plan, extra, judges, human, config)
+    _section(out, table, plan, judged, sum(j.samples for j in judges), config, note)
+    if note:
+        store.log(f"WARNING {note}")
+    return out, table, note
 
 
 def _usable(calibrated, config, judges, store):
@@ -531,7 +545,7 @@ def _usable(calibrated, config, judges, store):
     raise CrsevalError(bad.why, field="judge", fix=bad.fix)
 
 
-def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: JudgeMetaConfig, store: JobStore, progress: Progress) -> Output:
     judged = load_judged(config.data, config.level)
     human = None
     if judged.info.name.startswith(
@@ -545,24 +559,8 @@ def run(config: JudgeMetaConfig, store: RunStore, progress: Progress) -> Output:
     calibrated = calibrated_judge(config.judge, judged.level)
     judges = _judges(config, store.cache_path)
     calibrated = _usable(calibrated, config, judges, store)
-    out = Output(f"judge meta-evaluation ({judged.level} level)")
     try:
-        table, note = meta_eval_into(
-            store,
-            out,
-            judged,
-            judges,
-            aspects=config.aspects,
-            limit=config.limit,
-            seed=config.seed,
-            n_boot=config.n_boot,
-            human=human,
-            calibrated=calibrated,
-            question=config.question,
-            member=config.panel is not None,
-            reference=config.reference,
-            progress=progress,
-        )
+        out, table, note = meta_eval(config, judged, judges, calibrated, human, store, progress)
     finally:
         for j in judges:
             j.client.close()

@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from crseval.core.types import Dialogue
 from crseval.judge.rubric import judge_request, rubric_for
 from crseval.llm.client import LLMClient
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.core.keys import key
 
 Item = tuple[
@@ -33,7 +33,7 @@ def judge_items(
     items: Sequence[Item],
     aspects: Sequence[str],
     judges: Sequence[Judge],
-    store: RunStore,
+    store: JobStore,
     *,
     stream: str = "judgments",
     seed: int = 0,

@@ -15,7 +15,7 @@ from crseval.reliability.alpha import alpha
 from crseval.reliability.crossed import crossed_reliability
 from crseval.reliability.icc import interpret, oneway_anova, oneway_reml
 from crseval.reliability.power import min_detectable_icc, power_icc
-from crseval.reliability.qc import quality_control, raters_per_item_distribution
+from crseval.reliability.qc import QCReport, raters_per_item_distribution
 from crseval.reliability.structure import plot_structure, structure
 from crseval.core.output import Output
 
@@ -128,29 +128,17 @@ METHOD = "icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,in
 
 def analyze(
     out: Output,
-    ratings: Ratings,
+    qc: QCReport,
     *,
     dims: Sequence[str] | None = None,
     ci: str = "profile",
     n_boot: int = 200,
     seed: int = 0,
-    gold_items: list[str] | None = None,
-    min_seconds: float | None = None,
-    time_col: str | None = None,
-    attention_col: str | None = None,
-    drop_flagged: bool = False,
     n_clusters: int = 3,
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
 ) -> pd.DataFrame:
-    """QC → reliability table → structure → power: tables, figures and a report section in ``out``."""
-    qc = quality_control(
-        ratings,
-        gold_items=gold_items,
-        time_col=time_col,
-        min_seconds=min_seconds,
-        attention_col=attention_col,
-        drop_flagged=drop_flagged,
-    )
+    """Quality-controlled ratings (:func:`crseval.reliability.qc.quality_control`) → reliability table →
+    structure → power: tables, figures and a report section in ``out``."""
     data = qc.ratings
     dims = list(dims or data.dimensions)
     table = reliability_table(
@@ -166,19 +154,7 @@ def analyze(
     out.table("reliability_flagged_raters", qc.flagged)
     out.table("reliability_raters_per_item", raters_per_item_distribution(data))
     if len(dims) >= 2:
-        s = structure(data, dims, n_clusters=n_clusters)
-        out.table(
-            "reliability_correlations", s.correlations.round(4).reset_index(names="dimension")
-        )
-        out.table(
-            "reliability_clusters", s.clusters.reset_index().rename(columns={"index": "dimension"})
-        )
-        out.figure(
-            "reliability_structure",
-            lambda path: plot_structure(s, path),
-            "Spearman correlations between the dimensions' item mean scores, "
-            "ordered by hierarchical clustering: blocks of dimensions that carry one signal",
-        )
+        _structure(out, data, dims, n_clusters)
     med = float(np.nanmedian(table["icc1"]))
     out.figure(
         "reliability_power",
@@ -186,6 +162,25 @@ def analyze(
         "The smallest ICC(1) a design can tell from 0 (α = .05 one-sided, power "
         ".8) as the number of rated items grows, for 2–8 raters per item; dashed: the median observed",
     )
+    _section(out, qc, table, med)
+    return table
+
+
+def _structure(out: Output, data: Ratings, dims: list[str], n_clusters: int) -> None:
+    s = structure(data, dims, n_clusters=n_clusters)
+    out.table("reliability_correlations", s.correlations.round(4).reset_index(names="dimension"))
+    out.table(
+        "reliability_clusters", s.clusters.reset_index().rename(columns={"index": "dimension"})
+    )
+    out.figure(
+        "reliability_structure",
+        lambda path: plot_structure(s, path),
+        "Spearman correlations between the dimensions' item mean scores, "
+        "ordered by hierarchical clustering: blocks of dimensions that carry one signal",
+    )
+
+
+def _section(out: Output, qc: QCReport, table: pd.DataFrame, med: float) -> None:
     k = int(round(float(np.nanmedian(table["k"]))))
     n = int(table["n_items"].max())
     out.section(
@@ -205,4 +200,3 @@ def analyze(
         ],
         figures=["reliability_structure", "reliability_power"],
     )
-    return table

@@ -16,7 +16,7 @@ from crseval.core.output import Output
 from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
 from crseval.data import load_dataset, names_of
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 
 PRESETS = names_of("ratings")
 
@@ -118,8 +118,9 @@ def load(config: ReliabilityConfig) -> Ratings:
     )
 
 
-def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: ReliabilityConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.reliability.analysis import METHOD, analyze
+    from crseval.reliability.qc import quality_control
 
     time_col = config.time_col or ("time_spent" if config.preset == "crs-que" else None)
     ratings = load(config)
@@ -138,18 +139,21 @@ def run(config: ReliabilityConfig, store: RunStore, progress: Progress) -> Outpu
         },
         notes=list(ratings.info.notes) if ratings.info else [],
     )
-    table = analyze(
-        out,
+    qc = quality_control(
         ratings,
-        dims=config.dims,
-        ci=config.ci,
-        n_boot=config.n_boot,
-        seed=config.seed,
         gold_items=config.gold,
         time_col=time_col,
         min_seconds=config.min_seconds,
         attention_col=config.attention_col,
         drop_flagged=config.drop_flagged,
+    )
+    table = analyze(
+        out,
+        qc,
+        dims=config.dims,
+        ci=config.ci,
+        n_boot=config.n_boot,
+        seed=config.seed,
         n_clusters=config.clusters,
         progress=progress,
     )

@@ -26,7 +26,7 @@ import pandas as pd
 from crseval.core.signature import prompt_hash
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, Message
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.core.keys import key
 from crseval.serendipity.context import (
     genre_distance,
@@ -193,7 +193,7 @@ def few_shot(study: SerendipityStudy, user: str, n: int, seed: int) -> list[pd.S
 def llm_scores(
     study: SerendipityStudy,
     client: LLMClient,
-    store: RunStore,
+    store: JobStore,
     *,
     aux: Aux = Aux(),
     runs: int = 5,

@@ -18,7 +18,7 @@ from crseval.core.registry import metrics_with
 from crseval.data import load_dataset, names_of
 from crseval.data.base import SerendipityStudy
 from crseval.llm import LLMClient, LLMConfig, make_client
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.runs.view import Run
 from crseval.serendipity.evaluator import AUX_SWITCHES, Aux, llm_scores
 from crseval.serendipity.meta import ensemble_grid, meta_evaluate
@@ -72,7 +72,7 @@ def predictions(
     names: Sequence[str],
     *,
     client: LLMClient | None = None,
-    store: RunStore | None = None,
+    store: JobStore | None = None,
     aux: Aux = Aux(),
     runs: int = 5,
     shots: int = 5,
@@ -379,7 +379,7 @@ def subset(study: SerendipityStudy, preds: dict[str, np.ndarray], rows: Sequence
     return part, {n: np.asarray(p, float)[list(rows)] for n, p in preds.items()}
 
 
-def run(config: SerendipityConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.judge.calibrated import nested_cv  # scikit-learn: loaded only when a run starts
 
     study = (

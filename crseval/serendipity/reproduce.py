@@ -38,7 +38,7 @@ from crseval.core.registry import shown_columns
 from crseval.data import load_dataset
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, LLMConfig, make_client
-from crseval.runs.store import RunStore
+from crseval.runs.job_store import JobStore
 from crseval.serendipity.context import genre_distance, has_history, history, popularity
 from crseval.serendipity.evaluator import few_shot, llm_scores, profiles
 from crseval.serendipity.job import predictions
@@ -130,7 +130,7 @@ class Rater:
     STREAM = "serendipity_reproduce_ratings"
 
     def __init__(
-        self, client: LLMClient, store: RunStore, runs: int, temperature: float, progress: Progress
+        self, client: LLMClient, store: JobStore, runs: int, temperature: float, progress: Progress
     ):
         self.client, self.store, self.progress = client, store, progress
         self.runs = 1 if temperature == 0 and client.backend.supports_choice_probs else runs
@@ -267,7 +267,7 @@ def _plot_curve(
 class Reproduction:
     """One dataset's experiments, accumulated into tables."""
 
-    def __init__(self, config: ReproduceConfig, store: RunStore, rater: Rater, client: LLMClient):
+    def __init__(self, config: ReproduceConfig, store: JobStore, rater: Rater, client: LLMClient):
         self.config, self.store, self.rater, self.client = config, store, rater, client
         self.tables: dict[str, list[pd.DataFrame]] = {}
         self.notes: list[str] = []
@@ -499,7 +499,7 @@ def _figures(out: Output, tables: dict[str, pd.DataFrame]) -> None:
             )
 
 
-def run(config: ReproduceConfig, store: RunStore, progress: Progress) -> Output:
+def run(config: ReproduceConfig, store: JobStore, progress: Progress) -> Output:
     client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
     try:
         rater = Rater(client, store, config.runs, config.llm.temperature, progress)

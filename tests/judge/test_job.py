@@ -6,8 +6,7 @@ import pytest
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo
 from crseval.data.judged_types import JudgedItem, JudgedSet
-from crseval.core.output import Output
-from crseval.judge.job import meta_eval_into
+from crseval.judge.job import JudgeMetaConfig, meta_eval
 from crseval.judge.judging import Judge
 from crseval.llm import ChatResponse, LLMClient
 from crseval.llm.scripted import ScriptedBackend
@@ -53,8 +52,8 @@ def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judg
         Judge("good", LLMClient(ScriptedBackend(oracle(0.2, 1)))),
         Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=3, temperature=0.7),
     ]
-    out = Output()
-    table = meta_eval_into(RunStore(tmp_path / "run"), out, judged, judges, n_boot=200)[0]
+    config = JudgeMetaConfig(data=tmp_path, n_boot=200)
+    out, table, _ = meta_eval(config, judged, judges, None, None, RunStore(tmp_path / "run"))
     table = table.set_index("judge")
     assert table.loc["good", "pearson"] > 0.9 > table.loc["noisy", "pearson"]
     assert (
@@ -120,16 +119,11 @@ def test_a_calibrated_judge_joins_a_panel_as_one_more_member(tmp_path):
         Judge("good", LLMClient(ScriptedBackend(oracle(0.2, 1)))),
         Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=2, temperature=0.7),
     ]
-    out = Output()
-    table = meta_eval_into(
-        RunStore(tmp_path / "run"),
-        out,
-        judged,
-        judges,
-        n_boot=50,
-        calibrated=calibrated,
-        member=True,
-    )[0].set_index("judge")
+    config = JudgeMetaConfig(
+        data=tmp_path, n_boot=50, panel=tmp_path / "panel.toml"
+    )  # a panel's run
+    out, table, _ = meta_eval(config, judged, judges, calibrated, None, RunStore(tmp_path / "run"))
+    table = table.set_index("judge")
     name = "calibrated (turns-only)"
     assert {"good", "noisy", name, "panel mean"} <= set(table.index)
     scores = out.tables["judge_item_scores"]
