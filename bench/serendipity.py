@@ -18,7 +18,7 @@ import _record as record
 from crseval.data import load_dataset
 from crseval.llm import LLMConfig, make_client
 from crseval.runs import RunStore
-from crseval.serendipity.evaluator import llm_scores
+from crseval.serendipity.evaluator import LLMEvaluator, llm_scores
 from crseval.serendipity.proxies import PROXIES, features, to_likert
 
 DEFAULT = (
@@ -46,13 +46,13 @@ def main() -> int:
         store = RunStore(tmp)
         client = make_client(LLMConfig(backend=a.backend), store.cache_path)
         t0 = time.perf_counter()
-        llm_scores(study, client, store, runs=1, rows=rows)
+        llm_scores(study, LLMEvaluator(client, store, runs=1), rows=rows)
         t_llm = time.perf_counter() - t0
         first = client.stats.requests
         store2 = RunStore(Path(tmp) / "rerun")
         t0 = time.perf_counter()
         llm_scores(
-            study, client, store2, runs=1, rows=rows
+            study, LLMEvaluator(client, store2, runs=1), rows=rows
         )  # new run directory, same cache: every answer is a cache hit
         t_cached = time.perf_counter() - t0
         cached_requests = client.stats.requests - first

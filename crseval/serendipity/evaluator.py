@@ -17,7 +17,9 @@ demographics.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+
+from dataclasses import asdict
 from typing import Callable, Sequence
 
 import numpy as np
@@ -190,25 +192,35 @@ def few_shot(study: SerendipityStudy, user: str, n: int, seed: int) -> list[pd.S
     return [r for _, r in others.sample(min(n, len(others)), random_state=seed).iterrows()]
 
 
+@dataclass(frozen=True)
+class LLMEvaluator:
+    """The LLM evaluator as a run configures it: the client it asks, the run directory its ratings are
+    recorded in, what it is told beside the answer (``aux``), the runs averaged and the few-shot examples."""
+
+    client: LLMClient
+    store: JobStore
+    aux: Aux = Aux()
+    runs: int = 5
+    shots: int = 0
+
+
 def llm_scores(
     study: SerendipityStudy,
-    client: LLMClient,
-    store: JobStore,
+    evaluator: LLMEvaluator,
     *,
-    aux: Aux = Aux(),
-    runs: int = 5,
-    shots: int = 0,
     seed: int = 0,
     name: str = "llm",
     rows: Sequence[int] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> np.ndarray:
-    """Mean rating per answer over ``runs`` (NaN where every run failed — failures are recorded — and
-    for answers outside ``rows`` when only some are rated; histories always come from the whole study)."""
+    """Mean rating per answer over the evaluator's runs (NaN where every run failed — failures are recorded —
+    and for answers outside ``rows`` when only some are rated; histories always come from the whole
+    study)."""
+    client, aux, runs, shots = evaluator.client, evaluator.aux, evaluator.runs, evaluator.shots
     stream = f"serendipity_{name}"
     # the protocol is part of the key: records of a run made before histories stopped at the target are not reused
     tag = prompt_hash(SYSTEM, QUESTION, aux.tag(), shots, "history:strictly-before-target")
-    records = store.stream(stream)
+    records = evaluator.store.stream(stream)
     targets = list(rows) if rows is not None else list(range(len(study.answers)))
     work = [(key(tag, run, r), (run, r)) for run in range(runs) for r in targets]
     todo = [w for _, w in records.todo(work)]

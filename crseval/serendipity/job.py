@@ -17,10 +17,10 @@ from crseval.core.output import Output
 from crseval.core.registry import metrics_with
 from crseval.data import load_dataset, names_of
 from crseval.data.base import SerendipityStudy
-from crseval.llm import LLMClient, LLMConfig, make_client
+from crseval.llm import LLMConfig, make_client
 from crseval.runs.job_store import JobStore
 from crseval.runs.view import Run
-from crseval.serendipity.evaluator import AUX_SWITCHES, Aux, llm_scores
+from crseval.serendipity.evaluator import AUX_SWITCHES, Aux, LLMEvaluator, llm_scores
 from crseval.serendipity.meta import ensemble_grid, meta_evaluate
 from crseval.serendipity.proxies import (
     PROXIES,
@@ -71,11 +71,7 @@ def predictions(
     study: SerendipityStudy,
     names: Sequence[str],
     *,
-    client: LLMClient | None = None,
-    store: JobStore | None = None,
-    aux: Aux = Aux(),
-    runs: int = 5,
-    shots: int = 5,
+    llm: LLMEvaluator | None = None,
     relevance: str = "predicted",
     protocol: str = "crseval",
     seed: int = 0,
@@ -122,19 +118,15 @@ def predictions(
         elif n in PROXIES:
             out[n] = to_likert(proxy_score(n, f, seed=seed))
         elif n in ("llm", "llm-fewshot"):
-            if client is None or store is None:
+            if llm is None:
                 raise CrsevalError(
                     "the llm evaluators need an LLM client and a run directory",
                     field="--evaluators",
                 )
-            total = runs * (len(rows) if rows is not None else len(study.answers))
+            total = llm.runs * (len(rows) if rows is not None else len(study.answers))
             out[n] = llm_scores(
                 study,
-                client,
-                store,
-                aux=aux,
-                runs=runs,
-                shots=shots if n == "llm-fewshot" else 0,
+                llm if n == "llm-fewshot" else replace(llm, shots=0),
                 seed=seed,
                 name=n,
                 rows=rows,
@@ -400,11 +392,7 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
         preds = predictions(
             study,
             config.evaluators,
-            client=client,
-            store=store,
-            aux=aux,
-            runs=config.runs,
-            shots=config.shots,
+            llm=LLMEvaluator(client, store, aux, config.runs, config.shots) if client else None,
             relevance=config.relevance,
             protocol=config.protocol,
             seed=config.seed,

@@ -40,7 +40,7 @@ from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, LLMConfig, make_client
 from crseval.runs.job_store import JobStore
 from crseval.serendipity.context import genre_distance, has_history, history, popularity
-from crseval.serendipity.evaluator import few_shot, llm_scores, profiles
+from crseval.serendipity.evaluator import LLMEvaluator, few_shot, llm_scores, profiles
 from crseval.serendipity.job import predictions
 from crseval.serendipity.meta import _pearson, meta_evaluate, with_ci
 from crseval.serendipity.prompts import STYLES, Style, style_request
@@ -374,9 +374,7 @@ class Reproduction:
         col = {tag: _column(rated, rows, tag) for tag, *_ in variants}
         own = llm_scores(
             study,
-            self.client,
-            self.store,
-            runs=self.rater.runs,
+            LLMEvaluator(self.client, self.store, runs=self.rater.runs),
             seed=cfg.seed,
             name="llm",
             rows=[int(r) for r in rows],

@@ -8,7 +8,7 @@ from crseval.data.io import DatasetInfo
 from crseval.llm import LLMClient, ResponseCache
 from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore
-from crseval.serendipity.evaluator import Aux, few_shot, llm_scores, request
+from crseval.serendipity.evaluator import Aux, LLMEvaluator, few_shot, llm_scores, request
 
 
 def study():
@@ -83,17 +83,19 @@ def test_runs_are_averaged_recorded_and_cached(tmp_path):
     store = RunStore(tmp_path / "run")
     backend = ScriptedBackend()
     client = LLMClient(backend, ResponseCache(store.cache_path))
-    scores = llm_scores(s, client, store, runs=3, shots=1)
+    scores = llm_scores(s, LLMEvaluator(client, store, runs=3, shots=1))
     assert scores.shape == (6,)
     assert np.all((scores >= 1) & (scores <= 5))
     assert len(store.records("serendipity_llm")) == 18
     n = len(backend.calls)
     again = llm_scores(
         s,
-        LLMClient(ScriptedBackend([]), ResponseCache(store.cache_path)),
-        RunStore(tmp_path / "run"),
-        runs=3,
-        shots=1,
+        LLMEvaluator(
+            LLMClient(ScriptedBackend([]), ResponseCache(store.cache_path)),
+            RunStore(tmp_path / "run"),
+            runs=3,
+            shots=1,
+        ),
     )
     assert np.allclose(again, scores)
     assert len(backend.calls) == n  # a re-run asks nothing
@@ -102,7 +104,7 @@ def test_runs_are_averaged_recorded_and_cached(tmp_path):
 def test_rows_restrict_what_is_rated_but_not_the_history(tmp_path):
     s = study()
     store = RunStore(tmp_path / "r")
-    scores = llm_scores(s, LLMClient(ScriptedBackend()), store, runs=1, rows=[2])
+    scores = llm_scores(s, LLMEvaluator(LLMClient(ScriptedBackend()), store, runs=1), rows=[2])
     assert np.isnan(scores[[0, 1, 3, 4, 5]]).all()
     assert np.isfinite(scores[2])
     (rec,) = store.records("serendipity_llm")
@@ -112,7 +114,10 @@ def test_rows_restrict_what_is_rated_but_not_the_history(tmp_path):
 def test_profiles_are_summarised_from_the_past_of_each_answer(tmp_path):
     s = study()
     backend = ScriptedBackend()
-    llm_scores(s, LLMClient(backend), RunStore(tmp_path / "p"), runs=1, aux=Aux(profiles=True))
+    llm_scores(
+        s,
+        LLMEvaluator(LLMClient(backend), RunStore(tmp_path / "p"), aux=Aux(profiles=True), runs=1),
+    )
     summaries = [
         c.messages[-1].content
         for c in backend.calls

@@ -19,7 +19,7 @@ from crseval.llm.scripted import ScriptedBackend
 from crseval.runs import RunStore
 from crseval.serendipity import evaluator
 from crseval.serendipity.context import history, item_popularity, item_text, popularity
-from crseval.serendipity.evaluator import Aux, llm_scores
+from crseval.serendipity.evaluator import Aux, LLMEvaluator, llm_scores
 from crseval.serendipity.job import predictions, sample_rows, subset
 from crseval.serendipity.proxies import features
 
@@ -92,11 +92,7 @@ def _recorded_prompts(study, monkeypatch, aux, rows=None, shots=0):
     with tempfile.TemporaryDirectory() as d:
         llm_scores(
             study,
-            LLMClient(ScriptedBackend()),
-            RunStore(d),
-            aux=aux,
-            runs=1,
-            shots=shots,
+            LLMEvaluator(LLMClient(ScriptedBackend()), RunStore(d), aux=aux, runs=1, shots=shots),
             rows=rows,
         )
     return rated, profiled
