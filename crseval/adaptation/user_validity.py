@@ -13,6 +13,7 @@ import pandas as pd
 from crseval import records
 from crseval.adaptation import discriminators as D
 from crseval.adaptation import realism as R
+from crseval.adaptation.validate_config import ValidateConfig
 from crseval.core.errors import CrsevalError
 from crseval.core.numbers import ci_text
 from crseval.core.output import Output
@@ -75,19 +76,16 @@ def user_validity(
     kb,
     reference: Reference,
     embedder,
-    *,
+    config: ValidateConfig,
     others: dict[str, Reference] | None = None,
-    follower: str = "template",
-    ignorer: str = "stubborn",
-    max_turns: int = 2000,
-    seed: int = 0,
-    n_boot: int = 2000,
 ) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """The four pillars' tables (``shift_user_alignment``, ``shift_user_discriminator`` — the panel of
     :mod:`crseval.adaptation.discriminators` — with ``shift_user_repeats``, ``shift_user_counterfactual``,
-    ``shift_user_outcomes``) and notes for the report."""
+    ``shift_user_outcomes``) and notes for the report; ``config`` gives the follower and the ignorer, the
+    sample sizes and the seed."""
     from crseval.text.titles import TitleMatcher
 
+    follower, ignorer, seed, n_boot = config.follower, config.ignorer, config.seed, config.n_boot
     matcher = TitleMatcher(kb.movies)
     sim: dict[str, list[R.UserDialogue]] = {}
     for d in R.simulated_dialogues(records):
@@ -103,7 +101,7 @@ def user_validity(
             embedder,
             matcher,
             others={n: r.dialogues for n, r in (others or {}).items()},
-            max_turns=max_turns,
+            max_turns=config.max_turns,
             seed=seed,
             n_boot=n_boot,
         ),

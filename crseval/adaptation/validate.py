@@ -6,14 +6,12 @@ real users in four pillars; the measurements are in :mod:`crseval.adaptation.val
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from crseval.adaptation import discriminators as D
 from crseval.adaptation.tas import TASParams
+from crseval.adaptation.validate_config import ValidateConfig
 from crseval.adaptation.user_validity import (
     USER_TABLES,
     own_words_note,
@@ -21,7 +19,6 @@ from crseval.adaptation.user_validity import (
     user_validity,
     user_validity_tables,
 )
-from crseval.core.config import split_commas
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, no_progress
 from crseval.core.output import Output
@@ -33,37 +30,6 @@ ORIGINAL_THRESHOLDS = (
     TASParams().sim_topic_shift,
     TASParams().topic_jaccard_shift,
 )  # the original study's
-
-
-class ValidateConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    run: Path = Field(
-        ...,
-        description="A `shift run` or `shift score` run directory.",
-        json_schema_extra={"argument": True},
-    )
-    human: str = Field(
-        "sample",
-        description="Real users' dialogues, the reference: 'sample' (the bundled dialogues, a small "
-        "reference), a CRSArena-Dial folder (real users of real CRSs, with their own labels and votes), "
-        "ReDial, INSPIRED or your own logs (any layout `crseval dialogues` reads).",
-    )
-    also: Annotated[list[str], BeforeValidator(split_commas)] = Field(
-        [],
-        description="Other human sources compared with the reference the same way (the human-vs-human "
-        "rows of the discriminator), e.g. ../shared/data/redial.",
-    )
-    follower: str = Field(
-        "template", description="The run's CRS that follows the user (counterfactual pillar)."
-    )
-    ignorer: str = Field(
-        "stubborn", description="The run's CRS that ignores the user (counterfactual pillar)."
-    )
-    n_boot: int = Field(2000, ge=100, description="Resamples of every CI.")
-    max_turns: int = Field(
-        2000, ge=10, description="User turns sampled (seeded) per source for human-likeness."
-    )
-    seed: int = Field(0, description="Seed of the samples.", json_schema_extra={"signed": True})
 
 
 def user_texts(source) -> list[str]:
@@ -130,7 +96,7 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
         )
     kb = load_kb(run_cfg.get("kb"))
     reference = read_reference(config.human)
-    ds, human = reference.source, user_texts(reference.source)
+    ds = reference.source
     others = {Path(o).name: read_reference(o, "--also") for o in config.also}
     out = Output("Simulator validity per model (human split half = the floor)")
     head, follow, notes, sig_part = validate_into(
@@ -140,25 +106,11 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
         kb,
         run_cfg.get("scoring", {}),
         ds,
-        human,
-        max_turns=config.max_turns,
-        seed=config.seed,
-        progress=progress,
-        source=str(config.run),
+        config,
+        progress,
     )
     tick = progress("comparing the simulated users with real users (four pillars)", 1)
-    tables, more = user_validity(
-        records,
-        kb,
-        reference,
-        get_embedder(),
-        others=others,
-        follower=config.follower,
-        ignorer=config.ignorer,
-        max_turns=config.max_turns,
-        seed=config.seed,
-        n_boot=config.n_boot,
-    )
+    tables, more = user_validity(records, kb, reference, get_embedder(), config, others)
     tick(1)
     more += filter(None, [own_words_note(config.run, config.human)])
     worst = D.worst(tables["shift_user_discriminator"])  # per model, the panel's best discriminator
@@ -191,22 +143,18 @@ def validate_into(
     kb,
     scoring: dict,
     ds,
-    human: list[str],
-    *,
-    max_turns: int = 2000,
-    seed: int = 0,
+    config: ValidateConfig,
     progress: Progress = no_progress,
-    source: str = "this run",
-    title: str = "Simulator validity",
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
-    """Measure the simulated users of ``records`` against ``human`` turns into ``out`` (tables and a report
-    section; ``store``: the run, whose cache the scorer may use); (headline, shift following, notes, the
-    metric part of a signature)."""
+    """Measure the simulated users of ``records`` against the user turns of ``ds`` into ``out`` (tables and
+    a report section; ``store``: the run, whose cache the scorer may use); (headline, shift following, notes,
+    the metric part of a signature)."""
     from crseval.adaptation.config import ScoringSection
     from crseval.adaptation.scoring import build_scorer
     from crseval.adaptation.validity import detector_sweep, human_likeness, leakage, shift_following
     from crseval.text.embed import get_embedder
 
+    max_turns, seed = config.max_turns, config.seed
     tick = progress("validating the simulator (leakage, shifts, human-likeness, detector)", 4)
     leak = leakage(records, kb)
     tick(1)
@@ -218,7 +166,7 @@ def validate_into(
     emb = get_embedder()
     like = human_likeness(
         {m: _sample(t, max_turns, seed) for m, t in by_model.items()},
-        _sample(human, 2 * max_turns, seed),
+        _sample(user_texts(ds), 2 * max_turns, seed),
         emb,
         seed,
     )
@@ -246,8 +194,8 @@ def validate_into(
     out.tables.update(tables)
     notes = [_sweep_note(sweep)]
     out.section(
-        title,
-        f"The simulated users of {source} against {len(ds)} human dialogues ({ds.info.name}). "
+        "Simulator validity",
+        f"The simulated users of {config.run} against {len(ds)} human dialogues ({ds.info.name}). "
         "Leakage: user turns naming a title the CRS had not named. Shift following: logged shifts "
         "whose new value the user states / whose old value comes back before the next shift. "
         "Human-likeness: words per turn, rule-based dialogue acts (total-variation distance), the "

@@ -305,23 +305,20 @@ class PairCV:
 
 def cross_validate(
     sentences: pd.DataFrame,
-    embedder: Embedder,
+    classifier: Callable[[pd.DataFrame, int], PairClassifier],
     *,
     n_pairs: int = 20000,
     hard: int = 0,
     hard_classes: Sequence[dict[str, str]] | None = None,
-    head: str = "logreg",
-    with_embeddings: bool = False,
     n_splits: int = 5,
     test_pairs: int = 4000,
     seed: int = 0,
-    lexical: bool = True,
-    encoder: Callable[[pd.DataFrame, int], Embedder] | None = None,
 ) -> PairCV:
     """Grouped k-fold: train pairs from training dialogues only (hard negatives by ``hard_classes[f]``,
     each fold's map made from its training dialogues: ``classifier.fold_hard_classes``), test pairs
-    (Original design) from the held-out dialogues only. ``encoder(train_sentences, fold)``, when given, makes each fold's own
-    encoder (e.g. fine-tuned on that fold's training sentences only) instead of ``embedder``."""
+    (Original design) from the held-out dialogues only. ``classifier(train_sentences, fold)`` makes each
+    fold's unfitted classifier (its encoder may be the fold's own, fine-tuned on that fold's training
+    sentences only)."""
     from sklearn.model_selection import GroupKFold
 
     accs, kappas = [], []
@@ -331,8 +328,7 @@ def cross_validate(
         fold_map = hard_classes[f] if hard_classes else None
         tr = make_pairs(train_s, n_pairs, hard=hard, hard_classes=fold_map, seed=seed + f)
         te = make_pairs(sentences.iloc[test], test_pairs, seed=seed + 100 + f)
-        emb = encoder(train_s, f) if encoder else embedder
-        clf = PairClassifier(emb, head, with_embeddings, seed, lexical).fit(train_s, tr)
+        clf = classifier(train_s, f).fit(train_s, tr)
         pred = (clf.proba(te["a"], te["b"]) >= 0.5).astype(int)
         accs.append(float(np.mean(pred == te["same"])))
         kappas.append(kappa(te["same"], pred))

@@ -183,22 +183,22 @@ def _fold_maps(config: TrainConfig, sentences, emb, progress) -> list[dict[str, 
 def _cv_rows(
     config: TrainConfig, sentences, emb, designs, fold_maps, encoder, encoder_name, tick
 ) -> list[dict]:
-    from crseval.behavior.implicit import cross_validate
+    from crseval.behavior.implicit import PairClassifier, cross_validate
+
+    def classifier(train: pd.DataFrame, f: int) -> PairClassifier:
+        fold_emb = encoder(train, f"fold {f + 1}/{config.folds}") if config.fine_tune else emb
+        return PairClassifier(fold_emb, config.head, seed=config.seed, lexical=config.lexical)
 
     rows = []
-    per_fold = lambda s, f: encoder(s, f"fold {f + 1}/{config.folds}")
     for name, h in designs:
         cv = cross_validate(
             sentences,
-            emb,
+            classifier,
             n_pairs=config.pairs,
             hard=h,
             hard_classes=fold_maps if h else None,
-            head=config.head,
             n_splits=config.folds,
             seed=config.seed,
-            lexical=config.lexical,
-            encoder=per_fold if config.fine_tune else None,
         )
         low, high = cv.accuracy_ci()
         rows.append(

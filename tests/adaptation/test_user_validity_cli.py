@@ -102,6 +102,7 @@ def test_the_card_measures_its_simulated_users_against_real_ones(validated, tmp_
 def test_the_follower_and_the_ignorer_are_options(validated):
     from crseval.adaptation.job import sessions
     from crseval.adaptation.user_validity import read_reference, user_validity
+    from crseval.adaptation.validate_config import ValidateConfig
     from crseval.data.kb import load_kb
     from crseval.runs.store import RunStore
     from crseval.text.embed import get_embedder
@@ -110,10 +111,10 @@ def test_the_follower_and_the_ignorer_are_options(validated):
     tables, arena, tmp = validated
     records = [r for r in sessions(RunStore(tmp / "run")) if r["turns"]]
     kb = load_kb(shared_path("opendialkg/opendialkg_movie_data.json"))
-    swapped, _ = user_validity(
-        records, kb, read_reference(str(arena)), get_embedder(), follower="stubborn",
-        ignorer="template", max_turns=300, n_boot=100,
-    )  # fmt: skip
+    config = ValidateConfig(
+        run=tmp / "run", follower="stubborn", ignorer="template", max_turns=300, n_boot=100
+    )
+    swapped, _ = user_validity(records, kb, read_reference(str(arena)), get_embedder(), config)
     cf = pd.read_csv(tables / "shift_user_counterfactual.csv").set_index("user_feature")
     flipped = swapped["shift_user_counterfactual"].set_index("user_feature")
     assert flipped.loc["reject", "sim_diff"] == pytest.approx(-cf.loc["reject", "sim_diff"])

@@ -87,7 +87,9 @@ def test_strategy_classifier_and_pair_classifier_beat_chance_on_held_out_inspire
     hard = rep.hard_classes()
     assert hard
     assert all(rep.per_class.set_index("label").loc[c, "accuracy"] < 0.7 for c in hard)
-    cv = cross_validate(inspired, emb, n_pairs=8000, n_splits=3, test_pairs=2000)
+    cv = cross_validate(
+        inspired, lambda s, f: PairClassifier(emb), n_pairs=8000, n_splits=3, test_pairs=2000
+    )
     assert cv.accuracy > 0.7
     assert cv.kappa > 0.4  # balanced pairs: chance is 0.5 / κ 0
 
