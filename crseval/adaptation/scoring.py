@@ -188,9 +188,8 @@ class SessionScoring:
             [(record["key"], as_dialogue(record), None)],
             self.aspects,
             self.judges,
-            self.store,
+            self.store.stream(JUDGE_STREAM),
             seed=self.seed,
-            stream=JUDGE_STREAM,
         )
         by: dict[str, dict[str, list[float]]] = {}
         for r in recs:
@@ -210,8 +209,7 @@ class SessionScoring:
                 record["key"],
                 as_dialogue(record),
                 self.judges[0],
-                self.store,
-                stream=JUDGE_STREAM,
+                self.store.stream(JUDGE_STREAM),
                 seed=self.seed,
             )
             record["judge"].update(scores)

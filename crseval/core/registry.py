@@ -22,7 +22,7 @@ import importlib
 from functools import lru_cache
 from pathlib import Path
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any, Iterable, TypedDict, Unpack
 
 from crseval.core.errors import CrsevalError
 
@@ -84,33 +84,30 @@ COLUMNS: dict[str, dict[str, tuple[str, str]]] = {}
 JOINED: dict[str, dict[str, bool]] = {}
 
 
+class MetricFields(TypedDict, total=False):
+    """:class:`MetricSpec`'s fields beyond name and description, as :func:`register_metric` takes them."""
+
+    label: str
+    higher_is_better: bool | None
+    params: dict[str, Any]
+    capability: str
+    role: str
+    note: str
+    scale: str
+
+
 def register_metric(
     name: str,
     description: str,
     *,
-    label: str = "",
-    higher_is_better: bool | None = True,
-    capability: str = "general",
-    role: str = "metric",
-    note: str = "",
-    params: dict[str, Any] | None = None,
-    scale: str = "",
     tables: Iterable[str] = (),
     tables_with_ci: Iterable[str] = (),
+    **fields: Unpack[MetricFields],
 ) -> MetricSpec:
-    """Declare a metric; ``tables`` (``tables_with_ci``: with its ``_lo``/``_hi`` ends) are tables
-    it is a column of, beyond those whose declaration lists it."""
-    spec = MetricSpec(
-        name,
-        description,
-        label,
-        higher_is_better,
-        dict(params or {}),
-        capability,
-        role,
-        note,
-        scale,
-    )
+    """Declare a metric (``fields``: the rest of its :class:`MetricSpec`, defaults as there); ``tables``
+    (``tables_with_ci``: with its ``_lo``/``_hi`` ends) are tables it is a column of, beyond those whose
+    declaration lists it."""
+    spec = MetricSpec(name, description, **{**fields, "params": dict(fields.get("params") or {})})
     if spec.qualified in METRICS and METRICS[spec.qualified] != spec:
         raise CrsevalError(f"metric {spec.qualified!r} registered twice with different definitions")
     METRICS[spec.qualified] = spec

@@ -40,7 +40,7 @@ from crseval.judge.features import NAMES, transcript_features
 from crseval.judge.rubric import TURN_QUESTIONS
 from crseval.judge.turn_model import TurnModel
 from crseval.llm.planning import active as planning
-from crseval.runs.job_store import JobStore
+from crseval.runs.stream import Stream
 from crseval.stats.ridge import GroupedRidgeSearch
 
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 4, 16))
@@ -246,9 +246,8 @@ class CalibratedJudge:
         key: str,
         dialogue: Dialogue,
         judge: Judge,
-        store: JobStore,
+        records: Stream,
         *,
-        stream: str = "judgments",
         seed: int = 0,
     ) -> dict[str, float]:
         """This judge's aspects for one unlabelled dialogue, as '<aspect> (calibrated)' (the preference-shift
@@ -259,9 +258,8 @@ class CalibratedJudge:
             [(key, dialogue, None)],
             self.questions,
             judge,
-            store,
+            records,
             seed=seed,
-            stream=stream,
             hidden=self.reads_states,
         )
         if any(q not in probs.get(key, {}) for q in self.questions) or planning() is not None:

@@ -22,7 +22,7 @@ from crseval.core.types import Dialogue
 from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import TURN_QUESTIONS
 from crseval.llm.base import decode_states
-from crseval.runs.job_store import JobStore
+from crseval.runs.stream import Stream
 
 SEP = "#q"  # sub-item ids: "<item>#q<utterance index>"
 AGGREGATES = ("mean", "min", "last")
@@ -59,11 +59,10 @@ def ask(
     items: Sequence[tuple[str, Dialogue, int | None]],
     questions: Sequence[str],
     judge: Judge,
-    store: JobStore,
+    records: Stream,
     *,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
-    stream: str = "judgments",
     hidden: bool = False,
 ) -> tuple[list[dict], dict]:
     """Ask whole-item questions once per item and turn questions once per assistant turn (dialogue-level
@@ -85,15 +84,14 @@ def ask(
             field="llm.backend",
             fix=STATES_FIX + ", or a judge without --llm-states",
         )
-    records = (
+    asked = (
         judge_items(
             list(items),
             whole,
             [judge],
-            store,
+            records,
             seed=seed,
             progress=progress,
-            stream=stream,
             hidden=whole[0] if hidden else None,
         )
         if whole
@@ -102,12 +100,10 @@ def ask(
     turns_of = {i: turn_items(i, d) for i, d, _ in items} if per_turn else {}
     if per_turn:
         subs = [s for subs_ in turns_of.values() for s in subs_]
-        records += judge_items(
-            subs, per_turn, [judge], store, seed=seed, progress=progress, stream=stream
-        )
+        asked += judge_items(subs, per_turn, [judge], records, seed=seed, progress=progress)
     probs: dict[str, dict] = {}
     turns: dict[tuple[str, str], list[tuple[int, float]]] = {}
-    for r in records:
+    for r in asked:
         if not r.get("probs"):
             continue
         if r["aspect"] in TURN_QUESTIONS:
@@ -131,7 +127,7 @@ def ask(
         for q in per_turn:
             if len(probs.get(i, {}).get(q, [])) != expected or not expected:
                 probs.get(i, {}).pop(q, None)
-    return records, probs
+    return asked, probs
 
 
 def require_readings(

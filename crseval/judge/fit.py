@@ -40,7 +40,7 @@ from crseval.judge.decomposed import (
     require_readings,
     stateless,
 )
-from crseval.judge.judging import Judge
+from crseval.judge.judging import JUDGMENTS, Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.judge.turn_model import FEATURES as TURN_FEATURES
 from crseval.judge.turn_model import STATES as TURN_STATES
@@ -585,7 +585,7 @@ def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
                 triples,
                 questions,
                 Judge("llm", client),
-                store,
+                store.stream(JUDGMENTS),
                 seed=config.seed,
                 progress=progress("LLM judge ratings", calls(triples, questions)),
                 hidden=config.llm_states,

@@ -26,7 +26,7 @@ from crseval.data.io import dataset_info
 from crseval.data.judged import load_judged, load_predictions
 from crseval.data.judged_types import JudgedSet
 from crseval.judge.config import PanelConfig
-from crseval.judge.judging import Judge, judge_items
+from crseval.judge.judging import JUDGMENTS, Judge, judge_items
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig, make_client
 from crseval.runs.job_store import JobStore
@@ -385,7 +385,13 @@ def _rate(
     question = {a: config.question for a in plan.plain if config.question}
     records = (
         judge_items(
-            triples, plan.plain, judges, store, seed=seed, progress=tick, questions=question
+            triples,
+            plan.plain,
+            judges,
+            store.stream(JUDGMENTS),
+            seed=seed,
+            progress=tick,
+            questions=question,
         )
         if plan.plain
         else []
@@ -396,7 +402,7 @@ def _rate(
             triples,
             calibrated.questions,
             judges[0],
-            store,
+            store.stream(JUDGMENTS),
             seed=seed,
             progress=tick,
             hidden=calibrated.reads_states,

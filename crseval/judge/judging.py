@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from crseval.core.types import Dialogue
 from crseval.judge.rubric import judge_request, rubric_for
 from crseval.llm.client import LLMClient
-from crseval.runs.job_store import JobStore
+from crseval.runs.stream import Stream
 from crseval.core.keys import key
 
 Item = tuple[
@@ -29,24 +29,25 @@ class Judge:
     )
 
 
+JUDGMENTS = "judgments"  # the stream a judge's ratings are recorded in, unless a job keeps its own
+
+
 def judge_items(
     items: Sequence[Item],
     aspects: Sequence[str],
     judges: Sequence[Judge],
-    store: JobStore,
+    records: Stream,
     *,
-    stream: str = "judgments",
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
     questions: dict[str, str] | None = None,
     hidden: str | None = None,
 ) -> list[dict]:
-    """Append one record per rating to ``records/<stream>.jsonl``; what an interrupted run already
+    """Append one record per rating to ``records`` (a run's stream, e.g. ``store.stream(JUDGMENTS)``); what an interrupted run already
     recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A
     rating that could not be obtained is recorded with its error (score None), never replaced by a
     default. The ratings of aspect ``hidden`` also carry the model's hidden states over each assistant
     reply (:func:`crseval.judge.rubric.judge_request`), under their own record keys."""
-    records = store.stream(stream)
     work = [
         (j, s, it, a) for j in judges for s in range(j.samples) for it in items for a in aspects
     ]

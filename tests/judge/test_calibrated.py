@@ -177,6 +177,6 @@ def test_a_plan_records_a_states_judges_call_and_predicts_nothing(tmp_path):
     store = RunStore(tmp_path / "run")
     with planning(None) as recorder:
         client = make_client(LLMConfig(backend="scripted"))
-        assert judge.rate("d", d, Judge("j", client), store) == {}
+        assert judge.rate("d", d, Judge("j", client), store.stream("judgments")) == {}
     assert recorder.plan.calls == 1
     store.close()

@@ -18,7 +18,11 @@ def _ask(tmp_path, responder):
     judge = Judge("llm", LLMClient(ScriptedBackend(responder), scheduler=None))
     judge.client.config.max_retries = 0
     records, probs = ask(
-        items, ["dialogue-overall"], judge, RunStore(tmp_path / "run"), hidden=True
+        items,
+        ["dialogue-overall"],
+        judge,
+        RunStore(tmp_path / "run").stream("judgments"),
+        hidden=True,
     )
     return [i for i, _, _ in items], records, probs
 

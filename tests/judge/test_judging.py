@@ -44,12 +44,12 @@ def test_judge_records_resume_and_keep_failures(tmp_path, judged):
     store = RunStore(tmp_path / "r")
     client = LLMClient(ScriptedBackend(flaky, choice_probs=True), None)
     items = [(it.id, it.dialogue, None) for it in judged.items[:5]]
-    recs = judge_items(items, ["overall"], [Judge("j", client)], store)
+    recs = judge_items(items, ["overall"], [Judge("j", client)], store.stream("judgments"))
     assert len(recs) == 5
     failed = [r for r in recs if r["score"] is None]
     assert len(failed) == 1
     assert failed[0]["item"] == "d3"
     assert failed[0]["error"]
     n = len(calls)
-    judge_items(items, ["overall"], [Judge("j", client)], store)
+    judge_items(items, ["overall"], [Judge("j", client)], store.stream("judgments"))
     assert len(calls) == n  # resumed: nothing asked again

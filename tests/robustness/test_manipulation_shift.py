@@ -43,7 +43,7 @@ def test_injected_replies_do_not_move_the_judge(tmp_path):
                 [(rec["key"], as_dialogue(rec), None)],
                 ["proactiveness", "coherence", "personalization"],
                 [judge],
-                store,
+                store.stream("judgments"),
             )
             scores[(model, s)] = statistics.mean(r["score"] for r in out)
             hits += sum(r["neutralised"] for r in out) if model == "hostile" else 0

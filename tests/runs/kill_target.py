@@ -29,6 +29,11 @@ if __name__ == "__main__":
         ResponseCache(store.cache_path),
         SchedulerConfig(),
     )
-    judge_items([(d.id, d, None) for d in dialogues], ["overall"], [Judge("judge", client)], store)
+    judge_items(
+        [(d.id, d, None) for d in dialogues],
+        ["overall"],
+        [Judge("judge", client)],
+        store.stream("judgments"),
+    )
     store.close()
     print("done", len(store.repairs))
