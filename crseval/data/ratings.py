@@ -88,18 +88,18 @@ def load_ratings(
     item_col: str,
     rater_col: str | None = None,
     dims: Sequence[str] | None = None,
-    dimension_col: str | None = None,
-    value_col: str | None = None,
+    long: tuple[str | None, str | None] | None = None,
     scale: Scale = (1, 5),
     extra_cols: Sequence[str] = (),
     name: str = "ratings",
 ) -> Ratings:
-    """Read a long (``dimension_col`` + ``value_col``) or wide (``dims``) ratings CSV.
+    """Read a long (``long``: its dimension and value columns) or wide (``dims``) ratings CSV.
 
     ``rater_col=None`` numbers the rows of each item as raters r1, r2, … (anonymous annotators).
     ``dims=None`` in wide format takes every column that is not an id or extra column.
     """
     p = existing(path, "ratings file")
+    dimension_col, value_col = long or (None, None)
     long_format = dimension_col is not None or value_col is not None
     if long_format and not (dimension_col and value_col):
         raise CrsevalError("long format needs both dimension_col and value_col", field="value_col")

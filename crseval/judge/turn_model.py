@@ -222,6 +222,11 @@ def fit_turn_model(
     return TurnModel(encoder, models, len(X), states, FEATURES + (STATES if states else ""))
 
 
+CROSS_FIT_FOLDS = (
+    5  # the grouped folds whose turn models give the training dialogues their features
+)
+
+
 def cross_fitted(
     rows: Sequence[np.ndarray],
     labels: Sequence[dict[int, dict[str, float]]],
@@ -230,7 +235,6 @@ def cross_fitted(
     encoder: str,
     train: np.ndarray,
     test: np.ndarray | None = None,
-    folds: int = 5,
     states: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None, TurnModel | None]:
     """(turn features of the ``train`` dialogues, each from a turn model fitted on the other training groups'
@@ -249,7 +253,7 @@ def cross_fitted(
     if whole is None:
         return np.zeros((len(train), 0)), None if test is None else np.zeros((len(test), 0)), None
     inside = np.zeros((len(train), len(whole.feature_names())))
-    k = min(folds, len(np.unique(groups[train])))
+    k = min(CROSS_FIT_FOLDS, len(np.unique(groups[train])))
     for a, b in GroupKFold(k).split(train, groups=groups[train]):
         if (
             model := fit(train[a])

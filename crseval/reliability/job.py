@@ -111,8 +111,7 @@ def load(config: ReliabilityConfig) -> Ratings:
         item_col=config.item_col,
         rater_col=config.rater_col,
         dims=config.dims if not config.dimension_col else None,
-        dimension_col=config.dimension_col,
-        value_col=config.value_col,
+        long=(config.dimension_col, config.value_col),
         scale=config.scale_bounds(),
         name=config.ratings.stem,
     )
