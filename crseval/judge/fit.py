@@ -6,13 +6,10 @@ JSON."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
 
-from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress
 from crseval.core.output import Output
@@ -32,6 +29,7 @@ from crseval.judge.calibrated import (
     nested_cv_predictions,
     question_scores,
 )
+from crseval.judge.fit_config import JudgeFitConfig, default_out
 from crseval.judge.decomposed import (
     HIDDEN,
     STATES_FIX,
@@ -45,112 +43,10 @@ from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.judge.turn_model import FEATURES as TURN_FEATURES
 from crseval.judge.turn_model import STATES as TURN_STATES
 from crseval.judge.turn_model import cross_fitted, embedder, turn_features, turn_labels
-from crseval.llm import LLMConfig, make_client
+from crseval.llm import make_client
 from crseval.llm.planning import done_calling
 from crseval.runs.job_store import JobStore
 from crseval.stats.correlation import correlation_ci
-
-
-class JudgeFitConfig(BaseModel):
-    """Fit a calibrated judge on human labels."""
-
-    model_config = ConfigDict(extra="forbid")
-    data: CommaList = Field(
-        ...,
-        description="Labelled sets to fit on (any layout `judge meta-eval` reads).",
-        json_schema_extra={"argument": True},
-    )
-    level: Literal["dialogue", "turn"] = Field(
-        "dialogue",
-        description="Dialogue- or turn-level labels.",
-        json_schema_extra={"signed": True},
-    )
-    aspects: CommaList | None = Field(
-        None, description="Aspects to learn, '_' or '-' alike (default: every labelled aspect)."
-    )
-    questions: CommaList = Field(
-        ["dialogue-overall"],
-        description="Rubric questions whose LLM digit probabilities "
-        "are features; 'none' = rules only (no LLM).",
-    )
-    turn_model: bool = Field(
-        False,
-        description="Also learn a turn model from the sets' per-turn labels (CRSArena-Eval's "
-        "turn_level_aggregated: relevance, interestingness) and use its predictions, aggregated per "
-        "dialogue, as features (no LLM). Dialogue level only.",
-        json_schema_extra={"signed": True},
-    )
-    rules: bool = Field(
-        True,
-        description="Use the rule-read transcript features (--no-rules: only the LLM questions and "
-        "the turn model — on CRSArena-Eval they help under user-grouped CV and hurt on systems held out).",
-        json_schema_extra={"signed": True},
-    )
-    llm_states: bool = Field(
-        False,
-        description="The turn model also reads the judge LLM's last-layer hidden states over each reply, "
-        "taken while it prefills the first question's prompt (no extra call; the embedded llamacpp "
-        "backend only). Needs --turn-model and a dialogue-level question.",
-        json_schema_extra={"signed": True},
-    )
-    encoder: Literal["mpnet", "minilm", "hashing"] = Field(
-        "mpnet",
-        description="The turn model's sentence encoder: all-mpnet-base-v2 (+.02–.04 Pearson on every "
-        "CRSArena-Eval aspect under grouped CV), the 5× faster all-MiniLM-L6-v2, or hashed word "
-        "n-grams (no model at all: a quick look, and the tests).",
-        json_schema_extra={"signed": True},
-    )
-    reference: Path | None = Field(
-        None,
-        description="Another judge's published predictions in the FACE layout for the training items "
-        "(e.g. CRSArena-Eval's face_run_train.json): a row per aspect beside the out-of-fold designs, "
-        "paired tests against it, the system level.",
-    )
-    folds: int = Field(
-        5,
-        ge=2,
-        description="Outer folds of the nested cross-validation when it keeps users apart (with "
-        "--cv-groups system: one per system).",
-        json_schema_extra={"signed": True},
-    )
-    cv_groups: Literal["user", "system"] = Field(
-        "user",
-        description="What the cross-validation keeps on one side of a split: the user (a battle's "
-        "two dialogues; the dialogue where ids name no user; --folds outer folds) or the system "
-        "(leave-one-system-out: fitted on all CRSs but one, scored on that one, each in turn — how "
-        "the judge does on a CRS it has never seen; judge_fit_held_out per CRS and pooled).",
-        json_schema_extra={"signed": True},
-    )
-    test: CommaList | None = Field(
-        None,
-        description="Comma-separated labelled sets to test the fitted judge on "
-        "(cross-dataset transfer).",
-    )
-    limit: int | None = Field(
-        None,
-        ge=10,
-        description="Use a seeded random subset of this many items per set.",
-        json_schema_extra={"signed": True},
-    )
-    name: str | None = Field(
-        None, description="The judge's name (default: the training sets' names)."
-    )
-    llm: LLMConfig = LLMConfig()
-    n_boot: int = Field(
-        1000,
-        ge=0,
-        description="Bootstrap resamples for the CIs and paired tests.",
-        json_schema_extra={"signed": True},
-    )
-    seed: int = Field(
-        0,
-        description="Seed for the subsets, folds and bootstrap.",
-        json_schema_extra={"signed": True},
-    )
-
-
-def default_out(config: JudgeFitConfig) -> Path:
-    return Path("runs") / "judge-fit"
 
 
 def _load(
@@ -525,12 +421,7 @@ def _transfer(
     return pd.concat(parts, ignore_index=True)
 
 
-def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
-    questions = _questions(config)
-    train = _load(config.data, config.level, config.limit, config.seed, "train", config.cv_groups)
-    test = _unseen(
-        train, _load(config.test or [], config.level, config.limit, config.seed, "test"), store
-    )
+def _aspects(config: JudgeFitConfig, train: list[JudgedSet]) -> list[str]:
     labelled = sorted({a for s in train for a in s.aspects})
     aspects = list(dict.fromkeys(aspect_key(a) for a in (config.aspects or labelled)))
     if unknown := [a for a in aspects if a not in labelled]:
@@ -539,47 +430,45 @@ def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
             field="aspects",
             expected="one of " + ", ".join(labelled),
         )
-    name = config.name or "+".join(s.info.name for s in train)
-    published = _published(config.reference, train) if config.reference else {}
-    client = make_client(config.llm, store.cache_path, role="judge") if questions else None
-    if config.llm_states and stateless(client):
-        client.close()
-        raise CrsevalError(
-            f"--llm-states needs an LLM that gives its hidden states; {stateless(client)} does not",
-            field="llm_states",
-            fix=STATES_FIX,
-        )
-    out = Output(
-        f"calibrated judge '{name}': nested-CV agreement with people",
-        signature={
-            "data": " + ".join(s.info.signature() for s in train)
-            + "".join(f" | test {s.info.signature()}" for s in test)
-            + (
-                f" | reference {dataset_info('reference', config.reference).signature()}"
-                if config.reference
-                else ""
-            ),
-            "llm": client.identity() if client else None,
-            "metric": {
-                "judge-fit": nested_cv(
-                    "leave-one-system-out"
-                    if config.cv_groups == "system"
-                    else f"{config.folds}-fold"
-                )
-                + "|features:"
-                + ("rules-v1" if config.rules else "no-rules"),
-                "turn_model": TURN_FEATURES + (TURN_STATES if config.llm_states else "")
-                if config.turn_model
-                else None,
-                "questions": questions,
-                "aspects": aspects,
-            },
+    return aspects
+
+
+def _signature(
+    config: JudgeFitConfig,
+    train: list[JudgedSet],
+    test: list[JudgedSet],
+    client,
+    questions,
+    aspects,
+) -> dict:
+    reference = config.reference
+    return {
+        "data": " + ".join(s.info.signature() for s in train)
+        + "".join(f" | test {s.info.signature()}" for s in test)
+        + (f" | reference {dataset_info('reference', reference).signature()}" if reference else ""),
+        "llm": client.identity() if client else None,
+        "metric": {
+            "judge-fit": nested_cv(
+                "leave-one-system-out" if config.cv_groups == "system" else f"{config.folds}-fold"
+            )
+            + "|features:"
+            + ("rules-v1" if config.rules else "no-rules"),
+            "turn_model": TURN_FEATURES + (TURN_STATES if config.llm_states else "")
+            if config.turn_model
+            else None,
+            "questions": questions,
+            "aspects": aspects,
         },
-    )
-    everything = [it for s in train + test for it in s.items]
+    }
+
+
+def _readings(
+    config: JudgeFitConfig, client, questions, items: list, store: JobStore, progress: Progress
+) -> dict[str, dict]:
+    """item → question → the LLM's reading (none without questions)."""
     probs: dict[str, dict] = {}
     if client is not None:
-        triples = [(it.id, it.dialogue, it.target) for it in everything]
+        triples = [(it.id, it.dialogue, it.target) for it in items]
         try:
             asked, probs = ask(
                 triples,
@@ -594,11 +483,28 @@ def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
             client.close()
     done_calling()
     if client is not None:
-        require_readings([it.id for it in everything], questions, probs, asked)
-    usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
-    pooled = _pooled(train, aspects)
-    pooled.items = [it for it in pooled.items if it.id in usable]
-    cv_extra, models, coefs, errors, turn_model = _fit(
+        require_readings([it.id for it in items], questions, probs, asked)
+    return probs
+
+
+def _client(config: JudgeFitConfig, questions: list[str], store: JobStore):
+    """The LLM that answers the questions (none without questions); one that gives no hidden states is
+    refused before any call when the turn model reads them."""
+    client = make_client(config.llm, store.cache_path, role="judge") if questions else None
+    if config.llm_states and stateless(client):
+        client.close()
+        raise CrsevalError(
+            f"--llm-states needs an LLM that gives its hidden states; {stateless(client)} does not",
+            field="llm_states",
+            fix=STATES_FIX,
+        )
+    return client
+
+
+def _fit_pooled(config: JudgeFitConfig, pooled, aspects, questions, probs, published):
+    """:func:`_fit` on the pooled training sets as the config asks, with the reference's predictions
+    beside the designs."""
+    fitted = _fit(
         pooled,
         aspects,
         questions,
@@ -608,44 +514,18 @@ def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
         config.llm_states,
         len({it.group for it in pooled.items}) if config.cv_groups == "system" else config.folds,
     )
+    cv_extra = fitted[0]
     for aspect, series in published.items():
         if aspect in cv_extra:
             cv_extra[aspect][f"published: {config.reference.stem}"] = series
-    cv, tests, level = _cv_tables(train, pooled, aspects, cv_extra, config)
-    judge = CalibratedJudge(
-        name,
-        config.level,
-        questions,
-        client.identity() if client else None,
-        feature_names(questions, turn_model, config.rules),
-        models,
-        [{"data": s.info.signature(), "n": len(s.items)} for s in train],
-        turn_model,
-        config.rules,
-        sorted({item_hash(it) for it in pooled.items}),
-    )
-    judge.save(store.root / "judge.json")
-    from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here
+    return fitted
 
-    out.tables = {
-        "judge_fit_cv": cv,
-        "judge_fit_paired_tests": tests,
-        "judge_fit_errors": pd.DataFrame(errors),
-        "judge_coefficients": pd.DataFrame(coefs),
-        "judge_fit_item_scores": item_scores([], pooled.items, cv_extra),
-    }
-    if len(level):
-        out.table("judge_fit_system_level", level)
-    if config.cv_groups == "system":
-        out.table("judge_fit_held_out", held_out_systems(pooled, aspects, cv_extra, config))
-    for s in test:
-        s.items = [it for it in s.items if it.id in usable]
-    if test:
-        out.table("judge_transfer", _transfer(test, judge, probs, config))
+
+def _section(out: Output, config: JudgeFitConfig, name: str, train, test, questions, left_out: int):
     out.section(
         "Calibrated judge",
         f"Fitted '{name}' on {', '.join(s.info.name for s in train)} ({config.level} level; LLM questions: "
-        f"{', '.join(questions) or 'none (rules only)'}; {len(everything) - len(usable)} items left out because an "
+        f"{', '.join(questions) or 'none (rules only)'}; {left_out} items left out because an "
         "LLM rating failed). judge_fit_cv: every design's out-of-fold agreement with people under grouped "
         f"nested cross-validation (outer {config.folds} folds, or one per system held out with --cv-groups system: "
         "judge_fit_held_out per CRS; the ridge penalty is chosen inside each training fold), with the "
@@ -658,6 +538,62 @@ def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
         ),
         tables=list(out.tables),
     )
+
+
+def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
+    from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here
+
+    questions = _questions(config)
+    train = _load(config.data, config.level, config.limit, config.seed, "train", config.cv_groups)
+    test = _unseen(
+        train, _load(config.test or [], config.level, config.limit, config.seed, "test"), store
+    )
+    aspects = _aspects(config, train)
+    name = config.name or "+".join(s.info.name for s in train)
+    published = _published(config.reference, train) if config.reference else {}
+    client = _client(config, questions, store)
+    out = Output(
+        f"calibrated judge '{name}': nested-CV agreement with people",
+        signature=_signature(config, train, test, client, questions, aspects),
+    )
+    llm = client.identity() if client else None
+    everything = [it for s in train + test for it in s.items]
+    probs = _readings(config, client, questions, everything, store, progress)
+    usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
+    pooled = _pooled(train, aspects)
+    pooled.items = [it for it in pooled.items if it.id in usable]
+    cv_extra, models, coefs, errors, turn_model = _fit_pooled(
+        config, pooled, aspects, questions, probs, published
+    )
+    cv, tests, level = _cv_tables(train, pooled, aspects, cv_extra, config)
+    judge = CalibratedJudge(
+        name,
+        config.level,
+        questions,
+        llm,
+        feature_names(questions, turn_model, config.rules),
+        models,
+        [{"data": s.info.signature(), "n": len(s.items)} for s in train],
+        turn_model,
+        config.rules,
+        sorted({item_hash(it) for it in pooled.items}),
+    )
+    judge.save(store.root / "judge.json")
+    out.tables = {
+        "judge_fit_cv": cv,
+        "judge_fit_paired_tests": tests,
+        "judge_fit_errors": pd.DataFrame(errors),
+        "judge_coefficients": pd.DataFrame(coefs),
+        "judge_fit_item_scores": item_scores([], pooled.items, cv_extra),
+        **({"judge_fit_system_level": level} if len(level) else {}),
+    }
+    if config.cv_groups == "system":
+        out.table("judge_fit_held_out", held_out_systems(pooled, aspects, cv_extra, config))
+    for s in test:
+        s.items = [it for it in s.items if it.id in usable]
+    if test:
+        out.table("judge_transfer", _transfer(test, judge, probs, config))
+    _section(out, config, name, train, test, questions, len(everything) - len(usable))
     people = cv[cv["judge"] != "length baseline"]
     out.summary = people[shown_columns("judge_fit_cv", people.columns)].round(3)
     return out
