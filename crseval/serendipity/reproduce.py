@@ -318,27 +318,7 @@ class Reproduction:
             else predictions(study, ["random"], seed=cfg.seed, protocol=cfg.protocol)
         )
         rows = self._answers(name, study, proxies)
-        truth = study.answers["ground_truth"].to_numpy(float)[rows]
-        zero = STYLES["sereneva"]
-        # every prompt variant: (tag, style, k, auxiliary line); the zero-shot prompt at k = 10 is Table 2's
-        aux_names = [
-            a
-            for a in (
-                ("popularity", "similarity", "interaction")
-                if has_history(study)
-                else ("curiosity", "personality")
-            )
-            if "aux" in cfg.parts
-        ]
-        if "profiles" in cfg.parts and has_history(study):
-            aux_names.append("profiles")
-        variants = (
-            [(s.name, s, 10, None) for s in STYLES.values()]
-            + [(FEW_SHOT, zero, 10, None)]
-            + [(f"sereneva + {a}", zero, 10, a) for a in aux_names]
-        )
-        if "history" in cfg.parts and has_history(study):
-            variants += [(f"history k={k}", zero, k, None) for k in HISTORY_K if k != 10]
+        aux_names, variants = _variants(study, cfg.parts)
         prof = (
             profiles(
                 study, self.client, [tuple(study.answers.iloc[r][["user", "item"]]) for r in rows]
@@ -381,6 +361,12 @@ class Reproduction:
             progress=progress(f"LLM ratings: {name}, crseval's llm", self.rater.runs * len(rows)),
         )
         llm_preds = {s: col[s] for s in STYLES} | {FEW_SHOT: col[FEW_SHOT], "llm": own[rows]}
+        self._tables(name, study, rows, proxies, col, llm_preds, aux_names)
+
+    def _tables(self, name, study, rows, proxies, col, llm_preds, aux_names) -> None:
+        """The dataset's rows of the reproduction's tables, from every variant's ratings (``col``)."""
+        cfg = self.config
+        truth = study.answers["ground_truth"].to_numpy(float)[rows]
         if "table2" in cfg.parts:
             preds = {n: np.asarray(p, float)[rows] for n, p in proxies.items()} | llm_preds
             self.add(
@@ -429,6 +415,31 @@ class Reproduction:
             )
         if "ensembles" in cfg.parts:
             self.add("serendipity_ensemble_size", ensemble_curve(llm_preds, truth), name)
+
+
+def _variants(study, parts) -> tuple[list[str], list[tuple[str, Style, int, str | None]]]:
+    """(the auxiliary lines asked about, every prompt variant: (tag, style, k, auxiliary line)); the
+    zero-shot prompt at k = 10 is Table 2's."""
+    zero = STYLES["sereneva"]
+    aux_names = [
+        a
+        for a in (
+            ("popularity", "similarity", "interaction")
+            if has_history(study)
+            else ("curiosity", "personality")
+        )
+        if "aux" in parts
+    ]
+    if "profiles" in parts and has_history(study):
+        aux_names.append("profiles")
+    variants = (
+        [(s.name, s, 10, None) for s in STYLES.values()]
+        + [(FEW_SHOT, zero, 10, None)]
+        + [(f"sereneva + {a}", zero, 10, a) for a in aux_names]
+    )
+    if "history" in parts and has_history(study):
+        variants += [(f"history k={k}", zero, k, None) for k in HISTORY_K if k != 10]
+    return aux_names, variants
 
 
 def _figures(out: Output, tables: dict[str, pd.DataFrame]) -> None:
