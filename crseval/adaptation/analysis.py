@@ -487,51 +487,9 @@ def _retried(results: Sequence[dict[str, Any]]) -> str:
     return f" {sum(per.values())} CRS calls were retried after a connection error or 5xx ({each})."
 
 
-def analysis_into(
-    out: Output,
-    results: Sequence[dict[str, Any]],
-    aspects: Sequence[str],
-    *,
-    n_boot: int = 2000,
-    seed: int = 0,
-    title: str = "Preference-shift adaptation",
-    notes: Sequence[str] = (),
-) -> dict[str, pd.DataFrame]:
-    """Every table and figure of a preference-shift run and its report section, into ``out``; the tables."""
-    cols = columns_of(results)
-    sessions = session_table(results, aspects)
-    judged = [a for a in aspects if sessions[a].notna().any()]
-    verified = [m for m in FOLLOWING if sessions[m].notna().any()]
-    truth = "follow.follow_rate" in verified  # the simulator logged what the user wanted
-    metrics = [  # verified following leads where it is measured against logged truth (known groups)
-        *(verified if truth else []),
-        *cols.automatic,
-        *[m for m in cols.extra if sessions[m].notna().any()],
-        *([] if truth else verified),
-        *judged,
-    ]
-    mm = model_metrics(sessions, metrics, n_boot=n_boot, seed=seed)
-    anova, tukey = anova_tukey(sessions, [*cols.automatic, *verified, *judged])
-    out.table("shift_turns", turn_parts(results))  # written part by part
-    det = pd.DataFrame(
-        [
-            {"model": m, **detection_summary([r for r in results if r["model"] == m])}
-            for m in dict.fromkeys(r["model"] for r in results)
-        ]
-    )
-    tables = {
-        "model_metrics": mm,
-        "anova": anova,
-        "tukey": tukey,
-        "shift_sessions": sessions,
-        "shift_detection": det,
-    }
-    if judged:
-        tables["metric_correlations"] = correlations(sessions, cols.automatic, judged)
-    tables.update(_following_tables(sessions, [*cols.automatic, *judged], verified, n_boot, seed))
-    tables["model_metrics_wide"] = wide_metrics(mm)
-    out.tables.update(tables)
-    _figures(out, mm, sessions, judged, cols, verified)
+def _summary(results, sessions, mm, det, cols, verified, judging: bool) -> list[str]:
+    """The report section's paragraphs: sessions and failures, verified following, the headline by model,
+    the shift detector against the logged shifts (and, ``judging``, the LLM judge's failures)."""
     failed = int(sessions["failed"].sum())
     judge_failed = int(sessions["judge_failures"].sum())
     tas = mm[mm["metric"] == cols.headline].sort_values("mean", ascending=False)
@@ -567,9 +525,8 @@ def analysis_into(
         else "No simulator ground truth (imported logs): detection precision/recall not available.",
         "Drill down: model_metrics → shift_sessions (one row per session) → the turns of each session below, "
         "with true shifts, detected shifts and recoveries highlighted.",
-        *notes,
     ]
-    if aspects:
+    if judging:
         lines.insert(
             1,
             f"LLM judge: {judge_failed} ratings could not be "
@@ -578,19 +535,81 @@ def analysis_into(
             if judge_failed
             else "LLM judge: every rating was obtained.",
         )
+    return lines
+
+
+# the tables the report section shows, in its order
+SECTION_TABLES = [
+    "model_metrics_wide",
+    "anova",
+    "tukey",
+    "shift_detection",
+    "metric_correlations",
+    "following_validity",
+    "following_pass_k",
+    "shift_sessions",
+]
+
+
+def _metric_order(
+    sessions: pd.DataFrame, cols, verified: list[str], judged: list[str]
+) -> list[str]:
+    """The metrics of ``model_metrics`` in order: verified following leads where it is measured against the
+    simulator's logged truth (known groups), after the automatic ones where it is read from words."""
+    truth = "follow.follow_rate" in verified  # the simulator logged what the user wanted
+    return [
+        *(verified if truth else []),
+        *cols.automatic,
+        *[m for m in cols.extra if sessions[m].notna().any()],
+        *([] if truth else verified),
+        *judged,
+    ]
+
+
+def analysis_into(
+    out: Output,
+    results: Sequence[dict[str, Any]],
+    aspects: Sequence[str],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    title: str = "Preference-shift adaptation",
+    notes: Sequence[str] = (),
+) -> dict[str, pd.DataFrame]:
+    """Every table and figure of a preference-shift run and its report section, into ``out``; the tables."""
+    cols = columns_of(results)
+    sessions = session_table(results, aspects)
+    judged = [a for a in aspects if sessions[a].notna().any()]
+    verified = [m for m in FOLLOWING if sessions[m].notna().any()]
+    mm = model_metrics(
+        sessions, _metric_order(sessions, cols, verified, judged), n_boot=n_boot, seed=seed
+    )
+    anova, tukey = anova_tukey(sessions, [*cols.automatic, *verified, *judged])
+    out.table("shift_turns", turn_parts(results))  # written part by part
+    det = pd.DataFrame(
+        [
+            {"model": m, **detection_summary([r for r in results if r["model"] == m])}
+            for m in dict.fromkeys(r["model"] for r in results)
+        ]
+    )
+    tables = {
+        "model_metrics": mm,
+        "anova": anova,
+        "tukey": tukey,
+        "shift_sessions": sessions,
+        "shift_detection": det,
+    }
+    if judged:
+        tables["metric_correlations"] = correlations(sessions, cols.automatic, judged)
+    tables.update(_following_tables(sessions, [*cols.automatic, *judged], verified, n_boot, seed))
+    tables["model_metrics_wide"] = wide_metrics(mm)
+    out.tables.update(tables)
+    _figures(out, mm, sessions, judged, cols, verified)
+    lines = [*_summary(results, sessions, mm, det, cols, verified, bool(aspects)), *notes]
     out.section(
         title,
         "\n\n".join(lines),
-        tables=[
-            "model_metrics_wide",
-            "anova",
-            "tukey",
-            "shift_detection",
-            "metric_correlations",
-            "following_validity",
-            "following_pass_k",
-            "shift_sessions",
-        ],
+        tables=SECTION_TABLES,
         figures=list(out.figures),
         drill={
             "table": "shift_turns",
