@@ -157,26 +157,9 @@ def _replied(convo: list) -> bool:
     return False
 
 
-def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
-    if not isinstance(obj, dict):
-        raise CrsevalError(
-            f"session {sid}: is {type(obj).__name__}",
-            file=f,
-            expected='{"model_name", "true_genre", "conversation": [...]}',
-        )
-    model = obj.get("model_name", obj.get("model"))
-    if not isinstance(model, str) or not model.strip():
-        raise CrsevalError(
-            f"session {sid}: missing model name", file=f, field="model_name", expected="a string"
-        )
-    convo = obj.get("conversation")
-    if not isinstance(convo, list) or not convo:
-        raise CrsevalError(
-            f"session {sid}: no conversation",
-            file=f,
-            field="conversation",
-            expected="a non-empty list of {speaker, text}",
-        )
+def _merged(convo: list, f: Path, sid: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The utterances as alternating user/system entries (consecutive ones of a speaker joined, a leading
+    system and a trailing unanswered user utterance dropped), with a note for each repair."""
     merged: list[dict[str, Any]] = []
     notes = []
     for i, u in enumerate(convo):
@@ -226,6 +209,43 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
         notes.append(f"{f.name} {sid}: dropped a trailing unanswered user utterance")
     if not merged:
         raise CrsevalError(f"session {sid}: no user/system exchange", file=f, field="conversation")
+    return merged, notes
+
+
+def _judge_scores(judged: Any, f: Path, sid: str) -> dict[str, float]:
+    if not isinstance(judged, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in judged.values()
+    ):
+        raise CrsevalError(
+            f"session {sid}: judge scores must be numbers by aspect",
+            file=f,
+            field="judge_scores",
+            expected='{"coherence": 4, …}',
+        )
+    return {str(k).strip().lower(): float(v) for k, v in judged.items()}
+
+
+def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
+    if not isinstance(obj, dict):
+        raise CrsevalError(
+            f"session {sid}: is {type(obj).__name__}",
+            file=f,
+            expected='{"model_name", "true_genre", "conversation": [...]}',
+        )
+    model = obj.get("model_name", obj.get("model"))
+    if not isinstance(model, str) or not model.strip():
+        raise CrsevalError(
+            f"session {sid}: missing model name", file=f, field="model_name", expected="a string"
+        )
+    convo = obj.get("conversation")
+    if not isinstance(convo, list) or not convo:
+        raise CrsevalError(
+            f"session {sid}: no conversation",
+            file=f,
+            field="conversation",
+            expected="a non-empty list of {speaker, text}",
+        )
+    merged, notes = _merged(convo, f, sid)
     turns = [
         {
             "turn": k,
@@ -246,21 +266,8 @@ def _layout(obj: Any, f: Path, sid: str) -> tuple[dict[str, Any], list[str]]:
         "turns": turns,
         "errors": [],
     }
-    judged = obj.get("judge_scores")
-    if judged is not None:
-        if not isinstance(judged, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in judged.values()
-        ):
-            raise CrsevalError(
-                f"session {sid}: judge scores must be numbers by aspect",
-                file=f,
-                field="judge_scores",
-                expected='{"coherence": 4, …}',
-            )
-        record.update(
-            judge_scores={str(k).strip().lower(): float(v) for k, v in judged.items()},
-            source=f.name,
-        )
+    if obj.get("judge_scores") is not None:
+        record.update(judge_scores=_judge_scores(obj["judge_scores"], f, sid), source=f.name)
     return record, notes
 
 
