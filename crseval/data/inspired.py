@@ -69,6 +69,92 @@ def _split(value: str) -> list[str]:
     return [v.strip() for v in value.split(";") if v.strip()]
 
 
+def _label(role: Role, row: dict[str, str], path: Path, line: int) -> str | None:
+    """The row's strategy label: required, and in the taxonomy, on a recommender's row; none on a seeker's."""
+    label = row["expert_label"].strip() or None
+    if role is Role.RECOMMENDER:
+        if label is None:
+            raise CrsevalError(
+                "recommender utterance without a strategy label",
+                file=path,
+                line=line,
+                field="expert_label",
+                expected="one of " + ", ".join(LABELS),
+            )
+        if label not in LABELS:
+            raise CrsevalError(
+                f"label {label!r} is outside the taxonomy",
+                file=path,
+                line=line,
+                field="expert_label",
+                expected="one of " + ", ".join(LABELS),
+            )
+    elif label:
+        raise CrsevalError(
+            f"seeker utterance carries a strategy label {label!r}",
+            file=path,
+            line=line,
+            field="expert_label",
+            expected="an empty label on SEEKER rows",
+        )
+    return label
+
+
+def _utterance(row: dict[str, str], path: Path, line: int, quotes: list[int]) -> Utterance:
+    """One row as an utterance (``quotes[0]`` counts the QUOTATION_MARK tokens decoded)."""
+    speaker = row["speaker"].strip().upper()
+    if speaker not in SPEAKERS:
+        raise CrsevalError(
+            f"unknown speaker {row['speaker']!r}",
+            file=path,
+            line=line,
+            field="speaker",
+            expected="RECOMMENDER or SEEKER",
+        )
+    role = SPEAKERS[speaker]
+    label = _label(role, row, path, line)
+    try:
+        utt_id, turn_id = int(row["utt_id"]), int(row["turn_id"])
+    except ValueError:
+        raise CrsevalError(
+            "utt_id/turn_id must be integers", file=path, line=line, field="utt_id"
+        ) from None
+    meta = {"utt_id": utt_id, "turn_id": turn_id, "line": line}
+    for col in ("text_with_placeholder", "second_label", "genres", "people_names"):
+        if row.get(col, "").strip():
+            meta[col] = row[col].strip()
+    text = row["text"]
+    if QUOTE_TOKEN in text:
+        quotes[0] += text.count(QUOTE_TOKEN)
+        text = text.replace(QUOTE_TOKEN, '"')
+    return Utterance(role, text, label, _split(row.get("movies", "")), meta)
+
+
+def _dialogue_meta(
+    rows_: list[tuple[int, dict[str, str]]], did: str, split: str, path: Path, notes: list[str]
+) -> dict:
+    """A dialogue's split, outcome, recommended video and its movie and genre dictionaries."""
+    first_line, first = rows_[0]
+    outcomes = Counter(r.get("fine_label", "").strip() for _, r in rows_)
+    valid = [o for o, _ in outcomes.most_common() if o in OUTCOMES]
+    if len(outcomes) > 1:
+        notes.append(
+            f"{path.name}: dialogue {did} has mixed outcome labels {dict(outcomes)}; used {valid[:1]}"
+        )
+    return {
+        "split": split,
+        "outcome": valid[0] if valid else None,
+        "accepted": (valid[0].startswith("accept") if valid else None),
+        "recommended_video": first.get("movie_id", "").strip() or None,
+        "movies": _literal(
+            first.get("movie_dict", ""), file=path, line=first_line, field="movie_dict", notes=notes
+        ),
+        "genres": _literal(
+            first.get("genre_dict", ""), file=path, line=first_line, field="genre_dict", notes=notes
+        ),
+    }
+
+
 def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
     header, rows = read_rows(path, delimiter="\t", required=REQUIRED, quoting=csv.QUOTE_NONE)
     by_dialogue: dict[str, list[tuple[int, dict[str, str]]]] = {}
@@ -78,90 +164,15 @@ def load_file(path: Path, split: str, notes: list[str]) -> list[Dialogue]:
         raise CrsevalError(
             "no rows after the header", file=path, expected="INSPIRED utterance rows"
         )
-    dialogues = []
     quotes = [0]
-    for did, rows_ in by_dialogue.items():
-        utts = []
-        for line, row in rows_:
-            speaker = row["speaker"].strip().upper()
-            if speaker not in SPEAKERS:
-                raise CrsevalError(
-                    f"unknown speaker {row['speaker']!r}",
-                    file=path,
-                    line=line,
-                    field="speaker",
-                    expected="RECOMMENDER or SEEKER",
-                )
-            role = SPEAKERS[speaker]
-            label = row["expert_label"].strip() or None
-            if role is Role.RECOMMENDER:
-                if label is None:
-                    raise CrsevalError(
-                        "recommender utterance without a strategy label",
-                        file=path,
-                        line=line,
-                        field="expert_label",
-                        expected="one of " + ", ".join(LABELS),
-                    )
-                if label not in LABELS:
-                    raise CrsevalError(
-                        f"label {label!r} is outside the taxonomy",
-                        file=path,
-                        line=line,
-                        field="expert_label",
-                        expected="one of " + ", ".join(LABELS),
-                    )
-            elif label:
-                raise CrsevalError(
-                    f"seeker utterance carries a strategy label {label!r}",
-                    file=path,
-                    line=line,
-                    field="expert_label",
-                    expected="an empty label on SEEKER rows",
-                )
-            try:
-                utt_id, turn_id = int(row["utt_id"]), int(row["turn_id"])
-            except ValueError:
-                raise CrsevalError(
-                    "utt_id/turn_id must be integers", file=path, line=line, field="utt_id"
-                ) from None
-            meta = {"utt_id": utt_id, "turn_id": turn_id, "line": line}
-            for col in ("text_with_placeholder", "second_label", "genres", "people_names"):
-                if row.get(col, "").strip():
-                    meta[col] = row[col].strip()
-            text = row["text"]
-            if QUOTE_TOKEN in text:
-                quotes[0] += text.count(QUOTE_TOKEN)
-                text = text.replace(QUOTE_TOKEN, '"')
-            utts.append(Utterance(role, text, label, _split(row.get("movies", "")), meta))
-        first_line, first = rows_[0]
-        outcomes = Counter(r.get("fine_label", "").strip() for _, r in rows_)
-        valid = [o for o, _ in outcomes.most_common() if o in OUTCOMES]
-        if len(outcomes) > 1:
-            notes.append(
-                f"{path.name}: dialogue {did} has mixed outcome labels {dict(outcomes)}; used {valid[:1]}"
-            )
-        meta = {
-            "split": split,
-            "outcome": valid[0] if valid else None,
-            "accepted": (valid[0].startswith("accept") if valid else None),
-            "recommended_video": first.get("movie_id", "").strip() or None,
-            "movies": _literal(
-                first.get("movie_dict", ""),
-                file=path,
-                line=first_line,
-                field="movie_dict",
-                notes=notes,
-            ),
-            "genres": _literal(
-                first.get("genre_dict", ""),
-                file=path,
-                line=first_line,
-                field="genre_dict",
-                notes=notes,
-            ),
-        }
-        dialogues.append(Dialogue.from_utterances(did, utts, meta))
+    dialogues = [
+        Dialogue.from_utterances(
+            did,
+            [_utterance(row, path, line, quotes) for line, row in rows_],
+            _dialogue_meta(rows_, did, split, path, notes),
+        )
+        for did, rows_ in by_dialogue.items()
+    ]
     if quotes[0]:
         notes.append(f"{path.name}: {quotes[0]} QUOTATION_MARK tokens decoded to '\"'")
     return dialogues
