@@ -202,34 +202,17 @@ def _titles(d: Dialogue) -> list[str]:
     return sorted({re.sub(r"\s*\(\d{4}\)\s*$", "", t).strip() for t in raw if len(t) > 3})
 
 
-def evaluate_responses(
-    dialogues: Sequence[Dialogue],
-    responses: pd.DataFrame,
-    pair: PairClassifier,
-    *,
-    reference: Sequence[Dialogue] | None = None,
-    system_labels: dict[tuple[str, int], str] | None = None,
-    order: int = 1,
-) -> tuple[dict[str, float], pd.DataFrame]:
-    """(metrics, per-turn table). ``system_labels`` (dialogue, turn) → strategy overrides the classifier
-    (e.g. an LLM tagger's labels); ``reference`` dialogues fit the entropy model (default: ``dialogues``)."""
-    ctxs = contexts(dialogues)
-    resp = {(str(r.dialogue), int(r.turn)): r.response for r in responses.itertuples()}
-    missing = [c for c in ctxs if not isinstance(resp.get((c.dialogue, c.turn)), str)]
-    ctxs = [c for c in ctxs if c not in missing]
-    if not ctxs:
-        raise CrsevalError(
-            "no system response matches a recommender turn",
-            field="responses",
-            expected="dialogue ids and recommender-turn indices of the evaluated dialogues",
-        )
-    sys_text = [resp[(c.dialogue, c.turn)] for c in ctxs]
+def _turn_table(
+    ctxs, sys_text: list[str], pair: PairClassifier, system_labels, dialogues
+) -> pd.DataFrame:
+    """One row per answered recommender turn: the human's and the system's response, their strategies
+    (the system's by ``system_labels`` where given, else the classifier), P(same strategy), whether the
+    system recommends, and the turn's and its sentences' matches."""
     predicted = pair.predict_strategy(sys_text)
     sentences = [split_sentences(t) for t in sys_text]
     flat = iter(pair.predict_strategy([s for ss in sentences for s in ss]))
     sentence_labels = [[next(flat) for _ in ss] for ss in sentences]
     labels = [(system_labels or {}).get((c.dialogue, c.turn)) or p for c, p in zip(ctxs, predicted)]
-    p_same = pair.proba([c.human for c in ctxs], sys_text)
     titles = {d.id: _titles(d) for d in dialogues}
     table = pd.DataFrame(
         {
@@ -239,7 +222,7 @@ def evaluate_responses(
             "human_label": [c.labels[0] if c.labels else None for c in ctxs],
             "system": sys_text,
             "system_label": labels,
-            "p_same": p_same,
+            "p_same": pair.proba([c.human for c in ctxs], sys_text),
             "system_recommends": [
                 mentions_movie(t, titles[c.dialogue]) for c, t in zip(ctxs, sys_text)
             ],
@@ -251,7 +234,12 @@ def evaluate_responses(
     table["sentence_match"] = [
         sentence_match(labs, c.labels) for labs, c in zip(sentence_labels, ctxs)
     ]
-    # explicit BA over complete dialogues (every recommender turn answered)
+    return table
+
+
+def _explicit(table: pd.DataFrame, dialogues, reference, order: int) -> dict[str, float]:
+    """Explicit BA (formula, counted, entropy-weighted) over the complete dialogues — every recommender
+    turn answered."""
     by_d = {d.id: d for d in dialogues}
     complete = [
         did
@@ -266,28 +254,55 @@ def evaluate_responses(
     model = TransitionModel.fit(
         [[t[0] for t in turn_labels(d) if t] for d in (reference or dialogues)], order
     )
-    counted = table["turn"] > 0
-    first_rec = table[table["system_recommends"]].groupby("dialogue")["turn"].min()
-    metrics = {
+    return {
         "dialogues": len(complete),
-        "turns": len(table),
-        "missing_responses": len(missing),
         "explicit_ba": explicit_ba(sysl, hum, normalise="formula") if complete else np.nan,
         "explicit_ba_counted": explicit_ba(sysl, hum, normalise="counted") if complete else np.nan,
         "entropy_ba": entropy_weighted_ba(sysl, hum, model) if complete else np.nan,
+    }
+
+
+def evaluate_responses(
+    dialogues: Sequence[Dialogue],
+    responses: pd.DataFrame,
+    pair: PairClassifier,
+    *,
+    reference: Sequence[Dialogue] | None = None,
+    system_labels: dict[tuple[str, int], str] | None = None,
+    order: int = 1,
+) -> tuple[dict[str, float], pd.DataFrame]:
+    """(metrics, per-turn table). ``system_labels`` (dialogue, turn) → strategy overrides the classifier
+    (e.g. an LLM tagger's labels); ``reference`` dialogues fit the entropy model (default: ``dialogues``).
+    BLEU's k, DIST's n and the implicit share's threshold are their declared parameters."""
+    ctxs = contexts(dialogues)
+    resp = {(str(r.dialogue), int(r.turn)): r.response for r in responses.itertuples()}
+    missing = [c for c in ctxs if not isinstance(resp.get((c.dialogue, c.turn)), str)]
+    ctxs = [c for c in ctxs if c not in missing]
+    if not ctxs:
+        raise CrsevalError(
+            "no system response matches a recommender turn",
+            field="responses",
+            expected="dialogue ids and recommender-turn indices of the evaluated dialogues",
+        )
+    sys_text = [resp[(c.dialogue, c.turn)] for c in ctxs]
+    table = _turn_table(ctxs, sys_text, pair, system_labels, dialogues)
+    counted = table["turn"] > 0
+    first_rec = table[table["system_recommends"]].groupby("dialogue")["turn"].min()
+    declared = lambda name: declared_params(name, "behavior")
+    explicit = _explicit(table, dialogues, reference, order)
+    metrics = {
+        "dialogues": explicit.pop("dialogues"),
+        "turns": len(table),
+        "missing_responses": len(missing),
+        **explicit,
         "explicit_ba_sentences": float(table.loc[counted, "sentence_match"].mean()),
         "implicit_ba": float(table.loc[counted, "p_same"].mean()),
         "implicit_ba_share": float(
-            (
-                table.loc[counted, "p_same"]
-                >= declared_params("implicit_ba_share", "behavior")["threshold"]
-            ).mean()
+            (table.loc[counted, "p_same"] >= declared("implicit_ba_share")["threshold"]).mean()
         ),
-        "bleu4": bleu(table["system"], table["human"], 4),
-        "bleu2": bleu(table["system"], table["human"], 2),
-        "dist1": dist(table["system"], 1),
-        "dist2": dist(table["system"], 2),
-        "human_dist2": dist(table["human"], 2),
+        **{b: bleu(table["system"], table["human"], declared(b)["k"]) for b in ("bleu4", "bleu2")},
+        **{d: dist(table["system"], declared(d)["k"]) for d in ("dist1", "dist2")},
+        "human_dist2": dist(table["human"], declared("human_dist2")["k"]),
         "turns_before_rec": float(
             first_rec.reindex(table["dialogue"].unique())
             .fillna(table.groupby("dialogue")["turn"].max() + 1)

@@ -123,6 +123,7 @@ metric(
     "DIST-1: distinct unigrams / all unigrams over the system responses",
     label="DIST-1",
     capability=C,
+    params={"k": 1},
     scale="share 0–1",
 )
 metric(
@@ -130,6 +131,7 @@ metric(
     "DIST-2: distinct bigrams / all bigrams over the system responses",
     label="DIST-2",
     capability=C,
+    params={"k": 2},
     scale="share 0–1",
 )
 metric(
@@ -137,6 +139,7 @@ metric(
     "DIST-2 of the human recommender's responses (reference)",
     label="human DIST-2",
     capability=C,
+    params={"k": 2},
     higher_is_better=None,
     scale="share 0–1",
 )
