@@ -240,48 +240,65 @@ class LLMClient:
         for hidden states is answered by the probability path only (the states come from its prefill)."""
         lo, hi = scale
         digits = tuple(str(d) for d in range(lo, hi + 1))
-        attempts = 0
         probs_path = self.backend.supports_choice_probs and all(len(d) == 1 for d in digits)
         if request.hidden_spans and not (probs_path and self.backend.supports_hidden_states):
             return RatingResult(
                 None, "expected", error=f"{self.backend.name} gives no hidden states"
             )
+        attempts = 0
         if probs_path:
-            choice_req = replace(request, choices=digits, max_tokens=1)
-            for repair in range(
-                max_repairs + 1
-            ):  # an empty or probability-less answer is asked again
-                res = self.try_complete(
-                    choice_req,
-                    accept=lambda r: (
-                        _mass(r.choice_probs, digits) > 0
-                        and (r.hidden is not None or not request.hidden_spans)
-                    ),
-                )
-                attempts += res.attempts
-                if res.response is None:
-                    return RatingResult(
-                        None, "expected", error=f"backend: {res.error}", attempts=attempts
-                    )
-                total = _mass(res.response.choice_probs, digits)
-                if total > 0:
-                    norm = {d: res.response.choice_probs.get(d, 0.0) / total for d in digits}
-                    return RatingResult(
-                        sum(int(d) * p for d, p in norm.items()),
-                        "expected",
-                        norm,
-                        res.response.text,
-                        None,
-                        attempts,
-                        res.response.hidden,
-                    )
-                if repair < max_repairs:
-                    self._count(repairs=1)
-            if request.hidden_spans:
-                return RatingResult(
-                    None, "expected", error="no probabilities and states", attempts=attempts
-                )
+            result, attempts = self._expected(request, digits, max_repairs)
+            if result is not None:
+                return result
             # the server never gave probabilities: fall through to a sampled digit
+        return self._sampled(request, scale, max_repairs, attempts)
+
+    def _expected(
+        self, request: ChatRequest, digits: tuple[str, ...], max_repairs: int
+    ) -> tuple[RatingResult | None, int]:
+        """(the probability-weighted rating, or None where the backend never gave probabilities over the
+        digits and no hidden states were asked for; the attempts made)."""
+        attempts = 0
+        choice_req = replace(request, choices=digits, max_tokens=1)
+        for repair in range(max_repairs + 1):  # an empty or probability-less answer is asked again
+            res = self.try_complete(
+                choice_req,
+                accept=lambda r: (
+                    _mass(r.choice_probs, digits) > 0
+                    and (r.hidden is not None or not request.hidden_spans)
+                ),
+            )
+            attempts += res.attempts
+            if res.response is None:
+                return RatingResult(
+                    None, "expected", error=f"backend: {res.error}", attempts=attempts
+                ), attempts
+            total = _mass(res.response.choice_probs, digits)
+            if total > 0:
+                norm = {d: res.response.choice_probs.get(d, 0.0) / total for d in digits}
+                return RatingResult(
+                    sum(int(d) * p for d, p in norm.items()),
+                    "expected",
+                    norm,
+                    res.response.text,
+                    None,
+                    attempts,
+                    res.response.hidden,
+                ), attempts
+            if repair < max_repairs:
+                self._count(repairs=1)
+        if request.hidden_spans:
+            return RatingResult(
+                None, "expected", error="no probabilities and states", attempts=attempts
+            ), attempts
+        return None, attempts
+
+    def _sampled(
+        self, request: ChatRequest, scale: tuple[int, int], max_repairs: int, attempts: int
+    ) -> RatingResult:
+        """One sampled digit, validated (constrained by a grammar where the scale is single digits), asked
+        again with the wrong answer shown while repairs are left."""
+        lo, hi = scale
         grammar = f"root ::= [{lo}-{hi}]" if hi < 10 else None
         req = replace(
             request,
