@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -82,6 +82,50 @@ def _check_scale(
     return value
 
 
+def _rows(p: Path, ids: list[str], dims: Sequence[str] | None) -> tuple[Any, list[str] | None]:
+    """(the file's rows, the wide format's dimension columns: ``dims``, or every column that is not an id
+    or extra column). A long format passes its dimension and value columns as ``dims`` and gets them
+    back."""
+    header, rows = read_rows(p, required=tuple(ids + list(dims or [])))
+    if dims is None:
+        dims = [c for c in header if c and c not in set(ids)]
+        if not dims:
+            raise CrsevalError(
+                "no dimension columns", file=p, line=1, expected="one column per rated dimension"
+            )
+    return rows, dims
+
+
+def _ids(
+    row: dict, item_col: str, rater_col: str | None, per_item: dict, p: Path, line: int
+) -> tuple[str, str]:
+    """The row's (item id, rater id); without a rater column, the item's rows are raters r1, r2, …"""
+    item = row[item_col].strip()
+    if not item:
+        raise CrsevalError("empty item id", file=p, line=line, field=item_col)
+    if rater_col:
+        rater = row[rater_col].strip()
+        if not rater:
+            raise CrsevalError("empty rater id", file=p, line=line, field=rater_col)
+        return item, rater
+    per_item[item] = per_item.get(item, 0) + 1
+    return item, f"r{per_item[item]}"
+
+
+def _once(seen: dict, key: tuple[str, str, str], p: Path, line: int) -> None:
+    """Refuse a second rating of an item by a rater on a dimension (``seen``: key → its first line)."""
+    if key in seen:
+        item, rater, dim = key
+        raise CrsevalError(
+            f"rater {rater!r} rated item {item!r} on {dim!r} twice (first on line {seen[key]})",
+            file=p,
+            line=line,
+            field=dim,
+            expected="one rating per item, rater and dimension",
+        )
+    seen[key] = line
+
+
 def load_ratings(
     path: str | Path,
     *,
@@ -103,29 +147,13 @@ def load_ratings(
     long_format = dimension_col is not None or value_col is not None
     if long_format and not (dimension_col and value_col):
         raise CrsevalError("long format needs both dimension_col and value_col", field="value_col")
-    required = [item_col] + ([rater_col] if rater_col else []) + list(extra_cols)
-    required += [dimension_col, value_col] if long_format else list(dims or [])
-    header, rows = read_rows(p, required=tuple(required))
-    if not long_format and dims is None:
-        dims = [c for c in header if c and c not in {item_col, rater_col, *extra_cols}]
-        if not dims:
-            raise CrsevalError(
-                "no dimension columns", file=p, line=1, expected="one column per rated dimension"
-            )
+    ids = [item_col] + ([rater_col] if rater_col else []) + list(extra_cols)
+    rows, dims = _rows(p, ids, [dimension_col, value_col] if long_format else dims)
     info = dataset_info(name, p)
     records, extras, skipped, seen = [], [], 0, {}
     per_item: dict[str, int] = {}
     for line, row in rows:
-        item = row[item_col].strip()
-        if not item:
-            raise CrsevalError("empty item id", file=p, line=line, field=item_col)
-        if rater_col:
-            rater = row[rater_col].strip()
-            if not rater:
-                raise CrsevalError("empty rater id", file=p, line=line, field=rater_col)
-        else:
-            per_item[item] = per_item.get(item, 0) + 1
-            rater = f"r{per_item[item]}"
+        item, rater = _ids(row, item_col, rater_col, per_item, p, line)
         pairs = (
             [(row[dimension_col].strip(), row[value_col])]
             if long_format
@@ -142,24 +170,9 @@ def load_ratings(
             if value is None:
                 skipped += 1
                 continue
-            key = (item, rater, dim)
-            if key in seen:
-                raise CrsevalError(
-                    f"rater {rater!r} rated item {item!r} on {dim!r} twice (first on line {seen[key]})",
-                    file=p,
-                    line=line,
-                    field=dim,
-                    expected="one rating per item, rater and dimension",
-                )
-            seen[key] = line
-            records.append(
-                (
-                    item,
-                    rater,
-                    dim,
-                    _check_scale(value, scale, file=p, line=line, field=dim, dim=dim),
-                )
-            )
+            _once(seen, (item, rater, dim), p, line)
+            value = _check_scale(value, scale, file=p, line=line, field=dim, dim=dim)
+            records.append((item, rater, dim, value))
         if extra_cols:
             extras.append({"item": item, "rater": rater, **{c: row[c] for c in extra_cols}})
     if not records:
@@ -242,6 +255,28 @@ def load_ab_redial(path: str | Path, level: str = "dialogue") -> Ratings:
     return r
 
 
+def _uss_line(line: str, p: Path, line_no: int) -> tuple[list[str], str]:
+    """A USS line's tab-separated parts and its role (USER or SYSTEM)."""
+    parts = line.split("\t")
+    if len(parts) < 2:
+        raise CrsevalError(
+            "line has no tab-separated role and text",
+            file=p,
+            line=line_no,
+            expected="ROLE<TAB>text<TAB>action<TAB>ratings",
+        )
+    role = parts[0].strip().upper()
+    if role not in ("USER", "SYSTEM"):
+        raise CrsevalError(
+            f"unknown role {parts[0]!r}",
+            file=p,
+            line=line_no,
+            field="role",
+            expected="USER or SYSTEM",
+        )
+    return parts, role
+
+
 def load_uss_redial(path: str | Path) -> Ratings:
     """USS ReDial.txt: ``ROLE\\ttext\\taction\\tr1,r2,r3,r4`` on user lines, blank line between dialogues.
     Items are user turns ``d{dialogue}#u{turn}`` (dimension ``satisfaction``) and, from the closing
@@ -257,23 +292,7 @@ def load_uss_redial(path: str | Path) -> Ratings:
             if turn:
                 dialogue, turn = dialogue + 1, 0
             continue
-        parts = line.split("\t")
-        if len(parts) < 2:
-            raise CrsevalError(
-                "line has no tab-separated role and text",
-                file=p,
-                line=line_no,
-                expected="ROLE<TAB>text<TAB>action<TAB>ratings",
-            )
-        role = parts[0].strip().upper()
-        if role not in ("USER", "SYSTEM"):
-            raise CrsevalError(
-                f"unknown role {parts[0]!r}",
-                file=p,
-                line=line_no,
-                field="role",
-                expected="USER or SYSTEM",
-            )
+        parts, role = _uss_line(line, p, line_no)
         overall = (
             role == "USER" and parts[1].strip() == "OVERALL"
         )  # the dialogue's rating, not a turn
@@ -286,14 +305,8 @@ def load_uss_redial(path: str | Path) -> Ratings:
             )
             for slot, raw in enumerate(parts[3].split(","), 1):
                 value = to_float(raw, file=p, line=line_no, field=f"{dim}[{slot}]")
-                records.append(
-                    (
-                        item,
-                        f"a{slot}",
-                        dim,
-                        _check_scale(value, (1, 5), file=p, line=line_no, field=dim),
-                    )
-                )
+                value = _check_scale(value, (1, 5), file=p, line=line_no, field=dim)
+                records.append((item, f"a{slot}", dim, value))
     if not records:
         raise CrsevalError(
             "no rated user turns", file=p, expected="USER lines with comma-separated ratings"
