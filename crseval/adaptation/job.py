@@ -320,22 +320,8 @@ def _catalogues(config: ScoreConfig) -> dict[str, str | None]:
     )
 
 
-def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
-    """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
-    simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
-    from crseval.adaptation.published import published_into
-
-    if config.definition == "thesis" and config.lda is None:
-        raise CrsevalError(
-            "--definition thesis needs the study's LDA model",
-            field="--lda",
-            fix="pass --lda path/to/lda (the folder with lda.model and lda.dict)",
-        )
-    cats = _catalogues(config)
-    logs, notes = import_logs(config.logs)
-    groups: dict[str, list[dict]] = {name: [] for name in cats}
-    for r in logs:
-        groups[catalogue_of(str(r["model"]), cats, "--kb")].append(r)
+def _sections(config: ScoreConfig) -> tuple[ScoringSection, JudgeSection | None]:
+    """The scoring and judging sections a ``shift score`` config asks for, as a shift run's config has them."""
     scoring = validate(
         ScoringSection,
         {
@@ -360,6 +346,26 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
         if config.judge
         else None
     )
+    return scoring, judge
+
+
+def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
+    """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
+    simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
+    from crseval.adaptation.published import published_into
+
+    if config.definition == "thesis" and config.lda is None:
+        raise CrsevalError(
+            "--definition thesis needs the study's LDA model",
+            field="--lda",
+            fix="pass --lda path/to/lda (the folder with lda.model and lda.dict)",
+        )
+    cats = _catalogues(config)
+    logs, notes = import_logs(config.logs)
+    groups: dict[str, list[dict]] = {name: [] for name in cats}
+    for r in logs:
+        groups[catalogue_of(str(r["model"]), cats, "--kb")].append(r)
+    scoring, judge = _sections(config)
     one = list(cats) == [""]
     store.write_json(
         SCORING, {"scoring": scoring.model_dump(mode="json"), "kb": cats[""] if one else cats}
@@ -389,6 +395,7 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
         notes=extra + first.notes,
     )
     details, checks = published_into(out, config, logs, out.tables["model_metrics"])
+    repairs = f"{len(notes)} import repairs (joined/dropped utterances), listed in {store.root / 'run.log'}"
     _headline(
         out,
         [
@@ -396,13 +403,7 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
             for n, s in scored.items()
         ]
         + checks
-        + (
-            [
-                f"{len(notes)} import repairs (joined/dropped utterances), listed in {store.root / 'run.log'}"
-            ]
-            if notes
-            else []
-        ),
+        + ([repairs] if notes else []),
     )
     out.details.update(details)
     return out
