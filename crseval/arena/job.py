@@ -233,6 +233,16 @@ def _agreement(a: tuple, b: tuple) -> dict:
     return row
 
 
+# the tables the report section shows, in its order (those a run has)
+SECTION_TABLES = [
+    "arena_ratings",
+    "arena_win_probability",
+    "arena_satisfaction_agreement",
+    "arena_agreement",
+    "arena_llm_votes",
+]
+
+
 def rank_into(
     out: Output,
     sets: list[tuple[str, Votes]],
@@ -260,20 +270,8 @@ def rank_into(
     ratings = pd.concat([t for _, t, *_ in rated], ignore_index=True)
     if config.dialogues and (sat := _satisfaction(config.dialogues)) is not None:
         ratings = ratings.join(sat, on="system")
-        agree = []
-        for name, table, *_ in rated:
-            both = table.join(sat, on="system", rsuffix="_").dropna(subset=["satisfaction"])
-            if len(both) >= 3:
-                agree.append(
-                    {
-                        "vote_set": name,
-                        "systems": len(both),
-                        "spearman": float(stats.spearmanr(both["bt"], both["satisfaction"])[0]),
-                        "pearson": float(stats.pearsonr(both["bt"], both["satisfaction"])[0]),
-                    }
-                )
-        if agree:
-            out.table("arena_satisfaction_agreement", pd.DataFrame(agree))
+        if len(agree := _satisfaction_agreement(rated, sat)):
+            out.table("arena_satisfaction_agreement", agree)
     out.table("arena_ratings", ratings)
     out.table("arena_win_probability", pd.concat([w for *_, w in rated], ignore_index=True))
     if len(sets) > 1:
@@ -293,31 +291,46 @@ def rank_into(
         lambda path: plot_win_probability(main[4], path, main[0]),
         f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)",
     )
+    out.section(
+        title,
+        _section_text(config, sets) + _llm_note(extra),
+        tables=SECTION_TABLES,
+        figures=["arena_ratings", "arena_win_probability"],
+    )
+    return ratings[ratings["vote_set"] == main[0]]
+
+
+def _satisfaction_agreement(rated: list, sat: pd.DataFrame) -> pd.DataFrame:
+    """Per vote set with at least three systems rated by satisfaction: its ratings' correlation with it."""
+    agree = []
+    for name, table, *_ in rated:
+        both = table.join(sat, on="system", rsuffix="_").dropna(subset=["satisfaction"])
+        if len(both) >= 3:
+            agree.append(
+                {
+                    "vote_set": name,
+                    "systems": len(both),
+                    "spearman": float(stats.spearmanr(both["bt"], both["satisfaction"])[0]),
+                    "pearson": float(stats.pearsonr(both["bt"], both["satisfaction"])[0]),
+                }
+            )
+    return pd.DataFrame(agree)
+
+
+def _section_text(config: ArenaConfig, sets: list[tuple[str, Votes]]) -> str:
     davidson = (
         " with Davidson's tie model (tie parameter ν in davidson_nu)"
         if config.ties == "davidson"
         else ""
     )
-    out.section(
-        title,
+    return (
         f"{' + '.join(f'{n} ({len(v)} votes)' for n, v in sets)}. elo: the arena's sequential Elo (file order, "
         f"K = {config.k:g}, start {config.initial:g}, tie = ½), which depends on the vote order and carries no "
         f"uncertainty. bt: Bradley–Terry{davidson} on the same scale with 95 % bootstrap CIs over votes ({config.n_boot} "
         "resamples); rank_lo–rank_hi: the 95 % rank interval; rank_stability: how often the rank holds under "
         f"resampling; votes_for_ci_width: votes a CI of {config.ci_width:g} points would need (widths shrink as "
-        "1/√votes)."
-        + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "")
-        + _llm_note(extra),
-        tables=[
-            "arena_ratings",
-            "arena_win_probability",
-            "arena_satisfaction_agreement",
-            "arena_agreement",
-            "arena_llm_votes",
-        ],
-        figures=["arena_ratings", "arena_win_probability"],
+        "1/√votes)." + (" arena_agreement: how far two vote sets agree." if len(sets) > 1 else "")
     )
-    return ratings[ratings["vote_set"] == main[0]]
 
 
 def _llm_note(extra: list[tuple[str, Votes]]) -> str:

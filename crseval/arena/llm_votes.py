@@ -64,6 +64,21 @@ def _request(first: Dialogue, second: Dialogue, seed: int) -> ChatRequest:
     )
 
 
+# a vote file's columns, then the two orders' P(crs1 better) and whether they agree
+COLUMNS = [
+    "crs1",
+    "crs2",
+    "vote",
+    "user",
+    "session",
+    "feedback",
+    "line",
+    "p_crs1_first",
+    "p_crs1_second",
+    "position_consistent",
+]
+
+
 def llm_votes(
     pairs: list[tuple],
     client,
@@ -111,21 +126,7 @@ def llm_votes(
                 "position_consistent": (p[0] > 0.5) == (p[1] > 0.5),
             }
         )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "crs1",
-            "crs2",
-            "vote",
-            "user",
-            "session",
-            "feedback",
-            "line",
-            "p_crs1_first",
-            "p_crs1_second",
-            "position_consistent",
-        ],
-    )
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _key(a: tuple, b: tuple, order: str) -> str:
