@@ -135,9 +135,8 @@ class FakeOpenAIServer:
         h.end_headers()
         h.wfile.write(payload)
 
-    def _handle(self, h: BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("Content-Length") or 0)
-        body = json.loads(h.rfile.read(length) or b"{}")
+    def _admit(self, h: BaseHTTPRequestHandler, body: dict) -> tuple[str | None, bool]:
+        """Count the request; (the fault drawn for it or None, whether it is refused as over capacity)."""
         with self._lock:
             self.requests += 1
             self.bodies.append(body)
@@ -152,6 +151,12 @@ class FakeOpenAIServer:
             busy = self.reject_over is not None and self.in_flight >= self.reject_over
             self.rejected += busy
             self.in_flight += not busy
+        return fault, busy
+
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        body = json.loads(h.rfile.read(length) or b"{}")
+        fault, busy = self._admit(h, body)
         if busy:
             self._send(h, 429, b'{"error": "rate limited"}', {"Retry-After": "0.05"})
             return
@@ -175,36 +180,7 @@ class FakeOpenAIServer:
                 h.wfile.flush()
                 h.connection.shutdown(2)
                 return
-            message = self.reply(body)
-            if fault == "empty":
-                message = {"content": ""}
-            elif fault == "out_of_scale":
-                message = {
-                    "content": "7"
-                    if not body.get("response_format")
-                    else json.dumps({"rating": 9, "reason": "x"})
-                }
-            payload = json.dumps(
-                {
-                    "id": "fake",
-                    "object": "chat.completion",
-                    "model": body.get("model"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": message["content"]},
-                            "finish_reason": "stop",
-                            **({"logprobs": message["logprobs"]} if "logprobs" in message else {}),
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": sum(
-                            len(m.get("content", "").split()) for m in body.get("messages", [])
-                        ),
-                        "completion_tokens": len(message["content"].split()),
-                    },
-                }
-            ).encode()
+            payload = _completion(body, _faulted(fault, body, self.reply(body)))
             if fault == "truncated":
                 payload = payload[: len(payload) // 2]
             self._send(h, 200, payload)
@@ -215,6 +191,44 @@ class FakeOpenAIServer:
                 self.in_flight -= 1
             if self._slots:
                 self._slots.release()
+
+
+def _faulted(fault: str | None, body: dict, message: dict) -> dict:
+    """The reply as the fault changes it: empty, or a rating outside the scale."""
+    if fault == "empty":
+        return {"content": ""}
+    if fault == "out_of_scale":
+        return {
+            "content": "7"
+            if not body.get("response_format")
+            else json.dumps({"rating": 9, "reason": "x"})
+        }
+    return message
+
+
+def _completion(body: dict, message: dict) -> bytes:
+    """An OpenAI chat completion carrying ``message`` (and its logprobs), tokens counted as words."""
+    return json.dumps(
+        {
+            "id": "fake",
+            "object": "chat.completion",
+            "model": body.get("model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": message["content"]},
+                    "finish_reason": "stop",
+                    **({"logprobs": message["logprobs"]} if "logprobs" in message else {}),
+                }
+            ],
+            "usage": {
+                "prompt_tokens": sum(
+                    len(m.get("content", "").split()) for m in body.get("messages", [])
+                ),
+                "completion_tokens": len(message["content"].split()),
+            },
+        }
+    ).encode()
 
 
 def main(argv: list[str] | None = None) -> None:
