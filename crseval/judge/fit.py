@@ -209,6 +209,41 @@ class _Turns:
         return self._memo[key]
 
 
+def _labelled(pooled: JudgedSet, aspect: str) -> tuple[list[JudgedItem], np.ndarray, tuple]:
+    """(the items labelled on ``aspect``, their labels, its scale); fewer than 20 is refused."""
+    items = [it for it in pooled.items if aspect in it.labels]
+    if len(items) < 20:
+        raise CrsevalError(
+            f"only {len(items)} usable labelled items for {aspect}",
+            field="data",
+            expected="at least 20 (more for a judge worth trusting)",
+        )
+    return items, np.array([it.labels[aspect] for it in items]), pooled.scales[aspect]
+
+
+def _errors(aspect: str, designs: dict, y: np.ndarray, scale) -> list[dict]:
+    """Each design's calibration errors (MAE, RMSE) on the aspect's scale."""
+    return [
+        {
+            "aspect": aspect,
+            "judge": design,
+            "mae": float(np.mean(np.abs(pred - y))),
+            "rmse": float(np.sqrt(np.mean((pred - y) ** 2))),
+            "scale": f"{scale[0]:g}–{scale[1]:g}",
+        }
+        for design, pred in designs.items()
+    ]
+
+
+def _evidence(rules: bool, questions: list[str], turns: str | None, states: bool) -> list[str]:
+    """What the judge reads, as its design's name lists it."""
+    return (
+        (["rules"] if rules else [])
+        + (["LLM"] if questions else [])
+        + (["turn model" + (" with LLM states" if states else "")] if turns else [])
+    )
+
+
 def _fit(
     pooled: JudgedSet,
     aspects: list[str],
@@ -225,11 +260,7 @@ def _fit(
     where there are fewer).
     The rules-only and LLM-only designs are always reported beside the judge's own evidence."""
     cv_extra, models, coefs, errors = {}, {}, [], []
-    evidence = (
-        (["rules"] if rules else [])
-        + (["LLM"] if questions else [])
-        + (["turn model" + (" with LLM states" if states else "")] if turns else [])
-    )
+    evidence = _evidence(rules, questions, turns, states)
     main = f"calibrated ({' + '.join(evidence)})"
     hidden = [probs[it.id][HIDDEN] for it in pooled.items] if states else None
     turn = _Turns(pooled.items, turns, hidden) if turns else None
@@ -238,14 +269,7 @@ def _fit(
         # the judge's turn model, and each item's turn features from one that never saw its labels
         whole, _, turn_model = turn.split(np.arange(len(pooled.items)), None)
     for aspect in aspects:
-        items = [it for it in pooled.items if aspect in it.labels]
-        y, scale = np.array([it.labels[aspect] for it in items]), pooled.scales[aspect]
-        if len(items) < 20:
-            raise CrsevalError(
-                f"only {len(items)} usable labelled items for {aspect}",
-                field="data",
-                expected="at least 20 (more for a judge worth trusting)",
-            )
+        items, y, scale = _labelled(pooled, aspect)
         R, groups, ids = (
             feature_matrix(items, [], None),
             dialogue_groups(items),
@@ -267,16 +291,7 @@ def _fit(
             designs["calibrated (LLM only)"] = nested_cv_predictions(Q, y, groups, folds)
         cv_extra[aspect] = {k: pd.Series(v, index=ids) for k, v in designs.items()}
         cv_extra[aspect] |= {design_name(q): question_scores(items, probs, q) for q in questions}
-        errors += [
-            {
-                "aspect": aspect,
-                "judge": design,
-                "mae": float(np.mean(np.abs(pred - y))),
-                "rmse": float(np.sqrt(np.mean((pred - y) ** 2))),
-                "scale": f"{scale[0]:g}–{scale[1]:g}",
-            }
-            for design, pred in designs.items()
-        ]
+        errors += _errors(aspect, designs, y, scale)
         if turn is not None:
             X = np.hstack([X, whole[pos]])
         model = fit_aspect(X, y, groups, aspect, scale)
