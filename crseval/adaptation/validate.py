@@ -136,6 +136,38 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
     return out
 
 
+def _likeness(records: list[dict], ds, emb, max_turns: int, seed: int) -> pd.DataFrame:
+    """Human-likeness per model: a seeded sample of its users' turns against twice as many real ones."""
+    from crseval.adaptation.validity import human_likeness
+
+    by_model: dict[str, list[str]] = {}
+    for r in records:
+        by_model.setdefault(r["model"], []).extend(t["user"] for t in r["turns"])
+    return human_likeness(
+        {m: _sample(t, max_turns, seed) for m, t in by_model.items()},
+        _sample(user_texts(ds), 2 * max_turns, seed),
+        emb,
+        seed,
+    )
+
+
+def _sweep_scoring(scoring: dict):
+    """The run's scoring as the detector sweep reads it: LLM topics would call an LLM again, so keyword
+    topics then (said in the signature); crseval's detector (the thesis definition's rule is the study's,
+    not a parameter to tune)."""
+    from crseval.adaptation.config import ScoringSection
+
+    return ScoringSection(
+        **{
+            **scoring,
+            "topics_llm": None,
+            "definition": "crseval",
+            "lda": None,
+            **({"topics": "keyword"} if scoring.get("topics") == "llm" else {}),
+        }
+    )
+
+
 def validate_into(
     out: Output,
     store: JobStore,
@@ -149,9 +181,8 @@ def validate_into(
     """Measure the simulated users of ``records`` against the user turns of ``ds`` into ``out`` (tables and
     a report section; ``store``: the run, whose cache the scorer may use); (headline, shift following, notes,
     the metric part of a signature)."""
-    from crseval.adaptation.config import ScoringSection
     from crseval.adaptation.scoring import build_scorer
-    from crseval.adaptation.validity import detector_sweep, human_likeness, leakage, shift_following
+    from crseval.adaptation.validity import detector_sweep, leakage, shift_following
     from crseval.text.embed import get_embedder
 
     max_turns, seed = config.max_turns, config.seed
@@ -160,27 +191,10 @@ def validate_into(
     tick(1)
     follow = shift_following(records)
     tick(1)
-    by_model: dict[str, list[str]] = {}
-    for r in records:
-        by_model.setdefault(r["model"], []).extend(t["user"] for t in r["turns"])
     emb = get_embedder()
-    like = human_likeness(
-        {m: _sample(t, max_turns, seed) for m, t in by_model.items()},
-        _sample(user_texts(ds), 2 * max_turns, seed),
-        emb,
-        seed,
-    )
+    like = _likeness(records, ds, emb, max_turns, seed)
     tick(1)
-    # LLM topics would call an LLM again: the detector sweep reads keyword topics then (said in the signature);
-    # it sweeps crseval's detector (the thesis definition's rule is the study's, not a parameter to tune)
-    scoring = {
-        **scoring,
-        "topics_llm": None,
-        "definition": "crseval",
-        "lda": None,
-        **({"topics": "keyword"} if scoring.get("topics") == "llm" else {}),
-    }
-    scorer, fallbacks = build_scorer(ScoringSection(**scoring), kb, store, seed)
+    scorer, fallbacks = build_scorer(_sweep_scoring(scoring), kb, store, seed)
     sweep = detector_sweep(records, scorer)
     tick(1)
     head = _headline(leak, follow, like)
