@@ -77,14 +77,8 @@ def _cos_dist(v: np.ndarray, m: np.ndarray) -> np.ndarray:
 SERENEVA_HISTORY = 10  # the paper: "the last 10 items the user interacted with before the target"
 
 
-def features(
-    study: SerendipityStudy,
-    relevance: str = "predicted",
-    liked: float = 3.5,
-    seed: int = 0,
-    protocol: str = "crseval",
-) -> Features:
-    a = study.answers.reset_index(drop=True)
+def _genre_vectors(study: SerendipityStudy) -> tuple[list[str], dict]:
+    """(the genres, item → its one-hot genre vector)."""
     genres = sorted({g for it in study.items.values() for g in it.get("genres", [])})
     index = {g: i for i, g in enumerate(genres)}
     vec = {}
@@ -93,23 +87,18 @@ def features(
         for g in it.get("genres", []):
             v[index[g]] = 1.0
         vec[iid] = v
-    counts = a.groupby("item")["user"].nunique()
-    unpop = 1 - np.log1p(a["item"].map(counts).to_numpy(float)) / np.log1p(counts.max())
-    if relevance == "rating":
-        rel = (a["rating"].to_numpy(float) - 0.5) / 4.5
-    else:
-        rel = (a["predicted_rating"].to_numpy(float) - 0.5) / 4.5
+    return genres, vec
+
+
+def _against_history(
+    a: pd.DataFrame, feats: np.ndarray, has: np.ndarray, paper: bool, liked: float, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per answer, its item against the user's past (the paper's protocol: the last 10, whatever their
+    rating; crseval's: the earlier liked items): unexpectedness, diversity and PURS's cluster distance."""
     n = len(a)
     unexp, div, purs_d = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
-    items, ratings = a["item"].to_numpy(), a["rating"].to_numpy(float)
+    ratings = a["rating"].to_numpy(float)
     ts = a["timestamp"].to_numpy(float) if "timestamp" in a else np.full(n, np.nan)
-    has = np.array([i in vec for i in items])
-    feats = (
-        np.stack([vec.get(i, np.zeros(len(genres))) for i in items])
-        if n
-        else np.zeros((0, len(genres)))
-    )
-    paper = protocol == "sereneva"
     for idx in a.groupby("user").indices.values():
         idx = idx[has[idx]]
         for i in idx:
@@ -139,6 +128,34 @@ def features(
             purs_d[i] = float(np.min(np.linalg.norm(centers - feats[i], axis=1)))
     if paper:  # every answer scored: no earlier item, nothing to be unexpected against
         unexp, div, purs_d = (np.nan_to_num(x, nan=0.0) for x in (unexp, div, purs_d))
+    return unexp, div, purs_d
+
+
+def features(
+    study: SerendipityStudy,
+    relevance: str = "predicted",
+    liked: float = 3.5,
+    seed: int = 0,
+    protocol: str = "crseval",
+) -> Features:
+    a = study.answers.reset_index(drop=True)
+    genres, vec = _genre_vectors(study)
+    counts = a.groupby("item")["user"].nunique()
+    unpop = 1 - np.log1p(a["item"].map(counts).to_numpy(float)) / np.log1p(counts.max())
+    if relevance == "rating":
+        rel = (a["rating"].to_numpy(float) - 0.5) / 4.5
+    else:
+        rel = (a["predicted_rating"].to_numpy(float) - 0.5) / 4.5
+    n, items = len(a), a["item"].to_numpy()
+    feats = (
+        np.stack([vec.get(i, np.zeros(len(genres))) for i in items])
+        if n
+        else np.zeros((0, len(genres)))
+    )
+    paper = protocol == "sereneva"
+    unexp, div, purs_d = _against_history(
+        a, feats, np.array([i in vec for i in items]), paper, liked, seed
+    )
     table = pd.DataFrame(
         {
             "user": a["user"],
