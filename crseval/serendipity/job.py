@@ -67,6 +67,24 @@ def from_run(study: SerendipityStudy, spec: str) -> np.ndarray:
     )
 
 
+def _imported(study: SerendipityStudy, col: str) -> np.ndarray:
+    """An evaluator's predictions from a column of the study (never one of the user's own answers)."""
+    if col not in study.answers:
+        raise CrsevalError(
+            f"no column {col!r} to import",
+            field="--evaluators",
+            expected="one of " + ", ".join(study.answers.columns),
+        )
+    if col in study.outcomes:
+        raise CrsevalError(
+            f"{col!r} is the user's own answer about the item (what evaluators predict); "
+            "an evaluator built from it would see the outcome",
+            field="--evaluators",
+            expected="a prediction column such as gpt-rating",
+        )
+    return study.answers[col].to_numpy(float)
+
+
 def predictions(
     study: SerendipityStudy,
     names: Sequence[str],
@@ -98,21 +116,7 @@ def predictions(
         if n.startswith("import-run:"):
             out[n] = from_run(study, n.split(":", 1)[1])
         elif n.startswith("import:"):
-            col = n.split(":", 1)[1]
-            if col not in study.answers:
-                raise CrsevalError(
-                    f"no column {col!r} to import",
-                    field="--evaluators",
-                    expected="one of " + ", ".join(study.answers.columns),
-                )
-            if col in study.outcomes:
-                raise CrsevalError(
-                    f"{col!r} is the user's own answer about the item (what evaluators predict); "
-                    "an evaluator built from it would see the outcome",
-                    field="--evaluators",
-                    expected="a prediction column such as gpt-rating",
-                )
-            out[n] = study.answers[col].to_numpy(float)
+            out[n] = _imported(study, n.split(":", 1)[1])
         elif n == "random" and protocol == "sereneva":
             out[n] = random_likert(len(f), seed)
         elif n in PROXIES:
@@ -184,6 +188,31 @@ def plot_errors(preds: dict[str, np.ndarray], truth: np.ndarray, path) -> None:
     save(fig, path)
 
 
+def _ensembles(preds: dict[str, np.ndarray], truth: np.ndarray, ensemble) -> pd.DataFrame:
+    missing = [m for m in ensemble if m not in preds]
+    if missing:
+        raise CrsevalError(
+            f"ensemble member {missing[0]!r} is not among the evaluators",
+            field="--ensemble",
+            expected="a subset of " + ", ".join(preds),
+        )
+    return ensemble_grid(preds, truth, list(ensemble))
+
+
+def _caveat(table: pd.DataFrame) -> str:
+    """Where evaluators scored different answers: which, and what the ranking compares."""
+    partial = table[table["n"] < table["n"].max()]
+    if not len(partial):
+        return ""
+    return (
+        " Evaluators scored different answers ("
+        + ", ".join(f"{r.evaluator}: n = {r.n}" for r in partial.itertuples())
+        + f" of {int(table['n'].max())}: a proxy "
+        "needs an earlier rating of the user, an LLM rates only its sample); the ranking uses the Pearson on the "
+        f"{int(table['n_same'].iloc[0])} answers all of them scored."
+    )
+
+
 def results(
     out: Output,
     study: SerendipityStudy,
@@ -198,16 +227,8 @@ def results(
     truth = study.answers["ground_truth"].to_numpy(float)
     table = meta_evaluate(preds, truth, n_boot=n_boot, seed=seed)
     out.table("serendipity_meta_eval", table)
-    grid = None
-    if ensemble:
-        missing = [m for m in ensemble if m not in preds]
-        if missing:
-            raise CrsevalError(
-                f"ensemble member {missing[0]!r} is not among the evaluators",
-                field="--ensemble",
-                expected="a subset of " + ", ".join(preds),
-            )
-        grid = ensemble_grid(preds, truth, list(ensemble))
+    grid = _ensembles(preds, truth, ensemble) if ensemble else None
+    if grid is not None:
         out.table("serendipity_ensembles", grid)
     per_answer = study.answers[["user", "item", "ground_truth"]].assign(
         **{n: p for n, p in preds.items()}
@@ -232,22 +253,12 @@ def results(
         lambda path: plot_errors(preds, truth, path),
         "Distribution of prediction errors per evaluator (box: quartiles, triangle: mean); 0 = exact",
     )
-    partial = table[table["n"] < table["n"].max()]
-    caveat = (
-        " Evaluators scored different answers ("
-        + ", ".join(f"{r.evaluator}: n = {r.n}" for r in partial.itertuples())
-        + f" of {int(table['n'].max())}: a proxy "
-        "needs an earlier rating of the user, an LLM rates only its sample); the ranking uses the Pearson on the "
-        f"{int(table['n_same'].iloc[0])} answers all of them scored."
-        if len(partial)
-        else ""
-    )
     out.section(
         "Serendipity meta-evaluation",
         f"Ground truth: {study.ground_truth} on 1–5; proxy scores are "
         "min-max mapped to 1–5. Pearson (%), MAE and RMSE with 95% bootstrap CIs; p: two-sided Wilcoxon "
         "test of absolute errors against the best baseline."
-        + caveat
+        + _caveat(table)
         + " "
         + " ".join(study.info.notes),
         tables=["serendipity_meta_eval", "serendipity_ensembles", "serendipity_answers"],
@@ -418,6 +429,28 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
     table, grid = results(
         out, study, preds, n_boot=config.n_boot, seed=config.seed, ensemble=config.ensemble or ()
     )
+    cols = SUMMARY + (["abs_error_p"] if "abs_error_p" in table else [])
+    out.summary, out.notes = table[cols].round(3), _notes(config, study, preds, grid)
+    return out
+
+
+# the headline table's columns (and abs_error_p where the run has it)
+SUMMARY = [
+    "evaluator",
+    "n",
+    "pearson_%",
+    "pearson_%_lo",
+    "pearson_%_hi",
+    "mae",
+    "rmse",
+    "pearson_%_same",
+    "rank",
+]
+
+
+def _notes(config: SerendipityConfig, study: SerendipityStudy, preds, grid) -> list[str]:
+    """The run's notes: the best ensemble, what the SerenEva protocol reads, a warning when the proxies
+    read an outcome, then the dataset's own notes."""
     notes = list(study.info.notes)
     if config.relevance == "rating" and any(n in PROXIES for n in config.evaluators):
         notes.insert(
@@ -433,19 +466,7 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
             f"best ensemble: {grid.iloc[0]['ensemble']} (Pearson {grid.iloc[0]['pearson_%']:.1f} %, "
             f"MAE {grid.iloc[0]['mae']:.3f})",
         )
-    cols = [
-        "evaluator",
-        "n",
-        "pearson_%",
-        "pearson_%_lo",
-        "pearson_%_hi",
-        "mae",
-        "rmse",
-        "pearson_%_same",
-        "rank",
-    ] + (["abs_error_p"] if "abs_error_p" in table else [])
-    out.summary, out.notes = table[cols].round(3), notes
-    return out
+    return notes
 
 
 def sereneva_notes(study: SerendipityStudy, preds: dict[str, np.ndarray]) -> list[str]:
