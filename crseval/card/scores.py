@@ -261,11 +261,6 @@ def card_output(config: CardConfig, done: Parts) -> Output:
             f"{config.system} minus each system it is compared with, per metric (95 % CI), signed so "
             "that right of 0 is better (a lower-is-better metric's sign flipped)",
         )
-    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config, Path()))
-    refs = "; ".join(
-        f"**{r}**: {config.describe(r)}"
-        for r in dict.fromkeys([*config.references, *known_groups(False)])
-    )
     catalogue = _catalogue(config, tables["card_scores"])
     sessions = session_records(done)
     rests = [*health_lines(config, sessions), *done.failures]
@@ -277,19 +272,7 @@ def card_output(config: CardConfig, done: Parts) -> Output:
     )
     out.section(
         f"Report card: {config.system}",
-        f"{config.system} beside reference systems on the same simulated users ({config.sessions} × "
-        f"{config.turns} turns"
-        + (f"; with the LLM {config.llm_sessions} × {config.llm_turns}" if config.with_llm else "")
-        + f") and the same dialogue contexts ({config.data}); {catalogue[0]}. {refs}. "
-        "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
-        "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
-        "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric "
-        "can be trusted: whether it ranks the CRS that follows the user above the one that ignores the "
-        "user in this run. 'n': the units the CRS's score rests on of those planned (†: fewer than "
-        f"{SHORT:.0%}; a 'vs' cell names its pairs then). "
-        f"{' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} "
-        f"{silent + '. ' if silent else ''}{tested}. {users} "
-        f"Every part's own report: {links}.",
+        _section_text(config, catalogue[0], rests, silent, tested, users),
         tables=["card", "card_scores", "card_comparisons", "card_evidence"],
         figures=["card_differences"],
     )
@@ -314,6 +297,31 @@ def card_output(config: CardConfig, done: Parts) -> Output:
         )
     out.failures = "; ".join(done.failures)
     return out
+
+
+def _section_text(
+    config: CardConfig, catalogue: str, rests: list[str], silent: str, tested: str, users: str
+) -> str:
+    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config, Path()))
+    refs = "; ".join(
+        f"**{r}**: {config.describe(r)}"
+        for r in dict.fromkeys([*config.references, *known_groups(False)])
+    )
+    return (
+        f"{config.system} beside reference systems on the same simulated users ({config.sessions} × "
+        f"{config.turns} turns"
+        + (f"; with the LLM {config.llm_sessions} × {config.llm_turns}" if config.with_llm else "")
+        + f") and the same dialogue contexts ({config.data}); {catalogue}. {refs}. "
+        "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
+        "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
+        "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric "
+        "can be trusted: whether it ranks the CRS that follows the user above the one that ignores the "
+        "user in this run. 'n': the units the CRS's score rests on of those planned (†: fewer than "
+        f"{SHORT:.0%}; a 'vs' cell names its pairs then). "
+        f"{' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} "
+        f"{silent + '. ' if silent else ''}{tested}. {users} "
+        f"Every part's own report: {links}."
+    )
 
 
 def undefined_line(config: CardConfig, scores: pd.DataFrame, read: Reader) -> str:
