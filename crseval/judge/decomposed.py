@@ -55,6 +55,28 @@ def turn_items(item_id: str, dialogue: Dialogue) -> list[tuple[str, Dialogue, in
     return out
 
 
+def _readings(asked: list[dict], hidden: str | None) -> tuple[dict, dict]:
+    """(item → question → its probabilities, (item, turn question) → [(turn, P(yes))]) from the rating
+    records; the ``hidden`` question's reading counts only with the states it carries."""
+    probs: dict[str, dict] = {}
+    turns: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for r in asked:
+        if not r.get("probs"):
+            continue
+        if r["aspect"] in TURN_QUESTIONS:
+            parent, _, idx = r["item"].rpartition(SEP)
+            turns.setdefault((parent, r["aspect"]), []).append(
+                (int(idx), float(r["probs"].get("1", 0.0)))
+            )
+        elif r["aspect"] != hidden:
+            probs.setdefault(r["item"], {})[r["aspect"]] = r["probs"]
+        elif r.get("hidden"):
+            probs.setdefault(r["item"], {}).update(
+                {r["aspect"]: r["probs"], HIDDEN: decode_states(r["hidden"])}
+            )
+    return probs, turns
+
+
 def ask(
     items: Sequence[tuple[str, Dialogue, int | None]],
     questions: Sequence[str],
@@ -101,22 +123,7 @@ def ask(
     if per_turn:
         subs = [s for subs_ in turns_of.values() for s in subs_]
         asked += judge_items(subs, per_turn, [judge], records, seed=seed, progress=progress)
-    probs: dict[str, dict] = {}
-    turns: dict[tuple[str, str], list[tuple[int, float]]] = {}
-    for r in asked:
-        if not r.get("probs"):
-            continue
-        if r["aspect"] in TURN_QUESTIONS:
-            parent, _, idx = r["item"].rpartition(SEP)
-            turns.setdefault((parent, r["aspect"]), []).append(
-                (int(idx), float(r["probs"].get("1", 0.0)))
-            )
-        elif not hidden or r["aspect"] != whole[0]:
-            probs.setdefault(r["item"], {})[r["aspect"]] = r["probs"]
-        elif r.get("hidden"):
-            probs.setdefault(r["item"], {}).update(
-                {r["aspect"]: r["probs"], HIDDEN: decode_states(r["hidden"])}
-            )
+    probs, turns = _readings(asked, whole[0] if hidden else None)
     for (parent, q), vals in turns.items():
         probs.setdefault(parent, {})[q] = [p for _, p in sorted(vals)]
     for (
