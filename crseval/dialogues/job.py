@@ -152,6 +152,44 @@ def label_correlations(dialogues: pd.DataFrame, labels: list[str]) -> pd.DataFra
     return out
 
 
+# the tables the report section shows, in its order (those a run has)
+SECTION_TABLES = [
+    "dialogue_systems",
+    "dialogue_label_correlation",
+    "dialogue_matcher",
+    "dialogue_metrics",
+    "dialogue_turns",
+]
+
+
+def _grounded(sources, matcher: TitleMatcher, config: DialogueMetricsConfig, progress: Progress):
+    """(each source's grounding: its turns and the titles named, every system turn with its titles)."""
+    tick = progress("grounding titles", sum(len(s) for s in sources))
+    grounded = [ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources]
+    turns = pd.concat([t for t, _ in grounded], ignore_index=True)
+    if turns.empty:
+        raise CrsevalError(
+            "no system turns in these dialogues: nothing was recommended",
+            field="data",
+            fix="pass dialogues in which a recommender (system, assistant, agent) speaks",
+        )
+    return grounded, turns
+
+
+def _with_labels_and_sessions(
+    dialogues: pd.DataFrame, sources: list[DialogueSource], labels: list[str]
+) -> pd.DataFrame:
+    """The dialogue table with each dialogue's own labels and, for session logs (the unit a manifest pairs
+    systems on), its session."""
+    if labels:
+        lab = pd.DataFrame([{"dialogue": d.id, **d.labels} for s in sources for d in s.dialogues])
+        dialogues = dialogues.merge(lab.drop_duplicates("dialogue"), on="dialogue", how="left")
+    sessions = {d.id: d.session for s in sources for d in s.dialogues}
+    if None not in sessions.values():
+        dialogues.insert(2, "session", dialogues["dialogue"].map(sessions))
+    return dialogues
+
+
 def measure_into(
     out: Output,
     sources: list[DialogueSource],
@@ -164,15 +202,7 @@ def measure_into(
     """Ground, measure and write every table and the report section; the per-system table. ``reference``: the
     popularity sources already read (default: read from ``config.popularity``, else these dialogues)."""
     matcher = TitleMatcher(catalog.items, config.min_score)
-    tick = progress("grounding titles", sum(len(s) for s in sources))
-    grounded = [ground(s, matcher, _labelled(s, config.mentions), tick) for s in sources]
-    turns = pd.concat([t for t, _ in grounded], ignore_index=True)
-    if turns.empty:
-        raise CrsevalError(
-            "no system turns in these dialogues: nothing was recommended",
-            field="data",
-            fix="pass dialogues in which a recommender (system, assistant, agent) speaks",
-        )
+    grounded, turns = _grounded(sources, matcher, config, progress)
     if config.popularity:
         reference = reference or [read_dialogues(p) for p in config.popularity]
         pop = popularity([(s.dialogues, _labelled(s, "auto")) for s in reference], matcher)
@@ -182,12 +212,7 @@ def measure_into(
         turns, matcher.items, pop, _embed_items(turns, matcher.items, config.embeddings, progress)
     )
     labels = sorted({k for s in sources for d in s.dialogues for k in d.labels})
-    if labels:
-        lab = pd.DataFrame([{"dialogue": d.id, **d.labels} for s in sources for d in s.dialogues])
-        dialogues = dialogues.merge(lab.drop_duplicates("dialogue"), on="dialogue", how="left")
-    sessions = {d.id: d.session for s in sources for d in s.dialogues}
-    if None not in sessions.values():  # session logs: the unit a manifest pairs systems on
-        dialogues.insert(2, "session", dialogues["dialogue"].map(sessions))
+    dialogues = _with_labels_and_sessions(dialogues, sources, labels)
     systems = system_table(dialogues, turns, len(catalog))
     shown = turns.assign(
         items=turns["items"].str.join("; "), titles=turns["titles"].str.join("; ")
@@ -215,13 +240,7 @@ def measure_into(
     out.section(
         title,
         _note(sources, catalog, config, turns),
-        tables=[
-            "dialogue_systems",
-            "dialogue_label_correlation",
-            "dialogue_matcher",
-            "dialogue_metrics",
-            "dialogue_turns",
-        ],
+        tables=SECTION_TABLES,
         figures=["dialogue_systems"],
     )
     return systems
