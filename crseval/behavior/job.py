@@ -88,10 +88,27 @@ class TagConfig(BaseModel):
     )
 
 
-def tag(config: TagConfig, store: JobStore, progress: Progress) -> Output:
+def _agreement(predictions: dict[str, list], truth: list[str]) -> pd.DataFrame:
+    """Each tagger's accuracy and Cohen's κ against the human labels (an unparsed answer is wrong)."""
     import numpy as np
     from sklearn.metrics import cohen_kappa_score
 
+    rows = []
+    for name, pred in predictions.items():
+        filled = [p if p is not None else "unparsed" for p in pred]
+        rows.append(
+            {
+                "tagger": name,
+                "sentences": len(truth),
+                "unparsed": sum(p is None for p in pred),
+                "accuracy": float(np.mean([p == t for p, t in zip(filled, truth)])),
+                "kappa": float(cohen_kappa_score(truth, filled)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def tag(config: TagConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.behavior.classifier import StrategyClassifier, labelled_sentences
     from crseval.behavior.tagger import few_shot_examples, tag as llm_tag
     from crseval.text.embed import get_embedder
@@ -123,19 +140,7 @@ def tag(config: TagConfig, store: JobStore, progress: Progress) -> Output:
     finally:
         client.close()
     truth = test_s["label"].tolist()
-    rows = []
-    for name, pred in predictions.items():
-        filled = [p if p is not None else "unparsed" for p in pred]
-        rows.append(
-            {
-                "tagger": name,
-                "sentences": len(truth),
-                "unparsed": sum(p is None for p in pred),
-                "accuracy": float(np.mean([p == t for p, t in zip(filled, truth)])),
-                "kappa": float(cohen_kappa_score(truth, filled)),
-            }
-        )
-    table = pd.DataFrame(rows)
+    table = _agreement(predictions, truth)
     out = Output(
         f"strategy taggers on {len(truth)} held-out sentences",
         table.round(3),
@@ -244,9 +249,43 @@ def _responses(
     return resp.dropna(subset=["response"]), len(bad), first
 
 
+def _client(config: RunConfig, store: JobStore):
+    """(the LLM client — the CRS when no responses or system are given, the tagger with --tagger llm —,
+    the run's llm signature)."""
+    llm_sig: dict = (
+        {"responses": config.responses.name}
+        if config.responses
+        else {"system": config.system}
+        if config.system
+        else {}
+    )
+    generates = config.responses is None and config.system is None
+    if not (generates or config.tagger == "llm"):
+        return None, llm_sig
+    role = " and ".join(
+        r for r, on in (("crs", generates), ("tagger", config.tagger == "llm")) if on
+    )
+    client = make_client(config.llm, store.cache_path, role=role)
+    llm_sig.update({**client.identity(), "T": config.llm.temperature, "seed": config.llm.seed})
+    return client, llm_sig
+
+
+def _tagged(client, resp: pd.DataFrame, progress: Progress) -> dict[tuple[str, int], str]:
+    """(dialogue, turn) → the strategy the LLM tagger gave the response (where it gave one)."""
+    from crseval.behavior.tagger import tag as llm_tag
+
+    labels = llm_tag(
+        client, resp["response"].tolist(), progress=progress("LLM strategy tagger", len(resp))
+    )
+    return {
+        (str(d), int(t)): lab
+        for d, t, lab in zip(resp["dialogue"], resp["turn"], labels)
+        if lab is not None
+    }
+
+
 def run(config: RunConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.behavior.evaluate import behavior_tables, evaluate_responses, load_responses
-    from crseval.behavior.tagger import tag as llm_tag
 
     if config.responses is not None:
         load_responses(config.responses)  # a bad file fails here, before any training
@@ -258,35 +297,10 @@ def run(config: RunConfig, store: JobStore, progress: Progress) -> Output:
     loaded = progress("pair model (the encoder, then the cached model or a new one)", 1)
     pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
     loaded(1)
-    llm_sig: dict = (
-        {"responses": config.responses.name}
-        if config.responses
-        else {"system": config.system}
-        if config.system
-        else {}
-    )
-    client = None
-    generates = config.responses is None and config.system is None
-    if generates or config.tagger == "llm":
-        role = " and ".join(
-            r for r, on in (("crs", generates), ("tagger", config.tagger == "llm")) if on
-        )
-        client = make_client(config.llm, store.cache_path, role=role)
-        llm_sig.update({**client.identity(), "T": config.llm.temperature, "seed": config.llm.seed})
+    client, llm_sig = _client(config, store)
     try:
         resp, failed, first = _responses(config, test_d, client, store, progress)
-        system_labels = None
-        if config.tagger == "llm":
-            labels = llm_tag(
-                client,
-                resp["response"].tolist(),
-                progress=progress("LLM strategy tagger", len(resp)),
-            )
-            system_labels = {
-                (str(d), int(t)): lab
-                for d, t, lab in zip(resp["dialogue"], resp["turn"], labels)
-                if lab is not None
-            }
+        system_labels = _tagged(client, resp, progress) if config.tagger == "llm" else None
     finally:
         if client is not None:
             client.close()
