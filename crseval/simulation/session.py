@@ -86,19 +86,9 @@ def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None)
     )
 
 
-def run_session(
-    config: dict[str, Any] | SessionSpec,
-    model_name: str,
-    session: int,
-    cache_path: str | None = None,
-) -> dict[str, Any]:
-    """Simulate one session and return its record (key ``model|session``). ``config``: a
-    :class:`SessionSpec` or its plain JSON (what a Ray worker receives)."""
-    cfg = config if isinstance(config, SessionSpec) else SessionSpec.model_validate(config)
-    model = next(m for m in cfg.models if m.name == model_name)
-    kb = load_kb(cfg.kb)
-    user_index = session // cfg.repeats  # repeated sessions of one simulated user share its seed
-    seed = session_seed(cfg.seed, user_index)
+def _user(cfg: SessionSpec, kb, seed: int, cache_path: str | None):
+    """The session's simulated user: realistic (its phrasebook) or scripted, drifting with an LLM where
+    the simulator config gives one."""
     sim = cfg.simulator
     drift = client_for(sim.drift, cache_path, "simulated user") if sim.drift else None
     user = (RealisticUser if sim.user == "realistic" else UserSimulator)(
@@ -112,16 +102,17 @@ def run_session(
     )
     if sim.user == "realistic":
         user.book = phrasebook(sim.phrases, cfg.kb)
-    crs = make_crs(
-        model,
-        kb,
-        seed if cfg.repeats == 1 else repeat_seed(cfg.seed, user_index, session % cfg.repeats),
-        cache_path,
-    )
+    return user
+
+
+def _converse(user, crs, n_turns: int) -> tuple[list[dict], list[str], int]:
+    """Up to ``n_turns`` exchanges: (each turn with the user's truth, the CRS's errors, its retried calls).
+    A failed CRS turn ends the session (recorded, excluded from the statistics); so does a user's goodbye
+    or silence."""
     history: list[dict[str, str]] = []
     turns, errors, retries = [], [], 0
     text, truth = user.opening()
-    for t in range(cfg.turns):
+    for t in range(n_turns):
         history.append({"speaker": "user", "text": text})
         reply = crs.respond(history)
         retries += reply.retries
@@ -140,11 +131,36 @@ def run_session(
         )
         if reply.error or truth.get("end"):
             break  # a failed CRS turn ends the session (recorded, excluded from the statistics); so does a user's goodbye
-        if t + 1 < cfg.turns:
+        if t + 1 < n_turns:
             said = user.reply(t + 1, reply.text)
             if said is None:  # the user left without a word
                 break
             text, truth = said
+    return turns, errors, retries
+
+
+def run_session(
+    config: dict[str, Any] | SessionSpec,
+    model_name: str,
+    session: int,
+    cache_path: str | None = None,
+) -> dict[str, Any]:
+    """Simulate one session and return its record (key ``model|session``). ``config``: a
+    :class:`SessionSpec` or its plain JSON (what a Ray worker receives)."""
+    cfg = config if isinstance(config, SessionSpec) else SessionSpec.model_validate(config)
+    model = next(m for m in cfg.models if m.name == model_name)
+    kb = load_kb(cfg.kb)
+    user_index = session // cfg.repeats  # repeated sessions of one simulated user share its seed
+    seed = session_seed(cfg.seed, user_index)
+    sim = cfg.simulator
+    user = _user(cfg, kb, seed, cache_path)
+    crs = make_crs(
+        model,
+        kb,
+        seed if cfg.repeats == 1 else repeat_seed(cfg.seed, user_index, session % cfg.repeats),
+        cache_path,
+    )
+    turns, errors, retries = _converse(user, crs, cfg.turns)
     return {
         "key": key(model.name, session),
         "model": model.name,
