@@ -71,6 +71,26 @@ def reference_battles(spec: str, source) -> list[tuple[str, str]]:
     return [p for p in pairs if p[0] in ids and p[1] in ids]
 
 
+def _counterfactual(sim, sim_f, real_f, reference: Reference, config: ValidateConfig):
+    """(the counterfactual pillar's table, its note): each feature's follower − ignorer difference among
+    simulated users against the voted-for − voted-against difference among real users."""
+    follower, ignorer = config.follower, config.ignorer
+    winners, losers = zip(*reference.battles)
+    real_pairs = R.pairs(real_f, dict(enumerate(winners)), dict(enumerate(losers)))
+    both = pd.concat([sim_f[follower], sim_f[ignorer]])
+    by_user = {m: {d.group: d.id for d in sim[m]} for m in (follower, ignorer)}
+    sim_pairs = R.pairs(both, by_user[follower], by_user[ignorer])
+    cf = R.counterfactual(real_pairs, sim_pairs, config.seed, config.n_boot)
+    clear = cf[cf["real_clear"]]
+    return cf, (
+        f"Counterfactual: {int(cf['sign_agrees'].sum())} of {len(cf)} features move the same way "
+        f"for simulated users ({follower} − {ignorer}) as for real users (the CRS they voted for − "
+        f"the one they voted against, {len(real_pairs)} battles); of the "
+        f"{len(clear)} whose real difference is clear (CI excludes 0: "
+        f"{', '.join(clear['user_feature']) or 'none'}), {int(clear['sign_agrees'].sum())}."
+    )
+
+
 def user_validity(
     records: Sequence[dict[str, Any]],
     kb,
@@ -115,21 +135,9 @@ def user_validity(
             "real users (wide CIs); run more sessions."
         )
     if follower in sim and ignorer in sim and reference.battles:
-        winners, losers = zip(*reference.battles)
-        real_pairs = R.pairs(real_f, dict(enumerate(winners)), dict(enumerate(losers)))
-        both = pd.concat([sim_f[follower], sim_f[ignorer]])
-        by_user = {m: {d.group: d.id for d in sim[m]} for m in (follower, ignorer)}
-        sim_pairs = R.pairs(both, by_user[follower], by_user[ignorer])
-        cf = R.counterfactual(real_pairs, sim_pairs, seed, n_boot)
+        cf, note = _counterfactual(sim, sim_f, real_f, reference, config)
         tables["shift_user_counterfactual"] = cf
-        clear = cf[cf["real_clear"]]
-        notes.append(
-            f"Counterfactual: {int(cf['sign_agrees'].sum())} of {len(cf)} features move the same way "
-            f"for simulated users ({follower} − {ignorer}) as for real users (the CRS they voted for − "
-            f"the one they voted against, {len(real_pairs)} battles); of the "
-            f"{len(clear)} whose real difference is clear (CI excludes 0: "
-            f"{', '.join(clear['user_feature']) or 'none'}), {int(clear['sign_agrees'].sum())}."
-        )
+        notes.append(note)
     else:
         notes.append(
             "Counterfactual: needs a run with a follower and an ignorer "
