@@ -206,27 +206,26 @@ def _drill_rows(pq: Path, keep: np.ndarray) -> pd.DataFrame:
     return pa.concat_tables(parts).to_pandas() if parts else pd.DataFrame()
 
 
+def _light(path: Path, columns: list) -> pd.DataFrame:
+    """A drill table's level, value and highlight columns (from its Parquet copy where there is one, the
+    whole CSV otherwise): full rows are read only for the groups shown."""
+    pq = path.with_suffix(".parquet")
+    if not pq.exists():
+        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    import pyarrow.parquet as papq
+
+    names = papq.read_schema(pq).names
+    return pd.read_parquet(pq, columns=[c for c in dict.fromkeys(columns) if c and c in names])
+
+
 def _drill_block(store: Run, drill: dict, doc: _Doc) -> str:
     """Nested <details> per level (e.g. model → session), labelled with the mean of ``value``."""
     path = store.path("tables", f"{drill['table']}.csv")
     if not path.exists():
         return f'<p class="warn">table {esc(drill["table"])} is missing</p>'
     levels, value, hl = list(drill["levels"]), drill.get("value"), drill.get("highlight")
-    pq = path.with_suffix(
-        ".parquet"
-    )  # the same table, read ~10× faster (drill tables can hold 100k turns)
-    if (
-        pq.exists()
-    ):  # the level, value and highlight columns first; full rows only for the groups shown
-        import pyarrow.parquet as papq
-
-        names = papq.read_schema(pq).names
-        light = pd.read_parquet(
-            pq, columns=[c for c in dict.fromkeys([*levels, value, hl]) if c and c in names]
-        )
-    else:
-        light = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    light = light.astype({lv: str for lv in levels})
+    pq = path.with_suffix(".parquet")  # the same table, read ~10× faster (100k turns)
+    light = _light(path, [*levels, value, hl]).astype({lv: str for lv in levels})
 
     def label(d: pd.DataFrame) -> str:
         if not value or value not in d:
