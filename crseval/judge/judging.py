@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Sequence
 
 from crseval.core.types import Dialogue
@@ -32,6 +33,43 @@ class Judge:
 JUDGMENTS = "judgments"  # the stream a judge's ratings are recorded in, unless a job keeps its own
 
 
+def _rating(w, *, seed: int, questions: dict[str, str], hidden: str | None) -> dict:
+    """One rating record: a judge's sample of an item on an aspect (see :func:`judge_items`)."""
+    judge, sample, (item_id, dialogue, target), aspect = w
+    rubric = rubric_for(
+        aspect,
+        turn_level=target is not None,
+        question=judge.question or questions.get(aspect),
+    )
+    req, neutralised = judge_request(
+        dialogue,
+        rubric,
+        target=target,
+        temperature=judge.temperature,
+        seed=seed + sample,
+        summary=dialogue.metadata.get("preference_summary"),
+        hidden=aspect == hidden,
+    )
+    res = judge.client.rate(req, rubric.scale)
+    rec = {
+        "judge": judge.name,
+        "sample": sample,
+        "item": item_id,
+        "aspect": aspect,
+        "score": res.value,
+        "method": res.method,
+        "probs": res.probs,
+        "raw": res.raw,
+        "error": res.error,
+        "attempts": res.attempts,
+        "prompt": rubric.prompt_hash(),
+        "neutralised": neutralised,
+    }
+    if aspect == hidden:
+        rec["hidden"] = res.hidden
+    return rec
+
+
 def judge_items(
     items: Sequence[Item],
     aspects: Sequence[str],
@@ -43,8 +81,8 @@ def judge_items(
     questions: dict[str, str] | None = None,
     hidden: str | None = None,
 ) -> list[dict]:
-    """Append one record per rating to ``records`` (a run's stream, e.g. ``store.stream(JUDGMENTS)``); what an interrupted run already
-    recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A
+    """Append one record per rating to ``records`` (a run's stream, e.g. ``store.stream(JUDGMENTS)``);
+    what an interrupted run already recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A
     rating that could not be obtained is recorded with its error (score None), never replaced by a
     default. The ratings of aspect ``hidden`` also carry the model's hidden states over each assistant
     reply (:func:`crseval.judge.rubric.judge_request`), under their own record keys."""
@@ -53,40 +91,7 @@ def judge_items(
     ]
     keyed = [(_key(*w) + ("|hidden" if w[3] == hidden else ""), w) for w in work]
 
-    def rate(w) -> dict:
-        judge, sample, (item_id, dialogue, target), aspect = w
-        rubric = rubric_for(
-            aspect,
-            turn_level=target is not None,
-            question=judge.question or (questions or {}).get(aspect),
-        )
-        req, neutralised = judge_request(
-            dialogue,
-            rubric,
-            target=target,
-            temperature=judge.temperature,
-            seed=seed + sample,
-            summary=dialogue.metadata.get("preference_summary"),
-            hidden=aspect == hidden,
-        )
-        res = judge.client.rate(req, rubric.scale)
-        rec = {
-            "judge": judge.name,
-            "sample": sample,
-            "item": item_id,
-            "aspect": aspect,
-            "score": res.value,
-            "method": res.method,
-            "probs": res.probs,
-            "raw": res.raw,
-            "error": res.error,
-            "attempts": res.attempts,
-            "prompt": rubric.prompt_hash(),
-            "neutralised": neutralised,
-        }
-        if aspect == hidden:
-            rec["hidden"] = res.hidden
-        return rec
+    rate = partial(_rating, seed=seed, questions=questions or {}, hidden=hidden)
 
     # records of earlier (interrupted) runs are read back only when some of this work was already done:
     # a shift run judges each session as it ends, and reading the whole stream each time would not scale
