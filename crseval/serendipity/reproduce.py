@@ -442,9 +442,40 @@ def _variants(study, parts) -> tuple[list[str], list[tuple[str, Style, int, str 
     return aux_names, variants
 
 
-def _figures(out: Output, tables: dict[str, pd.DataFrame]) -> None:
+def _bars(out: Output, table: str, t: pd.DataFrame, label: str) -> None:
+    """The zero-shot evaluator's Pearson per auxiliary line or per item tercile, as a bar figure."""
     from crseval.plotting import bar_with_ci
 
+    names = [
+        f"{d}: {f + ' ' if 'factor' in t else ''}{x}"
+        for d, f, x in zip(t["dataset"], t.get("factor", [""] * len(t)), t[label])
+    ]
+    aux = table == "serendipity_aux"
+    title = "Zero-shot evaluator: " + (
+        "auxiliary data" if aux else "item popularity and similarity (terciles)"
+    )
+    out.figure(
+        table,
+        lambda path: bar_with_ci(
+            names,
+            t["pearson_%"].fillna(0).tolist(),
+            t["pearson_%_lo"].fillna(0).tolist(),
+            t["pearson_%_hi"].fillna(0).tolist(),
+            ylabel="Pearson r (%)",
+            title=title,
+            path=path,
+        ),
+        "Pearson (%) of the zero-shot evaluator "
+        + (
+            "with one auxiliary line at a time"
+            if aux
+            else "per tercile of item popularity and of genre distance to the history"
+        )
+        + ", with 95 % bootstrap CIs",
+    )
+
+
+def _figures(out: Output, tables: dict[str, pd.DataFrame]) -> None:
     if "serendipity_history_k" in tables:
         out.figure(
             "serendipity_history_k",
@@ -472,40 +503,9 @@ def _figures(out: Output, tables: dict[str, pd.DataFrame]) -> None:
             "Mean Pearson (%) over every subset of m LLM evaluators (their "
             "predictions averaged per answer); band: the worst and best subset",
         )
-    for table, label, fig in (
-        ("serendipity_aux", "setting", "serendipity_aux"),
-        ("serendipity_by_item", "tercile", "serendipity_by_item"),
-    ):
+    for table, label in (("serendipity_aux", "setting"), ("serendipity_by_item", "tercile")):
         if table in tables:
-            t = tables[table]
-            names = [
-                f"{d}: {f + ' ' if 'factor' in t else ''}{x}"
-                for d, f, x in zip(t["dataset"], t.get("factor", [""] * len(t)), t[label])
-            ]
-            title = "Zero-shot evaluator: " + (
-                "auxiliary data"
-                if table == "serendipity_aux"
-                else "item popularity and similarity (terciles)"
-            )
-            out.figure(
-                fig,
-                lambda path, t=t, names=names, title=title: bar_with_ci(
-                    names,
-                    t["pearson_%"].fillna(0).tolist(),
-                    t["pearson_%_lo"].fillna(0).tolist(),
-                    t["pearson_%_hi"].fillna(0).tolist(),
-                    ylabel="Pearson r (%)",
-                    title=title,
-                    path=path,
-                ),
-                "Pearson (%) of the zero-shot evaluator "
-                + (
-                    "with one auxiliary line at a time"
-                    if table == "serendipity_aux"
-                    else "per tercile of item popularity and of genre distance to the history"
-                )
-                + ", with 95 % bootstrap CIs",
-            )
+            _bars(out, table, tables[table], label)
 
 
 def run(config: ReproduceConfig, store: JobStore, progress: Progress) -> Output:
