@@ -114,6 +114,43 @@ class _Problem:
             self.pair_item = np.concatenate(pi)
             self.pair_flat = np.concatenate(pj) * self.sizes[b] + np.concatenate(pk)
 
+    def _crossed(self, lam: np.ndarray):
+        """Two crossed factors, the first one's block diagonal: (log|A|, Z'1 and Z'y scaled by Λ, A⁻¹ of
+        each) by the Schur complement of the second factor's block (Cholesky)."""
+        ia, ib = self.order
+        la, lb = lam[ia], lam[ib]
+        a1 = 1.0 + la * la * self.counts[ia]
+        qb = self.sizes[ib]
+        rhs1 = np.column_stack([la * self.counts[ia], la * self.sums[ia]])
+        rhs2 = np.column_stack([lb * self.counts[ib], lb * self.sums[ib]])
+        ntwn = np.bincount(
+            self.pair_flat, weights=(1.0 / a1)[self.pair_item], minlength=qb * qb
+        ).reshape(qb, qb)
+        s22 = np.diag(1.0 + lb * lb * self.counts[ib]) - (la * la * lb * lb) * ntwn
+        chol, info = dpotrf(
+            s22, lower=1, clean=0, overwrite_a=1
+        )  # LAPACK directly: no input checks
+        if info:
+            raise np.linalg.LinAlgError("Schur complement is not positive definite")
+        scaled1 = rhs1 / a1[:, None]  # A11⁻¹ rhs1
+        nt_scaled1 = np.column_stack(
+            [np.bincount(self.cb, weights=scaled1[self.ca, c], minlength=qb) for c in range(2)]
+        )  # N' A11⁻¹ rhs1
+        x2 = dpotrs(chol, rhs2 - la * lb * nt_scaled1, lower=1)[0]
+        n_x2 = np.column_stack(
+            [
+                np.bincount(self.ca, weights=x2[self.cb, c], minlength=self.sizes[ia])
+                for c in range(2)
+            ]
+        )  # N x2
+        x1 = (rhs1 - la * lb * n_x2) / a1[:, None]
+        logdet = float(np.sum(np.log(a1)) + 2.0 * np.sum(np.log(np.diag(chol))))
+        b = np.concatenate([rhs1[:, 0], rhs2[:, 0]])
+        ainv_b = np.concatenate([x1[:, 0], x2[:, 0]])
+        ainv_c = np.concatenate([x1[:, 1], x2[:, 1]])
+        cc = np.concatenate([rhs1[:, 1], rhs2[:, 1]])
+        return logdet, b, ainv_b, ainv_c, cc
+
     def solve(self, lam: np.ndarray):
         """(log|A|, Schur S, β, spherical modes per factor, penalised RSS r²)."""
         lam = np.maximum(np.asarray(lam, float), 0.0)
@@ -134,39 +171,8 @@ class _Problem:
             logdet = float(np.sum(np.log(np.abs(lu.U.diagonal()))))
             mode_parts = (0, 1)
         else:
-            ia, ib = self.order
-            la, lb = lam[ia], lam[ib]
-            a1 = 1.0 + la * la * self.counts[ia]
-            qb = self.sizes[ib]
-            rhs1 = np.column_stack([la * self.counts[ia], la * self.sums[ia]])
-            rhs2 = np.column_stack([lb * self.counts[ib], lb * self.sums[ib]])
-            ntwn = np.bincount(
-                self.pair_flat, weights=(1.0 / a1)[self.pair_item], minlength=qb * qb
-            ).reshape(qb, qb)
-            s22 = np.diag(1.0 + lb * lb * self.counts[ib]) - (la * la * lb * lb) * ntwn
-            chol, info = dpotrf(
-                s22, lower=1, clean=0, overwrite_a=1
-            )  # LAPACK directly: no input checks
-            if info:
-                raise np.linalg.LinAlgError("Schur complement is not positive definite")
-            scaled1 = rhs1 / a1[:, None]  # A11⁻¹ rhs1
-            nt_scaled1 = np.column_stack(
-                [np.bincount(self.cb, weights=scaled1[self.ca, c], minlength=qb) for c in range(2)]
-            )  # N' A11⁻¹ rhs1
-            x2 = dpotrs(chol, rhs2 - la * lb * nt_scaled1, lower=1)[0]
-            n_x2 = np.column_stack(
-                [
-                    np.bincount(self.ca, weights=x2[self.cb, c], minlength=self.sizes[ia])
-                    for c in range(2)
-                ]
-            )  # N x2
-            x1 = (rhs1 - la * lb * n_x2) / a1[:, None]
-            logdet = float(np.sum(np.log(a1)) + 2.0 * np.sum(np.log(np.diag(chol))))
-            b = np.concatenate([rhs1[:, 0], rhs2[:, 0]])
-            ainv_b = np.concatenate([x1[:, 0], x2[:, 0]])
-            ainv_c = np.concatenate([x1[:, 1], x2[:, 1]])
-            cc = np.concatenate([rhs1[:, 1], rhs2[:, 1]])
-            mode_parts = (ia, ib)
+            logdet, b, ainv_b, ainv_c, cc = self._crossed(lam)
+            mode_parts = self.order
         schur = self.n - b @ ainv_b
         beta = (self.ysum - b @ ainv_c) / schur
         u = ainv_c - ainv_b * beta
