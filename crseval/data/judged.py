@@ -220,6 +220,18 @@ def _in_scale(v: float, scale: tuple[float, float], path: Path, line: int, field
     return v
 
 
+def _uss_parts(row: str, path: Path, line: int) -> list[str]:
+    parts = row.split("\t")
+    if len(parts) < 2 or parts[0].strip().upper() not in ("USER", "SYSTEM"):
+        raise CrsevalError(
+            "line is not ROLE<TAB>text",
+            file=path,
+            line=line,
+            expected="USER or SYSTEM, a tab, the text (tab, action, tab, ratings on user lines)",
+        )
+    return parts
+
+
 def _uss(path: Path, level: Level) -> JudgedSet:
     """USS-ReDial: ``ROLE<TAB>text<TAB>action<TAB>r1,r2,…``; the ``USER<TAB>OVERALL`` line closes a dialogue."""
     text = read_text(path)
@@ -241,14 +253,7 @@ def _uss(path: Path, level: Level) -> JudgedSet:
     for line, row in enumerate(text.split("\n"), 1):
         if not row.strip():
             continue
-        parts = row.split("\t")
-        if len(parts) < 2 or parts[0].strip().upper() not in ("USER", "SYSTEM"):
-            raise CrsevalError(
-                "line is not ROLE<TAB>text",
-                file=path,
-                line=line,
-                expected="USER or SYSTEM, a tab, the text (tab, action, tab, ratings on user lines)",
-            )
+        parts = _uss_parts(row, path, line)
         role, body = parts[0].strip().upper(), urllib.parse.unquote(parts[1])
         rated = len(parts) >= 4 and parts[3].strip()
         if role == "USER" and body.strip() == "OVERALL":
