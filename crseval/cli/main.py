@@ -235,13 +235,7 @@ def compare(
     Welch; ANOVA + Tukey HSD for three or more runs), as Markdown and LaTeX; direction from the registry.
     Two report cards: every card metric of one system of each, paired on the cards' shared units."""
     from crseval.card.compare import compare_cards, is_card
-    from crseval.report.compare import (
-        cards,
-        compare as run_compare,
-        terminal,
-        to_latex,
-        to_markdown,
-    )
+    from crseval.report.compare import cards, compare as run_compare
 
     names = systems.split(",") if systems else None
     pair = names if names is None or len(names) == 2 else None
@@ -251,6 +245,14 @@ def compare(
         c = cards(*compare_cards(runs[0], runs[1], pair), runs)
     else:
         c = run_compare(runs, table, metrics.split(",") if metrics else None, systems=names)
+    _show_comparison(c, out, fmt)
+
+
+def _show_comparison(c, out: Path | None, fmt: Format) -> None:
+    """A comparison written to ``out`` (Markdown, LaTeX, CSV) and shown in the format asked for, the
+    metrics left out noted on stderr."""
+    from crseval.report.compare import terminal, to_latex, to_markdown
+
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "compare.md").write_text(to_markdown(c) + "\n", encoding="utf-8")
