@@ -126,6 +126,43 @@ def ood_table_rows(
     ]
 
 
+def _kappa_rows(names: list[str], preds: list, pairs: pd.DataFrame, common: dict) -> list[dict]:
+    """A row per model (accuracy, κ and its 95 % interval over resampled sentences) on one kind of
+    negative; with two models, then their paired κ difference (the last minus the first)."""
+    from crseval.behavior.implicit import kappa, pair_kappa_draws
+    from crseval.stats.bootstrap import percentile_interval
+
+    same = pairs["same"].to_numpy()
+    draws = pair_kappa_draws(same, preds, pairs["sentence_a"], pairs["sentence_b"])
+    kappas = [kappa(same, p) for p in preds]
+    rows = []
+    for name, pred, k, d in zip(names, preds, kappas, draws):
+        low, high = percentile_interval(d)
+        rows.append(
+            {
+                "model": name,
+                **common,
+                "accuracy": float(np.mean(pred == same)),
+                "kappa": k,
+                "kappa_lo": low,
+                "kappa_hi": high,
+            }
+        )
+    if len(names) == 2:
+        low, high = percentile_interval(draws[1] - draws[0])
+        rows.append(
+            {
+                "model": f"{names[1]} − {names[0]}",
+                **common,
+                "accuracy": float("nan"),
+                "kappa": kappas[1] - kappas[0],
+                "kappa_lo": low,
+                "kappa_hi": high,
+            }
+        )
+    return rows
+
+
 def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) -> list[dict]:
     """Each model (name → pair model) on every same-strategy pair of ``sentences`` and as many seeded
     different-strategy pairs: random ones (the paper's test), then — where the models kept the class pairs their
@@ -135,9 +172,7 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) ->
     sentences), model by model; with two models, then their paired κ difference (the last minus the first, the
     same pairs and resamples) per kind of negative. ``progress(description, total)``: a bar over the pairs
     scored, advanced per model and kind of negative."""
-    from crseval.behavior.implicit import kappa, pair_kappa_draws
     from crseval.behavior.pairs import ood_pairs
-    from crseval.stats.bootstrap import percentile_interval
 
     names = list(models)
     confusable = models[names[-1]].confusable
@@ -158,37 +193,15 @@ def ood_rows(models: dict, sentences: pd.DataFrame, seed: int, progress=None) ->
         for n in names:
             preds.append((models[n].proba(pairs["a"], pairs["b"]) >= 0.5).astype(int))
             tick(len(pairs))
-        draws = pair_kappa_draws(same, preds, pairs["sentence_a"], pairs["sentence_b"])
-        kappas = [kappa(same, p) for p in preds]
         common = {
             "negatives": negatives,
             "pairs": len(pairs),
             "same_strategy_pairs": int(same.sum()),
         }
-        for name, pred, k, d in zip(names, preds, kappas, draws):
-            low, high = percentile_interval(d)
-            per_model[name].append(
-                {
-                    "model": name,
-                    **common,
-                    "accuracy": float(np.mean(pred == same)),
-                    "kappa": k,
-                    "kappa_lo": low,
-                    "kappa_hi": high,
-                }
-            )
-        if len(names) == 2:
-            low, high = percentile_interval(draws[1] - draws[0])
-            paired.append(
-                {
-                    "model": f"{names[1]} − {names[0]}",
-                    **common,
-                    "accuracy": float("nan"),
-                    "kappa": kappas[1] - kappas[0],
-                    "kappa_lo": low,
-                    "kappa_hi": high,
-                }
-            )
+        rows = _kappa_rows(names, preds, pairs, common)
+        for name, row in zip(names, rows):
+            per_model[name].append(row)
+        paired += rows[len(names) :]
     return [r for name in names for r in per_model[name]] + paired
 
 
