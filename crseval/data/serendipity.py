@@ -98,6 +98,28 @@ def read_movielens(path: Path, wanted: set[str] | None, notes: list[str]) -> dic
     return items
 
 
+def _check_answers(df: pd.DataFrame, statements: Sequence[str], path: Path) -> None:
+    """Every statement's agreement on 1–5, and one answer per (user, movie)."""
+    for c in statements:
+        bad = df[(df[c] < 1) | (df[c] > 5)]
+        if len(bad):
+            raise CrsevalError(
+                f"value {bad.iloc[0][c]} outside 1–5",
+                file=path,
+                line=int(bad.iloc[0]["_line"]),
+                field=c,
+                expected="an agreement score from 1 to 5",
+            )
+    dup = df.duplicated(["userId", "movieId"])
+    if dup.any():
+        raise CrsevalError(
+            "duplicate (userId, movieId) answer",
+            file=path,
+            line=int(df[dup].iloc[0]["_line"]),
+            field="movieId",
+        )
+
+
 def load_serendipity2018(
     path: str | Path, statements: Sequence[str] = DEFAULT_STATEMENTS
 ) -> SerendipityStudy:
@@ -110,24 +132,7 @@ def load_serendipity2018(
         ["userId", "movieId", "rating", *statements],
         [*stmts, "predictedRating", "gpt-rating", "timestamp"],
     )
-    for c in statements:
-        bad = df[(df[c] < 1) | (df[c] > 5)]
-        if len(bad):
-            raise CrsevalError(
-                f"value {bad.iloc[0][c]} outside 1–5",
-                file=answers_path,
-                line=int(bad.iloc[0]["_line"]),
-                field=c,
-                expected="an agreement score from 1 to 5",
-            )
-    dup = df.duplicated(["userId", "movieId"])
-    if dup.any():
-        raise CrsevalError(
-            "duplicate (userId, movieId) answer",
-            file=answers_path,
-            line=int(df[dup].iloc[0]["_line"]),
-            field="movieId",
-        )
+    _check_answers(df, statements, answers_path)
     movies_path = folder / "movies.csv"
     files = [answers_path] + ([movies_path] if movies_path.exists() else [])
     info = dataset_info("serendipity2018", p, *files)
