@@ -23,6 +23,20 @@ class QCReport:
     counts: dict[str, float] = field(default_factory=dict)
 
 
+def _gold_flags(ratings: Ratings, gold_items: list[str], threshold: float) -> list[tuple[str, str]]:
+    """(rater, reason) for each rater who rated a known-bad gold item as good."""
+    g = (
+        ratings.data[ratings.data["item"].isin(gold_items)]
+        .groupby(["rater", "item"])["value"]
+        .mean()
+    )
+    return [
+        (rater, f"rated known-bad gold item {item} as good (mean {v:.2f} ≥ {threshold:g})")
+        for (rater, item), v in g.items()
+        if v >= threshold
+    ]
+
+
 def quality_control(
     ratings: Ratings,
     *,
@@ -37,21 +51,7 @@ def quality_control(
     if gold_items is None and "gold" in extra:
         gold_items = sorted(extra.loc[extra["gold"].astype(bool), "item"].unique())
     gold_items = list(gold_items or [])
-    flags = []
-    if gold_items:
-        g = (
-            ratings.data[ratings.data["item"].isin(gold_items)]
-            .groupby(["rater", "item"])["value"]
-            .mean()
-        )
-        for (rater, item), v in g.items():
-            if v >= bad_gold_threshold:
-                flags.append(
-                    (
-                        rater,
-                        f"rated known-bad gold item {item} as good (mean {v:.2f} ≥ {bad_gold_threshold:g})",
-                    )
-                )
+    flags = _gold_flags(ratings, gold_items, bad_gold_threshold) if gold_items else []
     if attention_col and attention_col in extra:
         failed = extra[
             ~extra[attention_col]
