@@ -321,10 +321,9 @@ def _paper_design(config: TrainConfig, store: JobStore, sentences, emb, rep, ood
     return rows, {"model": sig}, "MiniLM cross-encoder"
 
 
-def train(config: TrainConfig, store: JobStore, progress: Progress) -> Output:
-    from crseval.behavior.ceiling import label_ceiling
-    from crseval.behavior.classifier import evaluate_classifier
-
+def _resolved(config: TrainConfig) -> TrainConfig:
+    """The config with its design's pair counts where it leaves them open (the paper's: 100,000 pairs,
+    10,000 hard negatives)."""
     paper = config.design == "paper"
     if paper and not config.fine_tune:
         raise CrsevalError(
@@ -332,12 +331,20 @@ def train(config: TrainConfig, store: JobStore, progress: Progress) -> Output:
             field="--fine-tune",
             fix="--fine-tune 1 (the default) or more",
         )
-    config = config.model_copy(
+    return config.model_copy(
         update={
             "pairs": config.pairs or (PAPER_PAIRS if paper else 20_000),
             "hard": (PAPER_HARD if paper else 2_000) if config.hard is None else config.hard,
         }
     )
+
+
+def train(config: TrainConfig, store: JobStore, progress: Progress) -> Output:
+    from crseval.behavior.ceiling import label_ceiling
+    from crseval.behavior.classifier import evaluate_classifier
+
+    paper = config.design == "paper"
+    config = _resolved(config)
     ds, emb, sentences, ood = _inputs(config)
     tick = progress("strategy classifier (grouped CV)", 1)
     rep = evaluate_classifier(
