@@ -9,6 +9,8 @@ are derived from the declarations; ``docs/ARCHITECTURE.md`` is checked against t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from crseval.core.errors import CrsevalError
@@ -50,6 +52,8 @@ class Capability:
     jobs: dict[str, Job] = field(default_factory=dict)  # job name (recorded in config.json) → job
     default: str | None = None  # the command run when the group's first argument is not one
     cli: str | None = None  # a module whose ``extend(app)`` adds hand-written commands
+    # modules that declare metrics beside the code computing them (imported with the declarations)
+    declared_in: tuple[str, ...] = ()
 
 
 CAPABILITIES: dict[str, Capability] = {}
@@ -64,6 +68,7 @@ def declare_capability(
     jobs: dict[str, tuple[str, str | None]] | None = None,
     default: str | None = None,
     cli: str | None = None,
+    declared_in: tuple[str, ...] = (),
 ) -> Capability:
     if layer not in LAYERS:
         raise CrsevalError(f"unknown layer {layer!r}", expected="one of " + ", ".join(LAYERS))
@@ -75,6 +80,7 @@ def declare_capability(
         {job: Job(*spec) for job, spec in (jobs or {}).items()},
         default,
         cli,
+        tuple(declared_in),
     )
     if name in CAPABILITIES and CAPABILITIES[name] != cap:
         raise CrsevalError(f"capability {name!r} declared twice with different declarations")
@@ -82,12 +88,18 @@ def declare_capability(
     return cap
 
 
+@lru_cache(maxsize=1)
+def declaring_modules() -> tuple[str, ...]:
+    """Every ``crseval.<package>.metrics`` module: each declares metrics and tables, and a room's
+    also declares its capability (found by where the file is, so nothing lists them)."""
+    root = Path(__file__).resolve().parents[1]
+    return tuple(sorted(f"crseval.{p.parent.name}.metrics" for p in root.glob("*/metrics.py")))
+
+
 def all_capabilities() -> dict[str, Capability]:
     """Every declared capability, after importing the modules that declare them (the rooms'
     ``metrics.py``: light, so building the CLI imports no computing module)."""
     import importlib
-
-    from crseval.core.registry import declaring_modules
 
     for module in declaring_modules():
         importlib.import_module(module)

@@ -10,8 +10,8 @@ A metric joins a table from either side: the table lists it in ``columns``, or t
 table (``tables=`` / ``tables_with_ci=``). The second lets a metric be declared in the module that
 computes it, beside the code, so adding a metric to a table is one source file. Capabilities declare
 their capability, tables and most metrics in a ``metrics.py`` module of their own (no heavy imports);
-:func:`load_declarations` imports every ``crseval/*/metrics.py`` and every other module of a room that
-calls ``register_metric(`` (found by reading the sources), on first use.
+:func:`load_declarations` imports every ``crseval/*/metrics.py`` and the other modules each capability
+names as declaring metrics (``declared_in``), on first use.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from __future__ import annotations
 import fnmatch
 
 import importlib
-from functools import lru_cache
-from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, TypedDict, Unpack
 
@@ -165,33 +163,17 @@ def register_columns(capability: str, columns: dict[str, tuple[str, str]]) -> No
     room.update(columns)
 
 
-@lru_cache(maxsize=1)
-def declaring_modules() -> tuple[str, ...]:
-    """Every ``crseval.<package>.metrics`` module: each declares metrics and tables, and a room's
-    also declares its capability (found by where the file is, so nothing lists them)."""
-    root = Path(__file__).resolve().parents[1]
-    return tuple(sorted(f"crseval.{p.parent.name}.metrics" for p in root.glob("*/metrics.py")))
-
-
-@lru_cache(maxsize=1)
 def computing_modules() -> tuple[str, ...]:
-    """The other modules that declare metrics — beside the code that computes them — found by the
-    call in their source, so nothing lists them either."""
-    here = Path(__file__).resolve()
-    root = here.parents[1]
-    found = [
-        p.relative_to(root.parent).with_suffix("")
-        for p in root.glob("*/**/*.py")
-        if p.name != "metrics.py"
-        and p != here
-        and "register_metric(" in p.read_text(encoding="utf-8")
-    ]
-    return tuple(sorted(".".join(f.parts) for f in found))
+    """The other modules that declare metrics — beside the code that computes them —, as their
+    capability names them (``declare_capability(..., declared_in=(...))``)."""
+    from crseval.core.capability import all_capabilities
+
+    return tuple(sorted(m for cap in all_capabilities().values() for m in cap.declared_in))
 
 
 def load_declarations() -> int:
     """Import every declaring module (once); the number of metrics registered."""
-    for module in (*declaring_modules(), *computing_modules()):
+    for module in computing_modules():  # after every metrics.py, which it imports
         importlib.import_module(module)
     unknown = sorted(
         f"{m} → {t}" for t, joined in JOINED.items() if t not in TABLES for m in joined

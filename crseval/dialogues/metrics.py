@@ -17,6 +17,11 @@ declare_capability(
         "dialogues.reactions": ("crseval.dialogues.reaction_check:JOB", "reactions"),
     },
     default="metrics",
+    declared_in=(
+        "crseval.dialogues.measures",
+        "crseval.dialogues.matcher_check",
+        "crseval.dialogues.reaction_check",
+    ),
 )
 HEAD = [
     "recommendations",

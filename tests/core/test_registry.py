@@ -131,9 +131,10 @@ def test_a_metric_naming_an_undeclared_table_is_refused(test_table):
         load_declarations()
 
 
-def test_every_module_that_declares_metrics_is_found():
-    """A module outside ``metrics.py`` that declares a metric must call ``register_metric(`` by that
-    name, or the registry (which finds such modules by that call) would miss its metrics."""
+def test_every_module_that_declares_metrics_is_named_by_its_capability():
+    """A module outside ``metrics.py`` that declares a metric is imported because its capability names it
+    (``declared_in``); one it forgot would leave its metrics out of every table, so the sources are read
+    here (the registry itself imports, it never reads source text)."""
     root = Path(crseval.__file__).parent
     declaring = {
         ".".join(p.relative_to(root.parent).with_suffix("").parts)
