@@ -23,6 +23,7 @@ from crseval.core.registry import label
 from crseval.stats.bootstrap import bootstrap_ci
 from crseval.stats.correlation import fisher_ci
 from crseval.stats.tests import TUKEY_COLUMNS, anova_tukey as anova_test
+from crseval.core.types import truth_of
 
 
 def columns_of(results: Sequence[dict[str, Any]]) -> Columns:
@@ -101,7 +102,7 @@ def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
         }
         session, tas = str(r["session"]), r["tas"].get(headline)
         for t, e in zip(r["turns"], events):
-            truth = t.get("truth") or {}
+            truth = truth_of(t) or {}
             marks = []
             if truth.get("shift"):
                 marks.append(
@@ -448,7 +449,7 @@ def _following_tables(
 
 
 def _logged_truth(record: dict[str, Any]) -> bool:
-    return bool(record["turns"]) and record["turns"][0].get("truth") is not None
+    return bool(record["turns"]) and truth_of(record["turns"][0]) is not None
 
 
 def _following_line(mm: pd.DataFrame, verified: Sequence[str], from_words: bool) -> str:

@@ -48,6 +48,7 @@ from crseval.adaptation.extra_wishes import extra_wishes
 from crseval.core.forked import fork_map, split, worker_count
 from crseval.data.kb import ATTRIBUTES, MovieKB
 from crseval.text.titles import TitleMatcher
+from crseval.core.types import truth_of
 
 PREFIX = "follow."
 # where a new request starts inside a turn (the rules' negation then ends before it)
@@ -105,8 +106,8 @@ class Following:
             PREFIX + "recommendations": float(sum(len(r) for r in recs)),
             PREFIX + "hallucination_rate": sum(invented) / named if named else np.nan,
         }
-        if turns and turns[0].get("truth") is not None:
-            truth = [t["truth"] for t in turns]
+        if turns and truth_of(turns[0]) is not None:
+            truth = [truth_of(t) for t in turns]
             # a film the user named as one it liked is no recommendation the CRS earns credit for
             named = [set(t.get("named", ())) for t in truth]
             recs = [[r for r in rs if self.kb.movies[r].id not in n] for rs, n in zip(recs, named)]

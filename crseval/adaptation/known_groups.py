@@ -49,7 +49,7 @@ def pair_table(sessions: pd.DataFrame, turns: int, n_boot: int, seed: int) -> pd
     from crseval.stats.paired import known_groups_auc, verdict
 
     rows = []
-    ok = sessions[~sessions["failed"].astype(bool)]
+    ok = sessions[~sessions["failed"]]
     present = set(ok["model"])
     for col in ok.columns:
         try:

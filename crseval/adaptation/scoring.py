@@ -14,7 +14,7 @@ from crseval.adaptation.following import Following
 from crseval.adaptation.score import Scorer
 from crseval.adaptation.thesis_tas import ThesisScorer
 from crseval.core.errors import CrsevalError
-from crseval.core.types import Dialogue, Role, Utterance
+from crseval.core.types import Dialogue, Role, Utterance, truth_of
 from crseval.data.kb import MovieKB
 from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import rubric_for
@@ -56,10 +56,10 @@ def preference_summary(record: dict[str, Any]) -> str:
     """What the user asked for, in order (from the simulator's truth; for imported logs, the target genre
     and the CRS's last constraints)."""
     turns = record["turns"]
-    if turns and turns[0].get("truth"):
+    if turns and truth_of(turns[0]):
         parts = [f"turn 0: wants {record.get('start_genre')}"]
         for t in turns[1:]:
-            tr = t["truth"]
+            tr = truth_of(t)
             if tr.get("shift"):
                 to = " and ".join(tr["to"]) if isinstance(tr["to"], list) else tr["to"]
                 parts.append(

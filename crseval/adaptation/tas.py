@@ -33,6 +33,8 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from crseval.core.types import truth_of
+
 COMPONENTS = ("recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention")
 Component = Literal["recovery_rate", "rd_norm", "ti_norm", "cross_coherence", "context_retention"]
 
@@ -84,9 +86,9 @@ def clamp(x: float) -> float:
 
 def logged_shifts(turns: Sequence[dict[str, Any]]) -> list[int] | None:
     """The turns where the simulator logged a shift; None when the turns carry no simulator truth."""
-    if not turns or turns[0].get("truth") is None:
+    if not turns or truth_of(turns[0]) is None:
         return None
-    return [t["turn"] for t in turns if (t.get("truth") or {}).get("shift")]
+    return [t["turn"] for t in turns if (truth_of(t) or {}).get("shift")]
 
 
 def _detect(

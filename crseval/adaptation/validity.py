@@ -30,6 +30,7 @@ from crseval.adaptation.tas import jaccard
 from crseval.data.kb import MovieKB
 from crseval.text.movie_text import mentioned_titles
 from crseval.text.similarity import gram
+from crseval.core.types import truth_of
 
 ACTS = ("greeting", "question", "request", "feedback", "other")
 _WORD = re.compile(r"[a-z']+")
@@ -67,7 +68,7 @@ def leakage(records: Sequence[dict[str, Any]], kb: MovieKB) -> pd.DataFrame:
         said: set[str] = set()
         leaks = 0
         for t in r["turns"]:
-            own = {title.get(i) for i in (t.get("truth") or {}).get("named", ())}
+            own = {title.get(i) for i in (truth_of(t) or {}).get("named", ())}
             leaks += bool(set(mentioned_titles(kb, t["user"])) - said - own)
             said |= set(mentioned_titles(kb, t["system"]))
         rows.append({"model": r["model"], "user_turns": len(r["turns"]), "leaked_turns": leaks})
@@ -96,9 +97,9 @@ def shift_following(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for r in records:
         turns = r["turns"]
-        shifts = [i for i, t in enumerate(turns) if (t.get("truth") or {}).get("shift")]
+        shifts = [i for i, t in enumerate(turns) if (truth_of(t) or {}).get("shift")]
         for k, i in enumerate(shifts):
-            truth, text = turns[i]["truth"], turns[i]["user"].lower()
+            truth, text = truth_of(turns[i]), turns[i]["user"].lower()
             new = _values(truth.get("to"))
             old = [v for v in _values(truth.get("from")) if v not in new]
             end = shifts[k + 1] if k + 1 < len(shifts) else len(turns)
@@ -187,7 +188,7 @@ def detector_sweep(
     s_all, j_all, truth = [], [], []
     for r in records:
         turns = r["turns"]
-        if len(turns) < 2 or turns[0].get("truth") is None:
+        if len(turns) < 2 or truth_of(turns[0]) is None:
             continue
         texts = [t["user"] for t in turns]
         sim = gram(scorer.similarity.encode(texts))
@@ -195,7 +196,7 @@ def detector_sweep(
         for i in range(1, len(turns)):
             s_all.append(sim[i - 1, i])
             j_all.append(jaccard(topics[i - 1], topics[i]))
-            truth.append(bool((turns[i].get("truth") or {}).get("shift")))
+            truth.append(bool((truth_of(turns[i]) or {}).get("shift")))
     if not truth:
         return pd.DataFrame(
             columns=["sim_shift", "jaccard_shift", "precision", "recall", "f1", "detected", "true"]

@@ -3,6 +3,7 @@ error) and the calls that were retried, read from the card's session parts."""
 
 from __future__ import annotations
 
+from crseval.core.types import truth_of
 from crseval.card.config import CardConfig
 from crseval.card.manifest import Parts
 
@@ -56,7 +57,7 @@ def behaviours_line(config: CardConfig, sessions: dict[str, list[dict]]) -> str:
     mine = [r for r in sessions["shift"] if r["model"] == config.system]
     said = []
     for what, shows in TESTED:
-        hits = [sum(bool(shows(t.get("truth") or {})) for t in r["turns"]) for r in mine]
+        hits = [sum(bool(shows(truth_of(t) or {})) for t in r["turns"]) for r in mine]
         if sum(hits):
             said.append(f"{sum(hits)} {what} ({sum(h > 0 for h in hits)} sessions)")
     ends = [r.get("end") for r in mine if r.get("end")]

@@ -52,7 +52,7 @@ def units(read: Reader, row: Row, part: str, system: str) -> pd.DataFrame:
         )
     if row.part == "shift":
         t = read(part, "shift_sessions")
-        t = t[(t["model"] == system) & ~t["failed"].astype(bool)]
+        t = t[(t["model"] == system) & ~t["failed"]]
         unit = t["session"]
     else:
         t = read(part, "dialogue_metrics")
@@ -176,7 +176,7 @@ def _used(config: CardConfig, read: Reader, row: Row, scores: list[dict]) -> tup
         return next(s["n"] for s in scores if s["system"] == me), max(s["n"] for s in scores)
     llm = part_of(row, me).endswith("-llm")
     t = read("shift-llm" if llm else "shift", "shift_sessions")
-    ran = int(((t["model"] == me) & ~t["failed"].astype(bool)).sum())
+    ran = int(((t["model"] == me) & ~t["failed"]).sum())
     return ran, config.llm_sessions if llm else config.sessions
 
 

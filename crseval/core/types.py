@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from statistics import harmonic_mean
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NotRequired, TypedDict
 
 import pandas as pd
 
@@ -123,6 +123,31 @@ class Dialogue:
 
 
 RATING_COLUMNS = ["item", "rater", "dimension", "value"]
+
+
+# What a simulated user meant at one turn, logged beside its words (records/results.jsonl: turns[i].truth)
+# and read back by the measures that know the simulator's truth; ``from`` is a keyword, hence this form.
+TurnTruth = TypedDict(
+    "TurnTruth",
+    {
+        "shift": bool,  # the user changed what they want at this turn
+        "kind": str | None,  # what changed: genre, or an attribute such as actor or director
+        "contradiction": bool,  # the user contradicts what they said before
+        "blend": bool,  # a genre shift to two genres at once
+        "from": Any,  # the value(s) the user wanted before the shift
+        "to": Any,  # the value(s) the user wants now
+        "topics": list[str],  # every preference the user holds now, as kind:value
+        "named": NotRequired[list[str]],  # catalogue films named as liked (realistic users)
+        "act": NotRequired[str],  # the turn's dialogue act (realistic users): ask, reject, thanks…
+        "end": NotRequired[str],  # on a last turn: why the user left (satisfied, gave up…)
+        "drift_error": NotRequired[str],  # why an LLM paraphrase was refused (scripted words kept)
+    },
+)
+
+
+def truth_of(turn: dict[str, Any]) -> TurnTruth | None:
+    """A logged turn's simulator truth; None for a turn no simulator logged (imported and real dialogues)."""
+    return turn.get("truth")
 
 
 @dataclass

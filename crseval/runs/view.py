@@ -1,5 +1,7 @@
 """A run directory, read-only: ``crseval.load_run(path)``. Nothing is created, repaired or rewritten —
-tables come back as pandas DataFrames, records as dicts (a torn trailing line is skipped and counted)."""
+tables come back as pandas DataFrames read from their Parquet copy, so they keep the types they were
+written with (from the CSV in a run written before crseval kept one), records as dicts (a torn trailing
+line is skipped and counted)."""
 
 from __future__ import annotations
 
@@ -35,8 +37,36 @@ def current_names(table: str, df: pd.DataFrame) -> pd.DataFrame:
     return df.rename(columns=old)
 
 
+def _parquet(path: Path) -> pd.DataFrame:
+    """A table as written, its types kept (booleans stay booleans, ids stay strings)."""
+    import pyarrow as pa
+
+    try:
+        return pd.read_parquet(path)
+    except (pa.ArrowException, OSError) as e:
+        raise CrsevalError(
+            f"unreadable table ({type(e).__name__})",
+            file=path,
+            fix="the file is truncated or not a Parquet file written by crseval",
+        ) from None
+
+
+def _csv(path: Path) -> pd.DataFrame:
+    """A table of a run written before crseval kept Parquet beside every CSV (types guessed by pandas)."""
+    check_lines(path.read_bytes(), path)
+    try:
+        return pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise CrsevalError(
+            f"unreadable table ({type(e).__name__})",
+            file=path,
+            fix="the file is truncated or not a CSV written by crseval",
+        ) from None
+
+
 class _Tables(Mapping):
-    """name → DataFrame, read from tables/NAME.csv when first asked for."""
+    """name → DataFrame, read when first asked for from tables/NAME.parquet (types kept), or from
+    tables/NAME.csv in a run that has no Parquet copy."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -47,15 +77,8 @@ class _Tables(Mapping):
             path = self.folder / f"{name}.csv"
             if not path.is_file():
                 raise KeyError(name)
-            check_lines(path.read_bytes(), path)
-            try:
-                df = pd.read_csv(path)
-            except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-                raise CrsevalError(
-                    f"unreadable table ({type(e).__name__})",
-                    file=path,
-                    fix="the file is truncated or not a CSV written by crseval",
-                ) from None
+            pq = path.with_suffix(".parquet")
+            df = _parquet(pq) if pq.is_file() else _csv(path)
             self._cache[name] = current_names(name, df)
         return self._cache[name]
 

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from crseval.core.types import TurnTruth
+from crseval.simulation.wording import articles, first_word, join, lower_first
 from crseval.data.kb import MovieKB
 from crseval.simulation.acts import cues
 from crseval.simulation.phrasebook import BOOK, expand
@@ -122,7 +124,7 @@ class RealisticUser(UserSimulator):
         self.small_i = self.lower and small
 
     # ---- public ------------------------------------------------------------------------------
-    def opening(self) -> tuple[str, dict[str, Any]]:
+    def opening(self) -> tuple[str, TurnTruth]:
         r = self.rng.random()
         if r < 0.12:  # a greeting alone: the wish comes next turn
             return self._say(self._phrase("greet"), "greet", topics=[])
@@ -130,15 +132,15 @@ class RealisticUser(UserSimulator):
         if r < 0.12 + VAGUE and "vague" in self.book:
             text = self._phrase("vague")
             if r < 0.12 + VAGUE / 2 and not cues(text)["greeting"]:
-                text = _join(self._phrase("greet"), text, ", ")
+                text = join(self._phrase("greet"), text, ", ")
             return self._say(text, "open", topics=[])
         self.wished = True
         text = self._wish("open")
         if r < 0.45 and not cues(text)["greeting"]:
-            text = _join(self._phrase("greet"), text, ", ")
+            text = join(self._phrase("greet"), text, ", ")
         return self._say(text, "open")
 
-    def reply(self, turn: int, system_text: str) -> tuple[str, dict[str, Any]] | None:
+    def reply(self, turn: int, system_text: str) -> tuple[str, TurnTruth] | None:
         """The user's next turn after the CRS said ``system_text``, or None when it leaves without a word
         (as most real users do); :attr:`end` then says how it left."""
         seen = self._read(system_text)
@@ -166,12 +168,12 @@ class RealisticUser(UserSimulator):
             text, truth = self._shift()
             joined = 0.7 if act == "accept" else 0.3  # "ok thanks. What about …"
             if react and self.rng.random() < joined:
-                text = _join(react, text)
+                text = join(react, text)
             return self._out(text, {**truth, "act": "shift"})
         if act in FOLLOW:  # "seen it. any others?", "Thanks. What is it about?"
             then, chance = FOLLOW[act]
             if self.rng.random() < chance:
-                react = _join(react, self._phrase(then, title=title))
+                react = join(react, self._phrase(then, title=title))
         return self._say(react, act)
 
     def _genre(self, options: list[str]) -> str:
@@ -193,7 +195,7 @@ class RealisticUser(UserSimulator):
         size = np.array([len(self.kb.index[kind][v.lower()]) for v in names], float) ** 2
         return str(self.rng.choice(names, p=size / size.sum()))
 
-    def _truth(self, shift: bool, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    def _truth(self, shift: bool, *args: Any, **kwargs: Any) -> TurnTruth:
         """:class:`UserSimulator`'s truth, plus ``named``: the catalogue films the user named as liked."""
         truth = super()._truth(shift, *args, **kwargs)
         return {**truth, "named": sorted(self.named)} if self.named else truth
@@ -308,17 +310,17 @@ class RealisticUser(UserSimulator):
             template = expand(self._pick(self.book["context"]), self.rng) + " " + template
         if self.sloppy and self.rng.random() < 0.25:
             template = _typo(template, self.rng)
-        text = _articles(template.format(**slots))
+        text = articles(template.format(**slots))
         if (
             act not in ("greet", "open")
-            and _first_word(text) not in PREFIXES
+            and first_word(text) not in PREFIXES
             and self.rng.random() < 0.05
         ):
-            text = self._pick(PREFIXES) + " " + _lower_first(text)
+            text = self._pick(PREFIXES) + " " + lower_first(text)
         if act != "greet" and not text.endswith("?") and self.rng.random() < 0.04:
             text = text.rstrip(".!") + " " + self._pick(SUFFIXES)
         if self.lower or self.rng.random() < 0.1:
-            text = _lower_first(text)
+            text = lower_first(text)
         else:  # the book is written mostly lower-case; the user's own hand capitalises
             text = text[:1].upper() + text[1:]
         if self.small_i:
@@ -329,15 +331,13 @@ class RealisticUser(UserSimulator):
             text += "."
         return text
 
-    def _say(
-        self, text: str, act: str, topics: list[str] | None = None
-    ) -> tuple[str, dict[str, Any]]:
+    def _say(self, text: str, act: str, topics: list[str] | None = None) -> tuple[str, TurnTruth]:
         truth = {**self._truth(False), "act": act}
         if topics is not None:
             truth["topics"] = topics
         return self._out(text, truth)
 
-    def _leave(self, end: str) -> tuple[str, dict[str, Any]] | None:
+    def _leave(self, end: str) -> tuple[str, TurnTruth] | None:
         self.end = end
         if self.rng.random() < SILENT_EXIT:
             return None
@@ -346,7 +346,7 @@ class RealisticUser(UserSimulator):
         return text, {**truth, "end": end}
 
     # the wording of a logged shift, from the book: the truth says what changed
-    def _shift(self) -> tuple[str, dict[str, Any]]:
+    def _shift(self) -> tuple[str, TurnTruth]:
         _, truth = super()._shift()
         kind, new, old = truth["kind"], truth["to"], truth["from"]
         if kind == "genre":
@@ -374,15 +374,6 @@ def _spoken(slots: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _articles(text: str) -> str:
-    """'a' or 'an' as the next word sounds (a filled slot may have changed the word)."""
-    return re.sub(
-        r"\b([Aa])n? (?=(\w))",
-        lambda m: m.group(1) + ("n " if m.group(2).lower() in "aeiou" else " "),
-        text,
-    )
-
-
 def _typo(template: str, rng: np.random.Generator) -> str:
     """One slip in a word of five letters or more outside the slots: two letters swapped, one dropped or
     doubled ("recomend", "reccomend", "baout") — never in a slot or a word a CRS's rules read a wish by
@@ -399,18 +390,3 @@ def _typo(template: str, rng: np.random.Generator) -> str:
     slips = {w[:i] + w[i + 1] + w[i] + w[i + 2 :], w[:i] + w[i + 1 :], w[:i] + w[i] + w[i:]} - {w}
     slip = sorted(slips)[int(rng.integers(len(slips)))]
     return template[: m.start()] + slip + template[m.end() :]
-
-
-def _join(first: str, then: str, comma: str = ". ") -> str:
-    """Two phrases as one turn: "ok cool. What about drama", "hi, I want…", "how are you? I want…"."""
-    if first.endswith(("?", "!")):
-        return first + " " + then
-    return first.rstrip(".") + comma + (_lower_first(then) if comma == ", " else then)
-
-
-def _first_word(text: str) -> str:
-    return re.sub(r"[^a-z']", "", (text.split() or [""])[0].lower())
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[1:2].islower() or len(text) < 2 else text

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from crseval.core.types import TurnTruth
 from crseval.core.errors import CrsevalError
 from crseval.llm.base import ChatRequest
 from crseval.llm.client import LLMClient
@@ -129,11 +130,11 @@ class UserSimulator:
         self.asks = 0
 
     # ---- public ------------------------------------------------------------------------------
-    def opening(self) -> tuple[str, dict[str, Any]]:
+    def opening(self) -> tuple[str, TurnTruth]:
         text = self._pick(OPEN).format(g=self.start_genre, a=_article(self.start_genre))
         return self._out(text, self._truth(False))
 
-    def reply(self, turn: int, system_text: str) -> tuple[str, dict[str, Any]]:
+    def reply(self, turn: int, system_text: str) -> tuple[str, TurnTruth]:
         if turn >= self.next_shift:
             self._schedule(turn)
             return self._out(*self._shift())
@@ -167,7 +168,7 @@ class UserSimulator:
         new: Any = None,
         contradiction: bool = False,
         blend: bool = False,
-    ) -> dict[str, Any]:
+    ) -> TurnTruth:
         topics = [f"genre:{g}" for g in self.prefs["genre"]] + [
             f"{k}:{v}" for k, v in self.prefs.items() if k != "genre"
         ]
@@ -181,7 +182,7 @@ class UserSimulator:
             "topics": topics,
         }
 
-    def _shift(self) -> tuple[str, dict[str, Any]]:
+    def _shift(self) -> tuple[str, TurnTruth]:
         if self.start_genre != self.true_genre and self.prefs["genre"] == [self.start_genre]:
             return self._genre_to([self.true_genre], correction=True)
         kind = str(self.rng.choice(SHIFT_KINDS, p=self.shift_weights))
@@ -205,7 +206,7 @@ class UserSimulator:
         self.prefs[kind] = value
         return text, self._truth(True, kind, old, value, contradiction=contra)
 
-    def _genre_to(self, genres: list[str], correction: bool = False) -> tuple[str, dict[str, Any]]:
+    def _genre_to(self, genres: list[str], correction: bool = False) -> tuple[str, TurnTruth]:
         old = list(self.prefs["genre"])
         # a new genre makes the old attributes meaningless (they were drawn from the old genre's movies)
         self.prefs = {"genre": genres}
@@ -243,7 +244,7 @@ class UserSimulator:
                     return names[int(self.rng.integers(len(names)))]
         return None
 
-    def _out(self, text: str, truth: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _out(self, text: str, truth: TurnTruth) -> tuple[str, TurnTruth]:
         """The turn as said: the rule text, or its LLM rewrite (``drift``) when the rewrite is whole (not cut
         off at its length), names no title the rule text does not, keeps every genre, person, language and
         decade the rule text asks for, and does not talk like the recommender."""

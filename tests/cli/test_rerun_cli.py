@@ -1,6 +1,8 @@
 """`crseval rerun RUN`: the same job from RUN/config.json into a new directory, tables compared; exit 1 when
 any table differs, one line and exit 2 on bad input."""
 
+import pandas as pd
+
 from tests.support.cli import crseval
 
 RATINGS = "item,rater,q\n" + "".join(
@@ -25,8 +27,9 @@ def test_rerun_reproduces_a_run_and_reports_a_difference(tmp_path):
     out = crseval("rerun", str(tmp_path / "run"))
     assert "every table identical" in out.stderr
     assert (tmp_path / "run-rerun" / "config.json").is_file()
-    table = tmp_path / "run" / "tables" / "reliability.csv"
-    table.write_text(table.read_text().replace("q,", "other,", 1))
+    table = tmp_path / "run" / "tables" / "reliability.parquet"  # what a run's tables are read from
+    df = pd.read_parquet(table)
+    df.assign(dimension="other").to_parquet(table, index=False)
     out = crseval("rerun", str(tmp_path / "run"), "--out", str(tmp_path / "again"), check=False)
     assert out.returncode == 1
     assert "table reliability: differs" in out.stderr

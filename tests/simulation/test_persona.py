@@ -5,7 +5,8 @@ import json
 
 from crseval.adaptation.validity import leakage, shift_following
 from crseval.simulation.config import SessionSpec
-from crseval.simulation.persona import RealisticUser, _articles, _join
+from crseval.simulation.persona import RealisticUser
+from crseval.simulation.wording import articles, join
 from crseval.simulation.session import run_session
 from crseval.simulation.user import UserSimulator
 
@@ -74,7 +75,7 @@ def test_a_greeting_alone_or_a_vague_request_states_no_wish_yet():
 
 
 def test_articles_follow_the_filled_word():
-    assert _articles("recommend me a action movie, an comedy") == (
+    assert articles("recommend me a action movie, an comedy") == (
         "recommend me an action movie, a comedy"
     )
 
@@ -221,9 +222,9 @@ def test_a_film_it_names_as_liked_fits_its_wish_and_earns_a_crs_that_echoes_it_n
 
 
 def test_two_phrases_join_as_one_turn_and_an_answer_is_never_a_change_of_mind():
-    assert _join("Hello, how are you?", "I want drama", ", ") == "Hello, how are you? I want drama"
-    assert _join("hello", "Any dramas?", ", ") == "hello, any dramas?"
-    assert _join("ok cool.", "What about drama?") == "ok cool. What about drama?"
+    assert join("Hello, how are you?", "I want drama", ", ") == "Hello, how are you? I want drama"
+    assert join("hello", "Any dramas?", ", ") == "hello, any dramas?"
+    assert join("ok cool.", "What about drama?") == "ok cool. What about drama?"
     turns = [t for rs in _sessions(40).values() for r in rs for t in r["turns"]]
     answers = [t["user"].lower() for t in turns if t["truth"].get("act") == "answer"]
     assert answers and not any(
