@@ -397,7 +397,7 @@ def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
 
 def meta(config: MetaConfig, store: JobStore, progress: Progress) -> Output:
     from crseval.behavior.evaluate import evaluate_responses, load_responses
-    from crseval.behavior.meta import plot_quality_curve, quality_curve
+    from crseval.behavior.meta import FRACTIONS, plot_quality_curve, quality_curve
 
     a, b = load_responses(config.ideal), load_responses(config.worst)
     ds = dialogues(config.data)
@@ -422,7 +422,7 @@ def meta(config: MetaConfig, store: JobStore, progress: Progress) -> Output:
         signature={
             "data": ds.info.signature(),
             "model": model_sig,
-            "metric": {"mixtures": "exact nested shares 0..1 step .1"},
+            "metric": {"mixtures": "exact nested shares " + ",".join(f"{f:g}" for f in FRACTIONS)},
         },
     )
     out.figure(

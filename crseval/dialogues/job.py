@@ -267,11 +267,14 @@ def _note(
     )
 
 
-# what the tables compute; the matcher's and the diversity's settings are signed from the config
-METHOD = (
-    "titles(key+year±1,rapidfuzz-ratio)|novelty(-log2 (df+1)/(N+1))|diversity(genre-jaccard,cosine)"
-    "|ci(t,dialogues)"
-)
+def method() -> str:
+    """What the tables compute (the matcher's and the diversity's settings are signed from the config)."""
+    from crseval.text.titles import YEAR_TOLERANCE
+
+    return (
+        f"titles(key+year±{YEAR_TOLERANCE},rapidfuzz-ratio)|novelty(-log2 (df+1)/(N+1))"
+        "|diversity(genre-jaccard,cosine)|ci(t,dialogues)"
+    )
 
 
 def run(config: DialogueMetricsConfig, store: JobStore, progress: Progress) -> Output:
@@ -285,7 +288,7 @@ def run(config: DialogueMetricsConfig, store: JobStore, progress: Progress) -> O
         data += " | popularity " + " + ".join(s.info.signature() for s in reference)
     out = Output(
         "what the systems recommend inside dialogues",
-        signature={"data": data, "metric": {"dialogues": METHOD}},
+        signature={"data": data, "metric": {"dialogues": method()}},
     )
     systems = measure_into(out, sources, catalog, config, progress, reference=reference)
     cols = [

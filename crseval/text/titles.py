@@ -63,6 +63,7 @@ _SPANS = [
         r"(?m)^\s*(?:\d{1,2}[.)]|[-*•])\s+(?:\*\*)?([^\n:–—(*\"]{2,80}?)(?:\*\*)?\s*(?=[:–—(]| - |$)",
     )
 ]
+YEAR_TOLERANCE = 1  # a written year grounds a title whose year is at most this far from it
 _YEAR_IN_PARENS = re.compile(r"\(((?:19|20)\d{2})\)")
 _YEAR_WINDOW = 400
 _TOKEN = re.compile(r"\S+")
@@ -182,7 +183,7 @@ class TitleMatcher:
         if year is None:
             return group[0], len(group) > 1
         near = sorted((abs((it.get("year") or -99) - year), i) for i, it in enumerate(group))
-        return (group[near[0][1]], False) if near[0][0] <= 1 else None
+        return (group[near[0][1]], False) if near[0][0] <= YEAR_TOLERANCE else None
 
     def match_title(self, title: str, year: int | None = None) -> Mention:
         """Ground one written title (``Title (Year)``, or a span ending in a title); ``year`` overrides."""
