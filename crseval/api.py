@@ -83,7 +83,7 @@ def execute(
         with collecting() as clients:
             output = job.run(config, JobStore(store), progress)
         if clients:
-            _usage_into(output, clients)
+            _add_usage(output, clients)
         result = write_output(store, job.name, config, output)
     finally:
         store.close()
@@ -93,7 +93,7 @@ def execute(
     return result
 
 
-def _usage_into(output: Output, clients) -> None:
+def _add_usage(output: Output, clients) -> None:
     """The run's ``llm_usage`` table and its report section."""
     from crseval.llm.usage import usage_table
 

@@ -567,8 +567,7 @@ def _metric_order(
     ]
 
 
-def analysis_into(
-    out: Output,
+def analysis(
     results: Sequence[dict[str, Any]],
     aspects: Sequence[str],
     *,
@@ -576,8 +575,9 @@ def analysis_into(
     seed: int = 0,
     title: str = "Preference-shift adaptation",
     notes: Sequence[str] = (),
-) -> dict[str, pd.DataFrame]:
-    """Every table and figure of a preference-shift run and its report section, into ``out``; the tables."""
+) -> Output:
+    """Every table and figure of a preference-shift run and its report section."""
+    out = Output()
     cols = columns_of(results)
     sessions = session_table(results, aspects)
     judged = [a for a in aspects if sessions[a].notna().any()]
@@ -619,4 +619,4 @@ def analysis_into(
             "highlight": "event",
         },
     )
-    return tables
+    return out

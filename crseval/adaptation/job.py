@@ -14,7 +14,7 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.core.keys import key
-from crseval.adaptation.analysis import analysis_into, wide_metrics
+from crseval.adaptation.analysis import analysis, wide_metrics
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.scoring import STREAM, SessionScoring
 from crseval.data.session_logs import import_logs
@@ -91,7 +91,7 @@ def _simulate(
         close_clients()
 
 
-def shift_into(
+def shift_output(
     config: ShiftConfig,
     store: JobStore,
     progress: Progress = no_progress,
@@ -120,14 +120,15 @@ def shift_into(
             + (f"x{config.repeats}" if config.repeats > 1 else ""),
         )
     )
-    analysis_into(
-        out,
-        sessions(store),
-        scoring.rated,
-        n_boot=config.n_boot,
-        seed=config.seed,
-        title=title,
-        notes=scoring.notes,
+    out.add(
+        analysis(
+            sessions(store),
+            scoring.rated,
+            n_boot=config.n_boot,
+            seed=config.seed,
+            title=title,
+            notes=scoring.notes,
+        )
     )
     if config.known_groups:
         from crseval.adaptation.known_groups import known_groups_tables, pair_table
@@ -172,7 +173,7 @@ def _headline(out: Output, notes: Sequence[str] = ()) -> Output:
 
 
 def run(config: ShiftConfig, store: JobStore, progress: Progress) -> Output:
-    out = _headline(shift_into(config, store, progress))
+    out = _headline(shift_output(config, store, progress))
     kb = load_kb(config.kb)
     out.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
     if config.known_groups:
@@ -352,7 +353,7 @@ def _sections(config: ScoreConfig) -> tuple[ScoringSection, JudgeSection | None]
 def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
     """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
     simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
-    from crseval.adaptation.published import published_into
+    from crseval.adaptation.published import published
 
     if config.definition == "thesis" and config.lda is None:
         raise CrsevalError(
@@ -385,16 +386,18 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
         out.signature["data"] = ",".join(f"{n}:{s.kb.info.signature()}" for n, s in scored.items())
         tas = ",".join(f"{n}:{s.scorer.signature()}" for n, s in scored.items())
         out.signature["metric"]["tas"] = tas
-    analysis_into(
-        out,
-        records,
-        first.rated,
-        n_boot=config.n_boot,
-        seed=config.seed,
-        title="Preference-shift adaptation",
-        notes=extra + first.notes,
+    out.add(
+        analysis(
+            records,
+            first.rated,
+            n_boot=config.n_boot,
+            seed=config.seed,
+            title="Preference-shift adaptation",
+            notes=extra + first.notes,
+        )
     )
-    details, checks = published_into(out, config, logs, out.tables["model_metrics"])
+    part, details, checks = published(config, logs, out.tables["model_metrics"])
+    out.add(part)
     repairs = f"{len(notes)} import repairs (joined/dropped utterances), listed in {store.root / 'run.log'}"
     _headline(
         out,

@@ -214,10 +214,12 @@ __all__ = [
 ]
 
 
-def published_into(
-    out: Output, config, sessions: Sequence[dict[str, Any]], model_metrics: pd.DataFrame
-) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """Judge scores and per-model metrics that came with the logs: tables, report section, (details, notes)."""
+def published(
+    config, sessions: Sequence[dict[str, Any]], model_metrics: pd.DataFrame
+) -> tuple[Output, dict[str, pd.DataFrame], list[str]]:
+    """Judge scores and per-model metrics that came with the logs: (their tables and report section, details,
+    notes)."""
+    out = Output()
     details, notes, tables = {}, [], []  # tables: what this section shows
     lo, hi = (float(x) for x in config.judge_scale.split(","))
     parts = [
@@ -269,4 +271,4 @@ def published_into(
             "set against what crseval reproduces from the same logs.\n\n" + "\n\n".join(notes),
             tables=tables,
         )
-    return details, notes
+    return out, details, notes

@@ -99,16 +99,11 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
     ds = reference.source
     others = {Path(o).name: read_reference(o, "--also") for o in config.also}
     out = Output("Simulator validity per model (human split half = the floor)")
-    head, follow, notes, sig_part = validate_into(
-        out,
-        store,
-        records,
-        kb,
-        run_cfg.get("scoring", {}),
-        ds,
-        config,
-        progress,
+    part, notes, sig_part = simulator_checks(
+        store, records, kb, run_cfg.get("scoring", {}), ds, config, progress
     )
+    out.add(part)
+    head, follow = part.tables["shift_validity"], part.tables["shift_following"]
     tick = progress("comparing the simulated users with real users (four pillars)", 1)
     tables, more = user_validity(records, kb, reference, get_embedder(), config, others)
     tick(1)
@@ -168,8 +163,7 @@ def _sweep_scoring(scoring: dict):
     )
 
 
-def validate_into(
-    out: Output,
+def simulator_checks(
     store: JobStore,
     records: list[dict],
     kb,
@@ -177,10 +171,10 @@ def validate_into(
     ds,
     config: ValidateConfig,
     progress: Progress = no_progress,
-) -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict]:
-    """Measure the simulated users of ``records`` against the user turns of ``ds`` into ``out`` (tables and
-    a report section; ``store``: the run, whose cache the scorer may use); (headline, shift following, notes,
-    the metric part of a signature)."""
+) -> tuple[Output, list[str], dict]:
+    """The simulated users of ``records`` against the user turns of ``ds`` (``store``: the run, whose cache
+    the scorer may use): (the tables — ``shift_validity`` the headline — and the report section, notes, the
+    metric part of a signature)."""
     from crseval.adaptation.scoring import build_scorer
     from crseval.adaptation.validity import detector_sweep, leakage, shift_following
     from crseval.text.embed import get_embedder
@@ -205,7 +199,7 @@ def validate_into(
         "shift_detector_sweep": sweep,
         "shift_validity": head,
     }
-    out.tables.update(tables)
+    out = Output(tables=dict(tables))
     notes = [_sweep_note(sweep)]
     out.section(
         "Simulator validity",
@@ -225,7 +219,7 @@ def validate_into(
         "sweep_scorer": scorer.signature(),
         "fallbacks": ", ".join(fallbacks) or "none",
     }
-    return head, follow, notes, sig_part
+    return out, notes, sig_part
 
 
 def _sweep_note(sweep: pd.DataFrame) -> str:

@@ -243,18 +243,19 @@ SECTION_TABLES = [
 ]
 
 
-def rank_into(
-    out: Output,
+def rankings(
     sets: list[tuple[str, Votes]],
     config: ArenaConfig,
     progress: Progress,
     title: str = "Arena rankings",
     extra: list[tuple[str, Votes]] = (),
-) -> pd.DataFrame:
+) -> tuple[Output, pd.DataFrame]:
     """Rate every vote set, all of ``sets`` combined, and the ``extra`` sets (LLM votes: compared, never
-    combined with people's) into ``out``; the ratings table of the combined (else the first) set."""
+    combined with people's): (their tables, figures and report section; the ratings table of the combined,
+    else the first, set)."""
     from crseval.arena.plots import plot_ratings, plot_win_probability
 
+    out = Output()
     named = [(n, v.data) for n, v in sets]
     if len(sets) > 1:
         named.append(("combined", pd.concat([v.data for _, v in sets], ignore_index=True)))
@@ -297,7 +298,7 @@ def rank_into(
         tables=SECTION_TABLES,
         figures=["arena_ratings", "arena_win_probability"],
     )
-    return ratings[ratings["vote_set"] == main[0]]
+    return out, ratings[ratings["vote_set"] == main[0]]
 
 
 def _satisfaction_agreement(rated: list, sat: pd.DataFrame) -> pd.DataFrame:
@@ -343,7 +344,7 @@ def _llm_note(extra: list[tuple[str, Votes]]) -> str:
 
 
 def _llm_vote_set(
-    config: ArenaConfig, store: JobStore, out: Output, progress: Progress
+    config: ArenaConfig, store: JobStore, progress: Progress
 ) -> tuple[tuple[str, Votes], dict]:
     """The LLM's votes on pairs of the arena's dialogues, as one more vote set; the LLM's identity."""
     from crseval.arena.llm_votes import dialogue_pairs, llm_votes
@@ -372,7 +373,6 @@ def _llm_vote_set(
         identity = client.identity()
     finally:
         client.close()
-    out.table("arena_llm_votes", votes)
     if votes.empty:
         raise CrsevalError("every LLM vote failed", file=store.root / "records" / f"{STREAM}.jsonl")
     info = DatasetInfo(
@@ -404,9 +404,11 @@ def run(config: ArenaConfig, store: JobStore, progress: Progress) -> Output:
     )
     extra = []
     if config.llm_votes:
-        llm_set, out.signature["llm"] = _llm_vote_set(config, store, out, progress)
+        llm_set, out.signature["llm"] = _llm_vote_set(config, store, progress)
+        out.table("arena_llm_votes", llm_set[1].data)
         extra.append(llm_set)
-    shown = rank_into(out, sets, config, progress, extra=extra)
+    part, shown = rankings(sets, config, progress, extra=extra)
+    out.add(part)
     out.title = f"arena rankings ({shown['vote_set'].iloc[0]} votes)"
     out.summary = (
         shown[shown_columns("arena_ratings", shown.columns)].dropna(axis=1, how="all").round(3)

@@ -71,6 +71,18 @@ class Output:
         self.sections = [s for s in self.sections if s.title != title]
         self.sections.append(Section(title, text, tuple(tables), tuple(figures), drill))
 
+    def add(self, part: Output) -> Output:
+        """``part``'s tables, paper tables, figures, sections, details and notes after this output's own (a
+        section of the same title replaced); the title, headline, signature and failures stay this one's."""
+        self.tables.update(part.tables)
+        self.paper.update(part.paper)
+        self.figures.update(part.figures)
+        for s in part.sections:
+            self.section(s.title, s.text, s.tables, s.figures, s.drill)
+        self.details.update(part.details)
+        self.notes += part.notes
+        return self
+
 
 def signed(config: BaseModel) -> dict[str, Any]:
     """The config's fields marked ``json_schema_extra={"signed": True}``, by name: the settings a reader of

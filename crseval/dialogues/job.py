@@ -190,17 +190,18 @@ def _with_labels_and_sessions(
     return dialogues
 
 
-def measure_into(
-    out: Output,
+def measures(
     sources: list[DialogueSource],
     catalog: ItemCatalog,
     config: DialogueMetricsConfig,
     progress: Progress,
     title: str = "What the systems recommend inside dialogues",
     reference: list[DialogueSource] | None = None,
-) -> pd.DataFrame:
-    """Ground, measure and write every table and the report section; the per-system table. ``reference``: the
-    popularity sources already read (default: read from ``config.popularity``, else these dialogues)."""
+) -> Output:
+    """Ground and measure: every table and the report section (``dialogue_systems``: one row per system).
+    ``reference``: the popularity sources already read (default: read from ``config.popularity``, else
+    these dialogues)."""
+    out = Output()
     matcher = TitleMatcher(catalog.items, config.min_score)
     grounded, turns = _grounded(sources, matcher, config, progress)
     if config.popularity:
@@ -243,7 +244,7 @@ def measure_into(
         tables=SECTION_TABLES,
         figures=["dialogue_systems"],
     )
-    return systems
+    return out
 
 
 def _note(
@@ -290,7 +291,9 @@ def run(config: DialogueMetricsConfig, store: JobStore, progress: Progress) -> O
         "what the systems recommend inside dialogues",
         signature={"data": data, "metric": {"dialogues": method()}},
     )
-    systems = measure_into(out, sources, catalog, config, progress, reference=reference)
+    systems = out.add(measures(sources, catalog, config, progress, reference=reference)).tables[
+        "dialogue_systems"
+    ]
     cols = [
         "system",
         "dialogues",
