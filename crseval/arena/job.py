@@ -21,6 +21,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from crseval.arena.llm_votes import PROMPT, STREAM
 from crseval.arena.rating import (
+    ALPHA,
+    TIE_SCORE,
     bootstrap,
     davidson,
     elo,
@@ -395,11 +397,15 @@ def run(config: ArenaConfig, store: JobStore, progress: Progress) -> Output:
         raise CrsevalError(
             "two vote files share a name", field="votes", fix="give each vote set its own file name"
         )
-    bt = "davidson(mle)" if config.ties == "davidson" else "bradley-terry(choix-ilsr,tie=0.5)"
+    bt = (
+        f"davidson(mle,alpha={ALPHA:g})"
+        if config.ties == "davidson"
+        else f"bradley-terry(choix-ilsr,alpha={ALPHA:g},tie={TIE_SCORE:g})"
+    )
     out = Output(
         signature={
             "data": " + ".join(v.info.signature() for _, v in sets),
-            "metric": {"arena": f"elo(file-order,tie=0.5)|{bt}"},
+            "metric": {"arena": f"elo(file-order,tie={TIE_SCORE:g})|{bt}"},
         }
     )
     extra = []

@@ -24,6 +24,10 @@ import pandas as pd
 from crseval.data.votes import TIE
 
 ELO_SCALE = 400 / math.log(10)
+TIE_SCORE = (
+    0.5  # what a tie counts for each side (Elo; Bradley–Terry counts it as half a win each way)
+)
+ALPHA = 0.01  # the L2 penalty on log-strengths that keeps a system that never won finite
 
 
 def elo(votes: pd.DataFrame, *, k: float = 16, initial: float = 1000) -> dict[str, float]:
@@ -32,7 +36,7 @@ def elo(votes: pd.DataFrame, *, k: float = 16, initial: float = 1000) -> dict[st
     for a, b, vote in zip(votes["crs1"], votes["crs2"], votes["vote"]):
         ra, rb = r.setdefault(a, initial), r.setdefault(b, initial)
         expected_a = 1 / (1 + 10 ** ((rb - ra) / 400))
-        score_a = 0.5 if vote == TIE else float(vote == a)
+        score_a = TIE_SCORE if vote == TIE else float(vote == a)
         r[a] = ra + k * (score_a - expected_a)
         r[b] = rb + k * ((1 - score_a) - (1 - expected_a))
     return r
@@ -51,7 +55,7 @@ def _pairs(votes: pd.DataFrame, index: dict[str, int]) -> list[tuple[int, int]]:
     return out
 
 
-def bradley_terry(votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01) -> np.ndarray:
+def bradley_terry(votes: pd.DataFrame, systems: list[str], *, alpha: float = ALPHA) -> np.ndarray:
     """Strengths on the Elo scale (centred on 1000), in the order of ``systems``."""
     theta = choix.ilsr_pairwise(
         len(systems),
@@ -81,7 +85,7 @@ def _davidson_nll(x: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.ndarray, 
 
 
 def davidson(
-    votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01
+    votes: pd.DataFrame, systems: list[str], *, alpha: float = ALPHA
 ) -> tuple[np.ndarray, float]:
     """(strengths on the Elo scale centred on 1000, in the order of ``systems``; the tie parameter ν)."""
     from scipy.optimize import minimize
@@ -110,7 +114,7 @@ def win_probability(ratings: np.ndarray) -> np.ndarray:
 
 
 def fit(
-    votes: pd.DataFrame, systems: list[str], *, alpha: float = 0.01, ties: str = "half"
+    votes: pd.DataFrame, systems: list[str], *, alpha: float = ALPHA, ties: str = "half"
 ) -> np.ndarray:
     """Ratings on the Elo scale: Bradley–Terry with ties as half wins, or Davidson's tie model."""
     return (
@@ -126,7 +130,7 @@ def bootstrap(
     *,
     n_boot: int = 1000,
     seed: int = 0,
-    alpha: float = 0.01,
+    alpha: float = ALPHA,
     ties: str = "half",
 ) -> np.ndarray:
     """(n_boot × systems) ratings refitted on votes resampled with replacement."""

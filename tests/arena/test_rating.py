@@ -146,3 +146,20 @@ def test_davidson_recovers_strengths_and_tie_rate_from_its_own_model():
     x = np.array([0.3, -0.2, 0.1, 0.0, np.log(0.5)])
     num = approx_fprime(x, lambda z: _davidson_nll(z, i, j, out, 0.1)[0], 1e-6)
     assert _davidson_nll(x, i, j, out, 0.1)[1] == pytest.approx(num, rel=1e-4, abs=1e-3)
+
+
+def test_the_penalty_and_the_tie_score_that_run_are_the_ones_signed(tmp_path):
+    """One constant each, read by the fits' defaults and by the run's signature."""
+    import inspect
+    import json
+
+    from crseval import evaluate
+    from crseval.arena import rating
+
+    for fn in (rating.bradley_terry, rating.davidson, rating.fit, rating.bootstrap):
+        assert inspect.signature(fn).parameters["alpha"].default == rating.ALPHA
+    votes = tmp_path / "votes.csv"
+    votes.write_text("crs1,crs2,vote\n" + "x,y,x\ny,z,tie\nx,z,z\n" * 4)
+    evaluate("arena", {"votes": [str(votes)], "n_boot": 20}, out=tmp_path / "r")
+    line = json.loads((tmp_path / "r" / "signature.json").read_text())["line"]
+    assert f"alpha={rating.ALPHA:g}" in line and f"tie={rating.TIE_SCORE:g}" in line
