@@ -357,7 +357,7 @@ def _signature(
             for j in judges
         ],
         "model": {"calibrated": plan.calibrated.name, "trained_on": plan.calibrated.trained_on}
-        if plan.calibrated
+        if plan.calibrated is not None
         else None,
         "metric": {
             "meta-eval": "pearson+spearman+kendall(boot)|partial:length|baseline:length",
@@ -380,7 +380,7 @@ def _rate(
     tick = progress(
         "LLM judge ratings",
         len(items) * len(plan.plain) * sum(j.samples for j in judges)
-        + (calls(triples, calibrated.questions) if calibrated else 0),
+        + (calls(triples, calibrated.questions) if calibrated is not None else 0),
     )
     question = {a: config.question for a in plan.plain if config.question}
     records = (
@@ -397,7 +397,7 @@ def _rate(
         else []
     )
     extra, note, probs, asked_records = {}, "", {}, []
-    if calibrated:
+    if calibrated is not None:
         asked_records, probs = ask(
             triples,
             calibrated.questions,
@@ -408,7 +408,7 @@ def _rate(
             hidden=calibrated.reads_states,
         )
     done_calling()  # a planning run ends here: the rest calls no model
-    if calibrated:
+    if calibrated is not None:
         require_readings([it.id for it in items], calibrated.questions, probs, asked_records)
         extra = _calibrated_scores(calibrated, probs, plan.subset, plan.covered, judges[0].name)
         fresh = [it.id for it in calibrated.unseen(plan.subset, items)]
