@@ -25,6 +25,7 @@ from crseval.cli.options import (
     BATCH_EXPORT,
     DRY_RUN,
     FORMAT,
+    declared,
     job_command,
     llm_config,
     run_job,
@@ -345,34 +346,47 @@ def data_inspect(
         console.print(ds.preview(n))
 
 
+CHAT = {
+    "prompt": (str, typer.Argument(..., help="The user message.")),
+    "system": (Optional[str], typer.Option(None, help="Optional system message.")),
+    "backend": (str, typer.Option("llamacpp", help=BACKEND_HELP)),
+    "model": (Optional[str], typer.Option(None, help="Model name or .gguf path.")),
+    "base_url": (Optional[str], typer.Option(None, help="Server URL for --backend openai.")),
+    "config": (
+        Optional[Path],
+        typer.Option(None, help="TOML file with an LLM config (overrides the options)."),
+    ),
+    "temperature": (float, typer.Option(0.0, help="Sampling temperature.")),
+    "max_tokens": (int, typer.Option(256, help="Most tokens to generate.")),
+    "cache": (
+        Path,
+        typer.Option(Path("runs/llm_chat_cache.sqlite"), help="Response cache (SQLite)."),
+    ),
+    "rate": (
+        bool,
+        typer.Option(False, help="Ask for a 1–5 rating instead of text (probability-weighted)."),
+    ),
+    "fmt": (Format, FORMAT),
+}
+
+
 @llm_app.command("chat")
-def llm_chat(
-    prompt: str = typer.Argument(..., help="The user message."),
-    system: Optional[str] = typer.Option(None, help="Optional system message."),
-    backend: str = typer.Option("llamacpp", help=BACKEND_HELP),
-    model: Optional[str] = typer.Option(None, help="Model name or .gguf path."),
-    base_url: Optional[str] = typer.Option(None, help="Server URL for --backend openai."),
-    config: Optional[Path] = typer.Option(
-        None, help="TOML file with an LLM config (overrides the options)."
-    ),
-    temperature: float = typer.Option(0.0, help="Sampling temperature."),
-    max_tokens: int = typer.Option(256, help="Most tokens to generate."),
-    cache: Path = typer.Option(Path("runs/llm_chat_cache.sqlite"), help="Response cache (SQLite)."),
-    rate: bool = typer.Option(
-        False, help="Ask for a 1–5 rating instead of text (probability-weighted)."
-    ),
-    fmt: Format = FORMAT,
-) -> None:
+@declared(CHAT)
+def llm_chat(**o: Any) -> None:
     """Send one prompt through the configured backend; show cache hit/miss, tokens and latency."""
     from crseval.llm import ChatRequest, make_client
 
-    cfg = llm_config(backend, model, base_url, temperature, config)
-    client = make_client(cfg, cache, role="chat")
+    cfg = llm_config(o["backend"], o["model"], o["base_url"], o["temperature"], o["config"])
+    client = make_client(cfg, o["cache"], role="chat")
     try:
         req = ChatRequest.chat(
-            prompt, system=system, temperature=cfg.temperature, max_tokens=max_tokens, seed=cfg.seed
+            o["prompt"],
+            system=o["system"],
+            temperature=cfg.temperature,
+            max_tokens=o["max_tokens"],
+            seed=cfg.seed,
         )
-        emit(client.ask(req, rate=rate), fmt, title="llm chat")
+        emit(client.ask(req, rate=o["rate"]), o["fmt"], title="llm chat")
     finally:
         client.close()
 

@@ -15,7 +15,7 @@ import time
 import types
 import typing
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 from pydantic import BaseModel
@@ -87,10 +87,28 @@ def _llm_params() -> list[inspect.Parameter]:
             ),
         ),
     }
+    return _params(opts)
+
+
+def _params(options: dict[str, tuple[Any, Any]]) -> list[inspect.Parameter]:
+    """name → (type, typer.Option or typer.Argument) as a command's keyword-only parameters."""
     return [
         inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
-        for n, (a, d) in opts.items()
+        for n, (a, d) in options.items()
     ]
+
+
+def declared(options: dict[str, tuple[Any, Any]]) -> Callable:
+    """A hand-written command whose options are declared as data (name → (type, typer.Option)), as a job
+    command's come from its config: the decorated ``fn(**values)`` gets them as its typer signature."""
+
+    def wrap(fn: Callable) -> Callable:
+        params = _params(options)
+        fn.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        fn.__annotations__ = {p.name: p.annotation for p in params}
+        return fn
+
+    return wrap
 
 
 def _cli_type(annotation: Any) -> Any:
