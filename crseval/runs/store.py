@@ -302,9 +302,6 @@ class RunStore:
         md.with_suffix(".tex").write_text(latex_table(df), encoding="utf-8")
         return md
 
-    def read_table(self, name: str) -> pd.DataFrame:
-        return pd.read_csv(self.path(LAYOUT["tables"], f"{name}.csv"))
-
     def add_section(
         self,
         title: str,

@@ -97,10 +97,16 @@ def test_resuming_with_a_different_config_is_refused(tmp_path):
 
 def test_tables_are_written_as_csv_and_parquet(tmp_path):
     s = RunStore(tmp_path / "run")
-    df = pd.DataFrame({"model": ["a", "b"], "score": [0.5, 0.25]})
+    df = pd.DataFrame({"model": ["a", "b"], "score": [0.5, 0.25], "failed": [False, True]})
     s.write_table("scores", df)
     assert pd.read_parquet(tmp_path / "run" / "tables" / "scores.parquet").equals(df)
-    assert s.read_table("scores").equals(df)
+    assert pd.read_csv(tmp_path / "run" / "tables" / "scores.csv").equals(df)
+    # read back from Parquet, types kept: a boolean column stays boolean, a string id stays a string
+    from crseval.runs.view import load_run
+
+    s.write_table("ids", pd.DataFrame({"session": ["007"]}))
+    back = load_run(s.root).tables
+    assert back["scores"].equals(df) and back["ids"]["session"].tolist() == ["007"]
     s.save_signature({"crseval": "x", "data": "d@1"})
     assert (
         json.loads((tmp_path / "run" / "signature.json").read_text())["line"]
