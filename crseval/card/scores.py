@@ -209,7 +209,7 @@ def _evidence(config: CardConfig, read: Reader, row: Row, higher: bool | None, s
             "auc_lo": np.nan,
             "auc_hi": np.nan,
             "n": 0,
-            "verdict": "",
+            "verdict": None,  # none: missing, in the CSV and the Parquet copy alike
             "evidence": f"no known groups for strategies; classifier trained on {what}",
         }
     better, worse = row.groups
