@@ -131,15 +131,16 @@ def shift_output(
         )
     )
     if config.known_groups:
-        from crseval.adaptation.known_groups import known_groups_tables, pair_table
+        from crseval.adaptation.known_groups import known_groups_output, pair_table
         from crseval.adaptation.user_validity import simulator_evidence
 
-        known_groups_tables(
-            out,
-            pair_table(out.tables["shift_sessions"], config.turns, config.n_boot, config.seed),
-            f"the same {config.sessions} simulated users as the models, {config.turns} turns. "
-            + simulator_evidence(config.simulator.user, config.simulator.phrases),
-            "Known groups in this run: which metrics rank the CRS that follows the user first",
+        out.add(
+            known_groups_output(
+                pair_table(out.tables["shift_sessions"], config.turns, config.n_boot, config.seed),
+                f"the same {config.sessions} simulated users as the models, {config.turns} turns. "
+                + simulator_evidence(config.simulator.user, config.simulator.phrases),
+                "Known groups in this run: which metrics rank the CRS that follows the user first",
+            )
         )
     return out
 

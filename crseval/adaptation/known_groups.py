@@ -16,12 +16,11 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
+from crseval.core.output import Output
 from crseval.simulation.references import BEHAVIOUR, FOLLOWERS, NAMES
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from crseval.core.output import Output
 
 FOLLOWER = "template"
 FOLLOWS = (
@@ -138,9 +137,10 @@ def plot_known_groups(pairs: pd.DataFrame, path: Path) -> None:
     save(fig, path)
 
 
-def known_groups_tables(out: Output, pairs: pd.DataFrame, where: str, title: str) -> pd.DataFrame:
-    """The checks, their per-metric summary, the heatmap and the report section into ``out``; returns the
-    summary. ``where``: what the reference CRSs met (users, lengths), in words."""
+def known_groups_output(pairs: pd.DataFrame, where: str, title: str) -> Output:
+    """The checks, their per-metric summary (``known_groups_summary``), the heatmap and the report section.
+    ``where``: what the reference CRSs met (users, lengths), in words."""
+    out = Output()
     summ = summary(pairs)
     out.table("known_groups", pairs)
     out.table("known_groups_summary", summ)
@@ -160,7 +160,7 @@ def known_groups_tables(out: Output, pairs: pd.DataFrame, where: str, title: str
         tables=["known_groups_summary", "known_groups"],
         figures=["known_groups"],
     )
-    return summ
+    return out
 
 
 def verdict_line(summ: pd.DataFrame) -> str:

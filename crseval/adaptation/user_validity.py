@@ -177,11 +177,11 @@ def own_words_note(run: Path, reference: str) -> str | None:
     return None
 
 
-def user_validity_tables(
-    out: Output, tables: dict[str, pd.DataFrame], notes: list[str], reference: str, source: str
-) -> None:
-    """The tables, the figure and their report section, into ``out``."""
-    out.tables.update(tables)
+def user_validity_output(
+    tables: dict[str, pd.DataFrame], notes: list[str], reference: str, source: str
+) -> Output:
+    """The four pillars' tables, the figure and their report section."""
+    out = Output(tables=dict(tables))
     disc = tables["shift_user_discriminator"]
     worst = D.worst(disc)
     floors = worst[worst["compared"] == "floor"]
@@ -212,6 +212,7 @@ def user_validity_tables(
         tables=list(tables),
         figures=["shift_user_realism"],
     )
+    return out
 
 
 def shipped_evidence(user: str) -> tuple[float, float, float, str, int, int, int] | None:

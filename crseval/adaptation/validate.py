@@ -17,7 +17,7 @@ from crseval.adaptation.user_validity import (
     own_words_note,
     read_reference,
     user_validity,
-    user_validity_tables,
+    user_validity_output,
 )
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, no_progress
@@ -117,7 +117,7 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
         how="left",
     )
     out.table("shift_validity", head)
-    user_validity_tables(out, tables, more, reference.name, str(config.run))
+    out.add(user_validity_output(tables, more, reference.name, str(config.run)))
     sig_part["reference"] = ", ".join([reference.name, *(r.name for r in others.values())])
     out.signature = {
         "data": f"{config.run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",

@@ -29,7 +29,6 @@ from crseval.behavior.explicit import (
 from crseval.behavior.generation import bleu, dist
 from crseval.behavior.implicit import PairClassifier
 from crseval.core.errors import CrsevalError
-from crseval.core.output import Output
 from crseval.core.types import Dialogue, Utterance
 from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
@@ -318,16 +317,12 @@ def strategy_distributions(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([h, s], axis=1).fillna(0.0).rename_axis("strategy").reset_index()
 
 
-def behavior_tables(out: Output, metrics: dict[str, float], table: pd.DataFrame) -> list[str]:
-    """The behavior tables of a run: metrics, strategy distributions, mismatched turns (the drill-down of
-    explicit BA) and per-turn values; returns their names in report order."""
-    out.table("behavior_metrics", pd.DataFrame([metrics]))
-    out.table("behavior_strategy_distribution", strategy_distributions(table))
-    out.table("behavior_mismatches", table[(table["match"] == 0) & (table["turn"] > 0)])
-    out.table("behavior_turns", table)
-    return [
-        "behavior_metrics",
-        "behavior_strategy_distribution",
-        "behavior_mismatches",
-        "behavior_turns",
-    ]
+def behavior_tables(metrics: dict[str, float], table: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The behavior tables of a run in report order: metrics, strategy distributions, mismatched turns (the
+    drill-down of explicit BA) and per-turn values."""
+    return {
+        "behavior_metrics": pd.DataFrame([metrics]),
+        "behavior_strategy_distribution": strategy_distributions(table),
+        "behavior_mismatches": table[(table["match"] == 0) & (table["turn"] > 0)],
+        "behavior_turns": table,
+    }

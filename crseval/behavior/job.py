@@ -318,12 +318,14 @@ def run(config: RunConfig, store: JobStore, progress: Progress) -> Output:
             "metric": param_signatures(metrics, "behavior"),
         },
     )
+    tables = behavior_tables(metrics, table)
+    out.tables.update(tables)
     out.section(
         "Behavior alignment",
         "Explicit BA compares the strategy of the system's response (strategy "
         "classifier) with the human recommender's at the same turn; implicit BA is the pair classifier's "
         "probability that both use the same strategy. The first turn of each dialogue is not counted.",
-        tables=behavior_tables(out, metrics, table),
+        tables=list(tables),
     )
     if failed:
         out.failures = (

@@ -15,7 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from crseval.adaptation.known_groups import (
     FOLLOWER,
-    known_groups_tables,
+    known_groups_output,
     pair_table,
     reference_models,
 )
@@ -120,9 +120,7 @@ def run(config: KnownGroupsConfig, store: JobStore, progress: Progress) -> Outpu
         },
         notes=[simulator_evidence(SimulatorSection().user)],
     )
-    summ = known_groups_tables(
-        out,
-        pd.concat(tables, ignore_index=True),
+    where = (
         f"the same {config.sessions} simulated users at "
         f"{', '.join(map(str, dict.fromkeys(config.lengths)))} turns"
         + (
@@ -131,9 +129,16 @@ def run(config: KnownGroupsConfig, store: JobStore, progress: Progress) -> Outpu
             else ""
         )
         + ". "
-        + simulator_evidence(SimulatorSection().user),
-        "Known groups: which metrics separate a CRS that follows the user",
+        + simulator_evidence(SimulatorSection().user)
     )
+    out.add(
+        known_groups_output(
+            pd.concat(tables, ignore_index=True),
+            where,
+            "Known groups: which metrics separate a CRS that follows the user",
+        )
+    )
+    summ = out.tables["known_groups_summary"]
     out.summary = summ.drop(columns=["label"]).round(3)
     return out
 

@@ -127,7 +127,6 @@ METHOD = "icc1+icc1k(REML,k=harmonic)|crossed(REML,item×rater)|alpha(ordinal,in
 
 
 def analyze(
-    out: Output,
     qc: QCReport,
     *,
     dims: Sequence[str] | None = None,
@@ -136,9 +135,10 @@ def analyze(
     seed: int = 0,
     n_clusters: int = 3,
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
-) -> pd.DataFrame:
-    """Quality-controlled ratings (:func:`crseval.reliability.qc.quality_control`) → reliability table →
-    structure → power: tables, figures and a report section in ``out``."""
+) -> Output:
+    """Quality-controlled ratings (:func:`crseval.reliability.qc.quality_control`) → reliability table
+    (``reliability``) → structure → power: tables, figures and a report section."""
+    out = Output()
     data = qc.ratings
     dims = list(dims or data.dimensions)
     table = reliability_table(
@@ -163,7 +163,7 @@ def analyze(
         ".8) as the number of rated items grows, for 2–8 raters per item; dashed: the median observed",
     )
     _section(out, qc, table, med)
-    return table
+    return out
 
 
 def _structure(out: Output, data: Ratings, dims: list[str], n_clusters: int) -> None:

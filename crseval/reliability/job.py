@@ -146,8 +146,7 @@ def run(config: ReliabilityConfig, store: JobStore, progress: Progress) -> Outpu
         attention_col=config.attention_col,
         drop_flagged=config.drop_flagged,
     )
-    table = analyze(
-        out,
+    part = analyze(
         qc,
         dims=config.dims,
         ci=config.ci,
@@ -156,6 +155,7 @@ def run(config: ReliabilityConfig, store: JobStore, progress: Progress) -> Outpu
         n_clusters=config.clusters,
         progress=progress,
     )
+    table = out.add(part).tables["reliability"]
     out.summary = out.paper["reliability"] = table[
         shown_columns("reliability", table.columns)
     ].round(3)

@@ -214,16 +214,18 @@ def _caveat(table: pd.DataFrame) -> str:
 
 
 def results(
-    out: Output,
     study: SerendipityStudy,
     preds: dict[str, np.ndarray],
     *,
     n_boot: int = 1000,
     seed: int = 0,
     ensemble: Sequence[str] = (),
-) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+) -> Output:
+    """Every evaluator against the ground truth (``serendipity_meta_eval``; ``serendipity_ensembles`` with
+    ``ensemble``), per answer, the figures and the report section."""
     from crseval.plotting import bar_with_ci
 
+    out = Output()
     truth = study.answers["ground_truth"].to_numpy(float)
     table = meta_evaluate(preds, truth, n_boot=n_boot, seed=seed)
     out.table("serendipity_meta_eval", table)
@@ -264,7 +266,7 @@ def results(
         tables=["serendipity_meta_eval", "serendipity_ensembles", "serendipity_answers"],
         figures=["serendipity_pearson", "serendipity_errors"],
     )
-    return table, grid
+    return out
 
 
 class SerendipityConfig(BaseModel):
@@ -426,9 +428,12 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
             },
         },
     )
-    table, grid = results(
-        out, study, preds, n_boot=config.n_boot, seed=config.seed, ensemble=config.ensemble or ()
+    out.add(
+        results(
+            study, preds, n_boot=config.n_boot, seed=config.seed, ensemble=config.ensemble or ()
+        )
     )
+    table, grid = out.tables["serendipity_meta_eval"], out.tables.get("serendipity_ensembles")
     cols = SUMMARY + (["abs_error_p"] if "abs_error_p" in table else [])
     out.summary, out.notes = table[cols].round(3), _notes(config, study, preds, grid)
     return out
