@@ -573,7 +573,6 @@ def analysis(
     *,
     n_boot: int = 2000,
     seed: int = 0,
-    title: str = "Preference-shift adaptation",
     notes: Sequence[str] = (),
 ) -> Output:
     """Every table and figure of a preference-shift run and its report section."""
@@ -608,7 +607,7 @@ def analysis(
     _figures(out, mm, sessions, judged, cols, verified)
     lines = [*_summary(results, sessions, mm, det, cols, verified, bool(aspects)), *notes]
     out.section(
-        title,
+        "Preference-shift adaptation",
         "\n\n".join(lines),
         tables=SECTION_TABLES,
         figures=list(out.figures),

@@ -91,13 +91,7 @@ def _simulate(
         close_clients()
 
 
-def shift_output(
-    config: ShiftConfig,
-    store: JobStore,
-    progress: Progress = no_progress,
-    *,
-    title: str = "Preference-shift adaptation",
-) -> Output:
+def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_progress) -> Output:
     """Run (or resume) a preference-shift evaluation into ``store`` (its records); what it computed."""
     store.write_json(
         SCORING,
@@ -126,7 +120,6 @@ def shift_output(
             scoring.rated,
             n_boot=config.n_boot,
             seed=config.seed,
-            title=title,
             notes=scoring.notes,
         )
     )
@@ -393,7 +386,6 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
             first.rated,
             n_boot=config.n_boot,
             seed=config.seed,
-            title="Preference-shift adaptation",
             notes=extra + first.notes,
         )
     )

@@ -249,7 +249,6 @@ def rankings(
     sets: list[tuple[str, Votes]],
     config: ArenaConfig,
     progress: Progress,
-    title: str = "Arena rankings",
     extra: list[tuple[str, Votes]] = (),
 ) -> tuple[Output, pd.DataFrame]:
     """Rate every vote set, all of ``sets`` combined, and the ``extra`` sets (LLM votes: compared, never
@@ -295,7 +294,7 @@ def rankings(
         f"P(row beats column) under the Bradley–Terry model ({main[0]} votes)",
     )
     out.section(
-        title,
+        "Arena rankings",
         _section_text(config, sets) + _llm_note(extra),
         tables=SECTION_TABLES,
         figures=["arena_ratings", "arena_win_probability"],

@@ -195,7 +195,6 @@ def measures(
     catalog: ItemCatalog,
     config: DialogueMetricsConfig,
     progress: Progress,
-    title: str = "What the systems recommend inside dialogues",
     reference: list[DialogueSource] | None = None,
 ) -> Output:
     """Ground and measure: every table and the report section (``dialogue_systems``: one row per system).
@@ -239,7 +238,7 @@ def measures(
         "diversity and novelty, means over dialogues with 95 % t-intervals",
     )
     out.section(
-        title,
+        "What the systems recommend inside dialogues",
         _note(sources, catalog, config, turns),
         tables=SECTION_TABLES,
         figures=["dialogue_systems"],
