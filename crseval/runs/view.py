@@ -150,13 +150,9 @@ class Run:
         self.skipped_lines = 0
 
     def _json(self, name: str) -> Any:
+        """A JSON file of the run, None where it has none."""
         p = self.root / name
-        if not p.is_file():
-            return None
-        try:
-            return json.loads(p.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CrsevalError(f"invalid JSON ({type(e).__name__})", file=p) from None
+        return read_json(p) if p.is_file() else None
 
     @property
     def signature(self) -> dict[str, Any] | None:
