@@ -163,7 +163,7 @@ def speed(peer_sessions: int) -> None:
         "Per-model means, crseval − the study's code (reference/thesis_lda_model_metrics.csv)",
         [
             {
-                "model": model,
+                "system": model,
                 **{
                     c: round(
                         float(g.set_index("metric")["mean"]["thesis." + c] - ref.loc[model, c]), 4
@@ -171,11 +171,11 @@ def speed(peer_sessions: int) -> None:
                     for c in columns
                 },
             }
-            for model, g in mm.groupby("model")
+            for model, g in mm.groupby("system")
         ],
     )
     print("per-model means, crseval − the study's code (reference/thesis_lda_model_metrics.csv):")
-    for model, g in mm.groupby("model"):
+    for model, g in mm.groupby("system"):
         got = g.set_index("metric")["mean"]
         print(
             f"  {model}: "
@@ -256,7 +256,7 @@ def validity(sessions: int) -> None:
         for name, run in (("crseval", "run"), ("thesis", "thesis")):
             s = pd.read_csv(Path(tmp, run, "tables", "shift_sessions.csv"))
             det = pd.read_csv(Path(tmp, run, "tables", "shift_detection.csv"))
-            better = (s["model"] == "template").to_numpy()
+            better = (s["system"] == "template").to_numpy()
             precision = det["true_positive"].sum() / det["detected"].sum()
             recall = det["true_positive"].sum() / det["true"].sum()
             print(f"{name}: shift detector precision {precision:.2f}, recall {recall:.2f}")
@@ -265,7 +265,7 @@ def validity(sessions: int) -> None:
             ].automatic:  # oriented: a lower-is-better metric is ranked by its negative
                 sign = -1.0 if get_metric(column, "shift").higher_is_better is False else 1.0
                 auc, lo, hi = auc_ci(sign * s[column].to_numpy(float), better)
-                means = s.groupby("model")[column].mean()
+                means = s.groupby("system")[column].mean()
                 print(
                     f"  {column:36s} template {means['template']:.3f}  ignorer {means['ignorer']:.3f}  "
                     f"AUC {auc:.2f} [{lo:.2f}, {hi:.2f}]"
@@ -308,7 +308,7 @@ def following(tmp: Path) -> None:
     kept = metrics[metrics["metric"].isin(FOLLOWING)]
     record.table(
         "Verified following of the known groups (mean, 95 % bootstrap CI over sessions)",
-        kept[["model", "metric", "mean", "ci_lo", "ci_hi", "n"]].round(3).to_dict("records"),
+        kept[["system", "metric", "mean", "ci_lo", "ci_hi", "n"]].round(3).to_dict("records"),
     )
     rows = []
     for name, run in (("crseval", "run"), ("thesis", "thesis")):
@@ -322,10 +322,10 @@ def following(tmp: Path) -> None:
                 "thesis.context_retention",
             )
         ):
-            both = s[["follow.follow_rate", column, "model"]].dropna()
+            both = s[["follow.follow_rate", column, "system"]].dropna()
             r = stats.pearsonr(both[column], both["follow.follow_rate"])
             lo, hi = r.confidence_interval(0.95)
-            template = both[both["model"] == "template"]
+            template = both[both["system"] == "template"]
             within = stats.pearsonr(template[column], template["follow.follow_rate"]).statistic
             rows.append(
                 {

@@ -128,7 +128,7 @@ def test_evaluate_takes_a_function_as_the_crs(tmp_path):
     shift = dict(sessions=1, turns=3, judge={"enabled": False}, out=tmp_path / "run")
     mine = {"name": "mine", "kind": "callable"}
     res = crseval.evaluate("shift.run", models=[{**mine, "target": respond}], **shift)
-    assert list(res.summary["model"]) == ["mine"]
+    assert list(res.summary["system"]) == ["mine"]
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     target = config["config"]["models"][0]["target"]
     assert target.endswith(":test_evaluate_takes_a_function_as_the_crs.<locals>.respond")

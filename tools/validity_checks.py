@@ -133,7 +133,7 @@ def simulated_users(data: Path) -> pd.DataFrame:
             signs = cf.assign(source="sign of " + cf["user_feature"])
             signs = signs[["source", "sim_diff", "sign_agrees", "real_clear"]]
             ends = tables["shift_user_outcomes"].assign(source=lambda t: "ends: " + t["source"])
-            align = tables["shift_user_alignment"].query("model == 'template'")
+            align = tables["shift_user_alignment"].query("system == 'template'")
             align = align.assign(source="feature: " + align["user_feature"])
             frames += [
                 t.assign(user=user)
@@ -233,7 +233,7 @@ CHECKS = {
             "--lda {data}/preference_shift/lda",
             ("preference_shift/logs", "preference_shift/lda", KB),
             thesis_tas,
-            ("model", "metric"),
+            ("system", "metric"),
             _exact("mean", tol=0.0012) | _exact("n", tol=0),
         ),
         Check(

@@ -36,7 +36,7 @@ def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> 
     rows = []
     for r in results:
         row = {
-            "model": r["model"],
+            "system": r["model"],
             "session": str(r["session"]),
             "user": r.get("user"),
             "turns": len(r["turns"]),
@@ -62,7 +62,7 @@ def session_table(results: Sequence[dict[str, Any]], aspects: Sequence[str]) -> 
         rows.append(row)
     df = pd.DataFrame(rows)
     return df.sort_values(
-        ["model", "session"],
+        ["system", "session"],
         key=lambda s: s.map(_natural) if s.name == "session" else s,
         kind="stable",
     ).reset_index(drop=True)
@@ -84,12 +84,12 @@ def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
     cols: dict[str, list] = {
         c: []
         for c in (
-            "model",
+            "system",
             "session",
             "session_tas",
             "turn",
             "user",
-            "system",
+            "reply",
             "event",
             "constraints",
         )
@@ -117,12 +117,12 @@ def turn_table(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
             if t["turn"] in recovered_turns:
                 marks.append(f"recovers the shift of turn {recovered_turns[t['turn']]}")
             for c, v in (
-                ("model", r["model"]),
+                ("system", r["model"]),
                 ("session", session),
                 ("session_tas", tas),
                 ("turn", t["turn"]),
                 ("user", t["user"]),
-                ("system", t["system"]),
+                ("reply", t["system"]),
                 ("event", "; ".join(marks)),
                 ("constraints", "" if t.get("constraints") is None else str(t["constraints"])),
             ):
@@ -135,12 +135,12 @@ def model_metrics(
 ) -> pd.DataFrame:
     ok = sessions[~sessions["failed"]]
     rows = []
-    for model, grp in ok.groupby("model", sort=False):
+    for model, grp in ok.groupby("system", sort=False):
         for m in metrics:
             est, lo, hi = bootstrap_ci(grp[m].to_numpy(float), n_resamples=n_boot, seed=seed)
             rows.append(
                 {
-                    "model": model,
+                    "system": model,
                     "metric": m,
                     "mean": est,
                     "ci_lo": lo,
@@ -159,7 +159,7 @@ def anova_tukey(
     ok = sessions[~sessions["failed"]]
     a_rows, t_rows = [], []
     for m in metrics:
-        res = anova_test(ok[m].to_numpy(float), ok["model"].to_numpy(str))
+        res = anova_test(ok[m].to_numpy(float), ok["system"].to_numpy(str))
         a_rows.append(
             {
                 "metric": m,
@@ -262,7 +262,7 @@ def pass_hat_k(sessions: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> 
     bootstrap CI over users), k = 1 … min(5, n); a session without a shift has nothing to fail."""
     ok = sessions[~sessions["failed"] & sessions["user"].notna()]
     rows = []
-    for model, g in ok.groupby("model", sort=False):
+    for model, g in ok.groupby("system", sort=False):
         per_user = [u.fillna(1.0).to_numpy() for _, u in g.groupby("user")["follow.success"]]
         n = min((len(u) for u in per_user), default=0)
         for k in range(1, min(5, n) + 1) if n >= 2 else ():
@@ -270,7 +270,7 @@ def pass_hat_k(sessions: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> 
             est, lo, hi = bootstrap_ci(values, n_resamples=n_boot, seed=seed)
             rows.append(
                 {
-                    "model": model,
+                    "system": model,
                     "k_sessions": k,
                     "pass_k": est,
                     "ci_lo": lo,
@@ -278,18 +278,18 @@ def pass_hat_k(sessions: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> 
                     "users": len(values),
                 }
             )
-    return pd.DataFrame(rows, columns=["model", "k_sessions", "pass_k", "ci_lo", "ci_hi", "users"])
+    return pd.DataFrame(rows, columns=["system", "k_sessions", "pass_k", "ci_lo", "ci_hi", "users"])
 
 
 # ---- figures ----------------------------------------------------------------------------------
 def plot_metric_bars(mm: pd.DataFrame, metrics: Sequence[str], path, title: str) -> None:
     style()
-    models = list(dict.fromkeys(mm["model"]))
+    models = list(dict.fromkeys(mm["system"]))
     cols = min(3, len(metrics))
     rows = int(np.ceil(len(metrics) / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
     for ax, m in zip(axes.flat, metrics):
-        d = mm[mm["metric"] == m].set_index("model").reindex(models)
+        d = mm[mm["metric"] == m].set_index("system").reindex(models)
         v, lo, hi = (d[c].to_numpy(float) for c in ("mean", "ci_lo", "ci_hi"))
         colors = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(models))]
         for i in range(len(models)):
@@ -324,7 +324,7 @@ def plot_radar(mm: pd.DataFrame, aspects: Sequence[str], path) -> None:
     angles = np.linspace(0, 2 * np.pi, len(aspects), endpoint=False).tolist()
     fig = plt.figure(figsize=(4.6, 4.2))
     ax = fig.add_subplot(polar=True)
-    for i, (model, d) in enumerate(mm[mm["metric"].isin(aspects)].groupby("model", sort=False)):
+    for i, (model, d) in enumerate(mm[mm["metric"].isin(aspects)].groupby("system", sort=False)):
         v = d.set_index("metric").reindex(aspects)["mean"].to_numpy(float)
         ax.plot(
             angles + angles[:1],
@@ -381,7 +381,7 @@ def wide_metrics(mm: pd.DataFrame) -> pd.DataFrame:
         f"{m:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) else "")
         for m, lo, hi in zip(mm["mean"], mm["ci_lo"], mm["ci_hi"])
     ]
-    wide = mm.assign(cell=cell).pivot(index="model", columns="metric", values="cell")
+    wide = mm.assign(cell=cell).pivot(index="system", columns="metric", values="cell")
     return wide[list(dict.fromkeys(mm["metric"]))].reset_index()
 
 
@@ -465,7 +465,7 @@ def _following_line(mm: pd.DataFrame, verified: Sequence[str], from_words: bool)
         )
         return (
             f"Verified preference following ({how}): follow rate "
-            + "; ".join(f"{r.model} {r.mean:.2f}" for r in rate.itertuples())
+            + "; ".join(f"{r.system} {r.mean:.2f}" for r in rate.itertuples())
             + "."
         )
     if verified:
@@ -495,17 +495,17 @@ def _summary(results, sessions, mm, det, cols, verified, judging: bool) -> list[
     judge_failed = int(sessions["judge_failures"].sum())
     tas = mm[mm["metric"] == cols.headline].sort_values("mean", ascending=False)
     lines = [
-        f"{len(sessions)} sessions of {sessions['model'].nunique()} models; {failed} failed (CRS errors, "
+        f"{len(sessions)} sessions of {sessions['system'].nunique()} models; {failed} failed (CRS errors, "
         "excluded from the statistics, listed in shift_sessions)."
         if failed
-        else f"{len(sessions)} sessions of {sessions['model'].nunique()} models, none failed."
+        else f"{len(sessions)} sessions of {sessions['system'].nunique()} models, none failed."
         + _retried(results),
         _following_line(mm, verified, from_words=not any(_logged_truth(r) for r in results)),
         f"{label(cols.headline, 'shift')} by model (it ranks CRSs that ignore or echo the user above one "
         "that follows them — `crseval shift known-groups` —, so read it as topical consistency, not "
         "adaptation): "
         + "; ".join(
-            f"{r.model} {r.mean:.3f} "
+            f"{r.system} {r.mean:.3f} "
             + (f"[{r.ci_lo:.3f}, {r.ci_hi:.3f}]" if np.isfinite(r.ci_lo) else "(no CI)")
             for r in tas.itertuples()
         )
@@ -517,7 +517,7 @@ def _summary(results, sessions, mm, det, cols, verified, judging: bool) -> list[
         ),
         "Shift detector against the simulator's logged shifts: "
         + "; ".join(
-            f"{r.model} precision {r.precision:.2f}, recall {r.recall:.2f}"
+            f"{r.system} precision {r.precision:.2f}, recall {r.recall:.2f}"
             for r in det.itertuples()
             if np.isfinite(r.precision) or np.isfinite(r.recall)
         )
@@ -588,7 +588,7 @@ def analysis(
     out.table("shift_turns", turn_parts(results))  # written part by part
     det = pd.DataFrame(
         [
-            {"model": m, **detection_summary([r for r in results if r["model"] == m])}
+            {"system": m, **detection_summary([r for r in results if r["model"] == m])}
             for m in dict.fromkeys(r["model"] for r in results)
         ]
     )
@@ -613,7 +613,7 @@ def analysis(
         figures=list(out.figures),
         drill={
             "table": "shift_turns",
-            "levels": ["model", "session"],
+            "levels": ["system", "session"],
             "value": "session_tas",
             "highlight": "event",
         },

@@ -152,10 +152,10 @@ def _headline(out: Output, notes: Sequence[str] = ()) -> Output:
     """One row per model with the mean of every metric; the CIs ('mean [low, high]') and the ANOVA as details."""
     mm, anova = out.tables["model_metrics"], out.tables["anova"]
     order = list(dict.fromkeys(mm["metric"]))
-    means = mm.pivot(index="model", columns="metric", values="mean")[order].reset_index()
-    n = mm.groupby("model")["n"].max().rename("sessions").reset_index()
+    means = mm.pivot(index="system", columns="metric", values="mean")[order].reset_index()
+    n = mm.groupby("system")["n"].max().rename("sessions").reset_index()
     out.title = "Per-model means (sessions that failed are excluded)"
-    out.summary = n.merge(means, on="model")
+    out.summary = n.merge(means, on="system")
     out.notes += notes
     out.details |= {
         "Per-model means with 95 % bootstrap CIs": wide_metrics(mm),

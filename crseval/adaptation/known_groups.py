@@ -49,21 +49,21 @@ def pair_table(sessions: pd.DataFrame, turns: int, n_boot: int, seed: int) -> pd
 
     rows = []
     ok = sessions[~sessions["failed"]]
-    present = set(ok["model"])
+    present = set(ok["system"])
     for col in ok.columns:
         try:
             spec = get_metric(col, "shift")
-        except CrsevalError:  # a context column (model, session, turns …)
+        except CrsevalError:  # a context column (system, session, turns …)
             continue
         if spec.higher_is_better is None or col in NOT_EXPECTED or ok[col].isna().all():
             continue
-        good = ok.loc[ok["model"] == FOLLOWER, col]
+        good = ok.loc[ok["system"] == FOLLOWER, col]
         for other in ONLY.get(col, WORSE):
             if other not in present:
                 continue
             auc = known_groups_auc(
                 good,
-                ok.loc[ok["model"] == other, col],
+                ok.loc[ok["system"] == other, col],
                 higher_is_better=spec.higher_is_better,
                 n_boot=n_boot,
                 seed=seed,

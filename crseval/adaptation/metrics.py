@@ -343,13 +343,16 @@ for aspect, text in (
 SESSION_METRICS = [m.name for m in METRICS.values() if m.capability == C]
 CALIBRATED = {"* (calibrated)": "the calibrated judge's score of the aspect (crseval judge fit)"}
 ANOVA = ["F", "df_between", "df_within", "p", "eta_squared", "n", "note"]
+# the CRS's column: "model" in the shift tables of runs of crseval 0.2, "system" in every table now
+WAS_MODEL = {"model": "system"}
 TUKEY = ["group1", "group2", "meandiff", "p_tukey", "lower", "upper", "reject"]
 
 table(
     "shift_sessions",
-    ["model", "session"],
+    ["system", "session"],
     "one row per simulated or imported session",
     capability=C,
+    renamed=WAS_MODEL,
     columns=[
         "user",
         "turns",
@@ -363,27 +366,30 @@ table(
 )
 table(
     "shift_turns",
-    ["model", "session", "turn"],
-    "one row per turn of every session: the user's and the system's words, events, constraints",
+    ["system", "session", "turn"],
+    "one row per turn of every session: the user's words and the CRS's reply, events, constraints",
     capability=C,
-    columns=["user", "system", "event", "constraints", "session_tas"],
+    columns=["user", "reply", "event", "constraints", "session_tas"],
     context={
         "user": ("user", "the simulated user's words at this turn"),
-        "system": ("system", "the CRS's words at this turn"),
+        "reply": ("reply", "the CRS's words at this turn"),
     },
+    renamed={"system": "reply", "model": "system"},
 )
 table(
     "model_metrics",
-    ["model", "metric"],
+    ["system", "metric"],
     "per model and metric: mean with a 95 % bootstrap CI",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["mean", "ci_lo", "ci_hi", "n"],
 )
 table(
     "model_metrics_wide",
-    ["model"],
+    ["system"],
     "per model: the mean of every metric, one column each",
     capability=C,
+    renamed=WAS_MODEL,
     columns=SESSION_METRICS,
     dynamic=CALIBRATED,
 )
@@ -411,23 +417,26 @@ table(
 )
 table(
     "shift_detection",
-    ["model"],
+    ["system"],
     "the shift detector against the simulator's logged shifts, per model",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["precision", "recall", "detected", "true", "true_positive"],
 )
 table(
     "shift_leakage",
-    ["model"],
+    ["system"],
     "simulated users naming catalogue titles before the CRS does",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["sessions", "user_turns", "leaked_turns", "leak_turn_share", "sessions_with_leak"],
 )
 table(
     "shift_following",
-    ["model", "kind"],
+    ["system", "kind"],
     "whether the simulated user's words state each logged shift, and revert it",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["shifts", "stated_share", "reverted_share"],
 )
 table(
@@ -459,10 +468,11 @@ metric(
 )
 table(
     "shift_user_alignment",
-    ["model", "user_feature"],
+    ["system", "user_feature"],
     "simulated users against real users, cue by cue: shares of user turns, words per turn, turns per "
     "dialogue, with the human floor",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["simulated", "real", "gap", "human_floor", "within_floor"],
 )
 table(
@@ -511,16 +521,18 @@ table(
 )
 table(
     "published_vs_reproduced",
-    ["model", "metric"],
+    ["system", "metric"],
     "the study's published values beside crseval's on its logs",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["published", "reproduced", "abs_diff"],
 )
 table(
     "imported_judge_scores",
-    ["model", "session", "aspect"],
+    ["system", "session", "aspect"],
     "the study's own judge scores, as its files hold them",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["file", "line", "judge.score", "in_scale"],
 )
 table(
@@ -539,10 +551,11 @@ table(
 )
 table(
     "shift_validity",
-    ["model"],
+    ["system"],
     "simulator validity per model: leakage, shifts stated/reverted, words per turn, "
     "dialogue-act distance and Fréchet distance to human seeker turns",
     capability=C,
+    renamed=WAS_MODEL,
     columns=[
         "words_per_turn",
         "act_tv_distance",
@@ -564,9 +577,10 @@ table(
 )
 table(
     "following_pass_k",
-    ["model", "k_sessions"],
+    ["system", "k_sessions"],
     "pass^k per model from repeated sessions of each simulated user",
     capability=C,
+    renamed=WAS_MODEL,
     columns=["pass_k", "ci_lo", "ci_hi", "users"],
 )
 table(

@@ -50,7 +50,7 @@ def judge_score_files(logs: Path) -> list[Path]:
 
 
 def read_judge_scores(files: Sequence[Path], scale: tuple[float, float] = (1, 5)) -> pd.DataFrame:
-    """Long table: model, file, line, session, aspect, score, in_scale."""
+    """Long table: system, file, line, session, aspect, score, in_scale."""
     rows = []
     for f in files:
         model = f.name[: -len(SUFFIX)]
@@ -68,7 +68,7 @@ def read_judge_scores(files: Sequence[Path], scale: tuple[float, float] = (1, 5)
                 if v is not None:
                     rows.append(
                         {
-                            "model": model,
+                            "system": model,
                             "file": f.name,
                             "line": line,
                             "session": r[id_col] if id_col else str(line),
@@ -78,7 +78,7 @@ def read_judge_scores(files: Sequence[Path], scale: tuple[float, float] = (1, 5)
                         }
                     )
     return pd.DataFrame(
-        rows, columns=["model", "file", "line", "session", "aspect", "score", "in_scale"]
+        rows, columns=["system", "file", "line", "session", "aspect", "score", "in_scale"]
     )
 
 
@@ -87,7 +87,7 @@ def judge_scores_from_logs(
 ) -> pd.DataFrame:
     rows = [
         {
-            "model": s["model"],
+            "system": s["model"],
             "file": s.get("source", ""),
             "line": None,
             "session": str(s["session"]),
@@ -99,7 +99,7 @@ def judge_scores_from_logs(
         for a, v in (s.get("judge_scores") or {}).items()
     ]
     return pd.DataFrame(
-        rows, columns=["model", "file", "line", "session", "aspect", "score", "in_scale"]
+        rows, columns=["system", "file", "line", "session", "aspect", "score", "in_scale"]
     )
 
 
@@ -114,7 +114,7 @@ def apply_policy(
     where = [
         f"{r.file}:{r.line} {r.aspect}={r.score:g}"
         if r.line
-        else f"{r.model}/{r.session} {r.aspect}={r.score:g}"
+        else f"{r.system}/{r.session} {r.aspect}={r.score:g}"
         for r in bad.itertuples()
     ]
     if policy == "refuse":
@@ -140,7 +140,7 @@ def judge_anova(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per aspect: one-way ANOVA across models (F, df, p, η²) and Tukey HSD."""
     a_rows, t_rows = [], []
     for aspect, g in scores.groupby("aspect", sort=False):
-        res = anova_tukey(g["score"].to_numpy(float), g["model"].to_numpy(str))
+        res = anova_tukey(g["score"].to_numpy(float), g["system"].to_numpy(str))
         a_rows.append(
             {
                 "aspect": aspect,
@@ -162,11 +162,13 @@ def judge_anova(scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def read_published_metrics(path: Path, prefix: str = "") -> pd.DataFrame:
-    """Long table model, metric, published: the columns of ``model_metrics.csv`` that name registered metrics
+    """Long table system, metric, published: the columns of ``model_metrics.csv`` that name registered metrics
     (``prefix`` + the column's name first: the study's columns are ``thesis.*`` metrics under its definition)."""
     header, it = read_rows(path)
     cols = {_norm(c): c for c in header}
-    model_col = next((cols[c] for c in ("model", "model_name", "name", "crs") if c in cols), None)
+    model_col = next(
+        (cols[c] for c in ("model", "model_name", "system", "name", "crs") if c in cols), None
+    )
     if model_col is None:
         raise CrsevalError(
             "no model column", file=path, line=1, expected="a column model (or model_name)"
@@ -179,22 +181,24 @@ def read_published_metrics(path: Path, prefix: str = "") -> pd.DataFrame:
     }
     rows = [
         {
-            "model": r[model_col].strip(),
+            "system": r[model_col].strip(),
             "metric": n,
             "published": to_float(r[c], file=path, line=line, field=c, allow_empty=True),
         }
         for line, r in it
         for n, c in metric_cols.items()
     ]
-    return pd.DataFrame(rows, columns=["model", "metric", "published"]).dropna(subset=["published"])
+    return pd.DataFrame(rows, columns=["system", "metric", "published"]).dropna(
+        subset=["published"]
+    )
 
 
 def against_published(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
-    """model, metric, published, reproduced, abs_diff (models and metrics both sides have)."""
-    mine = reproduced.rename(columns={"mean": "reproduced"})[["model", "metric", "reproduced"]]
-    out = published.merge(mine, on=["model", "metric"], how="inner")
+    """system, metric, published, reproduced, abs_diff (models and metrics both sides have)."""
+    mine = reproduced.rename(columns={"mean": "reproduced"})[["system", "metric", "reproduced"]]
+    out = published.merge(mine, on=["system", "metric"], how="inner")
     out["abs_diff"] = (out["published"] - out["reproduced"]).abs()
-    return out.sort_values(["metric", "model"]).reset_index(drop=True)
+    return out.sort_values(["metric", "system"]).reset_index(drop=True)
 
 
 def max_difference(table: pd.DataFrame) -> dict[str, float]:

@@ -131,7 +131,7 @@ def alignment(
             gap = abs(sm[f] - real_m[f])
             rows.append(
                 {
-                    "model": model,
+                    "system": model,
                     "user_feature": f,
                     "simulated": sm[f],
                     "real": real_m[f],

@@ -61,23 +61,30 @@ def _records(run: Path) -> tuple[Run, list[dict]]:
     return src, records
 
 
+def _skipped(src: Run, run: Path) -> str:
+    """A note where the source run's records had damaged lines (not JSON) that were left out."""
+    n = src.skipped_lines
+    where = f"{run.name}/records/results.jsonl"
+    return f"{n} damaged line{'s' * (n != 1)} of {where} skipped (not JSON)." if n else ""
+
+
 def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
     stated = (
         follow.assign(
             n_stated=follow["stated_share"] * follow["shifts"],
             n_reverted=follow["reverted_share"] * follow["shifts"],
         )
-        .groupby("model")[["shifts", "n_stated", "n_reverted"]]
+        .groupby("system")[["shifts", "n_stated", "n_reverted"]]
         .sum()
     )
-    head = like.rename(columns={"source": "model"})[
-        ["model", "words_per_turn", "act_tv_distance", "frechet"]
+    head = like.rename(columns={"source": "system"})[
+        ["system", "words_per_turn", "act_tv_distance", "frechet"]
     ]
     head = head.merge(
-        leak[["model", "leak_turn_share", "sessions_with_leak"]], on="model", how="left"
+        leak[["system", "leak_turn_share", "sessions_with_leak"]], on="system", how="left"
     )
-    head["shifts_stated"] = head["model"].map(stated["n_stated"] / stated["shifts"])
-    head["shifts_reverted"] = head["model"].map(stated["n_reverted"] / stated["shifts"])
+    head["shifts_stated"] = head["system"].map(stated["n_stated"] / stated["shifts"])
+    head["shifts_reverted"] = head["system"].map(stated["n_reverted"] / stated["shifts"])
     return head
 
 
@@ -107,13 +114,13 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
     tick = progress("comparing the simulated users with real users (four pillars)", 1)
     tables, more = user_validity(records, kb, reference, get_embedder(), config, others)
     tick(1)
-    more += filter(None, [own_words_note(config.run, config.human)])
+    more += filter(None, [own_words_note(config.run, config.human), _skipped(src, config.run)])
     worst = D.worst(tables["shift_user_discriminator"])  # per model, the panel's best discriminator
     head = head.merge(
         worst[["source", *AUC, "member"]].rename(
-            columns={"source": "model", "member": "discriminator"}
+            columns={"source": "system", "member": "discriminator"}
         ),
-        on="model",
+        on="system",
         how="left",
     )
     out.table("shift_validity", head)

@@ -71,9 +71,9 @@ def leakage(records: Sequence[dict[str, Any]], kb: MovieKB) -> pd.DataFrame:
             own = {title.get(i) for i in (truth_of(t) or {}).get("named", ())}
             leaks += bool(set(mentioned_titles(kb, t["user"])) - said - own)
             said |= set(mentioned_titles(kb, t["system"]))
-        rows.append({"model": r["model"], "user_turns": len(r["turns"]), "leaked_turns": leaks})
-    d = pd.DataFrame(rows, columns=["model", "user_turns", "leaked_turns"])
-    g = d.groupby("model", sort=False)
+        rows.append({"system": r["model"], "user_turns": len(r["turns"]), "leaked_turns": leaks})
+    d = pd.DataFrame(rows, columns=["system", "user_turns", "leaked_turns"])
+    g = d.groupby("system", sort=False)
     return pd.DataFrame(
         {
             "sessions": g.size(),
@@ -106,17 +106,17 @@ def shift_following(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
             later = " ".join(t["user"].lower() for t in turns[i + 1 : end])
             rows.append(
                 {
-                    "model": r["model"],
+                    "system": r["model"],
                     "kind": truth.get("kind"),
                     "stated": all(v in text for v in new),
                     "reverted": any(re.search(rf"\b{re.escape(v)}\b", later) for v in old),
                 }
             )
     if not rows:
-        return pd.DataFrame(columns=["model", "kind", "shifts", "stated_share", "reverted_share"])
+        return pd.DataFrame(columns=["system", "kind", "shifts", "stated_share", "reverted_share"])
     d = pd.DataFrame(rows)
     return (
-        d.groupby(["model", "kind"], sort=False)
+        d.groupby(["system", "kind"], sort=False)
         .agg(
             shifts=("stated", "size"),
             stated_share=("stated", "mean"),

@@ -53,9 +53,7 @@ def dialogue_units(units: dict[str, list[pd.DataFrame]], label: str, judge: bool
     # the user: the session the layout pairs a battle's two dialogues on, else each dialogue its own
     user = words["session"] if "session" in words else words["dialogue"]
     words = words.assign(user=user.astype(str))
-    shift = pd.concat(units["shift"], ignore_index=True).rename(
-        columns={"model": "system", "session": "user_session"}
-    )
+    shift = pd.concat(units["shift"], ignore_index=True).rename(columns={"session": "user_session"})
     shift["user"] = shift["user_session"].astype(str)
     cols = [c for _, part, c, _ in measures(judge) if part == "shift"]
     out = words.merge(shift[["system", "user", *cols]], on=["system", "user"], how="left")

@@ -50,15 +50,12 @@ def units(read: Reader, row: Row, part: str, system: str) -> pd.DataFrame:
         return (
             pd.DataFrame({"total": g.sum(), "weight": g.count()}).rename_axis("unit").reset_index()
         )
-    if row.part == "shift":
-        t = read(part, "shift_sessions")
-        t = t[(t["model"] == system) & ~t["failed"]]
-        unit = t["session"]
-    else:
-        t = read(part, "dialogue_metrics")
-        t = t[t["system"] == system]
-        # a run written before dialogue_metrics held the session: the id's "{model}|{session}"
-        unit = t["session"] if "session" in t else t["dialogue"].str.rpartition("|")[2].astype(int)
+    t = read(part, "shift_sessions" if row.part == "shift" else "dialogue_metrics")
+    t = t[t["system"] == system]
+    if "failed" in t:
+        t = t[~t["failed"]]  # a failed session is no unit
+    # a run written before dialogue_metrics held the session: the id's "{model}|{session}"
+    unit = t["session"] if "session" in t else t["dialogue"].str.rpartition("|")[2].astype(int)
     if row.column not in t:
         return pd.DataFrame({"unit": [], "total": [], "weight": []})
     return pd.DataFrame(
@@ -176,7 +173,7 @@ def _used(config: CardConfig, read: Reader, row: Row, scores: list[dict]) -> tup
         return next(s["n"] for s in scores if s["system"] == me), max(s["n"] for s in scores)
     llm = part_of(row, me).endswith("-llm")
     t = read("shift-llm" if llm else "shift", "shift_sessions")
-    ran = int(((t["model"] == me) & ~t["failed"]).sum())
+    ran = int(((t["system"] == me) & ~t["failed"]).sum())
     return ran, config.llm_sessions if llm else config.sessions
 
 

@@ -55,7 +55,6 @@ CONTEXT = {
     "dimension": ("dimension", "rated dimension"),
     "aspect": ("aspect", "judged aspect"),
     "judge": ("judge", "judge (panel member), or a baseline"),
-    "model": ("model", "CRS under evaluation"),
     "session": ("session", "session index"),
     "dialogue": ("dialogue", "dialogue id"),
     "turn": ("turn", "turn index (recommender turns for behavior alignment)"),

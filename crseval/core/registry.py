@@ -72,6 +72,8 @@ class TableSpec:
     dynamic: tuple[tuple[str, str], ...] = ()  # (fnmatch pattern, description)
     # context columns that mean something of their own in this table: (name, label, description)
     context: tuple[tuple[str, str, str], ...] = ()
+    # columns under another name in runs of an older crseval: (old, current), read back renamed
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 METRICS: dict[str, MetricSpec] = {}  # by qualified name
@@ -120,29 +122,34 @@ def with_ci(*names: str) -> list[str]:
     return [f"{n}{end}" for n in names for end in ("", "_lo", "_hi")]
 
 
+class TableFields(TypedDict, total=False):
+    """:class:`TableSpec`'s fields beyond name, ids and description, as :func:`register_table` takes them."""
+
+    capability: str
+    headline: Iterable[str]
+    columns: Iterable[str]
+    dynamic: dict[str, str]  # fnmatch pattern → what the columns it matches hold
+    context: dict[str, tuple[str, str]]  # column → (label, description) of its own in this table
+    renamed: dict[str, str]  # a column's name in runs of an older crseval → its current one
+
+
 def register_table(
-    name: str,
-    ids: Iterable[str],
-    description: str,
-    *,
-    capability: str = "general",
-    headline: Iterable[str] = (),
-    columns: Iterable[str] = (),
-    dynamic: dict[str, str] | None = None,
-    context: dict[str, tuple[str, str]] | None = None,
+    name: str, ids: Iterable[str], description: str, **fields: Unpack[TableFields]
 ) -> TableSpec:
     """Declare a result table. ``context`` gives a column a meaning of its own in this table where
     the room's or the shared glossary's would be wrong (``system`` is a response text in
-    ``behavior_turns``, a CRS's name elsewhere)."""
+    ``behavior_turns``, a CRS's name elsewhere). ``renamed`` maps a column's name in runs of an older
+    crseval to its current one (old runs load under today's names)."""
     spec = TableSpec(
         name,
         tuple(ids),
         description,
-        capability,
-        tuple(headline),
-        tuple(columns),
-        tuple((dynamic or {}).items()),
-        tuple((k, *v) for k, v in (context or {}).items()),
+        fields.get("capability", "general"),
+        tuple(fields.get("headline", ())),
+        tuple(fields.get("columns", ())),
+        tuple(fields.get("dynamic", {}).items()),
+        tuple((k, *v) for k, v in fields.get("context", {}).items()),
+        tuple(fields.get("renamed", {}).items()),
     )
     if name in TABLES and TABLES[name] != spec:
         raise CrsevalError(f"table {name!r} registered twice with different declarations")

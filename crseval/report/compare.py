@@ -188,10 +188,10 @@ def _one_system_each(
     table: str, frames: list[pd.DataFrame], systems: Sequence[str] | None
 ) -> list[pd.DataFrame]:
     """Each run's rows of its named system, the system column dropped (so the units pair across runs). The
-    system column is an id of the table (``model`` or ``system``; a ``system`` column of replies is not)."""
+    system column is an id of the table (a ``system`` column of replies is not)."""
     spec = get_table(table)
     ids = spec.ids if spec else ()
-    col = next((c for c in ("model", "system") if c in ids and all(c in f for f in frames)), None)
+    col = "system" if "system" in ids and all("system" in f for f in frames) else None
     several = col is not None and any(f[col].nunique() > 1 for f in frames)
     if systems is None and several:
         held = sorted(set().union(*(f[col].astype(str) for f in frames)))

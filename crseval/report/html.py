@@ -27,7 +27,7 @@ import pandas as pd
 from crseval.core.errors import CrsevalError
 from crseval.core.glossary import describe
 from crseval.core.registry import get_table, shown_columns
-from crseval.runs.view import Run, entries
+from crseval.runs.view import Run, current_names, entries, renames
 
 MAX_ROWS = 60
 MAX_COLUMNS = 9  # more than this and a table without declared headline columns is split
@@ -148,8 +148,9 @@ def _split(name: str, df: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 
 def _read(path: Path) -> pd.DataFrame | str:
+    """A table as text, under today's column names (a run of an older crseval reads as a new one)."""
     try:
-        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+        return current_names(path.stem, pd.read_csv(path, keep_default_na=False, na_values=[""]))
     except pd.errors.EmptyDataError:
         return "is empty"
     except (pd.errors.ParserError, UnicodeDecodeError) as e:
@@ -206,16 +207,28 @@ def _drill_rows(pq: Path, keep: np.ndarray) -> pd.DataFrame:
     return pa.concat_tables(parts).to_pandas() if parts else pd.DataFrame()
 
 
-def _light(path: Path, columns: list) -> pd.DataFrame:
+def _light(path: Path, columns: list, now: dict[str, str]) -> pd.DataFrame:
     """A drill table's level, value and highlight columns (from its Parquet copy where there is one, the
-    whole CSV otherwise): full rows are read only for the groups shown."""
+    whole CSV otherwise; ``now``: an older run's names → today's): full rows are read only for the groups
+    shown."""
     pq = path.with_suffix(".parquet")
     if not pq.exists():
-        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+        return _read(path)
     import pyarrow.parquet as papq
 
     names = papq.read_schema(pq).names
-    return pd.read_parquet(pq, columns=[c for c in dict.fromkeys(columns) if c and c in names])
+    was = {v: k for k, v in now.items()}
+    held = [was.get(c, c) for c in dict.fromkeys(columns) if c]
+    return pd.read_parquet(pq, columns=[c for c in held if c in names]).rename(columns=now)
+
+
+def _held_columns(path: Path) -> list[str]:
+    """The column names a table's file holds (its Parquet schema, or its CSV's header)."""
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as papq
+
+        return list(papq.read_schema(path).names)
+    return list(pd.read_csv(path, nrows=0).columns)
 
 
 def _drill_block(store: Run, drill: dict, doc: _Doc) -> str:
@@ -223,9 +236,12 @@ def _drill_block(store: Run, drill: dict, doc: _Doc) -> str:
     path = store.path("tables", f"{drill['table']}.csv")
     if not path.exists():
         return f'<p class="warn">table {esc(drill["table"])} is missing</p>'
-    levels, value, hl = list(drill["levels"]), drill.get("value"), drill.get("highlight")
     pq = path.with_suffix(".parquet")  # the same table, read ~10× faster (100k turns)
-    light = _light(path, [*levels, value, hl]).astype({lv: str for lv in levels})
+    held = _held_columns(pq if pq.exists() else path)
+    now = renames(drill["table"], held)  # an older run's names → today's
+    levels = [now.get(lv, lv) for lv in drill["levels"]]
+    value, hl = now.get(drill.get("value"), drill.get("value")), drill.get("highlight")
+    light = _light(path, [*levels, value, hl], now).astype({lv: str for lv in levels})
 
     def label(d: pd.DataFrame) -> str:
         if not value or value not in d:
@@ -243,7 +259,7 @@ def _drill_block(store: Run, drill: dict, doc: _Doc) -> str:
         ]
 
     keep = pd.MultiIndex.from_frame(light[levels]).isin(shown(light, 0))
-    full = _drill_rows(pq, np.asarray(keep)) if pq.exists() else light
+    full = _drill_rows(pq, np.asarray(keep)).rename(columns=now) if pq.exists() else light
     full = full.astype({lv: str for lv in levels}) if len(full) else full
     shown_cols = [c for c in full.columns if c not in levels and c != value]
 

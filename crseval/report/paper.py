@@ -18,7 +18,7 @@ import pandas as pd
 from crseval.core.glossary import describe
 from crseval.core.registry import find_metric, get_table, shown_columns
 from crseval.runs.formats import latex_table, tex
-from crseval.runs.view import Run, entries
+from crseval.runs.view import Run, current_names, entries
 
 MAX_COLUMNS = 9
 MAX_ROWS = 30  # longer tables are per-row data, left to the CSV
@@ -84,7 +84,7 @@ def _section(store: Run, sec: dict, out: Path) -> list[str]:
         path = store.path("tables", f"{name}.csv")
         if not path.exists():
             continue
-        df = pd.read_csv(path)
+        df = current_names(name, pd.read_csv(path))
         if (
             len(df) > MAX_ROWS
         ):  # per-row data (turns, answers) belongs in the supplement, not the paper

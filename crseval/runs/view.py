@@ -16,20 +16,35 @@ import pandas as pd
 from crseval.core.errors import CrsevalError
 from crseval.core.files import check_lines
 from crseval.core.glossary import column, renamed
+from crseval.core.registry import get_table
+
+
+def renames(table: str, columns: list[str]) -> dict[str, str]:
+    """Old name → today's of the ``columns`` an older crseval wrote ``table`` with (none for a table of
+    today): the table's own renames (its declaration's ``renamed``, taken together where none of the
+    names they bring is there yet: ``shift_turns``' ``system`` → ``reply`` with ``model`` → ``system``),
+    then the naming every table changed to in 0.2 (``ci_low`` → ``ci_lo``, ``p_value`` → ``p``)."""
+    spec = get_table(table)
+    moves = dict(spec.renamed) if spec else {}
+    brought = set(moves.values()) - set(moves)
+    old = {c: moves[c] for c in columns if c in moves} if not brought & set(columns) else {}
+    return old | {
+        c: new
+        for c in columns
+        if c not in old
+        and (new := renamed(c))
+        and column(table, c) is None
+        and column(table, new) is not None
+    }
 
 
 def current_names(table: str, df: pd.DataFrame) -> pd.DataFrame:
-    """A table written by an older crseval with its columns under today's names (``ci_low`` →
-    ``ci_lo``, ``p_value`` → ``p``; a DeprecationWarning says which), so code and ``compare`` read
-    old and new runs alike."""
-    old = {
-        c: new
-        for c in map(str, df.columns)
-        if (new := renamed(c)) and column(table, c) is None and column(table, new) is not None
-    }
+    """A table written by an older crseval with its columns under today's names (a DeprecationWarning
+    says which), so code, ``compare`` and the report read old and new runs alike."""
+    old = renames(table, list(map(str, df.columns)))
     if old:
         warnings.warn(
-            f"{table}: columns renamed since crseval 0.2: "
+            f"{table}: columns renamed since the run was written: "
             + ", ".join(f"{a} → {b}" for a, b in old.items()),
             DeprecationWarning,
             stacklevel=3,

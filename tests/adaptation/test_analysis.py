@@ -17,7 +17,7 @@ def sessions():
         for s in range(n):
             rows.append(
                 {
-                    "model": m,
+                    "system": m,
                     "session": str(s),
                     "failed": False,
                     "tas": mu + rng.normal(0, 0.05),
@@ -25,7 +25,7 @@ def sessions():
                 }
             )
     rows.append(
-        {"model": "a", "session": "99", "failed": True, "tas": 100.0, "coherence": 100.0}
+        {"system": "a", "session": "99", "failed": True, "tas": 100.0, "coherence": 100.0}
     )  # excluded
     return pd.DataFrame(rows)
 
@@ -33,9 +33,9 @@ def sessions():
 def test_anova_matches_scipy_and_statsmodels_oneway(sessions):
     anova, _ = anova_tukey(sessions, ["tas"])
     ok = sessions[~sessions["failed"]]
-    groups = [g["tas"].to_numpy() for _, g in ok.groupby("model")]
+    groups = [g["tas"].to_numpy() for _, g in ok.groupby("system")]
     f = stats.f_oneway(*groups)
-    sm = anova_oneway(ok["tas"], ok["model"], use_var="equal")
+    sm = anova_oneway(ok["tas"], ok["system"], use_var="equal")
     row = anova.iloc[0]
     assert row["F"] == pytest.approx(f.statistic) == pytest.approx(sm.statistic)
     assert row["p"] == pytest.approx(f.pvalue) == pytest.approx(sm.pvalue)
@@ -45,20 +45,25 @@ def test_anova_matches_scipy_and_statsmodels_oneway(sessions):
 def test_tukey_matches_scipy(sessions):
     _, tukey = anova_tukey(sessions, ["tas"])
     ok = sessions[~sessions["failed"]]
-    names = sorted(ok["model"].unique())
-    ref = stats.tukey_hsd(*[ok[ok["model"] == m]["tas"].to_numpy() for m in names])
+    names = sorted(ok["system"].unique())
+    ref = stats.tukey_hsd(*[ok[ok["system"] == m]["tas"].to_numpy() for m in names])
     for r in tukey.itertuples():
         i, j = names.index(r.group1), names.index(r.group2)
         assert r.p_tukey == pytest.approx(ref.pvalue[i, j], abs=2e-3)
         assert r.meandiff == pytest.approx(
-            ok[ok.model == r.group2].tas.mean() - ok[ok.model == r.group1].tas.mean()
+            ok[ok.system == r.group2].tas.mean() - ok[ok.system == r.group1].tas.mean()
         )
     assert tukey[(tukey.group1 == "a") & (tukey.group2 == "b")]["reject"].item()
 
 
 def test_anova_skips_metrics_without_within_model_variation():
     df = pd.DataFrame(
-        {"model": list("aabb"), "session": list("0101"), "failed": False, "x": [1.0, 1.0, 0.0, 0.0]}
+        {
+            "system": list("aabb"),
+            "session": list("0101"),
+            "failed": False,
+            "x": [1.0, 1.0, 0.0, 0.0],
+        }
     )
     anova, tukey = anova_tukey(df, ["x"])
     assert np.isnan(anova.iloc[0]["F"])
@@ -68,8 +73,8 @@ def test_anova_skips_metrics_without_within_model_variation():
 
 def test_model_metrics_ci_contains_the_mean_and_excludes_failed_sessions(sessions):
     mm = model_metrics(sessions, ["tas"], n_boot=500)
-    a = mm[(mm.model == "a") & (mm.metric == "tas")].iloc[0]
-    ok = sessions[(sessions.model == "a") & ~sessions.failed]
+    a = mm[(mm.system == "a") & (mm.metric == "tas")].iloc[0]
+    ok = sessions[(sessions.system == "a") & ~sessions.failed]
     assert a["mean"] == pytest.approx(ok.tas.mean())
     assert a["n"] == len(ok)
     assert a["ci_lo"] < a["mean"] < a["ci_hi"]
@@ -87,7 +92,7 @@ def test_pass_hat_k_by_hand():
 
     sessions = pd.DataFrame(
         {
-            "model": ["m"] * 6,
+            "system": ["m"] * 6,
             "user": [0, 0, 0, 1, 1, 1],
             "failed": [False] * 6,
             "follow.success": [1.0, 1.0, 0.0, 1.0, np.nan, 1.0],

@@ -61,5 +61,5 @@ def test_a_run_with_known_groups_reports_each_metrics_verdict(tmp_path):
     models = json.loads((out / "config.json").read_text())["config"]["models"]
     assert [m["name"] for m in models] == ["mine", *GROUPS]
     sessions = pd.read_csv(out / "tables" / "shift_sessions.csv")
-    assert set(sessions["model"]) == {"mine", *GROUPS}
+    assert set(sessions["system"]) == {"mine", *GROUPS}
     assert "Known groups in this run" in (out / "report.html").read_text()

@@ -31,7 +31,7 @@ def test_judge_scores_are_read_checked_and_analysed_like_scipy(tmp_path):
         _judge_csv(tmp_path / f"{m}_judge_scores.csv", raw[m])
     files = sorted(tmp_path.glob("*_judge_scores.csv"))
     scores = read_judge_scores(files)
-    assert set(scores["model"]) == {"qwen:7b", "llama3", "gemma"}
+    assert set(scores["system"]) == {"qwen:7b", "llama3", "gemma"}
     assert set(scores["aspect"]) == {"coherence", "personalization"}  # column names in any case
     kept, notes = apply_policy(scores, "report", (1, 5))
     assert len(kept) == len(scores)  # reported, not dropped: the published analysis used them
@@ -76,7 +76,7 @@ def test_score_command_reproduces_published_means_and_reads_embedded_judge_score
         doc["judge_scores"] = {"coherence": 1 + k % 5, "proactiveness": 2 + (k % 2)}
         (logs / f"{r['key'].replace('|', '_')}.json").write_text(json.dumps(doc))
     mine = pd.read_csv(run / "tables" / "model_metrics.csv")
-    pub = mine.pivot(index="model", columns="metric", values="mean")[
+    pub = mine.pivot(index="system", columns="metric", values="mean")[
         ["cross_coherence", "context_retention"]
     ]
     pub.reset_index().to_csv(logs / "model_metrics.csv", index=False)
@@ -128,7 +128,7 @@ def test_published_table_is_found_in_the_logs_parent_folder(tmp_path):
     for r in RunStore(run).records("results"):
         (logs / f"{r['key'].replace('|', '_')}.json").write_text(dumps_layout(r))
     mine = pd.read_csv(run / "tables" / "model_metrics.csv")
-    mine.pivot(index="model", columns="metric", values="mean")[
+    mine.pivot(index="system", columns="metric", values="mean")[
         ["cross_coherence"]
     ].reset_index().to_csv(tmp_path / "study" / "model_metrics.csv", index=False)
     res = evaluate("shift.score", logs=logs, kb="sample", n_boot=20, out=tmp_path / "scored")

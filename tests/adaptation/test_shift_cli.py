@@ -34,7 +34,7 @@ def test_shift_run_then_score_the_logs(tmp_path):
     res = crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"), "--format", "json")
     payload = json.loads(res.stdout.split("\nreport:")[0])
     assert "tas(" in payload["signature"]
-    models = {r["model"] for r in payload["result"]}
+    models = {r["system"] for r in payload["result"]}
     assert models == {"template", "mine"}
     assert (tmp_path / "run" / "records" / "results.jsonl").read_text().count("\n") == 4
     scored = crseval("shift", "score", str(tmp_path / "run"), "--out", str(tmp_path / "scored"))
@@ -85,12 +85,17 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     cfg = tmp_path / "shift.toml"
     cfg.write_text(CONFIG.replace("turns = 4", "turns = 8"))
     crseval("shift", "run", str(cfg), "--out", str(tmp_path / "run"))
+    records = RunStore(tmp_path / "run").records("results")
+    said = sum(len(r["turns"]) for r in records if r["model"] == "template")
+    log = tmp_path / "run" / "records" / "results.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join([lines[0], '{"torn\n', *lines[1:]]))  # a damaged line in the middle
     res = crseval(
         "shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--also", "sample",
         "--format", "json",
     )  # fmt: skip
     rows = {
-        r["model"]: r
+        r["system"]: r
         for r in json.loads(res.stdout.split("\nreport:")[0], parse_constant=lambda c: 1 / 0)[
             "result"
         ]
@@ -100,8 +105,6 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     out = tmp_path / "run" / "validity"
     assert (out / "tables" / "shift_detector_sweep.csv").exists() and (out / "report.html").exists()
     like = pd.read_csv(out / "tables" / "shift_human_likeness.csv").set_index("source")
-    records = RunStore(tmp_path / "run").records("results")
-    said = sum(len(r["turns"]) for r in records if r["model"] == "template")
     assert like.loc["template", "turns"] == min(10, said)  # sampled down to --max-turns
     disc = pd.read_csv(out / "tables" / "shift_user_discriminator.csv")
     assert set(disc["source"]) == {"human (split half)", "template", "mine", "sample"}
@@ -116,6 +119,9 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     # the bundled sample has no votes: no counterfactual, said so
     assert not (out / "tables" / "shift_user_counterfactual.csv").exists()
     assert "Counterfactual: needs" in (out / "report.html").read_text()
+    assert (
+        "1 damaged line of run/records/results.jsonl skipped" in (out / "report.html").read_text()
+    )
     bad = crseval("shift", "validate", str(tmp_path), check=False)
     assert bad.returncode == 2 and "no scored sessions" in bad.stderr
     bad = crseval("shift", "validate", str(tmp_path / "run"), "--human", str(cfg), check=False)
@@ -147,7 +153,7 @@ def test_thesis_definition_scores_a_run_and_reports_its_detector(tmp_path):
         "json",
     )
     rows = json.loads(scored.stdout.split("\nreport:")[0])["result"]
-    assert {r["model"] for r in rows} == {"template", "mine"}
+    assert {r["system"] for r in rows} == {"template", "mine"}
     assert all(0 <= r["thesis.context_adaptation_score"] <= 1 for r in rows)
     mm = pd.read_csv(tmp_path / "scored" / "tables" / "model_metrics.csv")
     assert {
@@ -332,7 +338,7 @@ def test_each_arena_crs_is_scored_against_its_own_catalogue(tmp_path):
     assert "catalogue of *_x: sample-movies" in said and "*_y: movielens-movies" in said
     assert "data:x:sample-movies" in done.stdout  # the signature line, not an emoji
     sessions = load_run(out).tables["shift_sessions"]
-    wish = sessions.groupby("model")["follow.wish_rate"].mean()
+    wish = sessions.groupby("system")["follow.wish_rate"].mean()
     assert wish["unicrs_y"] == 1.0 and wish["kbrd_x"] == 0.0
     assert load_run(out).signature["data"].startswith("x:sample-movies@")
     bad = crseval("shift", "score", logs, "--kb", "x=sample", "--out", tmp_path / "b", check=False)

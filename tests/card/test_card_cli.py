@@ -74,7 +74,7 @@ def test_the_card_scores_are_the_parts_own_numbers(card):
     out, _ = card
     scores = pd.read_csv(out / "tables" / "card_scores.csv").set_index(["metric", "system"])["mean"]
     shift = pd.read_csv(out / "shift" / "tables" / "model_metrics.csv")
-    mine = shift[(shift["model"] == "my_crs") & (shift["metric"] == "follow.follow_rate")][
+    mine = shift[(shift["system"] == "my_crs") & (shift["metric"] == "follow.follow_rate")][
         "mean"
     ].item()
     assert scores["shift.follow.follow_rate", "my_crs"] == pytest.approx(mine)
@@ -178,7 +178,7 @@ def test_after_a_fix_retry_failed_completes_the_card_in_the_same_run_directory(
     assert resumed.returncode == 1 and "my model is not loaded" in resumed.stderr
     crseval(*args, *small, "--retry-failed")
     sessions = pd.read_csv(tmp_path / "run" / "shift" / "tables" / "shift_sessions.csv")
-    assert not sessions["failed"].any() and (sessions["model"] == "flaky_crs").sum() == 6
+    assert not sessions["failed"].any() and (sessions["system"] == "flaky_crs").sum() == 6
     card = pd.read_csv(tmp_path / "run" / "tables" / "card.csv").set_index("metric")
     assert card.loc["shift.tas", "n"] == "6/6"
 

@@ -39,7 +39,7 @@ def test_your_earlier_version_gets_a_paired_column_of_its_own(v2_vs_v1):
     assert (follow["p_holm"] <= 2 * follow["p"] + 1e-12).all()
     # v1 met the same users: its sessions are in the shift part, its replies in a behavior part
     sessions = pd.read_csv(out / "shift" / "tables" / "shift_sessions.csv")
-    assert {"my_crs_v2", "v1", "template", "stubborn"} <= set(sessions["model"])
+    assert {"my_crs_v2", "v1", "template", "stubborn"} <= set(sessions["system"])
     assert (out / "behavior" / "v1" / "report.html").is_file()
     # which behaviours the simulated users tested on the CRS, from their logged truth
     (did,) = [

@@ -172,7 +172,11 @@ def test_no_name_means_two_things_in_the_shared_glossary():
     assert "words" in column("shift_turns", "user").description
     assert column("shift_sessions", "user").description == "user id"
     assert "response" in column("behavior_turns", "system").description
-    assert column("llm_usage", "model").description != column("model_metrics", "model").description
+    assert "LLM" in column("llm_usage", "model").description
+    assert (
+        column("model_metrics", "system").description == column("card_scores", "system").description
+    )
+    assert "reply" in column("shift_turns", "reply").label
 
 
 def test_a_table_may_give_a_column_its_own_meaning():

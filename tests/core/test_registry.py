@@ -82,7 +82,19 @@ def test_tas_parameters_are_declared_once():
 
     assert get_metric("tas").params == TASParams().signature_params()
     assert ScoringSection().tas_params() == TASParams()
-    assert TABLES["shift_sessions"].ids == ("model", "session")
+    assert TABLES["shift_sessions"].ids == ("system", "session")
+
+
+def test_the_crs_is_called_system_in_every_table():
+    """One name for the CRS: no table keys its rows by ``model`` (the shift tables did until 0.2; their
+    old runs load renamed, tests/runs/test_old_runs.py), and ``model`` is only the LLM of ``llm_usage``."""
+    from crseval.core.glossary import CONTEXT
+
+    load_declarations()
+    declares = [t for t in TABLES.values() if "model" in (*t.columns, *(c for c, *_ in t.context))]
+    assert [t.name for t in declares] == ["llm_usage"] and "model" not in CONTEXT
+    assert [t.name for t in TABLES.values() if "model" in t.ids] == ["llm_usage"]
+    assert dict(TABLES["shift_turns"].renamed) == {"system": "reply", "model": "system"}
 
 
 def test_every_metric_declares_its_scale():

@@ -69,7 +69,7 @@ def test_the_layout_in_three_commands(tmp_path):
         "shift", "score", f, "--kb", "sample", "--out", tmp_path / "s", "--format", "json"
     )
     (row,) = json.loads(res.stdout.split("\nreport:")[0])["result"]
-    assert row["model"] == "mine"
+    assert row["system"] == "mine"
     # no logged truth: following is read from the users' words ("scary … 80s", then "a comedy")
     assert (
         row["follow.follow_rate"] == 0.0

@@ -25,9 +25,16 @@ CORRECTED = {
     "dialogues": {OLD_SYSTEM: f"{SYSTEM}the CRS the row is about (its name)</dd>"},
     "reliability": {},
     "serendipity": {OLD_USER: f"{USER}user id</dd>"},
-    # shift_turns declares its own user and system: their words (shift_sessions' user is an id)
+    # shift_turns declares its own user: their words (shift_sessions' user is an id); #75: the CRS is
+    # `system` in every table, so the shift tables' `model` reads as `system` and the turns' replies as `reply`
     "shift": {
-        OLD_SYSTEM: f"{SYSTEM}the CRS&#x27;s words at this turn</dd>",
+        "<th title='system'>system</th>": "<th title='reply'>reply</th>",
+        "<th title='model'>model</th>": "<th title='system'>system</th>",
+        "<summary>model ": "<summary>system ",
+        "<dt>model <code>model</code></dt><dd>CRS under evaluation</dd>": "",
+        "<dt>reversed ": "<dt>reply <code>reply</code></dt><dd>the CRS&#x27;s words at this turn</dd>"
+        "<dt>reversed ",
+        OLD_SYSTEM: f"{SYSTEM}the CRS the row is about (its name)</dd>",
         OLD_USER: f"{USER}user id</dd>{USER}the simulated user&#x27;s words at this turn</dd>",
     },
 }
@@ -59,3 +66,19 @@ def test_an_old_run_loads_and_re_renders_identically(name, tmp_path):
     assert _page(run / "report.html") == before
     old = load_run(run)
     assert old.tables and all(len(old.tables[t].columns) for t in old.tables)
+
+
+def test_an_old_shift_run_reads_under_todays_names():
+    """The shift tables of 0.2 named the CRS `model` and its words `system`: they read as `system` and
+    `reply`, as a run of today writes them, and today's tables are left as they are."""
+    from crseval.runs.view import renames
+
+    old = load_run(FIXTURES / "shift")
+    turns, sessions = old.tables["shift_turns"], old.tables["shift_sessions"]
+    assert {"system", "reply"} <= set(turns.columns) and "model" not in turns
+    assert set(turns["system"]) == set(sessions["system"]) == {
+        "echo", "forgetter", "hallucinator", "laggard", "stubborn", "template"
+    }  # fmt: skip
+    assert turns["reply"].str.len().mean() > 20  # words, not names
+    today = ["system", "session", "turn", "user", "reply", "event"]
+    assert renames("shift_turns", today) == {} == renames("shift_sessions", ["system", "session"])
