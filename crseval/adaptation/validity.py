@@ -28,7 +28,7 @@ from scipy import linalg
 
 from crseval.adaptation.tas import jaccard
 from crseval.data.kb import MovieKB
-from crseval.text.movie_text import mentioned_titles
+from crseval.text.movie_text import genre_mentions, mentioned_titles
 from crseval.text.similarity import gram
 from crseval.core.types import truth_of
 
@@ -100,6 +100,8 @@ def shift_following(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
         shifts = [i for i, t in enumerate(turns) if (truth_of(t) or {}).get("shift")]
         for k, i in enumerate(shifts):
             truth, text = truth_of(turns[i]), turns[i]["user"].lower()
+            # a genre is stated in any word the genre reader knows for it ("comedies", "romantic")
+            text += " " + " ".join(g for g, negated in genre_mentions(text) if not negated)
             new = _values(truth.get("to"))
             old = [v for v in _values(truth.get("from")) if v not in new]
             end = shifts[k + 1] if k + 1 < len(shifts) else len(turns)

@@ -142,3 +142,15 @@ def test_detector_sweep_counts_detections_against_the_logged_shifts():
     # consecutive pairs: a→a (same), a→b (the logged shift), b→c (a false alarm)
     assert (got["detected"], got["true"]) == (2, 1)
     assert (got["precision"], got["recall"]) == (0.5, 1.0)
+
+
+def test_a_genre_is_stated_in_any_word_the_genre_reader_knows_for_it():
+    """A shift to comedy is stated by "Comedies please", to romance by "romantic movies"; not by "something different"."""
+    shift = {"shift": True, "kind": "genre", "from": "drama"}
+    said = ("Comedies please", "Show me some romantic movies now", "Something different now")
+    wished = ("comedy", "romance", "comedy")
+    records = [
+        {"model": "m", "turns": [turn(text, truth=shift | {"to": to})]}
+        for text, to in zip(said, wished)
+    ]
+    assert shift_following(records)["stated_share"].item() == pytest.approx(2 / 3)
