@@ -213,7 +213,7 @@ def _light(path: Path, columns: list, now: dict[str, str]) -> pd.DataFrame:
     shown."""
     pq = path.with_suffix(".parquet")
     if not pq.exists():
-        return _read(path)
+        return current_names(path.stem, pd.read_csv(path, keep_default_na=False, na_values=[""]))
     import pyarrow.parquet as papq
 
     names = papq.read_schema(pq).names
