@@ -261,6 +261,8 @@ def simulator_evidence(
         if "shift_user_counterfactual" in measured:
             cf = measured["shift_user_counterfactual"]
             signs = f"; counterfactual signs as real users' on {int(cf['sign_agrees'].sum())} of {len(cf)}"
+        if "shift_user_repeats" in measured:
+            signs += _repeats(measured["shift_user_repeats"].set_index("source")["repeated_share"])
         return (
             f"Simulated users ({who}): told from real users at AUC {aucs} by the panel's best "
             f"discriminator (.5 = like people){signs} — measured in this run."
@@ -272,9 +274,27 @@ def simulator_evidence(
             "RUN --human <real users' dialogues>`."
         )
     auc, lo, hi, member, agree, clear_agree, clear = shipped
+    rows = records.load("simulated_users").rows
+    shares = {
+        r["source"].removeprefix("repeats: "): r["repeated_share"]
+        for r in rows
+        if r["user"] == user and r["source"] in ("repeats: template", "repeats: real users")
+    }
     return (
         f"Simulated users ({who}): told from real CRS users at AUC {ci_text(auc, lo, hi)} by the panel's "
         f"best discriminator ({member}; .5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "
-        f"of the {clear} with a clear real difference) — {SHIPPED_ON}; `crseval shift validate RUN "
-        "--human <CRSArena-Dial>` measures it on a run."
+        f"of the {clear} with a clear real difference){_repeats(pd.Series(shares))} — {SHIPPED_ON}; "
+        "`crseval shift validate RUN --human <CRSArena-Dial>` measures it on a run."
+    )
+
+
+def _repeats(shares: pd.Series) -> str:
+    """ "; turns said word for word in another dialogue: template 29 %, … (real users 23 %)" from the
+    share per source (``shift_user_repeats``), "" without the real users' share to set them beside."""
+    if "real users" not in shares:
+        return ""
+    simulated = ", ".join(f"{s} {v:.0%}" for s, v in shares.drop("real users").items())
+    return (
+        f"; turns said word for word in another dialogue: {simulated} "
+        f"(real users {shares['real users']:.0%})"
     )

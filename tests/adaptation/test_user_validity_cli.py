@@ -96,6 +96,11 @@ def test_the_card_measures_its_simulated_users_against_real_ones(validated, tmp_
     notes = json.loads(res.stdout.split("\nreport:")[0])["notes"]
     users = next(n for n in notes if n.startswith("Simulated users"))
     assert "measured in this run" in users and "template" in users
+    repeats = pd.read_csv(tmp_path / "card" / "validity" / "tables" / "shift_user_repeats.csv")
+    share = repeats.set_index("source")["repeated_share"]
+    said = users.split("word for word in another dialogue: ")[1]
+    assert f"template {share['template']:.0%}" in said
+    assert f"(real users {share['real users']:.0%})" in said
     assert (tmp_path / "card" / "validity" / "tables" / "shift_user_discriminator.csv").exists()
 
 

@@ -38,4 +38,11 @@ def test_the_card_and_the_simulator_line_print_the_recorded_figures():
     line = simulator_evidence("realistic")
     assert f"{worst['discriminator_auc']:.2f}".replace("0.", ".") in line and "shared half" in line
     assert worst["member"] in line
+    repeats = {
+        r["source"]: r["repeated_share"]
+        for r in sims.rows
+        if r["user"] == "realistic" and r["source"].startswith("repeats: ")
+    }
+    said = f"another dialogue: template {repeats['repeats: template']:.0%} "
+    assert said + f"(real users {repeats['repeats: real users']:.0%})" in line
     assert "not compared" in simulator_evidence("realistic", phrases="mine.toml")
