@@ -215,13 +215,16 @@ def user_validity_output(
     return out
 
 
-def shipped_evidence(user: str) -> tuple[float, float, float, str, int, int, int] | None:
+def shipped_evidence(
+    user: str,
+) -> tuple[float, float, float, str, int, int, int, pd.Series] | None:
     """How crseval's own simulated ``user`` compares with real users, as the validity gate recorded it
     (`crseval/records/simulated_users.json`: `crseval shift validate`, 100 users × 12 turns on OpenDialKG's
     catalogue, template vs stubborn, seed 0, against CRSArena-Dial's shared half): the follower's users'
     AUC by the panel's worst member (the highest) and its 95 % CI, that member, the counterfactual features
-    whose sign agrees with real users', and of those with a clear real difference how many agree and how
-    many there are. None: not recorded."""
+    whose sign agrees with real users', of those with a clear real difference how many agree and how many
+    there are, and the shares of turns said word for word in another dialogue (template, real users).
+    None: not recorded."""
     rows = [r for r in records.load("simulated_users").rows if r["user"] == user]
     disc = sorted(
         (r for r in rows if r["source"] == "template"), key=lambda r: -r["discriminator_auc"]
@@ -237,6 +240,13 @@ def shipped_evidence(user: str) -> tuple[float, float, float, str, int, int, int
         sum(bool(r["sign_agrees"]) for r in signs),
         sum(bool(r["sign_agrees"]) for r in clear),
         len(clear),
+        pd.Series(
+            {
+                r["source"].removeprefix("repeats: "): r["repeated_share"]
+                for r in rows
+                if r["source"] in ("repeats: template", "repeats: real users")
+            }
+        ),
     )
 
 
@@ -273,17 +283,11 @@ def simulator_evidence(
             f"Simulated users ({who}): not compared with real users here — run `crseval shift validate "
             "RUN --human <real users' dialogues>`."
         )
-    auc, lo, hi, member, agree, clear_agree, clear = shipped
-    rows = records.load("simulated_users").rows
-    shares = {
-        r["source"].removeprefix("repeats: "): r["repeated_share"]
-        for r in rows
-        if r["user"] == user and r["source"] in ("repeats: template", "repeats: real users")
-    }
+    auc, lo, hi, member, agree, clear_agree, clear, shares = shipped
     return (
         f"Simulated users ({who}): told from real CRS users at AUC {ci_text(auc, lo, hi)} by the panel's "
         f"best discriminator ({member}; .5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "
-        f"of the {clear} with a clear real difference){_repeats(pd.Series(shares))} — {SHIPPED_ON}; "
+        f"of the {clear} with a clear real difference){_repeats(shares)} — {SHIPPED_ON}; "
         "`crseval shift validate RUN --human <CRSArena-Dial>` measures it on a run."
     )
 
