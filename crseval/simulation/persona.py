@@ -317,7 +317,12 @@ class RealisticUser(UserSimulator):
             and self.rng.random() < 0.05
         ):
             text = self._pick(PREFIXES) + " " + lower_first(text)
-        if act != "greet" and not text.endswith("?") and self.rng.random() < 0.04:
+        if (
+            act != "greet"
+            and not text.endswith("?")
+            and self.rng.random() < 0.04
+            and not text.rstrip(".!").endswith(SUFFIXES)  # no "… please please"
+        ):
             text = text.rstrip(".!") + " " + self._pick(SUFFIXES)
         if self.lower or self.rng.random() < 0.1:
             text = lower_first(text)
@@ -359,8 +364,8 @@ class RealisticUser(UserSimulator):
         else:
             slot = {"year": "year", "language": "language", "plot": "topic"}.get(kind, "person")
             text = self._phrase(kind, **{slot: str(new)})
-        if truth["contradiction"] and old:
-            text = self._phrase("take_back", old=str(old)) + " " + text
+        if truth["contradiction"] and old:  # two sentences, whatever the user's hand
+            text = join(self._phrase("take_back", old=str(old)), text)
         self.wished = True
         return text, truth
 

@@ -2,10 +2,12 @@
 follows it and frustrated with one that ignores it, and keeps the truth verified following reads."""
 
 import json
+import re
 
 from crseval.adaptation.validity import leakage, shift_following
 from crseval.simulation.config import SessionSpec
 from crseval.simulation.persona import RealisticUser
+from crseval.simulation.phrasebook import BOOK
 from crseval.simulation.wording import articles, join
 from crseval.simulation.session import run_session
 from crseval.simulation.user import UserSimulator
@@ -226,11 +228,15 @@ def test_two_phrases_join_as_one_turn_and_an_answer_is_never_a_change_of_mind():
     assert join("hello", "Any dramas?", ", ") == "hello, any dramas?"
     assert join("ok cool.", "What about drama?") == "ok cool. What about drama?"
     turns = [t for rs in _sessions(40).values() for r in rs for t in r["turns"]]
-    answers = [t["user"].lower() for t in turns if t["truth"].get("act") == "answer"]
+    answers = [t.lower() for t in BOOK["answer"]]  # few sessions draw one: the book's answers
     assert answers and not any(
         w in a for a in answers for w in ("changed my mind", "instead", "rather")
     )
     assert not any(t["user"].lower().startswith(("so oh", "oh so", "ok ok")) for t in turns)
+    # a take-back and the new wish are two sentences, and a closing word is not said twice
+    taken = [t["user"] for t in turns if t["truth"].get("contradiction")]
+    assert taken and all(". " in u or "? " in u or "! " in u for u in taken), taken
+    assert not any(re.search(r"\b(please|thanks|then) \1\b", t["user"], re.I) for t in turns)
 
 
 def test_after_a_reply_that_names_one_film_it_never_speaks_of_several():

@@ -128,5 +128,8 @@ def test_every_wording_of_the_bundled_book_is_plain_text_with_known_slots():
             for _ in range(10):
                 said = expand(template, rng)
                 assert not re.search(r"[\[\]<>|]|\s[,.?!]|\s\s", said), (act, said)
+                # composed wordings stay grammatical: no word twice in a row ("please please"),
+                # no "?," nor "i 'm", no "I'm looking for to watch"
+                assert not re.search(r"\b(\w+) \1\b|[?!][,.]|\w '|\bfor to\b", said), (act, said)
                 assert set(re.findall(r"\{(\w+)\}", said)) <= slots, (act, said)
     assert sum(wordings(t) for ts in BOOK.values() for t in ts) > 20 * sum(map(len, BOOK.values()))
