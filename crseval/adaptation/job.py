@@ -125,13 +125,12 @@ def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_p
     )
     if config.known_groups:
         from crseval.adaptation.known_groups import known_groups_output, pair_table
-        from crseval.adaptation.user_validity import simulator_evidence
 
         out.add(
             known_groups_output(
                 pair_table(out.tables["shift_sessions"], config.turns, config.n_boot, config.seed),
                 f"the same {config.sessions} simulated users as the models, {config.turns} turns. "
-                + simulator_evidence(config.simulator.user, config.simulator.phrases),
+                + _users_evidence(config),
                 "Known groups in this run: which metrics rank the CRS that follows the user first",
             )
         )
@@ -146,6 +145,13 @@ def _refuse_if_nothing_ran(results: Sequence[dict[str, Any]]) -> None:
             f"every session failed ({len(results)} of {len(results)}); the first: {first}",
             fix="fix the CRS, then run again with --fresh (failed sessions are recorded as done)",
         )
+
+
+def _users_evidence(config: ShiftConfig) -> str:
+    from crseval.adaptation.user_validity import simulator_evidence
+
+    sim = config.simulator
+    return simulator_evidence(sim.user, sim.phrases, rewritten=sim.drift is not None)
 
 
 def _headline(out: Output, notes: Sequence[str] = ()) -> Output:
@@ -172,11 +178,10 @@ def run(config: ShiftConfig, store: JobStore, progress: Progress) -> Output:
     out.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
     if config.known_groups:
         from crseval.adaptation.known_groups import verdict_line
-        from crseval.adaptation.user_validity import simulator_evidence
 
         summ = out.tables["known_groups_summary"]
         out.notes.insert(0, verdict_line(summ))
-        out.notes.insert(1, simulator_evidence(config.simulator.user, config.simulator.phrases))
+        out.notes.insert(1, _users_evidence(config))
         out.details["Known groups in this run"] = summ.drop(columns=["label"]).round(3)
     failed = [r for r in store.records(STREAM) if r.get("errors")]
     if failed:

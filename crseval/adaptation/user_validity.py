@@ -254,11 +254,16 @@ SHIPPED_ON = "CRSArena-Dial's shared half, measured by crseval"
 
 
 def simulator_evidence(
-    user: str, phrases: str = "bundled", measured: Mapping[str, pd.DataFrame] | None = None
+    user: str,
+    phrases: str = "bundled",
+    measured: Mapping[str, pd.DataFrame] | None = None,
+    rewritten: bool = False,
 ) -> str:
     """One sentence on how far the simulated users are like real ones: measured in this run where
-    ``measured`` (a ``shift.validate`` run's tables) holds it, else the shipped figures."""
+    ``measured`` (a ``shift.validate`` run's tables) holds it, else the shipped figures — which are for
+    the book's own words, so never quoted for users an LLM rewrote (``rewritten``: ``simulator.drift``)."""
     who = f"crseval's {user} users" + ("" if phrases == "bundled" else f", phrases from {phrases}")
+    who += ", rewritten by an LLM" if rewritten else ""
     measured = measured or {}
     if "shift_user_discriminator" in measured:
         d = D.worst(measured["shift_user_discriminator"])
@@ -276,6 +281,13 @@ def simulator_evidence(
         return (
             f"Simulated users ({who}): told from real users at AUC {aucs} by the panel's best "
             f"discriminator (.5 = like people){signs} — measured in this run."
+        )
+    if rewritten:
+        return (
+            f"Simulated users ({who}): not compared with real users here, and the shipped figures are for "
+            "users the LLM did not rewrite (the embedded model's rewrite made them easier to tell from "
+            "people: see the shift guide) — run `crseval shift validate RUN --human <real users' "
+            "dialogues>`."
         )
     shipped = shipped_evidence(user) if phrases == "bundled" else None
     if shipped is None:

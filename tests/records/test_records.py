@@ -46,3 +46,7 @@ def test_the_card_and_the_simulator_line_print_the_recorded_figures():
     said = f"another dialogue: template {repeats['repeats: template']:.0%} "
     assert said + f"(real users {repeats['repeats: real users']:.0%})" in line
     assert "not compared" in simulator_evidence("realistic", phrases="mine.toml")
+    # users an LLM rewrote: the shipped figures are not theirs
+    rewritten = simulator_evidence("realistic", rewritten=True)
+    assert "rewritten by an LLM" in rewritten and "not compared" in rewritten
+    assert f"{worst['discriminator_auc']:.2f}".replace("0.", ".") not in rewritten
