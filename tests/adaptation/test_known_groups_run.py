@@ -63,3 +63,26 @@ def test_a_run_with_known_groups_reports_each_metrics_verdict(tmp_path):
     sessions = pd.read_csv(out / "tables" / "shift_sessions.csv")
     assert set(sessions["system"]) == {"mine", *GROUPS}
     assert "Known groups in this run" in (out / "report.html").read_text()
+
+
+def test_a_run_whose_users_an_llm_rewrites_does_not_quote_the_shipped_panel(tmp_path):
+    """The shipped figures are the book's own words; rewritten users are measured or not quoted (#73)."""
+    config = tmp_path / "run.toml"
+    config.write_text(
+        """seed = 2
+sessions = 2
+turns = 3
+n_boot = 50
+[simulator.drift]
+backend = "scripted"
+[[models]]
+name = "template"
+kind = "template"
+[judge]
+enabled = false
+"""
+    )
+    res = crseval("shift", "run", config, "--known-groups", "--out", tmp_path / "run")
+    said = " ".join((res.stdout + res.stderr).split())
+    assert "Simulated users (crseval's realistic users, rewritten by an LLM): not compared" in said
+    assert "shift validate RUN --human" in said and "told from real CRS users at AUC" not in said
