@@ -68,18 +68,19 @@ def _auc(row: pd.Series) -> str:
 
 
 def validated(
-    user: str, arena: Path, kb: Path, tmp: Path
+    user: str, arena: Path, kb: Path, tmp: Path, also: tuple[Path, ...] = ()
 ) -> tuple[dict[str, pd.DataFrame], float, float]:
     """``crseval shift run`` of the card's CRSs with simulated user ``user``, then ``crseval shift validate
-    RUN --human ARENA``: its tables (``shift_user_discriminator``, ``shift_user_repeats``,
+    RUN --human ARENA [--also OTHERS]``: its tables (``shift_user_discriminator``, ``shift_user_repeats``,
     ``shift_user_counterfactual``, ``shift_user_outcomes``, ``shift_user_alignment``) and both commands'
-    seconds."""
+    seconds. ``also``: other real users read by the panel the same way (its human-vs-human rows)."""
     cfg = tmp / f"{user}.toml"
     crs = f"{ROOT / 'examples' / 'my_crs.py'}:respond"
     cfg.write_text(CONFIG.format(kb=kb, user=user, crs=crs, sessions=SESSIONS))
     run = tmp / user
     t_run = _timed("shift", "run", str(cfg), "--out", str(run))
-    t_val = _timed("shift", "validate", str(run), "--human", str(arena))
+    others = ["--also", ",".join(map(str, also))] if also else []
+    t_val = _timed("shift", "validate", str(run), "--human", str(arena), *others)
     tables = run / "validity" / "tables"
     names = ("discriminator", "repeats", "counterfactual", "outcomes", "alignment")
     return (

@@ -112,19 +112,24 @@ def following_from_words(data: Path) -> pd.DataFrame:
 
 
 AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
+# real seekers of other studies, read by the panel beside the arena's
+OTHER_SEEKERS = ("redial", "inspired")
 
 
 def simulated_users(data: Path) -> pd.DataFrame:
     """Per simulated user (the default realistic one and the scripted one of earlier releases): the
     panel's rows (source × member), each source's turns repeated across dialogues, one row per
     counterfactual feature, how each source's dialogues end and, with the template, each turn feature's
-    mean beside real users'."""
+    mean beside real users'. With the realistic users the panel also reads two other real seeker
+    populations, ReDial's and INSPIRED's, against CRSArena-Dial's (human vs human: what the bars mean)."""
     from simulated_users import validated
 
     frames = []
+    others = tuple(data / s for s in OTHER_SEEKERS)
     with tempfile.TemporaryDirectory() as tmp:
         for user in ("realistic", "scripted"):
-            tables, _, _ = validated(user, data / ARENA, data / KB, Path(tmp))
+            also = others if user == "realistic" else ()
+            tables, _, _ = validated(user, data / ARENA, data / KB, Path(tmp), also)
             disc = tables["shift_user_discriminator"][["source", "member", *AUC]]
             repeats = tables["shift_user_repeats"].assign(
                 source=lambda t: "repeats: " + t["source"]
@@ -249,8 +254,9 @@ CHECKS = {
         Check(
             "simulated_users",
             "crseval shift validate RUN --human {data}/arena/crsarena_dial "
+            "[--also {data}/redial,{data}/inspired] "
             "(RUN: bench/simulated_users.py's realistic and scripted users, 300 × 12, 4 CRSs)",
-            (ARENA, KB),
+            (ARENA, KB, *OTHER_SEEKERS),
             simulated_users,
             ("user", "source", "member"),
             _exact(*AUC, "sim_diff", "repeated_share", "satisfied", "frustrated", tol=0.01)
