@@ -113,7 +113,9 @@ def following_from_words(data: Path) -> pd.DataFrame:
 
 AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
 # real seekers of other studies, read by the panel beside the arena's
-OTHER_SEEKERS = ("redial", "inspired")
+# other real users read by the panel: two other studies' seekers, and the arena's open crowd (against its
+# closed crowd: real users of the same CRSs, recruited another way)
+OTHER_SEEKERS = ("redial", "inspired", f"{ARENA}/crs_arena_dial_open.json")
 
 
 def simulated_users(data: Path) -> pd.DataFrame:
@@ -121,7 +123,8 @@ def simulated_users(data: Path) -> pd.DataFrame:
     panel's rows (source × member), each source's turns repeated across dialogues, one row per
     counterfactual feature, how each source's dialogues end and, with the template, each turn feature's
     mean beside real users'. With the realistic users the panel also reads two other real seeker
-    populations, ReDial's and INSPIRED's, against CRSArena-Dial's (human vs human: what the bars mean)."""
+    populations, ReDial's and INSPIRED's, against CRSArena-Dial's, and the arena's open crowd against
+    its closed crowd (human vs human: what the bars mean)."""
     from simulated_users import validated
 
     frames = []
@@ -254,7 +257,7 @@ CHECKS = {
         Check(
             "simulated_users",
             "crseval shift validate RUN --human {data}/arena/crsarena_dial "
-            "[--also {data}/redial,{data}/inspired] "
+            "[--also {data}/redial,{data}/inspired,{data}/arena/crsarena_dial/crs_arena_dial_open.json] "
             "(RUN: bench/simulated_users.py's realistic and scripted users, 300 × 12, 4 CRSs)",
             (ARENA, KB, *OTHER_SEEKERS),
             simulated_users,

@@ -162,7 +162,9 @@ def panel(
 ) -> pd.DataFrame:
     """One row per member × source (each simulated CRS's users, each other human source) against the
     real users, and per member the floor (two halves of the real users). Turn-level members read at most
-    ``max_turns`` turns per side (a seeded sample); dialogue-level ones every dialogue."""
+    ``max_turns`` turns per side (a seeded sample); dialogue-level ones every dialogue. A human source
+    whose dialogues are part of ``real`` (one crowd of a two-crowd reference) is read against the rest of
+    ``real``: the same dialogues on both sides would tell nothing."""
     rng = np.random.default_rng(seed)
     encode = (
         embedder.encode
@@ -179,6 +181,11 @@ def panel(
     sources += [("human", n, ds) for n, ds in (others or {}).items()]
     sides = [(kind, name, _Side.read(ds, encode, matcher)) for kind, name, ds in sources]
     keeps = [sample(side) for _, _, side in sides]
+    real_ids = np.array([d.id for d in real])
+    rests = [
+        ~np.isin(real_ids, [d.id for d in ds]) if kind == "human" else np.ones(len(real), bool)
+        for kind, _, ds in sources
+    ]
     rows = []
     for member in MEMBERS:
         model = ngram_model if member.reads == "n-grams" else None
@@ -186,11 +193,13 @@ def panel(
         half = half_turn if member.level == "turn" else half_dialogue
         auc = discriminator_auc(rx, half.astype(int), rg, seed, n_boot, model)
         rows.append((member, "human (split half)", "floor", len(rx) // 2, len(rx), auc))
-        for (kind, name, side), keep in zip(sides, keeps):
+        in_rest = ref.turn_dialogue[ref_keep] if member.level == "turn" else np.arange(len(real))
+        for (kind, name, side), keep, rest in zip(sides, keeps, rests):
             x, g = _inputs(side, member, matcher, keep)
-            y = np.r_[np.ones(len(x)), np.zeros(len(rx))]
-            auc = discriminator_auc(_stack(x, rx), y, np.r_[g, rg], seed, n_boot, model)
-            rows.append((member, name, kind, len(x), len(rx), auc))
+            r = rest[in_rest]
+            y = np.r_[np.ones(len(x)), np.zeros(r.sum())]
+            auc = discriminator_auc(_stack(x, rx[r]), y, np.r_[g, rg[r]], seed, n_boot, model)
+            rows.append((member, name, kind, len(x), int(r.sum()), auc))
     return pd.DataFrame(
         [
             {

@@ -111,6 +111,7 @@ def user_validity(
     for d in R.simulated_dialogues(records):
         sim.setdefault(d.system, []).append(d)
     real = reference.dialogues
+    notes: list[str] = []
     real_f = R.dialogue_features(real, matcher)
     sim_f = {m: R.dialogue_features(ds, matcher) for m, ds in sim.items()}
     tables = {
@@ -127,7 +128,6 @@ def user_validity(
         ),
         "shift_user_repeats": D.repeats(sim | {"real users": real}, matcher),
     }
-    notes = []
     small = [m for m, ds in sim.items() if len({d.group for d in ds}) < SMALL]
     if small:
         notes.append(
@@ -151,6 +151,29 @@ def user_validity(
     ends["real: all"] = real
     tables["shift_user_outcomes"] = R.outcomes(ends)
     return tables, notes
+
+
+def also_notes(reference: Reference, others: dict[str, Reference]) -> list[str]:
+    """A note per ``--also`` source that is part of the reference (one crowd of a CRSArena-Dial folder):
+    the panel reads it against the rest; an error where it holds the whole reference."""
+    ids = {d.id for d in reference.dialogues}
+    notes = []
+    for name, other in others.items():
+        shared = len(ids & {d.id for d in other.dialogues})
+        if shared == len(ids):
+            raise CrsevalError(
+                f"{name} holds every dialogue of the reference: there is nothing to compare it with",
+                field="--also",
+                fix="pass another source, or one part of the reference (e.g. one crowd's file of a "
+                "CRSArena-Dial folder)",
+            )
+        if shared:
+            notes.append(
+                f"{name} is part of the reference ({shared} of its {len(ids)} dialogues): the panel "
+                f"reads it against the other {len(ids) - shared} — real users against real users of "
+                "the same study."
+            )
+    return notes
 
 
 def own_words_note(run: Path, reference: str) -> str | None:

@@ -14,6 +14,7 @@ from crseval.adaptation.tas import TASParams
 from crseval.adaptation.validate_config import ValidateConfig
 from crseval.adaptation.user_validity import (
     USER_TABLES,
+    also_notes,
     own_words_note,
     read_reference,
     user_validity,
@@ -105,6 +106,7 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
     reference = read_reference(config.human)
     ds = reference.source
     others = {Path(o).name: read_reference(o, "--also") for o in config.also}
+    also = also_notes(reference, others)
     out = Output("Simulator validity per model (human split half = the floor)")
     part, notes, sig_part = simulator_checks(
         store, records, kb, run_cfg.get("scoring", {}), ds, config, progress
@@ -114,6 +116,7 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
     tick = progress("comparing the simulated users with real users (four pillars)", 1)
     tables, more = user_validity(records, kb, reference, get_embedder(), config, others)
     tick(1)
+    more += also
     more += filter(None, [own_words_note(config.run, config.human), _skipped(src, config.run)])
     worst = D.worst(tables["shift_user_discriminator"])  # per model, the panel's best discriminator
     head = head.merge(

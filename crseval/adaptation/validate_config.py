@@ -27,7 +27,8 @@ class ValidateConfig(BaseModel):
     also: Annotated[list[str], BeforeValidator(split_commas)] = Field(
         [],
         description="Other human sources compared with the reference the same way (the human-vs-human "
-        "rows of the discriminator), e.g. ../shared/data/redial.",
+        "rows of the discriminator), e.g. ../shared/data/redial; a source that is part of the reference "
+        "(one crowd's file of a CRSArena-Dial folder) is compared with the rest of it.",
     )
     follower: str = Field(
         "template", description="The run's CRS that follows the user (counterfactual pillar)."

@@ -84,6 +84,22 @@ def test_the_panel_tells_apart_users_who_word_things_differently_and_not_those_w
     assert set(worst.index) == {"human (split half)", "same", "other"}
 
 
+def test_a_human_source_inside_the_reference_is_read_against_the_rest_of_it(matcher):
+    # one crowd of a two-crowd reference: against the whole reference its own dialogues would sit on both
+    # sides; against the other crowd the wording tells them apart as it would two separate sources
+    rng = np.random.default_rng(0)
+    plain = _users("p", 40, ["any good comedy", "not that one", "ok thanks"], rng)
+    formal = _users("f", 40, ["Kindly provide a comedy film.", "That is unsuitable."], rng)
+    panel = D.panel(
+        {}, plain + formal, HashEmbedder(), matcher, others={"formal": formal}, n_boot=200
+    )
+    rows = panel[panel["source"] == "formal"].set_index("member")
+    dialogue = rows.loc["n-grams · dialogue"]
+    assert (dialogue["units"], dialogue["real_units"]) == (40, 40)  # the 40 plain dialogues only
+    assert rows.loc["n-grams · turn", "real_units"] == 40 * 6
+    assert (rows["discriminator_auc"] > 0.95).all()
+
+
 def test_worst_keeps_the_highest_auc_per_source():
     d = pd.DataFrame(
         {

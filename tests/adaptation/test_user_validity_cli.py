@@ -85,6 +85,30 @@ def test_a_bad_second_source_is_one_line_naming_the_option(validated):
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
+def test_one_crowd_of_the_reference_is_read_against_the_other(validated, tmp_path):
+    _, arena, tmp = validated
+    open_crowd = arena / "crs_arena_dial_open.json"
+    out = crseval(
+        "shift", "validate", str(tmp / "run"), "--human", str(arena), "--also", str(open_crowd),
+        "--out", str(tmp_path / "crowds"), "--n-boot", "300", "--max-turns", "600",
+    )  # fmt: skip
+    assert "is part of the reference (206 of its 368 dialogues)" in " ".join(
+        (out.stdout + out.stderr).split()
+    )
+    disc = pd.read_csv(tmp_path / "crowds" / "tables" / "shift_user_discriminator.csv")
+    crowd = disc[disc["source"] == open_crowd.name].set_index("member")
+    assert (crowd["compared"] == "human").all()
+    assert crowd.loc["n-grams · dialogue", "real_units"] == 162  # the closed crowd only
+    # the two crowds (free use vs recruited workers told to stay 5 exchanges) differ in length
+    assert crowd.loc["shape · dialogue", "discriminator_auc_lo"] > 0.6
+    whole = crseval(
+        "shift", "validate", str(tmp / "run"), "--human", str(open_crowd), "--also",
+        str(open_crowd), "--out", str(tmp_path / "same"), check=False,
+    )  # fmt: skip
+    assert whole.returncode == 2 and "holds every dialogue of the reference" in whole.stderr
+    assert len(whole.stderr.strip().splitlines()) == 1
+
+
 def test_the_card_measures_its_simulated_users_against_real_ones(validated, tmp_path):
     import json
 
