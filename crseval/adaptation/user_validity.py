@@ -242,8 +242,8 @@ def shipped_evidence(
     user: str,
 ) -> tuple[float, float, float, str, int, int, int, pd.Series] | None:
     """How crseval's own simulated ``user`` compares with real users, as the validity gate recorded it
-    (`crseval/records/simulated_users.json`: `crseval shift validate`, 100 users × 12 turns on OpenDialKG's
-    catalogue, template vs stubborn, seed 0, against CRSArena-Dial's shared half): the follower's users'
+    (`crseval/records/simulated_users.json`: `crseval shift validate`, 300 users × 12 turns on OpenDialKG's
+    catalogue, four CRSs, seed 0, against CRSArena-Dial's shared half): the follower's users'
     AUC by the panel's worst member (the highest) and its 95 % CI, that member, the counterfactual features
     whose sign agrees with real users', of those with a clear real difference how many agree and how many
     there are, and the shares of turns said word for word in another dialogue (template, real users).
@@ -274,6 +274,18 @@ def shipped_evidence(
 
 
 SHIPPED_ON = "CRSArena-Dial's shared half, measured by crseval"
+CROWD = "crs_arena_dial_open.json"  # the gate's --also row: the arena's open crowd against its closed crowd
+
+
+def _crowds(member: str) -> str:
+    """ "; the arena's two crowds of real users are told apart at .85 [.81, .90] by the same member" from
+    the gate's record, "" where it holds no such row: what real people meet."""
+    rows = records.load("simulated_users").rows
+    row = next((r for r in rows if r["source"] == CROWD and r["member"] == member), None)
+    if row is None:
+        return ""
+    auc = ci_text(*(row[f"discriminator_auc{s}"] for s in ("", "_lo", "_hi")))
+    return f"; the arena's two crowds of real users are told apart at {auc} by the same member"
 
 
 def simulator_evidence(
@@ -322,7 +334,7 @@ def simulator_evidence(
     return (
         f"Simulated users ({who}): told from real CRS users at AUC {ci_text(auc, lo, hi)} by the panel's "
         f"best discriminator ({member}; .5 = like people); counterfactual signs as real users' on {agree} of 5 features ({clear_agree} "
-        f"of the {clear} with a clear real difference){_repeats(shares)} — {SHIPPED_ON}; "
+        f"of the {clear} with a clear real difference){_repeats(shares)}{_crowds(member)} — {SHIPPED_ON}; "
         "`crseval shift validate RUN --human <CRSArena-Dial>` measures it on a run."
     )
 

@@ -45,6 +45,17 @@ def test_the_card_and_the_simulator_line_print_the_recorded_figures():
     }
     said = f"another dialogue: template {repeats['repeats: template']:.0%} "
     assert said + f"(real users {repeats['repeats: real users']:.0%})" in line
+    crowds = next(
+        r
+        for r in sims.rows
+        if r["source"] == "crs_arena_dial_open.json" and r["member"] == worst["member"]
+    )  # what real people meet: the arena's open crowd against its closed crowd, by the same member
+    assert (
+        f"two crowds of real users are told apart at {crowds['discriminator_auc']:.2f}".replace(
+            "0.", "."
+        )
+        in line
+    )
     assert "not compared" in simulator_evidence("realistic", phrases="mine.toml")
     # users an LLM rewrote: the shipped figures are not theirs
     rewritten = simulator_evidence("realistic", rewritten=True)
