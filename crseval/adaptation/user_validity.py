@@ -59,6 +59,15 @@ def read_reference(spec: str, option: str = "--human") -> Reference:
     return Reference(source.info.name, source, reference_battles(spec, source))
 
 
+def read_others(specs: Sequence[str]) -> dict[str, Reference]:
+    """``--also``'s sources, each by its file or folder name — by the path as given where two share a
+    name, so that neither replaces the other."""
+    names = [Path(s).name for s in specs]
+    return {
+        n if names.count(n) == 1 else s: read_reference(s, "--also") for n, s in zip(names, specs)
+    }
+
+
 def reference_battles(spec: str, source) -> list[tuple[str, str]]:
     """The decided battles of a CRSArena-Dial layout (its votes: :func:`crseval.data.votes.votes_beside`)
     as (winner's dialogue id, loser's), kept where both dialogues are in ``source``."""

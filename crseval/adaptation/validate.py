@@ -16,6 +16,7 @@ from crseval.adaptation.user_validity import (
     USER_TABLES,
     also_notes,
     own_words_note,
+    read_others,
     read_reference,
     user_validity,
     user_validity_output,
@@ -105,7 +106,7 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
     kb = load_kb(run_cfg.get("kb"))
     reference = read_reference(config.human)
     ds = reference.source
-    others = {Path(o).name: read_reference(o, "--also") for o in config.also}
+    others = read_others(config.also)
     also = also_notes(reference, others)
     out = Output("Simulator validity per model (human split half = the floor)")
     part, notes, sig_part = simulator_checks(
