@@ -166,9 +166,8 @@ def panel(
     whose dialogues are part of ``real`` (one crowd of a two-crowd reference) is read against the rest of
     ``real``: the same dialogues on both sides would tell nothing."""
     rng = np.random.default_rng(seed)
-    encode = (
-        embedder.encode
-    )  # it keeps each text's vector: a phrase said a thousand times is read once
+    # the embedder keeps each text's vector: a phrase said a thousand times is read once
+    encode = embedder.encode
 
     def sample(side: _Side) -> np.ndarray:
         return np.sort(rng.permutation(len(side.turns))[:max_turns])
@@ -200,6 +199,11 @@ def panel(
             y = np.r_[np.ones(len(x)), np.zeros(r.sum())]
             auc = discriminator_auc(_stack(x, rx[r]), y, np.r_[g, rg[r]], seed, n_boot, model)
             rows.append((member, name, kind, len(x), int(r.sum()), auc))
+    return _frame(rows)
+
+
+def _frame(rows: list[tuple]) -> pd.DataFrame:
+    """The panel's table from its rows (member, source, compared, units, real units, (AUC, lo, hi))."""
     return pd.DataFrame(
         [
             {

@@ -90,8 +90,33 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     log = tmp_path / "run" / "records" / "results.jsonl"
     lines = log.read_text().splitlines(keepends=True)
     log.write_text("".join([lines[0], '{"torn\n', *lines[1:]]))  # a damaged line in the middle
+    people = tmp_path / "people.json"  # other users' own logs, for the human-vs-human rows
+    asks = [
+        "any good comedy?",
+        "not that one",
+        "something older",
+        "ok thanks",
+        "a scary one please",
+    ]
+    people.write_text(
+        json.dumps(
+            [
+                {
+                    "conv_id": f"p{i}",
+                    "system": "theirs",
+                    "dial_level_aggregated": {"overall": 3},
+                    "dialogue": [
+                        {"role": r, "utterance": f"{asks[(i + j) % 5]} {i}" if r == "user" else "X"}
+                        for j in range(3)
+                        for r in ("user", "assistant")
+                    ],
+                }
+                for i in range(12)
+            ]
+        )
+    )
     res = crseval(
-        "shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--also", "sample",
+        "shift", "validate", str(tmp_path / "run"), "--max-turns", "10", "--also", str(people),
         "--format", "json",
     )  # fmt: skip
     rows = {
@@ -107,9 +132,9 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     like = pd.read_csv(out / "tables" / "shift_human_likeness.csv").set_index("source")
     assert like.loc["template", "turns"] == min(10, said)  # sampled down to --max-turns
     disc = pd.read_csv(out / "tables" / "shift_user_discriminator.csv")
-    assert set(disc["source"]) == {"human (split half)", "template", "mine", "sample"}
+    assert set(disc["source"]) == {"human (split half)", "template", "mine", "people.json"}
     assert (
-        disc.loc[disc["source"] == "sample", "compared"] == "human"
+        disc.loc[disc["source"] == "people.json", "compared"] == "human"
     ).all()  # --also: human vs human
     panel = disc[disc["source"] == "template"].set_index("member")["discriminator_auc"]
     assert len(panel) == 5 and rows["template"]["discriminator"] == panel.idxmax()
@@ -126,6 +151,8 @@ def test_validate_a_run_and_refuse_what_is_not_one(tmp_path):
     assert bad.returncode == 2 and "no scored sessions" in bad.stderr
     bad = crseval("shift", "validate", str(tmp_path / "run"), "--human", str(cfg), check=False)
     assert bad.returncode == 2 and "not real users' dialogues" in bad.stderr
+    bad = crseval("shift", "validate", str(tmp_path / "run"), "--also", "sample", check=False)
+    assert bad.returncode == 2 and "holds every dialogue of the reference" in bad.stderr
 
 
 def test_thesis_definition_scores_a_run_and_reports_its_detector(tmp_path):
