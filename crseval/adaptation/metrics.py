@@ -694,7 +694,8 @@ register_columns(
         "user_feature": (
             "feature",
             "a user-turn cue (words per turn; shares of turns with a question, a title, acceptance, rejection "
-            "or complaint, a greeting, thanks, a closing) or turns (user turns per dialogue)",
+            "or complaint, a greeting, thanks, a closing; shares naming a genre, an era, people, the one film "
+            "shown, several films, or asking for a recommendation) or turns (user turns per dialogue)",
         ),
         "simulated": ("simulated", "the simulated users' value"),
         "real": ("real users", "the real users' value"),

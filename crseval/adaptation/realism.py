@@ -25,9 +25,19 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from crseval.simulation.acts import CUES, cues, words
+from crseval.simulation.acts import CUES, TOPICS, cues, topics, words
 
-FEATURES = ("words", "question", "title", "accept", "reject", "greeting", "thanks", "closing")
+FEATURES = (
+    "words",
+    "question",
+    "title",
+    "accept",
+    "reject",
+    "greeting",
+    "thanks",
+    "closing",
+    *TOPICS,
+)
 COUNTERFACTUAL = ("reject", "accept", "words", "question", "turns")  # dialogue-level, in this order
 
 
@@ -73,16 +83,17 @@ def real_dialogues(source) -> list[UserDialogue]:
 
 
 def turn_features(texts: Sequence[str], matcher) -> pd.DataFrame:
-    """Per user turn: words, every cue of :func:`crseval.simulation.acts.cues`, and whether it names a title
-    (``matcher``: a :class:`~crseval.text.titles.TitleMatcher`; title-like spans outside its catalogue count)."""
+    """Per user turn: words, every cue of :func:`crseval.simulation.acts.cues` and every topic of
+    :func:`~crseval.simulation.acts.topics`, and whether it names a title (``matcher``: a
+    :class:`~crseval.text.titles.TitleMatcher`; title-like spans outside its catalogue count)."""
     rows = []
     for t in texts:
-        c = cues(t)
+        c = cues(t) | topics(t)
         rows.append(
             {"words": float(words(t)), "title": float(bool(matcher.find(t)))}
-            | {k: float(c[k]) for k in CUES}
+            | {k: float(c[k]) for k in (*CUES, *TOPICS)}
         )
-    return pd.DataFrame(rows, columns=["words", "title", *CUES])
+    return pd.DataFrame(rows, columns=["words", "title", *CUES, *TOPICS])
 
 
 def dialogue_features(dialogues: Sequence[UserDialogue], matcher) -> pd.DataFrame:

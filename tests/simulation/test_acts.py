@@ -1,6 +1,6 @@
 """The cues a user turn is read by, for real and simulated users alike (simulator validity)."""
 
-from crseval.simulation.acts import cues
+from crseval.simulation.acts import TOPICS, cues, topics
 from crseval.text.reactions import reaction
 
 
@@ -20,6 +20,24 @@ def test_the_other_cues():
     c = cues("Hello! what would you recommend?")
     assert c["greeting"] and c["question"] and not c["thanks"]
     assert cues("ok bye")["closing"] and cues("thank you")["thanks"]
+
+
+def test_what_a_turn_talks_about():
+    said = {
+        "any good horror movies?": {"genre"},
+        "something from the 90s please": {"era"},
+        "an old classic": {"era"},
+        "who directed it?": {"person", "one_film"},
+        "I like the first one": {"several_films"},
+        "none of those": {"several_films"},
+        "can you recommend a comedy": {"genre", "recommend"},
+        "hello": set(),
+        "a movie for a date": set(),  # a mood or an audience: no fact the rules read
+    }
+    for text, holds in said.items():
+        t = topics(text)
+        assert list(t) == list(TOPICS)
+        assert {k for k, v in t.items() if v} == holds, text
 
 
 def test_the_reader_never_reads_a_simulated_reaction_as_its_opposite():
