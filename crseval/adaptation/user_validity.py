@@ -5,6 +5,7 @@ Dial folder brings its battles' votes for the counterfactual pillar)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -37,7 +38,7 @@ class Reference:
     source: Any
     battles: list[tuple[str, str]] = field(default_factory=list)
 
-    @property
+    @cached_property  # read by the --also checks, the tables and the panel: built once
     def dialogues(self) -> list[R.UserDialogue]:
         return R.real_dialogues(self.source)
 

@@ -1,10 +1,10 @@
 """What a user turn does, read by rules the same way for real and simulated users: greeting, thanks,
 closing, question, acceptance and rejection or complaint cues, words, titles; and what it talks about
-(:func:`topics`: a genre, an era, people, the one film shown, several films, a request for one). The simulator validity
-measures (:mod:`crseval.adaptation.realism`) compare real and simulated users through these cues, so
-neither side is read by rules the other was written for. Acceptance and rejection are the reaction
-reader's (:mod:`crseval.text.reactions`: accepted; rejected — complaints about repeats included), the
-reading checked against ReDial seekers' own forms and that rejected repeats use."""
+(:func:`topics`: a genre, an era, people, the one film shown, several films, a request for one). The
+simulator validity measures (:mod:`crseval.adaptation.realism`) compare real and simulated users
+through these cues, so neither side is read by rules the other was written for. Acceptance and
+rejection are the reaction reader's (:mod:`crseval.text.reactions`: accepted; rejected — complaints about
+repeats included), the reading checked against ReDial seekers' own forms and that rejected repeats use."""
 
 from __future__ import annotations
 
