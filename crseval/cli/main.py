@@ -199,7 +199,16 @@ def report(
     from crseval.report import write_report
 
     if not run_dir.is_dir():
-        raise CrsevalError("run directory not found", file=run_dir)
+        raise CrsevalError(
+            "is a file, not a run directory" if run_dir.exists() else "run directory not found",
+            file=run_dir,
+        )
+    if not any((run_dir / p).exists() for p in ("signature.json", "config.json", "tables")):
+        raise CrsevalError(
+            "not a crseval run (no signature.json, config.json or tables/)",
+            file=run_dir,
+            fix="pass a folder a crseval command wrote with --out",
+        )
     html = write_report(run_dir)
     console.print(f"report: [bold]{html}[/bold]")
     if latex:

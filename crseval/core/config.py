@@ -44,6 +44,15 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
                 if "key" in key.lower()
                 else None,
             ) from None
+        field = model.model_fields.get(str(err["loc"][0])) if len(err["loc"]) == 1 else None
+        if err.get("input") is None and field is not None and field.is_required():
+            # a required option the command line left out (TOML has no null: only the CLI gives None)
+            raise ConfigError(
+                "required, not given",
+                file=file,
+                field=key,
+                fix=f"pass --{key.replace('_', '-')}: {field.description or 'see --help'}".rstrip("."),
+            ) from None
         raise ConfigError(
             f"{err['msg'].removeprefix('Value error, ')} (got {err.get('input')!r})",
             file=file,

@@ -34,6 +34,13 @@ def clean_title(title: str) -> str:
 
 
 def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialogue:
+    if not isinstance(obj, dict):
+        raise CrsevalError(
+            f"a JSON {type(obj).__name__}, not a conversation",
+            file=path,
+            line=line,
+            expected="one ReDial conversation object per line",
+        )
     mentions_raw = obj.get("movieMentions") or {}
     if isinstance(mentions_raw, list):  # some dumps store an empty list
         mentions_raw = {}

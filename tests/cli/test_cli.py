@@ -36,6 +36,28 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "argv,says",
+    [
+        (["report", "{empty}"], "not a crseval run"),
+        (["report", "{file}"], "is a file, not a run directory"),
+        (["behavior", "meta", "{file}"], "field 'ideal': required, not given — pass --ideal"),
+        (["criterion", "{file}"], "field 'catalog': required, not given — pass --catalog"),
+        (["dialogues", "reactions", "{file}"], "a JSON list, not a conversation"),
+        (["shift", "validate", "{file}"], "is a file, not a run directory"),
+    ],
+)
+def test_bad_input_found_by_a_sweep_of_every_command(tmp_path, argv, says):
+    """Each was once a traceback, a misleading line or a report written into an empty folder."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "x.json").write_text("[1, 2]\n")
+    paths = {"{empty}": str(tmp_path / "empty"), "{file}": str(tmp_path / "x.json")}
+    out = crseval(*[paths.get(a, a) for a in argv], check=False)
+    assert out.returncode == 2
+    assert says in " ".join(out.stderr.split())
+    assert not (tmp_path / "empty" / "report.html").exists()
+
+
+@pytest.mark.parametrize(
     "fmt,marker",
     [("csv", "name,kind,description"), ("markdown", "| name |"), ("latex", "\\begin{tabular}")],
 )

@@ -39,3 +39,18 @@ def test_toml_syntax_error_has_line(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_config(p, LLMConfig)
     assert e.value.line == 2
+
+
+def test_required_option_left_out_names_the_flag():
+    from pydantic import BaseModel, Field
+
+    from crseval.core.config import validate
+
+    class Job(BaseModel):
+        pair_model: str = Field(..., description="A saved pair model.")
+
+    with pytest.raises(ConfigError) as e:
+        validate(Job, {"pair_model": None})
+    assert e.value.field == "pair_model"
+    assert "required, not given" in str(e.value)
+    assert "pass --pair-model: A saved pair model" in str(e.value)

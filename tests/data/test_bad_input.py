@@ -72,6 +72,15 @@ def test_redial_missing_field(tmp_path):
     assert e.value.line == 1
 
 
+@pytest.mark.parametrize("line", ["[1, 2]", "7", '"text"', "null"])
+def test_redial_line_that_is_no_object(tmp_path, line):
+    p = write(tmp_path, "r.jsonl", line + "\n")
+    with pytest.raises(CrsevalError) as e:
+        load_dataset("redial", p)
+    assert e.value.line == 1
+    assert "not a conversation" in str(e.value)
+
+
 def test_ratings_duplicate_and_off_scale(tmp_path):
     p = write(tmp_path, "r.csv", "item,rater,q\ni1,a,3\ni1,a,4\n")
     with pytest.raises(CrsevalError, match="twice") as e:
