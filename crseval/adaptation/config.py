@@ -63,6 +63,11 @@ class ScoringSection(TASParams):
                     "definition 'thesis' uses the study's similarity: TF-IDF fitted on titles and plots "
                     "as separate documents (similarity = 'tfidf', corpus = 'separate')"
                 )
+        elif self.lda:
+            raise ValueError(
+                "lda (the study's LDA model) is read only by definition = 'thesis'; topics = 'lda' "
+                "fits crseval's own LDA on the catalogue"
+            )
         return self
 
     def tas_params(self) -> TASParams:

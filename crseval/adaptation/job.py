@@ -93,6 +93,7 @@ def _simulate(
 
 def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_progress) -> Output:
     """Run (or resume) a preference-shift evaluation into ``store`` (its records); what it computed."""
+    kb = load_kb(config.kb)  # before the first write: a bad catalogue leaves no run to refuse later
     store.write_json(
         SCORING,
         {
@@ -100,7 +101,6 @@ def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_p
             "kb": str(Path(config.kb).resolve()) if config.kb else None,
         },
     )
-    kb = load_kb(config.kb)
     scoring = SessionScoring.build(config.scoring, config.judge, kb, store, config.seed)
     _simulate(config, store, scoring, progress)
     done_calling()  # a planning run ends here: the analysis calls no model
@@ -360,6 +360,13 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
             field="--lda",
             fix="pass --lda path/to/lda (the folder with lda.model and lda.dict)",
         )
+    if config.definition != "thesis" and config.lda is not None:
+        raise CrsevalError(
+            "the study's LDA model is read only by --definition thesis (--topics lda fits crseval's "
+            "own LDA on the catalogue)",
+            field="--lda",
+            fix="add --definition thesis, or leave --lda out",
+        )
     cats = _catalogues(config)
     logs, notes = import_logs(config.logs)
     groups: dict[str, list[dict]] = {name: [] for name in cats}
@@ -367,15 +374,14 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
         groups[catalogue_of(str(r["model"]), cats, "--kb")].append(r)
     scoring, judge = _sections(config)
     one = list(cats) == [""]
+    kbs = {name: load_kb(cats[name]) for name, part in groups.items() if part}  # before any write
     store.write_json(
         SCORING, {"scoring": scoring.model_dump(mode="json"), "kb": cats[""] if one else cats}
     )
     for n in notes:
         store.log("NOTE " + n)
     scored = {
-        name: SessionScoring.build(scoring, judge, load_kb(cats[name]), store, config.seed)
-        for name, part in groups.items()
-        if part
+        name: SessionScoring.build(scoring, judge, kb, store, config.seed) for name, kb in kbs.items()
     }
     records = [r for name, s in scored.items() for r in _score_all(groups[name], s, progress)]
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []

@@ -62,6 +62,8 @@ def read_text(path: str | Path) -> str:
         )
     try:
         data = p.read_bytes()
+    except FileNotFoundError:
+        raise CrsevalError("file not found", file=p, fix="check the path") from None
     except OSError as e:
         raise CrsevalError(f"cannot read file: {e.strerror}", file=p) from None
     check_lines(data, p)

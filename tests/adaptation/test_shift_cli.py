@@ -239,6 +239,32 @@ def test_thesis_definition_without_its_model_is_one_line(tmp_path):
     assert res.returncode == 2 and "lda.model" in res.stderr and "Traceback" not in res.stderr
 
 
+def test_lda_without_the_thesis_definition_is_refused(tmp_path):
+    """--lda was silently ignored unless --definition thesis: a user who passed the study's model with
+    --topics lda was scored with crseval's own LDA and never told."""
+    res = crseval(
+        "shift", "score", str(tmp_path), "--topics", "lda", "--lda", str(tmp_path), check=False
+    )
+    assert res.returncode == 2
+    assert "field '--lda'" in res.stderr and "--definition thesis" in res.stderr
+
+
+def test_a_bad_catalogue_leaves_no_run_to_refuse_the_corrected_command(tmp_path):
+    """The catalogue is read before the run's first file: a typo in --kb, then the same command with
+    the right path into the same --out, scores (it was refused as a different configuration)."""
+    logs = tmp_path / "s.json"
+    logs.write_text(
+        '{"model_name": "m", "conversation": [{"speaker": "USER", "text": "a comedy please"}, '
+        '{"speaker": "SYSTEM", "text": "Try Airplane!"}]}'
+    )
+    out = tmp_path / "o"
+    res = crseval("shift", "score", str(logs), "--kb", "nokb.json", "--out", str(out), check=False)
+    assert res.returncode == 2 and "catalogue not found" in res.stderr
+    assert not out.exists()
+    res = crseval("shift", "score", str(logs), "--kb", "sample", "--out", str(out), check=False)
+    assert res.returncode == 0, res.stderr
+
+
 def broken_crs(history):
     raise RuntimeError("my model is not loaded")
 
