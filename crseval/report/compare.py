@@ -37,14 +37,18 @@ class Comparison:
 
 
 def shared_tables(runs: Sequence[Run]) -> list[str]:
-    """Registered tables that every run has and that hold metric columns: per-item tables (with id columns)
-    first, in registry order."""
+    """Registered tables that every run has and that hold a metric column numeric in every run (not a
+    display table of "mean [lo, hi]" text): per-item tables (with id columns) first, in registry order."""
     tables = all_tables()
-    shared = [
-        t
-        for t in tables
-        if all(t in r.tables for r in runs) and metric_columns(t, runs[0].tables[t].columns)
-    ]
+
+    def numeric(t: str) -> bool:
+        return any(
+            all(pd.api.types.is_numeric_dtype(r.tables[t][c]) for r in runs)
+            for c in metric_columns(t, runs[0].tables[t].columns)
+            if all(c in r.tables[t] for r in runs)
+        )
+
+    shared = [t for t in tables if all(t in r.tables for r in runs) and numeric(t)]
     return sorted(shared, key=lambda t: not tables[t].ids)
 
 
@@ -76,6 +80,10 @@ def _columns(
         bad = [n for n, f in zip(names, frames) if not pd.api.types.is_numeric_dtype(f[c])]
         if bad:
             dropped.append(f"{c}: not numeric in {', '.join(bad)}")
+            continue
+        blank = [n for n, f in zip(names, frames) if not np.isfinite(f[c].to_numpy(float)).any()]
+        if blank:
+            dropped.append(f"{c}: no value in {', '.join(blank)}")
             continue
         out.append(c)
     return out
@@ -145,9 +153,7 @@ def compare(
     if len(runs) < 2:
         raise CrsevalError("compare needs at least two runs", field="RUNS")
     opened = [Run(r) for r in runs]
-    names = list(names or [Path(r).name for r in runs])
-    if len(set(names)) < len(names):
-        names = [str(r) for r in runs]
+    names = _distinct(list(names or [Path(r).name for r in runs]), runs, systems)
     if table is None:
         shared = shared_tables(opened)
         if not shared:
@@ -182,6 +188,21 @@ def compare(
         for m in cols
     ]
     return Comparison(pd.DataFrame(rows), names, table, dropped)
+
+
+def _distinct(
+    names: list[str], runs: Sequence[Path], systems: Sequence[str] | None
+) -> list[str]:
+    """A column name per run: its folder's name, else its path, else with its system (one run twice,
+    two of its systems compared), else numbered — two columns never share a name."""
+    for candidate in (
+        names,
+        [str(r) for r in runs],
+        [f"{Path(r).name} ({s})" for r, s in zip(runs, systems or ())],
+    ):
+        if len(candidate) == len(runs) and len(set(candidate)) == len(candidate):
+            return candidate
+    return [f"{n} #{i + 1}" for i, n in enumerate(names)]
 
 
 def _one_system_each(

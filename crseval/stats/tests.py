@@ -66,9 +66,15 @@ def paired_or_welch(a, b, paired: bool) -> tuple[str, float, float]:
     a, b = np.asarray(a, float), np.asarray(b, float)
     if paired:
         ok = np.isfinite(a) & np.isfinite(b)
-        t = stats.ttest_rel(a[ok], b[ok])
-        return f"paired t (n={int(ok.sum())})", float(t.statistic), float(t.pvalue)
-    t = stats.ttest_ind(a[np.isfinite(a)], b[np.isfinite(b)], equal_var=False)
+        a, b, name = a[ok], b[ok], f"paired t (n={int(ok.sum())})"
+        if len(a) < 2 or np.all(a - b == 0):  # too few pairs, or no difference to test: no t
+            return name, np.nan, np.nan
+        t = stats.ttest_rel(a, b)
+        return name, float(t.statistic), float(t.pvalue)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if min(len(a), len(b)) < 2:
+        return "Welch t", np.nan, np.nan
+    t = stats.ttest_ind(a, b, equal_var=False)
     return "Welch t", float(t.statistic), float(t.pvalue)
 
 

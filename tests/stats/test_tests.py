@@ -48,6 +48,16 @@ def test_paired_and_welch_match_scipy():
     assert t == pytest.approx(stats.ttest_ind(a, b[:15], equal_var=False).statistic)
 
 
+def test_no_t_without_two_values_or_a_difference(recwarn):
+    """Nothing to test is a NaN, quietly: scipy warned on the terminal (SmallSampleWarning) when
+    `compare` met a metric with one value, or the same run twice."""
+    same = np.arange(5.0)
+    assert np.isnan(paired_or_welch(same, same, paired=True)[2])
+    assert np.isnan(paired_or_welch([1.0, np.nan], [2.0, 3.0], paired=True)[2])
+    assert np.isnan(paired_or_welch([1.0], [2.0, 3.0], paired=False)[2])
+    assert not recwarn.list
+
+
 def test_tukey_intervals_equal_the_studentized_range_by_hand():
     """The intervals are the Tukey–Kramer ones by hand with scipy's studentized-range quantile, the second
     call (its critical value remembered) identical to the first."""
