@@ -381,7 +381,8 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
     for n in notes:
         store.log("NOTE " + n)
     scored = {
-        name: SessionScoring.build(scoring, judge, kb, store, config.seed) for name, kb in kbs.items()
+        name: SessionScoring.build(scoring, judge, kb, store, config.seed)
+        for name, kb in kbs.items()
     }
     records = [r for name, s in scored.items() for r in _score_all(groups[name], s, progress)]
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []

@@ -51,7 +51,9 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
                 "required, not given",
                 file=file,
                 field=key,
-                fix=f"pass --{key.replace('_', '-')}: {field.description or 'see --help'}".rstrip("."),
+                fix=f"pass --{key.replace('_', '-')}: {field.description or 'see --help'}".rstrip(
+                    "."
+                ),
             ) from None
         raise ConfigError(
             f"{err['msg'].removeprefix('Value error, ')} (got {err.get('input')!r})",

@@ -183,6 +183,12 @@ def compare(
         [] if spec else [f"table {table!r} is not registered: no id columns, items not paired"]
     )
     cols = _columns(table, frames, names, ids, metrics, dropped)
+    if not cols:
+        raise CrsevalError(
+            f"table {table!r} has no metric to compare ({'; '.join(dropped[:3])})",
+            field="--table",
+            fix="name a table of per-item numbers (see `crseval metrics`)",
+        )
     rows = [
         _row(table, m, [f[m].to_numpy(float) for f in frames], frames, names, ids, seed)
         for m in cols
@@ -190,9 +196,7 @@ def compare(
     return Comparison(pd.DataFrame(rows), names, table, dropped)
 
 
-def _distinct(
-    names: list[str], runs: Sequence[Path], systems: Sequence[str] | None
-) -> list[str]:
+def _distinct(names: list[str], runs: Sequence[Path], systems: Sequence[str] | None) -> list[str]:
     """A column name per run: its folder's name, else its path, else with its system (one run twice,
     two of its systems compared), else numbered — two columns never share a name."""
     for candidate in (

@@ -100,7 +100,10 @@ def test_ids_are_not_tested_and_anything_left_out_is_named(tmp_path):
 
 
 def test_a_metric_without_a_value_is_left_out_with_its_reason(tmp_path):
-    runs = [make_run(tmp_path, "A", [np.nan] * 8), make_run(tmp_path, "B", list(np.linspace(0, 1, 8)))]
+    runs = [
+        make_run(tmp_path, "A", [np.nan] * 8),
+        make_run(tmp_path, "B", list(np.linspace(0, 1, 8))),
+    ]
     c = compare(runs, "behavior_turns")
     assert list(c.table["metric"]) == ["match"]
     assert c.dropped == ["p_same: no value in A"]
@@ -144,10 +147,13 @@ def test_a_table_of_several_systems_is_compared_one_named_system_per_run(tmp_pat
     assert res.returncode == 2 and "no system 'x'" in res.stderr
     # the default table is the sessions, not model_metrics_wide ("mean [lo, hi]" text: nothing to test)
     assert shared_tables([Run(r) for r in runs])[0] == "shift_sessions"
-    # one run, two of its systems: a column each (both were named after the run: one hid the other)
-    res = crseval(
-        "compare", runs[0], runs[0], "--systems", "template,stubborn", "--format", "json"
+    res = crseval("compare", *runs, "--table", "model_metrics_wide", "--systems", "template,template", check=False)  # fmt: skip
+    assert (
+        res.returncode == 2
+        and "has no metric to compare (follow.follow_rate: not numeric" in res.stderr
     )
+    # one run, two of its systems: a column each (both were named after the run: one hid the other)
+    res = crseval("compare", runs[0], runs[0], "--systems", "template,stubborn", "--format", "json")
     rows = {r["metric"]: r for r in json.loads(res.stdout)["result"]}
     sessions = Run(runs[0]).tables["shift_sessions"].groupby("system")["follow.wish_rate"].mean()
     wish = rows["follow.wish_rate"]
