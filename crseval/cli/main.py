@@ -197,12 +197,9 @@ def report(
 ) -> None:
     """(Re)write RUN_DIR/report.html from the run's tables, figures and records."""
     from crseval.report import write_report
+    from crseval.runs.view import Run
 
-    if not run_dir.is_dir():
-        raise CrsevalError(
-            "is a file, not a run directory" if run_dir.exists() else "run directory not found",
-            file=run_dir,
-        )
+    Run(run_dir)  # a missing folder, or a file, is refused here
     if not any((run_dir / p).exists() for p in ("signature.json", "config.json", "tables")):
         raise CrsevalError(
             "not a crseval run (no signature.json, config.json or tables/)",

@@ -29,7 +29,8 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
     try:
         return model.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
+        # a key that is not the model's first: a typo ("vots") also reads as its field missing
+        err = next((x for x in e.errors() if x["type"] == "extra_forbidden"), e.errors()[0])
         key = ".".join(str(x) for x in err["loc"]) or "(top level)"
         ctx = err.get("ctx") or {}
         expected = ctx.get("expected")

@@ -157,7 +157,9 @@ class Run:
         self.root = Path(path)
         if not self.root.is_dir():
             raise CrsevalError(
-                "run directory not found",
+                "is a file, not a run directory"
+                if self.root.exists()
+                else "run directory not found",
                 file=self.root,
                 fix="pass a folder written by a crseval command (see --out)",
             )

@@ -54,3 +54,17 @@ def test_required_option_left_out_names_the_flag():
     assert e.value.field == "pair_model"
     assert "required, not given" in str(e.value)
     assert "pass --pair-model: A saved pair model" in str(e.value)
+
+
+def test_a_misspelt_key_is_named_before_the_field_it_leaves_missing():
+    from pydantic import BaseModel, ConfigDict
+
+    from crseval.core.config import validate
+
+    class Job(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        votes: list[str]
+
+    with pytest.raises(ConfigError) as e:
+        validate(Job, {"vots": ["v.csv"]})
+    assert "unknown key 'vots'" in str(e.value) and "votes" in str(e.value)
