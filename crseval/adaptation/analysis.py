@@ -429,11 +429,13 @@ def _figures(
             lambda path: plot_radar(mm, judged, path),
             "The judge's aspects per model on one radar (means)",
         )
-    out.figure(
-        "shift_correlations",
-        lambda path: plot_heatmap(sessions, [*cols.automatic, *judged], path),
-        "Pearson correlation of the session metrics across sessions (constant metrics left out)",
-    )
+    scored = sessions[~sessions["failed"]]
+    if len(scored) >= 3 and sum(scored[m].nunique() > 1 for m in [*cols.automatic, *judged]) >= 2:
+        out.figure(  # fewer sessions or varying metrics: no correlation to draw
+            "shift_correlations",
+            lambda path: plot_heatmap(sessions, [*cols.automatic, *judged], path),
+            "Pearson correlation of the session metrics across sessions (constant metrics left out)",
+        )
 
 
 def _following_tables(

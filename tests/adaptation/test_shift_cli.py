@@ -6,7 +6,7 @@ import pytest
 from crseval.runs import RunStore
 from crseval.runs.view import load_run
 
-from tests.support.cli import crseval
+from tests.support.cli import FIGURES, crseval
 
 CONFIG = """
 seed = 1
@@ -249,7 +249,7 @@ def test_lda_without_the_thesis_definition_is_refused(tmp_path):
     assert "field '--lda'" in res.stderr and "--definition thesis" in res.stderr
 
 
-def test_a_bad_catalogue_leaves_no_run_to_refuse_the_corrected_command(tmp_path):
+def test_a_bad_catalogue_leaves_no_run_to_refuse_the_corrected_command(tmp_path, recwarn):
     """The catalogue is read before the run's first file: a typo in --kb, then the same command with
     the right path into the same --out, scores (it was refused as a different configuration)."""
     logs = tmp_path / "s.json"
@@ -261,8 +261,14 @@ def test_a_bad_catalogue_leaves_no_run_to_refuse_the_corrected_command(tmp_path)
     res = crseval("shift", "score", str(logs), "--kb", "nokb.json", "--out", str(out), check=False)
     assert res.returncode == 2 and "catalogue not found" in res.stderr
     assert not out.exists()
-    res = crseval("shift", "score", str(logs), "--kb", "sample", "--out", str(out), check=False)
+    res = crseval(
+        "shift", "score", str(logs), "--kb", "sample", "--out", str(out), env=FIGURES, check=False
+    )
     assert res.returncode == 0, res.stderr
+    # one session: no correlation figure to draw (matplotlib warned about a 0 × 0 heatmap)
+    assert (out / "figures" / "shift_metrics.png").exists()
+    assert not (out / "figures" / "shift_correlations.png").exists()
+    assert not [w for w in recwarn if "singular" in str(w.message)]
 
 
 def broken_crs(history):
