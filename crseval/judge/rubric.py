@@ -75,6 +75,8 @@ _QUESTIONS = {
     "explanation": "How well does the assistant explain why the movies it recommends suit the user?",
     "relevance": "How relevant is the marked assistant response to what the user said before it?",
     "interestingness": "How interesting and engaging is the marked assistant response?",
+    "engagement": "How engaging is the assistant: does it keep the user interested and willing to go on "
+    "talking?",
     "turn-overall": "How satisfied would the user be with the marked assistant response?",
     "satisfaction": "How satisfied is the user with the marked assistant response?",
     "satisfied": "Does the user leave this conversation satisfied rather than frustrated?",

@@ -170,6 +170,17 @@ def test_an_aspect_without_a_rubric_needs_a_question(tmp_path):
     assert {r["aspect"] for r in json.loads(res.stdout)["result"]} == {"humour"}
 
 
+def test_the_bundled_sample_is_judged_on_every_aspect_it_labels(tmp_path):
+    """`judge meta-eval sample` as the help offers it, no --aspects: its raters label engagement,
+    which had no rubric (every test named --aspects satisfaction, and the default command failed)."""
+    res = crseval(
+        "judge", "meta-eval", "sample", "--backend", "scripted", "--n-boot", "0",
+        "--out", tmp_path / "m", "--format", "json",
+    )  # fmt: skip
+    rows = json.loads(res.stdout)["result"]
+    assert {r["aspect"] for r in rows} == {"engagement", "relevance", "satisfaction"}
+
+
 def test_a_panel_of_identical_readings_is_degenerate(tmp_path):
     data = _labelled(tmp_path / "d.json", n=20)
     panel = tmp_path / "panel.toml"
