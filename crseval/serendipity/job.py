@@ -281,10 +281,12 @@ class SerendipityConfig(BaseModel):
     dataset: str = Field(
         "serendipity2018", description="One of " + ", ".join(names_of("serendipity")) + "."
     )
-    evaluators: CommaList = Field(
-        ["random", "sog", "snpr", "purs", "desr", "import:gpt-rating"],
+    evaluators: CommaList | None = Field(
+        None,
         description="Comma-separated: " + EVALUATORS + " (another run's predictions, e.g. "
-        "another model or auxiliary data, for ensembles).",
+        "another model or auxiliary data, for ensembles). Default: what the data support — the "
+        "proxies random, sog, snpr, purs, desr (random alone without histories) and "
+        "import:gpt-rating where the file holds the published GPT ratings.",
     )
     llm: LLMConfig = LLMConfig()
     runs: int = Field(
@@ -392,19 +394,20 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
         if str(config.path) == "sample"
         else load_dataset(config.dataset, config.path)
     )
+    names = config.evaluators or supported_evaluators(study)
     aux = Aux(config.history_k, **{k: k in config.aux for k in AUX_SWITCHES})
-    refused = aux.refused_by(study) if any(n.startswith("llm") for n in config.evaluators) else None
+    refused = aux.refused_by(study) if any(n.startswith("llm") for n in names) else None
     if refused:
         raise CrsevalError(refused, field="--aux", fix="leave these switches out for this dataset")
     rows = sample_rows(study, config.sample, config.seed)
     client, llm_sig = None, {}
-    if any(n.startswith("llm") for n in config.evaluators):
+    if any(n.startswith("llm") for n in names):
         client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
         llm_sig = client.identity()
     try:
         preds = predictions(
             study,
-            config.evaluators,
+            names,
             llm=LLMEvaluator(client, store, aux, config.runs, config.shots) if client else None,
             relevance=config.relevance,
             protocol=config.protocol,
@@ -423,8 +426,8 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
             "llm": llm_sig,
             "metric": {
                 "ground_truth": study.ground_truth,
-                **signatures(config.evaluators),
-                **({"calibrated": nested_cv()} if "calibrated" in config.evaluators else {}),
+                **signatures(names),
+                **({"calibrated": nested_cv()} if "calibrated" in names else {}),
             },
         },
     )
@@ -435,8 +438,15 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
     )
     table, grid = out.tables["serendipity_meta_eval"], out.tables.get("serendipity_ensembles")
     cols = SUMMARY + (["abs_error_p"] if "abs_error_p" in table else [])
-    out.summary, out.notes = table[cols].round(3), _notes(config, study, preds, grid)
+    out.summary, out.notes = table[cols].round(3), _notes(config, names, study, preds, grid)
     return out
+
+
+def supported_evaluators(study: SerendipityStudy) -> list[str]:
+    """The evaluators a study supports without an LLM: the proxies where it publishes histories (random
+    alone where not), and the published GPT ratings where its file holds them."""
+    proxies = ["random"] if study.unavailable else ["random", "sog", "snpr", "purs", "desr"]
+    return proxies + (["import:gpt-rating"] if "gpt-rating" in study.answers else [])
 
 
 # the headline table's columns (and abs_error_p where the run has it)
@@ -453,11 +463,13 @@ SUMMARY = [
 ]
 
 
-def _notes(config: SerendipityConfig, study: SerendipityStudy, preds, grid) -> list[str]:
+def _notes(
+    config: SerendipityConfig, names: Sequence[str], study: SerendipityStudy, preds, grid
+) -> list[str]:
     """The run's notes: the best ensemble, what the SerenEva protocol reads, a warning when the proxies
     read an outcome, then the dataset's own notes."""
     notes = list(study.info.notes)
-    if config.relevance == "rating" and any(n in PROXIES for n in config.evaluators):
+    if config.relevance == "rating" and any(n in PROXIES for n in names):
         notes.insert(
             0,
             "--relevance rating: the proxies read the user's own rating of the recommended item, an "
@@ -502,5 +514,5 @@ JOB = JobSpec(
     "Pearson (%), MAE and RMSE of every evaluator against the ground truth, with bootstrap CIs, best/second "
     "marked and a paired test on absolute errors against the best baseline.",
     "crseval serendipity",
-    uses_llm=lambda c: any(e.startswith("llm") for e in c.evaluators),
+    uses_llm=lambda c: any(e.startswith("llm") for e in c.evaluators or ()),
 )

@@ -31,6 +31,8 @@ def test_taobao_refuses_history_proxies_and_outcome_columns(shared, tmp_path):
         path,
         "--dataset",
         "taobao-serendipity",
+        "--evaluators",
+        "random,sog",
         "--out",
         str(tmp_path / "t"),
         check=False,
@@ -260,6 +262,31 @@ def test_meta_eval_on_the_bundled_study(tmp_path):
     assert {r["evaluator"] for r in rows} == {"random", "sog"}
     assert {r["n"] for r in rows if r["evaluator"] == "random"} == {60}  # every answer of the study
     assert "sample-serendipity" in (out / "signature.json").read_text()
+
+
+def test_the_default_evaluators_are_what_the_data_support(shared, tmp_path):
+    """The help offers `meta-eval sample` and Taobao with the default evaluators; both failed (the
+    default imported Serendipity-2018's published GPT ratings, and asked Taobao for history proxies)."""
+    from crseval.data import load_dataset
+    from crseval.serendipity.job import supported_evaluators
+
+    res = crseval(
+        "serendipity", "meta-eval", "sample", "--n-boot", "100", "--out", tmp_path / "s",
+        "--format", "json",
+    )  # fmt: skip
+    rows = json.loads(res.stdout)["result"]
+    assert {r["evaluator"] for r in rows} == {"random", "sog", "snpr", "purs", "desr"}
+    study = load_dataset("serendipity2018", shared("serendipity/serendipity2018"))
+    assert supported_evaluators(study) == [
+        "random",
+        "sog",
+        "snpr",
+        "purs",
+        "desr",
+        "import:gpt-rating",
+    ]
+    taobao = load_dataset("taobao-serendipity", shared("serendipity/taobao"))
+    assert supported_evaluators(taobao) == ["random"]
 
 
 def test_the_papers_protocol_reproduces_what_the_shared_data_allows(shared, tmp_path):
