@@ -18,12 +18,19 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
+from crseval.core.errors import CrsevalError
 from crseval.data.strategies import NO_STRATEGY
 
 
 def strategic(sentences: pd.DataFrame) -> pd.DataFrame:
     """The sentences that carry one of the 13 strategies (``no_strategy`` ones dropped)."""
     return sentences[sentences["label"] != NO_STRATEGY]
+
+
+def pairable(sentences: pd.DataFrame) -> bool:
+    """Whether both kinds of pair can be built: two strategies, one of them on two sentences."""
+    counts = strategic(sentences)["label"].value_counts()
+    return len(counts) >= 2 and bool((counts >= 2).any())
 
 
 def make_pairs(
@@ -34,6 +41,13 @@ def make_pairs(
     hard_classes: dict[str, str] | None = None,
     seed: int = 0,
 ) -> pd.DataFrame:
+    if n and not pairable(sentences):
+        raise CrsevalError(
+            f"no pairs from {len(sentences)} sentences: a pair of one strategy needs two of its "
+            "sentences, a pair of two strategies two strategies",
+            field="data",
+            fix="use more labelled dialogues",
+        )
     rng = np.random.default_rng(seed)
     sentences = strategic(sentences)
     texts = sentences["text"].to_numpy()

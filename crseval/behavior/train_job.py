@@ -236,7 +236,30 @@ def _inputs(config: TrainConfig):
             if n_dialogues >= 2
             else "use labelled dialogues (INSPIRED, or the sample)",
         )
+    _folds_can_pair(sentences, config.folds)
     return ds, emb, sentences, ood
+
+
+def _folds_can_pair(sentences: pd.DataFrame, folds: int) -> None:
+    """Each grouped fold's held-out dialogues must yield test pairs of both kinds; else name the most
+    folds that do (the bundled sample's eight dialogues allow three)."""
+    from sklearn.model_selection import GroupKFold
+
+    from crseval.behavior.pairs import pairable
+
+    def ok(k: int) -> bool:
+        split = GroupKFold(n_splits=k).split(sentences, groups=sentences["dialogue"])
+        return all(pairable(sentences.iloc[test]) for _, test in split)
+
+    if ok(folds):
+        return
+    fewer = next((k for k in range(folds - 1, 1, -1) if ok(k)), None)
+    raise CrsevalError(
+        f"with {folds} folds some fold's held-out dialogues repeat no strategy, so it has no test "
+        "pairs (folds are grouped by dialogue)",
+        field="--folds",
+        fix=f"--folds {fewer}" if fewer else "use more labelled dialogues (INSPIRED)",
+    )
 
 
 def _crseval_design(config: TrainConfig, store: JobStore, ds, emb, sentences, rep, ood, progress):

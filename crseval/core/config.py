@@ -31,7 +31,9 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
     except ValidationError as e:
         # a key that is not the model's first: a typo ("vots") also reads as its field missing
         err = next((x for x in e.errors() if x["type"] == "extra_forbidden"), e.errors()[0])
-        key = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        key = ".".join(
+            str(x) for x in err["loc"]
+        )  # empty: a rule across fields, named by its message
         ctx = err.get("ctx") or {}
         expected = ctx.get("expected")
         if err["type"] == "extra_forbidden":
@@ -56,10 +58,11 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
                     "."
                 ),
             ) from None
+        got = f" (got {err.get('input')!r})" if key else ""  # not the whole config again
         raise ConfigError(
-            f"{err['msg'].removeprefix('Value error, ')} (got {err.get('input')!r})",
+            f"{err['msg'].removeprefix('Value error, ')}{got}",
             file=file,
-            field=key,
+            field=key or None,
             expected=str(expected) if expected else None,
         ) from None
 

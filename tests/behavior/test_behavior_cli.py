@@ -235,6 +235,14 @@ def test_bad_responses_file_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.slow  # trains classifiers
+def test_folds_that_cannot_pair_name_the_most_that_can(tmp_path):
+    """`behavior train sample` (as its help offers it): 5 folds of 8 dialogues leave a fold that repeats
+    no strategy — an error naming --folds 3, before any training (it crashed inside the CV)."""
+    res = crseval("behavior", "train", "sample", "--out", tmp_path / "t", check=False)
+    assert res.returncode == 2
+    assert "field '--folds'" in res.stderr and "— --folds 3" in " ".join(res.stderr.split())
+
+
 def test_train_with_ood_set_and_implicit_on_a_responses_file(tmp_path):
     from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.evaluate import contexts

@@ -29,6 +29,17 @@ def test_original_pairs_are_balanced_and_correctly_labelled():
     assert (p["a"] != p["b"]).all()
 
 
+@pytest.mark.parametrize("labels", [["a", "b", "c"], ["a", "a", "a"]])
+def test_sentences_that_cannot_pair_both_ways_are_refused(labels):
+    """No strategy twice: no pair of one strategy; one strategy alone: no pair of two (the negatives'
+    loop never ended). A CV fold of the bundled sample met the first and crashed."""
+    from crseval.core.errors import CrsevalError
+
+    s = pd.DataFrame({"text": ["x", "y", "z"], "label": labels, "dialogue": ["d"] * 3})
+    with pytest.raises(CrsevalError, match="no pairs from 3 sentences"):
+        make_pairs(s, 10)
+
+
 def test_mixed_hard_pairs_use_the_confused_classes():
     p = make_pairs(toy_sentences(), 400, hard=100, hard_classes={"a": "b"}, seed=2)
     hard = p[p["kind"] == "hard negative"]

@@ -68,3 +68,23 @@ def test_a_misspelt_key_is_named_before_the_field_it_leaves_missing():
     with pytest.raises(ConfigError) as e:
         validate(Job, {"vots": ["v.csv"]})
     assert "unknown key 'vots'" in str(e.value) and "votes" in str(e.value)
+
+
+def test_a_rule_across_fields_is_not_followed_by_the_whole_config():
+    from pydantic import BaseModel, model_validator
+
+    from crseval.core.config import validate
+
+    class Job(BaseModel):
+        a: str | None = None
+        b: str | None = None
+
+        @model_validator(mode="after")
+        def _one(self):
+            if not (self.a or self.b):
+                raise ValueError("give --a and/or --b")
+            return self
+
+    with pytest.raises(ConfigError) as e:
+        validate(Job, {"a": None, "b": None})
+    assert str(e.value).endswith("give --a and/or --b")
