@@ -52,13 +52,7 @@ def _sample(texts: list[str], n: int, seed: int) -> list[str]:
 def _records(run: Path) -> tuple[Run, list[dict]]:
     from crseval.adaptation.job import sessions
 
-    if run.is_file():
-        raise CrsevalError(
-            "is a file, not a run directory",
-            file=run,
-            fix="pass the directory of a `crseval shift run` or `crseval shift score`",
-        )
-    src = Run(run) if run.is_dir() else None
+    src = Run(run) if run.exists() else None  # a file is refused by Run
     records = [r for r in sessions(src) if not r.get("errors") and r["turns"]] if src else []
     if not records:
         raise CrsevalError(

@@ -29,11 +29,10 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
     try:
         return model.model_validate(data)
     except ValidationError as e:
-        # a key that is not the model's first: a typo ("vots") also reads as its field missing
+        # an unknown key first: a typo ("vots") also leaves its field missing, which would hide it
         err = next((x for x in e.errors() if x["type"] == "extra_forbidden"), e.errors()[0])
-        key = ".".join(
-            str(x) for x in err["loc"]
-        )  # empty: a rule across fields, named by its message
+        # an empty key: a rule across fields (a model validator), named by its message alone
+        key = ".".join(str(x) for x in err["loc"])
         ctx = err.get("ctx") or {}
         expected = ctx.get("expected")
         if err["type"] == "extra_forbidden":
@@ -50,13 +49,12 @@ def validate(model: type[M], data: dict[str, Any], *, file: str | Path | None = 
         field = model.model_fields.get(str(err["loc"][0])) if len(err["loc"]) == 1 else None
         if err.get("input") is None and field is not None and field.is_required():
             # a required option the command line left out (TOML has no null: only the CLI gives None)
+            what = (field.description or "see --help").rstrip(".")
             raise ConfigError(
                 "required, not given",
                 file=file,
                 field=key,
-                fix=f"pass --{key.replace('_', '-')}: {field.description or 'see --help'}".rstrip(
-                    "."
-                ),
+                fix=f"pass --{key.replace('_', '-')}: {what}",
             ) from None
         got = f" (got {err.get('input')!r})" if key else ""  # not the whole config again
         raise ConfigError(
