@@ -349,11 +349,8 @@ def _sections(config: ScoreConfig) -> tuple[ScoringSection, JudgeSection | None]
     return scoring, judge
 
 
-def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
-    """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
-    simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
-    from crseval.adaptation.published import published
-
+def _check_lda(config: ScoreConfig) -> None:
+    """The study's LDA model goes with the study's definition, both or neither."""
     if config.definition == "thesis" and config.lda is None:
         raise CrsevalError(
             "--definition thesis needs the study's LDA model",
@@ -367,6 +364,14 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
             field="--lda",
             fix="add --definition thesis, or leave --lda out",
         )
+
+
+def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
+    """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
+    simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
+    from crseval.adaptation.published import published
+
+    _check_lda(config)
     cats = _catalogues(config)
     logs, notes = import_logs(config.logs)
     groups: dict[str, list[dict]] = {name: [] for name in cats}
