@@ -33,6 +33,16 @@ def pairable(sentences: pd.DataFrame) -> bool:
     return len(counts) >= 2 and bool((counts >= 2).any())
 
 
+def _refuse_unpairable(sentences: pd.DataFrame) -> None:
+    if not pairable(sentences):
+        raise CrsevalError(
+            f"no pairs from {len(sentences)} sentences: a pair of one strategy needs two of its "
+            "sentences, a pair of two strategies two strategies",
+            field="data",
+            fix="use more labelled dialogues",
+        )
+
+
 def make_pairs(
     sentences: pd.DataFrame,
     n: int,
@@ -41,13 +51,8 @@ def make_pairs(
     hard_classes: dict[str, str] | None = None,
     seed: int = 0,
 ) -> pd.DataFrame:
-    if n and not pairable(sentences):
-        raise CrsevalError(
-            f"no pairs from {len(sentences)} sentences: a pair of one strategy needs two of its "
-            "sentences, a pair of two strategies two strategies",
-            field="data",
-            fix="use more labelled dialogues",
-        )
+    if n:
+        _refuse_unpairable(sentences)
     rng = np.random.default_rng(seed)
     sentences = strategic(sentences)
     texts = sentences["text"].to_numpy()
