@@ -200,3 +200,63 @@ def test_broken_run_directories_through_compare_and_report(tmp_path, small_limit
     _assert_clean(
         runner.invoke(app, ["compare", str(good), str(good / "signature.json")]), "compare a file"
     )
+
+
+WRONG_KIND = {  # files of another kind than any command expects, and folders holding nothing
+    "missing.csv": None,
+    "a-list.json": b"[1, 2]\n",
+    "an-object.json": b'{"a": 1}\n',
+    "two-columns.csv": b"a,b\n1,2\n",
+    "half-json.jsonl": b'{"x": 1}\nnot json\n',
+    "empty-folder": None,
+}
+NOT_A_FILE = {"demo", "evaluate-crs", "llm chat", "reliability power", "reliability plan"}
+
+
+def _commands() -> list[tuple[list[str], int]]:
+    """Every command of the CLI that reads a file or folder given first, and how many it takes."""
+    import typer
+
+    cmd = typer.main.get_command(app)
+    out = []
+
+    def walk(c, path, ctx):
+        if hasattr(c, "list_commands"):
+            for n in c.list_commands(ctx):
+                sub = c.get_command(ctx, n)
+                walk(sub, [*path, n], type(ctx)(sub, parent=ctx))
+        elif " ".join(path) not in NOT_A_FILE:
+            args = [p for p in c.params if type(p).__name__.endswith("Argument")]
+            if args:
+                out.append((path, len(args)))
+
+    walk(cmd, [], cmd.make_context("crseval", [], resilient_parsing=True))
+    return out
+
+
+def test_a_file_of_the_wrong_kind_through_every_command(tmp_path, monkeypatch):
+    """A JSON list, an object, a CSV of other columns, a half-JSON file, an empty folder, a missing path
+    through every command that reads one (found from the CLI, so a new command is covered): exit 2 with
+    one line, never "unexpected error" — a ReDial line that was a list crashed `dialogues reactions`, and
+    `report` wrote into an empty folder (exit 0)."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    for name, data in WRONG_KIND.items():
+        if name == "empty-folder":
+            (tmp_path / name).mkdir()
+        elif data is not None:
+            (tmp_path / name).write_bytes(data)
+    commands = _commands()
+    assert len(commands) >= 20  # the walk found the CLI's commands
+    for path, n in commands:
+        for name in WRONG_KIND:
+            extra = (
+                ["--item-col", "a", "--rater-col", "b"]
+                if path == ["reliability", "analyze"]
+                else []
+            )
+            extra += ["--run", "empty-folder"] if path == ["llm", "batch-import"] else []
+            res = runner.invoke(app, [*path, *[name] * n, *extra])
+            assert res.exit_code == 2, (path, name, res.exit_code, res.output[-400:])
+            _assert_clean(res, f"{' '.join(path)} {name}")
+    assert not (tmp_path / "empty-folder" / "report.html").exists()
