@@ -52,8 +52,8 @@ class ArenaConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     votes: CommaList = Field(
         ...,
-        description="Vote files (crs1, crs2, vote[, session_id, user_id, feedback]); "
-        "several are ranked one by one, combined, and compared.",
+        description="Vote files (crs1, crs2, vote[, session_id, user_id, feedback]), or 'sample' "
+        "(the bundled votes); several are ranked one by one, combined, and compared.",
         json_schema_extra={"argument": True},
     )
     dialogues: CommaList | None = Field(

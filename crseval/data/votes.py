@@ -44,6 +44,11 @@ class Votes:
 
 
 def load_votes(path: str | Path) -> Votes:
+    """A votes file (crs1, crs2, vote[, …]), or ``sample``: the bundled votes."""
+    if str(path) == "sample":
+        from crseval.data.bundled import sample_dir
+
+        path = sample_dir() / "votes.csv"
     p = existing(path, "votes file")
     _, rows = read_rows(p, required=("crs1", "crs2", "vote"))
     out = []

@@ -128,3 +128,15 @@ def test_davidson_ties(tmp_path):
     ratings = pd.read_csv(tmp_path / "r" / "tables" / "arena_ratings.csv")
     assert ratings["davidson_nu"].iloc[0] > 0.5  # 12 of 20 votes are ties
     assert "davidson(mle" in (tmp_path / "r" / "signature.json").read_text()
+
+
+def test_the_bundled_votes_by_name(tmp_path):
+    """`arena rank sample`, as the other commands read the bundled sample by name."""
+    from crseval.data.bundled import sample_dir
+
+    res = crseval(
+        "arena", "rank", "sample", "--n-boot", "100", "--out", tmp_path, "--format", "json"
+    )
+    systems = {r["system"] for r in json.loads(res.stdout)["result"]}
+    votes = pd.read_csv(sample_dir() / "votes.csv")
+    assert systems == set(votes["crs1"]) | set(votes["crs2"])
