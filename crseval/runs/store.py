@@ -28,6 +28,7 @@ from crseval.runs.formats import latex_table, markdown_table
 from crseval.runs.provenance import identity
 from crseval.runs.stream import Stream
 from crseval.runs.view import checked_sections, read_json
+from crseval.runs.writer_lock import hold, release
 
 LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
 
@@ -67,6 +68,7 @@ class RunStore:
         self._unwritten: dict[str, Any] | None = (
             None  # config.json, written with the run's first file
         )
+        self._holding = False  # this store holds the folder's writer lock (runs/writer_lock.py)
 
     # ---- paths -------------------------------------------------------------------------------
     def path(self, *parts: str) -> Path:
@@ -135,6 +137,9 @@ class RunStore:
         self.provenance = self._unwritten = record
 
     def _settle_config(self, record: dict[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        hold(self.root)  # one writer at a time, from the run's first write until close()
+        self._holding = True
         p = self.path("config.json")
         old = self.read_json("config.json") if p.exists() else None
         if (
@@ -343,6 +348,9 @@ class RunStore:
             for fh in self._files.values():
                 fh.close()
             self._files.clear()
+            if self._holding:
+                self._holding = False
+                release(self.root)
 
     def __enter__(self) -> "RunStore":
         return self
