@@ -34,13 +34,7 @@ def clean_title(title: str) -> str:
 
 
 def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialogue:
-    if not isinstance(obj, dict):
-        raise CrsevalError(
-            f"a JSON {type(obj).__name__}, not a conversation",
-            file=path,
-            line=line,
-            expected="one ReDial conversation object per line",
-        )
+    cid = str(need(obj, "conversationId", (str, int), file=path, line=line))  # an object, first
     mentions_raw = obj.get("movieMentions") or {}
     if isinstance(mentions_raw, list):  # some dumps store an empty list
         mentions_raw = {}
@@ -50,7 +44,6 @@ def _dialogue(obj: dict, path: Path, line: int, unresolved: list[str]) -> Dialog
         )
     mentions = {str(k): clean_title(str(v)) for k, v in mentions_raw.items() if v}
     seeker = obj.get("initiatorWorkerId")
-    cid = str(need(obj, "conversationId", (str, int), file=path, line=line))
     messages = need(obj, "messages", list, file=path, line=line)
     utts = []
     for i, m in enumerate(messages):

@@ -42,7 +42,7 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path):
         (["report", "{file}"], "is a file, not a run directory"),
         (["behavior", "meta", "{file}"], "field 'ideal': required, not given — pass --ideal"),
         (["criterion", "{file}"], "field 'catalog': required, not given — pass --catalog"),
-        (["dialogues", "reactions", "{file}"], "a JSON list, not a conversation"),
+        (["dialogues", "reactions", "{file}"], "record is list (expected a JSON object)"),
         (["shift", "validate", "{file}"], "is a file, not a run directory"),
     ],
 )

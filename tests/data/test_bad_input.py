@@ -78,7 +78,7 @@ def test_redial_line_that_is_no_object(tmp_path, line):
     with pytest.raises(CrsevalError) as e:
         load_dataset("redial", p)
     assert e.value.line == 1
-    assert "not a conversation" in str(e.value)
+    assert "expected a JSON object" in str(e.value)
 
 
 def test_ratings_duplicate_and_off_scale(tmp_path):
