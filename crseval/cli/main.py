@@ -222,7 +222,9 @@ def report(
 def compare(
     runs: list[Path] = typer.Argument(..., help="Two or more run directories."),
     table: Optional[str] = typer.Option(
-        None, help="Result table to compare (default: the first registered table all runs share)."
+        None,
+        help="Result table to compare (default: the first registered table all runs share that holds "
+        "numbers to test, per-item tables first).",
     ),
     metrics: Optional[str] = typer.Option(
         None,
