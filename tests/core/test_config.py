@@ -1,6 +1,6 @@
 import pytest
 
-from crseval.core.config import load_config
+from crseval.core.config import load_config, validate
 from crseval.core.errors import ConfigError
 from crseval.llm import LLMConfig
 
@@ -44,8 +44,6 @@ def test_toml_syntax_error_has_line(tmp_path):
 def test_required_option_left_out_names_the_flag():
     from pydantic import BaseModel, Field
 
-    from crseval.core.config import validate
-
     class Job(BaseModel):
         pair_model: str = Field(..., description="A saved pair model.")
 
@@ -59,8 +57,6 @@ def test_required_option_left_out_names_the_flag():
 def test_a_misspelt_key_is_named_before_the_field_it_leaves_missing():
     from pydantic import BaseModel, ConfigDict
 
-    from crseval.core.config import validate
-
     class Job(BaseModel):
         model_config = ConfigDict(extra="forbid")
         votes: list[str]
@@ -72,8 +68,6 @@ def test_a_misspelt_key_is_named_before_the_field_it_leaves_missing():
 
 def test_a_rule_across_fields_is_not_followed_by_the_whole_config():
     from pydantic import BaseModel, model_validator
-
-    from crseval.core.config import validate
 
     class Job(BaseModel):
         a: str | None = None
