@@ -84,6 +84,7 @@ def execute(
             output = job.run(config, JobStore(store), progress)
         if clients:
             _add_usage(output, clients)
+        output.notes += _rough_cis(config)
         result = write_output(store, job.name, config, output)
     finally:
         store.close()
@@ -91,6 +92,17 @@ def execute(
     written = load_run(store.root)
     result.tables, result.records = written.tables, written.records  # read when asked for
     return result
+
+
+def _rough_cis(config: BaseModel) -> list[str]:
+    """A note where a run's CIs rest on fewer than 100 bootstrap resamples (0 is no CI: no note)."""
+    n = getattr(config, "n_boot", None)
+    if isinstance(n, int) and 0 < n < 100:
+        return [
+            f"n_boot = {n}: every bootstrap CI of this run rests on {n} resamples — rough, and its ends "
+            "move with the seed; use 1,000 or more for figures you report"
+        ]
+    return []
 
 
 def _add_usage(output: Output, clients) -> None:

@@ -61,6 +61,15 @@ def test_path_objects_are_taken_wherever_a_path_goes_lists_included(tmp_path):
     ]
 
 
+@pytest.mark.parametrize("n_boot,rough", [(20, True), (0, False), (100, False)])
+def test_a_run_says_when_its_cis_rest_on_few_resamples(tmp_path, n_boot, rough):
+    """Fewer than 100 resamples make a CI whose ends move with the seed: the run says so beside its
+    results (0 asks for no CI, and gets no note)."""
+    res = crseval.evaluate("arena", votes=["sample"], n_boot=n_boot, out=tmp_path / "run")
+    says = [n for n in res.notes if n.startswith(f"n_boot = {n_boot}:")]
+    assert bool(says) == rough
+
+
 def test_compare_two_runs(tmp_path):
     for name, shift in (("a", 0), ("b", 1)):
         f = tmp_path / f"{name}.csv"
