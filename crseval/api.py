@@ -77,7 +77,7 @@ def execute(
     from crseval.runs.writer import write_output
 
     figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
-    store = RunStore(out or job.default_out(config))
+    store = RunStore(out or run_directory(job, config))
     store.begin(provenance(job.name, config))
     try:
         with collecting() as clients:
@@ -92,6 +92,17 @@ def execute(
     written = load_run(store.root)
     result.tables, result.records = written.tables, written.records  # read when asked for
     return result
+
+
+def run_directory(job: JobSpec, config: BaseModel, default: str | Path | None = None) -> Path:
+    """Where a run of ``config`` goes when no ``out`` is given: ``default`` (the job's default folder,
+    ``runs/arena``), or ``runs/arena-2``, ``-3``, … where that holds a run of another configuration or other
+    data — the one that holds this configuration's run, so the same command resumes it."""
+    from crseval.runs.provenance import provenance
+    from crseval.runs.store import free_directory
+
+    base = Path(default) if default is not None else job.default_out(config)
+    return free_directory(base, provenance(job.name, config))
 
 
 def _rough_cis(config: BaseModel) -> list[str]:
@@ -160,7 +171,7 @@ def plan(job: JobSpec, config: BaseModel, out: str | Path | None = None):
     from crseval.llm.planning import Plan
 
     total = Plan()
-    for _, recorder in _recorded(job, config, Path(out or job.default_out(config))):
+    for _, recorder in _recorded(job, config, Path(out or run_directory(job, config))):
         backend = next(iter(recorder.plan.by_model), "scripted/").split("/")[0]
         total += recorder.finish(backend)
     return total
@@ -173,7 +184,7 @@ def batch_export(job: JobSpec, config: BaseModel, file: str | Path, out: str | P
     Returns a :class:`crseval.llm.batch.Export` (requests written, requests left out, round)."""
     from crseval.llm.batch import write_export
 
-    root = Path(out or job.default_out(config))
+    root = Path(out or run_directory(job, config))
     return write_export(_recorded(job, config, root, export=True), root, Path(file))
 
 

@@ -10,7 +10,6 @@ satisfaction rate (Wilson CI) and its agreement with the pairwise ranking.
 from __future__ import annotations
 
 from itertools import combinations
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -108,10 +107,6 @@ class ArenaConfig(BaseModel):
         200, ge=1, description="Most dialogue pairs the LLM votes on (a seeded sample)."
     )
     llm: LLMConfig = LLMConfig()
-
-
-def default_out(config: ArenaConfig) -> Path:
-    return Path("runs") / "arena"
 
 
 def _satisfaction(paths: list[str]) -> pd.DataFrame | None:
@@ -425,7 +420,7 @@ JOB = JobSpec(
     "arena",
     ArenaConfig,
     run,
-    default_out,
+    "runs/arena",
     "Rank systems from pairwise votes: the arena's Elo, Bradley–Terry with bootstrap CIs, rank stability, "
     "win probabilities, votes needed; agreement between vote sets; satisfaction from the arena's dialogues.",
     "crseval arena rankings",

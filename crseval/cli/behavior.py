@@ -9,7 +9,7 @@ import typer
 
 from crseval.behavior.job import DATA_HELP, RUN, RunConfig
 from crseval.behavior.reuse import EVAL, EvalConfig
-from crseval.cli.options import FORMAT, run_job
+from crseval.cli.options import FORMAT, default_run_directory, run_job
 from crseval.cli.output import Format, emit
 
 
@@ -57,7 +57,9 @@ def implicit(
         "test", help="INSPIRED split the responses answer (the rest trains)."
     ),
     out: Optional[Path] = typer.Option(
-        None, help="Run directory (default: runs/behavior-implicit)."
+        None,
+        help="Run directory (default: runs/behavior-implicit, or runs/behavior-eval with --eval-file; "
+        "-2, -3, … beside it where it holds a run of another configuration).",
     ),
     fmt: Format = FORMAT,
 ) -> None:
@@ -75,7 +77,7 @@ def implicit(
         run_job(
             EVAL,
             EvalConfig(eval_file=eval_file, model=model),
-            out or Path("runs/behavior-eval"),
+            out,
             fmt,
         )
         return
@@ -85,12 +87,9 @@ def implicit(
             field="responses",
             fix="crseval behavior implicit RESPONSES --data inspired|sample|PATH [--model RUN]",
         )
-    run_job(
-        RUN,
-        RunConfig(data=data, responses=responses, test_split=test_split, pair_model=model),
-        out or Path("runs/behavior-implicit"),
-        fmt,
-    )
+    config = RunConfig(data=data, responses=responses, test_split=test_split, pair_model=model)
+    out = out or default_run_directory(RUN, config, Path("runs/behavior-implicit"))
+    run_job(RUN, config, out, fmt)
 
 
 def extend(app: typer.Typer) -> None:

@@ -26,6 +26,7 @@ from crseval.cli.options import (
     DRY_RUN,
     FORMAT,
     declared,
+    default_run_directory,
     job_command,
     llm_config,
     run_job,
@@ -124,8 +125,10 @@ def _root(
 
 @app.command()
 def demo(
-    out: Path = typer.Option(
-        Path("runs/demo"), help="Run directory (an interrupted demo resumes here)."
+    out: Optional[Path] = typer.Option(
+        None,
+        help="Run directory (an interrupted demo resumes here; default: runs/demo, or runs/demo-2, … "
+        "where that holds a demo of another configuration).",
     ),
     backend: str = typer.Option("llamacpp", help=BACKEND_HELP),
     model: Optional[str] = typer.Option(
@@ -143,9 +146,10 @@ def demo(
 
     from crseval.demo import JOB, DemoConfig
 
+    config = DemoConfig(llm=llm_config(backend, model, base_url))
+    out = out or default_run_directory(JOB, config)
     if fresh and out.exists() and not dry_run and not batch_export:
         shutil.rmtree(out)
-    config = DemoConfig(llm=llm_config(backend, model, base_url))
     run_job(JOB, config, out, fmt, dry_run=dry_run, batch_export=batch_export)
 
 

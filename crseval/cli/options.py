@@ -234,6 +234,23 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
     app.command(name, hidden=hidden)(command)
 
 
+def default_run_directory(job: JobSpec, config: BaseModel, default: Path | None = None) -> Path:
+    """The run directory when no --out is given (``default``, else the job's), saying so when that folder
+    holds another configuration's run (``runs/arena`` → ``runs/arena-2``)."""
+    from crseval.api import run_directory
+    from crseval.cli.output import err_console
+
+    default = default or job.default_out(config)
+    out = run_directory(job, config, default)
+    if out != default:
+        err_console.print(
+            f"{default} holds a run of another configuration: this one goes to {out}",
+            soft_wrap=True,
+            highlight=False,
+        )
+    return out
+
+
 def run_job(
     job: JobSpec,
     values: dict[str, Any] | BaseModel,
@@ -255,6 +272,7 @@ def run_job(
     config = values if isinstance(values, BaseModel) else validate(job.config, values)
     if job.check is not None:
         job.check(config)
+    out = out or default_run_directory(job, config)
     if batch_export is not None:
         from crseval.api import batch_export as export
 

@@ -9,7 +9,15 @@ from typing import Any, Optional
 import typer
 
 from crseval.adaptation.job import RUN
-from crseval.cli.options import BATCH_EXPORT, DRY_RUN, FORMAT, KEEP_GOING, declared, run_job
+from crseval.cli.options import (
+    BATCH_EXPORT,
+    DRY_RUN,
+    FORMAT,
+    KEEP_GOING,
+    declared,
+    default_run_directory,
+    run_job,
+)
 from crseval.cli.output import Format
 
 
@@ -21,8 +29,12 @@ RUN_OPTIONS = {
         ),
     ),
     "out": (
-        Path,
-        typer.Option(Path("runs/shift"), help="Run directory (an interrupted run resumes here)."),
+        Optional[Path],
+        typer.Option(
+            None,
+            help="Run directory (an interrupted run resumes here; default: runs/shift, or runs/shift-2, … "
+            "where that holds a run of another configuration).",
+        ),
     ),
     "executor": (
         Optional[str],
@@ -70,6 +82,7 @@ def run(**o: Any) -> None:
     )
     if overrides:
         cfg = validate(ShiftConfig, cfg.model_dump(mode="json") | overrides)
+    out = out or default_run_directory(RUN, cfg)
     if o["fresh"] and out.exists() and not dry_run and not batch_export:
         shutil.rmtree(out)
     run_job(

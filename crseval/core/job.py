@@ -93,4 +93,8 @@ class JobSpec:
 
     @property
     def out_help(self) -> str:
-        return "depends on the input" if callable(self.default) else str(self.default)
+        """The --out help's default: the folder, and its numbered sibling where it holds another run."""
+        where = (
+            "a folder under runs/ named for the input" if callable(self.default) else self.default
+        )
+        return f"{where}; -2, -3, … beside it where it holds a run of another configuration"

@@ -9,7 +9,6 @@ Where dialogues carry human labels, every metric is correlated with them, per di
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -78,10 +77,6 @@ class DialogueMetricsConfig(BaseModel):
         description="Least rapidfuzz ratio for a fuzzy title match.",
         json_schema_extra={"signed": True},
     )
-
-
-def default_out(config: DialogueMetricsConfig) -> Path:
-    return Path("runs") / "dialogue-metrics"
 
 
 def _labelled(source: DialogueSource, mode: str) -> bool:
@@ -319,7 +314,7 @@ JOB = JobSpec(
     "dialogues.metrics",
     DialogueMetricsConfig,
     run,
-    default_out,
+    "runs/dialogue-metrics",
     "Beyond accuracy inside dialogues: ground the titles systems name in a catalogue and report "
     "out-of-catalogue rate, repetition, novelty, diversity, coverage and the first recommending turn.",
     "crseval dialogue metrics",

@@ -29,7 +29,7 @@ from crseval.judge.calibrated import (
     nested_cv_predictions,
     question_scores,
 )
-from crseval.judge.fit_config import JudgeFitConfig, default_out
+from crseval.judge.fit_config import JudgeFitConfig
 from crseval.judge.decomposed import (
     HIDDEN,
     STATES_FIX,
@@ -618,7 +618,7 @@ JOB = JobSpec(
     "judge.fit",
     JudgeFitConfig,
     run,
-    default_out,
+    "runs/judge-fit",
     "Fit a calibrated judge (ridge on transcript features and LLM digit probabilities) on human labels, with "
     "every design compared under dialogue-grouped nested CV; saves RUN/judge.json.",
     "crseval calibrated judge",

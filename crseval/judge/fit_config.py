@@ -108,7 +108,3 @@ class JudgeFitConfig(BaseModel):
         description="Seed for the subsets, folds and bootstrap.",
         json_schema_extra={"signed": True},
     )
-
-
-def default_out(config: JudgeFitConfig) -> Path:
-    return Path("runs") / "judge-fit"

@@ -51,6 +51,39 @@ def _changed(old: Any, new: Any) -> str:
     return ": " + "; ".join(shown) + more if diff else ""
 
 
+def _difference(old: dict[str, Any], record: dict[str, Any]) -> str | None:
+    """What makes ``record`` (a run's provenance) another run than the one whose config.json is ``old``:
+    ``"a different configuration: …"``; None when it is the same run."""
+    for part, what in (("job", "job"), ("config", "configuration"), ("data", "input data")):
+        new = json.loads(json.dumps(record[part], default=str))
+        if old.get(part) != new:
+            return f"a different {what}" + _changed(old.get(part), new)
+    return None
+
+
+def free_directory(base: Path, record: dict[str, Any]) -> Path:
+    """Where a run of ``record`` goes when no folder is named: the one of ``base``, ``base-2``, ``base-3``, …
+    that holds this run (so the same command resumes it), else the first that holds no run. A default
+    folder holding another configuration is never a dead end."""
+    base = Path(base)
+    taken = 1 + len(list(base.parent.glob(f"{base.name}-*")))
+    candidates = [base] + [base.with_name(f"{base.name}-{n}") for n in range(2, taken + 2)]
+    for p in candidates:
+        if _holds(p, record):
+            return p
+    # one more candidate than folders named so: one of them is free
+    return next(p for p in candidates if not p.is_file() and not (p / "config.json").exists())
+
+
+def _holds(folder: Path, record: dict[str, Any]) -> bool:
+    """Whether ``folder`` is the run directory of ``record`` (an unreadable config.json: another run's)."""
+    try:
+        old = read_json(folder / "config.json") if (folder / "config.json").is_file() else None
+    except CrsevalError:
+        return False
+    return isinstance(old, dict) and "job" in old and _difference(old, record) is None
+
+
 class RunStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root).resolve()
@@ -151,15 +184,13 @@ class RunStore:
                     "NOTE config.json of an earlier crseval rewritten with this run's provenance"
                 )
             return
-        for part, what in (("job", "job"), ("config", "configuration"), ("data", "input data")):
-            new = json.loads(json.dumps(record[part], default=str))
-            if old.get(part) != new:
-                raise CrsevalError(
-                    f"this run directory was started with a different {what}"
-                    + _changed(old.get(part), new),
-                    file=p,
-                    fix="use a new run directory, or the same configuration to resume",
-                )
+        difference = _difference(old, record)
+        if difference is not None:
+            raise CrsevalError(
+                f"this run directory was started with {difference}",
+                file=p,
+                fix="use a new run directory, or the same configuration to resume",
+            )
         if old.get("versions") != record["versions"]:
             self.log(
                 f"NOTE resumed with other versions {record['versions']} (started with {old.get('versions')})"

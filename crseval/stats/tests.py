@@ -62,20 +62,43 @@ def anova_tukey(values, groups) -> Anova:
 
 
 def paired_or_welch(a, b, paired: bool) -> tuple[str, float, float]:
-    """(test name, statistic, p): a paired t-test on the pairs where both are finite, else Welch's t-test."""
+    """(test name, statistic, p): a paired t-test on the pairs where both are finite, else Welch's t-test.
+    Where the differences (paired) or both samples (Welch) do not vary beyond rounding, t is ±inf and p 0
+    for a difference, no t for none — what scipy returns for exactly constant values; on values equal but
+    for rounding scipy warned of precision loss and returned a t of ~1e16."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     if paired:
         ok = np.isfinite(a) & np.isfinite(b)
         a, b, name = a[ok], b[ok], f"paired t (n={int(ok.sum())})"
-        if len(a) < 2 or np.all(a - b == 0):  # too few pairs, or no difference to test: no t
+        if len(a) < 2:
             return name, np.nan, np.nan
+        if _constant(a - b, scale=(a, b)):
+            return (name, *_certain(float(np.mean(a - b)), scale=(a, b)))
         t = stats.ttest_rel(a, b)
         return name, float(t.statistic), float(t.pvalue)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     if min(len(a), len(b)) < 2:
         return "Welch t", np.nan, np.nan
+    if _constant(a, scale=(a, b)) and _constant(b, scale=(a, b)):
+        return ("Welch t", *_certain(float(np.mean(a) - np.mean(b)), scale=(a, b)))
     t = stats.ttest_ind(a, b, equal_var=False)
     return "Welch t", float(t.statistic), float(t.pvalue)
+
+
+def _tolerance(scale) -> float:
+    """Rounding's reach for values of the size of ``scale``'s."""
+    return 1e-12 * max(1.0, *(float(np.max(np.abs(x))) for x in scale))
+
+
+def _constant(x: np.ndarray, scale) -> bool:
+    return float(np.ptp(x)) <= _tolerance(scale)
+
+
+def _certain(difference: float, scale) -> tuple[float, float]:
+    """(t, p) of a difference with no spread: ±inf and 0, or none where there is no difference."""
+    if abs(difference) <= _tolerance(scale):
+        return np.nan, np.nan
+    return float(np.copysign(np.inf, difference)), 0.0
 
 
 def wilcoxon_p(x, y) -> float:

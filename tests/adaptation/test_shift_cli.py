@@ -404,3 +404,26 @@ def test_each_arena_crs_is_scored_against_its_own_catalogue(tmp_path):
     assert bad.returncode != 0 and "no catalogue for 'unicrs_y'" in bad.stderr
     refused = crseval("shift", "validate", out, "--out", tmp_path / "v", check=False)
     assert refused.returncode != 0 and "a catalogue per CRS" in refused.stderr
+
+
+def test_fresh_without_out_starts_over_its_own_run_and_leaves_another_configurations(
+    tmp_path, monkeypatch
+):
+    """`shift run` wrote every config into runs/shift: a second config was refused, and --fresh deleted
+    whatever runs/shift held. Now a second config runs in runs/shift-2 and --fresh deletes only the
+    folder holding its own configuration's run."""
+    monkeypatch.chdir(tmp_path)
+    for seed in (1, 2):
+        (tmp_path / f"s{seed}.toml").write_text(
+            f'seed = {seed}\nsessions = 1\nturns = 3\nn_boot = 0\n[[models]]\nname = "t"\n'
+            'kind = "template"\n[judge]\nenabled = false\n'
+        )
+    crseval("shift", "run", "s1.toml")
+    second = crseval("shift", "run", "s2.toml")
+    assert "this one goes to runs/shift-2" in second.stderr
+    kept = (tmp_path / "runs" / "shift-2" / "records" / "results.jsonl").read_text()
+    (tmp_path / "runs" / "shift" / "stale.txt").write_text("from before --fresh")
+    crseval("shift", "run", "s1.toml", "--fresh")
+    assert not (tmp_path / "runs" / "shift" / "stale.txt").exists()  # its own folder, started over
+    assert (tmp_path / "runs" / "shift" / "records" / "results.jsonl").exists()
+    assert (tmp_path / "runs" / "shift-2" / "records" / "results.jsonl").read_text() == kept

@@ -1,6 +1,7 @@
 """The command line as a user meets it: the top-level commands, run in process."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -213,3 +214,30 @@ def test_compare_writes_markdown_and_latex(tmp_path):
     res = crseval("compare", str(tmp_path / "A"), check=False)
     assert res.returncode == 2
     assert "at least two runs" in res.stderr
+
+
+def test_a_second_configuration_without_out_goes_beside_the_first_and_each_resumes_its_own(
+    tmp_path, monkeypatch
+):
+    """Without --out, every command used one folder per job (runs/arena): the guide's second line
+    (other votes) was refused as "a different configuration". It now goes to runs/arena-2, says so in
+    one line, and the first command run again finds its own folder."""
+    monkeypatch.chdir(tmp_path)
+    for name, rows in (("a.csv", "x,y,x\nx,y,y\nx,y,x\n"), ("b.csv", "x,y,y\nx,y,y\nx,y,x\n")):
+        Path(name).write_text("crs1,crs2,vote\n" + rows)
+    first = crseval("arena", "rank", "a.csv", "--n-boot", "0")
+    assert "runs/arena/report.html" in first.stdout and "another configuration" not in first.stderr
+    second = crseval("arena", "rank", "b.csv", "--n-boot", "0")
+    assert "runs/arena holds a run of another configuration: this one goes to runs/arena-2" in (
+        second.stderr
+    )
+    assert "runs/arena-2/report.html" in second.stdout
+    again = crseval("arena", "rank", "a.csv", "--n-boot", "0")
+    assert "runs/arena/report.html" in again.stdout and "another configuration" not in again.stderr
+    assert sorted(p.name for p in Path("runs").iterdir()) == ["arena", "arena-2"]
+    explicit = crseval(
+        "arena", "rank", "b.csv", "--n-boot", "5", "--out", "runs/arena", check=False
+    )
+    assert (
+        explicit.returncode == 2 and "different configuration" in explicit.stderr
+    )  # named: refused

@@ -154,3 +154,32 @@ def test_a_file_in_place_of_the_run_directory_is_a_clear_error(tmp_path):
     f.write_text("x")
     with pytest.raises(CrsevalError, match="is a file"):
         RunStore(f)
+
+
+def _provenance_of(folder, record):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(record))
+
+
+def test_a_default_folder_holding_another_run_is_never_a_dead_end(tmp_path):
+    """``free_directory``: the base when free; the numbered sibling that holds this run (to resume it),
+    wherever it is among its siblings; else the first sibling that holds no run."""
+    from crseval.runs.store import free_directory
+
+    mine = {"job": "arena", "config": {"n_boot": 10}, "data": {"votes": ["a@1"]}}
+    other = {**mine, "config": {"n_boot": 20}}
+    base = tmp_path / "runs" / "arena"
+    assert free_directory(base, mine) == base  # nothing there yet
+    _provenance_of(base, other)
+    assert free_directory(base, mine) == tmp_path / "runs" / "arena-2"
+    _provenance_of(
+        tmp_path / "runs" / "arena-2", {**mine, "data": {"votes": ["a@2"]}}
+    )  # other data
+    (tmp_path / "runs" / "arena-3").write_text("a file in the way")
+    _provenance_of(tmp_path / "runs" / "arena-5", mine)
+    assert free_directory(base, mine) == tmp_path / "runs" / "arena-5"  # resumes where it ran
+    (tmp_path / "runs" / "arena-5" / "config.json").write_text("{not json")  # unreadable: not ours
+    assert free_directory(base, mine) == tmp_path / "runs" / "arena-4"
+    (tmp_path / "runs" / "arena-4").mkdir()  # an empty folder holds no run
+    assert free_directory(base, mine) == tmp_path / "runs" / "arena-4"
+    assert free_directory(base, other) == base

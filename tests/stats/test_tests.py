@@ -58,6 +58,25 @@ def test_no_t_without_two_values_or_a_difference(recwarn):
     assert not recwarn.list
 
 
+def test_a_difference_with_no_spread_is_what_scipy_gives_for_exact_values(recwarn):
+    """Scores that differ by the same amount on every item (.2 + .01i against .7 + .01i: equal but for
+    rounding) got t = -3.5e16 and scipy's precision-loss warning on the terminal from `compare`; scipy on
+    exactly constant differences gives t = ±inf, p = 0, and so does crseval on both."""
+    exact = stats.ttest_rel([1.0, 2.0, 3.0], [0.0, 1.0, 2.0])
+    recwarn.clear()  # scipy's own (a division by zero variance); crseval's calls below must add none
+    assert paired_or_welch([1.0, 2.0, 3.0], [0.0, 1.0, 2.0], paired=True)[1:] == (
+        exact.statistic,
+        exact.pvalue,
+    )
+    a, b = 0.2 + 0.01 * np.arange(6), 0.7 + 0.01 * np.arange(6)
+    assert paired_or_welch(a, b, paired=True)[1:] == (-np.inf, 0.0)
+    assert (
+        paired_or_welch(np.full(4, 0.1 + 0.2), np.full(3, 0.3), paired=False)[2] != 0.0
+    )  # no difference
+    assert paired_or_welch(np.full(4, 0.3), np.full(3, 0.5), paired=False)[1:] == (-np.inf, 0.0)
+    assert not recwarn.list
+
+
 def test_tukey_intervals_equal_the_studentized_range_by_hand():
     """The intervals are the Tukey–Kramer ones by hand with scipy's studentized-range quantile, the second
     call (its critical value remembered) identical to the first."""
