@@ -186,3 +186,21 @@ def test_the_report_card_takes_a_function_and_plans_its_parts(tmp_path):
         "evaluate-crs", target=respond, no_llm=True, out=tmp_path / "run", **small
     )
     assert res.summary.columns[0] == "label" and "respond" in res.summary.columns
+
+
+def test_a_function_of_the_script_being_run_names_the_card_after_the_script(monkeypatch):
+    """The README's Python example run as a script failed: its `respond` lives in `__main__`, and the
+    name "__main__" is no system name ("String should match pattern …" from inside the card's parts)."""
+    import sys
+    import types
+
+    from crseval.card.config import target_name
+
+    main = types.ModuleType("__main__")
+    main.__file__ = "/home/me/try_my_crs.py"
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert target_name("__main__:respond") == "try_my_crs"
+    assert target_name("__main__:my_recommender") == "my_recommender"
+    del main.__file__  # a notebook's or a REPL's
+    assert target_name("__main__:respond") == "crs"
+    assert target_name("_private:respond") == "private"

@@ -10,6 +10,7 @@ reference CRS and the judge), so ``--no-llm`` is the same card less those rows a
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -39,10 +40,12 @@ def target_name(target: str) -> str:
     if target.startswith(("http://", "https://")):
         return "http-crs"
     where, attr = split_target(target)
+    if where == "__main__":  # a function of the script being run (or of a notebook: no file)
+        where = Path(getattr(sys.modules["__main__"], "__file__", None) or "crs").stem
     stem = (
         attr if attr and attr != "respond" else Path(where).stem if where.endswith(".py") else where
     )
-    stem = re.sub(r"[^\w.+-]", "_", stem.split(".")[-1] or "crs")
+    stem = re.sub(r"[^\w.+-]", "_", stem.split(".")[-1]).lstrip("_.+-")[:64] or "crs"
     return f"{stem}-crs" if stem in REFERENCES else stem
 
 
