@@ -11,9 +11,9 @@ KINDS = "ReDial's movies_id2info.json, the OpenDialKG KB or MovieLens movies.csv
 
 
 def catalogue_line(info, size: int, option: str) -> str:
-    """``catalogue: sample-movies@… (36 films; crseval's bundled sample — --kb names another)``."""
+    """``catalogue: sample-movies@… (36 films; crseval's bundled sample — name another with --kb)``."""
     bundled = "crseval's bundled sample — " if info.name.startswith("sample") else ""
-    return f"catalogue: {info.signature()} ({size} films; {bundled}{option} names another)"
+    return f"catalogue: {info.signature()} ({size} films; {bundled}name another with {option})"
 
 
 def outside_lines(rates: Iterable[tuple[str, float, float]], info, option: str) -> list[str]:
