@@ -14,12 +14,14 @@ dialogue-grouped pair accuracy from .80 to .83; later epochs add < .01).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from crseval.core.signature import content_hash, stable_json
+from crseval.text.embed import Embedder, SentenceEncoder, _Memo
 
 
 @dataclass(frozen=True)
@@ -94,16 +96,39 @@ def fine_tune(
 def fine_tuned_encoder(
     sentences: pd.DataFrame,
     base_path: str,
-    base_name: str,
+    base: Embedder,
     cfg: FineTuning = FineTuning(),
     *,
-    tick: Callable[[int], None] | None = None,
-):
-    """The fine-tuned model as an Embedder, named after its base, its training sentences and settings."""
-    from crseval.text.embed import SentenceEncoder
-
+    tick: Callable[[], Callable[[int], None]] | None = None,
+    vectors: Path | None = None,
+) -> "FineTunedEncoder":
+    """The encoder at ``base_path`` (``base``'s weights) fine-tuned on ``sentences`` as an Embedder named
+    after its base, its training sentences and settings. It is trained when first asked for a vector
+    that ``vectors`` (an SQLite file, e.g. in the run directory) does not hold, with the progress bar
+    ``tick()`` makes; so a resumed run reads back the vectors of the encoders it had fine-tuned."""
     key = stable_json(
         {"sentences": sentences[["text", "label"]].values.tolist(), "cfg": cfg.__dict__}
     )
-    name = f"{base_name}+supcon:{content_hash(key.encode(), 12)}"
-    return SentenceEncoder(fine_tune(sentences, base_path, cfg, tick=tick), name)
+    digest = content_hash(key.encode(), 12)
+
+    def train():
+        return fine_tune(sentences, base_path, cfg, tick=tick() if tick else None)
+
+    store = vectors.with_name(f"{digest}.sqlite") if vectors is not None else None
+    return FineTunedEncoder(train, f"{base.name}+supcon:{digest}", base.dim, store)
+
+
+class FineTunedEncoder(SentenceEncoder):
+    """A sentence encoder fine-tuned when its ``model`` is first needed: to embed a sentence its vector
+    store lacks, or to save its weights."""
+
+    def __init__(self, train: Callable[[], Any], name: str, dim: int, vectors: Path | None):
+        self.name, self.dim, self.batch_size = name, dim, 64
+        self._train, self._model = train, None
+        _Memo.__init__(self, vectors if vectors is not None else False)
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model = self._train()
+        return self._model

@@ -117,10 +117,11 @@ def _cross_encoder_row(config: TrainConfig, ds, emb, store: JobStore, progress: 
     }
 
 
-def _encoders(config: TrainConfig, emb, progress: Progress):
+def _encoders(config: TrainConfig, emb, store: JobStore, progress: Progress):
     """(the encoder's description, its fine-tuning settings, make(sentences, what) -> Embedder): the frozen
     embedder, or the encoder fine-tuned on exactly those sentences' strategic ones — once per set of sentences,
-    so both designs of a fold (they differ in their pairs, not their encoder) share it."""
+    so both designs of a fold (they differ in their pairs, not their encoder) share it; its vectors are kept
+    in RUN/encoders/, so an interrupted run resumes without fine-tuning again the folds it had done."""
     if not config.fine_tune:
         return f"{emb.name} (frozen)", None, lambda sentences, what: emb
     from crseval.text.embed import ENCODERS
@@ -142,10 +143,17 @@ def _encoders(config: TrainConfig, emb, progress: Progress):
         key = tuple(sentences.index)
         if key not in made:
             train = strategic(sentences)
-            tick = progress(
-                f"fine-tuning {name} ({what}; sentences × epochs)", config.fine_tune * len(train)
+            made[key] = fine_tuned_encoder(
+                train,
+                base_path(),
+                emb,
+                cfg,
+                tick=lambda: progress(
+                    f"fine-tuning {name} ({what}; sentences × epochs)",
+                    config.fine_tune * len(train),
+                ),
+                vectors=store.writable("encoders", "vectors.sqlite"),
             )
-            made[key] = fine_tuned_encoder(train, base_path(), emb.name, cfg, tick=tick)
         return made[key]
 
     return f"{emb.name} + {config.fine_tune} epoch(s) supervised contrastive", cfg.__dict__, make
@@ -267,7 +275,7 @@ def _crseval_design(config: TrainConfig, store: JobStore, ds, emb, sentences, re
     from crseval.behavior.implicit import random_split
     from crseval.behavior.reuse import ood_table_rows
 
-    encoder_name, fine_tuning, encoder = _encoders(config, emb, progress)
+    encoder_name, fine_tuning, encoder = _encoders(config, emb, store, progress)
     encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
     fold_maps = _fold_maps(config, sentences, emb, progress) if config.hard else None

@@ -31,18 +31,23 @@ class Embedder(Protocol):
 
 class _Memo:
     """Memoises vectors in memory and, when ``persist`` is on, in ``$CRSEVAL_HOME/embeddings/NAME.sqlite``
-    (keyed by the sha256 of the text), so a sentence is embedded once across runs."""
+    (keyed by the sha256 of the text), so a sentence is embedded once across runs — or in the SQLite file
+    ``persist`` names (a run directory's, so that a resumed run reads them back)."""
 
     name = "memo"
     dim = 0
 
-    def __init__(self, persist: bool = True) -> None:
+    def __init__(self, persist: bool | Path = True) -> None:
         self._cache: dict[str, np.ndarray] = {}
         self._db = None
         if persist:
             from crseval.core.home import crseval_home
 
-            path = crseval_home() / "embeddings" / f"{self.name}.sqlite"
+            path = (
+                persist
+                if isinstance(persist, Path)
+                else crseval_home() / "embeddings" / f"{self.name}.sqlite"
+            )
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
             self._db.execute(

@@ -778,3 +778,21 @@ def test_paper_design_trains_resumably_and_reports_cv_and_ood(tmp_path):
         check=False,
     )
     assert tagging.returncode == 2 and "scores pairs only" in tagging.stderr
+
+
+@pytest.mark.slow
+def test_training_again_into_its_folder_reads_the_fine_tuned_folds_back(tmp_path, monkeypatch):
+    """An interrupted `behavior train` ran every fold's fine-tuning again (its 5 folds are most of the six
+    minutes on INSPIRED) while saying "completed records are kept". Run again into its folder, only the
+    final encoder — whose weights are saved — is fine-tuned; the tables are the same."""
+    from crseval.behavior import contrastive
+
+    args = ("behavior", "train", "sample", "--pairs", "400", "--hard", "0", "--folds", "3")
+    crseval(*args, "--out", tmp_path / "t")
+    first = pd.read_csv(tmp_path / "t" / "tables" / "pair_cv.csv")
+    calls = []
+    real = contrastive.fine_tune
+    monkeypatch.setattr(contrastive, "fine_tune", lambda *a, **k: calls.append(1) or real(*a, **k))
+    crseval(*args, "--out", tmp_path / "t")
+    assert len(calls) == 1  # the final encoder, for its weights; the three folds' vectors read back
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t" / "tables" / "pair_cv.csv"), first)

@@ -32,3 +32,38 @@ def test_batches_are_a_permutation():
     got = batches(80, 16, np.random.default_rng(0))
     assert sorted(np.concatenate(got).tolist()) == list(range(80))
     assert max(len(b) for b in got) == 16
+
+
+class _Fake:
+    """A stand-in fine-tuned model: a vector per text from its length."""
+
+    def eval(self):
+        pass
+
+    def encode(self, texts, **_):
+        return np.array([[len(t), 1.0] for t in texts], np.float32)
+
+
+def test_an_encoder_is_fine_tuned_only_for_vectors_its_store_lacks(tmp_path):
+    """`behavior train` said "completed records are kept" when interrupted and kept nothing: every fold's
+    encoder was fine-tuned again. Its vectors are now kept in the run directory; a resumed run reads
+    them back, and fine-tunes only for a sentence the store lacks (or to save the weights)."""
+    from crseval.behavior.contrastive import FineTunedEncoder
+
+    trained = []
+
+    def train():
+        trained.append(1)
+        return _Fake()
+
+    store = tmp_path / "encoders" / "abc.sqlite"
+    first = FineTunedEncoder(train, "base+supcon:abc", 2, store)
+    assert not trained  # nothing asked yet: no fine-tuning
+    vectors = first.encode(["a film", "another film"])
+    assert len(trained) == 1
+    resumed = FineTunedEncoder(train, "base+supcon:abc", 2, store)
+    assert np.array_equal(resumed.encode(["another film", "a film"]), vectors[::-1])
+    assert len(trained) == 1  # read back, not fine-tuned again
+    resumed.encode(["a new sentence"])
+    assert len(trained) == 2
+    assert FineTunedEncoder(train, "other", 2, None).encode(["x"]).shape == (1, 2)
