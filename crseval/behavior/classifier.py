@@ -84,8 +84,12 @@ class StrategyClassifier:
         )
 
     def fit(self, texts: Sequence[str], labels: Sequence[str]) -> "StrategyClassifier":
+        import warnings
+
         self.lexical = Lexical().fit(texts) if self.use_lexical else None
-        self.model.fit(strategy_inputs(self.embedder, self.lexical, texts), list(labels))
+        with warnings.catch_warnings():  # the strategies are classes, however few sentences (the sample)
+            warnings.filterwarnings("ignore", "The number of unique classes is greater than 50%")
+            self.model.fit(strategy_inputs(self.embedder, self.lexical, texts), list(labels))
         return self
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:

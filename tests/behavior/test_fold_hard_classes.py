@@ -54,3 +54,14 @@ def test_a_held_out_dialogue_does_not_change_its_folds_map():
     # a map from all dialogues (what the folds used before) does change: offer_help becomes hard
     whole = evaluate_classifier(changed, _Embedder(), n_splits=3, lexical=False).hard_classes()
     assert "offer_help" in whole and "offer_help" not in again[0]
+
+
+def test_few_sentences_per_strategy_train_quietly(recwarn):
+    """`behavior train sample --folds 3` printed scikit-learn's "could represent a regression problem"
+    warning (more classes than half the sentences): strategies are classes however few the sentences."""
+    from crseval.behavior.classifier import StrategyClassifier
+    from crseval.text.embed import Hashing
+
+    texts = ["have you seen it", "I loved it too", "it is a comedy", "what do you like"]
+    StrategyClassifier(Hashing()).fit(texts, ["a", "b", "c", "c"])
+    assert not [w for w in recwarn.list if "unique classes" in str(w.message)]
