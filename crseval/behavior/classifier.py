@@ -87,7 +87,8 @@ class StrategyClassifier:
         import warnings
 
         self.lexical = Lexical().fit(texts) if self.use_lexical else None
-        with warnings.catch_warnings():  # the strategies are classes, however few sentences (the sample)
+        # the strategies are classes, however few sentences (the sample)
+        with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "The number of unique classes is greater than 50%")
             self.model.fit(strategy_inputs(self.embedder, self.lexical, texts), list(labels))
         return self
