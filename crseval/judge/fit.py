@@ -42,7 +42,13 @@ from crseval.judge.judging import JUDGMENTS, Judge
 from crseval.judge.rubric import TURN_QUESTIONS, rubric_for
 from crseval.judge.turn_model import FEATURES as TURN_FEATURES
 from crseval.judge.turn_model import STATES as TURN_STATES
-from crseval.judge.turn_model import cross_fitted, embedder, turn_features, turn_labels
+from crseval.judge.turn_model import (
+    cross_fitted,
+    embed_turns,
+    embedder,
+    turn_features,
+    turn_labels,
+)
 from crseval.llm import make_client
 from crseval.llm.planning import done_calling
 from crseval.runs.job_store import JobStore
@@ -577,6 +583,8 @@ def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
     usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
     pooled = _pooled(train, aspects)
     pooled.items = [it for it in pooled.items if it.id in usable]
+    if config.turn_model:  # its one long step besides the LLM, with a bar of its own
+        embed_turns([it.dialogue for it in everything], config.encoder, progress)
     cv_extra, models, coefs, errors, turn_model = _fit_pooled(
         config, pooled, aspects, questions, probs, published
     )

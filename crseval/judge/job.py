@@ -410,6 +410,10 @@ def _rate(
     done_calling()  # a planning run ends here: the rest calls no model
     if calibrated is not None:
         require_readings([it.id for it in items], calibrated.questions, probs, asked_records)
+        if calibrated.turn_model is not None:
+            from crseval.judge.turn_model import embed_turns
+
+            embed_turns([it.dialogue for it in items], calibrated.turn_model.encoder, progress)
         extra = _calibrated_scores(calibrated, probs, plan.subset, plan.covered, judges[0].name)
         fresh = [it.id for it in calibrated.unseen(plan.subset, items)]
         note = _in_sample(calibrated, len(items), len(fresh))

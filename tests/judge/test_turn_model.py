@@ -302,3 +302,28 @@ def test_the_default_install_serves_the_shipped_judge():
         assert "engine = 'xllamacpp'" in e.value.fix and not logged
     finally:
         client.close()
+
+
+def test_the_turns_are_embedded_once_each_with_a_progress_bar():
+    """`judge meta-eval --judge crsarena` showed nothing for a minute or more on a first run while the turn
+    model embedded every turn; now a bar counts each distinct text once, and the features read them back."""
+    from crseval.judge.turn_model import embed_turns, embedder, turn_features
+
+    rng = np.random.default_rng(0)
+    dialogues = [_dialogue(i, rng)[0] for i in range(6)]
+    bars: dict[str, list[int]] = {}
+
+    def progress(label, total):
+        bars[label] = [total]
+        return bars[label].append
+
+    embed_turns(dialogues, "hashing", progress, chunk=3)
+    (total, *ticks) = bars["turn model: embedding the turns"]
+    read = set()  # each reply and the user turn before it
+    for d in dialogues:
+        before = "-"
+        for u in d.utterances:
+            read |= {u.text, before} if u.role is Role.SYSTEM else set()
+            before = u.text if u.role is Role.USER else before
+    assert total == sum(ticks) == len(read) and max(ticks) <= 3
+    assert len(turn_features(dialogues, embedder("hashing"))) == 6
