@@ -258,7 +258,10 @@ def rankings(
     main_name = named[-1][0]
     named += [(n, v.data) for n, v in extra]
     sets = [*sets, *extra]
-    tick = progress("Bradley–Terry bootstrap", len(named))
+    what = "Elo, Bradley–Terry" + (
+        f", {config.n_boot} bootstrap resamples" if config.n_boot else ""
+    )
+    tick = progress(f"rating each vote set ({what})", len(named))
     rated = []
     for name, votes in named:
         table, wins, boot = _rate(name, votes, config)
