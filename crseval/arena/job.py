@@ -304,7 +304,9 @@ def _satisfaction_agreement(rated: list, sat: pd.DataFrame) -> pd.DataFrame:
     """Per vote set with at least three systems rated by satisfaction: its ratings' correlation with it."""
     agree = []
     for name, table, *_ in rated:
-        both = table.join(sat, on="system", rsuffix="_").dropna(subset=["satisfaction"])
+        both = table.merge(
+            sat, left_on="system", right_index=True, how="left", suffixes=("", "_")
+        ).dropna(subset=["satisfaction"])
         if len(both) >= 3:
             agree.append(
                 {
