@@ -8,6 +8,8 @@ Sessions whose CRS failed (``errors``) are excluded from the statistics and coun
 
 from __future__ import annotations
 
+import warnings
+
 from math import comb
 from typing import Any, Sequence
 
@@ -229,7 +231,11 @@ def following_validity(
         for v in verified:
             d = ok[[m, v]].dropna()
             usable = len(d) >= 4 and d[m].nunique() > 1 and d[v].nunique() > 1
-            r = float(stats.pearsonr(d[m], d[v])[0]) if usable else np.nan
+            with (
+                warnings.catch_warnings()
+            ):  # a metric that barely varies: r as computed, no warning
+                warnings.simplefilter("ignore", stats.NearConstantInputWarning)
+                r = float(stats.pearsonr(d[m], d[v])[0]) if usable else np.nan
             lo, hi = fisher_ci(r, len(d))
             rows.append(
                 {

@@ -11,6 +11,8 @@ t-test, on the answers both scored. ``pearson_%_p`` is the p-value of each Pears
 
 from __future__ import annotations
 
+import warnings
+
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -116,7 +118,8 @@ def ensemble_grid(
     rows = []
     for size in range(2, min(max_size, len(names)) + 1):
         for combo in combinations(names, size):
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # an answer no member scored: NaN
                 mean = np.nanmean(
                     np.stack([np.asarray(predictions[c], float) for c in combo]), axis=0
                 )
