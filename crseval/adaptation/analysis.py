@@ -9,7 +9,6 @@ Sessions whose CRS failed (``errors``) are excluded from the statistics and coun
 from __future__ import annotations
 
 import warnings
-
 from math import comb
 from typing import Any, Sequence
 
@@ -231,9 +230,8 @@ def following_validity(
         for v in verified:
             d = ok[[m, v]].dropna()
             usable = len(d) >= 4 and d[m].nunique() > 1 and d[v].nunique() > 1
-            with (
-                warnings.catch_warnings()
-            ):  # a metric that barely varies: r as computed, no warning
+            # a metric that barely varies: r as computed, no warning
+            with warnings.catch_warnings():
                 warnings.simplefilter("ignore", stats.NearConstantInputWarning)
                 r = float(stats.pearsonr(d[m], d[v])[0]) if usable else np.nan
             lo, hi = fisher_ci(r, len(d))

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.signature import content_hash, stable_json
-from crseval.text.embed import Embedder, SentenceEncoder, _Memo
+from crseval.text.embed import Embedder, SentenceEncoder
 
 
 @dataclass(frozen=True)
@@ -100,12 +100,12 @@ def fine_tuned_encoder(
     cfg: FineTuning = FineTuning(),
     *,
     tick: Callable[[], Callable[[int], None]] | None = None,
-    vectors: Path | None = None,
+    vectors: Callable[[str], Path] | None = None,
 ) -> "FineTunedEncoder":
     """The encoder at ``base_path`` (``base``'s weights) fine-tuned on ``sentences`` as an Embedder named
     after its base, its training sentences and settings. It is trained when first asked for a vector
-    that ``vectors`` (an SQLite file, e.g. in the run directory) does not hold, with the progress bar
-    ``tick()`` makes; so a resumed run reads back the vectors of the encoders it had fine-tuned."""
+    that its SQLite file ``vectors(NAME)`` (e.g. in the run directory) does not hold, with the progress
+    bar ``tick()`` makes; so a resumed run reads back the vectors of the encoders it had fine-tuned."""
     key = stable_json(
         {"sentences": sentences[["text", "label"]].values.tolist(), "cfg": cfg.__dict__}
     )
@@ -114,18 +114,17 @@ def fine_tuned_encoder(
     def train():
         return fine_tune(sentences, base_path, cfg, tick=tick() if tick else None)
 
-    store = vectors.with_name(f"{digest}.sqlite") if vectors is not None else None
+    store = vectors(f"{digest}.sqlite") if vectors is not None else None
     return FineTunedEncoder(train, f"{base.name}+supcon:{digest}", base.dim, store)
 
 
 class FineTunedEncoder(SentenceEncoder):
     """A sentence encoder fine-tuned when its ``model`` is first needed: to embed a sentence its vector
-    store lacks, or to save its weights."""
+    store (an SQLite file) lacks, or to save its weights."""
 
     def __init__(self, train: Callable[[], Any], name: str, dim: int, vectors: Path | None):
-        self.name, self.dim, self.batch_size = name, dim, 64
-        self._train, self._model = train, None
-        _Memo.__init__(self, vectors if vectors is not None else False)
+        super().__init__(None, name, persist=vectors or False, dim=dim)
+        self._train = train
 
     @property
     def model(self):

@@ -152,7 +152,7 @@ def _encoders(config: TrainConfig, emb, store: JobStore, progress: Progress):
                     f"fine-tuning {name} ({what}; sentences × epochs)",
                     config.fine_tune * len(train),
                 ),
-                vectors=store.writable("encoders", "vectors.sqlite"),
+                vectors=lambda file: store.writable("encoders", file),
             )
         return made[key]
 

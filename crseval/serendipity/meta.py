@@ -12,7 +12,6 @@ t-test, on the answers both scored. ``pearson_%_p`` is the p-value of each Pears
 from __future__ import annotations
 
 import warnings
-
 from typing import Mapping, Sequence
 
 import numpy as np

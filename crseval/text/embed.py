@@ -93,14 +93,28 @@ class SentenceEncoder(_Memo):
     """Any sentence-transformers model (e.g. one fine-tuned by `behavior train --fine-tune`) as an Embedder;
     ``name`` must say which weights these are — saved pair models check it."""
 
-    def __init__(self, model, name: str, batch_size: int = 64, persist: bool = False) -> None:
+    def __init__(
+        self,
+        model,
+        name: str,
+        batch_size: int = 64,
+        persist: bool | Path = False,
+        dim: int | None = None,
+    ) -> None:
         self.name = name
         super().__init__(persist)
-        self.model, self.batch_size = model, batch_size
+        self._model, self.batch_size = model, batch_size
         self.dim = (
-            getattr(model, "get_embedding_dimension", None)
-            or model.get_sentence_embedding_dimension
-        )()
+            dim
+            or (
+                getattr(model, "get_embedding_dimension", None)
+                or model.get_sentence_embedding_dimension
+            )()
+        )
+
+    @property
+    def model(self):
+        return self._model
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         self.model.eval()
