@@ -9,7 +9,7 @@ import typer
 
 from crseval.behavior.job import DATA_HELP, RUN, RunConfig
 from crseval.behavior.reuse import EVAL, EvalConfig
-from crseval.cli.options import FORMAT, default_run_directory, run_job
+from crseval.cli.options import FORMAT, run_job
 from crseval.cli.output import Format, emit
 
 
@@ -88,8 +88,7 @@ def implicit(
             fix="crseval behavior implicit RESPONSES --data inspired|sample|PATH [--model RUN]",
         )
     config = RunConfig(data=data, responses=responses, test_split=test_split, pair_model=model)
-    out = out or default_run_directory(RUN, config, Path("runs/behavior-implicit"))
-    run_job(RUN, config, out, fmt)
+    run_job(RUN, config, out, fmt, default=Path("runs/behavior-implicit"))
 
 
 def extend(app: typer.Typer) -> None:

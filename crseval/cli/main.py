@@ -26,7 +26,6 @@ from crseval.cli.options import (
     DRY_RUN,
     FORMAT,
     declared,
-    default_run_directory,
     job_command,
     llm_config,
     run_job,
@@ -146,10 +145,11 @@ def demo(
 
     from crseval.demo import JOB, DemoConfig
 
+    from crseval.api import run_directory
+
     config = DemoConfig(llm=llm_config(backend, model, base_url))
-    out = out or default_run_directory(JOB, config)
-    if fresh and out.exists() and not dry_run and not batch_export:
-        shutil.rmtree(out)
+    if fresh and not dry_run and not batch_export:  # this configuration's folder only
+        shutil.rmtree(out or run_directory(JOB, config), ignore_errors=True)
     run_job(JOB, config, out, fmt, dry_run=dry_run, batch_export=batch_export)
 
 

@@ -234,21 +234,18 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
     app.command(name, hidden=hidden)(command)
 
 
-def default_run_directory(job: JobSpec, config: BaseModel, default: Path | None = None) -> Path:
-    """The run directory when no --out is given (``default``, else the job's), saying so when that folder
-    holds another configuration's run (``runs/arena`` → ``runs/arena-2``)."""
-    from crseval.api import run_directory
+def _beside(job: JobSpec, config: BaseModel, out: Path, default: Path | None) -> None:
+    """Say so when a run without --out went beside its default folder, which holds another configuration's
+    run — once the run has read its input (a refused input says only why)."""
     from crseval.cli.output import err_console
 
     default = default or job.default_out(config)
-    out = run_directory(job, config, default)
     if out != default:
         err_console.print(
-            f"{default} holds a run of another configuration: this one goes to {out}",
+            f"{default} holds a run of another configuration: this one is in {out}",
             soft_wrap=True,
             highlight=False,
         )
-    return out
 
 
 def run_job(
@@ -260,11 +257,13 @@ def run_job(
     dry_run: bool = False,
     keep_going: bool = False,
     batch_export: Path | None = None,
+    default: Path | None = None,
 ) -> None:
     """Validate the values; when the job calls an LLM, print its plan (calls, cached, time) first — and only
-    that with ``dry_run``; run the job into its run directory with progress bars; print the result (the
-    report is written by :func:`crseval.api.execute`)."""
-    from crseval.api import execute, plan
+    that with ``dry_run``; run the job into its run directory (``out``; else ``default`` or the job's
+    default folder, or the numbered one beside it that holds this configuration's run or none) with
+    progress bars; print the result (the report is written by :func:`crseval.api.execute`)."""
+    from crseval.api import execute, plan, run_directory
     from crseval.cli.output import err_console
     from crseval.cli.progress import progress_bars
     from crseval.core.config import validate
@@ -272,19 +271,19 @@ def run_job(
     config = values if isinstance(values, BaseModel) else validate(job.config, values)
     if job.check is not None:
         job.check(config)
-    out = out or default_run_directory(job, config)
+    where = out or run_directory(job, config, default)
     if batch_export is not None:
         from crseval.api import batch_export as export
 
         with err_console.status("writing the requests the run can ask now…"):
-            made = export(job, config, batch_export, out)
+            made = export(job, config, batch_export, where)
         err_console.print(made.line(), soft_wrap=True, highlight=False)
         return
     if job.uses_llm is not None and job.uses_llm(config):
         with err_console.status(
             "planning the LLM calls (the job runs once with stand-in answers)…"
         ):
-            made = plan(job, config, out)
+            made = plan(job, config, where)
         err_console.print(made.line(), soft_wrap=True, highlight=False)
     elif dry_run:
         err_console.print("plan: no LLM calls", highlight=False)
@@ -292,8 +291,10 @@ def run_job(
         return
     t0 = time.perf_counter()
     with progress_bars() as bars:
-        result = execute(job, config, out, bars)
+        result = execute(job, config, where, bars)
     show_result(result, fmt, seconds=time.perf_counter() - t0)
+    if out is None:
+        _beside(job, config, where, default)
     if result.failures:
         err_console.print(
             f"[bold red]failed:[/bold red] {result.failures}"

@@ -15,7 +15,6 @@ from crseval.cli.options import (
     FORMAT,
     KEEP_GOING,
     declared,
-    default_run_directory,
     run_job,
 )
 from crseval.cli.output import Format
@@ -71,6 +70,7 @@ def run(**o: Any) -> None:
     """Simulate sessions for every model, score them (TAS + judge), write results.jsonl, model_metrics,
     anova, tukey, figures and the report."""
     from crseval.adaptation.config import ShiftConfig
+    from crseval.api import run_directory
     from crseval.core.config import load_config, validate
 
     config, out, dry_run, batch_export = o["config"], o["out"], o["dry_run"], o["batch_export"]
@@ -82,9 +82,8 @@ def run(**o: Any) -> None:
     )
     if overrides:
         cfg = validate(ShiftConfig, cfg.model_dump(mode="json") | overrides)
-    out = out or default_run_directory(RUN, cfg)
-    if o["fresh"] and out.exists() and not dry_run and not batch_export:
-        shutil.rmtree(out)
+    if o["fresh"] and not dry_run and not batch_export:  # this configuration's folder only
+        shutil.rmtree(out or run_directory(RUN, cfg), ignore_errors=True)
     run_job(
         RUN,
         cfg,

@@ -420,7 +420,7 @@ def test_fresh_without_out_starts_over_its_own_run_and_leaves_another_configurat
         )
     crseval("shift", "run", "s1.toml")
     second = crseval("shift", "run", "s2.toml")
-    assert "this one goes to runs/shift-2" in second.stderr
+    assert "this one is in runs/shift-2" in second.stderr
     kept = (tmp_path / "runs" / "shift-2" / "records" / "results.jsonl").read_text()
     (tmp_path / "runs" / "shift" / "stale.txt").write_text("from before --fresh")
     crseval("shift", "run", "s1.toml", "--fresh")

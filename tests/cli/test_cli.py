@@ -221,19 +221,23 @@ def test_a_second_configuration_without_out_goes_beside_the_first_and_each_resum
 ):
     """Without --out, every command used one folder per job (runs/arena): the guide's second line
     (other votes) was refused as "a different configuration". It now goes to runs/arena-2, says so in
-    one line, and the first command run again finds its own folder."""
+    one line once it has run, and the first command run again finds its own folder."""
     monkeypatch.chdir(tmp_path)
     for name, rows in (("a.csv", "x,y,x\nx,y,y\nx,y,x\n"), ("b.csv", "x,y,y\nx,y,y\nx,y,x\n")):
         Path(name).write_text("crs1,crs2,vote\n" + rows)
+
+    def votes_in(folder):
+        return json.loads((Path("runs") / folder / "config.json").read_text())["config"]["votes"]
+
     first = crseval("arena", "rank", "a.csv", "--n-boot", "0")
-    assert "runs/arena/report.html" in first.stdout and "another configuration" not in first.stderr
+    assert "another configuration" not in first.stderr and votes_in("arena") == ["a.csv"]
     second = crseval("arena", "rank", "b.csv", "--n-boot", "0")
-    assert "runs/arena holds a run of another configuration: this one goes to runs/arena-2" in (
+    assert "runs/arena holds a run of another configuration: this one is in runs/arena-2" in (
         second.stderr
     )
-    assert "runs/arena-2/report.html" in second.stdout
+    assert votes_in("arena-2") == ["b.csv"]
     again = crseval("arena", "rank", "a.csv", "--n-boot", "0")
-    assert "runs/arena/report.html" in again.stdout and "another configuration" not in again.stderr
+    assert "another configuration" not in again.stderr
     assert sorted(p.name for p in Path("runs").iterdir()) == ["arena", "arena-2"]
     explicit = crseval(
         "arena", "rank", "b.csv", "--n-boot", "5", "--out", "runs/arena", check=False
@@ -241,3 +245,5 @@ def test_a_second_configuration_without_out_goes_beside_the_first_and_each_resum
     assert (
         explicit.returncode == 2 and "different configuration" in explicit.stderr
     )  # named: refused
+    refused = crseval("arena", "rank", "missing.csv", check=False)  # bad input: its error alone
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
