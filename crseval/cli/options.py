@@ -234,7 +234,7 @@ def job_command(app: typer.Typer, name: str, job: JobSpec, *, hidden: bool = Fal
     app.command(name, hidden=hidden)(command)
 
 
-def _beside(job: JobSpec, config: BaseModel, out: Path, default: Path | None) -> None:
+def _note_went_beside(job: JobSpec, config: BaseModel, out: Path, default: Path | None) -> None:
     """Say so when a run without --out went beside its default folder, which holds another configuration's
     run — once the run has read its input (a refused input says only why)."""
     from crseval.cli.output import err_console
@@ -294,7 +294,7 @@ def run_job(
         result = execute(job, config, where, bars)
     show_result(result, fmt, seconds=time.perf_counter() - t0)
     if out is None:
-        _beside(job, config, where, default)
+        _note_went_beside(job, config, where, default)
     if result.failures:
         err_console.print(
             f"[bold red]failed:[/bold red] {result.failures}"

@@ -9,14 +9,7 @@ from typing import Any, Optional
 import typer
 
 from crseval.adaptation.job import RUN
-from crseval.cli.options import (
-    BATCH_EXPORT,
-    DRY_RUN,
-    FORMAT,
-    KEEP_GOING,
-    declared,
-    run_job,
-)
+from crseval.cli.options import BATCH_EXPORT, DRY_RUN, FORMAT, KEEP_GOING, declared, run_job
 from crseval.cli.output import Format
 
 

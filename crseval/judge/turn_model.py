@@ -76,8 +76,7 @@ def embed_turns(dialogues: Sequence[Dialogue], key: str, progress: Progress, chu
     texts = list(dict.fromkeys(t for d in dialogues for _, a, u in _turns(d) for t in (a, u)))
     tick = progress("turn model: embedding the turns", len(texts))
     for i in range(0, len(texts), chunk):
-        embed.encode(texts[i : i + chunk])
-        tick(len(texts[i : i + chunk]))
+        tick(len(embed.encode(texts[i : i + chunk])))
 
 
 def _turns(dialogue: Dialogue) -> list[tuple[int, str, str]]:
