@@ -2,8 +2,9 @@
 a user runs — and compare it with its record (`crseval/records/<check>.json`); the figures through the
 embedded LLM only with ``--llm`` (`make validate-llm`).
 
-Prints one table (figure / recorded / now / verdict) and exits 1 when a figure moved beyond its record's
-tolerance, a row appeared or went, or a figure that met its target no longer does; a figure that missed
+Prints one table (figure / recorded / now / precision / verdict) and exits 1 when a figure moved beyond the
+tolerance its check declares for the method that produced it (``tools/validity_checks.py``: the code holds
+the tolerances, a record only the figures), a row appeared or went, or a figure that met its target no longer does; a figure that missed
 its target when it was recorded stays labelled (KNOWN, with the issue that owns it) and fails only if it
 moves. A validated figure that moves is a regression unless an issue asks for it: then ``--update``
 re-records the checks it ran (date, commit, the data's content hashes), and the commit says why.
@@ -38,9 +39,10 @@ from tools.validity_checks import CHECKS, Check  # noqa: E402
 SHARED = ROOT.parent / "shared" / "data"
 
 
-def verdict(record: records.Record, col: str, rec: Any, now: Any) -> tuple[str, bool]:
-    """(the verdict of one figure against the record's tolerance and target, whether it fails the gate)."""
-    tol = record.tolerance[col]
+def verdict(check: Check, record: records.Record, col: str, rec: Any, now: Any) -> tuple[str, bool]:
+    """(the verdict of one figure against its check's tolerance and the record's target, whether it fails
+    the gate)."""
+    tol = check.tolerance[col].tolerance
     if isinstance(rec, (int, float)) and isinstance(now, (int, float)):
         moved = not abs(now - rec) <= tol  # NaN against a number moves
     else:
@@ -57,8 +59,8 @@ def verdict(record: records.Record, col: str, rec: Any, now: Any) -> tuple[str, 
 
 
 def compare(check: Check, now: pd.DataFrame, record: records.Record) -> list[dict[str, Any]]:
-    """One row per figure of the record (its key, tolerances and targets): figure, recorded, now, verdict,
-    fails."""
+    """One row per figure of the check (its key, tolerances) against the record (its figures and targets):
+    figure, recorded, now, precision, verdict, fails."""
     rows = []
     measured = {tuple(r[k] for k in record.key): r for r in now.to_dict("records")}
     recorded = {tuple(r[k] for k in record.key): r for r in record.rows}
@@ -71,21 +73,23 @@ def compare(check: Check, now: pd.DataFrame, record: records.Record) -> list[dic
                     "figure": name,
                     "recorded": "—" if not gone else "a row",
                     "now": "a row" if not gone else "—",
+                    "precision": "",
                     "verdict": "GONE" if gone else "NEW (not recorded)",
                     "fails": True,
                 }
             )
             continue
-        for col in record.tolerance:
+        for col, precision in check.tolerance.items():
             rec, cur = recorded[key].get(col, math.nan), _plain(measured[key].get(col))
             if _missing(rec) and _missing(cur):
                 continue  # not a figure of this row (a discriminator row has no sign)
-            text, fails = verdict(record, col, rec, cur)
+            text, fails = verdict(check, record, col, rec, cur)
             rows.append(
                 {
                     "figure": f"{name} · {col}",
                     "recorded": rec,
                     "now": cur,
+                    "precision": f"{precision.tolerance:g} {precision.name}",
                     "verdict": text,
                     "fails": fails,
                 }
@@ -115,7 +119,6 @@ def record_of(check: Check, now: pd.DataFrame, data: Path) -> records.Record:
         commit=git_describe(),
         data={p: content_hash([data / p]) for p in check.data},
         key=list(check.key),
-        tolerance=dict(check.tolerance),
         target={c: list(b) for c, b in check.target.items()},
         known=check.known,
         rows=[
@@ -145,8 +148,8 @@ def run(checks: list[Check], data: Path, update: bool) -> list[dict[str, Any]]:
             rows += compare(check, now, records.load(check.name))
         except CrsevalError as e:
             rows.append(
-                {"figure": check.name, "recorded": "—", "now": "measured", "verdict": str(e)}
-                | {"fails": True}
+                {"figure": check.name, "recorded": "—", "now": "measured", "precision": ""}
+                | {"verdict": str(e), "fails": True}
             )
     return rows
 
@@ -173,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     for col in ("recorded", "now"):
         shown[col] = [f"{v:.6g}" if isinstance(v, float) else str(v) for v in shown[col]]
     print(shown.to_string(index=False, justify="left"))
+    used = {p.name: p for c in names for p in CHECKS[c].tolerance.values()}
+    print("precision: " + "; ".join(f"{n} ±{p.tolerance:g}: {p.method}" for n, p in used.items()))
     failed = frame[frame["fails"]]
     print(f"{len(frame)} figures, {len(failed)} failing" + (": " if len(failed) else ""))
     for f in failed["figure"]:

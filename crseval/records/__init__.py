@@ -1,9 +1,11 @@
 """The validated figures crseval ships, one JSON record per check of the validity gate (``make validate``,
 ``tools/validate.py``): what a default command measured on the shared data, with the command, its date,
-commit and the data's content hashes, each figure's tolerance and, where a figure has one, its target.
+commit and the data's content hashes and, where a figure has one, its target — never a tolerance: how far a
+figure may move follows from the method that produced it and is declared once, beside the check
+(``tools/validity_checks.py``).
 The machine writes them (``make validate ARGS=--update``) and the package reads them — the card's "real
 users" column (`crseval/card/real_users.py`), the simulator's evidence — so a measured number is typed
-nowhere by hand. The gate re-measures every record and fails when a figure leaves its tolerance."""
+nowhere by hand. The gate re-measures every record and fails when a figure leaves its check's tolerance."""
 
 from __future__ import annotations
 
@@ -24,9 +26,7 @@ class Record(BaseModel):
     date: str = ""
     commit: str = ""
     data: dict[str, str] = Field(default_factory=dict)  # input file → content hash
-    key: list[str]  # the columns that name a row
-    # figure column → the largest |now − recorded| that is not a move (0: equal)
-    tolerance: dict[str, float]
+    key: list[str]  # the columns that name a row (the others are figures)
     # figure column → [low, high]: where the figure should be; a recorded figure outside is a known failure
     target: dict[str, list[float]] = Field(default_factory=dict)
     known: str = ""  # why a figure misses its target, and the issue that owns it
