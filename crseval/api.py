@@ -68,6 +68,7 @@ def execute(
     job: JobSpec, config: BaseModel, out: str | Path | None = None, progress: Progress = no_progress
 ) -> Result:
     """Run a validated config into its run directory and (re)write the run's report."""
+    from crseval.core.user_output import to_log
     from crseval.llm.usage import collecting
     from crseval.plotting import figure_formats
     from crseval.report.html import write_report
@@ -78,9 +79,9 @@ def execute(
 
     figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
     store = RunStore(out or run_directory(job, config))
-    store.begin(provenance(job.name, config))
+    store.begin(provenance(job.name, config), revise=bool(getattr(config, "retry_failed", False)))
     try:
-        with collecting() as clients:
+        with collecting() as clients, to_log(store.log):  # what a CRS prints: the run's log
             output = job.run(config, JobStore(store), progress)
         if clients:
             _add_usage(output, clients)
@@ -102,7 +103,8 @@ def run_directory(job: JobSpec, config: BaseModel, default: str | Path | None = 
     from crseval.runs.store import free_directory
 
     base = Path(default) if default is not None else job.default_out(config)
-    return free_directory(base, provenance(job.name, config))
+    revise = bool(getattr(config, "retry_failed", False))
+    return free_directory(base, provenance(job.name, config), revise)
 
 
 def _rough_cis(config: BaseModel) -> list[str]:

@@ -71,6 +71,7 @@ def _simulate(
     bar = progress("preference-shift sessions", len(config.models) * total)
     bar(len(config.models) * total - len(tasks))
     cache = str(store.cache_path)
+    code = _code_versions(config, store)
     post = ThreadPoolExecutor(max_workers=max(1, config.workers))
     try:
         pending = []
@@ -82,6 +83,8 @@ def _simulate(
             cache_path=cache,
             address=config.ray_address,
         ):
+            if rec["model"] in code:  # which version of the CRS's file answered this session
+                rec = {**rec, "code": code[rec["model"]]}
             pending.append(post.submit(scoring.finish, rec))
             pending[-1].add_done_callback(lambda _: bar(1))
         for f in pending:
@@ -89,6 +92,28 @@ def _simulate(
     finally:
         post.shutdown(wait=not cancelled(), cancel_futures=True)
         close_clients()
+
+
+def _code_versions(config: ShiftConfig, store: JobStore) -> dict[str, str]:
+    """Each callable model's code as this run knows it now (``file.py@hash``; after ``--retry-failed`` on a
+    fixed file, the new version)."""
+    data = (store.provenance or {}).get("data", {})
+    return {
+        m.name: data[f"models.{i}.target"]
+        for i, m in enumerate(config.models)
+        if f"models.{i}.target" in data
+    }
+
+
+def _answered_by(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per model whose sessions were answered by more than one version of its code: sessions per version
+    (the signature says which version answered what)."""
+    out: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r.get("code"):
+            counts = out.setdefault(r["model"], {})
+            counts[r["code"]] = counts.get(r["code"], 0) + 1
+    return {m: dict(sorted(c.items())) for m, c in out.items() if len(c) > 1}
 
 
 def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_progress) -> Output:
@@ -112,6 +137,7 @@ def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_p
             | {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
             sessions=f"{config.sessions}x{config.turns}"
             + (f"x{config.repeats}" if config.repeats > 1 else ""),
+            **({"answered_by": answered} if (answered := _answered_by(sessions(store))) else {}),
         )
     )
     out.add(
@@ -143,7 +169,8 @@ def _refuse_if_nothing_ran(results: Sequence[dict[str, Any]]) -> None:
         first = results[0]["errors"][0]
         raise WorkFailed(
             f"every session failed ({len(results)} of {len(results)}); the first: {first}",
-            fix="fix the CRS, then run again with --fresh (failed sessions are recorded as done)",
+            fix="fix the CRS, then run the same command with --retry-failed (it runs the failed sessions "
+            "again with the fixed CRS)",
         )
 
 

@@ -128,6 +128,9 @@ def history(ctx: Context) -> list[dict[str, str]]:
     return out
 
 
+CRS_AT_ONCE = 4  # contexts your system answers at once (the shift part calls it from 2 threads too)
+
+
 def generate_with(
     ctxs: Sequence[Context],
     crs,
@@ -136,16 +139,19 @@ def generate_with(
     stream: str = "responses",
     progress: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:
-    """Your own system (a :mod:`crseval.simulation.plugins` CRS) answers every context; resumable, failures
-    recorded with their error."""
+    """Your own system (a :mod:`crseval.simulation.plugins` CRS) answers every context, :data:`CRS_AT_ONCE`
+    at a time (a CRS that takes seconds a reply is waited on in parallel); resumable, failures recorded
+    with their error."""
+    from crseval.runs.stream import threads
 
     def one(c: Context) -> dict:
         reply = crs.respond(history(c))
         return _response(c, None if reply.error else reply.text.strip(), reply.error)
 
-    records = store.stream(stream)
-    records.run(_keyed(ctxs), one, progress=progress)
-    return pd.DataFrame(records.read())
+    records, work = store.stream(stream), _keyed(ctxs)
+    records.run(work, one, mapper=threads(CRS_AT_ONCE), progress=progress)
+    order = {k: i for i, (k, _) in enumerate(work)}  # the contexts' order, whichever answered first
+    return pd.DataFrame(sorted(records.read(), key=lambda r: order.get(r["key"], len(order))))
 
 
 def load_responses(path: str | Path) -> pd.DataFrame:

@@ -198,6 +198,12 @@ class RunConfig(BaseModel):
         description="A pair model saved by `behavior train` (its run directory, or "
         "model.json): used as is, nothing is retrained.",
     )
+    retry_failed: bool = Field(
+        False,
+        description="Ask your system again for the responses this run directory recorded as failed "
+        "(after fixing it; its new version is recorded).",
+        json_schema_extra={"invocation": True},
+    )
 
     def data_files(self) -> dict[str, Path | str]:
         """The system's module file or given function's source (never its folder) is input data."""
@@ -234,6 +240,10 @@ def _responses(
     if config.responses is not None:
         return load_responses(config.responses), 0, ""
     ctxs = contexts(test_d)
+    if config.retry_failed and config.system:
+        dropped = store.drop_records("responses", lambda r: r.get("response") is None)
+        if dropped:
+            store.log(f"asking again for {dropped} responses recorded as failed")
     bar = progress("system responses", len(ctxs))
     resp = (
         generate_with(ctxs, _plugin(config.system), store, progress=bar)

@@ -256,7 +256,7 @@ def _behavior(config: CardConfig, system: str) -> dict[str, Any]:
         if system in REFERENCES
         else config.baselines.get(system, config.target)
     )
-    return {"data": config.data, "system": plugin}
+    return {"data": config.data, "system": plugin, "retry_failed": config.retry_failed}
 
 
 def parts(config: CardConfig, root: Path) -> list[Part]:

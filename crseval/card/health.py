@@ -31,7 +31,8 @@ def health_lines(config: CardConfig, sessions: dict[str, list[dict]]) -> list[st
                 first = f" (first: {failed[0]['errors'][0]})" if failed else ""
                 out.append(
                     f"{system}: {len(failed)} of {len(mine)} sessions failed in {part}{first}, left out of "
-                    f"its scores; {retried} CRS calls retried"
+                    f"its scores (fix it, then the same command with --retry-failed); {retried} CRS calls "
+                    "retried"
                 )
     return out
 

@@ -44,7 +44,8 @@ def _refuse_if_the_crs_never_answered(shift: Result, system: str) -> None:
         raise WorkFailed(
             f"{system} failed in every session ({len(mine)} of {len(mine)}); the first: "
             f"{mine[0]['errors'][0]}",
-            fix="fix the CRS, then run again with another --out (failed sessions are recorded as done)",
+            fix="fix the CRS, then run the same command with --retry-failed (it runs the failed sessions "
+            "again with the fixed CRS and keeps the others)",
         )
 
 

@@ -19,20 +19,29 @@ if TYPE_CHECKING:
 def execute_parts(
     manifest: list[Part], store: JobStore, progress: Progress
 ) -> Iterator[tuple[Part, Result]]:
-    """Run each part in turn, yielding it with its result as soon as it is done."""
+    """Run each part in turn, yielding it with its result as soon as it is done. A part whose input is
+    another part that has since run again (``--retry-failed``) is computed again from it."""
+    import shutil
+
     from crseval.api import execute, get_job
     from crseval.core.config import validate
     from crseval.llm.llamacpp import held
+    from crseval.runs.provenance import provenance
+    from crseval.runs.store import derived_and_stale
 
     with held():
         for part in manifest:
             job = get_job(part.job)
+            config, folder = validate(job.config, part.config), store.path(*part.name.split("/"))
+            if derived_and_stale(folder, provenance(job.name, config), store.path()):
+                store.log(f"NOTE {part.name}: the part it reads ran again; computed again from it")
+                shutil.rmtree(folder)
             yield (
                 part,
                 execute(
                     job,
-                    validate(job.config, part.config),
-                    store.path(*part.name.split("/")),
+                    config,
+                    folder,
                     lambda title, total, name=part.name: progress(f"{name}: {title}", total),
                 ),
             )

@@ -296,8 +296,13 @@ def run_job(
     if out is None:
         _note_went_beside(job, config, where, default)
     if result.failures:
+        retry = (
+            "; fix your CRS, then the same command with --retry-failed runs the failed work again"
+            if "retry_failed" in type(config).model_fields and not config.retry_failed
+            else ""
+        )
         err_console.print(
-            f"[bold red]failed:[/bold red] {result.failures}"
+            f"[bold red]failed:[/bold red] {result.failures}{retry}"
             + ("" if keep_going else " — exit 1 (--keep-going accepts failures)"),
             soft_wrap=True,
             highlight=False,

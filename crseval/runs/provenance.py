@@ -144,15 +144,30 @@ def invocation_fields(config: BaseModel) -> set[str]:
     }
 
 
+def code_fields(value: Any, where: str = "") -> list[str]:
+    """The data fields that are a CRS's code (what a model's ``data_files()`` names: a plug-in's module file,
+    a given function's source) — the input a researcher fixes between a run and its ``--retry-failed``."""
+    out = []
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            out += code_fields(getattr(value, name), f"{where}.{name}" if where else name)
+        out += [f"{where}.{k}" if where else k for k in getattr(value, "data_files", dict)()]
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            out += code_fields(v, f"{where}.{i}")
+    return out
+
+
 def provenance(job: str, config: BaseModel) -> dict[str, Any]:
-    """The record ``config.json`` holds: job, validated config (defaults resolved), data fingerprints,
-    library versions, platform and working directory."""
+    """The record ``config.json`` holds: job, validated config (defaults resolved), data fingerprints (and
+    which of them are a CRS's code), library versions, platform and working directory."""
     return {
         "job": job,
         "config": config.model_dump(mode="json", exclude=invocation_fields(config)),
         "data": {
             field: p if isinstance(p, str) else fingerprint(p) for field, p in _paths(config, "")
         },
+        "code": code_fields(config),
         "versions": versions(),
         "platform": f"{platform.system()} {platform.machine()}",
         "cwd": os.getcwd(),

@@ -61,27 +61,79 @@ def _difference(old: dict[str, Any], record: dict[str, Any]) -> str | None:
     return None
 
 
-def free_directory(base: Path, record: dict[str, Any]) -> Path:
-    """Where a run of ``record`` goes when no folder is named: the one of ``base``, ``base-2``, ``base-3``, …
-    that holds this run (so the same command resumes it), else the first that holds no run. A default
-    folder holding another configuration is never a dead end."""
-    base = Path(base)
-    taken = 1 + len(list(base.parent.glob(f"{base.name}-*")))
-    candidates = [base] + [base.with_name(f"{base.name}-{n}") for n in range(2, taken + 2)]
-    for p in candidates:
-        if _holds(p, record):
-            return p
-    # one more candidate than folders named so: one of them is free
-    return next(p for p in candidates if not p.is_file() and not (p / "config.json").exists())
+def _revisions(old: dict[str, Any], record: dict[str, Any]) -> list[dict[str, str]] | None:
+    """Where ``record`` differs from the run ``old`` only in a CRS's code (``record["code"]``: a file the
+    researcher fixed before ``--retry-failed``): each field's change; None when anything else differs."""
+    new = json.loads(json.dumps(record, default=str))
+    if old.get("job") != new["job"] or old.get("config") != new["config"]:
+        return None
+    before, after = old.get("data") or {}, new["data"]
+    changed = [k for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
+    if (
+        not changed
+        or not set(changed) <= set(new.get("code", []))
+        or not set(changed) <= set(before)
+    ):
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M:%S")
+    return [{"field": k, "from": before[k], "to": after[k], "date": when} for k in changed]
 
 
-def _holds(folder: Path, record: dict[str, Any]) -> bool:
-    """Whether ``folder`` is the run directory of ``record`` (an unreadable config.json: another run's)."""
+def derived_and_stale(folder: Path, record: dict[str, Any], inside: Path) -> bool:
+    """Whether the run in ``folder`` is ``record``'s but for input data that lies inside ``inside`` — another
+    part of the same manifest, since run again (a card's dialogues read its sessions): such a run is
+    derived, and is computed again rather than refused."""
     try:
         old = read_json(folder / "config.json") if (folder / "config.json").is_file() else None
     except CrsevalError:
         return False
-    return isinstance(old, dict) and "job" in old and _difference(old, record) is None
+    new = json.loads(json.dumps(record, default=str))
+    if not isinstance(old, dict) or (old.get("job"), old.get("config")) != (
+        new["job"],
+        new["config"],
+    ):
+        return False
+    before, after = old.get("data") or {}, new["data"]
+    changed = [k for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
+
+    def named(field: str) -> Any:
+        node: Any = new["config"]
+        for part in field.split("."):
+            node = node[int(part)] if isinstance(node, list) else (node or {}).get(part)
+        return node
+
+    root = inside.resolve()
+    return bool(changed) and all(
+        isinstance(named(k), str) and root in Path(named(k)).resolve().parents for k in changed
+    )
+
+
+def free_directory(base: Path, record: dict[str, Any], revise: bool = False) -> Path:
+    """Where a run of ``record`` goes when no folder is named: the one of ``base``, ``base-2``, ``base-3``, …
+    that holds this run (so the same command resumes it; with ``revise``, one whose CRS's code was
+    since fixed), else the first that holds no run. A default folder holding another configuration is
+    never a dead end."""
+    base = Path(base)
+    taken = 1 + len(list(base.parent.glob(f"{base.name}-*")))
+    candidates = [base] + [base.with_name(f"{base.name}-{n}") for n in range(2, taken + 2)]
+    for same in (True, False) if revise else (True,):
+        for p in candidates:
+            if _holds(p, record, same):
+                return p
+    # one more candidate than folders named so: one of them is free
+    return next(p for p in candidates if not p.is_file() and not (p / "config.json").exists())
+
+
+def _holds(folder: Path, record: dict[str, Any], same: bool = True) -> bool:
+    """Whether ``folder`` is the run directory of ``record`` (``same``: exactly; else but for a CRS's code).
+    An unreadable config.json is another run's."""
+    try:
+        old = read_json(folder / "config.json") if (folder / "config.json").is_file() else None
+    except CrsevalError:
+        return False
+    if not isinstance(old, dict) or "job" not in old:
+        return False
+    return _difference(old, record) is None if same else bool(_revisions(old, record))
 
 
 class RunStore:
@@ -102,6 +154,7 @@ class RunStore:
             None  # config.json, written with the run's first file
         )
         self._holding = False  # this store holds the folder's writer lock (runs/writer_lock.py)
+        self._revise = False  # a CRS's code may differ from the run's (begin(revise=True))
 
     # ---- paths -------------------------------------------------------------------------------
     def path(self, *parts: str) -> Path:
@@ -161,13 +214,15 @@ class RunStore:
         self.write_json("signature.json", {**signature, "line": format_signature(signature)})
         return signature
 
-    def begin(self, record: dict[str, Any]) -> None:
+    def begin(self, record: dict[str, Any], revise: bool = False) -> None:
         """Begin a run with its provenance (a :func:`crseval.runs.provenance.provenance` record). Checked and
         written with the run's first file, so a job that refuses its input leaves nothing behind and says
         why: a new run writes it as config.json; a resumed one must have the same job, configuration and
         input data (numbers would mix). Library versions may differ: the first run's are kept, run.log
-        says so."""
+        says so. With ``revise`` (``--retry-failed``) a CRS's code may differ: the new version is recorded
+        in config.json's ``revisions`` and answers what the job runs again."""
         self.provenance = self._unwritten = record
+        self._revise = revise
 
     def _settle_config(self, record: dict[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -185,12 +240,22 @@ class RunStore:
                 )
             return
         difference = _difference(old, record)
-        if difference is not None:
-            raise CrsevalError(
-                f"this run directory was started with {difference}",
-                file=p,
-                fix="use a new run directory, or the same configuration to resume",
-            )
+        revised = _revisions(old, record) if difference is not None and self._revise else None
+        if revised:
+            old = {**old, "data": {**old["data"], **{r["field"]: r["to"] for r in revised}}}
+            old["revisions"] = [*old.get("revisions", []), *revised]
+            self.write_json("config.json", old)
+            for r in revised:
+                self.log(
+                    f"NOTE {r['field']} changed ({r['from']} → {r['to']}): what runs again now runs on it"
+                )
+        elif difference is not None:
+            fix = "use a new run directory, or the same configuration to resume"
+            if old.get("job") == record["job"] and old.get("config") == json.loads(
+                json.dumps(record["config"], default=str)
+            ):
+                fix += "; after fixing your CRS, add --retry-failed to run its failed work again"
+            raise CrsevalError(f"this run directory was started with {difference}", file=p, fix=fix)
         if old.get("versions") != record["versions"]:
             self.log(
                 f"NOTE resumed with other versions {record['versions']} (started with {old.get('versions')})"

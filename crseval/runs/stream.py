@@ -27,6 +27,25 @@ def _one_by_one(items: Sequence[Any], fn: Callable[[Any], Any], progress: Progre
             progress(1)
 
 
+def threads(workers: int) -> Mapper:
+    """A mapper that runs ``workers`` items at once in threads (a CRS that waits on the network or a
+    model); an interruption drops the queued items instead of waiting for them."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    def mapper(items: Sequence[Any], fn: Callable[[Any], Any], progress: Progress | None) -> None:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            for future in as_completed([pool.submit(fn, item) for item in items]):
+                future.result()
+                cancel.check()
+                if progress:
+                    progress(1)
+        finally:
+            pool.shutdown(wait=not cancel.cancelled(), cancel_futures=True)
+
+    return mapper
+
+
 class Records(Protocol):
     """Where a stream's records live (:class:`crseval.runs.store.RunStore`)."""
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from crseval.core.errors import CrsevalError
+from crseval.core.user_output import captured
 from crseval.simulation.crs import CRSReply, History
 from crseval.simulation.targets import GIVEN, file_of, in_folder, searched_first, split_target
 
@@ -25,7 +26,8 @@ class CallableCRS:
 
     def respond(self, history: History) -> CRSReply:
         try:
-            out = self.fn([dict(h) for h in history])
+            with captured(self.name):  # what it prints goes to the run's log, not crseval's output
+                out = self.fn([dict(h) for h in history])
         except (
             Exception
         ) as e:  # a user's system failing is a recorded result, not a crash of the run
@@ -74,9 +76,15 @@ def _reply_from(out: Any, name: str) -> CRSReply:
     if isinstance(out, dict) and isinstance(out.get("text", out.get("reply")), str):
         cons = out.get("constraints")
         return CRSReply(out.get("text", out.get("reply")), cons if isinstance(cons, dict) else None)
+    got = type(out).__name__
+    if isinstance(out, dict):  # say what it did hold: a misspelt key is the usual mistake
+        keys = ", ".join(repr(k) for k in list(out)[:8]) + (", …" if len(out) > 8 else "")
+        got = f"a dict with keys {keys}" if out else "an empty dict"
+        if isinstance(out.get("text"), (dict, list, int, float)):
+            got += f" ('text' is a {type(out['text']).__name__})"
     return CRSReply(
         "",
-        error=f"CRS {name!r} returned {type(out).__name__}, expected a string or "
+        error=f"CRS {name!r} returned {got}, expected a string or "
         "{'text': ..., 'constraints': {...}}",
     )
 
@@ -103,7 +111,7 @@ def load_callable(
         local is not None
     ):  # the folder's own file, as it is now (not a same-named module imported before)
         return _from_file(local, attr, where)
-    with searched_first(folder):
+    with searched_first(folder), captured(mod):
         try:
             module = importlib.import_module(mod)
         except ImportError as e:
@@ -138,7 +146,7 @@ def _from_file(path: Path, attr: str, where: str) -> Callable[[History], Any]:
         module = importlib.util.module_from_spec(spec)
         folder, before = Path(key[0]).parent, set(sys.modules)
         try:
-            with searched_first(folder):
+            with searched_first(folder), captured(path.stem):
                 spec.loader.exec_module(module)
         except Exception as e:  # the user's file: any error is theirs to fix, in one line
             raise CrsevalError(

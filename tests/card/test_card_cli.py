@@ -249,3 +249,68 @@ def test_with_an_llm_the_card_adds_the_llm_reference_and_the_judge(tmp_path):
         *args, "--format", "csv"
     )  # resuming a finished card: its parts read each other unchanged
     pd.testing.assert_frame_equal(pd.read_csv(out / "tables" / "card.csv"), card)
+
+
+FIXME = """
+def respond(history):
+    print("DEBUG: got", len(history), "turns")
+    if len(history) > 3 and len(history[0]["text"]) % 2:
+        raise RuntimeError("my model is not loaded")
+    return "How about The Matrix? It is a classic."
+"""
+
+
+def test_a_fixed_crs_file_reruns_exactly_its_failed_sessions_and_says_which_version_answered(
+    tmp_path, monkeypatch
+):
+    """Issue #92: the file's content is the run's input, and fixing it refused --retry-failed."""
+    monkeypatch.chdir(tmp_path)
+    crs = tmp_path / "fixme.py"
+    crs.write_text(FIXME)
+    args = ("evaluate-crs", "fixme.py", "--no-llm", "--against", "template", "--sessions", "12")
+    args += ("--turns", "6", "--n-boot", "100", "--out", tmp_path / "run")
+    first = crseval(*args, check=False)
+    assert first.returncode == 1 and "--retry-failed" in first.stderr
+    shift = tmp_path / "run" / "shift"
+    before = [json.loads(x) for x in (shift / "records" / "results.jsonl").read_text().splitlines()]
+    mine = [r for r in before if r["model"] == "fixme"]
+    failed = {r["key"] for r in mine if r.get("errors")}
+    assert 0 < len(failed) < len(mine)
+    crs.write_text(FIXME.replace('raise RuntimeError("my model is not loaded")', "pass  # fixed"))
+    crseval(*args, "--retry-failed")
+    after = [json.loads(x) for x in (shift / "records" / "results.jsonl").read_text().splitlines()]
+    old, new = {r["code"] for r in mine}.pop(), None
+    for r in after:
+        if r["model"] != "fixme":
+            continue
+        assert not r.get("errors")
+        if r["key"] in failed:
+            new = r["code"]
+            assert new != old  # run again by the fixed file
+        else:  # kept as it was, answered by the first version
+            assert r == next(b for b in before if b["key"] == r["key"])
+    config = json.loads((shift / "config.json").read_text())
+    assert config["revisions"][0]["field"] == "models.0.target"
+    assert (config["revisions"][0]["from"], config["revisions"][0]["to"]) == (old, new)
+    signature = json.loads((shift / "signature.json").read_text())
+    assert signature["answered_by"] == {"fixme": {old: len(mine) - len(failed), new: len(failed)}}
+    assert "answered_by" in signature["line"]
+    card = pd.read_csv(tmp_path / "run" / "tables" / "card.csv").set_index("metric")
+    assert card.loc["shift.tas", "n"] == "12/12"
+
+
+def test_what_a_crs_prints_goes_to_the_run_log_and_json_stays_one_document(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "chatty.py").write_text(FIXME.replace("raise RuntimeError", "print"))
+    res = crseval(
+        "evaluate-crs", "chatty.py", "--no-llm", "--against", "template", "--sessions", "4",
+        "--turns", "4", "--n-boot", "100", "--out", tmp_path / "run", "--format", "json",
+    )  # fmt: skip
+    document = json.loads(res.stdout)  # nothing before or after it
+    assert document["signature"] and "DEBUG" not in res.stdout + res.stderr
+    log = (tmp_path / "run" / "shift" / "run.log").read_text()
+    assert "CRS chatty printed: DEBUG: got 1 turns" in log
+    assert (
+        "CRS system printed: DEBUG"
+        in (tmp_path / "run" / "behavior" / "chatty" / "run.log").read_text()
+    )

@@ -183,3 +183,31 @@ def test_a_default_folder_holding_another_run_is_never_a_dead_end(tmp_path):
     (tmp_path / "runs" / "arena-4").mkdir()  # an empty folder holds no run
     assert free_directory(base, mine) == tmp_path / "runs" / "arena-4"
     assert free_directory(base, other) == base
+
+
+def test_a_crs_files_new_version_is_a_revision_only_when_retrying_failed_work(tmp_path):
+    """Issue #92: fixing a Python CRS's file made --retry-failed refuse its own run directory."""
+    import json
+
+    from crseval.core.errors import CrsevalError as Refused
+    from crseval.runs.store import RunStore as Store
+
+    def record(code: str, kb: str = "kb@1") -> dict:
+        return {"job": "j", "config": {"x": 1}, "data": {"m.0.target": code, "kb": kb}}
+
+    def opened(rec: dict, revise: bool) -> Store:
+        store = Store(tmp_path / "run")
+        store.begin({**rec, "code": ["m.0.target"], "versions": {}}, revise=revise)
+        store.log("opened")
+        store.close()
+        return store
+
+    opened(record("crs.py@aaa"), False)
+    with pytest.raises(Refused, match="--retry-failed"):
+        opened(record("crs.py@bbb"), False)
+    opened(record("crs.py@bbb"), True)
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["data"]["m.0.target"] == "crs.py@bbb"
+    assert [(r["from"], r["to"]) for r in config["revisions"]] == [("crs.py@aaa", "crs.py@bbb")]
+    with pytest.raises(Refused, match="input data: kb"):  # other data is never a revision
+        opened(record("crs.py@bbb", kb="kb@2"), True)

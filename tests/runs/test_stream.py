@@ -61,3 +61,22 @@ def test_a_mapper_runs_the_work_and_its_records_are_appended(tmp_path):
     assert (
         records.store.append("m", {"key": "a", "v": 9}) is False
     )  # a done key is never written twice
+
+
+def test_a_threaded_mapper_waits_on_slow_work_at_once_and_keeps_every_record(tmp_path):
+    """Issue #92: a CRS taking 3 s a reply was asked one context at a time."""
+    import time
+
+    from crseval.runs.stream import threads
+
+    records = RunStore(tmp_path / "run").stream("slow")
+    ticks = []
+
+    def slow(v):
+        time.sleep(0.2)
+        return {"v": v}
+
+    t0 = time.perf_counter()
+    records.run([(str(i), i) for i in range(8)], slow, mapper=threads(4), progress=ticks.append)
+    assert time.perf_counter() - t0 < 1.2  # 8 × 0.2 s one by one would take 1.6 s
+    assert sorted(r["v"] for r in records.read()) == list(range(8)) and sum(ticks) == 8

@@ -115,3 +115,32 @@ def test_an_http_crs_that_fails_now_and_then_is_retried_and_its_retries_are_coun
         assert gone.respond([]).error == "HTTP 503" and gone.respond([]).retries == 0
     finally:
         srv.shutdown()
+
+
+def test_a_reply_of_the_wrong_shape_names_what_it_held():
+    """Issue #92: a dict without 'text' said only 'returned dict'."""
+    error = CallableCRS("mine", lambda h: {"reply_text": "Heat", "items": []}).respond([]).error
+    assert "a dict with keys 'reply_text', 'items'" in error and "{'text'" in error
+    assert "an empty dict" in CallableCRS("mine", lambda h: {}).respond([]).error
+    assert "'text' is a list" in CallableCRS("m", lambda h: {"text": ["Heat"]}).respond([]).error
+
+
+def test_what_a_crs_prints_never_reaches_stdout(capsys):
+    """Its lines go to the run's log (crseval.core.user_output.to_log) or, outside a run, to stderr."""
+    from crseval.core.user_output import to_log
+
+    def chatty(history):
+        print("DEBUG: got", len(history), "turns")
+        return "How about Heat?"
+
+    logged = []
+    with to_log(logged.append):
+        assert CallableCRS("chatty", chatty).respond([{"speaker": "user", "text": "hi"}]).text
+    print("crseval's own line")
+    out = capsys.readouterr()
+    assert out.out == "crseval's own line\n" and logged == [
+        "CRS chatty printed: DEBUG: got 1 turns"
+    ]
+    CallableCRS("chatty", chatty).respond([])
+    out = capsys.readouterr()
+    assert out.out == "" and "CRS chatty printed: DEBUG: got 0 turns" in out.err
