@@ -91,26 +91,33 @@ def benchmark_reference(bench: Path, path: Path) -> None:
 
 def validity_reference(path: Path) -> None:
     """One section per record of the validity gate (``crseval/records/``): its command, date, commit, data,
-    tolerances, targets and figures."""
+    tolerances (its check's, by method), targets and figures."""
     import pandas as pd
 
     from crseval import records
     from crseval.runs.formats import markdown_table
+    from tools.validity_checks import CHECKS
 
     out = []
     for file in sorted(records.HOME.glob("*.json")):
         r = records.load(file.stem)
         data = ", ".join(f"`{k}`@{v}" for k, v in r.data.items()) or "none named"
-        tol = ", ".join(f"{c} ± {t:g}" for c, t in r.tolerance.items())
         out.append(
             f"## `{r.check}`\n\n`{r.command}` — {r.date}, git {r.commit or 'unknown'}; data {data}.\n"
         )
-        out.append(f"Tolerance: {tol}.\n")
+        if r.check in CHECKS:  # each figure's tolerance, from the method that produced it
+            by: dict = {}
+            for col, p in CHECKS[r.check].tolerance.items():
+                by.setdefault(p, []).append(col)
+            out.append(
+                "Tolerance: "
+                + "; ".join(f"{', '.join(c)} ± {p.tolerance:g} ({p.method})" for p, c in by.items())
+                + ".\n"
+            )
         for col, (lo, hi) in r.target.items():
             out.append(f"Target: {col} in [{lo:g}, {hi:g}]; {r.known}.\n")
-        frame = pd.DataFrame(r.rows)[
-            [*r.key, *[c for c in r.tolerance if any(c in x for x in r.rows)]]
-        ]
+        figures = dict.fromkeys(c for row in r.rows for c in row if c not in r.key)
+        frame = pd.DataFrame(r.rows)[[*r.key, *figures]]
         out.append(markdown_table(frame, floatfmt=".4g") + "\n")
     path.write_text("\n".join(out), encoding="utf-8")
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -45,6 +46,8 @@ def verdict(check: Check, record: records.Record, col: str, rec: Any, now: Any) 
     tol = check.tolerance[col].tolerance
     if isinstance(rec, (int, float)) and isinstance(now, (int, float)):
         moved = not abs(now - rec) <= tol  # NaN against a number moves
+    elif isinstance(rec, str) and isinstance(now, str) and tol:
+        moved = not _same_printed(rec, now, tol)
     else:
         moved = rec != now
     if moved:
@@ -56,6 +59,20 @@ def verdict(check: Check, record: records.Record, col: str, rec: Any, now: Any) 
             return f"MISSED TARGET [{lo:g}, {hi:g}]", True
         return f"ok · KNOWN: outside [{lo:g}, {hi:g}] ({record.known})", False
     return "ok", False
+
+
+NUMBER = re.compile(r"[-+]?\d*\.?\d+")
+
+
+def _same_printed(rec: str, now: str, tol: float) -> bool:
+    """Two printed cells: the same words, and each number within ``tol`` of its recorded one."""
+    a, b = NUMBER.split(rec), NUMBER.split(now)
+    x, y = NUMBER.findall(rec), NUMBER.findall(now)
+    return (
+        a == b
+        and len(x) == len(y)
+        and all(abs(float(p) - float(q)) <= tol + 1e-9 for p, q in zip(x, y))
+    )
 
 
 def compare(check: Check, now: pd.DataFrame, record: records.Record) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.core.keys import key
+from crseval.core.numbers import counted
 from crseval.adaptation.analysis import analysis, wide_metrics
 from crseval.adaptation.config import JudgeSection, ScoringSection, ShiftConfig
 from crseval.adaptation.scoring import STREAM, SessionScoring
@@ -213,7 +214,7 @@ def run(config: ShiftConfig, store: JobStore, progress: Progress) -> Output:
     failed = [r for r in store.records(STREAM) if r.get("errors")]
     if failed:
         out.failures = (
-            f"{len(failed)} session(s) ended because the CRS failed (first: {failed[0]['key']}: "
+            f"{counted(len(failed), 'session')} ended because the CRS failed (first: {failed[0]['key']}: "
             f"{failed[0]['errors'][0]}); they are recorded and left out of the statistics"
         )
     return out

@@ -18,6 +18,7 @@ import pandas as pd
 from crseval.core.errors import CrsevalError
 from crseval.core.output import Output
 from crseval.simulation.references import BEHAVIOUR, FOLLOWERS, NAMES
+from crseval.stats.paired import MIN_GROUP, TOO_FEW
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,9 +62,10 @@ def pair_table(sessions: pd.DataFrame, turns: int, n_boot: int, seed: int) -> pd
         for other in ONLY.get(col, WORSE):
             if other not in present:
                 continue
+            bad = ok.loc[ok["system"] == other, col]
             auc = known_groups_auc(
                 good,
-                ok.loc[ok["system"] == other, col],
+                bad,
                 higher_is_better=spec.higher_is_better,
                 n_boot=n_boot,
                 seed=seed,
@@ -79,7 +81,7 @@ def pair_table(sessions: pd.DataFrame, turns: int, n_boot: int, seed: int) -> pd
                     "auc_lo": auc.lo,
                     "auc_hi": auc.hi,
                     "n": auc.n,
-                    "verdict": verdict(auc),
+                    "verdict": verdict(auc, min(good.notna().sum(), bad.notna().sum())),
                 }
             )
     return pd.DataFrame(rows)
@@ -101,7 +103,9 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
                 "reversed": rev,
                 "auc_min": float(g["auc"].min()),
                 "worst": f"{worst['worse']} at {worst['turns']} turns" if worst is not None else "",
-                "verdict": "passes"
+                "verdict": "too few sessions"
+                if (g["verdict"] == TOO_FEW).all()
+                else "passes"
                 if held == len(g)
                 else "fails"
                 if rev
@@ -110,7 +114,7 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
                 else "does not separate",
             }
         )
-    order = {"passes": 0, "partly": 1, "does not separate": 2, "fails": 3}
+    order = {"passes": 0, "partly": 1, "does not separate": 2, "fails": 3, "too few sessions": 4}
     return (
         pd.DataFrame(out)
         .sort_values(
@@ -156,7 +160,9 @@ def known_groups_output(pairs: pd.DataFrame, where: str, title: str) -> Output:
         f"Reference CRSs of known behaviour ({groups}) met {where.rstrip('.')}. For every metric with a direction "
         f"and every other CRS, the AUC is the chance that a session of {FOLLOWER} scores better, in the "
         "metric's own direction (ties half), with a 95 % percentile bootstrap CI over sessions: held "
-        "(CI above .5), reversed (below .5) or not separated. A metric passes when every check held.",
+        "(CI above .5), reversed (below .5) or not separated — or too few, where either CRS has fewer than "
+        f"{MIN_GROUP} sessions (no verdict from a CI that rests on nothing). A metric passes when every "
+        "check held.",
         tables=["known_groups_summary", "known_groups"],
         figures=["known_groups"],
     )

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from crseval.core.errors import CrsevalError
 from crseval.llm.planning import done_calling
 from crseval.core.job import JobSpec, Progress
+from crseval.core.numbers import counted
 from crseval.core.registry import label, param_signatures
 from crseval.core.output import Output
 from crseval.llm import LLMConfig, make_client
@@ -339,7 +340,7 @@ def run(config: RunConfig, store: JobStore, progress: Progress) -> Output:
     )
     if failed:
         out.failures = (
-            f"{failed} response(s) could not be generated (first: {first}; all in records/"
+            f"{counted(failed, 'response')} could not be generated (first: {first}; all in records/"
             "responses.jsonl); BA is computed over the answered turns"
         )
     return out

@@ -3,6 +3,7 @@ error) and the calls that were retried, read from the card's session parts."""
 
 from __future__ import annotations
 
+from crseval.core.numbers import counted
 from crseval.core.types import truth_of
 from crseval.card.config import CardConfig
 from crseval.card.manifest import Parts
@@ -30,23 +31,26 @@ def health_lines(config: CardConfig, sessions: dict[str, list[dict]]) -> list[st
             if failed or retried:
                 first = f" (first: {failed[0]['errors'][0]})" if failed else ""
                 out.append(
-                    f"{system}: {len(failed)} of {len(mine)} sessions failed in {part}{first}, left out of "
-                    f"its scores (fix it, then the same command with --retry-failed); {retried} CRS calls "
-                    "retried"
+                    f"{system}: {len(failed)} of {counted(len(mine), 'session')} failed in {part}{first}, left out of "
+                    f"its scores (fix it, then the same command with --retry-failed); "
+                    f"{counted(retried, 'CRS call')} retried"
                 )
     return out
 
 
-TESTED = (  # (what the users did, in words; whether a turn's truth shows it)
-    ("rejections or complaints", lambda t: t.get("act") in ("reject", "complain")),
-    ("questions about a film", lambda t: t.get("act") == "ask"),
-    ("genre changes", lambda t: t.get("shift") and t.get("kind") == "genre"),
+TESTED = (  # (what the users did, one and many, in words; whether a turn's truth shows it)
     (
-        "decade, person or language wishes",
+        ("rejection or complaint", "rejections or complaints"),
+        lambda t: t.get("act") in ("reject", "complain"),
+    ),
+    (("question about a film", "questions about a film"), lambda t: t.get("act") == "ask"),
+    (("genre change", "genre changes"), lambda t: t.get("shift") and t.get("kind") == "genre"),
+    (
+        ("decade, person or language wish", "decade, person or language wishes"),
         lambda t: t.get("shift") and t.get("kind") not in (None, "genre"),
     ),
-    ("wishes taken back", lambda t: t.get("contradiction")),
-    ("blends of two genres", lambda t: t.get("blend")),
+    (("wish taken back", "wishes taken back"), lambda t: t.get("contradiction")),
+    (("blend of two genres", "blends of two genres"), lambda t: t.get("blend")),
 )
 
 
@@ -60,11 +64,13 @@ def behaviours_line(config: CardConfig, sessions: dict[str, list[dict]]) -> str:
     for what, shows in TESTED:
         hits = [sum(bool(shows(truth_of(t) or {})) for t in r["turns"]) for r in mine]
         if sum(hits):
-            said.append(f"{sum(hits)} {what} ({sum(h > 0 for h in hits)} sessions)")
+            said.append(
+                f"{counted(sum(hits), *what)} ({counted(sum(h > 0 for h in hits), 'session')})"
+            )
     ends = [r.get("end") for r in mine if r.get("end")]
     left = (
         f"; they left satisfied in {ends.count('satisfied')}, frustrated in {ends.count('frustrated')}"
         if ends
         else ""
     )
-    return f"What the simulated users did to {config.system} in {len(mine)} sessions: {', '.join(said) or 'nothing logged'}{left}"
+    return f"What the simulated users did to {config.system} in {counted(len(mine), 'session')}: {', '.join(said) or 'nothing logged'}{left}"

@@ -27,7 +27,7 @@ def execute_parts(
     from crseval.core.config import validate
     from crseval.llm.llamacpp import held
     from crseval.runs.provenance import provenance
-    from crseval.runs.store import derived_and_stale
+    from crseval.runs.revisions import derived_and_stale
 
     with held():
         for part in manifest:

@@ -2,6 +2,7 @@
 known-groups AUC is the shift room's: ``crseval/adaptation/metrics.py``). Every score on the card is a metric some capability declares; the card names them in
 :data:`crseval.card.scores.ROWS`."""
 
+from crseval.stats.paired import MIN_GROUP
 from crseval.core.registry import (
     register_metric as metric,
     register_table as table,
@@ -39,8 +40,11 @@ table(
     ["dimension", "metric"],
     "the report card. Each score: pooled over its units with a 95 % bootstrap CI. 'vs': the CRS minus "
     "that system on the same units, 95 % CI; * p < .05, ** p < .01, *** p < .001 (paired permutation "
-    "test, Holm-adjusted over the row's comparisons). Known groups: whether the metric ranks a CRS that "
-    "follows the user above one that ignores the user, AUC with its 95 % CI. Real users: whether the "
+    "test, Holm-adjusted over the row's comparisons). Known groups: whether the metric ranks the "
+    "reference CRS expected to score better above the one expected to score worse (the cell names the "
+    "pair: template, which follows the user, above stubborn, which ignores the user; for out-of-catalogue, "
+    "template above hallucinator, which names films not in the catalogue), AUC with its 95 % CI; 'too few "
+    f"sessions' where either has fewer than {MIN_GROUP}. ‡: illustrative data (the bundled sample). Real users: whether the "
     "metric predicts real users (yes: both CIs above .5; YES: and AUC ≥ .70 with ≥ 65 % of votes; no: not "
     "shown; REVERSED), its AUC for their own labels · the share of their votes it agrees with, on "
     "CRSArena-Dial (CIs in card_evidence). n: units run / planned († under 80 %)",
@@ -56,7 +60,8 @@ table(
     columns=["label"],
     dynamic={
         "trust": "the metric's evidence: known groups in this run, or what is known",
-        "known groups": "the known-groups verdict with the AUC and its 95 % CI",
+        "known groups": "the reference pair (better>worse), the known-groups verdict with the AUC and its "
+        "95 % CI, or too few sessions for one",
         "real users": "whether the metric predicts real users (YES: and meets the bar; yes: predicts; no: "
         "not shown; REVERSED), its "
         "AUC for their own labels · the share of their votes it agrees with — crseval criterion on "

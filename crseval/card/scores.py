@@ -22,6 +22,8 @@ from crseval.core.output import Output
 from crseval.core.registry import get_metric
 from crseval.simulation.config import SimulatorSection
 from crseval.stats.paired import (
+    MIN_GROUP,
+    TOO_FEW,
     detectable_difference,
     known_groups_auc,
     paired_difference,
@@ -82,6 +84,16 @@ def _stars(p: float) -> str:
 
 
 SHORT = 0.8  # a score resting on fewer than this share of its planned units is marked †
+ILLUSTRATIVE = (
+    "‡: rests on crseval's bundled 8 labelled dialogues — illustrative only (--data INSPIRED for real "
+    "numbers)"
+)
+
+
+def groups_legend() -> str:
+    """Each reference pair of the card's known groups, in words."""
+    pairs = dict.fromkeys(r.groups for r in rows(True) if r.groups)
+    return "; ".join(f"{b} ({REFERENCES[b]}) > {w} ({REFERENCES[w]})" for b, w in pairs)
 
 
 def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
@@ -98,8 +110,10 @@ def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
         cell = next(s for s in mine if s["system"] == me)
         line = {
             "dimension": row.dimension,
-            "label": spec.display,
+            "label": spec.display + (" ‡" if illustrative(config, row) else ""),
             me: ci_text(cell["mean"], cell["ci_lo"], cell["ci_hi"]) + (" †" if short else ""),
+            # beside the score: the units it rests on, kept however narrow the terminal
+            "n": f"{cell['n']}/{planned}",
         }
         pairs = _holm(_row_comparisons(config, read, row, base, seed))
         for c in pairs:
@@ -109,15 +123,8 @@ def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
                 + (f" ({c['n']} pairs)" if short else "")
             )
         ev = _evidence(config, read, row, spec.higher_is_better, seed)
-        line["known groups"] = (
-            f"{'FAILED' if ev['verdict'] == 'reversed' else ev['verdict']} {ci_text(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
-            if ev["verdict"]
-            else "—"
-        )
+        line["known groups"] = known_groups_cell(row, ev)
         line["real users"] = real_users(spec.qualified)
-        # last: a narrow terminal keeps the scores; the units the score rests on (a share of the titles a
-        # CRS names has none in a session where it named none)
-        line["n"] = f"{cell['n']}/{planned}"
         scores += mine
         comparisons += pairs
         evidence.append({**base, **ev, **shipped(spec.qualified)})
@@ -128,6 +135,23 @@ def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
         "card_comparisons": pd.DataFrame(comparisons),
         "card_evidence": pd.DataFrame(evidence),
     }
+
+
+def illustrative(config: CardConfig, row: Row) -> bool:
+    """A row that rests on crseval's bundled sample contexts (behavior alignment without ``--data``)."""
+    return row.part == "behavior" and config.data == "sample"
+
+
+def known_groups_cell(row: Row, ev: dict) -> str:
+    """``template > stubborn: held .92 [.88, .96]`` — the reference pair the cell comes from, then its verdict
+    (none where either system has too few sessions); ``—`` for a row without known groups."""
+    if not ev["verdict"]:
+        return "—"
+    pair = " > ".join(row.groups or ())  # words: a narrow terminal wraps between them
+    if ev["verdict"] == TOO_FEW:
+        return f"{pair}: too few sessions"
+    word = "FAILED" if ev["verdict"] == "reversed" else ev["verdict"]
+    return f"{pair}: {word} {ci_text(ev['auc'], ev['auc_lo'], ev['auc_hi'])}"
 
 
 def _row_scores(config: CardConfig, read: Reader, row: Row, base: dict, seed: int) -> list[dict]:
@@ -219,13 +243,15 @@ def _evidence(config: CardConfig, read: Reader, row: Row, higher: bool | None, s
         n_boot=config.n_boot,
         seed=seed,
     )
-    held = verdict(auc)
+    held = verdict(auc, min(len(g), len(b)))
     ci = f"AUC {ci_text(auc.value, auc.lo, auc.hi)} ({len(g)} vs {len(b)} sessions)"
     why = f"{better} ({REFERENCES[better]}) vs {worse} ({REFERENCES[worse]})"
     words = {
         "held": f"known groups held: {why}, {ci}",
         "reversed": f"known groups FAILED (ranks {worse} above {better}): {why}, {ci}",
         "not separated": f"known groups not separated: {why}, {ci}",
+        TOO_FEW: f"known groups: too few sessions for a verdict ({len(g)} vs {len(b)}; it needs "
+        f"{MIN_GROUP} a system): {why}",
     }[held]
     return {
         "auc": auc.value,
@@ -274,19 +300,21 @@ def card_output(config: CardConfig, done: Parts) -> Output:
         figures=["card_differences"],
     )
     card = tables["card"]
-    whole = (
-        not card[config.system].str.endswith("†").any()
-    )  # then n is only in the report and the files
-    out.summary = card.drop(columns=["dimension", "trust", "metric", *(["n"] if whole else [])])
+    whole = not card[config.system].str.endswith("†").any()
+    out.summary = card.drop(columns=["dimension", "trust", "metric"])
     out.notes += [
         users,
         f"real users: whether the metric predicts real users' own labels (AUC) and votes, on {source()}; "
         "on your own users' dialogues: crseval criterion",
         "vs: the CRS minus the reference on the same users/contexts, 95 % CI; * p<.05, ** p<.01, *** p<.001 "
-        "(paired permutation test, Holm-adjusted over each row's comparisons). known groups: whether the metric ranks a CRS that follows the user "
-        "(or names real films) above one that does not, in this run (AUC, 95 % CI); a FAILED metric "
-        "does not measure what its name says.",
+        "(paired permutation test, Holm-adjusted over each row's comparisons). known groups: whether the "
+        "metric ranks the reference CRS expected to score better above the one expected to score worse "
+        f"(the cell names the pair: {groups_legend()}), in this run (AUC, 95 % CI); a FAILED metric does "
+        "not measure what its name says. These reference CRSs run beside yours whichever systems you "
+        f"compared with; a verdict needs {MIN_GROUP} sessions a system.",
     ]
+    if any(illustrative(config, r) for r in rows(config.with_llm)):
+        out.notes.append(ILLUSTRATIVE)
     out.notes += rests + [silent] * bool(silent) + [tested] * bool(tested) + catalogue
     if not whole:
         out.notes.append(
@@ -311,11 +339,13 @@ def _section_text(
         + f") and the same dialogue contexts ({config.data}); {catalogue}. {refs}. "
         "Each score is pooled over its units (sessions; dialogues for behavior alignment) with a 95 % "
         "bootstrap CI; each 'vs' column is the CRS minus the reference on the units both have (95 % CI, "
-        "paired permutation p, Holm-adjusted over the row's comparisons). 'trust' says how far the metric "
-        "can be trusted: whether it ranks the CRS that follows the user above the one that ignores the "
-        "user in this run. 'n': the units the CRS's score rests on of those planned (†: fewer than "
-        f"{SHORT:.0%}; a 'vs' cell names its pairs then). "
-        f"{' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} "
+        "paired permutation p, Holm-adjusted over the row's comparisons). 'known groups' and 'trust' say "
+        "how far the metric can be trusted: whether it ranks the reference CRS expected to score better "
+        f"above the one expected to score worse in this run ({groups_legend()}; no verdict below "
+        f"{MIN_GROUP} sessions a system). 'n': the units the CRS's score rests on of those planned (†: "
+        f"fewer than {SHORT:.0%}; a 'vs' cell names its pairs then). "
+        + (f"{ILLUSTRATIVE}. " if any(illustrative(config, r) for r in rows(False)) else "")
+        + f"{' '.join(r + '.' for r in rests) or 'No session of your CRS failed.'} "
         f"{silent + '. ' if silent else ''}{tested}. {users} "
         f"Every part's own report: {links}."
     )

@@ -268,22 +268,24 @@ def _show_comparison(c, out: Path | None, fmt: Format) -> None:
 
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "compare.md").write_text(to_markdown(c) + "\n", encoding="utf-8")
-        (out / "compare.tex").write_text(to_latex(c) + "\n", encoding="utf-8")
+        (out / "compare.md").write_text(f"{to_markdown(c)}\n\n{c.signature}\n", encoding="utf-8")
+        (out / "compare.tex").write_text(f"{to_latex(c)}\n% {c.signature}\n", encoding="utf-8")
         c.table.to_csv(out / "compare.csv", index=False)
     if fmt is Format.markdown:
-        print(to_markdown(c))
+        print(f"{to_markdown(c)}\n\n{c.signature}")
     elif fmt is Format.latex:
-        print(to_latex(c))
+        print(f"{to_latex(c)}\n% {c.signature}")
     elif fmt is Format.table and c.difference:
-        emit(terminal(c), fmt, title=f"compare on {c.table_name}")
+        emit(terminal(c), fmt, title=f"compare on {c.table_name}", signature=c.signature)
     else:
         emit(
             c.table
             if fmt is not Format.json
-            else {"table": c.table_name, "result": c.table, "dropped": c.dropped},
+            else {"signature": c.signature, "table": c.table_name, "result": c.table}
+            | {"dropped": c.dropped},
             fmt,
             title=f"compare on {c.table_name}",
+            signature=c.signature if fmt is not Format.json else None,
         )
     for note in c.dropped if fmt is not Format.json else []:
         err_console.print(

@@ -296,16 +296,24 @@ def run_job(
     if out is None:
         _note_went_beside(job, config, where, default)
     if result.failures:
-        retry = (
-            "; fix your CRS, then the same command with --retry-failed runs the failed work again"
-            if "retry_failed" in type(config).model_fields and not config.retry_failed
-            else ""
-        )
-        err_console.print(
-            f"[bold red]failed:[/bold red] {result.failures}{retry}"
-            + ("" if keep_going else " — exit 1 (--keep-going accepts failures)"),
-            soft_wrap=True,
-            highlight=False,
-        )
-        if not keep_going:
-            raise typer.Exit(1)
+        _say_failures(result.failures, config, keep_going)
+
+
+def _say_failures(failures: str, config: BaseModel, keep_going: bool) -> None:
+    """What failed, in one line naming the way on (``--retry-failed`` after a fix); exit 1 unless
+    ``--keep-going``."""
+    from crseval.cli.output import err_console
+
+    retry = (
+        "; fix your CRS, then the same command with --retry-failed runs the failed work again"
+        if "retry_failed" in type(config).model_fields and not config.retry_failed
+        else ""
+    )
+    err_console.print(
+        f"[bold red]failed:[/bold red] {failures}{retry}"
+        + ("" if keep_going else " — exit 1 (--keep-going accepts failures)"),
+        soft_wrap=True,
+        highlight=False,
+    )
+    if not keep_going:
+        raise typer.Exit(1)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -105,23 +106,34 @@ def _needed(header: str, cells: list[str], wrap: bool = False) -> int:
 def _rich_table(df: pd.DataFrame, title: str | None) -> None:
     """The leading columns that fit the terminal (the first column, the row's name, always): every value on
     one line where that fits, else the widest columns narrowed, text wrapping between words, down to their
-    longest word; the columns left out are named on stderr with the formats that show all."""
+    longest word — in a box, or without one where the box would leave a column out; the columns left out
+    even so are named on stderr with the formats that show all."""
     cells = {c: [_cell(v) for v in df[c]] for c in df.columns}
     full = {c: _needed(str(c), cells[c]) for c in df.columns}
     least = {c: _needed(str(c), cells[c], wrap=True) for c in df.columns}
-    room = console.width - 1  # the left border; each column adds its padding and a border: 3
-    keep: list = []
-    for c in df.columns:
-        if keep and sum(least[k] + 3 for k in [*keep, c]) > room:
+    # a boxed column adds its padding and a border (3) to the left border; an open one two spaces: open
+    # where that shows every column the box would not, else boxed with the columns that fit
+    for room, gap in ((console.width - 1, 3), (console.width + 2, 2), (console.width - 1, 3)):
+        keep: list = []
+        for c in df.columns:
+            if keep and sum(least[k] + gap for k in [*keep, c]) > room:
+                break
+            keep.append(c)
+        if len(keep) == len(df.columns):
             break
-        keep.append(c)
     widths = {c: full[c] for c in keep}
-    while sum(w + 3 for w in widths.values()) > room:
+    while sum(w + gap for w in widths.values()) > room:
         c = max(keep, key=lambda k: widths[k] - least[k])
         if widths[c] <= least[c]:
             break
         widths[c] -= 1
-    table = Table(title=title, show_lines=False)
+    table = (
+        Table(title=title, show_lines=False)
+        if gap == 3
+        else Table(
+            title=title, box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True
+        )
+    )
     for c in keep:
         table.add_column(str(c), overflow="fold", width=widths[c])
     for i in range(len(df)):

@@ -25,3 +25,9 @@ def p_value(p: float) -> str:
     if p < 0.001:
         return "<.001"
     return f"{p:.3f}".replace("0.", ".", 1) if p < 0.01 else number(p)
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``1 session``, ``2 sessions``: a count with its noun in the number it takes (``many``: the plural
+    where it is not ``one`` + s)."""
+    return f"{n} {one if n == 1 else many or one + 's'}"

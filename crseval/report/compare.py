@@ -34,6 +34,32 @@ class Comparison:
     table_name: str
     dropped: list[str] = field(default_factory=list)
     difference: str = ""  # the column of a paired difference with its CI (two report cards)
+    signature: str = ""  # what was compared and how (:func:`signature`)
+
+
+def signature(
+    runs: Sequence[Path], names: Sequence[str], table: str, test: str, seed: int | None = None
+) -> str:
+    """The comparison's signature line: crseval's version, the table, the test, the seed (two cards: each
+    card's own, in its signature) and each run's own signature, hashed (two comparisons with the same line
+    compared the same results the same way)."""
+    from crseval.core.signature import content_hash, format_signature, stable_json
+    from crseval.core.version import __version__
+
+    def run_hash(run: Path) -> str:
+        sig = Run(run).signature
+        return content_hash(stable_json(sig).encode(), 8) if sig else "unsigned"
+
+    return format_signature(
+        {
+            "crseval": __version__,
+            "job": "compare",
+            "table": table,
+            "test": test,
+            **({"seed": seed} if seed is not None else {}),
+            "runs": {n: run_hash(Path(r)) for n, r in zip(names, runs)},
+        }
+    )
 
 
 def shared_tables(runs: Sequence[Run]) -> list[str]:
@@ -154,20 +180,7 @@ def compare(
         raise CrsevalError("compare needs at least two runs", field="RUNS")
     opened = [Run(r) for r in runs]
     names = _distinct(list(names or [Path(r).name for r in runs]), runs, systems)
-    if table is None:
-        shared = shared_tables(opened)
-        if not shared:
-            raise CrsevalError(
-                "the runs share no registered result table",
-                field="RUNS",
-                fix="compare runs of the same kind (see `crseval metrics` for the tables)",
-            )
-        table = shared[0]
-    missing = [r.root for r in opened if table not in r.tables]
-    if missing:
-        raise CrsevalError(
-            f"run has no table {table!r}", file=missing[0], fix="compare runs of the same kind"
-        )
+    table = _table(opened, table)
     frames = [r.tables[table] for r in opened]
     empty = [r.root for r, f in zip(opened, frames) if f.empty]
     if empty:
@@ -193,7 +206,27 @@ def compare(
         _row(table, m, [f[m].to_numpy(float) for f in frames], frames, names, ids, seed)
         for m in cols
     ]
-    return Comparison(pd.DataFrame(rows), names, table, dropped)
+    sig = signature(runs, names, table, "paired-or-welch+anova-tukey+bootstrap-ci", seed)
+    return Comparison(pd.DataFrame(rows), names, table, dropped, signature=sig)
+
+
+def _table(opened: Sequence[Run], table: str | None) -> str:
+    """The table compared: the one named, which every run must have, else the first they share."""
+    if table is None:
+        shared = shared_tables(opened)
+        if not shared:
+            raise CrsevalError(
+                "the runs share no registered result table",
+                field="RUNS",
+                fix="compare runs of the same kind (see `crseval metrics` for the tables)",
+            )
+        table = shared[0]
+    missing = [r.root for r in opened if table not in r.tables]
+    if missing:
+        raise CrsevalError(
+            f"run has no table {table!r}", file=missing[0], fix="compare runs of the same kind"
+        )
+    return table
 
 
 def _distinct(names: list[str], runs: Sequence[Path], systems: Sequence[str] | None) -> list[str]:
@@ -263,7 +296,14 @@ def cards(t: pd.DataFrame, notes: list[str], runs: Sequence[Path]) -> Comparison
     shown[f"{names[1]} − {names[0]}"] = diff
     first = ["label", *names, f"{names[1]} − {names[0]}", "p_holm"]
     shown = shown[first + [c for c in shown.columns if c not in first]]
-    return Comparison(shown, names, "card", notes, difference=f"{names[1]} − {names[0]}")
+    return Comparison(
+        shown,
+        names,
+        "card",
+        notes,
+        difference=f"{names[1]} − {names[0]}",
+        signature=signature(runs, names, "card", "paired-bootstrap+permutation-p+holm"),
+    )
 
 
 def _direction(qualified: str) -> bool | None:

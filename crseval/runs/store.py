@@ -26,6 +26,7 @@ from crseval.core.glossary import undeclared
 from crseval.core.signature import format_signature
 from crseval.runs.formats import latex_table, markdown_table
 from crseval.runs.provenance import identity
+from crseval.runs.revisions import revisions
 from crseval.runs.stream import Stream
 from crseval.runs.view import checked_sections, read_json
 from crseval.runs.writer_lock import hold, release
@@ -61,53 +62,6 @@ def _difference(old: dict[str, Any], record: dict[str, Any]) -> str | None:
     return None
 
 
-def _revisions(old: dict[str, Any], record: dict[str, Any]) -> list[dict[str, str]] | None:
-    """Where ``record`` differs from the run ``old`` only in a CRS's code (``record["code"]``: a file the
-    researcher fixed before ``--retry-failed``): each field's change; None when anything else differs."""
-    new = json.loads(json.dumps(record, default=str))
-    if old.get("job") != new["job"] or old.get("config") != new["config"]:
-        return None
-    before, after = old.get("data") or {}, new["data"]
-    changed = [k for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
-    if (
-        not changed
-        or not set(changed) <= set(new.get("code", []))
-        or not set(changed) <= set(before)
-    ):
-        return None
-    when = time.strftime("%Y-%m-%d %H:%M:%S")
-    return [{"field": k, "from": before[k], "to": after[k], "date": when} for k in changed]
-
-
-def derived_and_stale(folder: Path, record: dict[str, Any], inside: Path) -> bool:
-    """Whether the run in ``folder`` is ``record``'s but for input data that lies inside ``inside`` — another
-    part of the same manifest, since run again (a card's dialogues read its sessions): such a run is
-    derived, and is computed again rather than refused."""
-    try:
-        old = read_json(folder / "config.json") if (folder / "config.json").is_file() else None
-    except CrsevalError:
-        return False
-    new = json.loads(json.dumps(record, default=str))
-    if not isinstance(old, dict) or (old.get("job"), old.get("config")) != (
-        new["job"],
-        new["config"],
-    ):
-        return False
-    before, after = old.get("data") or {}, new["data"]
-    changed = [k for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
-
-    def named(field: str) -> Any:
-        node: Any = new["config"]
-        for part in field.split("."):
-            node = node[int(part)] if isinstance(node, list) else (node or {}).get(part)
-        return node
-
-    root = inside.resolve()
-    return bool(changed) and all(
-        isinstance(named(k), str) and root in Path(named(k)).resolve().parents for k in changed
-    )
-
-
 def free_directory(base: Path, record: dict[str, Any], revise: bool = False) -> Path:
     """Where a run of ``record`` goes when no folder is named: the one of ``base``, ``base-2``, ``base-3``, …
     that holds this run (so the same command resumes it; with ``revise``, one whose CRS's code was
@@ -133,7 +87,7 @@ def _holds(folder: Path, record: dict[str, Any], same: bool = True) -> bool:
         return False
     if not isinstance(old, dict) or "job" not in old:
         return False
-    return _difference(old, record) is None if same else bool(_revisions(old, record))
+    return _difference(old, record) is None if same else bool(revisions(old, record))
 
 
 class RunStore:
@@ -240,7 +194,7 @@ class RunStore:
                 )
             return
         difference = _difference(old, record)
-        revised = _revisions(old, record) if difference is not None and self._revise else None
+        revised = revisions(old, record) if difference is not None and self._revise else None
         if revised:
             old = {**old, "data": {**old["data"], **{r["field"]: r["to"] for r in revised}}}
             old["revisions"] = [*old.get("revisions", []), *revised]

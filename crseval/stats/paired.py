@@ -150,8 +150,18 @@ def _auc(g: np.ndarray, b: np.ndarray) -> float:
     return float(u / (len(g) * len(b)))
 
 
-def verdict(auc: Estimate) -> str:
-    """'held' (the CI above .5), 'reversed' (below), or 'not separated'."""
+# fewer units than this in either group and an AUC's bootstrap CI says nothing (2 sessions a system gave
+# "held 1.00 [1.00, 1.00]"): no verdict is drawn from it. 5 is the least at which even a perfect
+# separation is significant (Mann–Whitney's exact two-sided p: 5 vs 5, .008; 3 vs 3, .10; 2 vs 2, .33)
+MIN_GROUP = 5
+TOO_FEW = "too few"
+
+
+def verdict(auc: Estimate, smallest: int | None = None) -> str:
+    """'held' (the CI above .5), 'reversed' (below), or 'not separated'; :data:`TOO_FEW` where the smaller
+    group (``smallest`` units) has fewer than :data:`MIN_GROUP`."""
+    if smallest is not None and smallest < MIN_GROUP:
+        return TOO_FEW
     if np.isfinite(auc.lo) and auc.lo > 0.5:
         return "held"
     if np.isfinite(auc.hi) and auc.hi < 0.5:

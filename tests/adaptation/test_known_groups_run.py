@@ -8,6 +8,7 @@ import pandas as pd
 
 from crseval.adaptation.config import ShiftConfig
 from crseval.adaptation.known_groups import GROUPS
+from crseval.stats.paired import MIN_GROUP
 from tests.support.cli import crseval
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -86,3 +87,15 @@ enabled = false
     said = " ".join((res.stdout + res.stderr).split())
     assert "Simulated users (crseval's realistic users, rewritten by an LLM): not compared" in said
     assert "shift validate RUN --human" in said and "told from real CRS users at AUC" not in said
+
+
+def test_fewer_sessions_than_a_verdict_needs_give_none(tmp_path):
+    """Issue #92: 2 sessions a system printed 'held 1.00 [1.00, 1.00]'."""
+    path = _config(tmp_path)
+    path.write_text(path.read_text().replace("sessions = 8", f"sessions = {MIN_GROUP - 2}"))
+    out = tmp_path / "run"
+    crseval("shift", "run", path, "--known-groups", "--out", out)
+    pairs = pd.read_csv(out / "tables" / "known_groups.csv")
+    assert set(pairs["verdict"]) == {"too few"}
+    summary = pd.read_csv(out / "tables" / "known_groups_summary.csv")
+    assert set(summary["verdict"]) == {"too few sessions"} and not summary["held"].any()

@@ -288,7 +288,7 @@ def test_a_crs_that_fails_alone_ends_in_one_line_with_its_error(tmp_path, monkey
     assert res.returncode == 1
     (line,) = [x for x in res.stderr.splitlines() if "error" in x]  # beside the progress line
     assert "every session failed (2 of 2)" in line and "my model is not loaded" in line
-    assert "--fresh" in line and "unexpected" not in line
+    assert "--retry-failed" in line and "unexpected" not in line
     assert not list((tmp_path / "home").rglob("crash-*"))
 
 

@@ -314,3 +314,33 @@ def test_what_a_crs_prints_goes_to_the_run_log_and_json_stays_one_document(tmp_p
         "CRS system printed: DEBUG"
         in (tmp_path / "run" / "behavior" / "chatty" / "run.log").read_text()
     )
+
+
+def test_thin_evidence_gives_no_verdict_and_every_row_says_what_it_rests_on(tmp_path):
+    """Issue #92: 2 sessions a system printed 'held 1.00 [1.00, 1.00]'; the terminal cut n, hid the
+    reference pair and the illustrative contexts; the caption called every pair follows/ignores."""
+    from crseval.stats.paired import MIN_GROUP
+
+    out = tmp_path / "run"
+    args = ("evaluate-crs", ROOT / "examples" / "my_crs.py", "--no-llm", "--against", "template")
+    args += ("--sessions", "2", "--turns", "6", "--n-boot", "100", "--out", out)
+    for columns in (80, 120):
+        res = crseval(*args, columns=columns)
+        assert "more column(s) than fit" not in res.stderr
+        head = res.stdout.split("crseval:")[0]
+        assert " n " in head and "2/2" in head and "8/8" in head  # each row's units
+        assert "held" not in head and "FAILED" not in head  # (REVERSED: real users, a record)
+        assert head.count("few") >= 6 and "hallucinator" in head and "stubborn" in head
+        assert head.count("‡") == 2 and "‡: rests on crseval's bundled 8" in res.stderr
+        assert "whichever systems you compared with" in res.stderr
+    card = pd.read_csv(out / "tables" / "card.csv").set_index("metric")
+    cell = card.loc["dialogues.out_of_catalogue_rate", "known groups"]
+    assert cell == "template > hallucinator: too few sessions"
+    evidence = pd.read_csv(out / "tables" / "card_evidence.csv").set_index("metric")
+    assert f"it needs {MIN_GROUP} a system" in evidence.loc["shift.tas", "evidence"]
+    html = (out / "report.html").read_text()
+    assert "too few sessions" in html and "held 1.00" not in html
+    crseval("report", out, "--latex")
+    tex = (out / "paper" / "card.tex").read_text()
+    assert "too few sessions" in tex and "held" not in tex
+    assert "template above hallucinator" in tex  # the caption names each pair

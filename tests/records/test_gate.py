@@ -126,3 +126,16 @@ def test_an_unknown_check_is_one_line():
     with pytest.raises(SystemExit) as e:
         main(["--only", "nothing"])
     assert e.value.code == 2
+
+
+def test_a_printed_cell_keeps_its_words_and_each_number_within_its_last_digit():
+    """The example card's implicit BA printed .47 [.34, .62] on one CPU and .47 [.35, .62] on another."""
+    from tools.validity_checks import PRINTED
+
+    c = check(tolerance={"cell": PRINTED})
+    rec = records.Record(check="toy", command="c", key=["crs"], rows=[{"crs": "a", "cell": ".47 [.34, .62]"}])  # fmt: skip
+    assert verdicts(c, [{"crs": "a", "cell": ".47 [.35, .62]"}], rec) == {}
+    moved = verdicts(c, [{"crs": "a", "cell": ".47 [.36, .62]"}], rec)
+    assert moved == {"toy: a · cell": "MOVED (tolerance 0.01)"}
+    worded = verdicts(c, [{"crs": "a", "cell": ".47 [.34, .62]*"}], rec)
+    assert worded == {"toy: a · cell": "MOVED (tolerance 0.01)"}  # the words are exact

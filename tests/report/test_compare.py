@@ -143,6 +143,13 @@ def test_a_table_of_several_systems_is_compared_one_named_system_per_run(tmp_pat
     )  # fmt: skip
     rows = json.loads(res.stdout)["result"]
     assert rows and all(r["test"].startswith("paired") for r in rows if r["test"])
+    # every format carries the comparison's signature (issue #92: compare printed none)
+    args = ("compare", *runs, "--table", "shift_sessions", "--systems", "template,stubborn")
+    line = next(x for x in crseval(*args).stdout.splitlines() if x.startswith("crseval:"))
+    assert "job:compare" in line and "table:shift_sessions" in line and "runs.a:" in line
+    assert json.loads(res.stdout)["signature"] == line
+    assert crseval(*args, "--format", "latex").stdout.rstrip().endswith(f"% {line}")
+    assert crseval(*args, "--format", "markdown").stdout.rstrip().endswith(line)
     res = crseval("compare", *runs, "--table", "shift_sessions", "--systems", "x,y", check=False)
     assert res.returncode == 2 and "no system 'x'" in res.stderr
     # the default table is the sessions, not model_metrics_wide ("mean [lo, hi]" text: nothing to test)
