@@ -18,7 +18,7 @@ import numpy as np
 from crseval.core.keys import key
 from crseval.data.kb import MovieKB, load_kb
 from crseval.llm import LLMConfig, LLMClient, make_client
-from crseval.simulation.config import ModelConfig, SessionSpec
+from crseval.simulation.config import ModelConfig, SessionSpec, SimulatorSection
 from crseval.simulation.crs import CRS, KBCRS
 from crseval.simulation.persona import RealisticUser
 from crseval.simulation.phrasebook import BOOK, book_from_dialogues
@@ -86,10 +86,11 @@ def make_crs(model: ModelConfig, kb: MovieKB, seed: int, cache_path: str | None)
     )
 
 
-def _user(cfg: SessionSpec, kb, seed: int, cache_path: str | None):
-    """The session's simulated user: realistic (its phrasebook) or scripted, drifting with an LLM where
-    the simulator config gives one."""
-    sim = cfg.simulator
+def simulated_user(
+    sim: SimulatorSection, kb_path: str | None, kb, seed: int, cache_path: str | None
+):
+    """A simulated user: realistic (its phrasebook, grounded in ``kb_path``'s catalogue where its phrases
+    come from real dialogues) or scripted, drifting with an LLM where the simulator config gives one."""
     drift = client_for(sim.drift, cache_path, "simulated user") if sim.drift else None
     user = (RealisticUser if sim.user == "realistic" else UserSimulator)(
         kb,
@@ -101,7 +102,7 @@ def _user(cfg: SessionSpec, kb, seed: int, cache_path: str | None):
         (sim.drift.temperature, sim.drift.max_tokens) if sim.drift else (0.0, 256),
     )
     if sim.user == "realistic":
-        user.book = phrasebook(sim.phrases, cfg.kb)
+        user.book = phrasebook(sim.phrases, kb_path)
     return user
 
 
@@ -153,7 +154,7 @@ def run_session(
     user_index = session // cfg.repeats  # repeated sessions of one simulated user share its seed
     seed = session_seed(cfg.seed, user_index)
     sim = cfg.simulator
-    user = _user(cfg, kb, seed, cache_path)
+    user = simulated_user(cfg.simulator, cfg.kb, kb, seed, cache_path)
     crs = make_crs(
         model,
         kb,

@@ -1,7 +1,6 @@
 """A report built from a run full of hostile text, opened in a real headless Chromium: no script may
 run and the console must stay clean. The screenshot is kept in test-artifacts/."""
 
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -9,11 +8,11 @@ import pytest
 
 from crseval.report.html import write_report
 from crseval.runs import RunStore
+from tests.support.browser import chromium
 
 # made-up tables: no declaration check
 pytestmark = [pytest.mark.browser, pytest.mark.any_table]
 
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 HOSTILE = [
     '<script>window.__pwned = "script"</script>',
@@ -26,32 +25,7 @@ HOSTILE = [
 
 @pytest.fixture(scope="module")
 def driver():
-    if not (CHROMIUM and DRIVER):
-        pytest.skip(
-            "headless Chromium not available (Debian packages chromium + chromium-driver; .ci/run installs them)"
-        )
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        "--window-size=1200,1600",
-    ):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(service=Service(executable_path=DRIVER), options=opts)
-    yield d
-    d.quit()
+    yield from chromium()
 
 
 def test_hostile_text_renders_as_text(tmp_path, driver):

@@ -1,0 +1,102 @@
+"""A participant in a real headless Chromium (issue #93): consent, three turns with examples/my_crs.py, the
+questionnaire, the second CRS, the questionnaire again, the vote and the completion code — a screenshot of
+each page (test-artifacts/study-*.png: the study guide shows them). The export, read back by `crseval
+criterion` and `crseval arena rank`, gives that participant's rows."""
+
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from crseval.study.config import load_study
+from crseval.study.export import export, user_id
+from tests.study.live import serving
+from tests.support.browser import chromium
+from tests.support.cli import crseval
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def driver():
+    for d in chromium("1000,1100"):
+        d.implicitly_wait(10)  # a click that submits a form returns before the next page is there
+        yield d
+
+
+def shot(driver, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"study-{name}.png"))
+
+
+def chat(driver, messages, pause):
+    for text in messages:
+        time.sleep(pause)  # a person types: the study refuses messages faster than min_seconds_between
+        driver.find_element("id", "text").send_keys(text)
+        driver.find_element("id", "send").click()
+        assert text in driver.find_element("id", "dialogue").text
+
+
+def questionnaire(driver):
+    for box in driver.find_elements("tag name", "fieldset"):
+        radios = box.find_elements("css selector", "input[type=radio]")
+        if not radios:
+            continue
+        legend = box.find_element("tag name", "legend").text
+        choice = radios[3] if "choose 'Agree'" in legend else radios[0]  # the attention check: Agree
+        choice.click()
+    driver.find_element("id", "submit-answers").click()
+
+
+def test_a_participant_takes_part_in_a_browser_and_the_export_reads_back(tmp_path, driver):
+    config = load_study(ROOT / "examples" / "study.toml")
+    db = f"sqlite:///{tmp_path / 'study.sqlite'}"
+    with serving(config, db) as base:
+        driver.get(f"{base}/start?PROLIFIC_PID=BROWSER1&STUDY_ID=S1&SESSION_ID=X1")
+        shot(driver, "1-consent")
+        driver.find_element("name", "agree").click()
+        driver.find_element("id", "consent").click()
+        pause = config.limits.min_seconds_between
+        chat(driver, ["Hi! I'd like a comedy tonight", "from the 90s?", "<b>great</b>, thanks"], pause)
+        assert "<b>great</b>" in driver.find_element("id", "dialogue").text  # markup shown as text
+        shot(driver, "2-chat")
+        driver.find_element("id", "finish").click()
+        shot(driver, "3-questionnaire")
+        questionnaire(driver)
+        assert "System B" in driver.page_source
+        chat(driver, ["I want a horror film", "older please", "ok thanks"], pause)
+        driver.find_element("id", "finish").click()
+        questionnaire(driver)
+        shot(driver, "4-vote")
+        driver.find_element("css selector", "input[value=A]").click()
+        driver.find_element("id", "submit-vote").click()
+        assert driver.find_element("id", "code").text == config.completion["completed"].code
+        shot(driver, "5-done")
+        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert not errors, errors
+    from crseval.study.db import connect
+
+    engine = connect(db)
+    out = tmp_path / "export"
+    export(engine, config, out)
+    with engine.connect() as c:
+        from sqlalchemy import select
+
+        from crseval.study.db import participants
+
+        (me,) = c.execute(select(participants)).mappings()
+    uid = user_id(config, me)
+    votes = pd.read_csv(out / "votes_study.csv")
+    assert list(votes["user_id"]) == [uid]
+    dialogues = json.loads((out / "crs_arena_dial_study.json").read_text())
+    assert {d["user"]["id"] for d in dialogues} == {uid} and len(dialogues) == 2
+    crseval("arena", "rank", out / "votes_study.csv", "--out", tmp_path / "arena")
+    ranks = pd.read_csv(tmp_path / "arena" / "tables" / "arena_ratings.csv")
+    assert set(ranks["system"]) == {"my_crs", "template"} and ranks["wins"].sum() == 1
+    crseval("criterion", out, "--catalog", "sample", "--out", tmp_path / "criterion")
+    per_dialogue = pd.read_csv(tmp_path / "criterion" / "tables" / "criterion_dialogues.csv")
+    assert set(per_dialogue["dialogue"].str.rsplit("_", n=1).str[-1]) == {uid}
