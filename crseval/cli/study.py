@@ -159,9 +159,19 @@ def pilot(
             progress=bars("pilot participants", users),
         )
     summary = result.summary(config)
+    if url is None or db is not None:  # the database is at hand: every acknowledged message in it?
+        from crseval.study.db import connect
+
+        engine = connect(db or _pilot_db(config))
+        summary["messages lost"] = result.lost(engine)
+        engine.dispose()
     emit(summary, fmt)
-    if summary["did not finish"]:
+    if summary["did not finish"] or summary.get("messages lost"):
         raise typer.Exit(1)
+
+
+def _pilot_db(config) -> str:
+    return f"sqlite:///{Path(config.folder) / f'{config.name}-pilot.sqlite'}"
 
 
 @contextmanager
@@ -171,11 +181,11 @@ def _server(study: Path, config, url: str | None, db: str | None) -> Iterator[st
     if url:
         yield url.rstrip("/")
         return
-    if db is None:
-        path = Path(config.folder) / f"{config.name}-pilot.sqlite"
+    if db is None:  # a fresh one each pilot
+        db = _pilot_db(config)
+        path = Path(db.removeprefix("sqlite:///"))
         for p in path.parent.glob(path.name + "*"):
             p.unlink()
-        db = f"sqlite:///{path}"
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -83,6 +83,13 @@ def reliability_table(
                 field=dim,
                 expected="at least two items, one of them rated more than once",
             )
+        if groups[dim]["value"].nunique() < 2:
+            raise CrsevalError(
+                f"dimension {dim!r}: every rating is {groups[dim]['value'].iloc[0]:g} — no variance "
+                "to split between items and raters",
+                field=dim,
+                fix="leave the dimension out, or collect ratings that differ",
+            )
         with threadpool_limits(1, user_api="blas"):
             rows.append(
                 {"dimension": dim, **dimension_row(groups[dim], ci=ci, n_boot=n_boot, seed=seed)}

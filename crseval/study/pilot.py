@@ -27,12 +27,14 @@ class Participant:
     """What one simulated participant did and saw."""
 
     index: int
+    pid: str = ""  # the PROLIFIC_PID it arrived with
     code: str = ""  # the completion code shown at the end ("" if it never got there)
     sent: int = 0  # messages the server acknowledged
     round_trips_ms: list[float] = field(
         default_factory=list
     )  # each message's POST, as the client saw it
     crs_ms: list[float] = field(default_factory=list)  # the CRS's part of each (Server-Timing)
+    handler_ms: list[float] = field(default_factory=list)  # the handler's own part, CRS excluded
     error: str = ""
 
 
@@ -49,6 +51,22 @@ class Pilot:
             for p in self.participants
             for rt, crs in zip(p.round_trips_ms, p.crs_ms)
         ]
+
+    def lost(self, engine) -> int:
+        """Messages the server acknowledged that its database does not hold."""
+        from sqlalchemy import func, select
+
+        from crseval.study.db import participants, turns
+
+        q = (
+            select(participants.c.pid, func.count())
+            .join(turns, turns.c.participant == participants.c.id)
+            .where(turns.c.speaker == "user")
+            .group_by(participants.c.pid)
+        )
+        with engine.connect() as c:
+            held = dict(c.execute(q).all())
+        return sum(max(0, p.sent - held.get(p.pid, 0)) for p in self.participants)
 
     def summary(self, config: StudyConfig) -> dict[str, object]:
         import numpy as np
@@ -106,7 +124,8 @@ def _participant(config: StudyConfig, url: str, index: int, seed: int, stop: flo
 
 
 def _take_part(client, config: StudyConfig, me: Participant, rng, seed: int, stop: float) -> None:
-    ids = {"PROLIFIC_PID": f"pilot{seed}x{me.index}x{rng.getrandbits(40):x}", "STUDY_ID": "pilot"}
+    me.pid = f"pilot{seed}x{me.index}x{rng.getrandbits(40):x}"
+    ids = {"PROLIFIC_PID": me.pid, "STUDY_ID": "pilot"}
     page = _ok(client.get("/start", params={**ids, "SESSION_ID": f"s{me.index}"}))
     form = dict(HIDDEN.findall(page.text))
     page = _ok(client.post("/start", data={**form, "agree": "yes"}, follow_redirects=True))
@@ -153,8 +172,10 @@ def _chat(client, config: StudyConfig, me: Participant, token: str, hidden, rng,
         if r.status_code != 303:
             raise RuntimeError(f"a message was refused: HTTP {r.status_code}")
         me.sent += 1
-        timing = re.search(r"crs;dur=([\d.]+)", r.headers.get("server-timing", ""))
-        me.crs_ms.append(float(timing.group(1)) if timing else 0.0)
+        timing = r.headers.get("server-timing", "")
+        crs, app = (re.search(rf"{k};dur=([\d.]+)", timing) for k in ("crs", "app"))
+        me.crs_ms.append(float(crs.group(1)) if crs else 0.0)
+        me.handler_ms.append(float(app.group(1)) if app else 0.0)
         page = _ok(client.get(f"/p/{token}"))
         if 'id="send"' not in page.text or time.perf_counter() > stop:
             return page  # the study ended the chat (its turn limit, or the CRS failed)

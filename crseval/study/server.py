@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import logging
 import secrets
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Callable
@@ -29,6 +30,7 @@ from starlette.templating import Jinja2Templates
 from crseval.study import flow
 from crseval.study.config import LIKERT, StudyConfig
 from crseval.study.crs_calls import Systems
+from crseval.study.db import writing
 from crseval.study.flow import Refused
 from crseval.study.status import count_arrival, study_status
 
@@ -100,7 +102,7 @@ class StudyServer:
         if form.get("agree") != "yes":
             raise Refused(400, "Please tick the box to agree, or close the page to leave.")
         ids = {k: _id(form.get(q, "")) for k, q in PLATFORM.items()}
-        with self.engine.begin() as c:
+        with writing(self.engine) as c:
             p = flow.enrol(c, self.config, ids, flow.now())
         log.info("participant %s enrolled (%s)", p["id"], p["arm"])
         response = self.to_page(p["token"])
@@ -174,6 +176,7 @@ class StudyServer:
 
     def message(self, request: Request, form: dict[str, str], token: str) -> Response:
         """One message: written before the CRS is asked, its reply (or error) written when it comes."""
+        t0 = time.perf_counter()
         text, limits = form.get("text", "").strip(), self.config.limits
         if len(text) > limits.message_chars:
             raise Refused(
@@ -181,7 +184,7 @@ class StudyServer:
             )
         if not text:
             raise Refused(400, "Please write a message first.")
-        with self.engine.begin() as c:
+        with writing(self.engine) as c:
             p = self.participant(c, request, token)
             self.checked(form, p)
             kind, n = flow.stage(p)
@@ -197,7 +200,7 @@ class StudyServer:
         history = [{"speaker": t["speaker"], "text": t["text"]} for t in turns if not t["error"]]
         system = flow.chat_systems(p)[n]
         reply, error, ms = self.systems.reply(system, [*history, {"speaker": "user", "text": text}])
-        with self.engine.begin() as c:
+        with writing(self.engine) as c:
             flow.add_turn(
                 c, p, flow.Said(n, "system", reply, latency_ms=ms, error=error), flow.now()
             )
@@ -208,10 +211,11 @@ class StudyServer:
                 flow.after_chat(c, p, n, flow.now())
         if error:
             log.info("participant %s: %s failed: %s", p["id"], system, error)
-        return self.to_page(token, **{"Server-Timing": f"crs;dur={ms}"})
+        total = 1000 * (time.perf_counter() - t0)
+        return self.to_page(token, **{"Server-Timing": f"crs;dur={ms}, app;dur={total - ms:.1f}"})
 
     def finish_chat(self, request: Request, form: dict[str, str], token: str) -> Response:
-        with self.engine.begin() as c:
+        with writing(self.engine) as c:
             p = self.participant(c, request, token)
             self.checked(form, p)
             kind, n = flow.stage(p)
@@ -225,7 +229,7 @@ class StudyServer:
         return self.to_page(token)
 
     def answers(self, request: Request, form: dict[str, str], token: str) -> Response:
-        with self.engine.begin() as c:
+        with writing(self.engine) as c:
             p = self.participant(c, request, token)
             self.checked(form, p)
             kind, n = flow.stage(p)
@@ -245,7 +249,7 @@ class StudyServer:
         return self.to_page(token)
 
     def vote(self, request: Request, form: dict[str, str], token: str) -> Response:
-        with self.engine.begin() as c:
+        with writing(self.engine) as c:
             p = self.participant(c, request, token)
             self.checked(form, p)
             if flow.stage(p)[0] != "vote":

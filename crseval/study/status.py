@@ -12,7 +12,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
 from crseval.study.config import StudyConfig
-from crseval.study.db import locks, participants, turns
+from crseval.study.db import locks, participants, turns, writing
 from crseval.study.flow import arm_counts
 
 
@@ -87,7 +87,7 @@ def _crs(replies: list[dict]) -> list[dict[str, Any]]:
 
 def count_arrival(engine: Engine) -> None:
     """One more visit of the start page (a link scanner's included: it enrols no one)."""
-    with engine.begin() as c:
+    with writing(engine) as c:
         done = c.execute(update(locks).where(locks.c.name == "arrived").values(n=locks.c.n + 1))
         if not done.rowcount:
             c.execute(insert(locks).values(name="arrived", n=1))

@@ -269,3 +269,13 @@ def test_a_dimension_without_a_repeated_item_is_one_line(tmp_path):
     assert res.returncode == 2
     (line,) = [x for x in res.stderr.splitlines() if x.strip()]
     assert "dimension 'q' has 3 ratings of 3 items" in line and "more than once" in line
+
+
+def test_a_dimension_every_rater_rated_the_same_is_one_line(tmp_path):
+    """A study's export where every rating of a dimension was 4 ended in an unexpected ValueError."""
+    csv = tmp_path / "r.csv"
+    csv.write_text("item,rater,q\ni1,a,4\ni1,b,4\ni2,a,4\ni2,b,4\n")
+    res = crseval("reliability", csv, "--item-col", "item", "--rater-col", "rater", check=False)
+    assert res.returncode == 2
+    (line,) = [x for x in res.stderr.splitlines() if x.strip()]
+    assert "dimension 'q': every rating is 4" in line and "unexpected" not in line

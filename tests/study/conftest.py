@@ -21,6 +21,8 @@ def db_url(request, tmp_path):
         yield f"sqlite:///{tmp_path / 'study.sqlite'}"
         return
     if not POSTGRES:
+        if os.environ.get("CI") == "true":  # CI starts one: its absence is a failure there
+            pytest.fail("CRSEVAL_TEST_POSTGRES is not set: .ci/run did not start PostgreSQL")
         pytest.skip("no PostgreSQL server (CRSEVAL_TEST_POSTGRES; .ci/run starts one)")
     import psycopg
 

@@ -23,7 +23,9 @@ def serving(config, db_url: str, secret: str | None = None) -> Iterator[str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(make_app(config, engine, secret), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(
+            make_app(config, engine, secret), host="127.0.0.1", port=port, log_level="warning"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

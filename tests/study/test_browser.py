@@ -33,11 +33,23 @@ def shot(driver, name):
     driver.save_screenshot(str(ARTIFACTS / f"study-{name}.png"))
 
 
+def submit(driver, by: str, value: str) -> None:
+    """Click a form's button and wait for the page it leads to (the old page gone stale)."""
+    from selenium.webdriver.support import expected_conditions as gone
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = driver.find_element("tag name", "html")
+    driver.find_element(by, value).click()
+    WebDriverWait(driver, 30).until(gone.staleness_of(page))
+
+
 def chat(driver, messages, pause):
     for text in messages:
-        time.sleep(pause)  # a person types: the study refuses messages faster than min_seconds_between
+        time.sleep(
+            pause
+        )  # a person types: the study refuses messages faster than min_seconds_between
         driver.find_element("id", "text").send_keys(text)
-        driver.find_element("id", "send").click()
+        submit(driver, "id", "send")
         assert text in driver.find_element("id", "dialogue").text
 
 
@@ -47,9 +59,11 @@ def questionnaire(driver):
         if not radios:
             continue
         legend = box.find_element("tag name", "legend").text
-        choice = radios[3] if "choose 'Agree'" in legend else radios[0]  # the attention check: Agree
+        choice = (
+            radios[3] if "choose 'Agree'" in legend else radios[0]
+        )  # the attention check: Agree
         choice.click()
-    driver.find_element("id", "submit-answers").click()
+    submit(driver, "id", "submit-answers")
 
 
 def test_a_participant_takes_part_in_a_browser_and_the_export_reads_back(tmp_path, driver):
@@ -59,21 +73,25 @@ def test_a_participant_takes_part_in_a_browser_and_the_export_reads_back(tmp_pat
         driver.get(f"{base}/start?PROLIFIC_PID=BROWSER1&STUDY_ID=S1&SESSION_ID=X1")
         shot(driver, "1-consent")
         driver.find_element("name", "agree").click()
-        driver.find_element("id", "consent").click()
+        submit(driver, "id", "consent")
         pause = config.limits.min_seconds_between
-        chat(driver, ["Hi! I'd like a comedy tonight", "from the 90s?", "<b>great</b>, thanks"], pause)
+        chat(
+            driver,
+            ["Hi! I'd like a comedy tonight", "from the 90s?", "<b>great</b>, thanks"],
+            pause,
+        )
         assert "<b>great</b>" in driver.find_element("id", "dialogue").text  # markup shown as text
         shot(driver, "2-chat")
-        driver.find_element("id", "finish").click()
+        submit(driver, "id", "finish")
         shot(driver, "3-questionnaire")
         questionnaire(driver)
         assert "System B" in driver.page_source
         chat(driver, ["I want a horror film", "older please", "ok thanks"], pause)
-        driver.find_element("id", "finish").click()
+        submit(driver, "id", "finish")
         questionnaire(driver)
         shot(driver, "4-vote")
         driver.find_element("css selector", "input[value=A]").click()
-        driver.find_element("id", "submit-vote").click()
+        submit(driver, "id", "submit-vote")
         assert driver.find_element("id", "code").text == config.completion["completed"].code
         shot(driver, "5-done")
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
