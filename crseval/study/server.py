@@ -92,7 +92,8 @@ class StudyServer:
         response = self.page(
             request, "consent.html", consent=self.config.consent, ids=ids, csrf=token
         )
-        response.set_cookie("crseval_csrf", token, httponly=True, samesite="strict")
+        secure = request.url.scheme == "https"  # behind a TLS proxy: never sent in clear
+        response.set_cookie("crseval_csrf", token, httponly=True, samesite="strict", secure=secure)
         return response
 
     def consent(self, request: Request, form: dict[str, str]) -> Response:
@@ -106,8 +107,9 @@ class StudyServer:
             p = flow.enrol(c, self.config, ids, flow.now())
         log.info("participant %s enrolled (%s)", p["id"], p["arm"])
         response = self.to_page(p["token"])
+        secure = request.url.scheme == "https"
         response.set_cookie(
-            self.cookie, p["token"], httponly=True, samesite="lax", max_age=7 * 86400
+            self.cookie, p["token"], httponly=True, samesite="lax", max_age=7 * 86400, secure=secure
         )
         return response
 

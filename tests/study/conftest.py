@@ -71,6 +71,13 @@ def make_client(tmp_path, db_url, secret=None, **overrides):
     return TestClient(make_app(config, engine, secret)), config, engine
 
 
+def one_system(tmp_path, db_url, target: str, **limits):
+    """A study of one CRS (``module:function``), no pairs, no wait between messages unless ``limits``."""
+    system = {"name": target.rsplit(":", 1)[-1].replace("_", "-"), "target": target}
+    limits = {"min_seconds_between": 0, **limits}
+    return make_client(tmp_path, db_url, pairs=False, systems=[system], limits=limits)
+
+
 def enrol(client, pid="P1"):
     """Through the welcome page and consent: (the participant's page, their token)."""
     start = client.get("/start", params={"PROLIFIC_PID": pid, "STUDY_ID": "S", "SESSION_ID": "X"})

@@ -66,12 +66,12 @@ def questionnaire(driver):
     submit(driver, "id", "submit-answers")
 
 
-def test_a_participant_takes_part_in_a_browser_and_the_export_reads_back(tmp_path, driver):
+def test_a_participant_takes_part_in_a_browser_and_the_export_reads_back(tmp_path, driver, db_url):
     config = load_study(ROOT / "examples" / "study.toml")
-    db = f"sqlite:///{tmp_path / 'study.sqlite'}"
+    db = db_url  # SQLite, and PostgreSQL where one runs
     with serving(config, db) as base:
         driver.get(f"{base}/start?PROLIFIC_PID=BROWSER1&STUDY_ID=S1&SESSION_ID=X1")
-        shot(driver, "1-consent")
+        shot(driver, "1-consent")  # (each database's walk overwrites the same five pictures)
         driver.find_element("name", "agree").click()
         submit(driver, "id", "consent")
         pause = config.limits.min_seconds_between

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import func, select
 
 from crseval.study.db import answers, participants, turns, votes
-from tests.study.conftest import CSRF, FORM, answer, enrol, make_client, say
+from tests.study.conftest import CSRF, FORM, answer, enrol, make_client, one_system, say
 
 MARKUP = '<script>window.__pwned=1</script><img src=x onerror="alert(1)">'
 
@@ -45,8 +45,7 @@ def test_markup_in_a_message_is_shown_as_text(study):
 
 
 def test_markup_in_a_crs_reply_is_shown_as_text(tmp_path, db_url):
-    system = {"name": "evil", "target": "tests.study.test_hostile:markup_crs"}
-    client, _, _ = make_client(tmp_path, db_url, pairs=False, systems=[system])
+    client, _, _ = one_system(tmp_path, db_url, "tests.study.test_hostile:markup_crs")
     _, token = enrol(client)
     page = say(client, token, "hi")
     assert (
@@ -171,13 +170,8 @@ def test_a_double_submitted_message_is_written_once(study):
 
 
 def test_a_crs_that_hangs_is_given_up_on_and_the_participant_told(tmp_path, db_url):
-    system = {"name": "slow", "target": "tests.study.test_hostile:hanging_crs"}
-    client, _, engine = make_client(
-        tmp_path,
-        db_url,
-        pairs=False,
-        systems=[system],
-        limits={"crs_timeout_s": 0.5, "min_seconds_between": 0},
+    client, _, engine = one_system(
+        tmp_path, db_url, "tests.study.test_hostile:hanging_crs", crs_timeout_s=0.5
     )
     _, token = enrol(client)
     page = say(client, token, "hello?")

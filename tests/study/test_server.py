@@ -5,7 +5,7 @@ import pytest
 from sqlalchemy import func, select
 
 from crseval.study.db import participants, turns, votes
-from tests.study.conftest import CSRF, answer, enrol, make_client, say
+from tests.study.conftest import CSRF, answer, enrol, make_client, one_system, say
 
 
 def test_a_participant_goes_from_consent_to_the_completion_code(tmp_path, db_url):
@@ -71,13 +71,8 @@ def test_assignment_is_balanced_counterbalanced_and_survives_a_restart(tmp_path,
 
 
 def test_a_failing_crs_is_told_the_study_goes_on_and_too_many_end_it(tmp_path, db_url):
-    broken = {"name": "broken", "target": "tests.study.test_server:broken_crs"}
-    client, config, engine = make_client(
-        tmp_path,
-        db_url,
-        pairs=False,
-        systems=[broken],
-        limits={"min_seconds_between": 0, "crs_failures": 2},
+    client, config, engine = one_system(
+        tmp_path, db_url, "tests.study.test_server:broken_crs", crs_failures=2
     )
     _, token = enrol(client)
     page = say(client, token, "hello")

@@ -8,18 +8,9 @@ from typing import Iterator
 
 import pytest
 
+from crseval.report.screenshot import FLAGS  # the flags this machine's closed network needs
+
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-)
 
 
 def chromium(window: str = "1200,1600") -> Iterator:
