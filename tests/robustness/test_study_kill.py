@@ -13,6 +13,7 @@ import threading
 import time
 
 import httpx
+import pytest
 
 from crseval.cli.study import _wait_for
 from crseval.study.config import load_study
@@ -33,6 +34,7 @@ target = "crseval.testing.slow_crs:respond"
 min_seconds_between = 0
 """
 PEOPLE = 20
+pytestmark = pytest.mark.slow  # a real server process, killed and restarted: ~20 s a database
 
 
 def serve(study, port, db):

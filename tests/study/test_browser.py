@@ -16,7 +16,7 @@ from tests.study.live import serving
 from tests.support.browser import chromium
 from tests.support.cli import crseval
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # ~40 s a database
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
