@@ -47,6 +47,7 @@ def serve(
     workers: int = typer.Option(
         1, min=1, max=64, help="Server processes (more than one needs --db postgresql://…)."
     ),
+    fmt: Format = FORMAT,
 ) -> None:
     """Start the study's web server for participants (Ctrl-C stops it; nothing acknowledged is lost)."""
     import uvicorn
@@ -62,19 +63,22 @@ def serve(
 
     Systems(config).check()  # a misspelt target fails here, in one line
     base = f"http://{host}:{port}"
-    monitor = (
-        "on (password: $CRSEVAL_STUDY_SECRET)"
-        if os.environ.get(SECRET)
-        else (f"off (set {SECRET} to turn it on)")
-    )
-    err_console.print(
-        f"study {config.name} (version {config.version}, config {config.digest}) on {base}\n"
-        f"  participants start at {base}/start?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
-        "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}\n"
-        f"  monitor {base}/monitor: {monitor}\n  database {engine.url.render_as_string(hide_password=True)}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    where = {
+        "study": config.name,
+        "version": config.version,
+        "config": config.digest,
+        "url": base,
+        "start": f"{base}/start?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+        "&SESSION_ID={{%SESSION_ID%}}",
+        "monitor": f"{base}/monitor" if os.environ.get(SECRET) else f"off (set {SECRET})",
+        "database": engine.url.render_as_string(hide_password=True),
+    }
+    if fmt is Format.json:  # one document, then the server runs
+        emit(where, fmt)
+    else:
+        err_console.print(
+            "\n".join(f"{k}: {v}" for k, v in where.items()), highlight=False, soft_wrap=True
+        )
     os.environ["CRSEVAL_STUDY_FILE"] = str(study.resolve())
     os.environ["CRSEVAL_STUDY_DB"] = db or config.default_db()
     engine.dispose()
