@@ -96,6 +96,9 @@ def validity_reference(path: Path) -> None:
 
     from crseval import records
     from crseval.runs.formats import markdown_table
+
+    if str(HERE.parent) not in sys.path:  # `sphinx-build` runs from anywhere: the checks live in tools/
+        sys.path.insert(0, str(HERE.parent))
     from tools.validity_checks import CHECKS
 
     out = []
