@@ -14,7 +14,7 @@ from crseval.core.registry import find_metric, get_table
 from crseval.stats.criterion import battle_agreement, concordance, system_tau
 from crseval.card.criterion_config import CriterionConfig
 from crseval.card.rows import ROWS
-from crseval.stats.paired import verdict
+from crseval.stats.paired import TOO_FEW, verdict
 
 BAR = (0.70, 0.65)  # what "predicts real users" asks: dialogue-level AUC, share of decided battles
 EXTRA = (
@@ -152,8 +152,11 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
 
 def _verdict(auc, agree) -> str:
     """'predicts' (both CIs above .5), 'reversed' (either below), else 'not shown'; '+ bar' where the
-    points reach :data:`BAR`."""
-    v = [verdict(auc), verdict(agree)]
+    points reach :data:`BAR`; 'too few' where the dialogues or the decided battles number fewer than
+    :data:`~crseval.stats.paired.MIN_GROUP` (a study's first participants: 1 battle read "predicts")."""
+    v = [verdict(auc, auc.n), verdict(agree, agree.n)]
+    if TOO_FEW in v:
+        return TOO_FEW
     if "reversed" in v:
         return "reversed"
     if v == ["held", "held"]:

@@ -167,3 +167,18 @@ def test_votes_and_ranking_named_elsewhere_and_the_judges_aspects(tmp_path):
         in pd.read_csv(tmp_path / "r2" / "tables" / "criterion.csv")["ranked_by"].iloc[0]
         and "judge" not in without.stdout
     )
+
+
+def test_no_criterion_verdict_from_a_handful_of_dialogues_or_battles():
+    """A study's first participants: 8 dialogues and 1 decided battle read "predicts (meets the bar)"."""
+    from crseval.card.criterion_tables import _verdict
+    from crseval.stats.criterion import Agreement
+    from crseval.stats.paired import MIN_GROUP, Estimate
+
+    perfect = Estimate(1.0, 1.0, 1.0, 8)
+    assert _verdict(perfect, Agreement(1.0, 1.0, 1.0, 0.0, 1, 0)) == "too few"
+    assert (
+        _verdict(Estimate(1.0, 1.0, 1.0, MIN_GROUP - 1), Agreement(1.0, 1.0, 1.0, 0.0, 50, 0))
+        == "too few"
+    )
+    assert _verdict(perfect, Agreement(1.0, 1.0, 1.0, 0.0, MIN_GROUP, 0)).startswith("predicts")
