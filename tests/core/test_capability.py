@@ -45,6 +45,7 @@ def test_the_shipped_capabilities_and_their_jobs():
         "serendipity",
         "arena",
         "dialogues",
+        "study",
     }
     assert {j for c in caps.values() for j in c.jobs} | {
         "demo",

@@ -229,7 +229,8 @@ def _free_port() -> int:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("uvicorn") is None, reason="llama-cpp-python[server] not installed"
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None,
+    reason="llama-cpp-python[server] not installed (uvicorn alone is the study server's)",
 )
 def test_openai_backend_against_a_real_llama_cpp_server(tmp_path):
     from crseval.llm.models import resolve_model
