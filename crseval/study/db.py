@@ -16,7 +16,7 @@ import time
 import weakref
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from sqlalchemy import (
     Column,
@@ -224,8 +224,3 @@ def writing(engine: Engine) -> Iterator[Connection]:
 def take_assignment_lock(c: Connection) -> None:
     """Serialise assignment across threads and processes until the transaction ends (a row write lock)."""
     c.execute(update(locks).where(locks.c.name == "assign").values(n=locks.c.n + 1))
-
-
-def rows(c: Connection, query: Any) -> Iterator[dict[str, Any]]:
-    for r in c.execute(query).mappings():
-        yield dict(r)
