@@ -151,12 +151,13 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _verdict(auc, agree) -> str:
-    """'predicts' (both CIs above .5), 'reversed' (either below), else 'not shown'; '+ bar' where the
-    points reach :data:`BAR`; 'too few' where the dialogues or the decided battles number fewer than
-    :data:`~crseval.stats.paired.MIN_GROUP` (a study's first participants: 1 battle read "predicts")."""
+    """'predicts' (both CIs above .5), 'reversed' (either below), else 'not shown' — also where the
+    dialogues or the decided battles number fewer than :data:`~crseval.stats.paired.MIN_GROUP`, whose CIs
+    say nothing (a study's first participants: 1 battle read "predicts (meets the bar)"); '+ bar' where
+    the points reach :data:`BAR`."""
     v = [verdict(auc, auc.n), verdict(agree, agree.n)]
     if TOO_FEW in v:
-        return TOO_FEW
+        return "not shown"
     if "reversed" in v:
         return "reversed"
     if v == ["held", "held"]:

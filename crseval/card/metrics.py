@@ -219,7 +219,7 @@ register_columns(
         "criterion_verdict": (
             "real users",
             "predicts (the AUC's and the vote agreement's CIs above .5; 'meets the bar' where they reach .70 "
-            "and 65 %), reversed (either below .5), not shown, or too few (fewer than "
+            "and 65 %), reversed (either below .5) or not shown (also below "
             f"{MIN_GROUP} dialogues or decided battles)",
         ),
         "mdd": (

@@ -42,9 +42,7 @@ def real_users(metric: str) -> str:
     if row is None:
         return "—"
     verdict = row["criterion_verdict"]
-    word = {"reversed": "REVERSED", "not shown": "no", "predicts": "yes", "too few": "too few"}.get(
-        verdict, "YES"
-    )
+    word = {"reversed": "REVERSED", "not shown": "no", "predicts": "yes"}.get(verdict, "YES")
     return f"{word} {row['label_auc']:.2f}".replace(" 0.", " .") + f" · {row['vote_agreement']:.0%}"
 
 

@@ -176,9 +176,9 @@ def test_no_criterion_verdict_from_a_handful_of_dialogues_or_battles():
     from crseval.stats.paired import MIN_GROUP, Estimate
 
     perfect = Estimate(1.0, 1.0, 1.0, 8)
-    assert _verdict(perfect, Agreement(1.0, 1.0, 1.0, 0.0, 1, 0)) == "too few"
+    assert _verdict(perfect, Agreement(1.0, 1.0, 1.0, 0.0, 1, 0)) == "not shown"
     assert (
         _verdict(Estimate(1.0, 1.0, 1.0, MIN_GROUP - 1), Agreement(1.0, 1.0, 1.0, 0.0, 50, 0))
-        == "too few"
+        == "not shown"
     )
     assert _verdict(perfect, Agreement(1.0, 1.0, 1.0, 0.0, MIN_GROUP, 0)).startswith("predicts")
