@@ -79,7 +79,7 @@ def execute(
 
     figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
     store = RunStore(out or run_directory(job, config))
-    store.begin(provenance(job.name, config), revise=bool(getattr(config, "retry_failed", False)))
+    store.begin(provenance(job.name, config), revise=_retrying(config))
     try:
         with collecting() as clients, to_log(store.log):  # what a CRS prints: the run's log
             output = job.run(config, JobStore(store), progress)
@@ -103,8 +103,12 @@ def run_directory(job: JobSpec, config: BaseModel, default: str | Path | None = 
     from crseval.runs.store import free_directory
 
     base = Path(default) if default is not None else job.default_out(config)
-    revise = bool(getattr(config, "retry_failed", False))
-    return free_directory(base, provenance(job.name, config), revise)
+    return free_directory(base, provenance(job.name, config), _retrying(config))
+
+
+def _retrying(config: BaseModel) -> bool:
+    """``--retry-failed``: a CRS's fixed code may differ from the run's (a revision, not another run)."""
+    return bool(getattr(config, "retry_failed", False))
 
 
 def _rough_cis(config: BaseModel) -> list[str]:

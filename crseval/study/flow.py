@@ -54,7 +54,7 @@ def enrol(c: Connection, config: StudyConfig, ids: dict[str, str], now: float) -
     except IntegrityError:  # the same PROLIFIC_PID enrolled by another process a moment ago
         raise Refused(409, "You are already taking part: open your link again to go on.") from None
     if config.mode == "rate":
-        _assign_dialogues(c, config, new_id, now)
+        _assign_dialogues(c, config, new_id)
     return {**row, "id": new_id}
 
 
@@ -86,7 +86,7 @@ def choose_arm(c: Connection, config: StudyConfig, now: float) -> tuple[str, str
     return arm, "chat:0"
 
 
-def _assign_dialogues(c: Connection, config: StudyConfig, participant: int, now: float) -> None:
+def _assign_dialogues(c: Connection, config: StudyConfig, participant: int) -> None:
     """A rater's dialogues: those with the fewest raters (done or going) below ``raters``, a gold one
     among them where the study has gold dialogues; none twice."""
     from crseval.study.dialogues import dialogue_ids

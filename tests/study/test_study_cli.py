@@ -49,6 +49,9 @@ def test_a_bad_database_or_target_is_one_line(tmp_path):
         "study", "serve", study, "--db", f"sqlite:///{tmp_path / 'db.sqlite'}", check=False
     )
     assert res.returncode == 2 and "no_such_crs" in res.stderr
+    study.write_text(GOOD)
+    res = crseval("study", "serve", study, "--workers", "2", check=False)  # SQLite: one process
+    assert res.returncode == 2 and "--db postgresql://" in res.stderr
     res = crseval("study", "nothing-here.toml", check=False)
     assert res.returncode == 2
 
