@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -61,38 +61,38 @@ def _simulate(
     config: ShiftConfig, store: JobStore, scoring: SessionScoring, progress: Progress
 ) -> None:
     """Run the sessions not yet recorded (with ``retry_failed``, also those recorded as failed); each is
-    scored, judged and appended as soon as it finishes."""
-    if config.retry_failed:
-        dropped = store.drop_records(STREAM, lambda r: bool(r.get("errors")))
-        if dropped:
-            store.log(f"retrying {dropped} sessions recorded as failed")
+    scored, judged and recorded as soon as it finishes."""
     total = config.sessions * config.repeats
     work = [(key(m.name, s), (m.name, s)) for s in range(total) for m in config.models]
-    tasks = [task for _, task in store.stream(STREAM).todo(work)]
-    bar = progress("preference-shift sessions", len(config.models) * total)
-    bar(len(config.models) * total - len(tasks))
-    cache = str(store.cache_path)
     code = _code_versions(config, store)
-    post = ThreadPoolExecutor(max_workers=max(1, config.workers))
-    try:
-        pending = []
-        for _, rec in run_sessions(
-            config.session_part(),
-            tasks,
-            executor=config.executor,
-            workers=config.workers,
-            cache_path=cache,
-            address=config.ray_address,
-        ):
-            if rec["model"] in code:  # which version of the CRS's file answered this session
-                rec = {**rec, "code": code[rec["model"]]}
-            pending.append(post.submit(scoring.finish, rec))
-            pending[-1].add_done_callback(lambda _: bar(1))
-        for f in pending:
-            f.result()
-    finally:
-        post.shutdown(wait=not cancelled(), cancel_futures=True)
-        close_clients()
+
+    def simulated(pending: list, keep: Callable[[dict[str, Any]], None]) -> None:
+        post = ThreadPoolExecutor(max_workers=max(1, config.workers))
+        try:
+            scored = []
+            for _, rec in run_sessions(
+                config.session_part(),
+                [task for _, task in pending],
+                executor=config.executor,
+                workers=config.workers,
+                cache_path=str(store.cache_path),
+                address=config.ray_address,
+            ):
+                if rec["model"] in code:  # which version of the CRS's file answered this session
+                    rec = {**rec, "code": code[rec["model"]]}
+                scored.append(post.submit(lambda r: keep(scoring.finish(r)), rec))
+            for future in scored:
+                future.result()
+        finally:
+            post.shutdown(wait=not cancelled(), cancel_futures=True)
+            close_clients()
+
+    store.stream(STREAM).run_batches(
+        work,
+        simulated,
+        progress=progress("preference-shift sessions", len(work)),
+        retry=(lambda r: bool(r.get("errors"))) if config.retry_failed else None,
+    )
 
 
 def _code_versions(config: ShiftConfig, store: JobStore) -> dict[str, str]:
@@ -452,24 +452,23 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
 
 def _score_all(logs, scoring: SessionScoring, progress: Progress) -> list[dict]:
     """Sessions scored in batches of ``SCORE_BATCH`` (each distinct utterance of a batch is encoded and read
-    once; the bar's ETA moves per batch), judged and appended (a resumed run reads what is already scored)."""
-    records = scoring.store.stream(STREAM)
-    todo = [r for _, r in records.todo([(r["key"], r) for r in logs])]
-    # what an interrupted run already scored is read back only when there is some
-    earlier = records.read(r["key"] for r in logs) if len(todo) < len(logs) else []
-    bar = progress("scoring sessions", len(logs))
-    bar(len(logs) - len(todo))
-    fresh = []
-    try:
-        for start in range(0, len(todo), SCORE_BATCH):
-            part = todo[start : start + SCORE_BATCH]
-            measured = zip(part, scoring.scorer.score(part), scoring.following.sessions(part))
+    once; the bar's ETA moves per batch), judged and recorded (a resumed run reads what is already scored)."""
+
+    def scored(part: list, keep: Callable[[dict[str, Any]], None]) -> None:
+        recs = [rec for _, rec in part]
+        try:
+            measured = zip(recs, scoring.scorer.score(recs), scoring.following.sessions(recs))
             for rec, tas, follow in measured:
-                fresh.append(scoring.finish(rec, tas=tas, followed=follow))
-                bar(1)
-    finally:
-        close_clients()
-    return earlier + fresh
+                keep(scoring.finish(rec, tas=tas, followed=follow))
+        finally:
+            close_clients()
+
+    return scoring.store.stream(STREAM).run_batches(
+        [(r["key"], r) for r in logs],
+        scored,
+        size=SCORE_BATCH,
+        progress=progress("scoring sessions", len(logs)),
+    )
 
 
 RUN = JobSpec(

@@ -173,14 +173,13 @@ class SessionScoring:
         followed: dict[str, float] | None = None,
     ) -> dict[str, Any]:
         """Score one session (TAS and verified following, unless already measured in a batch, + judge panel
-        + calibrated judge) and append it to the results."""
+        + calibrated judge): the record its stream keeps."""
         record = {**record, "tas": tas if tas is not None else self.scorer.score([record])[0]}
         record["following"] = (
             followed if followed is not None else self.following.session(record["turns"])
         )
         if self.judges and self.aspects and not record.get("errors") and record["turns"]:
             self._judge(record)
-        self.store.append(STREAM, record)
         return record
 
     def _judge(self, record: dict[str, Any]) -> None:

@@ -104,8 +104,12 @@ def llm_votes(
         }
 
     records = store.stream(STREAM)
-    records.run([(_key(*w), w) for w in work], ask, mapper=client.map, progress=progress)
-    done = {r["key"]: r for r in records.read()}
+    done = {
+        r["key"]: r
+        for r in records.run(
+            [(_key(*w), w) for w in work], ask, mapper=client.map, progress=progress
+        )
+    }
     rows = []
     for k, (a, b) in enumerate(pairs):
         p = [done.get(_key(a, b, o), {}).get("p_crs1") for o in ("ab", "ba")]

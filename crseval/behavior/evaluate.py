@@ -102,9 +102,9 @@ def generate_responses(
         res = client.try_complete(response_request(c, seed))
         return _response(c, res.response.text.strip() if res.ok else None, res.error)
 
-    records = store.stream(stream)
-    records.run(_keyed(ctxs), one, mapper=client.map, progress=progress)
-    return pd.DataFrame(records.read())
+    return pd.DataFrame(
+        store.stream(stream).run(_keyed(ctxs), one, mapper=client.map, progress=progress)
+    )
 
 
 def _keyed(ctxs: Sequence[Context]) -> list[tuple[str, Context]]:
@@ -138,20 +138,23 @@ def generate_with(
     *,
     stream: str = "responses",
     progress: Callable[[int], None] | None = None,
+    retry: bool = False,
 ) -> pd.DataFrame:
     """Your own system (a :mod:`crseval.simulation.plugins` CRS) answers every context, :data:`CRS_AT_ONCE`
     at a time (a CRS that takes seconds a reply is waited on in parallel); resumable, failures recorded
-    with their error."""
+    with their error (``retry``: the failed ones are asked again)."""
     from crseval.runs.stream import threads
 
     def one(c: Context) -> dict:
         reply = crs.respond(history(c))
         return _response(c, None if reply.error else reply.text.strip(), reply.error)
 
-    records, work = store.stream(stream), _keyed(ctxs)
-    records.run(work, one, mapper=threads(CRS_AT_ONCE), progress=progress)
-    order = {k: i for i, (k, _) in enumerate(work)}  # the contexts' order, whichever answered first
-    return pd.DataFrame(sorted(records.read(), key=lambda r: order.get(r["key"], len(order))))
+    failed = (lambda r: r.get("response") is None) if retry else None
+    return pd.DataFrame(
+        store.stream(stream).run(
+            _keyed(ctxs), one, mapper=threads(CRS_AT_ONCE), progress=progress, retry=failed
+        )
+    )
 
 
 def load_responses(path: str | Path) -> pd.DataFrame:

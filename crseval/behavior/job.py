@@ -241,13 +241,9 @@ def _responses(
     if config.responses is not None:
         return load_responses(config.responses), 0, ""
     ctxs = contexts(test_d)
-    if config.retry_failed and config.system:
-        dropped = store.drop_records("responses", lambda r: r.get("response") is None)
-        if dropped:
-            store.log(f"asking again for {dropped} responses recorded as failed")
     bar = progress("system responses", len(ctxs))
     resp = (
-        generate_with(ctxs, _plugin(config.system), store, progress=bar)
+        generate_with(ctxs, _plugin(config.system), store, progress=bar, retry=config.retry_failed)
         if config.system
         else generate_responses(ctxs, client, store, progress=bar)
     )

@@ -132,9 +132,7 @@ def _cv(
             )
             for unit in [f"{design}-{protocol}-fold{f + 1}"]
         ]
-        records.run(work, fold)
-        by_unit = {r["key"]: r for r in records.read(unit for unit, _ in work)}
-        per_fold = [by_unit[unit] for unit, _ in work]
+        per_fold = records.run(work, fold)
         while trained:  # a recorded fold needs no checkpoint
             shutil.rmtree(trained.pop())
         cv = PairCV([r["accuracy"] for r in per_fold], [r["kappa"] for r in per_fold])

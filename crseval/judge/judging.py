@@ -81,8 +81,8 @@ def judge_items(
     questions: dict[str, str] | None = None,
     hidden: str | None = None,
 ) -> list[dict]:
-    """Append one record per rating to ``records`` (a run's stream, e.g. ``store.stream(JUDGMENTS)``);
-    what an interrupted run already recorded is skipped (``questions`` replace the rubrics' questions of the aspects they name). A
+    """One record per rating, in the order judges × samples × items × aspects, from ``records`` (a run's
+    stream, e.g. ``store.stream(JUDGMENTS)``): what an interrupted run already recorded is read back (``questions`` replace the rubrics' questions of the aspects they name). A
     rating that could not be obtained is recorded with its error (score None), never replaced by a
     default. The ratings of aspect ``hidden`` also carry the model's hidden states over each assistant
     reply (:func:`crseval.judge.rubric.judge_request`), under their own record keys."""
@@ -93,15 +93,11 @@ def judge_items(
 
     rate = partial(_rating, seed=seed, questions=questions or {}, hidden=hidden)
 
-    # records of earlier (interrupted) runs are read back only when some of this work was already done:
-    # a shift run judges each session as it ends, and reading the whole stream each time would not scale
-    some_done = len(records.todo(keyed)) < len(keyed)
-    earlier = records.read(k for k, _ in keyed) if some_done else []
-    fresh = []
+    out = []
     for judge in judges:  # each judge's own concurrency limit applies to its own calls
         mine = [(k, w) for k, w in keyed if w[0] is judge]
-        fresh += records.run(mine, rate, mapper=judge.client.map, progress=progress)
-    return earlier + fresh
+        out += records.run(mine, rate, mapper=judge.client.map, progress=progress)
+    return out
 
 
 def _key(judge: Judge, sample: int, item: Item, aspect: str) -> str:

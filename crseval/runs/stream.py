@@ -3,8 +3,9 @@
 Work is a list of ``(key, item)``; a key is :func:`crseval.core.keys.key` of the item's identifying parts. :meth:`Stream.run`
 computes only the items whose key has no record yet — through a mapper (an LLM client's ``map``, which
 runs as many at once as the backend allows) or one after another, checking for cancellation between
-items — counts the ones already done on the progress bar first, and appends each result as a record the
-moment it exists, so an interruption loses nothing finished. :meth:`Stream.read` gives the records back.
+items; :meth:`Stream.run_batches` for work computed many items at once — counts the ones already done on
+the progress bar first, appends each result as a record the moment it exists, so an interruption loses
+nothing finished, and returns every record of the work in its order, computed now or read back.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 from crseval.core import cancel
+from crseval.core.numbers import counted
 
 T = TypeVar("T")
 Work = Sequence[tuple[str, T]]
@@ -55,17 +57,16 @@ class Records(Protocol):
 
     def records(self, name: str) -> list[dict[str, Any]]: ...
 
+    def drop_records(self, name: str, drop: Callable[[dict[str, Any]], bool]) -> int: ...
+
+    def log(self, message: str) -> None: ...
+
 
 class Stream:
     """The records ``records/<name>.jsonl`` of a run (:meth:`crseval.runs.store.RunStore.stream`)."""
 
     def __init__(self, store: Records, name: str) -> None:
         self.store, self.name = store, name
-
-    def todo(self, work: Work) -> list[tuple[str, T]]:
-        """The work whose key has no record yet, in the given order."""
-        done = self.store.done_keys(self.name)
-        return [(k, item) for k, item in work if k not in done]
 
     def run(
         self,
@@ -74,23 +75,74 @@ class Stream:
         *,
         mapper: Mapper | None = None,
         progress: Progress | None = None,
+        retry: Callable[[dict[str, Any]], bool] | None = None,
     ) -> list[dict[str, Any]]:
-        """Compute and append the record (``compute(item)`` plus its ``key``) of every item not yet
-        recorded; returns those records, in the order they finished. The items already done advance
-        ``progress`` at once."""
-        todo = self.todo(work)
-        if progress and len(todo) < len(work):
-            progress(len(work) - len(todo))
+        """Every record of ``work``, in its order: those already recorded read back, the others computed
+        (``compute(item)`` plus its ``key``) and appended the moment they exist. ``retry`` picks recorded
+        records to compute again (a failure); the items already done advance ``progress`` at once."""
+        pending = self._pending(work, retry, progress)
         fresh: list[dict[str, Any]] = []
 
         def one(pair: tuple[str, T]) -> None:
-            record = {"key": pair[0], **compute(pair[1])}
-            if self.store.append(self.name, record):
-                fresh.append(record)
+            fresh.append(self._keep({"key": pair[0], **compute(pair[1])}))
 
-        if todo:
-            (mapper or _one_by_one)(todo, one, progress)
-        return fresh
+        if pending:
+            (mapper or _one_by_one)(pending, one, progress)
+        return self._in_order(work, pending, fresh)
+
+    def run_batches(
+        self,
+        work: Work,
+        compute: Callable[[list[tuple[str, T]], Callable[[dict[str, Any]], None]], None],
+        *,
+        size: int | None = None,
+        progress: Progress | None = None,
+        retry: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> list[dict[str, Any]]:
+        """:meth:`run` for work computed many items at once: ``compute(pending, keep)`` gets the pending
+        ``(key, item)`` pairs, ``size`` at a time (all at once without), and calls ``keep(record)`` (the
+        record with its ``key``; from any thread) the moment each record exists."""
+        pending = self._pending(work, retry, progress)
+        fresh: list[dict[str, Any]] = []
+
+        def keep(record: dict[str, Any]) -> None:
+            fresh.append(self._keep(record))
+            if progress:
+                progress(1)
+
+        step = size or max(1, len(pending))
+        for start in range(0, len(pending), step):
+            compute(pending[start : start + step], keep)
+        return self._in_order(work, pending, fresh)
+
+    def _keep(self, record: dict[str, Any]) -> dict[str, Any]:
+        self.store.append(self.name, record)
+        return record
+
+    def _pending(
+        self, work: Work, retry: Callable[[dict[str, Any]], bool] | None, progress: Progress | None
+    ) -> list[tuple[str, T]]:
+        """The work whose key has no record yet (after dropping the records ``retry`` picks), in order."""
+        if retry is not None and (dropped := self.store.drop_records(self.name, retry)):
+            self.store.log(
+                f"{self.name}: computing {counted(dropped, 'record')} again (recorded as failed)"
+            )
+        done = self.store.done_keys(self.name)
+        pending = list({k: (k, item) for k, item in work if k not in done}.values())
+        if progress and len(pending) < len(work):
+            progress(len(work) - len(pending))
+        return pending
+
+    def _in_order(
+        self, work: Work, pending: list[tuple[str, T]], fresh: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The records of ``work``'s keys in its order: ``fresh`` ones, and the earlier ones read back only
+        where some were done before (a shift run judges each session as it ends: reading the whole
+        stream each time would not scale). A key without a record (cancelled) is left out."""
+        keys = list(dict.fromkeys(k for k, _ in work))
+        earlier = self.read(keys) if len(pending) < len(keys) else []
+        by_key = {r["key"]: r for r in earlier + fresh}
+        return [by_key[k] for k in keys if k in by_key]
 
     def read(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The stream's records in the order they were written — those of ``keys`` only, if given."""

@@ -223,12 +223,12 @@ def llm_scores(
     records = evaluator.store.stream(stream)
     targets = list(rows) if rows is not None else list(range(len(study.answers)))
     work = [(key(tag, run, r), (run, r)) for run in range(runs) for r in targets]
-    todo = [w for _, w in records.todo(work)]
+    # the profiles of every rated answer's user (on a resumed run the LLM cache answers them)
     summaries = (
         profiles(
-            study, client, sorted({tuple(study.answers.iloc[r][["user", "item"]]) for _, r in todo})
+            study, client, sorted({tuple(study.answers.iloc[r][["user", "item"]]) for r in targets})
         )
-        if aux.profiles and todo
+        if aux.profiles
         else {}
     )
 
@@ -248,7 +248,6 @@ def llm_scores(
             "error": res.error,
         }
 
-    records.run(work, one, mapper=client.map, progress=progress)
-    recs = pd.DataFrame(records.read(k for k, _ in work))
+    recs = pd.DataFrame(records.run(work, one, mapper=client.map, progress=progress))
     means = recs.groupby("row")["score"].mean() if len(recs) else pd.Series(dtype=float)
     return means.reindex(range(len(study.answers))).to_numpy(float)

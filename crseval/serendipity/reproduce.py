@@ -147,9 +147,9 @@ class Rater:
         for i, (h, _, _) in keyed.items():
             first.setdefault(h, i)
         records = self.store.stream(self.STREAM)
-        todo = records.todo(
-            [(key(keyed[i][0], run), (i, run)) for i in first.values() for run in range(self.runs)]
-        )
+        work = [
+            (key(keyed[i][0], run), (i, run)) for i in first.values() for run in range(self.runs)
+        ]
 
         def one(w) -> dict:
             i, run = w
@@ -161,11 +161,9 @@ class Rater:
                 "error": res.error,
             }
 
-        if todo:
-            progress = self.progress(f"LLM ratings: {what}", len(todo))
-            records.run(todo, one, mapper=self.client.map, progress=progress)
+        progress = self.progress(f"LLM ratings: {what}", len(work))
         scores: dict[str, list[float]] = {}
-        for r in records.read():
+        for r in records.run(work, one, mapper=self.client.map, progress=progress):
             if r["score"] is not None:
                 scores.setdefault(r["key"].rsplit("|", 1)[0], []).append(r["score"])
         return {i: float(np.mean(scores[h])) for i, (h, _, _) in keyed.items() if h in scores}
