@@ -14,16 +14,22 @@ from __future__ import annotations
 
 import importlib
 import os
+from functools import partial
 from pathlib import Path
 from collections.abc import Iterator, Mapping
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 from pydantic import BaseModel
 
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, Result, no_progress
+from crseval.core.job import JobSpec, Part, Progress, Result, no_progress
 from crseval.core.output import Output
+
+if TYPE_CHECKING:
+    from crseval.llm import LLMClient, LLMConfig
+    from crseval.runs.context import RunContext
+    from crseval.runs.store import RunStore
 
 
 class _Jobs(Mapping):
@@ -64,35 +70,82 @@ def get_job(name: str) -> JobSpec:
     return getattr(importlib.import_module(module), attr)
 
 
+def context(
+    store: RunStore, progress: Progress = no_progress, manifest: Sequence[Part] = ()
+) -> RunContext:
+    """What a job is handed of ``store``'s run: its streams, LLM clients, artifacts, log and progress,
+    and, for a job built from others, its manifest and the runner of its parts."""
+    from crseval.runs.context import RunContext
+
+    return RunContext(store, progress, tuple(manifest), partial(run_parts, store), _client)
+
+
+def _client(config: LLMConfig, cache: str, role: str) -> LLMClient:
+    from crseval.llm import make_client
+
+    return make_client(config, cache, role=role)
+
+
 def execute(
     job: JobSpec, config: BaseModel, out: str | Path | None = None, progress: Progress = no_progress
 ) -> Result:
-    """Run a validated config into its run directory and (re)write the run's report."""
+    """Run a validated config into its run directory and (re)write the run's report. The run directory's
+    writer lock is held from the run's first write until its report is written."""
     from crseval.core.user_output import to_log
     from crseval.llm.usage import collecting
     from crseval.plotting import figure_formats
     from crseval.report.html import write_report
     from crseval.runs import RunStore
-    from crseval.runs.job_store import JobStore
     from crseval.runs.provenance import provenance
     from crseval.runs.writer import write_output
 
     figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
     store = RunStore(out or run_directory(job, config))
     store.begin(provenance(job.name, config), revise=_retrying(config))
+    manifest = tuple(job.parts(config, store.root)) if job.parts else ()
+    ctx = context(store, progress, manifest)
     try:
         with collecting() as clients, to_log(store.log):  # what a CRS prints: the run's log
-            output = job.run(config, JobStore(store), progress)
+            output = job.run(config, ctx)
         if clients:
             _add_usage(output, clients)
         output.notes += _rough_cis(config)
         result = write_output(store, job.name, config, output)
+        result.report = write_report(store.root, job.report_title)
     finally:
         store.close()
-    result.report = write_report(store.root, job.report_title)
     written = load_run(store.root)
     result.tables, result.records = written.tables, written.records  # read when asked for
     return result
+
+
+def run_parts(
+    store: RunStore, manifest: Sequence[Part], progress: Progress
+) -> Iterator[tuple[Part, Result]]:
+    """Run each part of a job built from others into its folder under ``store``'s (through :func:`execute`:
+    each part resumes by itself and keeps its own report), with the part's name before every progress
+    line, yielding it with its result as soon as it is done. A part whose input is another part that has
+    since run again (``--retry-failed``) is computed again from it. The embedded model stays loaded from
+    the first part that uses it to the last (:func:`crseval.llm.llamacpp.held`): a manifest loads it once."""
+    import shutil
+
+    from crseval.core.config import validate
+    from crseval.llm.llamacpp import held
+    from crseval.runs.provenance import provenance
+    from crseval.runs.revisions import derived_and_stale
+
+    with held():
+        for part in manifest:
+            job = get_job(part.job)
+            config, folder = validate(job.config, part.config), store.path(*part.name.split("/"))
+            if derived_and_stale(folder, provenance(job.name, config), store.path()):
+                store.log(f"NOTE {part.name}: the part it reads ran again; computed again from it")
+                shutil.rmtree(folder)
+
+            def labelled(title: str, total: int, name: str = part.name) -> Any:
+                return progress(f"{name}: {title}", total)
+
+            yield part, execute(job, config, folder, labelled)
 
 
 def run_directory(job: JobSpec, config: BaseModel, default: str | Path | None = None) -> Path:
@@ -203,7 +256,6 @@ def _recorded(job: JobSpec, config: BaseModel, real: Path, export: bool = False)
     from crseval.core.config import validate
     from crseval.llm.planning import PlanComplete, planning
     from crseval.runs import RunStore
-    from crseval.runs.job_store import JobStore
 
     if job.parts is not None:
         out = []
@@ -221,7 +273,7 @@ def _recorded(job: JobSpec, config: BaseModel, real: Path, export: bool = False)
         with planning(real / "llm_cache.sqlite", export) as recorder:
             store = RunStore(scratch)
             try:
-                job.run(config, JobStore(store), no_progress)
+                job.run(config, context(store))
             except PlanComplete:  # the job has made its last LLM call
                 pass
             except Exception:  # exporting: the run cannot go on without the answers it waits for

@@ -11,11 +11,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.card.config import CardConfig
-from crseval.core.job import JobSpec, Part, Progress
+from crseval.core.job import JobSpec, Part
 from crseval.core.output import Output
 from crseval.data.bundled import sample_dir
 from crseval.llm import LLMConfig
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 
 N_BOOT = 200
 CAPABILITIES = {  # part → (section title, the command that runs it on real data, its headline table)
@@ -120,13 +120,13 @@ def parts(config: DemoConfig, root: Path) -> list[Part]:
     return [*card_parts(card(config), root), *capabilities(config, root)]
 
 
-def run(config: DemoConfig, store: JobStore, progress: Progress) -> Output:
-    """Run the demo into ``store`` (resuming what is already there): the card, then a section per other
+def run(config: DemoConfig, ctx: RunContext) -> Output:
+    """Run the demo into ``ctx`` (resuming what is already there): the card, then a section per other
     capability with its headline table."""
     from crseval.card.job import run_parts
     from crseval.card.scores import card_output
 
-    done = run_parts(card(config), store, progress, capabilities(config, store.root))
+    done = run_parts(card(config), ctx)
     out = card_output(card(config), done)
     for name, (title, command, table) in CAPABILITIES.items():
         out.table(table, done.results[name].summary)

@@ -80,7 +80,7 @@ def test_no_import_cycle_between_modules():
 
 def test_only_the_runner_opens_a_run_store():
     """The run directory's writer (``RunStore``) is the runner's: imported under ``crseval/runs/`` and by
-    ``crseval/api.py`` alone. A job is handed a ``JobStore`` (no table, figure, section or signature
+    ``crseval/api.py`` alone. A job is handed a ``RunContext`` (no table, figure, section or signature
     writer); the report and every reader of a finished run use the read-only ``Run``."""
     importers = []
     for path in sorted(PACKAGE.rglob("*.py")):

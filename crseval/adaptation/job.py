@@ -28,7 +28,7 @@ from crseval.core.output import Output
 from crseval.judge.config import JudgeSpec
 from crseval.llm.planning import done_calling
 from crseval.llm import LLMConfig
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.runs.view import Run
 from crseval.simulation.executors import run_sessions
 from crseval.simulation.plugins import load_callable
@@ -58,13 +58,13 @@ def _models_signature(config: ShiftConfig) -> dict[str, Any]:
 
 
 def _simulate(
-    config: ShiftConfig, store: JobStore, scoring: SessionScoring, progress: Progress
+    config: ShiftConfig, ctx: RunContext, scoring: SessionScoring, progress: Progress
 ) -> None:
     """Run the sessions not yet recorded (with ``retry_failed``, also those recorded as failed); each is
     scored, judged and recorded as soon as it finishes."""
     total = config.sessions * config.repeats
     work = [(key(m.name, s), (m.name, s)) for s in range(total) for m in config.models]
-    code = _code_versions(config, store)
+    code = _code_versions(config, ctx)
 
     def simulated(pending: list, keep: Callable[[dict[str, Any]], None]) -> None:
         post = ThreadPoolExecutor(max_workers=max(1, config.workers))
@@ -75,7 +75,7 @@ def _simulate(
                 [task for _, task in pending],
                 executor=config.executor,
                 workers=config.workers,
-                cache_path=str(store.cache_path),
+                cache_path=ctx.llm_cache,
                 address=config.ray_address,
             ):
                 if rec["model"] in code:  # which version of the CRS's file answered this session
@@ -87,7 +87,7 @@ def _simulate(
             post.shutdown(wait=not cancelled(), cancel_futures=True)
             close_clients()
 
-    store.stream(STREAM).run_batches(
+    ctx.stream(STREAM).run_batches(
         work,
         simulated,
         progress=progress("preference-shift sessions", len(work)),
@@ -95,10 +95,10 @@ def _simulate(
     )
 
 
-def _code_versions(config: ShiftConfig, store: JobStore) -> dict[str, str]:
+def _code_versions(config: ShiftConfig, ctx: RunContext) -> dict[str, str]:
     """Each callable model's code as this run knows it now (``file.py@hash``; after ``--retry-failed`` on a
     fixed file, the new version)."""
-    data = (store.provenance or {}).get("data", {})
+    data = (ctx.provenance or {}).get("data", {})
     return {
         m.name: data[f"models.{i}.target"]
         for i, m in enumerate(config.models)
@@ -117,20 +117,20 @@ def _answered_by(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]
     return {m: dict(sorted(c.items())) for m, c in out.items() if len(c) > 1}
 
 
-def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_progress) -> Output:
-    """Run (or resume) a preference-shift evaluation into ``store`` (its records); what it computed."""
+def shift_output(config: ShiftConfig, ctx: RunContext, progress: Progress = no_progress) -> Output:
+    """Run (or resume) a preference-shift evaluation into ``ctx`` (its records); what it computed."""
     kb = load_kb(config.kb)  # before the first write: a bad catalogue leaves no run to refuse later
-    store.write_json(
+    ctx.write_json(
         SCORING,
         {
             "scoring": config.scoring.model_dump(mode="json"),
             "kb": str(Path(config.kb).resolve()) if config.kb else None,
         },
     )
-    scoring = SessionScoring.build(config.scoring, config.judge, kb, store, config.seed)
-    _simulate(config, store, scoring, progress)
+    scoring = SessionScoring.build(config.scoring, config.judge, kb, ctx, config.seed)
+    _simulate(config, ctx, scoring, progress)
     done_calling()  # a planning run ends here: the analysis calls no model
-    _refuse_if_nothing_ran(sessions(store))
+    _refuse_if_nothing_ran(sessions(ctx))
     out = Output(
         signature=scoring.signature(
             models=_models_signature(config),
@@ -138,12 +138,12 @@ def shift_output(config: ShiftConfig, store: JobStore, progress: Progress = no_p
             | {"drift": config.simulator.drift.signature() if config.simulator.drift else "off"},
             sessions=f"{config.sessions}x{config.turns}"
             + (f"x{config.repeats}" if config.repeats > 1 else ""),
-            **({"answered_by": answered} if (answered := _answered_by(sessions(store))) else {}),
+            **({"answered_by": answered} if (answered := _answered_by(sessions(ctx))) else {}),
         )
     )
     out.add(
         analysis(
-            sessions(store),
+            sessions(ctx),
             scoring.rated,
             n_boot=config.n_boot,
             seed=config.seed,
@@ -200,8 +200,8 @@ def _headline(out: Output, notes: Sequence[str] = ()) -> Output:
     return out
 
 
-def run(config: ShiftConfig, store: JobStore, progress: Progress) -> Output:
-    out = _headline(shift_output(config, store, progress))
+def run(config: ShiftConfig, ctx: RunContext) -> Output:
+    out = _headline(shift_output(config, ctx, ctx.progress))
     kb = load_kb(config.kb)
     out.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
     if config.known_groups:
@@ -211,7 +211,7 @@ def run(config: ShiftConfig, store: JobStore, progress: Progress) -> Output:
         out.notes.insert(0, verdict_line(summ))
         out.notes.insert(1, _users_evidence(config))
         out.details["Known groups in this run"] = summ.drop(columns=["label"]).round(3)
-    failed = [r for r in store.records(STREAM) if r.get("errors")]
+    failed = [r for r in ctx.stream(STREAM).read() if r.get("errors")]
     if failed:
         out.failures = (
             f"{counted(len(failed), 'session')} ended because the CRS failed (first: {failed[0]['key']}: "
@@ -305,10 +305,12 @@ class ScoreConfig(BaseModel):
         return v
 
 
-def sessions(store: JobStore | Run) -> list[dict[str, Any]]:
+def sessions(run: RunContext | Run) -> list[dict[str, Any]]:
     """The run's session records in (model, session) order — parallel sessions finish in any order, and a
     rerun must write the same tables."""
-    return in_key_order(store.records(STREAM))
+    return in_key_order(
+        run.stream(STREAM).read() if isinstance(run, RunContext) else run.records(STREAM)
+    )
 
 
 def scoring_of(run: Path) -> dict[str, Any]:
@@ -394,8 +396,8 @@ def _check_lda(config: ScoreConfig) -> None:
         )
 
 
-def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
-    """Score imported sessions into ``store``: TAS components, detection quality where the logs carry
+def score(config: ScoreConfig, ctx: RunContext) -> Output:
+    """Score imported sessions into ``ctx``: TAS components, detection quality where the logs carry
     simulator truth, optional judge, statistics; what the study published beside the logs is checked."""
     from crseval.adaptation.published import published
 
@@ -408,16 +410,15 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
     scoring, judge = _sections(config)
     one = list(cats) == [""]
     kbs = {name: load_kb(cats[name]) for name, part in groups.items() if part}  # before any write
-    store.write_json(
+    ctx.write_json(
         SCORING, {"scoring": scoring.model_dump(mode="json"), "kb": cats[""] if one else cats}
     )
     for n in notes:
-        store.log("NOTE " + n)
+        ctx.log("NOTE " + n)
     scored = {
-        name: SessionScoring.build(scoring, judge, kb, store, config.seed)
-        for name, kb in kbs.items()
+        name: SessionScoring.build(scoring, judge, kb, ctx, config.seed) for name, kb in kbs.items()
     }
-    records = [r for name, s in scored.items() for r in _score_all(groups[name], s, progress)]
+    records = [r for name, s in scored.items() for r in _score_all(groups[name], s, ctx.progress)]
     extra = [f"Import repairs: {len(notes)} (see run.log)"] if notes else []
     first = next(iter(scored.values()))
     out = Output(signature=first.signature(source="imported logs"))
@@ -436,7 +437,7 @@ def score(config: ScoreConfig, store: JobStore, progress: Progress) -> Output:
     )
     part, details, checks = published(config, logs, out.tables["model_metrics"])
     out.add(part)
-    repairs = f"{len(notes)} import repairs (joined/dropped utterances), listed in {store.root / 'run.log'}"
+    repairs = f"{len(notes)} import repairs (joined/dropped utterances), listed in {ctx.log_name}"
     _headline(
         out,
         [
@@ -463,7 +464,7 @@ def _score_all(logs, scoring: SessionScoring, progress: Progress) -> list[dict]:
         finally:
             close_clients()
 
-    return scoring.store.stream(STREAM).run_batches(
+    return scoring.ctx.stream(STREAM).run_batches(
         [(r["key"], r) for r in logs],
         scored,
         size=SCORE_BATCH,

@@ -18,7 +18,7 @@ from crseval.core.types import Dialogue, Role, Utterance, truth_of
 from crseval.data.kb import MovieKB
 from crseval.judge.judging import Judge, judge_items
 from crseval.judge.rubric import rubric_for
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.simulation.session import client_for
 from crseval.text.similarity import TfidfSimilarity, make_similarity
 from crseval.text.thesis_lda import ThesisLDA
@@ -31,7 +31,7 @@ JUDGE_STREAM = (
 
 
 def build_scorer(
-    cfg: ScoringSection, kb: MovieKB, store: JobStore, seed: int
+    cfg: ScoringSection, kb: MovieKB, ctx: RunContext, seed: int
 ) -> tuple[Scorer | ThesisScorer, list[str]]:
     """The configured TAS definition with its similarity and topic models; every fallback is logged as a
     WARNING (shown in the report) and returned, so it also goes into the signature."""
@@ -39,12 +39,10 @@ def build_scorer(
         return ThesisScorer(
             TfidfSimilarity(kb.texts("separate"), label="separate"), ThesisLDA(cfg.lda)
         ), []
-    warn = lambda msg: store.log("WARNING " + msg)  # noqa: E731
+    warn = lambda msg: ctx.log("WARNING " + msg)  # noqa: E731
     sim, n1 = make_similarity(cfg.similarity, kb.texts(cfg.corpus), warn, label=cfg.corpus)
     client = (
-        client_for(cfg.topics_llm, str(store.cache_path), "topic extractor")
-        if cfg.topics_llm
-        else None
+        client_for(cfg.topics_llm, ctx.llm_cache, "topic extractor") if cfg.topics_llm else None
     )
     topics, n2 = make_topics(
         cfg.topics, kb, client=client, n_topics=cfg.lda_topics, seed=seed, warn=warn
@@ -85,13 +83,11 @@ def as_dialogue(record: dict[str, Any]) -> Dialogue:
     )
 
 
-def judge_panel(section: JudgeSection, store: JobStore) -> list[Judge]:
+def judge_panel(section: JudgeSection, ctx: RunContext) -> list[Judge]:
     if not section.enabled:
         return []
     return [
-        Judge(
-            j.name, client_for(j.llm, str(store.cache_path), "judge"), j.samples, j.llm.temperature
-        )
+        Judge(j.name, client_for(j.llm, ctx.llm_cache, "judge"), j.samples, j.llm.temperature)
         for j in section.judges
     ]
 
@@ -116,7 +112,7 @@ def _calibrated(section: JudgeSection, judges: Sequence[Judge]):
 class SessionScoring:
     """Everything that scores one session, and where it writes."""
 
-    store: JobStore
+    ctx: RunContext
     kb: MovieKB
     seed: int
     scorer: Scorer | ThesisScorer
@@ -132,20 +128,20 @@ class SessionScoring:
         scoring: ScoringSection,
         judge: JudgeSection | None,
         kb: MovieKB,
-        store: JobStore,
+        ctx: RunContext,
         seed: int,
     ) -> "SessionScoring":
-        scorer, fallbacks = build_scorer(scoring, kb, store, seed)
-        judges = judge_panel(judge, store) if judge is not None else []
+        scorer, fallbacks = build_scorer(scoring, kb, ctx, seed)
+        judges = judge_panel(judge, ctx) if judge is not None else []
         reader = None
         if scoring.reader == "llm":
             from crseval.adaptation.wish_reader import LLMWishReader
             from crseval.llm import LLMConfig
 
             llm = scoring.reader_llm or LLMConfig()
-            reader = LLMWishReader(client_for(llm, str(store.cache_path), "wish reader"), kb)
+            reader = LLMWishReader(client_for(llm, ctx.llm_cache, "wish reader"), kb)
         return cls(
-            store,
+            ctx,
             kb,
             seed,
             scorer,
@@ -187,7 +183,7 @@ class SessionScoring:
             [(record["key"], as_dialogue(record), None)],
             self.aspects,
             self.judges,
-            self.store.stream(JUDGE_STREAM),
+            self.ctx.stream(JUDGE_STREAM),
             seed=self.seed,
         )
         by: dict[str, dict[str, list[float]]] = {}
@@ -208,7 +204,7 @@ class SessionScoring:
                 record["key"],
                 as_dialogue(record),
                 self.judges[0],
-                self.store.stream(JUDGE_STREAM),
+                self.ctx.stream(JUDGE_STREAM),
                 seed=self.seed,
             )
             record["judge"].update(scores)

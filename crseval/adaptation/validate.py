@@ -24,7 +24,7 @@ from crseval.adaptation.user_validity import (
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress, no_progress
 from crseval.core.output import Output
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.runs.view import Run
 
 AUC = ["discriminator_auc", "discriminator_auc_lo", "discriminator_auc_hi"]
@@ -90,7 +90,7 @@ def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> p
     return head
 
 
-def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Output:
+def validate(config: ValidateConfig, ctx: RunContext) -> Output:
     from crseval.adaptation.job import scoring_of
     from crseval.data.kb import load_kb
     from crseval.text.embed import get_embedder
@@ -110,11 +110,11 @@ def validate(config: ValidateConfig, store: JobStore, progress: Progress) -> Out
     also = also_notes(reference, others)
     out = Output("Simulator validity per model (human split half = the floor)")
     part, notes, sig_part = simulator_checks(
-        store, records, kb, run_cfg.get("scoring", {}), ds, config, progress
+        ctx, records, kb, run_cfg.get("scoring", {}), ds, config, ctx.progress
     )
     out.add(part)
     head, follow = part.tables["shift_validity"], part.tables["shift_following"]
-    tick = progress("comparing the simulated users with real users (four pillars)", 1)
+    tick = ctx.progress("comparing the simulated users with real users (four pillars)", 1)
     tables, more = user_validity(records, kb, reference, get_embedder(), config, others)
     tick(1)
     more += also
@@ -175,7 +175,7 @@ def _sweep_scoring(scoring: dict):
 
 
 def simulator_checks(
-    store: JobStore,
+    ctx: RunContext,
     records: list[dict],
     kb,
     scoring: dict,
@@ -183,7 +183,7 @@ def simulator_checks(
     config: ValidateConfig,
     progress: Progress = no_progress,
 ) -> tuple[Output, list[str], dict]:
-    """The simulated users of ``records`` against the user turns of ``ds`` (``store``: the run, whose cache
+    """The simulated users of ``records`` against the user turns of ``ds`` (``ctx``: the run, whose cache
     the scorer may use): (the tables — ``shift_validity`` the headline — and the report section, notes, the
     metric part of a signature)."""
     from crseval.adaptation.scoring import build_scorer
@@ -199,7 +199,7 @@ def simulator_checks(
     emb = get_embedder()
     like = _likeness(records, ds, emb, max_turns, seed)
     tick(1)
-    scorer, fallbacks = build_scorer(_sweep_scoring(scoring), kb, store, seed)
+    scorer, fallbacks = build_scorer(_sweep_scoring(scoring), kb, ctx, seed)
     sweep = detector_sweep(records, scorer)
     tick(1)
     head = _headline(leak, follow, like)

@@ -41,7 +41,7 @@ from crseval.data.io import DatasetInfo
 from crseval.data.votes import TIE, Votes, load_votes
 from crseval.judge.rubric import SYSTEM
 from crseval.llm import LLMConfig
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.stats.correlation import fisher_ci
 
 
@@ -345,12 +345,11 @@ def _llm_note(extra: list[tuple[str, Votes]]) -> str:
 
 
 def _llm_vote_set(
-    config: ArenaConfig, store: JobStore, progress: Progress
+    config: ArenaConfig, ctx: RunContext, progress: Progress
 ) -> tuple[tuple[str, Votes], dict]:
     """The LLM's votes on pairs of the arena's dialogues, as one more vote set; the LLM's identity."""
     from crseval.arena.llm_votes import dialogue_pairs, llm_votes
     from crseval.data.any_dialogues import read_dialogues
-    from crseval.llm import make_client
 
     if not config.dialogues:
         raise CrsevalError(
@@ -366,19 +365,21 @@ def _llm_vote_set(
             field="dialogues",
             fix="LLM votes need dialogues of several systems answering the same requests",
         )
-    client = make_client(config.llm, store.cache_path, role="judge")
+    client = ctx.llm(config.llm, "judge")
     try:
         votes = llm_votes(
-            pairs, client, store, config.seed, progress("LLM votes (both orders)", 2 * len(pairs))
+            pairs, client, ctx, config.seed, progress("LLM votes (both orders)", 2 * len(pairs))
         )
         identity = client.identity()
     finally:
         client.close()
     if votes.empty:
-        raise CrsevalError("every LLM vote failed", file=store.root / "records" / f"{STREAM}.jsonl")
+        raise CrsevalError(
+            "every LLM vote failed", fix=f"see each vote's error in records/{STREAM}.jsonl"
+        )
     info = DatasetInfo(
         f"votes:llm-{identity.get('model') or identity.get('backend')}",
-        str(store.root),
+        f"records/{STREAM}.jsonl",
         f"{len(votes)}",
     )
     return ("llm", Votes(info, votes)), {
@@ -388,7 +389,7 @@ def _llm_vote_set(
     }
 
 
-def run(config: ArenaConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: ArenaConfig, ctx: RunContext) -> Output:
     sets: list[tuple[str, Votes]] = [
         (v.info.name.split(":", 1)[1], v) for v in map(load_votes, config.votes)
     ]
@@ -409,10 +410,10 @@ def run(config: ArenaConfig, store: JobStore, progress: Progress) -> Output:
     )
     extra = []
     if config.llm_votes:
-        llm_set, out.signature["llm"] = _llm_vote_set(config, store, progress)
+        llm_set, out.signature["llm"] = _llm_vote_set(config, ctx, ctx.progress)
         out.table("arena_llm_votes", llm_set[1].data)
         extra.append(llm_set)
-    part, shown = rankings(sets, config, progress, extra=extra)
+    part, shown = rankings(sets, config, ctx.progress, extra=extra)
     out.add(part)
     out.title = f"arena rankings ({shown['vote_set'].iloc[0]} votes)"
     out.summary = (

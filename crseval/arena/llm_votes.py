@@ -23,7 +23,7 @@ from crseval.core.types import Dialogue
 from crseval.data.votes import TIE
 from crseval.judge.rubric import SYSTEM, transcript
 from crseval.llm.base import ChatRequest
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 
 STREAM = "llm_votes"
 PROMPT = (
@@ -82,7 +82,7 @@ COLUMNS = [
 def llm_votes(
     pairs: list[tuple],
     client,
-    store: JobStore,
+    ctx: RunContext,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:
@@ -103,7 +103,7 @@ def llm_votes(
             "error": res.error,
         }
 
-    records = store.stream(STREAM)
+    records = ctx.stream(STREAM)
     done = {
         r["key"]: r
         for r in records.run(

@@ -32,7 +32,7 @@ from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Utterance
 from crseval.data.io import read_jsonl, read_rows
 from crseval.llm import ChatRequest, LLMClient, Message
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.core.keys import key
 
 SYSTEM_PROMPT = (
@@ -74,9 +74,9 @@ def contexts(dialogues: Sequence[Dialogue]) -> list[Context]:
     return out
 
 
-def response_request(ctx: Context, seed: int = 0) -> ChatRequest:
+def response_request(context: Context, seed: int = 0) -> ChatRequest:
     msgs = [Message("system", SYSTEM_PROMPT)]
-    for u in ctx.history:
+    for u in context.history:
         role = "assistant" if u.role.is_recommender else "user"
         if len(msgs) > 1 and msgs[-1].role == role:
             msgs[-1] = Message(role, msgs[-1].content + " " + u.text)
@@ -90,7 +90,7 @@ def response_request(ctx: Context, seed: int = 0) -> ChatRequest:
 def generate_responses(
     ctxs: Sequence[Context],
     client: LLMClient,
-    store: JobStore,
+    ctx: RunContext,
     *,
     stream: str = "responses",
     seed: int = 0,
@@ -103,7 +103,7 @@ def generate_responses(
         return _response(c, res.response.text.strip() if res.ok else None, res.error)
 
     return pd.DataFrame(
-        store.stream(stream).run(_keyed(ctxs), one, mapper=client.map, progress=progress)
+        ctx.stream(stream).run(_keyed(ctxs), one, mapper=client.map, progress=progress)
     )
 
 
@@ -115,13 +115,13 @@ def _response(c: Context, text: str | None, error: str | None) -> dict:
     return {"dialogue": c.dialogue, "turn": c.turn, "response": text, "error": error}
 
 
-def history(ctx: Context) -> list[dict[str, str]]:
+def history(context: Context) -> list[dict[str, str]]:
     """A context as the plug-in protocol's history: ``[{"speaker": "user"|"system", "text": …}]``, ending
     with the user's turn as the protocol promises — where the recommender opens the dialogue, the user's
     turn is :data:`JOINED` (what the LLM is told too)."""
     out = [
         {"speaker": "system" if u.role.is_recommender else "user", "text": u.text}
-        for u in ctx.history
+        for u in context.history
     ]
     if not out or out[-1]["speaker"] != "user":
         out.append({"speaker": "user", "text": JOINED})
@@ -134,7 +134,7 @@ CRS_AT_ONCE = 4  # contexts your system answers at once (the shift part calls it
 def generate_with(
     ctxs: Sequence[Context],
     crs,
-    store: JobStore,
+    ctx: RunContext,
     *,
     stream: str = "responses",
     progress: Callable[[int], None] | None = None,
@@ -151,7 +151,7 @@ def generate_with(
 
     failed = (lambda r: r.get("response") is None) if retry else None
     return pd.DataFrame(
-        store.stream(stream).run(
+        ctx.stream(stream).run(
             _keyed(ctxs), one, mapper=threads(CRS_AT_ONCE), progress=progress, retry=failed
         )
     )

@@ -15,8 +15,8 @@ from crseval.core.job import JobSpec, Progress
 from crseval.core.numbers import counted
 from crseval.core.registry import label, param_signatures
 from crseval.core.output import Output
-from crseval.llm import LLMConfig, make_client
-from crseval.runs.job_store import JobStore
+from crseval.llm import LLMConfig
+from crseval.runs.context import RunContext
 from crseval.simulation.targets import Target, target_input
 
 DATA_HELP = (
@@ -109,7 +109,7 @@ def _agreement(predictions: dict[str, list], truth: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tag(config: TagConfig, store: JobStore, progress: Progress) -> Output:
+def tag(config: TagConfig, ctx: RunContext) -> Output:
     from crseval.behavior.classifier import StrategyClassifier, labelled_sentences
     from crseval.behavior.tagger import few_shot_examples, tag as llm_tag
     from crseval.text.embed import get_embedder
@@ -126,7 +126,7 @@ def tag(config: TagConfig, store: JobStore, progress: Progress) -> Output:
             clf.predict(test_s["text"].tolist())
         )
     }
-    client = make_client(config.llm, store.cache_path, role="tagger")
+    client = ctx.llm(config.llm, "tagger")
     shots = (
         [(f"LLM {config.shots}-shot", few_shot_examples(train_s, config.shots, config.seed))]
         if config.shots
@@ -135,7 +135,7 @@ def tag(config: TagConfig, store: JobStore, progress: Progress) -> Output:
     try:
         for name, ex in [("LLM zero-shot", [])] + shots:
             predictions[name] = llm_tag(
-                client, test_s["text"].tolist(), ex, progress(name, len(test_s))
+                client, test_s["text"].tolist(), ex, ctx.progress(name, len(test_s))
             )
         identity = client.identity()
     finally:
@@ -228,7 +228,7 @@ def _plugin(target: str):
 
 
 def _responses(
-    config: RunConfig, test_d, client, store: JobStore, progress: Progress
+    config: RunConfig, test_d, client, ctx: RunContext, progress: Progress
 ) -> tuple[pd.DataFrame, int]:
     """(responses, how many could not be generated, the first one's error)."""
     from crseval.behavior.evaluate import (
@@ -243,20 +243,20 @@ def _responses(
     ctxs = contexts(test_d)
     bar = progress("system responses", len(ctxs))
     resp = (
-        generate_with(ctxs, _plugin(config.system), store, progress=bar, retry=config.retry_failed)
+        generate_with(ctxs, _plugin(config.system), ctx, progress=bar, retry=config.retry_failed)
         if config.system
-        else generate_responses(ctxs, client, store, progress=bar)
+        else generate_responses(ctxs, client, ctx, progress=bar)
     )
     bad = resp[resp["response"].isna()]
     if len(bad):
-        store.log(
+        ctx.log(
             f"WARNING {len(bad)} responses failed and are excluded (see records/responses.jsonl)"
         )
     first = str(bad["error"].iloc[0]) if len(bad) and "error" in bad else ""
     return resp.dropna(subset=["response"]), len(bad), first
 
 
-def _client(config: RunConfig, store: JobStore):
+def _client(config: RunConfig, ctx: RunContext):
     """(the LLM client — the CRS when no responses or system are given, the tagger with --tagger llm —,
     the run's llm signature)."""
     llm_sig: dict = (
@@ -272,7 +272,7 @@ def _client(config: RunConfig, store: JobStore):
     role = " and ".join(
         r for r, on in (("crs", generates), ("tagger", config.tagger == "llm")) if on
     )
-    client = make_client(config.llm, store.cache_path, role=role)
+    client = ctx.llm(config.llm, role)
     llm_sig.update({**client.identity(), "T": config.llm.temperature, "seed": config.llm.seed})
     return client, llm_sig
 
@@ -291,7 +291,7 @@ def _tagged(client, resp: pd.DataFrame, progress: Progress) -> dict[tuple[str, i
     }
 
 
-def run(config: RunConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: RunConfig, ctx: RunContext) -> Output:
     from crseval.behavior.evaluate import behavior_tables, evaluate_responses, load_responses
 
     if config.responses is not None:
@@ -301,13 +301,13 @@ def run(config: RunConfig, store: JobStore, progress: Progress) -> Output:
     ds = dialogues(config.data)
     train_d, test_d = split(ds, config.test_split)
     test_d = test_d[: config.limit] if config.limit else test_d
-    loaded = progress("pair model (the encoder, then the cached model or a new one)", 1)
+    loaded = ctx.progress("pair model (the encoder, then the cached model or a new one)", 1)
     pair, model_sig, _ = pair_model(train_d, ds.info.signature(), saved=config.pair_model)
     loaded(1)
-    client, llm_sig = _client(config, store)
+    client, llm_sig = _client(config, ctx)
     try:
-        resp, failed, first = _responses(config, test_d, client, store, progress)
-        system_labels = _tagged(client, resp, progress) if config.tagger == "llm" else None
+        resp, failed, first = _responses(config, test_d, client, ctx, ctx.progress)
+        system_labels = _tagged(client, resp, ctx.progress) if config.tagger == "llm" else None
     finally:
         if client is not None:
             client.close()
@@ -404,7 +404,7 @@ def _human_agreement(path: Path, test_d, train_d, pair, a, b) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def meta(config: MetaConfig, store: JobStore, progress: Progress) -> Output:
+def meta(config: MetaConfig, ctx: RunContext) -> Output:
     from crseval.behavior.evaluate import evaluate_responses, load_responses
     from crseval.behavior.meta import FRACTIONS, plot_quality_curve, quality_curve
 

@@ -25,7 +25,7 @@ from sklearn.model_selection import GroupKFold, KFold
 from crseval.behavior.implicit import PairCV, evaluate_pairs
 from crseval.behavior.pairs import make_pairs
 from crseval.core.job import Progress
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 
 UNITS = "paper_units"
 
@@ -44,13 +44,13 @@ class PaperDesign:
 
 
 def _train(
-    store: JobStore, unit: str, pairs: pd.DataFrame, seed: int, epochs: int, progress: Progress
+    ctx: RunContext, unit: str, pairs: pd.DataFrame, seed: int, epochs: int, progress: Progress
 ):
     """A cross-encoder trained on ``pairs`` for ``epochs`` in ``paper/<unit>/`` (resumed from its
     checkpoint)."""
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
 
-    folder = store.writable("paper", unit, "checkpoint.pt").parent
+    folder = ctx.artifact("paper", unit, "checkpoint.pt").parent
     model = CrossEncoderPairClassifier(seed=seed, epochs=epochs)
     model.fit(
         pairs,
@@ -100,7 +100,7 @@ def _folds(
 
 
 def _cv(
-    store: JobStore,
+    ctx: RunContext,
     sentences: pd.DataFrame,
     design: str,
     hard: int,
@@ -111,7 +111,7 @@ def _cv(
 ) -> list[dict]:
     """One design's ``pair_cv`` rows (``hard`` hard negatives), one per protocol."""
     n, k, seed, epochs = run.pairs, run.folds, run.seed, run.epochs
-    records = store.stream(UNITS)
+    records = ctx.stream(UNITS)
     pool = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
     rows = []
 
@@ -119,7 +119,7 @@ def _cv(
 
     def fold(w) -> dict:
         unit, f, train, test = w
-        model, folder = _train(store, unit, train, seed + f, epochs, progress)
+        model, folder = _train(ctx, unit, train, seed + f, epochs, progress)
         trained.append(folder)
         return {**evaluate_pairs(model, test), "train_pairs": len(train)}
 
@@ -151,7 +151,7 @@ def _cv(
 
 
 def _final(
-    store: JobStore,
+    ctx: RunContext,
     sentences: pd.DataFrame,
     design: str,
     hard: int,
@@ -164,12 +164,12 @@ def _final(
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
 
     n, seed, epochs = run.pairs, run.seed, run.epochs
-    folder = store.path("paper", design)
+    folder = ctx.artifact("paper", design, "crseval.json").parent
     if (folder / "crseval.json").is_file():
         model = CrossEncoderPairClassifier.load(folder)
     else:
         pairs = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
-        model, folder = _train(store, design, pairs, seed, epochs, progress)
+        model, folder = _train(ctx, design, pairs, seed, epochs, progress)
         model.save(
             folder,
             {
@@ -187,7 +187,7 @@ def _final(
 
 
 def paper_rows(
-    store: JobStore,
+    ctx: RunContext,
     sentences: pd.DataFrame,
     rep,
     run: PaperDesign,
@@ -201,9 +201,9 @@ def paper_rows(
     rows = [
         r
         for name, h in designs
-        for r in _cv(store, sentences, name, h, rep, fold_maps, run, progress)
+        for r in _cv(ctx, sentences, name, h, rep, fold_maps, run, progress)
     ]
-    finals = {name: _final(store, sentences, name, h, rep, run, progress) for name, h in designs}
+    finals = {name: _final(ctx, sentences, name, h, rep, run, progress) for name, h in designs}
     if ood is not None:
         from crseval.behavior.reuse import ood_table_rows
 

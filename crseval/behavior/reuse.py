@@ -14,9 +14,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.job import JobSpec, no_progress
 from crseval.core.output import Output
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 
 
 PAPER_MODEL = "paper/Mixed-hard"  # what `behavior train --design paper` keeps for reuse
@@ -218,7 +218,7 @@ class EvalConfig(BaseModel):
     )
 
 
-def evaluate(config: EvalConfig, store: JobStore, progress: Progress) -> Output:
+def evaluate(config: EvalConfig, ctx: RunContext) -> Output:
     from crseval.data.io import dataset_info
 
     sentences = labelled_file(config.eval_file)  # a bad file fails before the model loads
@@ -227,7 +227,7 @@ def evaluate(config: EvalConfig, store: JobStore, progress: Progress) -> Output:
     table = pd.DataFrame(
         [
             {"design": f"{name}, {r.pop('negatives')} negatives (saved model)", **r}
-            for r in ood_rows({"saved model": model}, sentences, config.seed, progress)
+            for r in ood_rows({"saved model": model}, sentences, config.seed, ctx.progress)
         ]
     ).drop(columns="model")
     out = Output(

@@ -15,7 +15,7 @@ from crseval.behavior.job import data_field, dialogues, split
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress
 from crseval.core.output import Output
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 
 
 PAPER_PAIRS, PAPER_HARD = 100_000, 10_000  # the paper's counts: 50k same + 50k different; 10k hard
@@ -83,7 +83,7 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _cross_encoder_row(config: TrainConfig, ds, emb, store: JobStore, progress: Progress) -> dict:
+def _cross_encoder_row(config: TrainConfig, ds, emb, ctx: RunContext, progress: Progress) -> dict:
     from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
     from crseval.behavior.implicit import evaluate_pairs
@@ -104,7 +104,7 @@ def _cross_encoder_row(config: TrainConfig, ds, emb, store: JobStore, progress: 
     )
     res = evaluate_pairs(ce, make_pairs(labelled_sentences(test_d), 4000, seed=config.seed + 1))
     ce.save(
-        store.writable("cross_encoder", "config.json").parent,
+        ctx.artifact("cross_encoder", "config.json").parent,
         {"pairs": config.cross_encoder_pairs, "hard": config.hard, "seed": config.seed},
     )
     design = "Mixed-hard" if config.hard else "Original"
@@ -117,7 +117,7 @@ def _cross_encoder_row(config: TrainConfig, ds, emb, store: JobStore, progress: 
     }
 
 
-def _encoders(config: TrainConfig, emb, store: JobStore, progress: Progress):
+def _encoders(config: TrainConfig, emb, ctx: RunContext, progress: Progress):
     """(the encoder's description, its fine-tuning settings, make(sentences, what) -> Embedder): the frozen
     embedder, or the encoder fine-tuned on exactly those sentences' strategic ones — once per set of sentences,
     so both designs of a fold (they differ in their pairs, not their encoder) share it; its vectors are kept
@@ -152,7 +152,7 @@ def _encoders(config: TrainConfig, emb, store: JobStore, progress: Progress):
                     f"fine-tuning {name} ({what}; sentences × epochs)",
                     config.fine_tune * len(train),
                 ),
-                vectors=lambda file: store.writable("encoders", file),
+                vectors=lambda file: ctx.artifact("encoders", file),
             )
         return made[key]
 
@@ -270,12 +270,12 @@ def _folds_can_pair(sentences: pd.DataFrame, folds: int) -> None:
     )
 
 
-def _crseval_design(config: TrainConfig, store: JobStore, ds, emb, sentences, rep, ood, progress):
+def _crseval_design(config: TrainConfig, ctx: RunContext, ds, emb, sentences, rep, ood, progress):
     """(pair_cv rows, signature fields, encoder description) of the default design."""
     from crseval.behavior.implicit import random_split
     from crseval.behavior.reuse import ood_table_rows
 
-    encoder_name, fine_tuning, encoder = _encoders(config, emb, store, progress)
+    encoder_name, fine_tuning, encoder = _encoders(config, emb, ctx, progress)
     encoder_name += " + TF-IDF terms" if config.lexical else ""
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
     fold_maps = _fold_maps(config, sentences, emb, progress) if config.hard else None
@@ -283,11 +283,11 @@ def _crseval_design(config: TrainConfig, store: JobStore, ds, emb, sentences, re
     rows = _cv_rows(config, sentences, emb, designs, fold_maps, encoder, encoder_name, tick)
     finals = {name: _final_model(config, ds, sentences, rep, encoder, h) for name, h in designs}
     model, sig = finals[designs[-1][0]]
-    model.save(store.writable("model.npz").with_suffix(""), sig)  # `behavior run|meta|eval --model`
+    model.save(ctx.artifact("model.npz").with_suffix(""), sig)  # `behavior run|meta|eval --model`
     if config.fine_tune:
         from crseval.text.onnx_encoder import export
 
-        folder = store.writable("encoder", "config.json").parent
+        folder = ctx.artifact("encoder", "config.json").parent
         model.embedder.model.save(str(folder))
         export(model.embedder.model, folder)  # scoring with it needs no torch later
     paper = random_split(
@@ -317,11 +317,11 @@ def _crseval_design(config: TrainConfig, store: JobStore, ds, emb, sentences, re
             progress=progress,
         )
     if config.cross_encoder_pairs:
-        rows.append(_cross_encoder_row(config, ds, emb, store, progress))
+        rows.append(_cross_encoder_row(config, ds, emb, ctx, progress))
     return rows, {"model": sig, "fine_tuning": fine_tuning}, encoder_name
 
 
-def _paper_design(config: TrainConfig, store: JobStore, sentences, emb, rep, ood, progress):
+def _paper_design(config: TrainConfig, ctx: RunContext, sentences, emb, rep, ood, progress):
     """(pair_cv rows, signature fields, encoder description) of the paper's design."""
     from crseval.behavior.paper import PaperDesign, paper_rows
 
@@ -331,7 +331,7 @@ def _paper_design(config: TrainConfig, store: JobStore, sentences, emb, rep, ood
         config.pairs, config.hard, config.folds, protocols, config.seed, config.fine_tune
     )
     rows = paper_rows(
-        store,
+        ctx,
         sentences,
         rep,
         run,
@@ -370,24 +370,24 @@ def _resolved(config: TrainConfig) -> TrainConfig:
     )
 
 
-def train(config: TrainConfig, store: JobStore, progress: Progress) -> Output:
+def train(config: TrainConfig, ctx: RunContext) -> Output:
     from crseval.behavior.ceiling import label_ceiling
     from crseval.behavior.classifier import evaluate_classifier
 
     paper = config.design == "paper"
     config = _resolved(config)
     ds, emb, sentences, ood = _inputs(config)
-    tick = progress("strategy classifier (grouped CV)", 1)
+    tick = ctx.progress("strategy classifier (grouped CV)", 1)
     rep = evaluate_classifier(
         sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical
     )
     ceiling = label_ceiling(sentences, rep.predictions["predicted"])
     tick(1)
     if paper:
-        rows, sig, encoder_name = _paper_design(config, store, sentences, emb, rep, ood, progress)
+        rows, sig, encoder_name = _paper_design(config, ctx, sentences, emb, rep, ood, ctx.progress)
     else:
         rows, sig, encoder_name = _crseval_design(
-            config, store, ds, emb, sentences, rep, ood, progress
+            config, ctx, ds, emb, sentences, rep, ood, ctx.progress
         )
     table = pd.DataFrame(rows)
     out = Output(

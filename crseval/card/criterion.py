@@ -26,7 +26,7 @@ from crseval.core.output import Output
 from crseval.data.catalogue_map import catalogue_of, catalogues
 
 if TYPE_CHECKING:
-    from crseval.runs.job_store import JobStore
+    from crseval.runs.context import RunContext
 
 
 def _arena_files(data: Path) -> list[Path]:
@@ -34,7 +34,7 @@ def _arena_files(data: Path) -> list[Path]:
     return [f for f in files if f.suffix == ".json"]
 
 
-def _split(config: CriterionConfig, store: JobStore) -> dict[str, str]:
+def _split(config: CriterionConfig, ctx: RunContext) -> dict[str, str]:
     """catalogue name → the dialogues its CRSs had: the data itself for one catalogue, else a file of
     them per catalogue under ``inputs/`` (CRSArena-Dial's layout, kept as published)."""
     from crseval.data.io import existing, read_json
@@ -58,7 +58,7 @@ def _split(config: CriterionConfig, store: JobStore) -> dict[str, str]:
     out = {}
     for name, convs in groups.items():
         if convs:
-            path = store.writable("inputs", f"{name}.json")
+            path = ctx.artifact("inputs", f"{name}.json")
             path.write_text(json.dumps(convs, ensure_ascii=False), encoding="utf-8")
             out[name] = str(path)
     return out
@@ -91,13 +91,13 @@ def parts(config: CriterionConfig, inputs: dict[str, str]) -> list[Part]:
     return out
 
 
-def run(config: CriterionConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: CriterionConfig, ctx: RunContext) -> Output:
     from crseval.card.manifest import Parts
 
-    inputs = _split(config, store)
+    inputs = _split(config, ctx)
     done = Parts(parts(config, inputs))
     units = {"dialogues": [], "shift": []}
-    for part, result in done.run(store, progress):
+    for part, result in done.run(ctx):
         kind = part.job.split(".")[0]  # dialogues or shift
         units[kind].append(result.tables[PER_DIALOGUE[kind]])
     out = Output(
@@ -110,7 +110,7 @@ def run(config: CriterionConfig, store: JobStore, progress: Progress) -> Output:
             "parts": done.hashes(),
         },
     )
-    table = criterion_tables(out, config, units, _gaps(config, inputs, progress))
+    table = criterion_tables(out, config, units, _gaps(config, inputs, ctx.progress))
     out.summary = summary(table)
     return out
 

@@ -6,32 +6,30 @@ resumes by itself); :mod:`crseval.card.scores` computes the card from the parts'
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from crseval.card.config import CardConfig, parts
 from crseval.card.manifest import Parts
-from crseval.core.job import JobSpec, Part, Progress, Result
+from crseval.core.job import JobSpec, Result
 from crseval.core.output import Output
 
 if TYPE_CHECKING:
-    from crseval.runs.job_store import JobStore
+    from crseval.runs.context import RunContext
 
 
-def run_parts(
-    config: CardConfig, store: JobStore, progress: Progress, more: Sequence[Part] = ()
-) -> Parts:
-    """Run the card's parts and ``more`` (the demo's other capabilities) into ``store``, in turn."""
-    done = Parts([*parts(config, store.root), *more])
-    for part, result in done.run(store, progress):
+def run_parts(config: CardConfig, ctx: RunContext) -> Parts:
+    """Run the job's manifest (the card's parts; the demo's adds its other capabilities), in turn."""
+    done = Parts(list(ctx.manifest))
+    for part, result in done.run(ctx):
         if part.name == "shift":
             _refuse_if_the_crs_never_answered(result, config.system)
     return done
 
 
-def run(config: CardConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: CardConfig, ctx: RunContext) -> Output:
     from crseval.card.scores import card_output
 
-    return card_output(config, run_parts(config, store, progress))
+    return card_output(config, run_parts(config, ctx))
 
 
 def _refuse_if_the_crs_never_answered(shift: Result, system: str) -> None:

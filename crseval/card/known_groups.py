@@ -20,14 +20,14 @@ from crseval.adaptation.known_groups import (
     reference_models,
 )
 from crseval.core.config import split_commas
-from crseval.core.job import JobSpec, Part, Progress
+from crseval.core.job import JobSpec, Part
 from crseval.core.output import Output
 from crseval.llm import LLMConfig
 
 ASPECTS = ("proactiveness", "coherence", "personalization")
 
 if TYPE_CHECKING:
-    from crseval.runs.job_store import JobStore
+    from crseval.runs.context import RunContext
 
 
 class KnownGroupsConfig(BaseModel):
@@ -97,13 +97,13 @@ def parts(config: KnownGroupsConfig, root: Path) -> list[Part]:
     return out
 
 
-def run(config: KnownGroupsConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: KnownGroupsConfig, ctx: RunContext) -> Output:
     from crseval.adaptation.user_validity import simulator_evidence
     from crseval.card.manifest import Parts
     from crseval.simulation.config import SimulatorSection
 
-    tables, done = [], Parts(parts(config, store.root))
-    for i, (part, result) in enumerate(done.run(store, progress)):
+    tables, done = [], Parts(list(ctx.manifest))
+    for i, (part, result) in enumerate(done.run(ctx)):
         sessions = result.tables["shift_sessions"]
         pairs = pair_table(sessions, part.config["turns"], config.n_boot, config.seed + i)
         if part.name == "judged":  # its other metrics are checked at full size already

@@ -1,10 +1,10 @@
-"""The one shape every capability's job has: ``run(config, store, progress) -> Output``.
+"""The one shape every capability's job has: ``run(config, ctx) -> Output``.
 
 ``config`` is a pydantic model declared once per job (fields, defaults, validation, help text: the CLI
-builds its options from it, TOML files and the Python API validate against it); ``store`` is what the
-job sees of its run directory (:class:`crseval.runs.job_store.JobStore`: its record streams, for resuming,
-its LLM cache and its own files — never the tables, which the runner writes);
-``progress(description, total)`` returns an ``advance(n)`` callback. A job computes and returns an
+builds its options from it, TOML files and the Python API validate against it); ``ctx`` is what the job
+is handed of its run (:class:`crseval.runs.context.RunContext`: its record streams, for resuming, its LLM
+clients, its own files, its log and progress — never the run directory or its tables, which the runner
+writes); ``ctx.progress(description, total)`` returns an ``advance(n)`` callback. A job computes and returns an
 :class:`crseval.core.output.Output` — its tables, figures, report sections and the signature fields it
 resolved — which the runner (``crseval/api.py: execute``) writes, checks, signs and reports as the job's
 :class:`Result`. The CLI, the demo and :func:`crseval.evaluate` only parse and dispatch.
@@ -74,7 +74,7 @@ class JobSpec:
 
     name: str
     config: type[BaseModel]
-    run: Callable[[Any, Any, Progress], Any]  # → crseval.core.output.Output
+    run: Callable[[Any, Any], Any]  # (config, RunContext) → crseval.core.output.Output
     default: str | Callable[[Any], Path]
     help: str
     report_title: str

@@ -33,7 +33,7 @@ from crseval.dialogues.measures import (
     popularity,
     system_table,
 )
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.stats.correlation import fisher_ci
 from crseval.text.titles import TitleMatcher
 
@@ -272,7 +272,7 @@ def method() -> str:
     )
 
 
-def run(config: DialogueMetricsConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: DialogueMetricsConfig, ctx: RunContext) -> Output:
     sources = [read_dialogues(p) for p in config.data]
     catalog = load_catalog(config.catalog)
     reference = [read_dialogues(p) for p in config.popularity] if config.popularity else None
@@ -285,7 +285,7 @@ def run(config: DialogueMetricsConfig, store: JobStore, progress: Progress) -> O
         "what the systems recommend inside dialogues",
         signature={"data": data, "metric": {"dialogues": method()}},
     )
-    systems = out.add(measures(sources, catalog, config, progress, reference=reference)).tables[
+    systems = out.add(measures(sources, catalog, config, ctx.progress, reference=reference)).tables[
         "dialogue_systems"
     ]
     cols = [

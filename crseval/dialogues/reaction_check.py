@@ -18,8 +18,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress
+from crseval.core.job import JobSpec
 from crseval.core.output import Output
+from crseval.runs.context import RunContext
 from crseval.core.registry import register_metric
 from crseval.dialogues.metrics import C
 from crseval.text.reactions import READINGS, reaction
@@ -139,11 +140,11 @@ def agreement_table(films: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def run(config: ReactionCheckConfig, store, progress: Progress) -> Output:
+def run(config: ReactionCheckConfig, ctx: RunContext) -> Output:
     from crseval.data import load_dataset
 
     data = load_dataset("redial", Path(config.data))
-    tick = progress("reading the seekers' replies", len(data))
+    tick = ctx.progress("reading the seekers' replies", len(data))
     films = []
     for d in data:
         films += suggestions(d)

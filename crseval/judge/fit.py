@@ -49,9 +49,8 @@ from crseval.judge.turn_model import (
     turn_features,
     turn_labels,
 )
-from crseval.llm import make_client
 from crseval.llm.planning import done_calling
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.stats.correlation import correlation_ci
 
 
@@ -395,7 +394,7 @@ def held_out_systems(
     return pd.DataFrame(rows)
 
 
-def _unseen(train: list[JudgedSet], test: list[JudgedSet], store: JobStore) -> list[JudgedSet]:
+def _unseen(train: list[JudgedSet], test: list[JudgedSet], ctx: RunContext) -> list[JudgedSet]:
     """The test sets without the items that are also training items (by content: the same dialogue in
     two files): a transfer is measured on dialogues the judge never saw."""
     known = {item_hash(it) for s in train for it in s.items}
@@ -408,7 +407,7 @@ def _unseen(train: list[JudgedSet], test: list[JudgedSet], store: JobStore) -> l
                 fix="test on dialogues the judge is not fitted on",
             )
         if len(fresh) < len(s.items):
-            store.log(
+            ctx.log(
                 f"WARNING {len(s.items) - len(fresh)} items of {s.info.name} are also training "
                 "items: left out of judge_transfer"
             )
@@ -484,7 +483,7 @@ def _signature(
 
 
 def _readings(
-    config: JudgeFitConfig, client, questions, items: list, store: JobStore, progress: Progress
+    config: JudgeFitConfig, client, questions, items: list, ctx: RunContext, progress: Progress
 ) -> dict[str, dict]:
     """item → question → the LLM's reading (none without questions)."""
     probs: dict[str, dict] = {}
@@ -495,7 +494,7 @@ def _readings(
                 triples,
                 questions,
                 Judge("llm", client),
-                store.stream(JUDGMENTS),
+                ctx.stream(JUDGMENTS),
                 seed=config.seed,
                 progress=progress("LLM judge ratings", calls(triples, questions)),
                 hidden=config.llm_states,
@@ -508,10 +507,10 @@ def _readings(
     return probs
 
 
-def _client(config: JudgeFitConfig, questions: list[str], store: JobStore):
+def _client(config: JudgeFitConfig, questions: list[str], ctx: RunContext):
     """The LLM that answers the questions (none without questions); one that gives no hidden states is
     refused before any call when the turn model reads them."""
-    client = make_client(config.llm, store.cache_path, role="judge") if questions else None
+    client = ctx.llm(config.llm, "judge") if questions else None
     if config.llm_states and stateless(client):
         client.close()
         raise CrsevalError(
@@ -561,30 +560,30 @@ def _section(out: Output, config: JudgeFitConfig, name: str, train, test, questi
     )
 
 
-def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: JudgeFitConfig, ctx: RunContext) -> Output:
     from crseval.judge.meta import item_scores  # plotting and reliability: loaded only here
 
     questions = _questions(config)
     train = _load(config.data, config.level, config.limit, config.seed, "train", config.cv_groups)
     test = _unseen(
-        train, _load(config.test or [], config.level, config.limit, config.seed, "test"), store
+        train, _load(config.test or [], config.level, config.limit, config.seed, "test"), ctx
     )
     aspects = _aspects(config, train)
     name = config.name or "+".join(s.info.name for s in train)
     published = _published(config.reference, train) if config.reference else {}
-    client = _client(config, questions, store)
+    client = _client(config, questions, ctx)
     out = Output(
         f"calibrated judge '{name}': nested-CV agreement with people",
         signature=_signature(config, train, test, client, questions, aspects),
     )
     llm = client.identity() if client else None
     everything = [it for s in train + test for it in s.items]
-    probs = _readings(config, client, questions, everything, store, progress)
+    probs = _readings(config, client, questions, everything, ctx, ctx.progress)
     usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
     pooled = _pooled(train, aspects)
     pooled.items = [it for it in pooled.items if it.id in usable]
     if config.turn_model:  # its one long step besides the LLM, with a bar of its own
-        embed_turns([it.dialogue for it in everything], config.encoder, progress)
+        embed_turns([it.dialogue for it in everything], config.encoder, ctx.progress)
     cv_extra, models, coefs, errors, turn_model = _fit_pooled(
         config, pooled, aspects, questions, probs, published
     )
@@ -601,7 +600,7 @@ def run(config: JudgeFitConfig, store: JobStore, progress: Progress) -> Output:
         config.rules,
         sorted({item_hash(it) for it in pooled.items}),
     )
-    judge.save(store.root / "judge.json")
+    judge.save(ctx.artifact("judge.json"))
     out.tables = {
         "judge_fit_cv": cv,
         "judge_fit_paired_tests": tests,

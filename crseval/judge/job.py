@@ -28,8 +28,8 @@ from crseval.data.judged_types import JudgedSet
 from crseval.judge.config import PanelConfig
 from crseval.judge.judging import JUDGMENTS, Judge, judge_items
 from crseval.llm.planning import done_calling
-from crseval.llm import LLMConfig, make_client
-from crseval.runs.job_store import JobStore
+from crseval.llm import LLMConfig
+from crseval.runs.context import RunContext
 
 
 class JudgeMetaConfig(BaseModel):
@@ -124,12 +124,12 @@ def calibrated_judge(spec: str, level: str):
     return judge
 
 
-def _judges(config: JudgeMetaConfig, cache: Path) -> list[Judge]:
+def _judges(config: JudgeMetaConfig, ctx: RunContext) -> list[Judge]:
     if config.panel is not None:
         return [
             Judge(
                 s.name,
-                make_client(s.llm, cache, role="judge"),
+                ctx.llm(s.llm, "judge"),
                 s.samples,
                 s.llm.temperature,
                 s.question,
@@ -140,7 +140,7 @@ def _judges(config: JudgeMetaConfig, cache: Path) -> list[Judge]:
     return [
         Judge(
             llm.model or llm.backend,
-            make_client(llm, cache, role="judge"),
+            ctx.llm(llm, "judge"),
             config.samples,
             config.temperature,
         )
@@ -369,7 +369,7 @@ def _signature(
 
 
 def _rate(
-    config: JudgeMetaConfig, plan: _Plan, judges: list[Judge], store: JobStore, progress: Progress
+    config: JudgeMetaConfig, plan: _Plan, judges: list[Judge], ctx: RunContext, progress: Progress
 ) -> tuple[list[dict], dict, str]:
     """(the LLM questions' rating records, aspect → {design: score per item} of the calibrated judge and
     the published reference, the in-sample warning or '')."""
@@ -388,7 +388,7 @@ def _rate(
             triples,
             plan.plain,
             judges,
-            store.stream(JUDGMENTS),
+            ctx.stream(JUDGMENTS),
             seed=seed,
             progress=tick,
             questions=question,
@@ -402,7 +402,7 @@ def _rate(
             triples,
             calibrated.questions,
             judges[0],
-            store.stream(JUDGMENTS),
+            ctx.stream(JUDGMENTS),
             seed=seed,
             progress=tick,
             hidden=calibrated.reads_states,
@@ -515,11 +515,11 @@ def meta_eval(
     judges: list[Judge],
     calibrated,
     human: Ratings | None,
-    store: JobStore,
+    ctx: RunContext,
     progress: Progress = no_progress,
 ) -> tuple[Output, pd.DataFrame, str]:
     """Rate ``judged`` with ``judges`` (and the calibrated judge, where it covers an aspect; records in
-    ``store``): (the job's Output, its meta-evaluation table, the in-sample warning or ''). With a panel the
+    ``ctx``): (the job's Output, its meta-evaluation table, the in-sample warning or ''). With a panel the
     calibrated judge joins ``judges`` as one more member (every member still rates every aspect) instead of
     replacing the LLM question; ``config.reference``: another judge's predictions (FACE layout), compared on
     the same items."""
@@ -528,18 +528,18 @@ def meta_eval(
     plan = _plan(config, judged, calibrated)
     out = Output(f"judge meta-evaluation ({judged.level} level)")
     out.signature = _signature(config, judged, judges, plan)
-    records, extra, note = _rate(config, plan, judges, store, progress)
+    records, extra, note = _rate(config, plan, judges, ctx, progress)
     table = meta_eval_table(
         records, plan.subset, plan.aspects, n_boot=config.n_boot, seed=config.seed, extra=extra
     )
     _tables(out, table, records, plan, extra, judges, human, config)
     _section(out, table, plan, judged, sum(j.samples for j in judges), config, note)
     if note:
-        store.log(f"WARNING {note}")
+        ctx.log(f"WARNING {note}")
     return out, table, note
 
 
-def _usable(calibrated, config, judges, store):
+def _usable(calibrated, config, judges, ctx):
     """The calibrated judge if this run's LLM can answer its questions as it learned them. Where it cannot,
     the shipped judge on another backend or model (a server, another GGUF) gives way to the LLM questions
     with a warning; a judge the user named, or the shipped judge on the embedded model's other engine, is an
@@ -550,12 +550,12 @@ def _usable(calibrated, config, judges, store):
     if bad is None:
         return calibrated
     if config.judge == "default" and bad.kind != "engine":
-        store.log(f"WARNING {bad.why}: LLM questions only")
+        ctx.log(f"WARNING {bad.why}: LLM questions only")
         return None
     raise CrsevalError(bad.why, field="judge", fix=bad.fix)
 
 
-def run(config: JudgeMetaConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: JudgeMetaConfig, ctx: RunContext) -> Output:
     judged = load_judged(config.data, config.level)
     human = None
     if judged.info.name.startswith(
@@ -567,10 +567,10 @@ def run(config: JudgeMetaConfig, store: JobStore, progress: Progress) -> Output:
             config.data if config.data.is_dir() else config.data.parent, config.level
         )
     calibrated = calibrated_judge(config.judge, judged.level)
-    judges = _judges(config, store.cache_path)
-    calibrated = _usable(calibrated, config, judges, store)
+    judges = _judges(config, ctx)
+    calibrated = _usable(calibrated, config, judges, ctx)
     try:
-        out, table, note = meta_eval(config, judged, judges, calibrated, human, store, progress)
+        out, table, note = meta_eval(config, judged, judges, calibrated, human, ctx, ctx.progress)
     finally:
         for j in judges:
             j.client.close()

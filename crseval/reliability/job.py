@@ -11,12 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress
+from crseval.core.job import JobSpec
 from crseval.core.output import Output
 from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
 from crseval.data import load_dataset, names_of
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 
 PRESETS = names_of("ratings")
 
@@ -117,7 +117,7 @@ def load(config: ReliabilityConfig) -> Ratings:
     )
 
 
-def run(config: ReliabilityConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: ReliabilityConfig, ctx: RunContext) -> Output:
     from crseval.reliability.analysis import METHOD, analyze
     from crseval.reliability.qc import quality_control
 
@@ -153,7 +153,7 @@ def run(config: ReliabilityConfig, store: JobStore, progress: Progress) -> Outpu
         n_boot=config.n_boot,
         seed=config.seed,
         n_clusters=config.clusters,
-        progress=progress,
+        progress=ctx.progress,
     )
     table = out.add(part).tables["reliability"]
     out.summary = out.paper["reliability"] = table[

@@ -28,7 +28,7 @@ import pandas as pd
 from crseval.core.signature import prompt_hash
 from crseval.data.base import SerendipityStudy
 from crseval.llm import ChatRequest, LLMClient, Message
-from crseval.runs.job_store import JobStore
+from crseval.runs.context import RunContext
 from crseval.core.keys import key
 from crseval.serendipity.context import (
     genre_distance,
@@ -198,7 +198,7 @@ class LLMEvaluator:
     recorded in, what it is told beside the answer (``aux``), the runs averaged and the few-shot examples."""
 
     client: LLMClient
-    store: JobStore
+    ctx: RunContext
     aux: Aux = Aux()
     runs: int = 5
     shots: int = 0
@@ -220,7 +220,7 @@ def llm_scores(
     stream = f"serendipity_{name}"
     # the protocol is part of the key: records of a run made before histories stopped at the target are not reused
     tag = prompt_hash(SYSTEM, QUESTION, aux.tag(), shots, "history:strictly-before-target")
-    records = evaluator.store.stream(stream)
+    records = evaluator.ctx.stream(stream)
     targets = list(rows) if rows is not None else list(range(len(study.answers)))
     work = [(key(tag, run, r), (run, r)) for run in range(runs) for r in targets]
     # the profiles of every rated answer's user (on a resumed run the LLM cache answers them)

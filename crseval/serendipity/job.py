@@ -12,13 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress
+from crseval.core.job import JobSpec
 from crseval.core.output import Output
 from crseval.core.registry import metrics_with
 from crseval.data import load_dataset, names_of
 from crseval.data.base import SerendipityStudy
-from crseval.llm import LLMConfig, make_client
-from crseval.runs.job_store import JobStore
+from crseval.llm import LLMConfig
+from crseval.runs.context import RunContext
 from crseval.runs.view import Run
 from crseval.serendipity.evaluator import AUX_SWITCHES, Aux, LLMEvaluator, llm_scores
 from crseval.serendipity.meta import ensemble_grid, meta_evaluate
@@ -386,7 +386,7 @@ def subset(study: SerendipityStudy, preds: dict[str, np.ndarray], rows: Sequence
     return part, {n: np.asarray(p, float)[list(rows)] for n, p in preds.items()}
 
 
-def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Output:
+def run(config: SerendipityConfig, ctx: RunContext) -> Output:
     from crseval.judge.calibrated import nested_cv  # scikit-learn: loaded only when a run starts
 
     study = (
@@ -402,18 +402,18 @@ def run(config: SerendipityConfig, store: JobStore, progress: Progress) -> Outpu
     rows = sample_rows(study, config.sample, config.seed)
     client, llm_sig = None, {}
     if any(n.startswith("llm") for n in names):
-        client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
+        client = ctx.llm(config.llm, "serendipity evaluator")
         llm_sig = client.identity()
     try:
         preds = predictions(
             study,
             names,
-            llm=LLMEvaluator(client, store, aux, config.runs, config.shots) if client else None,
+            llm=LLMEvaluator(client, ctx, aux, config.runs, config.shots) if client else None,
             relevance=config.relevance,
             protocol=config.protocol,
             seed=config.seed,
             rows=rows,
-            progress=progress,
+            progress=ctx.progress,
         )
     finally:
         if client is not None:

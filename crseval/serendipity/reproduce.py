@@ -37,8 +37,8 @@ from crseval.core.signature import content_hash
 from crseval.core.registry import shown_columns
 from crseval.data import load_dataset
 from crseval.data.base import SerendipityStudy
-from crseval.llm import ChatRequest, LLMClient, LLMConfig, make_client
-from crseval.runs.job_store import JobStore
+from crseval.llm import ChatRequest, LLMClient, LLMConfig
+from crseval.runs.context import RunContext
 from crseval.serendipity.context import genre_distance, has_history, history, popularity
 from crseval.serendipity.evaluator import LLMEvaluator, few_shot, llm_scores, profiles
 from crseval.serendipity.job import predictions
@@ -130,9 +130,9 @@ class Rater:
     STREAM = "serendipity_reproduce_ratings"
 
     def __init__(
-        self, client: LLMClient, store: JobStore, runs: int, temperature: float, progress: Progress
+        self, client: LLMClient, ctx: RunContext, runs: int, temperature: float, progress: Progress
     ):
-        self.client, self.store, self.progress = client, store, progress
+        self.client, self.ctx, self.progress = client, ctx, progress
         self.runs = 1 if temperature == 0 and client.backend.supports_choice_probs else runs
 
     def rate(
@@ -146,7 +146,7 @@ class Rater:
         first: dict[str, Hashable] = {}  # identical requests are rated once, in the given order
         for i, (h, _, _) in keyed.items():
             first.setdefault(h, i)
-        records = self.store.stream(self.STREAM)
+        records = self.ctx.stream(self.STREAM)
         work = [
             (key(keyed[i][0], run), (i, run)) for i in first.values() for run in range(self.runs)
         ]
@@ -265,8 +265,8 @@ def _plot_curve(
 class Reproduction:
     """One dataset's experiments, accumulated into tables."""
 
-    def __init__(self, config: ReproduceConfig, store: JobStore, rater: Rater, client: LLMClient):
-        self.config, self.store, self.rater, self.client = config, store, rater, client
+    def __init__(self, config: ReproduceConfig, ctx: RunContext, rater: Rater, client: LLMClient):
+        self.config, self.ctx, self.rater, self.client = config, ctx, rater, client
         self.tables: dict[str, list[pd.DataFrame]] = {}
         self.notes: list[str] = []
         self.data: list[str] = []  # the datasets' content signatures
@@ -352,7 +352,7 @@ class Reproduction:
         col = {tag: _column(rated, rows, tag) for tag, *_ in variants}
         own = llm_scores(
             study,
-            LLMEvaluator(self.client, self.store, runs=self.rater.runs),
+            LLMEvaluator(self.client, self.ctx, runs=self.rater.runs),
             seed=cfg.seed,
             name="llm",
             rows=[int(r) for r in rows],
@@ -506,17 +506,17 @@ def _figures(out: Output, tables: dict[str, pd.DataFrame]) -> None:
             _bars(out, table, tables[table], label)
 
 
-def run(config: ReproduceConfig, store: JobStore, progress: Progress) -> Output:
-    client = make_client(config.llm, store.cache_path, role="serendipity evaluator")
+def run(config: ReproduceConfig, ctx: RunContext) -> Output:
+    client = ctx.llm(config.llm, "serendipity evaluator")
     try:
-        rater = Rater(client, store, config.runs, config.llm.temperature, progress)
-        rep = Reproduction(config, store, rater, client)
+        rater = Rater(client, ctx, config.runs, config.llm.temperature, ctx.progress)
+        rep = Reproduction(config, ctx, rater, client)
         for name, path in (
             ("serendipity2018", config.serendipity2018),
             ("taobao-serendipity", config.taobao),
         ):
             if path is not None:
-                rep.dataset(name, path, progress)
+                rep.dataset(name, path, ctx.progress)
         identity = client.identity()
     finally:
         client.close()

@@ -38,7 +38,7 @@ class ToyConfig(BaseModel):
     unit: str = Field("words", description="What is counted.", json_schema_extra={"signed": True})
 
 
-def measure(config: ToyConfig, store, progress) -> Output:  # the whole job: compute and say what
+def measure(config: ToyConfig, ctx) -> Output:  # the whole job: compute and say what
     table = pd.DataFrame({"item": config.texts, "words": [len(t.split()) for t in config.texts]})
     out = Output("toy lengths", table, tables={"toy_lengths": table}, signature={"data": "toy@1"})
     out.section("Toy lengths", "Words per text.", tables=["toy_lengths"])
@@ -61,8 +61,8 @@ def test_a_toy_capability_needs_no_code_that_writes_signs_or_reports(tmp_path):
 
 
 def test_a_column_the_declaration_does_not_know_is_refused(tmp_path, monkeypatch):
-    def sloppy(config, store, progress) -> Output:
-        out = measure(config, store, progress)
+    def sloppy(config, ctx) -> Output:
+        out = measure(config, ctx)
         out.tables["toy_lengths"] = out.tables["toy_lengths"].assign(chars=3)
         return out
 

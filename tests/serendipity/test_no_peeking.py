@@ -227,6 +227,7 @@ def test_taobao_prompts_hold_no_outcome_and_no_invented_history():
 
 
 def test_taobao_interaction_switch_is_refused_by_the_job(shared, tmp_path):
+    from crseval.api import context
     from crseval.runs.store import RunStore as Store
     from crseval.serendipity.job import SerendipityConfig, run
 
@@ -238,7 +239,7 @@ def test_taobao_interaction_switch_is_refused_by_the_job(shared, tmp_path):
         llm={"backend": "scripted"},
     )
     with pytest.raises(CrsevalError, match="publishes none"):
-        run(cfg, Store(tmp_path / "t"), None)
+        run(cfg, context(Store(tmp_path / "t")))
 
 
 def test_a_sample_gets_exactly_the_proxy_scores_of_the_full_run(shared):

@@ -136,9 +136,7 @@ def test_reproduce_on_both_studies_resumes_without_new_requests(
     )  # identical requests (k ≥ 5 shows the same short history) rated once
     # a re-run into the same directory asks the model nothing
     backend = ScriptedBackend()
-    monkeypatch.setattr(
-        "crseval.serendipity.reproduce.make_client", lambda config, cache, **kw: LLMClient(backend)
-    )
+    monkeypatch.setattr("crseval.llm.make_client", lambda config, cache, **kw: LLMClient(backend))
     execute(JOB, cfg, tmp_path / "r")
     assert backend.calls == []
     assert json.loads((tmp_path / "r" / "signature.json").read_text())

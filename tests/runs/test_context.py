@@ -1,0 +1,78 @@
+"""A job is handed a typed, frozen context: its streams, LLM clients, artifacts, log and progress — never
+the run directory, its tables or its lock (issue #95)."""
+
+import dataclasses
+
+import pandas as pd
+import pytest
+from pydantic import BaseModel
+
+from crseval.api import execute
+from crseval.core.job import JobSpec
+from crseval.core.output import Output
+from crseval.runs.context import RunContext
+from crseval.runs.writer_lock import _HELD
+
+
+class Nothing(BaseModel):
+    pass
+
+
+def _job(run) -> JobSpec:
+    return JobSpec("test.job", Nothing, run, "runs/test", "a test job", "Test")
+
+
+@pytest.mark.parametrize(
+    "name", ["root", "path", "writable", "write_table", "add_section", "figure_path", "close"]
+)
+def test_the_run_directory_and_the_runners_writers_are_out_of_a_jobs_reach(tmp_path, name):
+    def reaches(config, ctx):
+        getattr(ctx, name)
+        return Output("x")
+
+    with pytest.raises(AttributeError):
+        execute(_job(reaches), Nothing(), tmp_path / "run")
+    assert not hasattr(RunContext, "__getattr__")
+
+
+def test_what_a_job_returns_the_runner_writes_and_its_records_and_artifacts_stay(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("CRSEVAL_STRICT_TABLES", raising=False)  # a table no capability declares
+    seen = []
+
+    def returns(config, ctx):
+        assert [r["v"] for r in ctx.stream("items").run([("a", 1)], lambda v: {"v": v})] == [1]
+        ctx.artifact("model", "weights.json").write_text("{}")
+        ctx.log("a line")
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            ctx.progress = None  # nor does it change what it was handed
+        seen.append(ctx.provenance["job"])
+        return Output("x", tables={"items": pd.DataFrame({"v": [1]})}, signature={"data": "none"})
+
+    execute(_job(returns), Nothing(), tmp_path / "run")
+    run = tmp_path / "run"
+    assert pd.read_csv(run / "tables" / "items.csv")["v"].tolist() == [1]
+    assert (run / "records" / "items.jsonl").read_text().count("\n") == 1
+    assert (run / "model" / "weights.json").exists() and "a line" in (run / "run.log").read_text()
+    assert seen == ["test.job"]
+
+
+def test_the_writer_lock_is_held_until_the_report_is_written(tmp_path, monkeypatch):
+    import crseval.report.html as html
+
+    monkeypatch.delenv("CRSEVAL_STRICT_TABLES", raising=False)
+    held_while_reporting = []
+    write_report = html.write_report
+
+    def watching(run_dir, title=None):
+        held_while_reporting.append(any(p == (tmp_path / "run").resolve() for p in _HELD))
+        return write_report(run_dir, title)
+
+    monkeypatch.setattr(html, "write_report", watching)
+    execute(
+        _job(lambda config, ctx: Output("x", signature={"data": "none"})),
+        Nothing(),
+        tmp_path / "run",
+    )
+    assert held_while_reporting == [True] and not _HELD
