@@ -12,6 +12,10 @@ seconds as minutes and seconds (134 → "2 min 14 s"), a minus "−" and a perce
 the program printed them. A ``¦`` is a table's ``|`` (a comment inside a table row cannot hold one). The
 comments do not show on GitHub or in the documentation site.
 
+A table is one block, ``<!--rows CHECK KEY=VALUE[;KEY=VALUE] "ROW TEMPLATE"-->`` followed by its lines and
+``<!--/rows-->``: one line per row of the record whose key columns hold those values, in the record's order
+(a Markdown table's header stays outside the block).
+
 Every other number in a document says what it is: history in a passage
 ``<!--dated YYYY-MM-DD COMMIT-->…<!--/dated-->`` (measured once, by COMMIT or before it, and not
 re-measured since: a design that lost, an earlier release, a one-off LLM run), a source's own figure in
@@ -43,7 +47,7 @@ sys.path[:0] = [str(ROOT)]
 from crseval import records  # noqa: E402
 from crseval.core.errors import CrsevalError  # noqa: E402
 
-SPAN = re.compile(r'<!--fig (\S+) ([^"]+?) "([^"]*)"-->(.*?)<!--/fig-->', re.S)
+SPAN = re.compile(r'<!--(fig|rows) (\S+) ([^"]+?) "([^"]*)"-->(.*?)<!--/\1-->', re.S)
 DOCUMENTS = ["README.md", "docs/**/*.md"]
 PASSAGE = re.compile(r"<!--(dated|published|given)\b([^>]*)-->(.*?)<!--/\1-->", re.S)
 DATED = re.compile(r" \d{4}-\d{2}-\d{2} [0-9a-f]{7,40}")  # what a dated passage's marker holds
@@ -94,13 +98,25 @@ def record_rows(check: str) -> list[dict]:
     ]
 
 
+def _rows(check: str, key: str) -> list[dict]:
+    wanted = dict(part.split("=", 1) for part in key.split(";"))
+    return [r for r in record_rows(check) if all(str(r.get(k)) == v for k, v in wanted.items())]
+
+
 def render(check: str, key: str, template: str) -> str:
     """The text of a span: TEMPLATE formatted with the row of CHECK's record named by KEY."""
-    wanted = dict(part.split("=", 1) for part in key.split(";"))
-    rows = [r for r in record_rows(check) if all(str(r.get(k)) == v for k, v in wanted.items())]
+    rows = _rows(check, key)
     if len(rows) != 1:
         raise KeyError(f"{check}: {len(rows)} rows where {key}")
     return _Formatter().format(template, **rows[0]).replace("¦", "|")
+
+
+def render_rows(check: str, key: str, template: str) -> str:
+    """The text of a block: one line per row of CHECK's record that KEY names, each TEMPLATE formatted."""
+    rows = _rows(check, key)
+    if not rows:
+        raise KeyError(f"{check}: no rows where {key}")
+    return "".join("\n" + _Formatter().format(template, **r) for r in rows) + "\n"
 
 
 def mismatches(write: bool = False) -> list[str]:
@@ -110,14 +126,15 @@ def mismatches(write: bool = False) -> list[str]:
         source = path.read_text(encoding="utf-8")
 
         def fix(m: re.Match) -> str:
+            kind, check, key, template, text = m.groups()
             try:
-                expected = render(m[1], m[2], m[3])
+                expected = (render if kind == "fig" else render_rows)(check, key, template)
             except (KeyError, CrsevalError) as e:
                 found.append(f"{path.relative_to(ROOT)}: {e}")
                 return m[0]
-            if m[4] != expected:
-                found.append(f"{path.relative_to(ROOT)}: {m[4]!r} ≠ {expected!r} ({m[1]} {m[2]})")
-            return m[0].replace(f"-->{m[4]}<!--", f"-->{expected}<!--")
+            if text != expected:
+                found.append(f"{path.relative_to(ROOT)}: {text!r} ≠ {expected!r} ({check} {key})")
+            return m[0].replace(f"-->{text}<!--", f"-->{expected}<!--")
 
         fixed = SPAN.sub(fix, source)
         if write and fixed != source:

@@ -2,7 +2,8 @@
 shared half, shipped with crseval so that every card prints it beside known groups (a user with real
 users' dialogues measures it on them with that command). The figures are the validity gate's records
 (`crseval/records/criterion.json`, re-measured by ``make validate``; `criterion_judge.json`, the
-``--judge`` rows through the embedded LLM), never typed here."""
+``--judge`` rows through the embedded LLM; `judge_transfer.json`, the judge on CRSs it never met), never
+typed here."""
 
 from __future__ import annotations
 
@@ -50,3 +51,54 @@ def evidence(metric: str) -> dict[str, Any]:
     """The shipped criterion figures of a metric as the card's evidence columns (empty: not measured)."""
     row = _shipped().get(metric)
     return {} if row is None else {c: row[c] for c in CRITERION}
+
+
+POOLED = "all (pooled)"
+OWN_READING = (
+    "LLM: dialogue-overall question"  # what the card's judge rows read: the LLM's rubric answer
+)
+CALIBRATED = "calibrated (LLM + turn model with LLM states)"  # the shipped judge's design
+
+
+def _transfer(design: str) -> dict[str, Any]:
+    """One design's dialogue-overall agreement with people on held-out CRSs: pooled r and its CI, the
+    lowest and highest held-out CRS, how many were held out."""
+    rows = [
+        r
+        for r in records.load("judge_transfer").rows
+        if r["aspect"] == "dialogue-overall" and r["judge"] == design
+    ]
+    pooled = next(r for r in rows if r["system"] == POOLED)
+    each = [r["pearson"] for r in rows if r["system"] != POOLED]
+    return {**pooled, "min": min(each), "max": max(each), "systems": len(each)}
+
+
+def _r(value: float) -> str:
+    return f"{value:.2f}".replace("0.", ".").replace("-", "−")
+
+
+@cache
+def judge_transfer() -> str:
+    """How far to trust the card's judge rows on a CRS the judge never met, from the validity record:
+    leave-one-system-out on CRSArena-Eval's shared dialogues (people's dialogue-overall ratings)."""
+    own, fitted = _transfer(OWN_READING), _transfer(CALIBRATED)
+    face = _transfer(
+        next(
+            r["judge"]
+            for r in records.load("judge_transfer").rows
+            if r["judge"].startswith("published:")
+        )
+    )
+
+    def said(t: dict[str, Any]) -> str:
+        return (
+            f"r {_r(t['pearson'])} [{_r(t['pearson_lo'])}, {_r(t['pearson_hi'])}], "
+            f"{_r(t['min'])} to {_r(t['max'])} over the {t['systems']} held-out CRSs"
+        )
+
+    return (
+        "§ the judge on CRSs it never met (CRSArena-Eval, people's dialogue-overall ratings, each CRS "
+        f"held out in turn): the embedded LLM's own reading, which these rows use, agrees at {said(own)}; "
+        f"the calibrated judge (crseval judge) at {said(fitted)}; FACE's published predictions at "
+        f"{said(face)} (crseval/records/judge_transfer.json)"
+    )

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.adaptation.user_validity import simulator_evidence
-from crseval.card.real_users import real_users, source
+from crseval.card.real_users import judge_transfer, real_users, source
 from crseval.card.real_users import evidence as shipped
 from crseval.card.health import behaviours_line, health_lines, session_records
 from crseval.card.config import REFERENCES, CardConfig, parts
@@ -110,7 +110,9 @@ def score_tables(config: CardConfig, read: Reader) -> dict[str, pd.DataFrame]:
         cell = next(s for s in mine if s["system"] == me)
         line = {
             "dimension": row.dimension,
-            "label": spec.display + (" ‡" if illustrative(config, row) else ""),
+            "label": spec.display
+            + (" ‡" if illustrative(config, row) else "")
+            + (" §" if row.llm else ""),
             me: ci_text(cell["mean"], cell["ci_lo"], cell["ci_hi"]) + (" †" if short else ""),
             # beside the score: the units it rests on, kept however narrow the terminal
             "n": f"{cell['n']}/{planned}",
@@ -313,8 +315,9 @@ def card_output(config: CardConfig, done: Parts) -> Output:
         "not measure what its name says. These reference CRSs run beside yours whichever systems you "
         f"compared with; a verdict needs {MIN_GROUP} sessions a system.",
     ]
-    if any(illustrative(config, r) for r in rows(config.with_llm)):
-        out.notes.append(ILLUSTRATIVE)
+    shown = rows(config.with_llm)
+    out.notes += [ILLUSTRATIVE] * any(illustrative(config, r) for r in shown)
+    out.notes += [judge_transfer()] * any(r.llm for r in shown)  # the judge's rows: marked §
     out.notes += rests + [silent] * bool(silent) + [tested] * bool(tested) + catalogue
     if not whole:
         out.notes.append(

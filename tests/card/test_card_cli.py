@@ -241,6 +241,9 @@ def test_with_an_llm_the_card_adds_the_llm_reference_and_the_judge(tmp_path):
     res = crseval(*args, "--format", "csv")
     card = pd.read_csv(out / "tables" / "card.csv")
     assert "vs llm" in card and "shift.personalization" in set(card["metric"])
+    judged = card.set_index("metric").loc["shift.personalization", "label"]
+    assert judged.endswith(" §")  # the judge's row, and the note says how far to trust it
+    assert "§ the judge on CRSs it never met" in res.stderr + res.stdout
     assert (out / "shift-llm" / "report.html").is_file() and (out / "behavior" / "llm").is_dir()
     assert "plan:" in res.stderr
     again = crseval(*args, "--dry-run")

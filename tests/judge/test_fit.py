@@ -52,3 +52,36 @@ def test_a_shipped_judge_knows_every_dialogue_it_was_fitted_on(shared, name, pat
         everything = load_judged(shared(paths[1]), "dialogue")
         other = JudgedSet(DatasetInfo("renamed", "-", "x"), "dialogue")
         assert len(everything.items) - len(judge.unseen(other, everything.items)) == 195
+
+
+@pytest.mark.slow
+def test_a_remote_llm_fits_the_judge_it_allows_and_is_measured_leave_one_system_out(
+    shared, tmp_path
+):
+    """An OpenAI-compatible server (a local stand-in: no real server is reachable here, so what a larger
+    model gains is not measured) answers the judge's question with digit log-probabilities; it gives no
+    hidden states, so `--llm-states` is refused before any call, and the design it allows — the question
+    with the turn model on the replies' embeddings — is fitted and scored per held-out CRS."""
+    from crseval.testing.fake_server import FakeOpenAIServer
+    from tests.support.cli import crseval
+
+    data = shared("judgments/crsarena_eval/crs_arena_eval_train.json")
+    with FakeOpenAIServer() as srv:
+        remote = ("--backend", "openai", "--base-url", srv.base_url, "--model", "stand-in")
+        common = (
+            "judge", "fit", data, "--questions", "dialogue-overall", "--turn-model", "--no-rules",
+            "--cv-groups", "system", "--limit", "90", "--n-boot", "100", *remote,
+        )  # fmt: skip
+        refused = crseval(*common, "--llm-states", "--out", tmp_path / "states", check=False)
+        assert refused.returncode != 0 and "hidden states" in refused.stderr
+        assert srv.requests == 0
+        crseval(*common, "--out", tmp_path / "run")
+        assert srv.requests == 90
+    import pandas as pd
+
+    held = pd.read_parquet(tmp_path / "run" / "tables" / "judge_fit_held_out.parquet")
+    design = "calibrated (LLM + turn model)"
+    assert design in set(held["judge"])
+    pooled = held[(held["judge"] == design) & (held["system"] == "all (pooled)")]
+    assert len(pooled) == len(set(held["aspect"])) and pooled["n"].min() > 80
+    assert held["system"].nunique() == 10  # the nine CRSs, each held out, and pooled

@@ -15,10 +15,23 @@ def test_every_shipped_record_names_its_command_key_and_figures_its_check_declar
         r = records.load(name)
         assert r.check == name and r.command and r.rows, name
         assert all(set(r.key) <= set(row) for row in r.rows), name
-        if name in CHECKS:  # the tolerances are the check's (criterion_judge: #95 gives it one)
-            declared = set(r.key) | set(CHECKS[name].tolerance)
-            assert all(set(row) <= declared for row in r.rows), name
-            assert set(r.target) <= set(CHECKS[name].tolerance) and (not r.target or r.known), name
+        assert name in CHECKS, f"{name}: no check of the validity gate produces this record"
+        declared = set(r.key) | set(CHECKS[name].tolerance)
+        assert all(set(row) <= declared for row in r.rows), name
+        assert set(r.target) <= set(CHECKS[name].tolerance) and (not r.target or r.known), name
+
+
+def test_a_record_without_a_check_is_caught(tmp_path, monkeypatch):
+    import shutil
+
+    home = tmp_path / "records"
+    shutil.copytree(records.HOME, home, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    (home / "orphan.json").write_text(
+        (home / "arena.json").read_text().replace('"arena"', '"orphan"')
+    )
+    monkeypatch.setattr(records, "HOME", home)
+    with pytest.raises(AssertionError, match="orphan: no check"):
+        test_every_shipped_record_names_its_command_key_and_figures_its_check_declares()
 
 
 def test_a_missing_record_is_one_line_with_its_fix():
