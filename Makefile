@@ -49,12 +49,12 @@ docs: $(STAMP)
 # command against its record (crseval/records/); prints figure / recorded / now / verdict, exit 1 when one moved.
 # ARGS="--only criterion,arena", ARGS="--update --only …" re-records (a change an issue asked for)
 validate: $(STAMP)
-	$(BIN)/python tools/validate.py $(ARGS)
+	$(BIN)/python -m tools.validate $(ARGS)
 
 # the same for the figures through the embedded LLM (the judge against people, the LLM card's known groups):
 # ~11 min on 2 cores; a change that touches an LLM path runs it before it is resolved
 validate-llm: $(STAMP)
-	$(BIN)/python tools/validate.py --llm $(ARGS)
+	$(BIN)/python -m tools.validate --llm $(ARGS)
 
 bench: $(STAMP)
 	for b in bench/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -224,3 +224,16 @@ def test_tests_benchmarks_and_the_package_stay_apart():
         if m.startswith("crseval.testing") and not f.startswith("crseval/testing/")
     ]
     assert not crossing, crossing
+
+
+def test_the_tools_import_nothing_through_sys_path():
+    """`tools/` runs as modules from the project root (`python -m tools.validate`): a tool that edited
+    ``sys.path`` to import the package or a benchmark would import whatever sits first on it."""
+    touched = [
+        p.name
+        for p in sorted((ROOT / "tools").glob("*.py"))
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "path"
+        and isinstance(node.value, ast.Name) and node.value.id == "sys"
+    ]  # fmt: skip
+    assert not touched, f"tools that edit sys.path: {touched}"

@@ -24,9 +24,9 @@ version, a threshold, a timeout) in ``<!--given-->…<!--/given-->``. A typed fi
 percentage other than a CI's level, a time — outside a span, code or such a passage is a defect: a
 number nothing keeps true.
 
-    python tools/doc_figures.py           # list the spans whose text is not their record's (exit 1)
-    python tools/doc_figures.py --write   # rewrite them from the records (after make validate --update)
-    python tools/doc_figures.py --typed   # list the typed figures no record or date accounts for (exit 1)
+    python -m tools.doc_figures           # list the spans whose text is not their record's (exit 1)
+    python -m tools.doc_figures --write   # rewrite them from the records (after make validate --update)
+    python -m tools.doc_figures --typed   # list the typed figures no record or date accounts for (exit 1)
 
 ``tests/docs/test_doc_figures.py`` fails when a document's number and its record disagree, or a figure
 is typed outside a span and a dated or published passage.
@@ -38,14 +38,12 @@ import argparse
 import json
 import re
 import string
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
+from crseval import records
+from crseval.core.errors import CrsevalError
 
-from crseval import records  # noqa: E402
-from crseval.core.errors import CrsevalError  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SPAN = re.compile(r'<!--(fig|rows) (\S+) ([^"]+?) "([^"]*)"-->(.*?)<!--/\1-->', re.S)
 DOCUMENTS = ["README.md", "docs/**/*.md"]

@@ -5,7 +5,7 @@ for). The realistic simulated user wants a genre with this share (:mod:`crseval.
 with the catalogue's share of films: people ask for comedies and horror far more often than a catalogue
 holds them, and for dramas far less.
 
-    python tools/requested_genres.py ../shared/data/redial
+    python -m tools.requested_genres ../shared/data/redial
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
 OUT = ROOT / "crseval" / "simulation" / "data" / "requested_genres.toml"
 HEADER = """# How often ReDial seekers name each genre when they ask for films: genre cues not negated, once per turn,
 # titles masked (tools/requested_genres.py; {turns} seeker turns of {dialogues} dialogues of ReDial's test

@@ -22,20 +22,18 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+from crseval import records
+from crseval.core.errors import CrsevalError
+from crseval.core.signature import content_hash, git_describe
+from tools.validity_checks import CHECKS, Check
 
-from crseval import records  # noqa: E402
-from crseval.core.errors import CrsevalError  # noqa: E402
-from crseval.core.signature import content_hash, git_describe  # noqa: E402
-from tools.validity_checks import CHECKS, Check  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SHARED = ROOT.parent / "shared" / "data"
 

@@ -6,7 +6,7 @@ consults for a lowercase alphabetic word: the noun lemmas of ``index.noun`` and 
 of ``noun.exc`` whose surface form is alphabetic. ``crseval.text.wordnet_nouns`` reads it;
 ``tests/text/test_wordnet_nouns.py`` checks it against NLTK where a WordNet folder is present.
 
-    python tools/wordnet_nouns.py /usr/share/wordnet
+    python -m tools.wordnet_nouns /usr/share/wordnet
 """
 
 from __future__ import annotations
