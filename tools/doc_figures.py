@@ -1,5 +1,12 @@
 """The numbers in the README and the guides that a validity record holds, written from the record.
 
+README.md is written from ``README.template.md``, where a figure is a name in double braces,
+``{{ simulated-users-auc }}``, that ``docs/figures.toml`` defines once: its record, the row and the text
+(``record``, ``row``, ``text`` as below; a ``block`` is one line per row the ``row`` names, a table's body).
+The template is what is edited; ``--write`` writes README.md from it, plain Markdown without a comment
+but the line that says so, and the tests fail while README.md is not the template's rendering.
+
+In the guides
 A figure in a document is a span ``<!--fig CHECK KEY=VALUE[;KEY=VALUE] "TEMPLATE"-->text<!--/fig-->``.
 CHECK names a validity record (``crseval/records/CHECK.json``) or, as ``bench/NAME``, a benchmark's record
 (``bench/results/NAME.json``: the rows of all its tables, each with its table's index as ``table`` and the
@@ -46,7 +53,13 @@ from crseval.core.errors import CrsevalError
 ROOT = Path(__file__).resolve().parents[1]
 
 SPAN = re.compile(r'<!--(fig|rows) (\S+) ([^"]+?) "([^"]*)"-->(.*?)<!--/\1-->', re.S)
-DOCUMENTS = ["README.md", "docs/**/*.md"]
+DOCUMENTS = ["README.template.md", "docs/**/*.md"]
+TEMPLATE, README, NAMES = "README.template.md", "README.md", "docs/figures.toml"
+NAMED = re.compile(r"\{\{ ?([\w-]+) ?\}\}")
+WRITTEN = (
+    "<!-- written from README.template.md by `python -m tools.doc_figures --write`: edit that -->\n"
+)
+VERSION = re.compile(r"[A-Z][\w-]* $")  # "Python 3.11", "NLTK 3.10": a name's version, not a figure
 PASSAGE = re.compile(r"<!--(dated|published|given)\b([^>]*)-->(.*?)<!--/\1-->", re.S)
 DATED = re.compile(r" \d{4}-\d{2}-\d{2} [0-9a-f]{7,40}")  # what a dated passage's marker holds
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
@@ -97,7 +110,7 @@ def record_rows(check: str) -> list[dict]:
 
 
 def _rows(check: str, key: str) -> list[dict]:
-    wanted = dict(part.split("=", 1) for part in key.split(";"))
+    wanted = dict(part.split("=", 1) for part in key.split(";") if part)  # "": every row
     return [r for r in record_rows(check) if all(str(r.get(k)) == v for k, v in wanted.items())]
 
 
@@ -117,9 +130,39 @@ def render_rows(check: str, key: str, template: str) -> str:
     return "".join("\n" + _Formatter().format(template, **r) for r in rows) + "\n"
 
 
+def named(name: str) -> str:
+    """The text of ``{{ name }}``: its definition in docs/figures.toml rendered from its record."""
+    import tomllib
+
+    spec = tomllib.loads((ROOT / NAMES).read_text(encoding="utf-8")).get(name)
+    if spec is None:
+        raise KeyError(f"{{{{ {name} }}}}: not defined in {NAMES}")
+    if spec.get("block"):
+        return render_rows(spec["record"], spec["row"], spec["text"]).strip("\n")
+    return render(spec["record"], spec["row"], spec["text"])
+
+
+def readme() -> str:
+    """README.md as the template renders it: every name's text, and dated and published passages as the
+    plain text they mark (a reader of the rendered README sees prose; the template keeps the markers)."""
+    text = NAMED.sub(lambda m: named(m[1]), (ROOT / TEMPLATE).read_text(encoding="utf-8"))
+    return WRITTEN + re.sub(r"<!--/?(?:dated|published)\b[^>]*-->", "", text)
+
+
 def mismatches(write: bool = False) -> list[str]:
-    """Every span whose text is not its record's, as "file: text ≠ expected"; with ``write``, fixed."""
+    """Every span whose text is not its record's, as "file: text ≠ expected", and README.md where it is
+    not the template's rendering; with ``write``, fixed."""
     found = []
+    try:
+        rendered = readme()
+        if (ROOT / README).read_text(encoding="utf-8") != rendered:
+            found.append(
+                f"{README}: not the rendering of {TEMPLATE} (python -m tools.doc_figures --write)"
+            )
+            if write:
+                (ROOT / README).write_text(rendered, encoding="utf-8")
+    except (KeyError, CrsevalError) as e:
+        found.append(f"{TEMPLATE}: {e}")
     for path in documents():
         source = path.read_text(encoding="utf-8")
 
@@ -148,13 +191,14 @@ def typed(path: Path) -> list[str]:
         for m in PASSAGE.finditer(text)
         if m[1] == "dated" and not DATED.fullmatch(m[2])
     ]
-    for pattern in (SPAN, PASSAGE, CODE):  # blanked, keeping the line numbers
+    for pattern in (SPAN, NAMED, PASSAGE, CODE):  # blanked, keeping the line numbers
         text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), text)
     return undated + [
         f"{path.relative_to(ROOT)}:{i}: {m[0]}"
         for i, line in enumerate(text.splitlines(), 1)
         for m in FIGURE.finditer(line)
         if not re.match(r"95 ?%", line[m.start() :].lstrip("−+-"))
+        and not (re.fullmatch(r"\d+\.\d+", m[0]) and VERSION.search(line[: m.start()]))
     ]
 
 
@@ -163,7 +207,11 @@ def untyped_documents() -> list[Path]:
 
 
 def spans() -> int:
-    return sum(len(SPAN.findall(p.read_text(encoding="utf-8"))) for p in documents())
+    """The figures the documents take from records: spans in the guides, names in the README template."""
+    return sum(
+        len(SPAN.findall(text)) + len(NAMED.findall(text))
+        for text in (p.read_text(encoding="utf-8") for p in documents())
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

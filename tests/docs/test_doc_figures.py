@@ -23,6 +23,7 @@ def test_a_typed_figure_is_caught_unless_dated_published_or_given(tmp_path, monk
     page = tmp_path / "docs" / "guide.md"
     page.write_text(
         "AUC .84 [.82, .86] in 12.4 s, 41 % of turns; a 95 % CI; bars ≤ .80; Qwen2.5 and `x = 0.7`.\n"
+        "Python 3.11 and NLTK 3.10 are versions.\n"
         "<!--dated 2026-11-20 abc1234-->.91, 3 min<!--/dated--> <!--given-->.5<!--/given-->\n"
         "<!--published the paper-->κ .563<!--/published--> <!--dated yesterday-->.7<!--/dated-->\n",
         encoding="utf-8",
@@ -79,16 +80,43 @@ def test_a_document_whose_number_differs_from_its_record_fails_by_name(
 ):
     import tools.doc_figures as doc_figures
 
-    page = tmp_path / "README.md"
-    page.write_text(
+    (tmp_path / "docs").mkdir()
+    guide = tmp_path / "docs" / "guide.md"
+    guide.write_text(
         "AUC <!--fig simulated_users user=realistic;source=template;member=n-grams · turn "
         '"{discriminator_auc:.2z}"-->.99<!--/fig--> and so on\n',
         encoding="utf-8",
     )
+    (tmp_path / "docs" / "figures.toml").write_text(
+        '[turn-auc]\nrecord = "simulated_users"\n'
+        'row = "user=realistic;source=template;member=n-grams · turn"\n'
+        'text = "{discriminator_auc:.2z}"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "README.template.md").write_text(
+        "Turns are told apart at AUC {{ turn-auc }}.\n", encoding="utf-8"
+    )
+    readme = tmp_path / "README.md"
+    readme.write_text("Turns are told apart at AUC .99.\n", encoding="utf-8")
     monkeypatch.setattr(doc_figures, "ROOT", tmp_path)
-    assert main([]) == 1 and "README.md: '.99' ≠" in capsys.readouterr().out
-    assert main(["--write"]) == 0
-    assert ".99" not in page.read_text(encoding="utf-8") and mismatches() == []
+    out = (main([]), capsys.readouterr().out)
+    assert out[0] == 1 and "docs/guide.md: '.99' ≠" in out[1]
+    assert "README.md: not the rendering of README.template.md" in out[1]
+    assert main(["--write"]) == 0 and mismatches() == []
+    assert ".99" not in guide.read_text(encoding="utf-8")
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith(doc_figures.WRITTEN) and "{{" not in text and ".99" not in text
+
+
+def test_a_name_the_figures_file_does_not_define_is_one_line(tmp_path, monkeypatch):
+    import tools.doc_figures as doc_figures
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "figures.toml").write_text("", encoding="utf-8")
+    (tmp_path / "README.template.md").write_text("{{ nowhere }}\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("", encoding="utf-8")
+    monkeypatch.setattr(doc_figures, "ROOT", tmp_path)
+    assert mismatches() == ["README.template.md: '{{ nowhere }}: not defined in docs/figures.toml'"]
 
 
 def test_a_benchmark_record_renders_its_rows_and_text_stays_as_printed(tmp_path, monkeypatch):
