@@ -46,7 +46,7 @@ docs: $(STAMP)
 	@echo "docs: docs/_build/html/index.html"
 
 # the validity gate: every validated figure that needs no LLM, re-measured on ../shared/data by its default
-# command against its record (crseval/records/); prints figure / recorded / now / verdict, exit 1 when one moved.
+# command against its record (crseval/validated/); prints figure / recorded / now / verdict, exit 1 when one moved.
 # ARGS="--only criterion,arena", ARGS="--update --only …" re-records (a change an issue asked for)
 validate: $(STAMP)
 	$(BIN)/python -m tools.validate $(ARGS)

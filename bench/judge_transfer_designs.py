@@ -11,7 +11,7 @@ its penalty chosen by grouped CV, as shipped; equal weights of standardised read
 dialogue's mean states). Ridge fits run in their dual (kernel) form over globally standardised features,
 which differs from the shipped code's fold-wise standardisation only in the scale each fold sees: the
 first row reproduces the shipped design's pooled r to .01, its per-CRS r to about .1 (compare designs
-with each other here, and the shipped judge with FACE in `crseval/records/judge_transfer.json`).
+with each other here, and the shipped judge with FACE in `crseval/validated/judge_transfer.json`).
 
 usage: python bench/judge_transfer_designs.py [--cache llm_cache.sqlite]
 (without a cache the LLM reads each dialogue once: 362 calls, ~1 h on 2 cores)

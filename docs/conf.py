@@ -90,11 +90,11 @@ def benchmark_reference(bench: Path, path: Path) -> None:
 
 
 def validity_reference(path: Path) -> None:
-    """One section per record of the validity gate (``crseval/records/``): its command, date, commit, data,
+    """One section per record of the validity gate (``crseval/validated/``): its command, date, commit, data,
     tolerances (its check's, by method), targets and figures."""
     import pandas as pd
 
-    from crseval import records
+    from crseval import validated
     from crseval.runs.formats import markdown_table
 
     if str(HERE.parent) not in sys.path:  # `sphinx-build` runs from anywhere: the checks live in tools/
@@ -102,8 +102,8 @@ def validity_reference(path: Path) -> None:
     from tools.validity_checks import CHECKS
 
     out = []
-    for file in sorted(records.HOME.glob("*.json")):
-        r = records.load(file.stem)
+    for file in sorted(validated.HOME.glob("*.json")):
+        r = validated.load(file.stem)
         data = ", ".join(f"`{k}`@{v}" for k, v in r.data.items()) or "none named"
         out.append(
             f"## `{r.check}`\n\n`{r.command}` — {r.date}, git {r.commit or 'unknown'}; data {data}.\n"

@@ -8,7 +8,7 @@ but the line that says so, and the tests fail while README.md is not the templat
 
 In the guides
 A figure in a document is a span ``<!--fig CHECK KEY=VALUE[;KEY=VALUE] "TEMPLATE"-->text<!--/fig-->``.
-CHECK names a validity record (``crseval/records/CHECK.json``) or, as ``bench/NAME``, a benchmark's record
+CHECK names a validity record (``crseval/validated/CHECK.json``) or, as ``bench/NAME``, a benchmark's record
 (``bench/results/NAME.json``: the rows of all its tables, each with its table's index as ``table`` and the
 record's ``date``; a column name's spaces and signs are written ``_``: "now s" is ``now_s``). TEMPLATE is
 formatted (``str.format``) with the one row whose key columns hold those values (a value may hold spaces),
@@ -47,7 +47,7 @@ import re
 import string
 from pathlib import Path
 
-from crseval import records
+from crseval import validated
 from crseval.core.errors import CrsevalError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,7 +97,7 @@ def documents() -> list[Path]:
 def record_rows(check: str) -> list[dict]:
     """The rows of a validity record, or of a benchmark's (``bench/NAME``) with their table's index."""
     if not check.startswith("bench/"):
-        return records.load(check).rows
+        return validated.load(check).rows
     path = ROOT / "bench" / "results" / f"{check.removeprefix('bench/')}.json"
     if not path.is_file():
         raise KeyError(f"{check}: no benchmark record {path.name}")

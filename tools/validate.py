@@ -1,5 +1,5 @@
 """The validity gate: re-measure, on the shared data, every validated figure — each with the default command
-a user runs — and compare it with its record (`crseval/records/<check>.json`); the figures through the
+a user runs — and compare it with its record (`crseval/validated/<check>.json`); the figures through the
 embedded LLM only with ``--llm`` (`make validate-llm`).
 
 Prints one table (figure / recorded / now / precision / verdict) and exits 1 when a figure moved beyond the
@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from crseval import records
+from crseval import validated
 from crseval.core.errors import CrsevalError
 from crseval.core.signature import content_hash, git_describe
 from tools.validity_checks import CHECKS, Check
@@ -38,7 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 
 
-def verdict(check: Check, record: records.Record, col: str, rec: Any, now: Any) -> tuple[str, bool]:
+def verdict(
+    check: Check, record: validated.Record, col: str, rec: Any, now: Any
+) -> tuple[str, bool]:
     """(the verdict of one figure against its check's tolerance and the record's target, whether it fails
     the gate)."""
     tol = check.tolerance[col].tolerance
@@ -73,7 +75,7 @@ def _same_printed(rec: str, now: str, tol: float) -> bool:
     )
 
 
-def compare(check: Check, now: pd.DataFrame, record: records.Record) -> list[dict[str, Any]]:
+def compare(check: Check, now: pd.DataFrame, record: validated.Record) -> list[dict[str, Any]]:
     """One row per figure of the check (its key, tolerances) against the record (its figures and targets):
     figure, recorded, now, precision, verdict, fails."""
     rows = []
@@ -125,9 +127,9 @@ def _missing(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-def record_of(check: Check, now: pd.DataFrame, data: Path) -> records.Record:
+def record_of(check: Check, now: pd.DataFrame, data: Path) -> validated.Record:
     columns = [*check.key, *check.tolerance]
-    return records.Record(
+    return validated.Record(
         check=check.name,
         command=check.command.format(data="../shared/data"),
         date=time.strftime("%Y-%m-%d", time.gmtime()),
@@ -156,11 +158,11 @@ def run(checks: list[Check], data: Path, update: bool) -> list[dict[str, Any]]:
         print(f"{check.name}: measured in {time.perf_counter() - t0:.0f} s", flush=True)
         if update:
             print(
-                f"{check.name}: recorded in {records.save(record_of(check, now, data)).relative_to(ROOT)}",
+                f"{check.name}: recorded in {validated.save(record_of(check, now, data)).relative_to(ROOT)}",
                 flush=True,
             )
         try:
-            rows += compare(check, now, records.load(check.name))
+            rows += compare(check, now, validated.load(check.name))
         except CrsevalError as e:
             rows.append(
                 {"figure": check.name, "recorded": "—", "now": "measured", "precision": ""}

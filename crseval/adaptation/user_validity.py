@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from crseval import records
+from crseval import validated
 from crseval.adaptation import discriminators as D
 from crseval.adaptation import realism as R
 from crseval.adaptation.validate_config import ValidateConfig
@@ -252,13 +252,13 @@ def shipped_evidence(
     user: str,
 ) -> tuple[float, float, float, str, int, int, int, pd.Series] | None:
     """How crseval's own simulated ``user`` compares with real users, as the validity gate recorded it
-    (`crseval/records/simulated_users.json`: `crseval shift validate`, 300 users × 12 turns on OpenDialKG's
+    (`crseval/validated/simulated_users.json`: `crseval shift validate`, 300 users × 12 turns on OpenDialKG's
     catalogue, four CRSs, seed 0, against CRSArena-Dial's shared half): the follower's users'
     AUC by the panel's worst member (the highest) and its 95 % CI, that member, the counterfactual features
     whose sign agrees with real users', of those with a clear real difference how many agree and how many
     there are, and the shares of turns said word for word in another dialogue (template, real users).
     None: not recorded."""
-    rows = [r for r in records.load("simulated_users").rows if r["user"] == user]
+    rows = [r for r in validated.load("simulated_users").rows if r["user"] == user]
     disc = sorted(
         (r for r in rows if r["source"] == "template"), key=lambda r: -r["discriminator_auc"]
     )
@@ -290,7 +290,7 @@ CROWD = "crs_arena_dial_open.json"  # the gate's --also row: the arena's open cr
 def _crowds(member: str) -> str:
     """ "; the arena's two crowds of real users are told apart at .85 [.81, .90] by the same member" from
     the gate's record, "" where it holds no such row: what real people meet."""
-    rows = records.load("simulated_users").rows
+    rows = validated.load("simulated_users").rows
     row = next((r for r in rows if r["source"] == CROWD and r["member"] == member), None)
     if row is None:
         return ""

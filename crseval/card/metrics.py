@@ -20,7 +20,7 @@ metric(
     scale="the metric's own",
     capability=C,
 )
-# what the criterion says of a metric: the columns of its table and of its record (crseval/records/criterion.json)
+# what the criterion says of a metric: the columns of its table and of its record (crseval/validated/criterion.json)
 CRITERION = (
     "label_auc",
     "label_auc_lo",

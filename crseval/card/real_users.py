@@ -1,7 +1,7 @@
 """What the card's numbers are known to say about real users: ``crseval criterion`` on CRSArena-Dial's
 shared half, shipped with crseval so that every card prints it beside known groups (a user with real
 users' dialogues measures it on them with that command). The figures are the validity gate's records
-(`crseval/records/criterion.json`, re-measured by ``make validate``; `criterion_judge.json`, the
+(`crseval/validated/criterion.json`, re-measured by ``make validate``; `criterion_judge.json`, the
 ``--judge`` rows through the embedded LLM; `judge_transfer.json`, the judge on CRSs it never met), never
 typed here."""
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from crseval import records
+from crseval import validated
 from crseval.card.metrics import CRITERION
 
 
@@ -20,14 +20,14 @@ def _shipped() -> dict[str, dict[str, Any]]:
     return {
         r["metric"]: r
         for check in ("criterion", "criterion_judge")
-        for r in records.load(check).rows
+        for r in validated.load(check).rows
     }
 
 
 @cache
 def source() -> str:
     """Where the shipped figures come from, in words, with the record's own counts."""
-    rows = records.load("criterion").rows
+    rows = validated.load("criterion").rows
     return (
         f"CRSArena-Dial's shared half: {max(r['dialogues'] for r in rows)} dialogues of real users with "
         f"{max(r['systems'] for r in rows)} real CRSs, their own satisfied/frustrated labels, "
@@ -65,7 +65,7 @@ def _transfer(design: str) -> dict[str, Any]:
     lowest and highest held-out CRS, how many were held out."""
     rows = [
         r
-        for r in records.load("judge_transfer").rows
+        for r in validated.load("judge_transfer").rows
         if r["aspect"] == "dialogue-overall" and r["judge"] == design
     ]
     pooled = next(r for r in rows if r["system"] == POOLED)
@@ -85,7 +85,7 @@ def judge_transfer() -> str:
     face = _transfer(
         next(
             r["judge"]
-            for r in records.load("judge_transfer").rows
+            for r in validated.load("judge_transfer").rows
             if r["judge"].startswith("published:")
         )
     )
@@ -100,5 +100,5 @@ def judge_transfer() -> str:
         "§ the judge on CRSs it never met (CRSArena-Eval, people's dialogue-overall ratings, each CRS "
         f"held out in turn): the embedded LLM's own reading, which these rows use, agrees at {said(own)}; "
         f"the calibrated judge (crseval judge) at {said(fitted)}; FACE's published predictions at "
-        f"{said(face)} (crseval/records/judge_transfer.json)"
+        f"{said(face)} (crseval/validated/judge_transfer.json)"
     )

@@ -30,7 +30,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "resources": (
         "crseval.data",
         "crseval.llm",
-        "crseval.records",
+        "crseval.validated",
         "crseval.runs",
         "crseval.testing",
     ),

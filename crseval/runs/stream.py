@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
+from crseval.core.job import Advance
 from crseval.core import cancel
 from crseval.core.numbers import counted
 
 T = TypeVar("T")
 Work = Sequence[tuple[str, T]]
-Progress = Callable[[int], None]
-Mapper = Callable[[Sequence[Any], Callable[[Any], Any], "Progress | None"], Any]
+Mapper = Callable[[Sequence[Any], Callable[[Any], Any], "Advance | None"], Any]
 
 
-def _one_by_one(items: Sequence[Any], fn: Callable[[Any], Any], progress: Progress | None) -> None:
+def _one_by_one(items: Sequence[Any], fn: Callable[[Any], Any], progress: Advance | None) -> None:
     for item in items:
         cancel.check()
         fn(item)
@@ -34,7 +34,7 @@ def threads(workers: int) -> Mapper:
     model); an interruption drops the queued items instead of waiting for them."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    def mapper(items: Sequence[Any], fn: Callable[[Any], Any], progress: Progress | None) -> None:
+    def mapper(items: Sequence[Any], fn: Callable[[Any], Any], progress: Advance | None) -> None:
         pool = ThreadPoolExecutor(max_workers=workers)
         try:
             for future in as_completed([pool.submit(fn, item) for item in items]):
@@ -74,7 +74,7 @@ class Stream:
         compute: Callable[[T], dict[str, Any]],
         *,
         mapper: Mapper | None = None,
-        progress: Progress | None = None,
+        progress: Advance | None = None,
         retry: Callable[[dict[str, Any]], bool] | None = None,
     ) -> list[dict[str, Any]]:
         """Every record of ``work``, in its order: those already recorded read back, the others computed
@@ -96,7 +96,7 @@ class Stream:
         compute: Callable[[list[tuple[str, T]], Callable[[dict[str, Any]], None]], None],
         *,
         size: int | None = None,
-        progress: Progress | None = None,
+        progress: Advance | None = None,
         retry: Callable[[dict[str, Any]], bool] | None = None,
     ) -> list[dict[str, Any]]:
         """:meth:`run` for work computed many items at once: ``compute(pending, keep)`` gets the pending
@@ -120,7 +120,7 @@ class Stream:
         return record
 
     def _pending(
-        self, work: Work, retry: Callable[[dict[str, Any]], bool] | None, progress: Progress | None
+        self, work: Work, retry: Callable[[dict[str, Any]], bool] | None, progress: Advance | None
     ) -> list[tuple[str, T]]:
         """The work whose key has no record yet (after dropping the records ``retry`` picks), in order."""
         if retry is not None and (dropped := self.store.drop_records(self.name, retry)):

@@ -101,10 +101,10 @@ def test_following_passes_its_known_groups_and_tas_does_not_lead(card):
 
 
 def test_the_real_users_column_carries_the_criterion_measured_on_crsarena_dial(card):
-    from crseval import records
+    from crseval import validated
 
     out, res = card
-    recorded = records.load("criterion").row(metric="dialogues.out_of_catalogue_rate")
+    recorded = validated.load("criterion").row(metric="dialogues.out_of_catalogue_rate")
     ev = pd.read_csv(out / "tables" / "card_evidence.csv").set_index("metric")
     ooc = ev.loc["dialogues.out_of_catalogue_rate"]
     assert ooc["criterion_verdict"] == "reversed" and ooc["label_auc"] == recorded["label_auc"]

@@ -1,11 +1,11 @@
 """The card's statements about real users and about its judge come from the validity records."""
 
-from crseval import records
+from crseval import validated
 from crseval.card.real_users import CALIBRATED, OWN_READING, POOLED, judge_transfer
 
 
 def _pooled(design: str) -> dict:
-    return records.load("judge_transfer").row(
+    return validated.load("judge_transfer").row(
         aspect="dialogue-overall", judge=design, system=POOLED
     )
 
@@ -18,7 +18,7 @@ def test_the_judge_rows_note_carries_the_held_out_crs_figures_of_the_record():
     note = judge_transfer()
     rows = [
         r
-        for r in records.load("judge_transfer").rows
+        for r in validated.load("judge_transfer").rows
         if r["aspect"] == "dialogue-overall" and r["judge"] == CALIBRATED and r["system"] != POOLED
     ]
     low, high = min(r["pearson"] for r in rows), max(r["pearson"] for r in rows)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from crseval import records
+from crseval import validated
 from tools.doc_figures import main, mismatches, render, spans, typed, untyped_documents
 
 
@@ -68,8 +68,8 @@ def test_a_dated_passage_says_so_on_the_page():
 
 def test_a_span_renders_its_row_as_the_documents_write_numbers(monkeypatch):
     row = {"metric": "m", "label_auc": 0.6354, "label_auc_lo": -0.0512, "vote_agreement": 0.412}
-    record = records.Record(check="x", command="c", key=["metric"], rows=[row])
-    monkeypatch.setattr(records, "load", lambda check: record)
+    record = validated.Record(check="x", command="c", key=["metric"], rows=[row])
+    monkeypatch.setattr(validated, "load", lambda check: record)
     assert render("x", "metric=m", "{label_auc:.2z} [{label_auc_lo:.2z}]") == ".64 [−.05]"
     assert render("x", "metric=m", "{label_auc_lo:.1f} %") == "−0.1 %"
     assert render("x", "metric=m", "{vote_agreement:.0P} % ({vote_agreement:.0%})") == "41 % (41 %)"

@@ -8,7 +8,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from crseval import records
+from crseval import validated
 from tests.conftest import shared_path
 from tools.validate import Check, compare, main
 from tools.validity_checks import CHECKS, EXACT, OPTIMISER, Precision
@@ -28,8 +28,8 @@ def check(**kw) -> Check:
     return Check(**base | kw)
 
 
-def record(rows, **kw) -> records.Record:
-    return records.Record(check="toy", command="crseval toy", key=["crs"], rows=rows, **kw)  # fmt: skip
+def record(rows, **kw) -> validated.Record:
+    return validated.Record(check="toy", command="crseval toy", key=["crs"], rows=rows, **kw)  # fmt: skip
 
 
 def verdicts(c: Check, now, rec) -> dict[str, str]:
@@ -86,7 +86,7 @@ def test_the_tolerance_is_the_checks_own_and_a_record_holds_none():
     assert verdicts(loose, now, rec) == {}
     rows = compare(loose, pd.DataFrame(now), rec)
     assert rows[0]["precision"] == "0.05 loose"
-    assert not any("tolerance" in json.loads(p.read_text()) for p in records.HOME.glob("*.json"))
+    assert not any("tolerance" in json.loads(p.read_text()) for p in validated.HOME.glob("*.json"))
 
 
 def test_an_optimisers_last_digits_across_cpus_do_not_fail_the_gate():
@@ -94,7 +94,7 @@ def test_an_optimisers_last_digits_across_cpus_do_not_fail_the_gate():
     is compared at its own precision, a count exactly."""
     rel = CHECKS["reliability"]
     assert rel.tolerance["rel_single"] is OPTIMISER and rel.tolerance["n_items"] is EXACT
-    rec = records.load("reliability")
+    rec = validated.load("reliability")
     row = rec.row(dimension="transparency")
     moved = {**row, "rel_single": row["rel_single"] + 2e-6, "icc1_k": row["icc1_k"] - 1.5e-6}
     others = [r for r in rec.rows if r is not row]
@@ -107,8 +107,8 @@ def test_the_gate_on_real_data_passes_and_fails_by_name_when_one_record_is_pertu
 ):
     shared_path("serendipity/serendipity2018")
     home = tmp_path / "records"
-    shutil.copytree(records.HOME, home, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    monkeypatch.setattr(records, "HOME", home)
+    shutil.copytree(validated.HOME, home, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    monkeypatch.setattr(validated, "HOME", home)
     assert main(["--only", "serendipity"]) == 0
     assert "0 failing" in capsys.readouterr().out
     saved = json.loads((home / "serendipity.json").read_text(encoding="utf-8"))
@@ -133,7 +133,7 @@ def test_a_printed_cell_keeps_its_words_and_each_number_within_its_last_digit():
     from tools.validity_checks import PRINTED
 
     c = check(tolerance={"cell": PRINTED})
-    rec = records.Record(check="toy", command="c", key=["crs"], rows=[{"crs": "a", "cell": ".47 [.34, .62]"}])  # fmt: skip
+    rec = validated.Record(check="toy", command="c", key=["crs"], rows=[{"crs": "a", "cell": ".47 [.34, .62]"}])  # fmt: skip
     assert verdicts(c, [{"crs": "a", "cell": ".47 [.35, .62]"}], rec) == {}
     moved = verdicts(c, [{"crs": "a", "cell": ".47 [.36, .62]"}], rec)
     assert moved == {"toy: a · cell": "MOVED (tolerance 0.01)"}

@@ -2,17 +2,17 @@
 
 import pytest
 
-from crseval import records
+from crseval import validated
 from crseval.core.errors import CrsevalError
 
 
 def test_every_shipped_record_names_its_command_key_and_figures_its_check_declares():
     from tools.validity_checks import CHECKS
 
-    names = sorted(p.stem for p in records.HOME.glob("*.json"))
+    names = sorted(p.stem for p in validated.HOME.glob("*.json"))
     assert {"criterion", "criterion_judge", "simulated_users"} <= set(names)
     for name in names:
-        r = records.load(name)
+        r = validated.load(name)
         assert r.check == name and r.command and r.rows, name
         assert all(set(r.key) <= set(row) for row in r.rows), name
         assert name in CHECKS, f"{name}: no check of the validity gate produces this record"
@@ -25,18 +25,18 @@ def test_a_record_without_a_check_is_caught(tmp_path, monkeypatch):
     import shutil
 
     home = tmp_path / "records"
-    shutil.copytree(records.HOME, home, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    shutil.copytree(validated.HOME, home, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     (home / "orphan.json").write_text(
         (home / "arena.json").read_text().replace('"arena"', '"orphan"')
     )
-    monkeypatch.setattr(records, "HOME", home)
+    monkeypatch.setattr(validated, "HOME", home)
     with pytest.raises(AssertionError, match="orphan: no check"):
         test_every_shipped_record_names_its_command_key_and_figures_its_check_declares()
 
 
 def test_a_missing_record_is_one_line_with_its_fix():
     with pytest.raises(CrsevalError, match="no record") as e:
-        records.load("nothing-like-it")
+        validated.load("nothing-like-it")
     assert "make validate" in str(e.value)
 
 
@@ -44,13 +44,13 @@ def test_the_card_and_the_simulator_line_print_the_recorded_figures():
     from crseval.adaptation.user_validity import simulator_evidence
     from crseval.card.real_users import evidence, real_users, source
 
-    row = records.load("criterion").row(metric="shift.follow.wish_rate")
+    row = validated.load("criterion").row(metric="shift.follow.wish_rate")
     assert evidence("shift.follow.wish_rate")["label_auc"] == row["label_auc"]
     assert real_users("shift.follow.wish_rate").endswith(f"· {row['vote_agreement']:.0%}")
     assert real_users("behavior.implicit_ba") == "—" and evidence("behavior.implicit_ba") == {}
     assert real_users("shift.personalization").startswith("YES")  # criterion_judge's record
     assert f"{row['battles'] + row['battles_tied']}" in source() or "decided battles" in source()
-    sims = records.load("simulated_users")
+    sims = validated.load("simulated_users")
     panel = [r for r in sims.rows if r["user"] == "realistic" and r["source"] == "template"]
     worst = max(panel, key=lambda r: r["discriminator_auc"])  # the panel's best discriminator
     line = simulator_evidence("realistic")
