@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from crseval import validated
+from crseval.core.numbers import ci_text, number
 from crseval.card.metrics import CRITERION
 
 
@@ -58,6 +59,7 @@ OWN_READING = (
     "LLM: dialogue-overall question"  # what the card's judge rows read: the LLM's rubric answer
 )
 CALIBRATED = "calibrated (LLM + turn model with LLM states)"  # the shipped judge's design
+PEER = "published: face_run_train"  # FACE's published predictions on the same dialogues
 
 
 def _transfer(design: str) -> dict[str, Any]:
@@ -73,27 +75,16 @@ def _transfer(design: str) -> dict[str, Any]:
     return {**pooled, "min": min(each), "max": max(each), "systems": len(each)}
 
 
-def _r(value: float) -> str:
-    return f"{value:.2f}".replace("0.", ".").replace("-", "−")
-
-
 @cache
 def judge_transfer() -> str:
     """How far to trust the card's judge rows on a CRS the judge never met, from the validity record:
     leave-one-system-out on CRSArena-Eval's shared dialogues (people's dialogue-overall ratings)."""
-    own, fitted = _transfer(OWN_READING), _transfer(CALIBRATED)
-    face = _transfer(
-        next(
-            r["judge"]
-            for r in validated.load("judge_transfer").rows
-            if r["judge"].startswith("published:")
-        )
-    )
+    own, fitted, face = (_transfer(d) for d in (OWN_READING, CALIBRATED, PEER))
 
     def said(t: dict[str, Any]) -> str:
         return (
-            f"r {_r(t['pearson'])} [{_r(t['pearson_lo'])}, {_r(t['pearson_hi'])}], "
-            f"{_r(t['min'])} to {_r(t['max'])} over the {t['systems']} held-out CRSs"
+            f"r {ci_text(t['pearson'], t['pearson_lo'], t['pearson_hi'])}, "
+            f"{number(t['min'])} to {number(t['max'])} over the {t['systems']} held-out CRSs"
         )
 
     return (

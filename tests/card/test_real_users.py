@@ -11,7 +11,7 @@ def _pooled(design: str) -> dict:
 
 
 def _r(value: float) -> str:
-    return f"{value:.2f}".replace("0.", ".").replace("-", "−")
+    return f"{value:.2f}".replace("0.", ".")
 
 
 def test_the_judge_rows_note_carries_the_held_out_crs_figures_of_the_record():
