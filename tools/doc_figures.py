@@ -45,6 +45,7 @@ import argparse
 import json
 import re
 import string
+import tomllib
 from pathlib import Path
 
 from crseval import validated
@@ -130,11 +131,9 @@ def render_rows(check: str, key: str, template: str) -> str:
     return "".join("\n" + _Formatter().format(template, **r) for r in rows) + "\n"
 
 
-def named(name: str) -> str:
-    """The text of ``{{ name }}``: its definition in docs/figures.toml rendered from its record."""
-    import tomllib
-
-    spec = tomllib.loads((ROOT / NAMES).read_text(encoding="utf-8")).get(name)
+def named(name: str, names: dict) -> str:
+    """The text of ``{{ name }}``: its definition in docs/figures.toml (``names``) rendered from its record."""
+    spec = names.get(name)
     if spec is None:
         raise KeyError(f"{{{{ {name} }}}}: not defined in {NAMES}")
     if spec.get("block"):
@@ -145,7 +144,8 @@ def named(name: str) -> str:
 def readme() -> str:
     """README.md as the template renders it: every name's text, and dated and published passages as the
     plain text they mark (a reader of the rendered README sees prose; the template keeps the markers)."""
-    text = NAMED.sub(lambda m: named(m[1]), (ROOT / TEMPLATE).read_text(encoding="utf-8"))
+    names = tomllib.loads((ROOT / NAMES).read_text(encoding="utf-8"))
+    text = NAMED.sub(lambda m: named(m[1], names), (ROOT / TEMPLATE).read_text(encoding="utf-8"))
     return WRITTEN + re.sub(r"<!--/?(?:dated|published)\b[^>]*-->", "", text)
 
 

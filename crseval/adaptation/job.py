@@ -23,7 +23,7 @@ from crseval.core.cancel import cancelled
 from crseval.core.config import validate
 from crseval.core.errors import CrsevalError, WorkFailed
 from crseval.core.order import in_key_order
-from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.job import JobSpec, Progress
 from crseval.core.output import Output
 from crseval.judge.config import JudgeSpec
 from crseval.llm.planning import done_calling
@@ -57,9 +57,7 @@ def _models_signature(config: ShiftConfig) -> dict[str, Any]:
     }
 
 
-def _simulate(
-    config: ShiftConfig, ctx: RunContext, scoring: SessionScoring, progress: Progress
-) -> None:
+def _simulate(config: ShiftConfig, ctx: RunContext, scoring: SessionScoring) -> None:
     """Run the sessions not yet recorded (with ``retry_failed``, also those recorded as failed); each is
     scored, judged and recorded as soon as it finishes."""
     total = config.sessions * config.repeats
@@ -90,7 +88,7 @@ def _simulate(
     ctx.stream(STREAM).run_batches(
         work,
         simulated,
-        progress=progress("preference-shift sessions", len(work)),
+        progress=ctx.progress("preference-shift sessions", len(work)),
         retry=(lambda r: bool(r.get("errors"))) if config.retry_failed else None,
     )
 
@@ -117,7 +115,7 @@ def _answered_by(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]
     return {m: dict(sorted(c.items())) for m, c in out.items() if len(c) > 1}
 
 
-def shift_output(config: ShiftConfig, ctx: RunContext, progress: Progress = no_progress) -> Output:
+def shift_output(config: ShiftConfig, ctx: RunContext) -> Output:
     """Run (or resume) a preference-shift evaluation into ``ctx`` (its records); what it computed."""
     kb = load_kb(config.kb)  # before the first write: a bad catalogue leaves no run to refuse later
     ctx.write_json(
@@ -128,7 +126,7 @@ def shift_output(config: ShiftConfig, ctx: RunContext, progress: Progress = no_p
         },
     )
     scoring = SessionScoring.build(config.scoring, config.judge, kb, ctx, config.seed)
-    _simulate(config, ctx, scoring, progress)
+    _simulate(config, ctx, scoring)
     done_calling()  # a planning run ends here: the analysis calls no model
     _refuse_if_nothing_ran(sessions(ctx))
     out = Output(
@@ -201,7 +199,7 @@ def _headline(out: Output, notes: Sequence[str] = ()) -> Output:
 
 
 def run(config: ShiftConfig, ctx: RunContext) -> Output:
-    out = _headline(shift_output(config, ctx, ctx.progress))
+    out = _headline(shift_output(config, ctx))
     kb = load_kb(config.kb)
     out.notes.append(catalogue_line(kb.info, len(kb), "the config's kb"))
     if config.known_groups:

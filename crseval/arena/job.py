@@ -344,9 +344,7 @@ def _llm_note(extra: list[tuple[str, Votes]]) -> str:
     )
 
 
-def _llm_vote_set(
-    config: ArenaConfig, ctx: RunContext, progress: Progress
-) -> tuple[tuple[str, Votes], dict]:
+def _llm_vote_set(config: ArenaConfig, ctx: RunContext) -> tuple[tuple[str, Votes], dict]:
     """The LLM's votes on pairs of the arena's dialogues, as one more vote set; the LLM's identity."""
     from crseval.arena.llm_votes import dialogue_pairs, llm_votes
     from crseval.data.any_dialogues import read_dialogues
@@ -368,7 +366,7 @@ def _llm_vote_set(
     client = ctx.llm(config.llm, "judge")
     try:
         votes = llm_votes(
-            pairs, client, ctx, config.seed, progress("LLM votes (both orders)", 2 * len(pairs))
+            pairs, client, ctx, config.seed, ctx.progress("LLM votes (both orders)", 2 * len(pairs))
         )
         identity = client.identity()
     finally:
@@ -410,7 +408,7 @@ def run(config: ArenaConfig, ctx: RunContext) -> Output:
     )
     extra = []
     if config.llm_votes:
-        llm_set, out.signature["llm"] = _llm_vote_set(config, ctx, ctx.progress)
+        llm_set, out.signature["llm"] = _llm_vote_set(config, ctx)
         out.table("arena_llm_votes", llm_set[1].data)
         extra.append(llm_set)
     part, shown = rankings(sets, config, ctx.progress, extra=extra)

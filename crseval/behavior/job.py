@@ -227,9 +227,7 @@ def _plugin(target: str):
     return CallableCRS("system", load_callable(target, Path.cwd(), where="system"))
 
 
-def _responses(
-    config: RunConfig, test_d, client, ctx: RunContext, progress: Progress
-) -> tuple[pd.DataFrame, int]:
+def _responses(config: RunConfig, test_d, client, ctx: RunContext) -> tuple[pd.DataFrame, int]:
     """(responses, how many could not be generated, the first one's error)."""
     from crseval.behavior.evaluate import (
         contexts,
@@ -241,7 +239,7 @@ def _responses(
     if config.responses is not None:
         return load_responses(config.responses), 0, ""
     ctxs = contexts(test_d)
-    bar = progress("system responses", len(ctxs))
+    bar = ctx.progress("system responses", len(ctxs))
     resp = (
         generate_with(ctxs, _plugin(config.system), ctx, progress=bar, retry=config.retry_failed)
         if config.system
@@ -306,7 +304,7 @@ def run(config: RunConfig, ctx: RunContext) -> Output:
     loaded(1)
     client, llm_sig = _client(config, ctx)
     try:
-        resp, failed, first = _responses(config, test_d, client, ctx, ctx.progress)
+        resp, failed, first = _responses(config, test_d, client, ctx)
         system_labels = _tagged(client, resp, ctx.progress) if config.tagger == "llm" else None
     finally:
         if client is not None:

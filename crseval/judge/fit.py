@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress
+from crseval.core.job import JobSpec
 from crseval.core.output import Output
 from crseval.data.io import dataset_info
 from crseval.core.registry import shown_columns
@@ -483,7 +483,7 @@ def _signature(
 
 
 def _readings(
-    config: JudgeFitConfig, client, questions, items: list, ctx: RunContext, progress: Progress
+    config: JudgeFitConfig, client, questions, items: list, ctx: RunContext
 ) -> dict[str, dict]:
     """item → question → the LLM's reading (none without questions)."""
     probs: dict[str, dict] = {}
@@ -496,7 +496,7 @@ def _readings(
                 Judge("llm", client),
                 ctx.stream(JUDGMENTS),
                 seed=config.seed,
-                progress=progress("LLM judge ratings", calls(triples, questions)),
+                progress=ctx.progress("LLM judge ratings", calls(triples, questions)),
                 hidden=config.llm_states,
             )
         finally:
@@ -578,7 +578,7 @@ def run(config: JudgeFitConfig, ctx: RunContext) -> Output:
     )
     llm = client.identity() if client else None
     everything = [it for s in train + test for it in s.items]
-    probs = _readings(config, client, questions, everything, ctx, ctx.progress)
+    probs = _readings(config, client, questions, everything, ctx)
     usable = {it.id for it in everything if all(q in probs.get(it.id, {}) for q in questions)}
     pooled = _pooled(train, aspects)
     pooled.items = [it for it in pooled.items if it.id in usable]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from crseval.core.keys import key
 from crseval.core.config import CommaList, load_config
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.job import JobSpec
 from crseval.core.output import Output
 from crseval.core.types import Ratings
 from crseval.core.registry import shown_columns
@@ -369,7 +369,7 @@ def _signature(
 
 
 def _rate(
-    config: JudgeMetaConfig, plan: _Plan, judges: list[Judge], ctx: RunContext, progress: Progress
+    config: JudgeMetaConfig, plan: _Plan, judges: list[Judge], ctx: RunContext
 ) -> tuple[list[dict], dict, str]:
     """(the LLM questions' rating records, aspect → {design: score per item} of the calibrated judge and
     the published reference, the in-sample warning or '')."""
@@ -377,7 +377,7 @@ def _rate(
 
     calibrated, items, seed = plan.calibrated, plan.subset.items, config.seed
     triples = [(it.id, it.dialogue, it.target) for it in items]
-    tick = progress(
+    tick = ctx.progress(
         "LLM judge ratings",
         len(items) * len(plan.plain) * sum(j.samples for j in judges)
         + (calls(triples, calibrated.questions) if calibrated is not None else 0),
@@ -413,7 +413,7 @@ def _rate(
         if calibrated.turn_model is not None:
             from crseval.judge.turn_model import embed_turns
 
-            embed_turns([it.dialogue for it in items], calibrated.turn_model.encoder, progress)
+            embed_turns([it.dialogue for it in items], calibrated.turn_model.encoder, ctx.progress)
         extra = _calibrated_scores(calibrated, probs, plan.subset, plan.covered, judges[0].name)
         fresh = [it.id for it in calibrated.unseen(plan.subset, items)]
         note = _in_sample(calibrated, len(items), len(fresh))
@@ -516,7 +516,6 @@ def meta_eval(
     calibrated,
     human: Ratings | None,
     ctx: RunContext,
-    progress: Progress = no_progress,
 ) -> tuple[Output, pd.DataFrame, str]:
     """Rate ``judged`` with ``judges`` (and the calibrated judge, where it covers an aspect; records in
     ``ctx``): (the job's Output, its meta-evaluation table, the in-sample warning or ''). With a panel the
@@ -528,7 +527,7 @@ def meta_eval(
     plan = _plan(config, judged, calibrated)
     out = Output(f"judge meta-evaluation ({judged.level} level)")
     out.signature = _signature(config, judged, judges, plan)
-    records, extra, note = _rate(config, plan, judges, ctx, progress)
+    records, extra, note = _rate(config, plan, judges, ctx)
     table = meta_eval_table(
         records, plan.subset, plan.aspects, n_boot=config.n_boot, seed=config.seed, extra=extra
     )
@@ -570,7 +569,7 @@ def run(config: JudgeMetaConfig, ctx: RunContext) -> Output:
     judges = _judges(config, ctx)
     calibrated = _usable(calibrated, config, judges, ctx)
     try:
-        out, table, note = meta_eval(config, judged, judges, calibrated, human, ctx, ctx.progress)
+        out, table, note = meta_eval(config, judged, judges, calibrated, human, ctx)
     finally:
         for j in judges:
             j.client.close()

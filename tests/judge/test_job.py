@@ -6,6 +6,7 @@ import pytest
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo
 from crseval.data.judged_types import JudgedItem, JudgedSet
+from crseval.api import context
 from crseval.judge.job import JudgeMetaConfig, meta_eval
 from crseval.judge.judging import Judge
 from crseval.llm import ChatResponse, LLMClient
@@ -53,7 +54,9 @@ def test_meta_eval_recovers_a_known_good_judge_and_reports_panels(tmp_path, judg
         Judge("noisy", LLMClient(ScriptedBackend(oracle(2.0, 2))), samples=3, temperature=0.7),
     ]
     config = JudgeMetaConfig(data=tmp_path, n_boot=200)
-    out, table, _ = meta_eval(config, judged, judges, None, None, RunStore(tmp_path / "run"))
+    out, table, _ = meta_eval(
+        config, judged, judges, None, None, context(RunStore(tmp_path / "run"))
+    )
     table = table.set_index("judge")
     assert table.loc["good", "pearson"] > 0.9 > table.loc["noisy", "pearson"]
     assert (
@@ -122,7 +125,9 @@ def test_a_calibrated_judge_joins_a_panel_as_one_more_member(tmp_path):
     config = JudgeMetaConfig(
         data=tmp_path, n_boot=50, panel=tmp_path / "panel.toml"
     )  # a panel's run
-    out, table, _ = meta_eval(config, judged, judges, calibrated, None, RunStore(tmp_path / "run"))
+    out, table, _ = meta_eval(
+        config, judged, judges, calibrated, None, context(RunStore(tmp_path / "run"))
+    )
     table = table.set_index("judge")
     name = "calibrated (turns-only)"
     assert {"good", "noisy", name, "panel mean"} <= set(table.index)
