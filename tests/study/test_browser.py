@@ -34,13 +34,25 @@ def shot(driver, name):
 
 
 def submit(driver, by: str, value: str) -> None:
-    """Click a form's button and wait for the page it leads to (the old page gone stale)."""
+    """Click a form's button and wait for the page it leads to: the old page gone stale and the new one
+    loaded. Chromium may still be swapping documents when a button is found; that click never reached the
+    page (CI saw "Node with given id does not belong to the document"), so it is found and clicked again."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support import expected_conditions as gone
     from selenium.webdriver.support.ui import WebDriverWait
 
     page = driver.find_element("tag name", "html")
-    driver.find_element(by, value).click()
-    WebDriverWait(driver, 30).until(gone.staleness_of(page))
+    for attempt in range(5):
+        try:
+            driver.find_element(by, value).click()
+            break
+        except WebDriverException as e:
+            if "does not belong to the document" not in str(e) or attempt == 4:
+                raise
+            time.sleep(0.2)
+    wait = WebDriverWait(driver, 30)
+    wait.until(gone.staleness_of(page))
+    wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def chat(driver, messages, pause):
