@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import Path
-from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
@@ -25,6 +26,9 @@ from pydantic import BaseModel
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Part, Progress, Result, no_progress
 from crseval.core.output import Output
+from crseval.core.signature import content_hash
+
+NEEDS = "needs"  # a part's input data field for a part it needs: needs.shift
 
 if TYPE_CHECKING:
     from crseval.llm import LLMClient, LLMConfig
@@ -71,13 +75,24 @@ def get_job(name: str) -> JobSpec:
 
 
 def context(
-    store: RunStore, progress: Progress = no_progress, manifest: Sequence[Part] = ()
+    store: RunStore,
+    progress: Progress = no_progress,
+    manifest: Sequence[Part] = (),
+    inputs: Mapping[str, Result] = MappingProxyType({}),
 ) -> RunContext:
-    """What a job is handed of ``store``'s run: its streams, LLM clients, artifacts, log and progress,
-    and, for a job built from others, its manifest and the runner of its parts."""
+    """What a job is handed of ``store``'s run: its streams, LLM clients, artifacts, log and progress;
+    for a job built from others, its manifest and the runner of its parts; for a part, the results of
+    the parts it needs."""
     from crseval.runs.context import RunContext
 
-    return RunContext(store, progress, tuple(manifest), partial(run_parts, store), _client)
+    return RunContext(
+        store,
+        progress,
+        tuple(manifest),
+        partial(run_parts, store),
+        _client,
+        MappingProxyType(dict(inputs)),
+    )
 
 
 def _client(config: LLMConfig, cache: str, role: str) -> LLMClient:
@@ -87,10 +102,15 @@ def _client(config: LLMConfig, cache: str, role: str) -> LLMClient:
 
 
 def execute(
-    job: JobSpec, config: BaseModel, out: str | Path | None = None, progress: Progress = no_progress
+    job: JobSpec,
+    config: BaseModel,
+    out: str | Path | None = None,
+    progress: Progress = no_progress,
+    inputs: Mapping[str, Result] = MappingProxyType({}),
 ) -> Result:
     """Run a validated config into its run directory and (re)write the run's report. The run directory's
-    writer lock is held from the run's first write until its report is written."""
+    writer lock is held from the run's first write until its report is written. ``inputs``: a part's
+    results of the parts it needs, whose records are its input data (:func:`needed_data`)."""
     from crseval.core.user_output import to_log
     from crseval.llm.usage import collecting
     from crseval.plotting import figure_formats
@@ -101,9 +121,11 @@ def execute(
 
     figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
     store = RunStore(out or run_directory(job, config))
-    store.begin(provenance(job.name, config), revise=_retrying(config))
-    manifest = tuple(job.parts(config, store.root)) if job.parts else ()
-    ctx = context(store, progress, manifest)
+    record = provenance(job.name, config)
+    record["data"] |= needed_data(inputs)
+    store.begin(record, revise=_retrying(config))
+    manifest = tuple(job.parts(config)) if job.parts else ()
+    ctx = context(store, progress, manifest, inputs)
     try:
         with collecting() as clients, to_log(store.log):  # what a CRS prints: the run's log
             output = job.run(config, ctx)
@@ -116,7 +138,14 @@ def execute(
         store.close()
     written = load_run(store.root)
     result.tables, result.records = written.tables, written.records  # read when asked for
+    result.read_json, result.digest = written.json, content_hash(store.root)
     return result
+
+
+def needed_data(inputs: Mapping[str, Result]) -> dict[str, str]:
+    """A part's input data in its provenance: each part it needs, by the content of its records — so the
+    part's signature names what it read, and it runs again when that changed."""
+    return {f"{NEEDS}.{name}": f"{name}@{result.digest}" for name, result in inputs.items()}
 
 
 def run_parts(
@@ -125,27 +154,33 @@ def run_parts(
     """Run each part of a job built from others into its folder under ``store``'s (through :func:`execute`:
     each part resumes by itself and keeps its own report), with the part's name before every progress
     line, yielding it with its result as soon as it is done. A part whose input is another part that has
-    since run again (``--retry-failed``) is computed again from it. The embedded model stays loaded from
-    the first part that uses it to the last (:func:`crseval.llm.llamacpp.held`): a manifest loads it once."""
+    since run again (``--retry-failed``) is computed again from it. Each part is handed the results of the
+    parts it needs (``Part.needs``) in memory. The embedded model stays loaded from the first part that
+    uses it to the last (:func:`crseval.llm.llamacpp.held`): a manifest loads it once."""
     import shutil
 
     from crseval.core.config import validate
     from crseval.llm.llamacpp import held
     from crseval.runs.provenance import provenance
-    from crseval.runs.revisions import derived_and_stale
+    from crseval.runs.revisions import stale
 
+    done: dict[str, Result] = {}
     with held():
         for part in manifest:
             job = get_job(part.job)
             config, folder = validate(job.config, part.config), store.path(*part.name.split("/"))
-            if derived_and_stale(folder, provenance(job.name, config), store.path()):
-                store.log(f"NOTE {part.name}: the part it reads ran again; computed again from it")
+            inputs = {name: done[name] for name in part.needs}
+            record = provenance(job.name, config)
+            record["data"] |= needed_data(inputs)
+            if stale(folder, record, NEEDS):
+                store.log(f"NOTE {part.name}: a part it reads ran again; computed again from it")
                 shutil.rmtree(folder)
 
             def labelled(title: str, total: int, name: str = part.name) -> Any:
                 return progress(f"{name}: {title}", total)
 
-            yield part, execute(job, config, folder, labelled)
+            done[part.name] = execute(job, config, folder, labelled, inputs)
+            yield part, done[part.name]
 
 
 def run_directory(job: JobSpec, config: BaseModel, default: str | Path | None = None) -> Path:
@@ -259,7 +294,7 @@ def _recorded(job: JobSpec, config: BaseModel, real: Path, export: bool = False)
 
     if job.parts is not None:
         out = []
-        for part in job.parts(config, real):
+        for part in job.parts(config):
             spec = get_job(part.job)
             cfg = validate(spec.config, part.config)
             if spec.uses_llm is not None and spec.uses_llm(cfg):

@@ -6,7 +6,6 @@ report is the card, then one section per other capability with its headline tabl
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,11 +66,11 @@ def card(config: DemoConfig) -> CardConfig:
     )
 
 
-def capabilities(config: DemoConfig, root: Path) -> list[Part]:
+def capabilities(config: DemoConfig) -> list[Part]:
     """Every capability the card does not cover, each at small size on the bundled sample."""
     sample, llm, seed = sample_dir(), config.llm.model_dump(), config.seed
     return [
-        Part("validity", "shift.validate", {"run": str(root / "shift"), "seed": seed}),
+        Part("validity", "shift.validate", {"seed": seed}, needs=("shift",)),
         Part(
             "judge",
             "judge.meta-eval",
@@ -114,10 +113,10 @@ def capabilities(config: DemoConfig, root: Path) -> list[Part]:
     ]
 
 
-def parts(config: DemoConfig, root: Path) -> list[Part]:
+def parts(config: DemoConfig) -> list[Part]:
     from crseval.card.config import parts as card_parts
 
-    return [*card_parts(card(config), root), *capabilities(config, root)]
+    return [*card_parts(card(config)), *capabilities(config)]
 
 
 def run(config: DemoConfig, ctx: RunContext) -> Output:

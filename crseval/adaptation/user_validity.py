@@ -186,15 +186,12 @@ def also_notes(reference: Reference, others: dict[str, Reference]) -> list[str]:
     return notes
 
 
-def own_words_note(run: Path, reference: str) -> str | None:
-    """A warning where the run's simulated users were worded from the reference's own users (its
-    ``simulator.phrases`` and the reference are the same file, or one holds the other): the classifier then
-    meets real turns it has seen in the simulated ones, and its AUC is optimistic."""
-    import json
-
-    try:
-        saved = json.loads((run / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+def own_words_note(saved: dict | None, reference: str) -> str | None:
+    """A warning where the run's simulated users (``saved``: its config.json) were worded from the
+    reference's own users (its ``simulator.phrases`` and the reference are the same file, or one holds the
+    other): the classifier then meets real turns it has seen in the simulated ones, and its AUC is
+    optimistic."""
+    if not isinstance(saved, dict):
         return None
     phrases = ((saved.get("config") or {}).get("simulator") or {}).get("phrases", "bundled")
     if phrases in ("bundled", "sample") or reference == "sample":

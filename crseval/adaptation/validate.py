@@ -5,12 +5,16 @@ real users in four pillars; the measurements are in :mod:`crseval.adaptation.val
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from crseval.adaptation import discriminators as D
 from crseval.adaptation.tas import TASParams
+from crseval.adaptation.scoring import STREAM
 from crseval.adaptation.validate_config import ValidateConfig
 from crseval.adaptation.user_validity import (
     USER_TABLES,
@@ -22,7 +26,7 @@ from crseval.adaptation.user_validity import (
     user_validity_output,
 )
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress, no_progress
+from crseval.core.job import JobSpec
 from crseval.core.output import Output
 from crseval.runs.context import RunContext
 from crseval.runs.view import Run
@@ -49,24 +53,51 @@ def _sample(texts: list[str], n: int, seed: int) -> list[str]:
     return [texts[i] for i in sorted(idx)]
 
 
-def _records(run: Path) -> tuple[Run, list[dict]]:
-    from crseval.adaptation.job import sessions
+@dataclass
+class _ShiftRun:
+    """The shift run validated: a run directory named on the command line, or a card's shift part handed
+    over in memory."""
 
-    src = Run(run) if run.exists() else None  # a file is refused by Run
-    records = [r for r in sessions(src) if not r.get("errors") and r["turns"]] if src else []
-    if not records:
+    name: str  # in the signature: the folder's or the part's name
+    records: list[dict]  # its scored sessions
+    scoring: dict[str, Any]  # its scoring.json
+    saved: dict | None  # its config.json
+    skipped: int = 0  # damaged lines of its records left out
+
+
+def _shift_run(config: ValidateConfig, ctx: RunContext) -> _ShiftRun:
+    from crseval.adaptation.job import SCORING, scoring_of, sessions
+    from crseval.core.order import in_key_order
+
+    if config.run is not None:
+        where, found = config.run, []
+        run = _ShiftRun(where.name, [], {}, None)
+        if where.exists():
+            src = Run(where)  # a file is refused
+            found = sessions(src)
+            run.saved, run.skipped = src.config, src.skipped_lines
+    elif len(ctx.inputs) == 1:
+        ((name, result),) = ctx.inputs.items()
+        found = in_key_order(result.records(STREAM))
+        run = _ShiftRun(name, found, result.read_json(SCORING), result.read_json("config.json"))
+        where = Path(name)
+    else:
+        raise CrsevalError("no shift run to validate", field="run", fix="name a run directory")
+    run.records = [r for r in found if not r.get("errors") and r["turns"]]
+    if not run.records:
         raise CrsevalError(
             "no scored sessions in this run directory",
-            file=run / "records" / "results.jsonl",
+            file=where / "records" / f"{STREAM}.jsonl",
             fix="pass the directory of a `crseval shift run` or `crseval shift score`",
         )
-    return src, records
+    run.scoring = run.scoring or scoring_of(where)
+    return run
 
 
-def _skipped(src: Run, run: Path) -> str:
+def _skipped(run: _ShiftRun) -> str:
     """A note where the source run's records had damaged lines (not JSON) that were left out."""
-    n = src.skipped_lines
-    where = f"{run.name}/records/results.jsonl"
+    n = run.skipped
+    where = f"{run.name}/records/{STREAM}.jsonl"
     return f"{n} damaged line{'s' * (n != 1)} of {where} skipped (not JSON)." if n else ""
 
 
@@ -91,16 +122,15 @@ def _headline(leak: pd.DataFrame, follow: pd.DataFrame, like: pd.DataFrame) -> p
 
 
 def validate(config: ValidateConfig, ctx: RunContext) -> Output:
-    from crseval.adaptation.job import scoring_of
     from crseval.data.kb import load_kb
     from crseval.text.embed import get_embedder
 
-    src, records = _records(config.run)
-    run_cfg = scoring_of(src.root)
+    run = _shift_run(config, ctx)
+    records, run_cfg = run.records, run.scoring
     if isinstance(run_cfg.get("kb"), dict):
         raise CrsevalError(
             "the run was scored against a catalogue per CRS; simulator validity reads one",
-            file=src.root,
+            file=config.run or Path(run.name),
             fix="validate a run of simulated users (`crseval shift run`), scored against one catalogue",
         )
     kb = load_kb(run_cfg.get("kb"))
@@ -109,16 +139,14 @@ def validate(config: ValidateConfig, ctx: RunContext) -> Output:
     others = read_others(config.also)
     also = also_notes(reference, others)
     out = Output("Simulator validity per model (human split half = the floor)")
-    part, notes, sig_part = simulator_checks(
-        ctx, records, kb, run_cfg.get("scoring", {}), ds, config, ctx.progress
-    )
+    part, notes, sig_part = simulator_checks(ctx, run, kb, ds, config)
     out.add(part)
     head, follow = part.tables["shift_validity"], part.tables["shift_following"]
     tick = ctx.progress("comparing the simulated users with real users (four pillars)", 1)
     tables, more = user_validity(records, kb, reference, get_embedder(), config, others)
     tick(1)
     more += also
-    more += filter(None, [own_words_note(config.run, config.human), _skipped(src, config.run)])
+    more += filter(None, [own_words_note(run.saved, config.human), _skipped(run)])
     worst = D.worst(tables["shift_user_discriminator"])  # per model, the panel's best discriminator
     head = head.merge(
         worst[["source", *AUC, "member"]].rename(
@@ -128,10 +156,10 @@ def validate(config: ValidateConfig, ctx: RunContext) -> Output:
         how="left",
     )
     out.table("shift_validity", head)
-    out.add(user_validity_output(tables, more, reference.name, str(config.run)))
+    out.add(user_validity_output(tables, more, reference.name, str(config.run or run.name)))
     sig_part["reference"] = ", ".join([reference.name, *(r.name for r in others.values())])
     out.signature = {
-        "data": f"{config.run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",
+        "data": f"{run.name}|human:{ds.info.signature()}|kb:{kb.info.signature()}",
         "metric": sig_part,
     }
     out.summary, out.notes = head.round(3), notes + more
@@ -175,23 +203,18 @@ def _sweep_scoring(scoring: dict):
 
 
 def simulator_checks(
-    ctx: RunContext,
-    records: list[dict],
-    kb,
-    scoring: dict,
-    ds,
-    config: ValidateConfig,
-    progress: Progress = no_progress,
+    ctx: RunContext, run: _ShiftRun, kb, ds, config: ValidateConfig
 ) -> tuple[Output, list[str], dict]:
-    """The simulated users of ``records`` against the user turns of ``ds`` (``ctx``: the run, whose cache
+    """The simulated users of ``run`` against the user turns of ``ds`` (``ctx``: the run, whose cache
     the scorer may use): (the tables — ``shift_validity`` the headline — and the report section, notes, the
     metric part of a signature)."""
     from crseval.adaptation.scoring import build_scorer
     from crseval.adaptation.validity import detector_sweep, leakage, shift_following
     from crseval.text.embed import get_embedder
 
-    max_turns, seed = config.max_turns, config.seed
-    tick = progress("validating the simulator (leakage, shifts, human-likeness, detector)", 4)
+    max_turns, seed, records = config.max_turns, config.seed, run.records
+    scoring = run.scoring.get("scoring", {})
+    tick = ctx.progress("validating the simulator (leakage, shifts, human-likeness, detector)", 4)
     leak = leakage(records, kb)
     tick(1)
     follow = shift_following(records)
@@ -214,7 +237,7 @@ def simulator_checks(
     notes = [_sweep_note(sweep)]
     out.section(
         "Simulator validity",
-        f"The simulated users of {config.run} against {len(ds)} human dialogues ({ds.info.name}). "
+        f"The simulated users of {config.run or run.name} against {len(ds)} human dialogues ({ds.info.name}). "
         "Leakage: user turns naming a title the CRS had not named. Shift following: logged shifts "
         "whose new value the user states / whose old value comes back before the next shift. "
         "Human-likeness: words per turn, rule-based dialogue acts (total-variation distance), the "

@@ -13,9 +13,10 @@ from crseval.core.config import split_commas
 
 class ValidateConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    run: Path = Field(
-        ...,
-        description="A `shift run` or `shift score` run directory.",
+    run: Path | None = Field(
+        None,
+        description="A `shift run` or `shift score` run directory (a card's validity part is handed its "
+        "shift part instead).",
         json_schema_extra={"argument": True},
     )
     human: str = Field(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
@@ -21,9 +21,6 @@ from crseval.core.job import Part
 from crseval.llm import LLMConfig
 from crseval.simulation.references import BEHAVIOUR
 from crseval.simulation.targets import Target, given, split_target, target_input
-
-if TYPE_CHECKING:
-    pass
 
 CARD_REFERENCES = ("template", "stubborn", "hallucinator", "llm")
 REFERENCES = {  # what each reference does, in words (the reference CRSs' own, and the LLM CRS)
@@ -259,9 +256,10 @@ def _behavior(config: CardConfig, system: str) -> dict[str, Any]:
     return {"data": config.data, "system": plugin, "retry_failed": config.retry_failed}
 
 
-def parts(config: CardConfig, root: Path) -> list[Part]:
-    """The card's manifest: which job runs with which config into which part of ``root``. The sessions
-    hold the references and the known groups of every metric on the card (:data:`crseval.card.rows.ROWS`)."""
+def parts(config: CardConfig) -> list[Part]:
+    """The card's manifest: which job runs with which config as which part, and which earlier parts'
+    results each needs (the dialogues and the validity read the sessions). The sessions hold the
+    references and the known groups of every metric on the card (:data:`crseval.card.rows.ROWS`)."""
     from crseval.card.rows import known_groups
 
     def systems(llm: bool) -> list[str]:
@@ -270,26 +268,18 @@ def parts(config: CardConfig, root: Path) -> list[Part]:
             *dict.fromkeys([*known_groups(llm), *(r for r in config.references if r != "llm")]),
         ]
 
-    plain = systems(llm=False)
+    catalog = {"catalog": config.kb or "sample"}
     out = [
-        Part("shift", "shift.run", _shift(config, plain, llm=False)),
-        Part(
-            "dialogues",
-            "dialogues.metrics",
-            {"data": [str(root / "shift")], "catalog": config.kb or "sample"},
-        ),
+        Part("shift", "shift.run", _shift(config, systems(llm=False), llm=False)),
+        Part("dialogues", "dialogues.metrics", catalog, needs=("shift",)),
     ]
     if config.human:
-        validity = {"run": str(root / "shift"), "human": config.human, "seed": config.seed}
-        out.append(Part("validity", "shift.validate", validity | {"n_boot": config.n_boot}))
+        validity = {"human": config.human, "seed": config.seed, "n_boot": config.n_boot}
+        out.append(Part("validity", "shift.validate", validity, needs=("shift",)))
     if config.with_llm:
         out += [
             Part("shift-llm", "shift.run", _shift(config, [*systems(llm=True), "llm"], llm=True)),
-            Part(
-                "dialogues-llm",
-                "dialogues.metrics",
-                {"data": [str(root / "shift-llm")], "catalog": config.kb or "sample"},
-            ),
+            Part("dialogues-llm", "dialogues.metrics", catalog, needs=("shift-llm",)),
         ]
     out += [
         Part(f"behavior/{s}", "behavior.run", _behavior(config, s))

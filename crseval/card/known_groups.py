@@ -7,7 +7,6 @@ own direction — with a 95 % CI from resampling sessions, and whether the expec
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
@@ -83,7 +82,7 @@ def _part(config: KnownGroupsConfig, name: str, sessions: int, turns: int, judge
     )
 
 
-def parts(config: KnownGroupsConfig, root: Path) -> list[Part]:
+def parts(config: KnownGroupsConfig) -> list[Part]:
     out = [
         _part(config, f"turns-{n}", config.sessions, n, {"enabled": False})
         for n in dict.fromkeys(config.lengths)

@@ -4,7 +4,6 @@ measured in the same run (template follows the user, stubborn ignores the user).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -330,7 +329,7 @@ def card_output(config: CardConfig, done: Parts) -> Output:
 def _section_text(
     config: CardConfig, catalogue: str, rests: list[str], silent: str, tested: str, users: str
 ) -> str:
-    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config, Path()))
+    links = ", ".join(f"[{p.name}]({p.name}/report.html)" for p in parts(config))
     refs = "; ".join(
         f"**{r}**: {config.describe(r)}"
         for r in dict.fromkeys([*config.references, *known_groups(False)])

@@ -143,9 +143,10 @@ def _field_param(name: str, field: Any) -> inspect.Parameter:
         default = ",".join(map(str, default))
     help_ = field.description or ""
     if extra.get("argument"):
-        info = typer.Argument(
-            ... if field.is_required() else default, help=help_, show_default=False
-        )
+        # a positional argument without a default to stand for it is one the command needs (a card's
+        # part may be handed its input in memory instead: dialogues metrics' data)
+        needed = field.is_required() or default in ("", None)
+        info = typer.Argument(... if needed else default, help=help_, show_default=False)
         if _is_list(
             field.annotation
         ):  # a list argument takes one or more values: `crseval arena a.csv b.csv`

@@ -49,8 +49,13 @@ class Result:
     failures: str = (
         ""  # what failed (a CRS, a plug-in, an LLM call) — non-empty makes the CLI exit 1
     )
-    # the run's records of a stream (``records/STREAM.jsonl``), for a job built from this one
+    # the run's records of a stream (``records/STREAM.jsonl``) and a JSON file it kept (``scoring.json``,
+    # ``config.json``: None where it has none), read when a job built from this one asks for them
     records: Callable[[str], list[dict[str, Any]]] = field(default=lambda stream: [], repr=False)
+    read_json: Callable[[str], Any] = field(default=lambda name: None, repr=False)
+    digest: str = (
+        ""  # a hash of the run's records: what a part that needs this one records as its input
+    )
 
     @property
     def signature_line(self) -> str:
@@ -59,11 +64,14 @@ class Result:
 
 @dataclass(frozen=True)
 class Part:
-    """One (job, config) of a job built from others, run into ``name`` under its run directory."""
+    """One (job, config) of a job built from others, run into ``name`` under its run directory. ``needs``
+    names the earlier parts whose :class:`Result` it reads: the runner hands them over in memory
+    (``ctx.inputs``), never their folders, and runs the part again when one of them has changed."""
 
     name: str
     job: str
     config: dict[str, Any]
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,8 +93,8 @@ class JobSpec:
     # cheap checks of what the config names (a plug-in's import) run before the plan, so that --dry-run
     # and the plan fail on them at once, in one line
     check: Callable[[Any], None] | None = None
-    # a job built from others: its manifest for a config and its run directory (planned part by part)
-    parts: Callable[[Any, Path], list[Part]] | None = None
+    # a job built from others: its manifest for a config (planned part by part)
+    parts: Callable[[Any], list[Part]] | None = None
 
     def default_out(self, config: BaseModel) -> Path:
         return Path(self.default(config)) if callable(self.default) else Path(self.default)

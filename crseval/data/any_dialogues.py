@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crseval.core.errors import CrsevalError
 from crseval.core.types import Dialogue, Role, Utterance
 from crseval.data.io import DatasetInfo, dataset_info, existing
 from crseval.data.turn_table import is_turn_table
+
+if TYPE_CHECKING:
+    from crseval.core.job import Result
 
 
 @dataclass
@@ -154,6 +157,20 @@ def _sessions(p: Path) -> DialogueSource:
     info.notes += notes[:20] + (
         [f"… and {len(notes) - 20} more repairs"] if len(notes) > 20 else []
     )
+    return _session_dialogues(records, info)
+
+
+def part_sessions(name: str, result: Result) -> DialogueSource:
+    """The sessions an earlier part of the same manifest ran (``shift``), from its result — never its
+    folder; signed as that run directory is (its records' content)."""
+    from crseval.data.session_logs import RUN_RECORDS, own_sessions
+
+    where = Path(name, "records", f"{RUN_RECORDS}.jsonl")
+    records = own_sessions(enumerate(result.records(RUN_RECORDS), 1), where)
+    return _session_dialogues(records, DatasetInfo("sessions", name, result.digest))
+
+
+def _session_dialogues(records: list[dict], info: DatasetInfo) -> DialogueSource:
     out = []
     for r in records:
         utts = [

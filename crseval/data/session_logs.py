@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from crseval.core.keys import key
 from crseval.core.errors import CrsevalError
@@ -40,7 +40,7 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
             "no such file or directory", file=p, fix="pass a log file, a folder of logs or a run"
         )
     if p.is_dir():
-        own = p / "records" / "results.jsonl"
+        own = p / "records" / f"{RUN_RECORDS}.jsonl"
         if own.exists():
             return _own(own), []
         files = sorted(p.glob("*.json")) + sorted(p.glob("*.jsonl"))
@@ -88,9 +88,17 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
     return sessions, notes
 
 
+RUN_RECORDS = "results"  # the stream of a shift run's session records: records/results.jsonl
+
+
 def _own(path: Path) -> list[dict[str, Any]]:
+    return own_sessions(read_jsonl(path), path)
+
+
+def own_sessions(lines: Iterable[tuple[int, Any]], path: Path) -> list[dict[str, Any]]:
+    """crseval's session records ((line, record) pairs of ``path``), checked, in key order."""
     out = []
-    for line, rec in read_jsonl(path):
+    for line, rec in lines:
         if (
             not isinstance(rec, dict)
             or not isinstance(rec.get("turns"), list)

@@ -21,7 +21,7 @@ from crseval.core.config import CommaList
 from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec, Progress
 from crseval.core.output import Output
-from crseval.data.any_dialogues import DialogueSource, read_dialogues
+from crseval.data.any_dialogues import DialogueSource, part_sessions, read_dialogues
 from crseval.data.base import ItemCatalog
 from crseval.data.catalogs import load_catalog
 from crseval.data.catalogue_note import catalogue_line, outside_lines
@@ -43,7 +43,7 @@ class DialogueMetricsConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     data: CommaList = Field(
-        ...,
+        [],
         description="Dialogue sources: ReDial *.jsonl, INSPIRED *.tsv, AB-ReDial, USS-ReDial, "
         "CRSArena-Eval or arena dialogue JSON, a shift run, session logs, or "
         "'sample'; several are read together.",
@@ -273,7 +273,15 @@ def method() -> str:
 
 
 def run(config: DialogueMetricsConfig, ctx: RunContext) -> Output:
+    """The metrics of ``config.data``'s dialogues and, in a card, of the sessions its shift part ran."""
     sources = [read_dialogues(p) for p in config.data]
+    sources += [part_sessions(name, result) for name, result in ctx.inputs.items()]
+    if not sources:
+        raise CrsevalError(
+            "no dialogues to measure",
+            field="data",
+            fix="name a dialogue file or folder (or 'sample')",
+        )
     catalog = load_catalog(config.catalog)
     reference = [read_dialogues(p) for p in config.popularity] if config.popularity else None
     data = (

@@ -2,10 +2,11 @@
 
 A job reads and writes its work through named things — its record streams (resumable), its LLM clients
 (which share the run's cache), :meth:`RunContext.artifact` (the one writable path: a fitted judge, a pair
-model, ``scoring.json``), its log, progress and cancellation, and, for a job built from others, its
-manifest and the runner that runs each part. It has no root, no ``path`` and no way to write a table,
-figure or report section: those the runner writes from the :class:`~crseval.core.output.Output` the job
-returns (:func:`crseval.runs.writer.write_output`), so "a job writes no table" holds by construction.
+model, ``scoring.json``), its log, progress and cancellation. A job built from others also has its
+manifest and the runner of its parts; a part has the results of the earlier parts it needs (``inputs``).
+It has no root, no ``path`` and no way to write a table, figure or report section: those the runner writes
+from the :class:`~crseval.core.output.Output` the job returns (:func:`crseval.runs.writer.write_output`),
+so "a job writes no table" holds by construction.
 
 The runner (:func:`crseval.api.execute`) takes the run directory's writer lock before the job runs and
 releases it after the report is written.
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from crseval.core import cancel
 from crseval.core.job import Part, Progress, Result, no_progress
@@ -50,6 +52,8 @@ class RunContext:
     _clients: Clients = field(
         default=_no_clients, repr=False
     )  # crseval.llm's (a layer beside this)
+    # a part of a job built from others: the Results of the earlier parts it needs (Part.needs), by name
+    inputs: Mapping[str, Result] = field(default_factory=lambda: MappingProxyType({}))
 
     def stream(self, name: str) -> Stream:
         """The run's records of ``name`` (``records/<name>.jsonl``), with resumable work over them."""

@@ -1,6 +1,6 @@
 """A run's CRS code that changed since it began: under ``--retry-failed`` a fixed file is a *revision*
-(recorded, and it answers what runs again), not another run; and a manifest part whose input is another
-part that ran again is *stale*, computed again rather than refused."""
+(recorded, and it answers what runs again), not another run; and a manifest part that needs another part
+which ran again is *stale*, computed again rather than refused."""
 
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ def revisions(old: dict[str, Any], record: dict[str, Any]) -> list[dict[str, str
     return [{"field": k, "from": before[k], "to": after[k], "date": when} for k in changed]
 
 
-def derived_and_stale(folder: Path, record: dict[str, Any], inside: Path) -> bool:
-    """Whether the run in ``folder`` is ``record``'s but for input data that lies inside ``inside`` — another
-    part of the same manifest, since run again (a card's dialogues read its sessions): such a run is
-    derived, and is computed again rather than refused."""
+def stale(folder: Path, record: dict[str, Any], needs: str) -> bool:
+    """Whether the run in ``folder`` is ``record``'s but for the content of a part it needs (its input
+    data fields ``needs.NAME``): that part ran again since (``--retry-failed``), so this one is computed
+    again from it rather than refused."""
     try:
         old = read_json(folder / "config.json") if (folder / "config.json").is_file() else None
     except CrsevalError:
@@ -47,14 +47,4 @@ def derived_and_stale(folder: Path, record: dict[str, Any], inside: Path) -> boo
         return False
     before, after = old.get("data") or {}, new["data"]
     changed = [k for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
-
-    def named(field: str) -> Any:
-        node: Any = new["config"]
-        for part in field.split("."):
-            node = node[int(part)] if isinstance(node, list) else (node or {}).get(part)
-        return node
-
-    root = inside.resolve()
-    return bool(changed) and all(
-        isinstance(named(k), str) and root in Path(named(k)).resolve().parents for k in changed
-    )
+    return bool(changed) and all(k.startswith(f"{needs}.") for k in changed)

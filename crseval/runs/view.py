@@ -166,18 +166,18 @@ class Run:
         self.tables: Mapping[str, pd.DataFrame] = _Tables(self.root / "tables")
         self.skipped_lines = 0
 
-    def _json(self, name: str) -> Any:
+    def json(self, name: str) -> Any:
         """A JSON file of the run, None where it has none."""
         p = self.root / name
         return read_json(p) if p.is_file() else None
 
     @property
     def signature(self) -> dict[str, Any] | None:
-        return self._json("signature.json")
+        return self.json("signature.json")
 
     @property
     def config(self) -> dict[str, Any] | None:
-        return self._json("config.json")
+        return self.json("config.json")
 
     def path(self, *parts: str) -> Path:
         """A path inside the run directory; anything that would escape it is refused."""

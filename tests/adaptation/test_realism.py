@@ -123,7 +123,6 @@ def test_the_figure_draws_both_pillars(tmp_path, figures):
 
 
 def test_a_run_worded_from_the_reference_itself_is_flagged(tmp_path):
-    import json
 
     from crseval.adaptation.user_validity import own_words_note
 
@@ -131,18 +130,15 @@ def test_a_run_worded_from_the_reference_itself_is_flagged(tmp_path):
     arena.mkdir()
     (arena / "crs_arena_dial_open.json").write_text("[]")
 
-    def run(phrases):
-        folder = tmp_path / phrases.replace("/", "_")
-        folder.mkdir()
-        saved = {"config": {"simulator": {"phrases": phrases}}, "cwd": str(tmp_path)}
-        (folder / "config.json").write_text(json.dumps(saved))
-        return folder
+    def run(phrases):  # the run's config.json
+        return {"config": {"simulator": {"phrases": phrases}}, "cwd": str(tmp_path)}
 
     own = run("arena/crs_arena_dial_open.json")
     assert "optimistic" in own_words_note(own, str(arena))  # the file inside the reference folder
     assert "optimistic" in own_words_note(own, str(arena / "crs_arena_dial_open.json"))
     assert own_words_note(own, str(tmp_path / "other.json")) is None
     assert own_words_note(run("bundled"), str(arena)) is None
+    assert own_words_note(None, str(arena)) is None  # a run without its config.json
 
 
 def test_the_discriminator_folds_no_finer_than_its_users_allow():

@@ -66,6 +66,8 @@ def test_the_card_prints_every_dimension_with_cis_and_the_known_groups(card):
     assert (out / "report.html").is_file() and "card_differences" in listed_figures(out)
     for part in ("shift", "dialogues", "behavior/my_crs", "behavior/template", "behavior/stubborn"):
         assert (out / part / "report.html").is_file(), part
+    dialogues = json.loads((out / "dialogues" / "config.json").read_text())  # handed the sessions
+    assert dialogues["config"]["data"] == [] and "needs.shift" in dialogues["data"]
 
 
 def test_the_card_scores_are_the_parts_own_numbers(card):

@@ -55,7 +55,7 @@ def test_a_toy_capability_needs_no_code_that_writes_signs_or_reports(tmp_path):
     assert result.signature["data"] == "toy@1" and result.signature["unit"] == "words"
     assert result.signature["job"] == "toy" and len(result.signature["config"]) == 12
     assert "|data:toy@1|unit:words" in result.signature_line
-    sections = load_run(tmp_path / "run")._json("report_sections.json")
+    sections = load_run(tmp_path / "run").json("report_sections.json")
     assert sections[0]["tables"] == [["toy_lengths", "How long each text is, in words"]]
     assert "Toy lengths" in result.report.read_text(encoding="utf-8")
 

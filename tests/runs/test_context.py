@@ -75,4 +75,61 @@ def test_the_writer_lock_is_held_until_the_report_is_written(tmp_path, monkeypat
         Nothing(),
         tmp_path / "run",
     )
-    assert held_while_reporting == [True] and not _HELD
+    assert held_while_reporting == [True]
+    assert (tmp_path / "run").resolve() not in _HELD  # (other tests' open stores may hold theirs)
+
+
+class Count(BaseModel):
+    n: int = 1
+
+
+def test_a_part_is_handed_the_results_it_needs_and_runs_again_when_they_change(
+    tmp_path, monkeypatch
+):
+    """Issue #95: a step gets the Results it needs, never another part's folder; its provenance names
+    what it read, by content, so a changed input part computes it again instead of refusing."""
+    import json
+
+    import crseval.api as api
+    from crseval.core.job import Part
+
+    seen = []
+
+    def sessions(config, ctx):
+        ctx.stream("results").run([(str(i), i) for i in range(config.n)], lambda i: {"i": i})
+        return Output("sessions", signature={"data": "none"})
+
+    def reads(config, ctx):
+        ((name, result),) = ctx.inputs.items()
+        seen.append((name, len(result.records("results"))))
+        return Output("reads", signature={"data": "none"})
+
+    jobs = {"t.sessions": JobSpec("t.sessions", Count, sessions, "x", "", ""),
+            "t.reads": JobSpec("t.reads", Nothing, reads, "x", "", "")}  # fmt: skip
+    monkeypatch.setattr(api, "get_job", jobs.__getitem__)
+
+    def manifest(n):
+        parts = [
+            Part("sessions", "t.sessions", {"n": n}),
+            Part("reads", "t.reads", {}, ("sessions",)),
+        ]
+        return JobSpec(
+            "t.card", Nothing, lambda c, ctx: _run_all(ctx), "x", "", "", parts=lambda c: parts
+        )
+
+    def _run_all(ctx):
+        list(ctx.run_parts())
+        return Output("card", signature={"data": "none"})
+
+    execute(manifest(2), Nothing(), tmp_path / "run")
+    record = json.loads((tmp_path / "run" / "reads" / "config.json").read_text())
+    assert record["config"] == {} and set(record["data"]) == {"needs.sessions"}
+    assert record["data"]["needs.sessions"].startswith("sessions@")
+    execute(manifest(2), Nothing(), tmp_path / "run")  # resumed: the same input, not refused
+    with pytest.raises(Exception, match="different"):  # the input part itself is another run
+        execute(manifest(3), Nothing(), tmp_path / "run")
+    assert seen == [("sessions", 2), ("sessions", 2)]
+    (tmp_path / "run" / "sessions" / "records" / "results.jsonl").open("a").write('{"key": "9"}\n')
+    execute(manifest(2), Nothing(), tmp_path / "run")  # its input changed: computed again from it
+    assert seen[-1] == ("sessions", 3)
+    assert "computed again from it" in (tmp_path / "run" / "run.log").read_text()
