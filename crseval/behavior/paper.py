@@ -24,7 +24,6 @@ from sklearn.model_selection import GroupKFold, KFold
 
 from crseval.behavior.implicit import PairCV, evaluate_pairs
 from crseval.behavior.pairs import make_pairs
-from crseval.core.job import Progress
 from crseval.runs.context import RunContext
 
 UNITS = "paper_units"
@@ -43,9 +42,7 @@ class PaperDesign:
     epochs: int
 
 
-def _train(
-    ctx: RunContext, unit: str, pairs: pd.DataFrame, seed: int, epochs: int, progress: Progress
-):
+def _train(ctx: RunContext, unit: str, pairs: pd.DataFrame, seed: int, epochs: int):
     """A cross-encoder trained on ``pairs`` for ``epochs`` in ``paper/<unit>/`` (resumed from its
     checkpoint)."""
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
@@ -54,7 +51,7 @@ def _train(
     model = CrossEncoderPairClassifier(seed=seed, epochs=epochs)
     model.fit(
         pairs,
-        progress(f"paper design: {unit} (pairs × epochs)", len(pairs) * epochs),
+        ctx.progress(f"paper design: {unit} (pairs × epochs)", len(pairs) * epochs),
         checkpoint=folder / "checkpoint.pt",
     )
     return model, folder
@@ -64,15 +61,14 @@ def _folds(
     sentences: pd.DataFrame,
     pool: pd.DataFrame,
     protocol: str,
-    k: int,
-    n: int,
     hard: int,
     fold_maps: list[dict[str, str]] | None,
-    seed: int,
+    run: PaperDesign,
 ):
     """(train pairs, test pairs) per fold: the paper's random split of one pool of pairs, or pairs built
     separately from training and held-out dialogues (the same design and counts; hard negatives by
     each fold's map, made from its training dialogues alone)."""
+    k, n, seed = run.folds, run.pairs, run.seed
     if protocol == "random":
         for train, test in KFold(k, shuffle=True, random_state=seed).split(pool):
             yield pool.iloc[train], pool.iloc[test]
@@ -107,10 +103,9 @@ def _cv(
     rep,
     fold_maps: list[dict[str, str]] | None,
     run: PaperDesign,
-    progress: Progress,
 ) -> list[dict]:
     """One design's ``pair_cv`` rows (``hard`` hard negatives), one per protocol."""
-    n, k, seed, epochs = run.pairs, run.folds, run.seed, run.epochs
+    n, seed, epochs = run.pairs, run.seed, run.epochs
     records = ctx.stream(UNITS)
     pool = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
     rows = []
@@ -119,7 +114,7 @@ def _cv(
 
     def fold(w) -> dict:
         unit, f, train, test = w
-        model, folder = _train(ctx, unit, train, seed + f, epochs, progress)
+        model, folder = _train(ctx, unit, train, seed + f, epochs)
         trained.append(folder)
         return {**evaluate_pairs(model, test), "train_pairs": len(train)}
 
@@ -128,7 +123,7 @@ def _cv(
         work = [
             (unit, (unit, f, train, test))
             for f, (train, test) in enumerate(
-                _folds(sentences, pool, protocol, k, n, hard, fold_maps, seed)
+                _folds(sentences, pool, protocol, hard, fold_maps, run)
             )
             for unit in [f"{design}-{protocol}-fold{f + 1}"]
         ]
@@ -157,7 +152,6 @@ def _final(
     hard: int,
     rep,
     run: PaperDesign,
-    progress: Progress,
 ):
     """The design's model on all of ``run.pairs`` pairs, saved in ``paper/<design>/`` (loaded when already
     there)."""
@@ -169,7 +163,7 @@ def _final(
         model = CrossEncoderPairClassifier.load(folder)
     else:
         pairs = make_pairs(sentences, n, hard=hard, hard_classes=rep.hard_classes(), seed=seed)
-        model, folder = _train(ctx, design, pairs, seed, epochs, progress)
+        model, folder = _train(ctx, design, pairs, seed, epochs)
         model.save(
             folder,
             {
@@ -194,20 +188,15 @@ def paper_rows(
     fold_maps: list[dict[str, str]] | None,
     ood: pd.DataFrame | None,
     ood_name: str,
-    progress: Progress,
 ) -> list[dict]:
     """The paper design's rows of the ``pair_cv`` table: CV per design and protocol, then OOD (Table 5)."""
     designs = [("Original", 0), ("Mixed-hard", run.hard)]
-    rows = [
-        r
-        for name, h in designs
-        for r in _cv(ctx, sentences, name, h, rep, fold_maps, run, progress)
-    ]
-    finals = {name: _final(ctx, sentences, name, h, rep, run, progress) for name, h in designs}
+    rows = [r for name, h in designs for r in _cv(ctx, sentences, name, h, rep, fold_maps, run)]
+    finals = {name: _final(ctx, sentences, name, h, rep, run) for name, h in designs}
     if ood is not None:
         from crseval.behavior.reuse import ood_table_rows
 
         rows += ood_table_rows(
-            finals, ood, ood_name, run.seed, tag=", paper design", progress=progress
+            finals, ood, ood_name, run.seed, tag=", paper design", progress=ctx.progress
         )
     return [{**r, "encoder": "MiniLM cross-encoder (fine-tuned, [SEP] pair)"} for r in rows]

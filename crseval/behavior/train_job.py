@@ -5,15 +5,16 @@ out-of-distribution pairs and the MiniLM cross-encoder; the final model is saved
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Callable, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from crseval.behavior.job import data_field, dialogues, split
 from crseval.core.errors import CrsevalError
-from crseval.core.job import JobSpec, Progress
+from crseval.core.job import JobSpec
 from crseval.core.output import Output
 from crseval.runs.context import RunContext
 
@@ -83,15 +84,37 @@ class TrainConfig(BaseModel):
     seed: int = Field(0, description="Seed for pairs and models.")
 
 
-def _cross_encoder_row(config: TrainConfig, ds, emb, ctx: RunContext, progress: Progress) -> dict:
+@dataclass(frozen=True)
+class _Labelled:
+    """What a training run learns from: the labelled dialogues, the frozen embedder, their labelled
+    sentences, the strategy classifier's report on them (its hard classes) and the OOD file's sentences."""
+
+    ds: Any
+    emb: Any
+    sentences: pd.DataFrame
+    ood: pd.DataFrame | None
+    rep: Any = None
+
+
+@dataclass(frozen=True)
+class _Encoder:
+    """The pair model's sentence encoder: its description, its fine-tuning settings (None: frozen) and
+    ``make(sentences, what)``, the embedder for a set of training sentences."""
+
+    name: str
+    fine_tuning: dict | None
+    make: Callable[[pd.DataFrame, str], Any]
+
+
+def _cross_encoder_row(config: TrainConfig, data: _Labelled, ctx: RunContext) -> dict:
     from crseval.behavior.classifier import evaluate_classifier, labelled_sentences
     from crseval.behavior.cross_encoder import CrossEncoderPairClassifier
     from crseval.behavior.implicit import evaluate_pairs
     from crseval.behavior.pairs import make_pairs
 
-    train_d, test_d = split(ds, "test")
+    train_d, test_d = split(data.ds, "test")
     train_s = labelled_sentences(train_d)
-    hard = evaluate_classifier(train_s, emb, seed=config.seed, lexical=config.lexical)
+    hard = evaluate_classifier(train_s, data.emb, seed=config.seed, lexical=config.lexical)
     tr = make_pairs(
         train_s,
         config.cross_encoder_pairs,
@@ -100,7 +123,7 @@ def _cross_encoder_row(config: TrainConfig, ds, emb, ctx: RunContext, progress: 
         seed=config.seed,
     )
     ce = CrossEncoderPairClassifier(seed=config.seed).fit(
-        tr, progress("fine-tuning the cross-encoder", len(tr))
+        tr, ctx.progress("fine-tuning the cross-encoder", len(tr))
     )
     res = evaluate_pairs(ce, make_pairs(labelled_sentences(test_d), 4000, seed=config.seed + 1))
     ce.save(
@@ -117,13 +140,12 @@ def _cross_encoder_row(config: TrainConfig, ds, emb, ctx: RunContext, progress: 
     }
 
 
-def _encoders(config: TrainConfig, emb, ctx: RunContext, progress: Progress):
-    """(the encoder's description, its fine-tuning settings, make(sentences, what) -> Embedder): the frozen
-    embedder, or the encoder fine-tuned on exactly those sentences' strategic ones — once per set of sentences,
+def _encoder(config: TrainConfig, emb, ctx: RunContext) -> _Encoder:
+    """The frozen embedder, or the encoder fine-tuned on exactly those sentences' strategic ones — once per set of sentences,
     so both designs of a fold (they differ in their pairs, not their encoder) share it; its vectors are kept
     in RUN/encoders/, so an interrupted run resumes without fine-tuning again the folds it had done."""
     if not config.fine_tune:
-        return f"{emb.name} (frozen)", None, lambda sentences, what: emb
+        return _Encoder(f"{emb.name} (frozen)", None, lambda sentences, what: emb)
     from crseval.text.embed import ENCODERS
 
     name, base_path = ENCODERS[config.encoder]
@@ -148,7 +170,7 @@ def _encoders(config: TrainConfig, emb, ctx: RunContext, progress: Progress):
                 base_path(),
                 emb,
                 cfg,
-                tick=lambda: progress(
+                tick=lambda: ctx.progress(
                     f"fine-tuning {name} ({what}; sentences × epochs)",
                     config.fine_tune * len(train),
                 ),
@@ -156,20 +178,22 @@ def _encoders(config: TrainConfig, emb, ctx: RunContext, progress: Progress):
             )
         return made[key]
 
-    return f"{emb.name} + {config.fine_tune} epoch(s) supervised contrastive", cfg.__dict__, make
+    return _Encoder(
+        f"{emb.name} + {config.fine_tune} epoch(s) supervised contrastive", cfg.__dict__, make
+    )
 
 
-def _final_model(config: TrainConfig, ds, sentences, rep, encoder, hard: int):
+def _final_model(config: TrainConfig, data: _Labelled, encoder: _Encoder, hard: int):
     """(pair model, its signature) trained on every labelled sentence, ``hard`` of its pairs hard negatives."""
     from crseval.behavior.train import TrainConfig as PairTraining, train_pair_model
 
-    emb = encoder(sentences, "all sentences")
+    emb = encoder.make(data.sentences, "all sentences")
     model, sig, _ = train_pair_model(
-        ds,
+        data.ds,
         emb,
         PairTraining(config.pairs, hard, 0.7, config.head, config.seed, config.lexical),
-        data_signature=ds.info.signature(),
-        report=rep,
+        data_signature=data.ds.info.signature(),
+        report=data.rep,
     )
     return model, sig
 
@@ -189,18 +213,19 @@ def _fold_maps(config: TrainConfig, sentences, emb, progress) -> list[dict[str, 
 
 
 def _cv_rows(
-    config: TrainConfig, sentences, emb, designs, fold_maps, encoder, encoder_name, tick
+    config: TrainConfig, data: _Labelled, designs, fold_maps, encoder: _Encoder, tick
 ) -> list[dict]:
     from crseval.behavior.implicit import PairClassifier, cross_validate
 
     def classifier(train: pd.DataFrame, f: int) -> PairClassifier:
-        fold_emb = encoder(train, f"fold {f + 1}/{config.folds}") if config.fine_tune else emb
+        fold = f"fold {f + 1}/{config.folds}"
+        fold_emb = encoder.make(train, fold) if config.fine_tune else data.emb
         return PairClassifier(fold_emb, config.head, seed=config.seed, lexical=config.lexical)
 
     rows = []
     for name, h in designs:
         cv = cross_validate(
-            sentences,
+            data.sentences,
             classifier,
             n_pairs=config.pairs,
             hard=h,
@@ -212,7 +237,7 @@ def _cv_rows(
         rows.append(
             {
                 "design": name,
-                "encoder": encoder_name,
+                "encoder": encoder.name,
                 "accuracy": cv.accuracy,
                 "ci_lo": low,
                 "ci_hi": high,
@@ -224,9 +249,9 @@ def _cv_rows(
     return rows
 
 
-def _inputs(config: TrainConfig):
-    """(labelled dialogues, frozen embedder, their labelled sentences, the OOD file's sentences or None); a
-    bad input fails here, before any training."""
+def _inputs(config: TrainConfig) -> _Labelled:
+    """What the run learns from (its classifier report still to come); a bad input fails here, before any
+    training."""
     from crseval.behavior.classifier import labelled_sentences
     from crseval.behavior.reuse import labelled_file
     from crseval.text.embed import get_embedder
@@ -245,7 +270,7 @@ def _inputs(config: TrainConfig):
             else "use labelled dialogues (INSPIRED, or the sample)",
         )
     _folds_can_pair(sentences, config.folds)
-    return ds, emb, sentences, ood
+    return _Labelled(ds, emb, sentences, ood)
 
 
 def _folds_can_pair(sentences: pd.DataFrame, folds: int) -> None:
@@ -270,18 +295,19 @@ def _folds_can_pair(sentences: pd.DataFrame, folds: int) -> None:
     )
 
 
-def _crseval_design(config: TrainConfig, ctx: RunContext, ds, emb, sentences, rep, ood, progress):
+def _crseval_design(config: TrainConfig, ctx: RunContext, data: _Labelled):
     """(pair_cv rows, signature fields, encoder description) of the default design."""
     from crseval.behavior.implicit import random_split
     from crseval.behavior.reuse import ood_table_rows
 
-    encoder_name, fine_tuning, encoder = _encoders(config, emb, ctx, progress)
-    encoder_name += " + TF-IDF terms" if config.lexical else ""
+    encoder = _encoder(config, data.emb, ctx)
+    if config.lexical:
+        encoder = replace(encoder, name=encoder.name + " + TF-IDF terms")
     designs = [("Original", 0)] + ([("Mixed-hard", config.hard)] if config.hard else [])
-    fold_maps = _fold_maps(config, sentences, emb, progress) if config.hard else None
-    tick = progress("training (pair CV per design, final models)", 1 + len(designs))
-    rows = _cv_rows(config, sentences, emb, designs, fold_maps, encoder, encoder_name, tick)
-    finals = {name: _final_model(config, ds, sentences, rep, encoder, h) for name, h in designs}
+    fold_maps = _fold_maps(config, data.sentences, data.emb, ctx.progress) if config.hard else None
+    tick = ctx.progress("training (pair CV per design, final models)", 1 + len(designs))
+    rows = _cv_rows(config, data, designs, fold_maps, encoder, tick)
+    finals = {name: _final_model(config, data, encoder, h) for name, h in designs}
     model, sig = finals[designs[-1][0]]
     model.save(ctx.artifact("model.npz").with_suffix(""), sig)  # `behavior run|meta|eval --model`
     if config.fine_tune:
@@ -291,7 +317,7 @@ def _crseval_design(config: TrainConfig, ctx: RunContext, ds, emb, sentences, re
         model.embedder.model.save(str(folder))
         export(model.embedder.model, folder)  # scoring with it needs no torch later
     paper = random_split(
-        sentences,
+        data.sentences,
         finals["Original"][0].embedder,
         n_pairs=config.pairs,
         head=config.head,
@@ -301,27 +327,27 @@ def _crseval_design(config: TrainConfig, ctx: RunContext, ds, emb, sentences, re
     rows.append(
         {
             "design": "Original, random pair split (the paper's protocol)",
-            "encoder": encoder_name,
+            "encoder": encoder.name,
             "accuracy": paper["accuracy"],
             "kappa": paper["kappa"],
             "fold accuracy": f"{paper['pairs']} test pairs",
         }
     )
     tick(1)
-    if ood is not None:
+    if data.ood is not None:
         rows += ood_table_rows(
             {d: m for d, (m, _) in finals.items()},
-            ood,
+            data.ood,
             config.ood.name,
             config.seed,
-            progress=progress,
+            progress=ctx.progress,
         )
     if config.cross_encoder_pairs:
-        rows.append(_cross_encoder_row(config, ds, emb, ctx, progress))
-    return rows, {"model": sig, "fine_tuning": fine_tuning}, encoder_name
+        rows.append(_cross_encoder_row(config, data, ctx))
+    return rows, {"model": sig, "fine_tuning": encoder.fine_tuning}, encoder.name
 
 
-def _paper_design(config: TrainConfig, ctx: RunContext, sentences, emb, rep, ood, progress):
+def _paper_design(config: TrainConfig, ctx: RunContext, data: _Labelled):
     """(pair_cv rows, signature fields, encoder description) of the paper's design."""
     from crseval.behavior.paper import PaperDesign, paper_rows
 
@@ -332,13 +358,12 @@ def _paper_design(config: TrainConfig, ctx: RunContext, sentences, emb, rep, ood
     )
     rows = paper_rows(
         ctx,
-        sentences,
-        rep,
+        data.sentences,
+        data.rep,
         run,
-        _fold_maps(config, sentences, emb, progress) if grouped_hard else None,
-        ood,
+        _fold_maps(config, data.sentences, data.emb, ctx.progress) if grouped_hard else None,
+        data.ood,
         config.ood.name if config.ood else "",
-        progress,
     )
     sig = {
         "design": "paper",
@@ -346,7 +371,7 @@ def _paper_design(config: TrainConfig, ctx: RunContext, sentences, emb, rep, ood
         "hard": config.hard,
         "epochs": config.fine_tune,
         "cv": protocols,
-        "hard_classes": rep.hard_classes(),
+        "hard_classes": data.rep.hard_classes(),
         "encoder": "minilm cross-encoder",
     }
     return rows, {"model": sig}, "MiniLM cross-encoder"
@@ -376,19 +401,17 @@ def train(config: TrainConfig, ctx: RunContext) -> Output:
 
     paper = config.design == "paper"
     config = _resolved(config)
-    ds, emb, sentences, ood = _inputs(config)
+    data = _inputs(config)
+    ds, emb, sentences = data.ds, data.emb, data.sentences
     tick = ctx.progress("strategy classifier (grouped CV)", 1)
     rep = evaluate_classifier(
         sentences, emb, n_splits=config.folds, seed=config.seed, lexical=config.lexical
     )
+    data = replace(data, rep=rep)
     ceiling = label_ceiling(sentences, rep.predictions["predicted"])
     tick(1)
-    if paper:
-        rows, sig, encoder_name = _paper_design(config, ctx, sentences, emb, rep, ood, ctx.progress)
-    else:
-        rows, sig, encoder_name = _crseval_design(
-            config, ctx, ds, emb, sentences, rep, ood, ctx.progress
-        )
+    design = _paper_design if paper else _crseval_design
+    rows, sig, encoder_name = design(config, ctx, data)
     table = pd.DataFrame(rows)
     out = Output(
         "pair classifier",

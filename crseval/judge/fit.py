@@ -250,20 +250,17 @@ def _evidence(rules: bool, questions: list[str], turns: str | None, states: bool
 
 
 def _fit(
-    pooled: JudgedSet,
-    aspects: list[str],
-    questions: list[str],
-    probs: dict,
-    turns: str | None,
-    rules: bool = True,
-    states: bool = False,
-    folds: int = 5,
+    pooled: JudgedSet, aspects: list[str], questions: list[str], probs: dict, config: JudgeFitConfig
 ) -> tuple[dict, dict, list, list, object]:
     """Per aspect: out-of-fold predictions of every design (nested grouped CV), the final model, its
-    coefficients and its calibration errors; and the turn model (``turns`` = its encoder; None: none;
-    ``states``: it also reads the LLM's hidden states in ``probs``; ``folds``: outer folds, one per group
-    where there are fewer).
+    coefficients and its calibration errors; and the turn model (``config.turn_model``, reading the LLM's
+    hidden states in ``probs`` with ``config.llm_states``). The outer folds are ``config.folds``, or one
+    per system with ``cv_groups = "system"`` (one per group where there are fewer).
     The rules-only and LLM-only designs are always reported beside the judge's own evidence."""
+    turns = config.encoder if config.turn_model else None
+    rules, states = config.rules, config.llm_states
+    by_system = config.cv_groups == "system"
+    folds = len({it.group for it in pooled.items}) if by_system else config.folds
     cv_extra, models, coefs, errors = {}, {}, [], []
     evidence = _evidence(rules, questions, turns, states)
     main = f"calibrated ({' + '.join(evidence)})"
@@ -524,16 +521,7 @@ def _client(config: JudgeFitConfig, questions: list[str], ctx: RunContext):
 def _fit_pooled(config: JudgeFitConfig, pooled, aspects, questions, probs, published):
     """:func:`_fit` on the pooled training sets as the config asks, with the reference's predictions
     beside the designs."""
-    fitted = _fit(
-        pooled,
-        aspects,
-        questions,
-        probs,
-        config.encoder if config.turn_model else None,
-        config.rules,
-        config.llm_states,
-        len({it.group for it in pooled.items}) if config.cv_groups == "system" else config.folds,
-    )
+    fitted = _fit(pooled, aspects, questions, probs, config)
     cv_extra = fitted[0]
     for aspect, series in published.items():
         if aspect in cv_extra:
