@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Callable
 
 import pandas as pd
 from crseval.card.metrics import CRITERION
@@ -82,15 +82,45 @@ LLM_AUC = Precision(
 
 @dataclass(frozen=True)
 class Check:
+    """A validated figure's check. Where ``table`` is named, the gate runs ``command`` itself — parsed by
+    crseval's CLI into its job and config (:func:`crseval.cli.options.parse_command`) — and reads that
+    table of the run (``keep``: the rows and columns that are figures): the printed command is the one
+    that ran. A benchmark's check (``measure``) prints how to run the benchmark."""
+
     name: str
-    command: str  # as a user types it; {data} is the shared data folder
+    command: str  # as a user types it in the project's root; {data} is the shared data folder
     data: tuple[str, ...]  # what it reads, under the data folder
-    measure: Callable[[Path], pd.DataFrame]  # the data folder → rows: the key and figure columns
     key: tuple[str, ...]
     tolerance: dict[str, Precision]  # figure column → how far it may move, and why
+    table: str = ""  # the command's table that holds the figures
+    keep: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    measure: Callable[[Path], pd.DataFrame] | None = (
+        None  # data folder → rows (a benchmark's check)
+    )
     target: dict[str, tuple[float, float]] = field(default_factory=dict)
     known: str = ""  # the issue that owns a figure recorded outside its target
     llm: bool = False  # measured through the embedded LLM: `make validate-llm`, not `make validate`
+
+    def run(self, data: Path) -> pd.DataFrame:
+        """The check's rows on the shared data folder ``data``: the key and figure columns."""
+        if self.measure is not None:
+            return self.measure(data)
+        found = ran(self.command, self.table, data)
+        return self.keep(found) if self.keep else found
+
+
+def ran(command: str, table: str, data: Path) -> pd.DataFrame:
+    """Table ``table`` of ``command`` (as printed, ``{data}`` the shared data folder) run from the project's
+    root: the job and config its CLI parses, run in a scratch folder."""
+    import contextlib
+    import shlex
+
+    from crseval.api import evaluate
+    from crseval.cli.options import parse_command
+
+    with contextlib.chdir(ROOT):
+        job, config = parse_command(shlex.split(command.format(data=data))[1:])
+        return evaluate(job.name, config).tables[table]
 
 
 def bench(script: str) -> ModuleType:
@@ -104,90 +134,26 @@ def bench(script: str) -> ModuleType:
     return sys.modules[script]
 
 
-def table(job: str, name: str, /, **config: Any) -> pd.DataFrame:
-    """Table ``name`` of job ``job`` run with ``config`` (the command's defaults otherwise)."""
-    from crseval.api import evaluate
-
-    return evaluate(job, **config).tables[name]
-
-
 ARENA = "arena/crsarena_dial"
 KB = "opendialkg/opendialkg_movie_data.json"
 EVAL = "judgments/crsarena_eval/crs_arena_eval_train.json"
 
 
-def criterion(data: Path) -> pd.DataFrame:
-    return table(
-        "criterion",
-        "criterion",
-        data=str(data / ARENA),
-        catalog=f"redial={data / 'redial'},opendialkg={data / 'opendialkg'}",
-    )
-
-
-def criterion_judge(data: Path) -> pd.DataFrame:
-    """The judge's rows of ``crseval criterion --judge``: the LLM judge's aspects against real users' own
-    labels and votes (one embedded-LLM call per dialogue and aspect)."""
-    t = table(
-        "criterion",
-        "criterion",
-        data=str(data / ARENA),
-        catalog=f"redial={data / 'redial'},opendialkg={data / 'opendialkg'}",
-        judge=True,
-    )
-    return t[t["metric"].isin(JUDGE_METRICS)].reset_index(drop=True)
-
-
 JUDGE_METRICS = ("shift.personalization", "shift.proactiveness", "shift.coherence")
 
 
-def reliability(data: Path) -> pd.DataFrame:
-    return table(
-        "reliability",
-        "reliability",
-        ratings=str(data / "judgments/crs_que/annotations.csv"),
-        preset="crs-que",
-    )
-
-
-def serendipity(data: Path) -> pd.DataFrame:
-    path = str(data / "serendipity/serendipity2018")
-    return table("serendipity.meta-eval", "serendipity_meta_eval", path=path)
+SERENEVA = {  # SerenEva's Table 2 under the paper's protocol, per study (Taobao: the random row only)
+    "serendipity2018": "crseval serendipity meta-eval {data}/serendipity/serendipity2018 --protocol "
+    "sereneva --evaluators random,sog,snpr,purs,desr",
+    "taobao-serendipity": "crseval serendipity meta-eval {data}/serendipity/taobao --dataset "
+    "taobao-serendipity --protocol sereneva --evaluators random",
+}
 
 
 def serendipity_sereneva(data: Path) -> pd.DataFrame:
-    """SerenEva's Table 2 rows under the paper's protocol, on both studies (Taobao: the random row only)."""
-    runs = {
-        "serendipity2018": ("serendipity2018", "random,sog,snpr,purs,desr"),
-        "taobao-serendipity": ("taobao", "random"),
-    }
     return pd.concat(
-        table(
-            "serendipity.meta-eval",
-            "serendipity_meta_eval",
-            path=str(data / "serendipity" / folder),
-            dataset=name,
-            evaluators=evaluators,
-            protocol="sereneva",
-        ).assign(dataset=name)  # fmt: skip
-        for name, (folder, evaluators) in runs.items()
-    )
-
-
-def arena(data: Path) -> pd.DataFrame:
-    votes = [str(data / ARENA / f"votes_{crowd}.csv") for crowd in ("open", "closed")]
-    return table("arena", "arena_ratings", votes=votes)
-
-
-def thesis_tas(data: Path) -> pd.DataFrame:
-    shift = data / "preference_shift"
-    return table(
-        "shift.score",
-        "model_metrics",
-        logs=str(shift / "logs"),
-        kb=str(data / KB),
-        definition="thesis",
-        lda=str(shift / "lda"),
+        ran(command, "serendipity_meta_eval", data).assign(dataset=name)
+        for name, command in SERENEVA.items()
     )
 
 
@@ -246,14 +212,6 @@ def simulated_users(data: Path) -> pd.DataFrame:
     return out.fillna({"member": "—"})
 
 
-def judge_people(data: Path) -> pd.DataFrame:
-    """The shipped judge and the LLM's own reading against people on the first 105 CRSArena-Eval
-    dialogues (in-sample for the calibrated judge, which was fitted on all 362: a drift detector for the
-    engine and its hidden states, not the judge's validity — that is `judge fit`'s grouped CV)."""
-    path = str(data / EVAL)
-    return table("judge.meta-eval", "meta_eval", data=path, aspects=["dialogue_overall"], limit=105)
-
-
 FACE = "judgments/crsarena_eval/face_run_train.json"
 TRANSFER_DESIGNS = (
     "calibrated (LLM + turn model with LLM states)",
@@ -261,112 +219,90 @@ TRANSFER_DESIGNS = (
 )
 
 
-def judge_transfer(data: Path) -> pd.DataFrame:
-    """The shipped judge's design on CRSs it was never fitted on: leave-one-system-out on CRSArena-Eval's
-    362 shared dialogues, every aspect the people rated, per held-out CRS and pooled, beside the LLM's own
-    reading and FACE's published predictions (the judge guide's command; the card's judge rows read it)."""
-    t = table(
-        "judge.fit",
-        "judge_fit_held_out",
-        data=[str(data / EVAL)],
-        questions=["dialogue-overall"],
-        turn_model=True,
-        llm_states=True,
-        rules=False,
-        reference=str(data / FACE),
-        name="crseval-default",
-        cv_groups="system",
-    )
-    keep = t["judge"].isin(TRANSFER_DESIGNS) | t["judge"].str.startswith("published:")
-    return t[keep].reset_index(drop=True)
-
-
 CARD = ["label", "my_crs", "vs template", "vs stubborn", "known groups", "real users", "n"]
-
-
-def card(data: Path) -> pd.DataFrame:
-    """The example CRS's card without an LLM, its cells as the card prints them (the README shows it)."""
-    example = Path(__file__).resolve().parents[1] / "examples" / "my_crs.py"
-    return table("evaluate-crs", "card", target=str(example), no_llm=True)[["metric", *CARD]]
-
-
-def card_llm(data: Path) -> pd.DataFrame:
-    """The LLM card of the example CRS at its defaults: each metric's known groups in the run."""
-    example = Path(__file__).resolve().parents[1] / "examples" / "my_crs.py"
-    return table("evaluate-crs", "card_evidence", target=str(example))
 
 
 def _each(precision: Precision, *columns: str) -> dict[str, Precision]:
     return dict.fromkeys(columns, precision)
 
 
+def _judged_rows(table: pd.DataFrame) -> pd.DataFrame:
+    return table[table["metric"].isin(JUDGE_METRICS)].reset_index(drop=True)
+
+
+def _transfer_rows(table: pd.DataFrame) -> pd.DataFrame:
+    keep = table["judge"].isin(TRANSFER_DESIGNS) | table["judge"].str.startswith("published:")
+    return table[keep].reset_index(drop=True)
+
+
+CRITERION_COMMAND = (
+    "crseval criterion {data}/arena/crsarena_dial "
+    "--catalog redial={data}/redial,opendialkg={data}/opendialkg"
+)
 CHECKS = {
     c.name: c
     for c in (
         Check(
             "criterion",
-            "crseval criterion {data}/arena/crsarena_dial "
-            "--catalog redial={data}/redial,opendialkg={data}/opendialkg",
+            CRITERION_COMMAND,
             (ARENA, "redial", "opendialkg"),
-            criterion,
             ("metric",),
             _each(SPLIT, *CRITERION[:6], "ranking_tau", "ranking_tau_lo", "ranking_tau_hi")
             | _each(EXACT, *CRITERION[6:], "battles_tied", "dialogues", "systems", "on_card"),
+            table="criterion",
         ),
-        Check(
+        Check(  # the LLM judge's aspects against real users' own labels and votes
             "criterion_judge",
-            "crseval criterion {data}/arena/crsarena_dial "
-            "--catalog redial={data}/redial,opendialkg={data}/opendialkg --judge",
+            CRITERION_COMMAND + " --judge",
             (ARENA, "redial", "opendialkg"),
-            criterion_judge,
             ("metric",),
             _each(LLM_AUC, *CRITERION[:6]) | _each(EXACT, "battles", "criterion_verdict"),
+            table="criterion",
+            keep=_judged_rows,
             llm=True,
         ),
         Check(
             "reliability",
             "crseval reliability analyze {data}/judgments/crs_que/annotations.csv --preset crs-que",
             ("judgments/crs_que/annotations.csv",),
-            reliability,
             ("dimension",),
             _each(EXACT, "n_items")
             | _each(OPTIMISER, "icc1", "icc1_k", "rel_single", "rel_k")
             | _each(ARITHMETIC, "alpha_ordinal")
             | _each(RESAMPLED_OPTIMISER, "rel_k_lo", "rel_k_hi"),
+            table="reliability",
         ),
         Check(
             "serendipity",
             "crseval serendipity meta-eval {data}/serendipity/serendipity2018",
             ("serendipity/serendipity2018",),
-            serendipity,
             ("evaluator",),
             _each(EXACT, "n")
             | _each(ARITHMETIC, "pearson_%", "mae", "rmse")
             | _each(RESAMPLED_ARITHMETIC, "pearson_%_lo", "pearson_%_hi"),
+            table="serendipity_meta_eval",
         ),
         Check(
             "serendipity_sereneva",
-            "crseval serendipity meta-eval {data}/serendipity/serendipity2018 --protocol sereneva "
-            "--evaluators random,sog,snpr,purs,desr; the same on {data}/serendipity/taobao "
-            "--dataset taobao-serendipity --evaluators random",
+            "; ".join(SERENEVA.values()),
             ("serendipity/serendipity2018", "serendipity/taobao"),
-            serendipity_sereneva,
             ("dataset", "evaluator"),
             _each(EXACT, "n")
             | _each(ARITHMETIC, "pearson_%", "mae", "rmse")
             | _each(RESAMPLED_ARITHMETIC, "pearson_%_lo", "pearson_%_hi"),
+            measure=serendipity_sereneva,
         ),
         Check(
             "arena",
             "crseval arena rank {data}/arena/crsarena_dial/votes_open.csv "
             "{data}/arena/crsarena_dial/votes_closed.csv",
             (f"{ARENA}/votes_open.csv", f"{ARENA}/votes_closed.csv"),
-            arena,
             ("vote_set", "system"),
             _each(ITERATED, "elo")
             | _each(OPTIMISER, "bt")
             | _each(RESAMPLED_OPTIMISER, "bt_lo", "bt_hi", "rank_stability")
             | _each(EXACT, "rank", "rank_lo", "rank_hi"),
+            table="arena_ratings",
         ),
         Check(
             "thesis_tas",
@@ -374,17 +310,17 @@ CHECKS = {
             "{data}/opendialkg/opendialkg_movie_data.json --definition thesis "
             "--lda {data}/preference_shift/lda",
             ("preference_shift/logs", "preference_shift/lda", KB),
-            thesis_tas,
             ("system", "metric"),
             _each(SEEDED, "mean") | _each(EXACT, "n"),
+            table="model_metrics",
         ),
         Check(
             "following_from_words",
             "python bench/following_from_words.py (100 sessions × 12 turns per reference CRS)",
             (KB,),
-            following_from_words,
             ("CRS",),
             _each(SIMULATED, "follow rate, logged truth", "follow rate, read from words", "Δ"),
+            measure=following_from_words,
             target={"Δ": (-0.05, 0.05)},
             known="#73: vague openings, liked films named beside a wish and small talk read as wishes",
         ),
@@ -394,50 +330,55 @@ CHECKS = {
             "[--also {data}/redial,{data}/inspired,{data}/arena/crsarena_dial/crs_arena_dial_open.json] "
             "(RUN: bench/simulated_users.py's realistic and scripted users, 300 × 12, 4 CRSs)",
             (ARENA, KB, *OTHER_SEEKERS),
-            simulated_users,
             ("user", "source", "member"),
             _each(SIMULATED, *AUC, "sim_diff", "repeated_share", "satisfied", "frustrated")
             | _each(SIMULATED_MEAN, "turns", "simulated", "real")
             | _each(EXACT, "sign_agrees", "real_clear"),
+            measure=simulated_users,
         ),
-        Check(
+        Check(  # the shipped judge and the LLM's own reading against people on the first 105 dialogues
+            # (in-sample for the calibrated judge, fitted on all 362: a drift detector for the engine and
+            # its hidden states, not the judge's validity — that is judge_transfer's)
             "judge_people",
             "crseval judge meta-eval {data}/judgments/crsarena_eval/crs_arena_eval_train.json "
             "--aspects dialogue_overall --limit 105",
             (EVAL,),
-            judge_people,
             ("aspect", "judge"),
             _each(EMBEDDED_LLM, "pearson", "spearman") | _each(EXACT, "n", "failed"),
+            table="meta_eval",
             llm=True,
         ),
-        Check(
+        Check(  # the shipped judge's design on CRSs it never met: leave-one-system-out, every aspect,
+            # beside the LLM's own reading and FACE (the judge guide's command; the card's judge rows)
             "judge_transfer",
             "crseval judge fit {data}/judgments/crsarena_eval/crs_arena_eval_train.json --questions "
             "dialogue-overall --turn-model --llm-states --no-rules --reference "
             "{data}/judgments/crsarena_eval/face_run_train.json --name crseval-default --cv-groups system",
             (EVAL, FACE),
-            judge_transfer,
             ("aspect", "judge", "system"),
             _each(EMBEDDED_LLM, "pearson", "pearson_lo", "pearson_hi") | _each(EXACT, "n"),
+            table="judge_fit_held_out",
+            keep=_transfer_rows,
             known="#94: pooled dialogue overall .60 against FACE's .74; three held-out CRSs > .20 below",
             llm=True,
         ),
-        Check(
+        Check(  # the example CRS's card without an LLM, its cells as printed (the README shows it)
             "card",
             "crseval evaluate-crs examples/my_crs.py --no-llm",
             (),
-            card,
             ("metric",),
             _each(PRINTED, "my_crs", "vs template", "vs stubborn", "known groups")
             | _each(EXACT, "label", "real users", "n"),
+            table="card",
+            keep=lambda t: t[["metric", *CARD]],
         ),
-        Check(
+        Check(  # the LLM card at its defaults: each metric's known groups in the run
             "card_llm",
             "crseval evaluate-crs examples/my_crs.py",
             (),
-            card_llm,
             ("metric",),
             _each(LLM_AUC, "auc") | _each(EXACT, "verdict"),
+            table="card_evidence",
             llm=True,
         ),
     )

@@ -14,6 +14,7 @@ import inspect
 import time
 import types
 import typing
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from crseval.cli.output import Format, show_result
+from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec
 from crseval.llm import LLMConfig
 
@@ -249,6 +251,26 @@ def _note_went_beside(job: JobSpec, config: BaseModel, out: Path, default: Path 
         )
 
 
+_PARSED: ContextVar[list | None] = ContextVar("crseval_parsed", default=None)
+
+
+def parse_command(argv: list[str]) -> tuple[JobSpec, BaseModel]:
+    """The job and validated config that ``crseval ARGV…`` runs, parsed by the CLI itself and not run (the
+    validity gate runs exactly the command it prints). A command that is not a job's (``data list``) runs as
+    typed and is then refused."""
+    from crseval.cli.main import app
+
+    parsed: list = []
+    token = _PARSED.set(parsed)
+    try:
+        app(list(argv), prog_name="crseval", standalone_mode=False)
+    finally:
+        _PARSED.reset(token)
+    if len(parsed) != 1:
+        raise CrsevalError(f"`crseval {' '.join(argv)}` runs no job", fix="name a job's command")
+    return parsed[0]
+
+
 def run_job(
     job: JobSpec,
     values: dict[str, Any] | BaseModel,
@@ -272,6 +294,9 @@ def run_job(
     config = values if isinstance(values, BaseModel) else validate(job.config, values)
     if job.check is not None:
         job.check(config)
+    if (parsed := _PARSED.get()) is not None:  # parse_command: what would run, not run
+        parsed.append((job, config))
+        return
     where = out or run_directory(job, config, default)
     if batch_export is not None:
         from crseval.api import batch_export as export

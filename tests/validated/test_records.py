@@ -19,6 +19,39 @@ def test_every_shipped_record_names_its_command_key_and_figures_its_check_declar
         declared = set(r.key) | set(CHECKS[name].tolerance)
         assert all(set(row) <= declared for row in r.rows), name
         assert set(r.target) <= set(CHECKS[name].tolerance) and (not r.target or r.known), name
+        assert r.command == CHECKS[name].command.format(data="../shared/data"), name
+
+
+def test_the_gate_runs_the_command_it_prints(monkeypatch):
+    """Issue #95: a check's printed command is the one that ran — the CLI parses it into the job and
+    config the gate runs (here stopped before it runs), and a command that is no job's is refused."""
+    import dataclasses
+    from pathlib import Path
+
+    import pandas as pd
+
+    import crseval.api as api
+    from crseval.cli.options import parse_command
+    from tools.validity_checks import CHECKS, ROOT
+
+    ran = []
+
+    def evaluate(job, config):
+        ran.append((job, config))
+        return type("R", (), {"tables": {"t": pd.DataFrame({"metric": ["x"]})}})()
+
+    monkeypatch.setattr(api, "evaluate", evaluate)
+    monkeypatch.chdir(ROOT)
+    DATA = "../shared/data"
+    for name, check in CHECKS.items():
+        if not check.table:
+            continue
+        job, config = parse_command(check.command.format(data=DATA).split()[1:])
+        ran.clear()
+        dataclasses.replace(check, table="t", keep=None).run(Path(DATA))
+        assert ran == [(job.name, config)], name
+    with pytest.raises(CrsevalError, match="runs no job"):
+        parse_command(["data", "list"])
 
 
 def test_a_record_without_a_check_is_caught(tmp_path, monkeypatch):
