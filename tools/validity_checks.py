@@ -83,7 +83,7 @@ LLM_AUC = Precision(
 @dataclass(frozen=True)
 class Check:
     """A validated figure's check. Where ``table`` is named, the gate runs ``command`` itself — parsed by
-    crseval's CLI into its job and config (:func:`crseval.cli.options.parse_command`) — and reads that
+    crseval's CLI into its job and config (:func:`crseval.cli.main.parse_command`) — and reads that
     table of the run (``keep``: the rows and columns that are figures): the printed command is the one
     that ran. A benchmark's check (``measure``) prints how to run the benchmark."""
 
@@ -116,7 +116,7 @@ def ran(command: str, table: str, data: Path) -> pd.DataFrame:
     import shlex
 
     from crseval.api import evaluate
-    from crseval.cli.options import parse_command
+    from crseval.cli.main import parse_command
 
     with contextlib.chdir(ROOT):
         job, config = parse_command(shlex.split(command.format(data=data))[1:])

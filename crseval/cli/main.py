@@ -11,7 +11,7 @@ import signal
 import time
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 
 import typer
@@ -34,6 +34,11 @@ from crseval.cli.output import Format, console, emit, err_console, show_result
 from crseval.core.capability import all_capabilities
 from crseval.core.cancel import Interrupted, cancel
 from crseval.core.errors import CrsevalError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from crseval.core.job import JobSpec
 
 
 class LazyGroups(TyperGroup):
@@ -443,6 +448,23 @@ def _stop(signum: int, frame) -> None:
     """SIGINT and SIGTERM: stop the work in every thread now, then unwind the main thread."""
     cancel()
     raise KeyboardInterrupt
+
+
+def parse_command(argv: list[str]) -> tuple[JobSpec, BaseModel]:
+    """The job and validated config that ``crseval ARGV…`` runs, parsed by the CLI itself and not run (the
+    validity gate runs exactly the command it prints). A command that is not a job's (``data list``) runs as
+    typed and is then refused."""
+    from crseval.cli.options import _PARSED
+
+    parsed: list = []
+    token = _PARSED.set(parsed)
+    try:
+        app(list(argv), prog_name="crseval", standalone_mode=False)
+    finally:
+        _PARSED.reset(token)
+    if len(parsed) != 1:
+        raise CrsevalError(f"`crseval {' '.join(argv)}` runs no job", fix="name a job's command")
+    return parsed[0]
 
 
 def main() -> None:

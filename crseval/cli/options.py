@@ -23,7 +23,6 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from crseval.cli.output import Format, show_result
-from crseval.core.errors import CrsevalError
 from crseval.core.job import JobSpec
 from crseval.llm import LLMConfig
 
@@ -251,24 +250,8 @@ def _note_went_beside(job: JobSpec, config: BaseModel, out: Path, default: Path 
         )
 
 
+# crseval.cli.main.parse_command: the (job, config) a command line would run, collected instead of run
 _PARSED: ContextVar[list | None] = ContextVar("crseval_parsed", default=None)
-
-
-def parse_command(argv: list[str]) -> tuple[JobSpec, BaseModel]:
-    """The job and validated config that ``crseval ARGV…`` runs, parsed by the CLI itself and not run (the
-    validity gate runs exactly the command it prints). A command that is not a job's (``data list``) runs as
-    typed and is then refused."""
-    from crseval.cli.main import app
-
-    parsed: list = []
-    token = _PARSED.set(parsed)
-    try:
-        app(list(argv), prog_name="crseval", standalone_mode=False)
-    finally:
-        _PARSED.reset(token)
-    if len(parsed) != 1:
-        raise CrsevalError(f"`crseval {' '.join(argv)}` runs no job", fix="name a job's command")
-    return parsed[0]
 
 
 def run_job(

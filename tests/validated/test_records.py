@@ -31,7 +31,7 @@ def test_the_gate_runs_the_command_it_prints(monkeypatch):
     import pandas as pd
 
     import crseval.api as api
-    from crseval.cli.options import parse_command
+    from crseval.cli.main import parse_command
     from tools.validity_checks import CHECKS, ROOT
 
     ran = []
