@@ -110,20 +110,17 @@ def execute(
 ) -> Result:
     """Run a validated config into its run directory and (re)write the run's report. The run directory's
     writer lock is held from the run's first write until its report is written. ``inputs``: a part's
-    results of the parts it needs, whose records are its input data (:func:`needed_data`)."""
+    results of the parts it needs, whose records are its input data (:func:`_provenance`)."""
     from crseval.core.user_output import to_log
     from crseval.llm.usage import collecting
     from crseval.plotting import figure_formats
     from crseval.report.html import write_report
     from crseval.runs import RunStore
-    from crseval.runs.provenance import provenance
     from crseval.runs.writer import write_output
 
     figure_formats()  # a bad CRSEVAL_FIGURES is refused before any work, not at the first figure
     store = RunStore(out or run_directory(job, config))
-    record = provenance(job.name, config)
-    record["data"] |= needed_data(inputs)
-    store.begin(record, revise=_retrying(config))
+    store.begin(_provenance(job, config, inputs), revise=_retrying(config))
     manifest = tuple(job.parts(config)) if job.parts else ()
     ctx = context(store, progress, manifest, inputs)
     try:
@@ -142,10 +139,14 @@ def execute(
     return result
 
 
-def needed_data(inputs: Mapping[str, Result]) -> dict[str, str]:
-    """A part's input data in its provenance: each part it needs, by the content of its records — so the
-    part's signature names what it read, and it runs again when that changed."""
-    return {f"{NEEDS}.{name}": f"{name}@{result.digest}" for name, result in inputs.items()}
+def _provenance(job: JobSpec, config: BaseModel, inputs: Mapping[str, Result]) -> dict[str, Any]:
+    """The run's config.json record; a part's input data includes each part it needs, by the content of
+    its records — so the part's signature names what it read, and it runs again when that changed."""
+    from crseval.runs.provenance import provenance
+
+    record = provenance(job.name, config)
+    record["data"] |= {f"{NEEDS}.{name}": f"{name}@{r.digest}" for name, r in inputs.items()}
+    return record
 
 
 def run_parts(
@@ -161,7 +162,6 @@ def run_parts(
 
     from crseval.core.config import validate
     from crseval.llm.llamacpp import held
-    from crseval.runs.provenance import provenance
     from crseval.runs.revisions import stale
 
     done: dict[str, Result] = {}
@@ -170,9 +170,7 @@ def run_parts(
             job = get_job(part.job)
             config, folder = validate(job.config, part.config), store.path(*part.name.split("/"))
             inputs = {name: done[name] for name in part.needs}
-            record = provenance(job.name, config)
-            record["data"] |= needed_data(inputs)
-            if stale(folder, record, NEEDS):
+            if stale(folder, _provenance(job, config, inputs), NEEDS):
                 store.log(f"NOTE {part.name}: a part it reads ran again; computed again from it")
                 shutil.rmtree(folder)
 
