@@ -109,7 +109,7 @@ def execute(
     inputs: Mapping[str, Result] = MappingProxyType({}),
 ) -> Result:
     """Run a validated config into its run directory and (re)write the run's report. The run directory's
-    writer lock is held from the run's first write until its report is written. ``inputs``: a part's
+    writer lock is taken before the job runs and held until its report is written. ``inputs``: a part's
     results of the parts it needs, whose records are its input data (:func:`_provenance`)."""
     from crseval.core.user_output import to_log
     from crseval.llm.usage import collecting
@@ -123,6 +123,7 @@ def execute(
     store.begin(_provenance(job, config, inputs), revise=_retrying(config))
     manifest = tuple(job.parts(config)) if job.parts else ()
     ctx = context(store, progress, manifest, inputs)
+    store.hold()
     try:
         with collecting() as clients, to_log(store.log):  # what a CRS prints: the run's log
             output = job.run(config, ctx)

@@ -1,8 +1,9 @@
 """One writer per run directory. Two commands writing one folder at once each append the sessions the
 other has not finished yet, so every such session is recorded twice and counted twice (measured: two
 `shift run` of 100 sessions into one --out left 184 rows in shift_sessions). A run holds an OS lock on
-``RUN/.crseval.lock`` (filelock: fcntl, or msvcrt on Windows) from its first write until it closes; a
-second writer is refused at once. The OS drops the lock when a process dies, so a killed run never
+``RUN/.crseval.lock`` (filelock: fcntl, or msvcrt on Windows) from before its job runs (the runner's
+``RunStore.hold``; a store no runner locked, from its first write) until it closes; a second writer is
+refused at once. The OS drops the lock when a process dies, so a killed run never
 blocks the next. Stores of one process share the lock (counted), so a job may open its folder twice."""
 
 from __future__ import annotations

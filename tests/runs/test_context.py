@@ -133,3 +133,27 @@ def test_a_part_is_handed_the_results_it_needs_and_runs_again_when_they_change(
     execute(manifest(2), Nothing(), tmp_path / "run")  # its input changed: computed again from it
     assert seen[-1] == ("sessions", 3)
     assert "computed again from it" in (tmp_path / "run" / "run.log").read_text()
+
+
+def test_the_runner_locks_before_the_job_runs_and_a_refused_input_leaves_nothing(tmp_path):
+    """Issue #95: the runner takes the writer lock explicitly, before the job; a job that refuses its input
+    before writing leaves no folder behind, not even the parents made for the lock."""
+    from crseval.core.errors import CrsevalError
+
+    run = tmp_path / "runs" / "deep" / "run"
+    held_at_start = []
+
+    def starts(config, ctx):
+        held_at_start.append(run.resolve() in _HELD)
+        return Output("x", signature={"data": "none"})
+
+    execute(_job(starts), Nothing(), run)
+    assert held_at_start == [True] and run.resolve() not in _HELD
+
+    def refuses(config, ctx):
+        raise CrsevalError("not a dataset", fix="pass one")
+
+    other = tmp_path / "new" / "run"
+    with pytest.raises(CrsevalError, match="not a dataset"):
+        execute(_job(refuses), Nothing(), other)
+    assert not (tmp_path / "new").exists() and other.resolve() not in _HELD
