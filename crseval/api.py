@@ -28,8 +28,6 @@ from crseval.core.job import JobSpec, Part, Progress, Result, no_progress
 from crseval.core.output import Output
 from crseval.core.signature import content_hash
 
-NEEDS = "needs"  # a part's input data field for a part it needs: needs.shift
-
 if TYPE_CHECKING:
     from crseval.llm import LLMClient, LLMConfig
     from crseval.runs.context import RunContext
@@ -146,7 +144,7 @@ def _provenance(job: JobSpec, config: BaseModel, inputs: Mapping[str, Result]) -
     from crseval.runs.provenance import provenance
 
     record = provenance(job.name, config)
-    record["data"] |= {f"{NEEDS}.{name}": f"{name}@{r.digest}" for name, r in inputs.items()}
+    record["data"] |= {f"needs.{name}": f"{name}@{r.digest}" for name, r in inputs.items()}
     return record
 
 
@@ -171,8 +169,11 @@ def run_parts(
             job = get_job(part.job)
             config, folder = validate(job.config, part.config), store.path(*part.name.split("/"))
             inputs = {name: done[name] for name in part.needs}
-            if stale(folder, _provenance(job, config, inputs), NEEDS):
-                store.log(f"NOTE {part.name}: a part it reads ran again; computed again from it")
+            if part.needs and stale(folder, _provenance(job, config, inputs)):
+                store.log(
+                    f"NOTE {part.name}: a part it reads ran again (or an earlier crseval recorded "
+                    "it otherwise); computed again from it"
+                )
                 shutil.rmtree(folder)
 
             def labelled(title: str, total: int, name: str = part.name) -> Any:

@@ -1,6 +1,7 @@
 """A run's CRS code that changed since it began: under ``--retry-failed`` a fixed file is a *revision*
 (recorded, and it answers what runs again), not another run; and a manifest part that needs another part
-which ran again is *stale*, computed again rather than refused."""
+which ran again (or that an earlier crseval recorded otherwise) is *stale*, computed again rather than
+refused."""
 
 from __future__ import annotations
 
@@ -31,20 +32,13 @@ def revisions(old: dict[str, Any], record: dict[str, Any]) -> list[dict[str, str
     return [{"field": k, "from": before[k], "to": after[k], "date": when} for k in changed]
 
 
-def stale(folder: Path, record: dict[str, Any], needs: str) -> bool:
-    """Whether the run in ``folder`` is ``record``'s but for the content of a part it needs (its input
-    data fields ``needs.NAME``): that part ran again since (``--retry-failed``), so this one is computed
-    again from it rather than refused."""
+def stale(folder: Path, record: dict[str, Any]) -> bool:
+    """Whether the run in ``folder`` — a manifest part that needs others — is not ``record``'s run: the
+    part it reads ran again (``--retry-failed``), or an earlier crseval recorded it otherwise. Derived
+    from those parts, it is computed again rather than refused."""
     try:
         old = read_json(folder / "config.json") if (folder / "config.json").is_file() else None
     except CrsevalError:
         return False
     new = json.loads(json.dumps(record, default=str))
-    if not isinstance(old, dict) or (old.get("job"), old.get("config")) != (
-        new["job"],
-        new["config"],
-    ):
-        return False
-    before, after = old.get("data") or {}, new["data"]
-    changed = [k for k in dict.fromkeys([*before, *after]) if before.get(k) != after.get(k)]
-    return bool(changed) and all(k.startswith(f"{needs}.") for k in changed)
+    return isinstance(old, dict) and any(old.get(k) != new[k] for k in ("job", "config", "data"))

@@ -108,7 +108,9 @@ class RunStore:
             None  # config.json, written with the run's first file
         )
         self._holding = False  # this store holds the folder's writer lock (runs/writer_lock.py)
-        self._made: Path | None = None  # the highest folder hold() made, removed if nothing was written
+        self._made: Path | None = (
+            None  # the highest folder hold() made, removed if nothing was written
+        )
         self._revise = False  # a CRS's code may differ from the run's (begin(revise=True))
 
     # ---- paths -------------------------------------------------------------------------------

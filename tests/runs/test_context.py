@@ -133,6 +133,10 @@ def test_a_part_is_handed_the_results_it_needs_and_runs_again_when_they_change(
     execute(manifest(2), Nothing(), tmp_path / "run")  # its input changed: computed again from it
     assert seen[-1] == ("sessions", 3)
     assert "computed again from it" in (tmp_path / "run" / "run.log").read_text()
+    reads = tmp_path / "run" / "reads" / "config.json"  # as an earlier crseval recorded it
+    reads.write_text(reads.read_text().replace('"needs.sessions"', '"data.0"'))
+    execute(manifest(2), Nothing(), tmp_path / "run")  # derived: computed again, not refused
+    assert len(seen) == 4 and "needs.sessions" in reads.read_text()
 
 
 def test_the_runner_locks_before_the_job_runs_and_a_refused_input_leaves_nothing(tmp_path):
