@@ -29,7 +29,7 @@ from crseval.runs.provenance import identity
 from crseval.runs.revisions import revisions
 from crseval.runs.stream import Stream
 from crseval.runs.view import checked_sections, read_json
-from crseval.runs.writer_lock import LOCK, hold, release
+from crseval.runs.writer_lock import hold_new, release, remove_unwritten
 
 LAYOUT = {"records": "records", "tables": "tables", "figures": "figures"}
 
@@ -183,22 +183,13 @@ class RunStore:
 
     def hold(self) -> None:
         """Take the run directory's writer lock now (the runner, before the job runs: a second writer is
-        refused before any work), until :meth:`close`. The folder is made for the lock, and removed again
-        by :meth:`close` where the run wrote nothing into it (a refused input leaves nothing behind)."""
-        existed, missing = self.root.exists(), [p for p in self.root.parents if not p.exists()]
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except (FileExistsError, NotADirectoryError):  # a file in the way: the first write says so,
-            return  # after the job has said what is wrong with its input
-        self._made = None if existed else (missing[-1] if missing else self.root)
-        hold(self.root)
-        self._holding = True
+        refused before any work), until :meth:`close`, which removes the folders made for it where the run
+        wrote nothing (a refused input leaves nothing behind)."""
+        self._holding, self._made = hold_new(self.root)
 
     def _settle_config(self, record: dict[str, Any]) -> None:
         if not self._holding:  # a store the runner did not lock: one writer from its first write on
-            self.root.mkdir(parents=True, exist_ok=True)
-            hold(self.root)
-            self._holding = True
+            self.hold()
         p = self.path("config.json")
         old = self.read_json("config.json") if p.exists() else None
         if (
@@ -419,12 +410,8 @@ class RunStore:
                 self._holding = False
                 release(self.root)
             made, self._made = self._made, None
-            if made is not None and [p.name for p in self.root.iterdir()] == [LOCK]:
-                (self.root / LOCK).unlink()
-                for folder in [self.root, *self.root.parents]:  # up to the first folder it made
-                    folder.rmdir()
-                    if folder == made:
-                        break
+            if made is not None:
+                remove_unwritten(self.root, made)
 
     def __enter__(self) -> "RunStore":
         return self

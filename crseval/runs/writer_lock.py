@@ -48,3 +48,26 @@ def release(root: Path) -> None:
         if held[1] == 0:
             held[0].release()
             del _HELD[root]
+
+
+def hold_new(root: Path) -> tuple[bool, Path | None]:
+    """Make ``root`` (its missing parents too) and take its lock: (held, the highest folder made — None
+    where ``root`` existed). A file in the way: (False, None), nothing made; the run's first write says
+    so, after the job has said what is wrong with its input."""
+    existed, missing = root.exists(), [p for p in root.parents if not p.exists()]
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        return False, None
+    hold(root)
+    return True, None if existed else (missing[-1] if missing else root)
+
+
+def remove_unwritten(root: Path, made: Path) -> None:
+    """Remove ``root`` and the parents made with it (up to ``made``) where it holds nothing but the lock."""
+    if [p.name for p in root.iterdir()] == [LOCK]:
+        (root / LOCK).unlink()
+        for folder in [root, *root.parents]:
+            folder.rmdir()
+            if folder == made:
+                break
