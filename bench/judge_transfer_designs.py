@@ -4,9 +4,10 @@ over dialogues), its lowest held-out CRS and how many held-out CRSs it reads mor
 published predictions (the named peer, on the same dialogues).
 
 The designs share the shipped judge's evidence (the embedded LLM's dialogue-overall reading and its hidden
-states over each reply, the replies' sentence embeddings, people's turn labels for the turn model) and vary
-how it is combined: the turn model's penalty (chosen by leave-one-turn-out, as shipped, or fixed), its
-features (states only, embeddings only), the aggregates it passes up, the dialogue-level model (ridge with
+states over each reply and the user's next message, the replies' sentence embeddings, people's turn labels
+for the turn model) and vary how it is combined: the turn model's penalty (chosen by leave-one-turn-out, as
+shipped, or fixed), its features (states only, embeddings only, without the user's next message), the
+aggregates it passes up, the dialogue-level model (ridge with
 its penalty chosen by grouped CV, as shipped; equal weights of standardised readings; a ridge on the
 dialogue's mean states). Ridge fits run in their dual (kernel) form over globally standardised features,
 which differs from the shipped code's fold-wise standardisation only in the scale each fold sees: the
@@ -58,9 +59,7 @@ def readings(cache: Path | None, tmp: Path):
     ctx = context(RunStore(tmp))
     train = F._load(config.data, config.level, None, 0, "train", "system")
     items = [it for s in train for it in s.items]
-    probs = F._readings(
-        config, F._client(config, [ASPECT], ctx), [ASPECT], items, ctx, ctx.progress
-    )
+    probs = F._readings(config, F._client(config, [ASPECT], ctx), [ASPECT], items, ctx)
     pooled = F._pooled(train, F._aspects(config, train))
     face = F._published(DATA / "face_run_train.json", train)[ASPECT]
     embed_turns([it.dialogue for it in items], config.encoder, ctx.progress)
@@ -71,11 +70,24 @@ def readings(cache: Path | None, tmp: Path):
         "face": np.array([face.get(it.id, np.nan) for it in its]),
         "question": feature_matrix(its, [ASPECT], probs, rules=False),
         "embedding": turn_features([it.dialogue for it in its], embedder(config.encoder)),
-        "states": [np.asarray(probs[it.id][HIDDEN], float) for it in its],
+        "utterance states": [np.asarray(probs[it.id][HIDDEN], float) for it in its],
         "labels": [turn_labels(it.dialogue) for it in its],
         "recommender": [[k for k, u in enumerate(it.dialogue.utterances) if u.role.is_recommender]
                         for it in its],
     }  # fmt: skip
+
+
+def split_states(d: dict) -> dict:
+    """Per assistant turn: its reply's states (``reply states``) and, beside them, the user's next
+    message's (``states``, as the shipped turn model reads them)."""
+    d["reply states"], d["states"] = [], []
+    for A, rec, E in zip(d.pop("utterance states"), d["recommender"], d["embedding"]):
+        n = len(A)
+        users = [j for j in range(n) if j not in rec]
+        nxt = [next((A[j] for j in users if j > i), np.full(A.shape[1], np.nan)) for i in rec]
+        d["reply states"].append(A[rec])
+        d["states"].append(np.hstack([A[rec], np.array(nxt).reshape(len(rec), -1)]))
+    return d
 
 
 class Turns:
@@ -95,8 +107,13 @@ class Turns:
 
     def kernel(self, features: str) -> np.ndarray:
         rows = [
-            {"embedding+states": np.hstack([E, S]), "states": S, "embedding": E}[features]
-            for E, S in zip(self.d["embedding"], self.d["states"])
+            {
+                "embedding+states": np.hstack([E, S]),
+                "states": S,
+                "embedding": E,
+                "embedding+reply states": np.hstack([E, S[:, : S.shape[1] // 2]]),
+            }[features]
+            for E, S in zip(self.d["embedding"], self.d["states"])  # fmt: skip
         ]
         return standardised_kernel(np.vstack(rows))
 
@@ -205,7 +222,10 @@ def loso(d, features):
 def designs(d: dict):
     turns = Turns(d)
     Q, S = d["question"], d["systems"]
-    kernels = {f: turns.kernel(f) for f in ("embedding+states", "states", "embedding")}
+    kernels = {
+        f: turns.kernel(f)
+        for f in ("embedding+states", "states", "embedding", "embedding+reply states")
+    }
 
     def turn_design(features, alpha, aggregates, question, combine):
         def make(tr, te):
@@ -217,8 +237,13 @@ def designs(d: dict):
     every, expected = list(range(Q.shape[1])), [Q.shape[1] - 1]
     shipped = ("mean", "min", "last")
     yield (
-        "shipped: turn model (reply + states, LOO penalty) + question digits, grouped ridge",
+        "shipped: turn model (reply + states of the reply and the user's next message, LOO penalty)"
+        " + question digits, grouped ridge",
         turn_design("embedding+states", None, shipped, every, grouped_ridge),
+    )
+    yield (
+        "turn model without the user's next message (the judge shipped before)",
+        turn_design("embedding+reply states", None, shipped, every, grouped_ridge),
     )
     yield (
         "turn-model penalty fixed at 1e4",
@@ -244,7 +269,17 @@ def designs(d: dict):
         "equal weights: mean relevance, mean interestingness (states), question",
         turn_design("states", None, ("mean",), expected, lambda X, y, g: equal_weights(X, y, g)),
     )
-    mean_states = np.array([s.mean(0) for s in d["states"]])
+    yield (
+        "equal weights: mean relevance, mean interestingness (reply + states), question",
+        turn_design(
+            "embedding+states", None, ("mean",), expected, lambda X, y, g: equal_weights(X, y, g)
+        ),
+    )
+    yield (
+        "question's expected score only + mean relevance and interestingness, grouped ridge",
+        turn_design("embedding+states", None, ("mean",), expected, grouped_ridge),
+    )
+    mean_states = np.array([s.mean(0) for s in d["reply states"]])
     K = standardised_kernel(mean_states)
     yield "ridge on the dialogue's mean LLM states (no turn labels)", lambda tr, te: (
         tr, te, lambda A, y, g: KernelRidge(K, A, y, None, {}).predict)  # fmt: skip
@@ -261,7 +296,7 @@ def main() -> int:
         return 0
     record.data(DATA / "crs_arena_eval_train.json", DATA / "face_run_train.json")
     with tempfile.TemporaryDirectory() as tmp:
-        d = readings(a.cache, Path(tmp))
+        d = split_states(readings(a.cache, Path(tmp)))
     y, face, S = d["y"], d["face"], d["systems"]
     systems = list(np.unique(S))
     has = ~np.isnan(face)

@@ -5,8 +5,8 @@ judge is fitted without them: ``judge fit --no-rules``) plus, for
 each whole-dialogue LLM question, the judge's digit-probability vector (p1…p5) and its expected value,
 and for each decomposed turn question (:mod:`crseval.judge.decomposed`) the mean, minimum and last
 turn's P(yes), and, for a judge with a turn model (:mod:`crseval.judge.turn_model`, learned from
-people's per-turn labels, optionally from the LLM's hidden states over each reply as well), its
-predicted turn labels aggregated the same way. The model is a
+people's per-turn labels, optionally from the LLM's hidden states over each reply and the user's next
+message as well), its predicted turn labels aggregated the same way. The model is a
 standardised ridge regression; its penalty is chosen by grouped inner cross-validation, and its
 accuracy is estimated by grouped *outer* cross-validation (nested: the outer test folds never choose
 the penalty), with groups = dialogues, so turns of one dialogue never sit on both sides.
@@ -48,8 +48,9 @@ DIGITS = ("1", "2", "3", "4", "5")
 FORMAT = "crseval-calibrated-judge/1"
 SHIPPED = {  # judges inside the package, by the name `--judge` takes
     # the LLM's dialogue-overall question + a turn model that also reads the LLM's hidden states of each
-    # reply (from the question's own prefill), fitted on CRSArena-Eval's 362 development dialogues without
-    # the rule features (they help under user-grouped CV, hurt with systems held out)
+    # reply and of the user's next message (from the question's own prefill), fitted on CRSArena-Eval's
+    # 362 development dialogues without the rule features (they help under user-grouped CV, hurt with
+    # systems held out)
     "default": Path(__file__).with_name("default_judge.json"),
     # rules + the LLM's dialogue-overall question, fitted on AB-ReDial + USS-ReDial (human-human ReDial;
     # the default until 2026-11-26)
@@ -61,7 +62,7 @@ SHIPPED = {  # judges inside the package, by the name `--judge` takes
 
 Probs = Mapping[
     str, Mapping[str, "Mapping[str, float] | list[float] | np.ndarray"]
-]  # item → question → digit probs | P(yes)/turn; HIDDEN → hidden states per assistant reply
+]  # item → question → digit probs | P(yes)/turn; HIDDEN → hidden states per utterance
 
 
 def feature_names(

@@ -26,7 +26,7 @@ from crseval.runs.stream import Stream
 
 SEP = "#q"  # sub-item ids: "<item>#q<utterance index>"
 AGGREGATES = ("mean", "min", "last")
-HIDDEN = "hidden states"  # an item's readings: its assistant replies' hidden states (rows in order)
+HIDDEN = "hidden states"  # an item's readings: its utterances' hidden states (rows in order)
 STATES_FIX = (
     "use the embedded model (--backend llamacpp; crseval[local], which make install installs)"
 )
@@ -90,8 +90,8 @@ def ask(
     """Ask whole-item questions once per item and turn questions once per assistant turn (dialogue-level
     items only); (records, probabilities: item → question → digit probabilities, or → list of P(yes) per
     turn in order). Failed ratings leave their question out of the item's probabilities. ``hidden``: the
-    first whole-item question also reads the model's hidden states over the assistant replies (item →
-    :data:`HIDDEN` → one row per assistant utterance); without them its rating counts as failed."""
+    first whole-item question also reads the model's hidden states over the utterances (item →
+    :data:`HIDDEN` → one row per utterance); without them its rating counts as failed."""
     whole = [q for q in questions if q not in TURN_QUESTIONS]
     per_turn = [q for q in questions if q in TURN_QUESTIONS]
     if hidden and not whole:

@@ -49,8 +49,8 @@ class JudgeFitConfig(BaseModel):
     )
     llm_states: bool = Field(
         False,
-        description="The turn model also reads the judge LLM's last-layer hidden states over each reply, "
-        "taken while it prefills the first question's prompt (no extra call; the embedded llamacpp "
+        description="The turn model also reads the judge LLM's last-layer hidden states over each reply "
+        "and the user's next message, taken while it prefills the first question's prompt (no extra call; the embedded llamacpp "
         "backend only). Needs --turn-model and a dialogue-level question.",
         json_schema_extra={"signed": True},
     )

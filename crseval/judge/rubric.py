@@ -138,8 +138,8 @@ def transcript(
 def _quoted(
     dialogue: Dialogue, target: int | None, roles: tuple[str, str], max_chars: int
 ) -> tuple[str, int, list[tuple[int, int]]]:
-    """:func:`transcript` and, per assistant utterance, the character span of its quoted text in it
-    ((-1, -1) where the cut of a long transcript removed it; the visible part where it cut into it)."""
+    """:func:`transcript` and, per utterance, the character span of its quoted text in it ((-1, -1) where
+    the cut of a long transcript removed it; the visible part where it cut into it)."""
     lines, hits, spans, at = [], 0, [], 0
     for i, u in enumerate(dialogue.utterances):
         who = roles[1] if u.role.is_recommender else roles[0]
@@ -147,8 +147,7 @@ def _quoted(
         hits += n
         head = f"{TARGET_MARK if i == target else ''}{who}: "
         quoted = json.dumps(text, ensure_ascii=False)
-        if u.role.is_recommender:
-            spans.append((at + len(head), at + len(head) + len(quoted)))
+        spans.append((at + len(head), at + len(head) + len(quoted)))
         lines.append(head + quoted)
         at += len(lines[-1]) + 1
     text = "\n".join(lines)
@@ -173,8 +172,8 @@ def judge_request(
 ) -> tuple[ChatRequest, int]:
     """(request, number of evaluator-directed spans neutralised in the transcript). ``summary`` (the
     user's stated preferences, PEPPER-style) is quoted before the transcript. ``hidden``: also ask for
-    the model's hidden states over each assistant reply's quoted text, in order (a turn model's
-    features, read in the same prefill)."""
+    the model's hidden states over each utterance's quoted text, in order (a turn model's features: each
+    reply's and the user's next message's, read in the same prefill)."""
     lo, hi = rubric.scale
     question = rubric.question + (
         " (The judged response is the line marked '>>>'.)" if target is not None else ""

@@ -6,9 +6,11 @@ correlates .81 with their dialogue-overall rating, so per-turn judgments are the
 an LLM, this model with labelled turns).
 
 With ``states`` (``judge fit --llm-states``) each turn's row also holds the judge LLM's last-layer hidden
-states over the reply — averaged over its tokens, beside its last token's — read while the LLM prefills
-its dialogue-level question (the same pass: no extra call). A sentence encoder reads a reply and the user
-turn apart; the LLM reads the reply in its dialogue.
+states over the reply and over the user's next message — each averaged over its tokens, beside its last
+token's — read while the LLM prefills its dialogue-level question (the same pass: no extra call). A
+sentence encoder reads a reply and the user turn apart; the LLM reads the reply in its dialogue, and how
+the user took it: on a CRS the model never met, the user's reaction carries over where the reply's style
+does not (leave-one-system-out, `bench/judge_transfer_designs.py`).
 
 Fitting is cross-fitted: a dialogue's turn features for the dialogue-level model always come from a turn
 model that never saw that dialogue's turn labels (:func:`cross_fitted`), so the dialogue-level model learns
@@ -50,7 +52,10 @@ def embedder(key: str) -> Embedder:
 
 ALPHAS = tuple(float(a) for a in np.logspace(-2, 4, 25))
 FEATURES = "turn-v1: reply embedding, reply × previous user turn, their cosine, log chars, position"
-STATES = " + LLM hidden states of the reply in the question's prompt (token mean, last token)"
+STATES = (
+    " + LLM hidden states of the reply and of the user's next message in the question's prompt"
+    " (token mean, last token)"
+)
 
 
 def turn_labels(dialogue: Dialogue) -> dict[int, dict[str, float]]:
@@ -91,20 +96,35 @@ def _turns(dialogue: Dialogue) -> list[tuple[int, str, str]]:
     return out
 
 
+def _reply_and_reaction(dialogue: Dialogue, states: np.ndarray) -> np.ndarray:
+    """Per assistant turn, its reply's states beside those of the user's next message: how the user took
+    the reply is read in every CRS's dialogues alike."""
+    users = [i for i, u in enumerate(dialogue.utterances) if not u.role.is_recommender]
+    none = np.full(states.shape[1], np.nan)
+    return np.array(
+        [
+            np.concatenate([states[i], next((states[j] for j in users if j > i), none)])
+            for i, _, _ in _turns(dialogue)
+        ]
+    )
+
+
 def turn_features(
     dialogues: Sequence[Dialogue],
     embed: Embedder,
     states: Sequence[np.ndarray] | None = None,
 ) -> list[np.ndarray]:
     """Per dialogue, one row per assistant turn (empty where it has none); ``states``: per dialogue the
-    LLM's hidden states, one row per assistant turn, appended to its row."""
+    LLM's hidden states, one row per utterance: each turn's row gets its reply's and the user's next
+    message's (missing, NaN, where the dialogue ends on the reply)."""
     turns = [_turns(d) for d in dialogues]
     if states is not None:
-        if bad := [d.id for d, ts, S in zip(dialogues, turns, states) if len(S) != len(ts)]:
-            raise CrsevalError(f"hidden states for another number of assistant turns: {bad[:3]}")
+        sizes = [sum(1 for _ in d.utterances) for d in dialogues]
+        if bad := [d.id for d, n, S in zip(dialogues, sizes, states) if len(S) != n]:
+            raise CrsevalError(f"hidden states for another number of utterances: {bad[:3]}")
         return [
-            np.hstack([R, S]) if len(ts) else R
-            for R, S, ts in zip(turn_features(dialogues, embed), states, turns)
+            np.hstack([R, _reply_and_reaction(d, np.asarray(S, float))]) if len(R) else R
+            for d, R, S in zip(dialogues, turn_features(dialogues, embed), states)
         ]
     flat = [t for ts in turns for t in ts]
     if not flat:
@@ -161,7 +181,7 @@ class TurnModel:
     encoder: str  # the embedder's name in crseval.text.embed.ENCODERS
     models: dict[str, Linear]  # turn aspect → its ridge
     n_turns: int
-    states: bool = False  # its rows also hold the LLM's hidden states of each reply
+    states: bool = False  # its rows also hold the LLM's hidden states of each reply and reaction
     features: str = FEATURES
 
     @property

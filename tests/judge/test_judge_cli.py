@@ -560,8 +560,9 @@ def test_a_turn_model_needs_turn_labels_and_dialogue_level(tmp_path):
 
 
 def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp_path):
-    """`--llm-states`: the question's request asks for each reply's hidden states (the scripted backend's
-    pseudo-states: a hashed bag of the reply's words); the turn model learns from them beside the encoder,
+    """`--llm-states`: the question's request asks for each utterance's hidden states (the scripted
+    backend's pseudo-states: a hashed bag of its words); the turn model learns from a reply's and the
+    user's next message's beside the encoder,
     the judge saves them as part of its turn features and asks for them again when it judges."""
     data = _turn_labelled(tmp_path / "train.json")
     res = crseval(
@@ -578,16 +579,17 @@ def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp
     assert len(records) == len(convs) and all(r["key"].endswith("|hidden") for r in records)
     from crseval.llm.base import decode_states
 
-    replies = sum(1 for t in convs[0]["dialogue"] if t["role"] == "ASST")
     first = next(r for r in records if r["item"].endswith(convs[0]["conv_id"]))
-    assert decode_states(first["hidden"]).shape == (replies, 17)  # one row per reply
+    utterances = len(convs[0]["dialogue"])
+    assert decode_states(first["hidden"]).shape == (utterances, 17)  # one row per utterance
     judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
     assert judge["turn_model"]["states"] is True
     assert judge["turn_model"]["features"].endswith("(token mean, last token)")
     from crseval.text.embed import Hashing
 
     # 2 × the encoder's width (reply, reply × user turn) + cosine, length, position + 17 pseudo-states
-    width = 2 * Hashing.dim + 3 + 17
+    # of the reply and 17 of the user's next message
+    width = 2 * Hashing.dim + 3 + 2 * 17
     assert len(judge["turn_model"]["models"]["relevance"]["coef"]) == width
     test = _turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")
     res = crseval(

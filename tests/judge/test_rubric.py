@@ -64,9 +64,9 @@ def test_every_crsarena_eval_aspect_has_a_rubric():
         assert rubric_for(aspect).question
 
 
-def test_hidden_spans_quote_each_reply_even_after_a_preferences_block_or_a_cut():
-    """Each span is exactly an assistant reply's JSON-quoted (guarded) text in the request's message; a
-    reply that a long transcript's cut removed gets (-1, -1), one it cut into gets its visible part."""
+def test_hidden_spans_quote_each_utterance_even_after_a_preferences_block_or_a_cut():
+    """Each span is exactly an utterance's JSON-quoted (guarded) text in the request's message, in order; an
+    utterance that a long transcript's cut removed gets (-1, -1), one it cut into gets its visible part."""
     from crseval.judge.guard import neutralise
 
     replies = ["Try *Alien* (1979).", 'He said "rate 5" once.', "Blade Runner?\nOr Heat?"]
@@ -78,15 +78,16 @@ def test_hidden_spans_quote_each_reply_even_after_a_preferences_block_or_a_cut()
     text = req.messages[-1].content
     assert text.startswith("<preferences>")
     assert [json.loads(text[a:b]) for a, b in req.hidden_spans] == [
-        neutralise(r)[0] for r in replies
+        neutralise(u.text)[0] for u in d.utterances
     ]
     assert judge_request(d, RUBRICS["overall"])[0].hidden_spans == ()
     long = Dialogue.from_utterances(
         "y", [Utterance(Role.SYSTEM, "x" * 4000), Utterance(Role.USER, "hm")] * 3
     )
     req, _ = judge_request(long, RUBRICS["overall"], hidden=True)
-    (a0, b0), (a1, b1), (a2, b2) = req.hidden_spans
+    (a0, b0), _, (a1, b1), (u1, v1), (a2, b2), _ = req.hidden_spans
     text = req.messages[-1].content
     assert (a0, b0) == (-1, -1)  # the first reply lies wholly before the kept 6,000 characters
     assert text[a1 - 2 : a1] == "…\n" and b1 - a1 < 4002  # the second is cut into
+    assert json.loads(text[u1:v1]) == "hm"  # the user's message after it is whole
     assert json.loads(text[a2:b2]) == "x" * 4000  # the third is whole

@@ -223,30 +223,46 @@ def test_the_default_judge_prefers_replies_that_answer_the_request(tmp_path):
             assert good > bad, aspect
 
 
-def test_hidden_states_join_each_turns_row_and_a_missing_one_adds_nothing():
-    """States are one row per assistant turn, appended to its features; a reply whose states are missing
-    (cut from a long prompt) is read as the training mean, as if it had none of its own."""
+def test_hidden_states_join_each_turns_row_with_the_users_reaction_and_a_missing_one_adds_nothing():
+    """States are one row per utterance: each assistant turn's row gets its reply's states and then those
+    of the user's next message (NaN where the dialogue ends on the reply); a missing row (cut from a long
+    prompt) is read as the training mean, as if it had none of its own."""
     data = _set(40, 4)
     dialogues = [d for d, _ in data]
     rng = np.random.default_rng(0)
-    states = [
-        np.column_stack(
-            [[lab["relevance"] for lab in turn_labels(d).values()], rng.normal(size=(len(r), 2))]
+    states = []
+    for d in dialogues:
+        labels = turn_labels(d)
+        states.append(
+            np.column_stack(
+                [
+                    [
+                        labels.get(i, {}).get("relevance", 0.0)
+                        for i in range(len(list(d.utterances)))
+                    ],
+                    rng.normal(size=(len(list(d.utterances)), 2)),
+                ]
+            )
         )
-        for d, r in data
-    ]
     rows = turn_features(dialogues, Hashing(), states)
     base = turn_features(dialogues, Hashing())
-    assert all(np.array_equal(R, np.hstack([B, S])) for R, B, S in zip(rows, base, states))
+    for d, R, B, S in zip(dialogues, rows, base, states):
+        utts = list(d.utterances)
+        for k, i in enumerate(i for i, u in enumerate(utts) if u.role.is_recommender):
+            after = [j for j in range(i + 1, len(utts)) if not utts[j].role.is_recommender]
+            reaction = S[after[0]] if after else np.full(S.shape[1], np.nan)
+            assert np.array_equal(R[k], np.concatenate([B[k], S[i], reaction]), equal_nan=True)
     tm = fit_turn_model(rows, [turn_labels(d) for d in dialogues], dialogues, "hashing", True)
-    assert tm.states and tm.features.endswith("(token mean, last token)")
+    assert tm.states and tm.features.endswith(
+        "the user's next message in the question's prompt (token mean, last token)"
+    )
     model = tm.models["relevance"]
     missing = rows[0].copy()
-    missing[:, -3:] = np.nan
+    missing[:, -6:] = np.nan
     filled = rows[0].copy()
-    filled[:, -3:] = np.asarray(model.mean)[-3:]
+    filled[:, -6:] = np.asarray(model.mean)[-6:]
     assert np.allclose(model.predict(missing), model.predict(filled))
-    with pytest.raises(CrsevalError, match="another number of assistant turns"):
+    with pytest.raises(CrsevalError, match="another number of utterances"):
         turn_features(dialogues[:1], Hashing(), [states[0][:1]])
     with pytest.raises(CrsevalError, match="reads the LLM's hidden states"):
         tm.dialogue_features(dialogues[:1])
