@@ -99,8 +99,8 @@ def test_an_answer_depends_on_its_request_only_not_on_the_one_before():
 
 
 def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
-    """The states a rating returns are llama.cpp's own last-layer states of the reply's tokens (checked
-    against a second model that outputs every position in one batch), the span's tokens spell the reply,
+    """The states a rating returns are llama.cpp's own last-layer states of each utterance's tokens (checked
+    against a second model that outputs every position in one batch), the span's tokens spell it,
     the digit probabilities barely move (another batch split), and the answer is cached with its states
     (the compiled engine; the default one's states: the next test)."""
     import json
@@ -120,8 +120,8 @@ def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
     rated = client.rate(req)
     plain = client.rate(judge_request(d, RUBRICS["overall"])[0])
     states = decode_states(rated.hidden)
-    replies = [u.text for u in d.utterances if u.role.is_recommender]
-    assert states.shape == (len(replies), 3072) and np.isfinite(states).all()
+    texts = [u.text for u in d.utterances]  # one span per utterance, the user's included
+    assert states.shape == (len(texts), 3072) and np.isfinite(states).all()
     assert max(abs(rated.probs[k] - plain.probs[k]) for k in plain.probs) < 0.03
     again = client.rate(req)
     assert again.hidden == rated.hidden and client.stats.cache_hits >= 1
@@ -142,9 +142,9 @@ def test_hidden_states_come_from_the_ratings_own_prefill(embedded_llm_cache):
         list(req.hidden_spans),
         lambda t: len(ref.tokenize(t.encode(), add_bos=False, special=True)),
     )
-    for (a, b), reply in zip(ranges, replies):
+    for (a, b), text in zip(ranges, texts):
         spelled = ref.detokenize(tokens[a:b]).decode()
-        assert json.dumps(reply, ensure_ascii=False)[2:-2] in spelled
+        assert json.dumps(text, ensure_ascii=False)[2:-2] in spelled
     ref.eval(tokens)
     E = np.ctypeslib.as_array(
         llama_cpp.llama_get_embeddings(ref._ctx.ctx), shape=(len(tokens), 1536)
@@ -177,7 +177,7 @@ def test_the_default_engine_reads_the_states_the_model_computes(embedded_llm_cac
     plain = client.rate(judge_request(d, RUBRICS["overall"])[0])  # the server's own probabilities
     client.close()
     states = decode_states(rated.hidden)
-    assert states.shape == (sum(u.role.is_recommender for u in d.utterances), 3072)
+    assert states.shape == (sum(1 for _ in d.utterances), 3072)  # one row per utterance
     assert max(abs(rated.probs[k] - plain.probs[k]) for k in plain.probs) < 0.03
 
     path = str(resolve_model(None)[0])
