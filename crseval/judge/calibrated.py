@@ -66,13 +66,25 @@ Probs = Mapping[
 
 
 def feature_names(
-    questions: Sequence[str], turn_model: TurnModel | None = None, rules: bool = True
+    questions: Sequence[str],
+    turn_model: TurnModel | None = None,
+    rules: bool = True,
+    compact: bool = False,
 ) -> list[str]:
     names = list(NAMES) if rules else []
     for q in questions:
         parts = AGGREGATES if q in TURN_QUESTIONS else (*(f"p{d}" for d in DIGITS), "mean")
         names += [f"{q}:{x}" for x in parts]
-    return names + (turn_model.feature_names() if turn_model else [])
+    names += turn_model.feature_names() if turn_model else []
+    return [names[i] for i in kept(names, compact)]
+
+
+def kept(names: Sequence[str], compact: bool) -> list[int]:
+    """The columns of the evidence ``names`` a judge reads: all of them, or (``compact``) the rule
+    features and each LLM question's and turn aggregate's mean alone — its expected score, not its five
+    digit probabilities; the mean turn, not the worst and last — fewer weights to fit, which carry over
+    better to a CRS the judge has never met (#94)."""
+    return [i for i, n in enumerate(names) if not compact or n in NAMES or n.endswith(":mean")]
 
 
 def feature_matrix(
@@ -168,6 +180,9 @@ class CalibratedJudge:
     # content hashes of the items it was fitted on (:func:`item_hash`); empty in a judge fitted before
     # they were recorded, which is matched by its data sets' signatures instead
     trained_items: list[str] = field(default_factory=list)
+    # reads each question's and turn aggregate's mean only (:func:`kept`); False in judges fitted
+    # before it existed
+    compact: bool = False
     version: str = __version__
     format: str = FORMAT
 
@@ -235,7 +250,8 @@ class CalibratedJudge:
             states = [_states(probs, it.id) for it in items] if self.reads_states else None
             turns = self.turn_model.dialogue_features([it.dialogue for it in items], states)
             X = np.hstack([X, turns])
-        pred = model.predict(X)
+        full = feature_names(self.questions, self.turn_model, self.rules)
+        pred = model.predict(X[:, kept(full, self.compact)])
         lo, hi = model.human_scale
         pred = np.clip(pred, lo, hi)
         if scale is not None and tuple(scale) != (lo, hi) and hi > lo:
@@ -299,7 +315,9 @@ class CalibratedJudge:
             judge = cls(**raw)
         except (ValueError, TypeError, KeyError, AttributeError) as e:
             raise CrsevalError(f"not a calibrated judge ({e})", file=p, expected=FORMAT) from None
-        if judge.features != feature_names(judge.questions, judge.turn_model, judge.rules):
+        if judge.features != feature_names(
+            judge.questions, judge.turn_model, judge.rules, judge.compact
+        ):
             raise CrsevalError(
                 "the judge was fitted with other features than this version computes",
                 file=p,

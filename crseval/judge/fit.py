@@ -23,6 +23,7 @@ from crseval.judge.calibrated import (
     dialogue_groups,
     feature_matrix,
     feature_names,
+    kept,
     fit_aspect,
     item_hash,
     nested_cv,
@@ -270,6 +271,8 @@ def _fit(
     if turn is not None:
         # the judge's turn model, and each item's turn features from one that never saw its labels
         whole, _, turn_model = turn.split(np.arange(len(pooled.items)), None)
+        kept_turns = kept(turn_model.feature_names(), config.compact)
+        whole = whole[:, kept_turns]
     for aspect in aspects:
         items, y, scale = _labelled(pooled, aspect)
         R, groups, ids = (
@@ -278,13 +281,14 @@ def _fit(
             [it.id for it in items],
         )
         Q = feature_matrix(items, questions, probs, rules=False)
+        Q = Q[:, kept(feature_names(questions, None, False), config.compact)]
         X = np.hstack([R, Q]) if rules else Q
         fold_features = None
         if turn is not None:
             pos = np.array([turn.position[i] for i in ids])
 
             def fold_features(tr, te, pos=pos):
-                return turn.split(pos[tr], pos[te])[:2]
+                return [f[:, kept_turns] for f in turn.split(pos[tr], pos[te])[:2]]
 
         designs = {main: nested_cv_predictions(X, y, groups, folds, fold_features)}
         if evidence != ["rules"]:
@@ -301,7 +305,7 @@ def _fit(
         models[aspect] = model
         coefs += [
             {"aspect": aspect, "feature": f, "coefficient": c, "alpha": model.alpha}
-            for f, c in zip(feature_names(questions, turn_model, rules), model.coef)
+            for f, c in zip(feature_names(questions, turn_model, rules, config.compact), model.coef)
         ]
     return cv_extra, models, coefs, errors, turn_model
 
@@ -469,7 +473,8 @@ def _signature(
                 "leave-one-system-out" if config.cv_groups == "system" else f"{config.folds}-fold"
             )
             + "|features:"
-            + ("rules-v1" if config.rules else "no-rules"),
+            + ("rules-v1" if config.rules else "no-rules")
+            + ("|compact" if config.compact else ""),
             "turn_model": TURN_FEATURES + (TURN_STATES if config.llm_states else "")
             if config.turn_model
             else None,
@@ -581,12 +586,13 @@ def run(config: JudgeFitConfig, ctx: RunContext) -> Output:
         config.level,
         questions,
         llm,
-        feature_names(questions, turn_model, config.rules),
+        feature_names(questions, turn_model, config.rules, config.compact),
         models,
         [{"data": s.info.signature(), "n": len(s.items)} for s in train],
         turn_model,
         config.rules,
         sorted({item_hash(it) for it in pooled.items}),
+        config.compact,
     )
     judge.save(ctx.artifact("judge.json"))
     out.tables = {

@@ -54,6 +54,14 @@ class JudgeFitConfig(BaseModel):
         "backend only). Needs --turn-model and a dialogue-level question.",
         json_schema_extra={"signed": True},
     )
+    compact: bool = Field(
+        False,
+        description="Read each LLM question by its expected score alone (not its five digit "
+        "probabilities) and the turn model by its mean turn alone (not the worst and the last): fewer "
+        "weights, which carry over better to a CRS the judge has never met (leave-one-system-out on "
+        "CRSArena-Eval) and lose nothing under user-grouped CV. The rule features are kept whole.",
+        json_schema_extra={"signed": True},
+    )
     encoder: Literal["mpnet", "minilm", "hashing"] = Field(
         "mpnet",
         description="The turn model's sentence encoder: all-mpnet-base-v2 (+.02–.04 Pearson on every "

@@ -18,6 +18,7 @@ from crseval.judge.calibrated import (
     feature_names,
     fit_aspect,
     item_hash,
+    kept,
     nested_cv_predictions,
 )
 
@@ -105,6 +106,38 @@ def test_saved_judge_predicts_the_same_and_bad_files_are_refused(tmp_path):
         CalibratedJudge.load(path)
     with pytest.raises(CrsevalError, match="not found"):
         CalibratedJudge.load(tmp_path / "nowhere")
+
+
+def test_a_compact_judge_reads_each_question_by_its_expected_score_alone(tmp_path):
+    items = _items()
+    probs = _probs(items)
+    full = feature_names(["dialogue-overall"])
+    names = feature_names(["dialogue-overall"], compact=True)
+    # the rule features stay whole; of the question's six readings only the expected score is left
+    assert names == [n for n in full if ":" not in n] + ["dialogue-overall:mean"]
+    assert [full[i] for i in kept(full, True)] == names
+    assert kept(full, False) == list(range(len(full)))
+    X = feature_matrix(items, ["dialogue-overall"], probs)
+    y = np.array([it.labels["overall"] for it in items])
+    Xc = X[:, kept(full, True)]
+    expected = [
+        sum(d * probs[it.id]["dialogue-overall"][str(d)] for d in range(1, 6)) for it in items
+    ]
+    assert Xc[:, -1] == pytest.approx(expected)
+    model = fit_aspect(Xc, y, np.array([it.id for it in items]), "overall", (1, 5))
+    judge = CalibratedJudge(
+        "t", "dialogue", ["dialogue-overall"], {"model": "m"}, names, {"overall": model},
+        [{"data": "toy", "n": len(items)}], compact=True,
+    )  # fmt: skip
+    again = CalibratedJudge.load(judge.save(tmp_path / "judge.json"))
+    assert again.compact and again.features == names
+    assert again.predict(items, "overall", probs) == pytest.approx(np.clip(model.predict(Xc), 1, 5))
+    # a file that says compact but holds the full layout's features is refused, not misread
+    raw = json.loads((tmp_path / "judge.json").read_text())
+    raw["features"] = full
+    (tmp_path / "judge.json").write_text(json.dumps(raw))
+    with pytest.raises(CrsevalError, match="other features"):
+        CalibratedJudge.load(tmp_path / "judge.json")
 
 
 def _talk(i, target=None, roles=(Role.USER, Role.SYSTEM), reply="Try {}."):

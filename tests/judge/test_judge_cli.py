@@ -489,6 +489,17 @@ def test_a_judge_with_a_turn_model_is_fitted_and_reused_without_an_llm(tmp_path)
     assert set(mine.dropna(subset=["score"])["item"]) == fresh
 
 
+def _judged_anew(tmp_path) -> float:
+    """Pearson of the judge fitted in ``tmp_path/fit`` on 24 dialogues it never saw (another closing line)."""
+    test = _turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")
+    res = crseval(
+        "judge", "meta-eval", str(test), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
+        "--n-boot", "0", "--out", str(tmp_path / "meta"), "--format", "json",
+    )  # fmt: skip
+    meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
+    return meta["calibrated (judged-json-dialogue)"]["pearson"]
+
+
 def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):
     """`--no-rules`: the rules stay an ablation row of the CV table, but are no evidence of the judge."""
     data = _turn_labelled(tmp_path / "train.json")
@@ -501,18 +512,33 @@ def test_a_judge_without_the_rules_reads_only_its_turn_model(tmp_path):
     assert cv["calibrated (turn model)"]["pearson"] > 0.8
     judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
     assert judge["rules"] is False and all(f.startswith("turn:") for f in judge["features"])
-    res = crseval(
-        "judge", "meta-eval", str(_turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")),
-        "--judge", str(tmp_path / "fit"), "--backend", "scripted", "--n-boot", "0",
-        "--out", str(tmp_path / "meta"), "--format", "json",
-    )  # fmt: skip
-    meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
-    assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.8
+    assert _judged_anew(tmp_path) > 0.8
     res = crseval(
         "judge", "fit", str(data), "--questions", "none", "--no-rules", "--out",
         str(tmp_path / "x"), check=False,
     )  # fmt: skip
     assert res.returncode == 2 and "leaves the judge no evidence" in res.stderr
+
+
+def test_a_compact_judge_reads_the_mean_of_each_piece_of_evidence(tmp_path):
+    """`--compact`: the question's expected score and the turn model's mean turn per aspect, beside the
+    whole rules; its signature says so, and the saved judge reads the same columns when it judges."""
+    data = _turn_labelled(tmp_path / "train.json")
+    res = crseval(
+        "judge", "fit", str(data), "--turn-model", "--compact", "--encoder", "hashing",
+        "--backend", "scripted", "--n-boot", "0", "--out", str(tmp_path / "fit"), "--format", "json",
+    )  # fmt: skip
+    out = json.loads(res.stdout)
+    assert "|compact" in out["signature"] and "|compact:True" in out["signature"]
+    judge = json.loads((tmp_path / "fit" / "judge.json").read_text())
+    from crseval.judge.features import NAMES
+
+    asked = [f for f in judge["features"] if f not in NAMES]
+    assert judge["compact"] is True and judge["features"][: len(NAMES)] == NAMES
+    assert asked == ["dialogue-overall:mean", "turn:interestingness:mean", "turn:relevance:mean"]
+    coefs = pd.read_csv(tmp_path / "fit" / "tables" / "judge_coefficients.csv")
+    assert set(coefs["feature"]) == set(judge["features"])
+    assert _judged_anew(tmp_path) > 0.8
 
 
 def test_systems_can_be_held_out_whole(tmp_path):
@@ -591,13 +617,7 @@ def test_a_turn_model_reads_the_llms_hidden_states_from_the_questions_prompt(tmp
     # of the reply and 17 of the user's next message
     width = 2 * Hashing.dim + 3 + 2 * 17
     assert len(judge["turn_model"]["models"]["relevance"]["coef"]) == width
-    test = _turn_labelled(tmp_path / "test.json", n=24, seed=1, closing="One more?")
-    res = crseval(
-        "judge", "meta-eval", str(test), "--judge", str(tmp_path / "fit"), "--backend", "scripted",
-        "--n-boot", "0", "--out", str(tmp_path / "meta"), "--format", "json",
-    )  # fmt: skip
-    meta = {r["judge"]: r for r in json.loads(res.stdout)["result"]}
-    assert meta["calibrated (judged-json-dialogue)"]["pearson"] > 0.8
+    assert _judged_anew(tmp_path) > 0.8
     res = crseval(
         "judge", "fit", str(data), "--questions", "none", "--turn-model", "--llm-states",
         "--out", str(tmp_path / "x"), check=False,
