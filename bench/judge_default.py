@@ -38,7 +38,7 @@ PEER = "published: face_run_train"
 def fit(out: Path, groups: str) -> float:
     args = [
         "judge", "fit", str(DATA / "crs_arena_eval_train.json"),
-        "--questions", ASPECT, "--turn-model", "--llm-states", "--no-rules",
+        "--questions", ASPECT, "--turn-model", "--llm-states", "--no-rules", "--compact",
         "--reference", str(DATA / "face_run_train.json"),
         "--name", "crseval-default", "--cv-groups", groups, "--out", str(out),
     ]  # fmt: skip

@@ -6,10 +6,12 @@ published predictions (the named peer, on the same dialogues).
 The designs share the shipped judge's evidence (the embedded LLM's dialogue-overall reading and its hidden
 states over each reply and the user's next message, the replies' sentence embeddings, people's turn labels
 for the turn model) and vary how it is combined: the turn model's penalty (chosen by leave-one-turn-out, as
-shipped, or fixed), its features (states only, embeddings only, without the user's next message), the
-aggregates it passes up, the dialogue-level model (ridge with
-its penalty chosen by grouped CV, as shipped; equal weights of standardised readings; a ridge on the
-dialogue's mean states). Ridge fits run in their dual (kernel) form over globally standardised features,
+shipped, or fixed), its features (states only, embeddings only, without the user's next message, with the
+user's previous message, rows scaled to one length), its labels (with the dialogue's rating as a third),
+the readings passed up (the question's expected score or its digits; the turn model's mean or mean,
+minimum and last — the shipped judge is compact: the expected score and the means), the dialogue-level
+model (ridge with its penalty chosen by grouped CV, as shipped; equal weights of standardised readings; a
+ridge on the dialogue's mean states). Ridge fits run in their dual (kernel) form over globally standardised features,
 which differs from the shipped code's fold-wise standardisation only in the scale each fold sees: the
 first row reproduces the shipped design's pooled r to .01, its per-CRS r to about .1 (compare designs
 with each other here, and the shipped judge with FACE in `crseval/validated/judge_transfer.json`).
@@ -46,7 +48,13 @@ def readings(cache: Path | None, tmp: Path):
     from crseval.judge.calibrated import feature_matrix
     from crseval.judge.decomposed import HIDDEN
     from crseval.judge.fit_config import JudgeFitConfig
-    from crseval.judge.turn_model import embed_turns, embedder, turn_features, turn_labels
+    from crseval.judge.turn_model import (
+        _reply_and_reaction,
+        embed_turns,
+        embedder,
+        turn_features,
+        turn_labels,
+    )
     from crseval.runs.store import RunStore
 
     if cache:
@@ -70,30 +78,32 @@ def readings(cache: Path | None, tmp: Path):
         "face": np.array([face.get(it.id, np.nan) for it in its]),
         "question": feature_matrix(its, [ASPECT], probs, rules=False),
         "embedding": turn_features([it.dialogue for it in its], embedder(config.encoder)),
-        "utterance states": [np.asarray(probs[it.id][HIDDEN], float) for it in its],
+        # per assistant turn, its reply's states beside the user's next message's (the shipped rows)
+        "states": [_reply_and_reaction(it.dialogue, np.asarray(probs[it.id][HIDDEN], float))
+                   for it in its],
         "labels": [turn_labels(it.dialogue) for it in its],
         "recommender": [[k for k, u in enumerate(it.dialogue.utterances) if u.role.is_recommender]
                         for it in its],
+        # per assistant turn, the states of the user's message before it (the request it answers)
+        "previous": [previous_user(it.dialogue, np.asarray(probs[it.id][HIDDEN], float)) for it in its],
     }  # fmt: skip
 
 
-def split_states(d: dict) -> dict:
-    """Per assistant turn: its reply's states (``reply states``) and, beside them, the user's next
-    message's (``states``, as the shipped turn model reads them)."""
-    d["reply states"], d["states"] = [], []
-    for A, rec, E in zip(d.pop("utterance states"), d["recommender"], d["embedding"]):
-        n = len(A)
-        users = [j for j in range(n) if j not in rec]
-        nxt = [next((A[j] for j in users if j > i), np.full(A.shape[1], np.nan)) for i in rec]
-        d["reply states"].append(A[rec])
-        d["states"].append(np.hstack([A[rec], np.array(nxt).reshape(len(rec), -1)]))
-    return d
+def previous_user(dialogue, states: np.ndarray) -> np.ndarray:
+    """Per assistant turn, the states of the user's message before it (NaN where none)."""
+    utts = list(dialogue.utterances)
+    none = np.full(states.shape[1], np.nan)
+    return np.array([
+        next((states[j] for j in range(i - 1, -1, -1) if not utts[j].role.is_recommender), none)
+        for i, u in enumerate(utts) if u.role.is_recommender
+    ]).reshape(-1, states.shape[1])  # fmt: skip
 
 
 class Turns:
-    """Every assistant turn: its dialogue, its people's labels and a kernel per feature set."""
+    """Every assistant turn: its dialogue, its people's labels (with ``dialogue_label``, the dialogue's own
+    rating too, as every turn's label) and a kernel per feature set."""
 
-    def __init__(self, d: dict) -> None:
+    def __init__(self, d: dict, dialogue_label: bool = False) -> None:
         self.d = d
         self.dialogue, self.y = [], {"interestingness": [], "relevance": []}
         for i, (lab, rec) in enumerate(zip(d["labels"], d["recommender"])):
@@ -103,19 +113,25 @@ class Turns:
                     self.y[a].append(lab.get(u, {}).get(a, np.nan))
         self.dialogue = np.array(self.dialogue)
         self.y = {a: np.array(v, float) for a, v in self.y.items()}
+        if dialogue_label:
+            self.y[ASPECT] = d["y"][self.dialogue].astype(float)
         self._eig: dict = {}
 
     def kernel(self, features: str) -> np.ndarray:
         rows = [
             {
                 "embedding+states": np.hstack([E, S]),
+                "embedding+states (cosine)": np.hstack([E, S]),
+                "embedding+states+previous": np.hstack([E, S, P]),
                 "states": S,
                 "embedding": E,
                 "embedding+reply states": np.hstack([E, S[:, : S.shape[1] // 2]]),
             }[features]
-            for E, S in zip(self.d["embedding"], self.d["states"])  # fmt: skip
+            for E, S, P in zip(
+                self.d["embedding"], self.d["states"], self.d["previous"]
+            )  # fmt: skip
         ]
-        return standardised_kernel(np.vstack(rows))
+        return standardised_kernel(np.vstack(rows), cosine=features.endswith("(cosine)"))
 
     def of(self, dialogues: np.ndarray) -> np.ndarray:
         return np.where(np.isin(self.dialogue, dialogues))[0]
@@ -141,16 +157,21 @@ class Turns:
     def cross_fitted(self, K, train, test, alpha, aggregates, systems):
         """The shipped scheme: training dialogues' features from turn models that never saw their
         system's turns (5 grouped folds), the test dialogues' from one fitted on all training turns."""
-        inside = np.zeros((len(train), 2 * len(aggregates)))
+        inside = np.zeros((len(train), len(self.y) * len(aggregates)))
         for a, b in GroupKFold(5).split(train, groups=systems[train]):
             inside[b] = self.aggregate(self.fit(K, train[a], alpha), train[b], aggregates)
         return inside, self.aggregate(self.fit(K, train, alpha), test, aggregates)
 
 
-def standardised_kernel(X: np.ndarray) -> np.ndarray:
+def standardised_kernel(X: np.ndarray, cosine: bool = False) -> np.ndarray:
+    """Linear kernel of the standardised rows (missing values read as the mean); ``cosine``: each row scaled
+    to the mean row's length first, so a turn's direction counts, not its size."""
     X = np.where(np.isnan(X), np.nanmean(X, 0), X)
     sd = X.std(0)
     Z = (X - X.mean(0)) / np.where(sd == 0, 1, sd)
+    if cosine:
+        norm = np.linalg.norm(Z, axis=1, keepdims=True)
+        Z *= np.mean(norm) / np.where(norm == 0, 1, norm)
     return Z @ Z.T
 
 
@@ -220,16 +241,17 @@ def loso(d, features):
 
 
 def designs(d: dict):
-    turns = Turns(d)
+    turns, weak = Turns(d), Turns(d, dialogue_label=True)
     Q, S = d["question"], d["systems"]
     kernels = {
         f: turns.kernel(f)
-        for f in ("embedding+states", "states", "embedding", "embedding+reply states")
-    }
+        for f in ("embedding+states", "states", "embedding", "embedding+reply states",
+                  "embedding+states (cosine)", "embedding+states+previous")
+    }  # fmt: skip
 
-    def turn_design(features, alpha, aggregates, question, combine):
+    def turn_design(features, alpha, aggregates, question, combine, labels=turns):
         def make(tr, te):
-            a, b = turns.cross_fitted(kernels[features], tr, te, alpha, aggregates, S)
+            a, b = labels.cross_fitted(kernels[features], tr, te, alpha, aggregates, S)
             return np.hstack([Q[tr][:, question], a]), np.hstack([Q[te][:, question], b]), combine
 
         return make
@@ -237,32 +259,37 @@ def designs(d: dict):
     every, expected = list(range(Q.shape[1])), [Q.shape[1] - 1]
     shipped = ("mean", "min", "last")
     yield (
-        "shipped: turn model (reply + states of the reply and the user's next message, LOO penalty)"
-        " + question digits, grouped ridge",
+        "shipped (--compact): the question's expected score + the turn model's mean relevance and"
+        " interestingness (reply + states of the reply and the user's next message, LOO penalty),"
+        " grouped ridge",
+        turn_design("embedding+states", None, ("mean",), expected, grouped_ridge),
+    )
+    yield (
+        "the full layout: question digits + turn mean, minimum and last (the judge shipped before)",
         turn_design("embedding+states", None, shipped, every, grouped_ridge),
     )
     yield (
-        "turn model without the user's next message (the judge shipped before)",
+        "full layout, turn model without the user's next message (shipped before that)",
         turn_design("embedding+reply states", None, shipped, every, grouped_ridge),
     )
     yield (
-        "turn-model penalty fixed at 1e4",
+        "full layout, turn-model penalty fixed at 1e4",
         turn_design("embedding+states", 1e4, shipped, every, grouped_ridge),
     )
     yield (
-        "turn model on the LLM states only",
+        "full layout, turn model on the LLM states only",
         turn_design("states", None, shipped, every, grouped_ridge),
     )
     yield (
-        "turn model on the sentence embeddings only",
+        "full layout, turn model on the sentence embeddings only",
         turn_design("embedding", None, shipped, every, grouped_ridge),
     )
     yield (
-        "turn aggregates: mean only",
+        "question digits + turn means only",
         turn_design("embedding+states", None, ("mean",), every, grouped_ridge),
     )
     yield (
-        "question's expected score only + turn aggregates",
+        "question's expected score + turn mean, minimum and last",
         turn_design("embedding+states", None, shipped, expected, grouped_ridge),
     )
     yield (
@@ -276,10 +303,18 @@ def designs(d: dict):
         ),
     )
     yield (
-        "question's expected score only + mean relevance and interestingness, grouped ridge",
-        turn_design("embedding+states", None, ("mean",), expected, grouped_ridge),
+        "compact, turn model also reading the user's previous message (the request)",
+        turn_design("embedding+states+previous", None, ("mean",), expected, grouped_ridge),
     )
-    mean_states = np.array([s.mean(0) for s in d["reply states"]])
+    yield (
+        "compact, turn model on length-normalised (cosine) rows",
+        turn_design("embedding+states (cosine)", None, ("mean",), expected, grouped_ridge),
+    )
+    yield (
+        "compact + a third turn label: the dialogue's own rating on each of its turns",
+        turn_design("embedding+states", None, ("mean",), expected, grouped_ridge, weak),
+    )
+    mean_states = np.array([s[:, : s.shape[1] // 2].mean(0) for s in d["states"]])
     K = standardised_kernel(mean_states)
     yield "ridge on the dialogue's mean LLM states (no turn labels)", lambda tr, te: (
         tr, te, lambda A, y, g: KernelRidge(K, A, y, None, {}).predict)  # fmt: skip
@@ -296,7 +331,7 @@ def main() -> int:
         return 0
     record.data(DATA / "crs_arena_eval_train.json", DATA / "face_run_train.json")
     with tempfile.TemporaryDirectory() as tmp:
-        d = split_states(readings(a.cache, Path(tmp)))
+        d = readings(a.cache, Path(tmp))
     y, face, S = d["y"], d["face"], d["systems"]
     systems = list(np.unique(S))
     has = ~np.isnan(face)

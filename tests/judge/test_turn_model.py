@@ -165,14 +165,17 @@ def test_a_turn_model_refuses_a_stand_in_encoder(monkeypatch):
 
 
 def test_the_shipped_judges_load_by_name():
-    """`--judge default` reads the LLM's question and a turn model with the LLM's states, no rules; `--judge redial` the rules and
-    the question; `--judge crsarena` the rules and a turn model, no question."""
+    """`--judge default` reads the LLM's question and a turn model with the LLM's states, no rules, each
+    by its mean (compact); `--judge redial` the rules and the question; `--judge crsarena` the rules and
+    a turn model, no question."""
     default, redial, arena = (CalibratedJudge.load(n) for n in ("default", "redial", "crsarena"))
     assert (
         default.questions == ["dialogue-overall"] and default.llm["model"] == "qwen2.5-coder-1.5b"
     )
     assert not default.rules and default.turn_model.encoder == "mpnet" and default.reads_states
-    assert default.features == feature_names(["dialogue-overall"], default.turn_model, rules=False)
+    assert default.compact and default.features == feature_names(
+        ["dialogue-overall"], default.turn_model, rules=False, compact=True
+    )
     assert default.trained_on[0]["n"] == 362 and len(default.aspects) == 7
     assert redial.questions == ["dialogue-overall"] and redial.turn_model is None and redial.rules
     assert arena.questions == [] and arena.llm is None
@@ -200,9 +203,11 @@ def test_the_default_judge_prefers_replies_that_answer_the_request(tmp_path):
             utts += [Utterance(Role.SYSTEM, r), Utterance(Role.USER, "Anything else?")]
         items.append(JudgedItem(name, Dialogue.from_utterances(name, utts), {}))
     judge = CalibratedJudge.load("default")
-    # the LLM's digit probabilities as they were on average in training: the turn model decides
-    typical = judge.models["dialogue-overall"].mean[:5]
-    probs = {it.id: {"dialogue-overall": dict(zip("12345", typical))} for it in items}
+    # digit probabilities whose expected score is the training dialogues' mean: the turn model decides
+    score = judge.models["dialogue-overall"].mean[judge.features.index("dialogue-overall:mean")]
+    low = int(score)
+    typical = {str(low): low + 1 - score, str(low + 1): score - low}
+    probs = {it.id: {"dialogue-overall": typical} for it in items}
     if judge.reads_states:  # the embedded model's states of each reply, as the question reads them
         from crseval.judge.decomposed import HIDDEN
         from crseval.judge.rubric import judge_request, rubric_for
