@@ -6,7 +6,8 @@ each whole-dialogue LLM question, the judge's digit-probability vector (p1…p5)
 and for each decomposed turn question (:mod:`crseval.judge.decomposed`) the mean, minimum and last
 turn's P(yes), and, for a judge with a turn model (:mod:`crseval.judge.turn_model`, learned from
 people's per-turn labels, optionally from the LLM's hidden states over each reply and the user's next
-message as well), its predicted turn labels aggregated the same way. The model is a
+message as well), its predicted turn labels aggregated the same way; a compact judge (``judge fit
+--compact``) reads each of these by its mean alone (:func:`kept`). The model is a
 standardised ridge regression; its penalty is chosen by grouped inner cross-validation, and its
 accuracy is estimated by grouped *outer* cross-validation (nested: the outer test folds never choose
 the penalty), with groups = dialogues, so turns of one dialogue never sit on both sides.
@@ -50,7 +51,7 @@ SHIPPED = {  # judges inside the package, by the name `--judge` takes
     # the LLM's dialogue-overall question + a turn model that also reads the LLM's hidden states of each
     # reply and of the user's next message (from the question's own prefill), fitted on CRSArena-Eval's
     # 362 development dialogues without the rule features (they help under user-grouped CV, hurt with
-    # systems held out)
+    # systems held out), compact: the question's expected score and the turn model's mean turn
     "default": Path(__file__).with_name("default_judge.json"),
     # rules + the LLM's dialogue-overall question, fitted on AB-ReDial + USS-ReDial (human-human ReDial;
     # the default until 2026-11-26)
