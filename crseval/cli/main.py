@@ -454,14 +454,10 @@ def parse_command(argv: list[str]) -> tuple[JobSpec, BaseModel]:
     """The job and validated config that ``crseval ARGV…`` runs, parsed by the CLI itself and not run (the
     validity gate runs exactly the command it prints). A command that is not a job's (``data list``) runs as
     typed and is then refused."""
-    from crseval.cli.options import _PARSED
+    from crseval.cli.options import collecting_jobs
 
-    parsed: list = []
-    token = _PARSED.set(parsed)
-    try:
+    with collecting_jobs() as parsed:
         app(list(argv), prog_name="crseval", standalone_mode=False)
-    finally:
-        _PARSED.reset(token)
     if len(parsed) != 1:
         raise CrsevalError(f"`crseval {' '.join(argv)}` runs no job", fix="name a job's command")
     return parsed[0]

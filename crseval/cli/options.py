@@ -14,9 +14,10 @@ import inspect
 import time
 import types
 import typing
+from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import typer
 from pydantic import BaseModel
@@ -252,6 +253,17 @@ def _note_went_beside(job: JobSpec, config: BaseModel, out: Path, default: Path 
 
 # crseval.cli.main.parse_command: the (job, config) a command line would run, collected instead of run
 _PARSED: ContextVar[list | None] = ContextVar("crseval_parsed", default=None)
+
+
+@contextmanager
+def collecting_jobs() -> Iterator[list]:
+    """Inside it, a job's command appends its (job, config) to the list it yields instead of running."""
+    parsed: list = []
+    token = _PARSED.set(parsed)
+    try:
+        yield parsed
+    finally:
+        _PARSED.reset(token)
 
 
 def run_job(

@@ -32,6 +32,9 @@ from crseval.data.io import read_json, read_jsonl
 from crseval.data.turn_table import is_turn_table, read_turn_table
 
 
+RUN_RECORDS = "results"  # the stream of a shift run's session records: records/results.jsonl
+
+
 def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
     """(session records, notes about repairs)."""
     p = Path(path)
@@ -86,9 +89,6 @@ def import_logs(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
     if not sessions:
         raise CrsevalError("no sessions found", file=p)
     return sessions, notes
-
-
-RUN_RECORDS = "results"  # the stream of a shift run's session records: records/results.jsonl
 
 
 def _own(path: Path) -> list[dict[str, Any]]:
