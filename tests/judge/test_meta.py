@@ -63,3 +63,22 @@ def test_system_level_intervals_are_the_stratified_item_bootstrap():
             strata=codes,
         )
         assert np.isclose(got[f"{m}_lo"], lo) and np.isclose(got[f"{m}_hi"], hi), m
+
+
+def test_system_level_of_a_judge_that_scored_none_of_the_dialogues_is_empty_not_a_crash():
+    """A reference that covers another training set scores none of this one's dialogues: its row says so."""
+    both = pd.DataFrame({"system": [], "s": [], "h": []}, dtype=float)
+    row = system_level(both, n_boot=50, seed=0)
+    assert row["systems"] == 0
+    assert all(
+        np.isnan(row[f"{m}{p}"])
+        for m in ("pearson", "spearman", "kendall")
+        for p in ("", "_lo", "_hi")
+    )
+    assert set(row) == set(system_level(_three_systems(), n_boot=50, seed=0))
+
+
+def _three_systems() -> pd.DataFrame:
+    return pd.DataFrame(
+        {"system": list("aabbcc"), "s": [1.0, 2, 3, 4, 5, 7], "h": [0.0, 1, 1, 2, 2, 3]}
+    )
