@@ -65,15 +65,9 @@ def _load(
         if limit is not None and limit < len(items):
             pick = np.random.default_rng(seed).choice(len(items), size=limit, replace=False)
             items = [items[i] for i in sorted(pick)]
-        # ids and groups are prefixed with the set, so items of two sets never share a record or a CV group
-        groups = s.groups() if by == "user" else s.systems()
-        if not groups:
-            raise CrsevalError(
-                "no systems in the item ids to hold out",
-                file=path,
-                expected="conv ids that start with their system (kbrd_redial_<user>)",
-                fix="use --cv-groups user",
-            )
+        # ids and groups are prefixed with the set, so items of two sets never share a record or a CV group;
+        # held out by system, a set whose ids name none (AB-ReDial's human recommenders) is one system
+        groups = s.groups() if by == "user" else s.systems() or {it.id: s.info.name for it in items}
         items = [
             JudgedItem(
                 f"{tag}{k}:{it.id}",
@@ -86,6 +80,13 @@ def _load(
             for it in items
         ]
         sets.append(JudgedSet(s.info, level, items, s.scales, s.observed_scales))
+    if by == "system" and len({it.group for s in sets for it in s.items}) < 2:
+        raise CrsevalError(
+            "no systems in the item ids to hold out",
+            file=", ".join(paths),
+            expected="conv ids that start with their system (kbrd_redial_<user>), or several sets",
+            fix="use --cv-groups user",
+        )
     return sets
 
 
@@ -365,18 +366,29 @@ def _cv_tables(
 
 
 def held_out_systems(
-    pooled: JudgedSet, aspects: list[str], cv_extra: dict, config: JudgeFitConfig
+    pooled: JudgedSet,
+    aspects: list[str],
+    cv_extra: dict,
+    config: JudgeFitConfig,
+    train: list[JudgedSet],
 ) -> pd.DataFrame:
     """Leave-one-system-out, per held-out CRS and pooled: each design's Pearson r (bootstrap CI over the
-    CRS's dialogues) of the predictions a model fitted without that CRS made for it."""
+    CRS's dialogues) of the predictions a model fitted without that CRS made for it; with several training
+    sets, also pooled within each set (its own raters and scale)."""
     groups = {it.id: it.group.split(":", 1)[1] for it in pooled.items}
+    names = {
+        f"train{k}": f"all of set {k + 1} ({s.info.name}, pooled)" for k, s in enumerate(train)
+    }
     rows = []
     for aspect in aspects:
         human = pd.Series({it.id: it.labels[aspect] for it in pooled.items if aspect in it.labels})
         for design, pred in cv_extra[aspect].items():
             both = pd.concat([pred.rename("s"), human.rename("h")], axis=1, join="inner").dropna()
             both["system"] = [groups[i] for i in both.index]
-            parts = [*both.groupby("system"), ("all (pooled)", both)]
+            sets = both.groupby([names[i.split(":", 1)[0]] for i in both.index])
+            parts = [*both.groupby("system"), ("all (pooled)", both)] + (
+                list(sets) if len(train) > 1 else []
+            )
             for system, g in parts:
                 r, lo, hi, _ = correlation_ci(
                     g["s"], g["h"], "pearson", n_boot=config.n_boot, seed=config.seed
@@ -604,7 +616,7 @@ def run(config: JudgeFitConfig, ctx: RunContext) -> Output:
         **({"judge_fit_system_level": level} if len(level) else {}),
     }
     if config.cv_groups == "system":
-        out.table("judge_fit_held_out", held_out_systems(pooled, aspects, cv_extra, config))
+        out.table("judge_fit_held_out", held_out_systems(pooled, aspects, cv_extra, config, train))
     for s in test:
         s.items = [it for it in s.items if it.id in usable]
     if test:

@@ -87,7 +87,8 @@ class JudgeFitConfig(BaseModel):
         description="What the cross-validation keeps on one side of a split: the user (a battle's "
         "two dialogues; the dialogue where ids name no user; --folds outer folds) or the system "
         "(leave-one-system-out: fitted on all CRSs but one, scored on that one, each in turn — how "
-        "the judge does on a CRS it has never seen; judge_fit_held_out per CRS and pooled).",
+        "the judge does on a CRS it has never seen; judge_fit_held_out per CRS and pooled). Beside a set "
+        "whose ids name their systems, a set whose ids name none is one system of its own.",
         json_schema_extra={"signed": True},
     )
     test: CommaList | None = Field(

@@ -570,6 +570,22 @@ def test_systems_can_be_held_out_whole(tmp_path):
         "system", "--out", str(tmp_path / "x"), check=False,
     )  # fmt: skip
     assert res.returncode == 2 and "no systems in the item ids" in res.stderr
+    # beside a set that names its systems, a set that names none is one system of its own (AB-ReDial's
+    # human recommenders): held out once, in the training folds of every other, pooled per set as well
+    crseval(
+        "judge", "fit", str(data), str(tmp_path / "plain.json"), "--questions", "none", "--cv-groups",
+        "system", "--n-boot", "50", "--out", str(tmp_path / "both"),
+    )  # fmt: skip
+    held = pd.read_csv(tmp_path / "both" / "tables" / "judge_fit_held_out.csv")
+    n = held[held["judge"] == "calibrated (rules)"].set_index("system")["n"]
+    crss = {"kbrd_redial", "barcor_redial", "unicrs_redial"}
+    (plain,) = [s for s in n.index if s not in crss and not s.startswith("all")]
+    assert n[plain] == 48 and n["all (pooled)"] == 96
+    assert (
+        n["all of set 1 (judged-json-dialogue, pooled)"]
+        == n["all of set 2 (judged-json-dialogue, pooled)"]
+        == 48
+    )
 
 
 def test_a_turn_model_needs_turn_labels_and_dialogue_level(tmp_path):
