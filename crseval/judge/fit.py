@@ -385,9 +385,10 @@ def held_out_systems(
         for design, pred in cv_extra[aspect].items():
             both = pd.concat([pred.rename("s"), human.rename("h")], axis=1, join="inner").dropna()
             both["system"] = [groups[i] for i in both.index]
-            sets = both.groupby([names[i.split(":", 1)[0]] for i in both.index])
             parts = [*both.groupby("system"), ("all (pooled)", both)] + (
-                list(sets) if len(train) > 1 else []
+                [*both.groupby([names[i.split(":", 1)[0]] for i in both.index])]
+                if len(train) > 1
+                else []
             )
             for system, g in parts:
                 r, lo, hi, _ = correlation_ci(
