@@ -198,9 +198,8 @@ def system_level(both: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> di
     dialogues within each system — the sampling noise of the means; the systems themselves are fixed.
     The resamples are :func:`~crseval.stats.bootstrap.item_bootstrap`'s stratified draws (same stream),
     their correlations computed for all resamples at once."""
-    if (
-        both.empty
-    ):  # a judge that scored none of these dialogues (a reference that covers another set)
+    # a judge that scored none of these dialogues (a reference that covers another set): no systems
+    if both.empty:
         return {"systems": 0} | {
             f"{m}{part}": np.nan
             for m in ("pearson", "spearman", "kendall")
