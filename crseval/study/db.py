@@ -156,9 +156,10 @@ def connect(url: str) -> Engine:
 
     try:
         metadata.create_all(engine)
-        with engine.begin() as c:
-            if c.execute(select(locks.c.name).where(locks.c.name == "assign")).first() is None:
-                c.execute(insert(locks).values(name="assign", n=0))
+        with engine.begin() as c:  # the rows that requests only update: none races to insert one
+            for name in ("assign", "arrived"):
+                if c.execute(select(locks.c.name).where(locks.c.name == name)).first() is None:
+                    c.execute(insert(locks).values(name=name, n=0))
     except OperationalError as e:
         raise CrsevalError(
             f"cannot open database {_shown(url)}: {str(e.orig).splitlines()[0]}",

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select, update
+from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from crseval.study.config import StudyConfig
@@ -87,7 +87,5 @@ def _crs(replies: list[dict]) -> list[dict[str, Any]]:
 
 def count_arrival(engine: Engine) -> None:
     """One more visit of the start page (a link scanner's included: it enrols no one)."""
-    with writing(engine) as c:
-        done = c.execute(update(locks).where(locks.c.name == "arrived").values(n=locks.c.n + 1))
-        if not done.rowcount:
-            c.execute(insert(locks).values(name="arrived", n=1))
+    with writing(engine) as c:  # its row is made with the database (db.connect)
+        c.execute(update(locks).where(locks.c.name == "arrived").values(n=locks.c.n + 1))
