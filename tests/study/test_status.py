@@ -7,10 +7,9 @@ from sqlalchemy import select
 
 from crseval.study.db import connect, locks
 from crseval.study.status import count_arrival
-from tests.study.conftest import db_url  # noqa: F401 (the fixture)
 
 
-def test_concurrent_first_visits_are_all_counted_and_none_fails(db_url):  # noqa: F811
+def test_concurrent_first_visits_are_all_counted_and_none_fails(db_url):
     """Twenty participants opening the link at once on a new database: before, two first visits on
     PostgreSQL could both find no counter row and both insert one, and the second got an error page."""
     engine = connect(db_url)
